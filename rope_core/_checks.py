@@ -1,0 +1,143 @@
+"""Argument validation shared by every rope_core module.
+
+Each check raises ``ValueError`` whose message names the parameter, the value
+that was given and what is allowed, so that the dashboard can show it as is.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+from typing import Sequence
+
+import torch
+
+MAX_DIM = 4096  # head dims beyond this are not a teaching use case
+
+
+def _fmt(value) -> str:
+    if isinstance(value, torch.Tensor):
+        if value.numel() <= 6:
+            return f"tensor({value.tolist()})"
+        return f"tensor of shape {tuple(value.shape)}"
+    return repr(value)
+
+
+def fail(name: str, value, allowed: str) -> None:
+    raise ValueError(f"{name}={_fmt(value)} is not allowed: {name} must be {allowed}.")
+
+
+def check_dim(dim, name: str = "dim") -> int:
+    """An even integer in [2, MAX_DIM]."""
+    if isinstance(dim, bool) or not isinstance(dim, Integral):
+        fail(name, dim, f"an even integer from 2 to {MAX_DIM}")
+    dim = int(dim)
+    if dim < 2 or dim > MAX_DIM or dim % 2:
+        fail(name, dim, f"an even integer from 2 to {MAX_DIM}")
+    return dim
+
+
+def check_base(base, name: str = "base") -> float:
+    """A finite real number greater than 1."""
+    if isinstance(base, bool) or not isinstance(base, Real):
+        fail(name, base, "a finite number greater than 1")
+    base = float(base)
+    if not math.isfinite(base) or base <= 1.0:
+        fail(name, base, "a finite number greater than 1")
+    return base
+
+
+def check_positive_float(value, name: str, upper: float = math.inf) -> float:
+    """A finite real number in (0, upper]."""
+    if isinstance(value, bool) or not isinstance(value, Real):
+        fail(name, value, f"a finite number greater than 0 and at most {upper:g}")
+    value = float(value)
+    if not math.isfinite(value) or value <= 0 or value > upper:
+        fail(name, value, f"a finite number greater than 0 and at most {upper:g}")
+    return value
+
+
+def check_int(value, name: str, low: int, high: int) -> int:
+    """An integer in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, Integral):
+        fail(name, value, f"an integer from {low} to {high}")
+    value = int(value)
+    if value < low or value > high:
+        fail(name, value, f"an integer from {low} to {high}")
+    return value
+
+
+def check_choice(value, name: str, choices: Sequence[str]) -> str:
+    if value not in choices:
+        fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
+    return value
+
+
+def check_float_dtype(dtype, name: str = "dtype") -> torch.dtype:
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        fail(name, dtype, "a floating-point torch dtype such as torch.float64")
+    return dtype
+
+
+def check_theta(theta, name: str = "theta") -> torch.Tensor:
+    """A 1-D, non-empty, finite, positive floating-point tensor."""
+    if not isinstance(theta, torch.Tensor):
+        fail(name, theta, "a 1-D torch tensor of frequencies (use rope_core.theta)")
+    if theta.ndim != 1 or theta.numel() == 0 or not theta.dtype.is_floating_point:
+        fail(name, theta, "a non-empty 1-D floating-point tensor")
+    if not bool(torch.isfinite(theta).all()) or not bool((theta > 0).all()):
+        fail(name, theta, "finite and greater than 0 everywhere")
+    return theta
+
+
+def as_integer_positions(positions, name: str = "positions", length: int | None = None,
+                         max_abs: float = 1e9) -> torch.Tensor:
+    """Integer-valued 1-D positions as an int64 tensor (on the input's device).
+
+    Accepts a tensor, a range, or a sequence of numbers. Floats are allowed only
+    when every value is a whole number.
+    """
+    if isinstance(positions, torch.Tensor):
+        t = positions
+    else:
+        try:
+            t = torch.as_tensor(list(positions) if not isinstance(positions, range) else positions)
+        except (TypeError, ValueError, RuntimeError):
+            fail(name, positions, "a 1-D sequence of integers")
+    if t.ndim != 1:
+        fail(name, t, "a 1-D sequence of integers")
+    if t.dtype == torch.bool or t.is_complex():
+        fail(name, t, "a 1-D sequence of integers")
+    if t.dtype.is_floating_point:
+        if not bool(torch.isfinite(t).all()) or not bool((t == torch.round(t)).all()):
+            fail(name, t, "integer-valued (whole numbers, no NaN or inf)")
+    if t.numel() and float(t.abs().max()) > max_abs:
+        fail(name, t, f"integers with absolute value at most {max_abs:g}")
+    if length is not None and t.numel() != length:
+        fail(name, t, f"of length {length} (one position per row of x), got length {t.numel()}")
+    return t.to(torch.int64)
+
+
+def as_distances(distances, name: str = "distances", max_abs: float = 1e9,
+                 device=None) -> torch.Tensor:
+    """Non-empty, finite, 1-D distances as a float64 tensor."""
+    if isinstance(distances, torch.Tensor):
+        t = distances
+    else:
+        try:
+            t = torch.as_tensor(distances if isinstance(distances, range) else list(distances),
+                                dtype=torch.float64)
+        except (TypeError, ValueError, RuntimeError):
+            fail(name, distances, "a non-empty 1-D sequence of finite numbers")
+    if t.ndim != 1 or t.numel() == 0 or t.dtype == torch.bool or t.is_complex():
+        fail(name, t, "a non-empty 1-D sequence of finite numbers")
+    t = t.to(torch.float64)
+    if not bool(torch.isfinite(t).all()):
+        fail(name, t, "finite (no NaN or inf)")
+    if float(t.abs().max()) > max_abs:
+        fail(name, t, f"numbers with absolute value at most {max_abs:g}")
+    return t if device is None else t.to(device)
+
+
+def check_layout(layout) -> str:
+    return check_choice(layout, "layout", ("interleaved", "half"))

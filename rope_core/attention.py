@@ -1,0 +1,64 @@
+"""A toy single-head attention with and without RoPE, causal mask done right."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._checks import check_dim, check_int, check_layout, check_theta, fail
+from .rotation import apply_rope
+
+MAX_SEQ = 1024
+
+
+def toy_qk(seq: int, dim: int, seed: int, *, shared: bool = False,
+           dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
+    """Random q, k of shape ``(seq, dim)`` with entries ~ N(0, 1).
+
+    With ``shared=True`` every token gets the same q and the same k (one draw
+    repeated), so without RoPE every logit is equal and with RoPE the logits
+    depend only on n - m: a Toeplitz matrix.
+    """
+    seq = check_int(seq, "seq", 1, MAX_SEQ)
+    dim = check_dim(dim)
+    seed = check_int(seed, "seed", 0, 2**31 - 1)
+    g = torch.Generator().manual_seed(seed)
+    rows = 1 if shared else seq
+    q = torch.randn(rows, dim, generator=g, dtype=torch.float64)  # (rows, dim)
+    k = torch.randn(rows, dim, generator=g, dtype=torch.float64)
+    return q.expand(seq, dim).to(dtype), k.expand(seq, dim).to(dtype)  # (seq, dim) each
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, theta: torch.Tensor | None, *,
+              causal: bool = True, layout: str = "interleaved",
+              positions=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Scaled dot-product logits and softmax weights of one head.
+
+    logits[m, n] = <R_m q_m, R_n k_n> / sqrt(dim)   (no rotation if theta is None)
+    With ``causal``, logits[m, n] = -inf for n > m, so those weights are exactly 0.
+
+    Args:
+        q, k: ``(seq, dim)``.
+        theta: ``(dim/2,)`` frequencies, or None for no position encoding.
+        positions: ``(seq,)`` integers, default 0 ... seq-1.
+    Returns:
+        ``(logits, weights)``, each ``(seq, seq)``; rows of weights sum to 1.
+    """
+    for name, v in (("q", q), ("k", k)):
+        if not isinstance(v, torch.Tensor) or v.ndim != 2 or not v.dtype.is_floating_point:
+            fail(name, v, "a floating-point tensor of shape (seq, dim)")
+    if q.shape != k.shape:
+        fail("k.shape", tuple(k.shape), f"equal to q.shape = {tuple(q.shape)}")
+    layout = check_layout(layout)
+    seq, dim = q.shape
+    if theta is not None:
+        theta = check_theta(theta)
+        pos = range(seq) if positions is None else positions
+        q = apply_rope(q, pos, theta.to(q.device), layout=layout)  # (seq, dim)
+        k = apply_rope(k, pos, theta.to(k.device), layout=layout)
+    logits = (q @ k.T) / math.sqrt(dim)  # (seq, seq)
+    if causal:
+        future = torch.ones(seq, seq, dtype=torch.bool, device=q.device).triu(1)
+        logits = logits.masked_fill(future, float("-inf"))
+    return logits, torch.softmax(logits, dim=-1)

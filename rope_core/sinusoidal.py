@@ -1,0 +1,76 @@
+"""The sinusoidal positional encoding of "Attention Is All You Need".
+
+PE[p, 2i] = sin(p * omega_i), PE[p, 2i+1] = cos(p * omega_i),
+omega_i = base^(-2i/d_model). It is *added* to token embeddings; RoPE instead
+*rotates* q and k with the same frequencies.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ._checks import as_integer_positions, check_base, check_dim, check_float_dtype, check_int
+from .frequencies import DEFAULT_BASE, theta
+
+MAX_POSITIONS = 1_000_000
+
+
+def sinusoidal_pe(num_positions: int, dim: int, base: float = DEFAULT_BASE, *, device=None,
+                  dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """The table PE for positions 0 ... num_positions - 1.
+
+    PE[p, 2i] = sin(p * base^(-2i/dim)), PE[p, 2i+1] = cos(p * base^(-2i/dim)).
+
+    Returns:
+        ``(num_positions, dim)`` tensor; angles and sin/cos in float64, then cast.
+    """
+    num_positions = check_int(num_positions, "num_positions", 1, MAX_POSITIONS)
+    dtype = check_float_dtype(dtype)
+    omega = theta(dim, base, device=device)  # (dim/2,) float64
+    p = torch.arange(num_positions, dtype=torch.float64, device=device)  # (P,)
+    angle = torch.outer(p, omega)  # (P, dim/2)
+    pe = torch.stack([angle.sin(), angle.cos()], dim=-1)  # (P, dim/2, 2)
+    return pe.flatten(-2).to(dtype)  # (P, dim)
+
+
+def sinusoidal_dot(offsets, dim: int, base: float = DEFAULT_BASE, *, device=None) -> torch.Tensor:
+    """PE_m . PE_n as a function of the offset m - n alone.
+
+    sin(a)sin(b) + cos(a)cos(b) = cos(a - b), so
+    PE_m . PE_n = sum_i cos((m - n) * omega_i): even in m - n (it cannot tell
+    before from after), equal to dim/2 at offset 0.
+
+    Args:
+        offsets: ``(K,)`` integers m - n.
+    Returns:
+        ``(K,)`` float64 tensor.
+    """
+    omega = theta(dim, base, device=device)  # (dim/2,)
+    delta = as_integer_positions(offsets, name="offsets").to(device=omega.device,
+                                                            dtype=torch.float64)  # (K,)
+    return torch.cos(torch.outer(delta, omega)).sum(dim=-1)  # (K,)
+
+
+def frequency_forms(dim: int, base: float = DEFAULT_BASE, *,
+                    dtype: torch.dtype = torch.float32) -> dict[str, torch.Tensor]:
+    """The two ways of writing omega_i, each evaluated entirely in ``dtype``.
+
+    * ``"pow"``: base ** (-(2i)/dim)
+    * ``"exp"``: exp((2i) * (-ln(base)/dim))   (the "div_term" of many codes)
+    * ``"exact"``: float64 reference base^(-2i/dim) (also returned in float64)
+
+    Mathematically identical (a^x = e^(x ln a)); any difference is rounding.
+
+    Returns:
+        dict of ``(dim/2,)`` tensors.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    dtype = check_float_dtype(dtype)
+    two_i = torch.arange(0, dim, 2, dtype=dtype)  # (dim/2,)
+    pow_form = torch.pow(torch.tensor(base, dtype=dtype), -two_i / dim)
+    exp_form = torch.exp(two_i * torch.tensor(-math.log(base) / dim, dtype=dtype))
+    exact = torch.pow(base, -torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    return {"pow": pow_form, "exp": exp_form, "exact": exact}
