@@ -1,0 +1,82 @@
+"""Overview: what RoPE is, on one screen."""
+
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+import rope_core as rc
+from pages import shared
+
+SIZE = 48  # positions 0 ... SIZE-1 on both axes
+SEED = 7
+
+
+@shared.cache
+def identity_table(dim: int, base: float, layout: str, device: str):
+    """<R_m q, R_n k> for every (m, n), next to q^T R_(n-m) k."""
+    theta = rc.theta(dim, base, device=device)
+    q, k = rc.toy_qk(SIZE, dim, SEED, shared=True)  # (SIZE, dim): one q, one k at every position
+    q, k = q.to(device), k.to(device)
+    positions = range(SIZE)
+    rotated = rc.apply_rope(q, positions, theta, layout=layout) @ \
+        rc.apply_rope(k, positions, theta, layout=layout).T  # (SIZE, SIZE)
+    offsets = torch.arange(-(SIZE - 1), SIZE)  # n - m
+    by_offset = rc.score_vs_distance(q[0], k[0], offsets, theta, layout=layout)  # (2 SIZE - 1,)
+    m = torch.arange(SIZE).repeat_interleave(SIZE)
+    n = torch.arange(SIZE).repeat(SIZE)
+    return rc.to_frame({"m [position]": m, "n [position]": n, "n - m [tokens]": n - m,
+                        "<R_m q, R_n k> [1]": rotated.reshape(-1),
+                        "q^T R_(n-m) k [1]": by_offset[(n - m + SIZE - 1).to(device)]})
+
+
+s = shared.settings()
+st.title("🌀 RoPE Explorer")
+st.markdown(
+    "**Rotary position embedding (RoPE)** tells attention where tokens are by *rotating* "
+    "them. The head vector is cut into d/2 pairs of coordinates; at position m, pair i is "
+    "turned by the angle m·θᵢ. Fast pairs (small i) spin about once per token, slow pairs "
+    "(large i) take thousands of tokens for one turn. Because both the query and the key "
+    "are rotated, their dot product sees only the *difference* of their positions: "
+    "RoPE encodes absolute positions so that attention reads relative ones.")
+left, right = st.columns(2)
+with left:
+    st.latex(r"\theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac{d}{2}-1")
+    st.latex(r"R_m = \operatorname{diag}\!\left(\begin{bmatrix}\cos m\theta_i & -\sin m\theta_i"
+             r"\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}\right)_{i=0}^{d/2-1}")
+with right:
+    st.latex(r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
+    st.latex(r"\lVert R_m q \rVert = \lVert q \rVert \quad (R_m \text{ is orthogonal})")
+
+with shared.friendly_errors():
+    df = identity_table(s.dim, s.base, s.layout, s.device)
+score = df["<R_m q, R_n k> [1]"].to_numpy().reshape(SIZE, SIZE)
+fig = go.Figure(go.Heatmap(z=score, x=list(range(SIZE)), y=list(range(SIZE)),
+                           colorscale="RdBu", zmid=0, colorbar=dict(title="score"),
+                           hovertemplate="m=%{y}, n=%{x}<br>score=%{z:.3f}<extra></extra>"))
+shared.style(fig, title=f"Score of one q and one k placed at every pair of positions "
+                        f"(d={s.dim}, base={shared.fmt_base(s.base)})",
+             x="key position n [tokens]", y="query position m [tokens]", height=520)
+fig.update_yaxes(autorange="reversed", scaleanchor="x")
+shared.show(fig, key="overview_heatmap")
+gap = float((df["<R_m q, R_n k> [1]"] - df["q^T R_(n-m) k [1]"]).abs().max())
+shared.explain(
+    "The same query and key vectors are placed at every position. **Every diagonal has one "
+    "colour**: the score depends on n − m alone, not on where the pair sits. The table lists "
+    "both sides of the identity; their largest difference here is "
+    f"{gap:.1e}, rounding error of float64.")
+shared.table_section(df, f"identity_dim{s.dim}_base{shared.slug(s.base)}_{s.layout}.csv",
+                     label="score table", key="overview")
+
+st.subheader("Explore")
+links = [
+    ("pages/frequencies.py", "Frequencies: θᵢ and wavelengths per pair, and how context-"
+                             "extension scalings change them."),
+    ("pages/rotation.py", "Rotation: watch one pair of q and k turn as positions advance."),
+    ("pages/sinusoidal.py", "Sinusoidal: the original Transformer's additive encoding."),
+    ("pages/decay.py", "Long-term decay: how scores fade with relative distance."),
+    ("pages/step_by_step.py", "Step by step: rotate your own vector by hand, three ways."),
+    ("pages/attention.py", "Attention: logits and softmax weights with and without RoPE."),
+]
+for path, text in links:
+    title, _, rest = text.partition(": ")
+    st.page_link(path, label=f"**{title}**: {rest}")

@@ -1,0 +1,86 @@
+"""Helpers for AppTest-based page tests: run a page, read its CSV downloads."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pandas as pd
+from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.testing.v1 import AppTest
+
+from pages.shared import read_csv
+
+APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
+TIMEOUT = 120
+
+# Download buttons generate their CSV on click (a deferred callable). AppTest
+# cannot click through to the file, so remember every callable registered and
+# look it up by the button's deferred_file_id.
+_DEFERRED: dict[str, tuple] = {}
+_original_add_deferred = MediaFileManager.add_deferred
+
+
+def _recording_add_deferred(self, data_callable, mimetype, coordinates, file_name=None,
+                            **kwargs):
+    file_id = _original_add_deferred(self, data_callable, mimetype, coordinates,
+                                     file_name=file_name, **kwargs)
+    _DEFERRED[file_id] = (data_callable, file_name, mimetype)
+    return file_id
+
+
+MediaFileManager.add_deferred = _recording_add_deferred
+
+
+def run_page(page: str | None = None, query: dict | None = None) -> AppTest:
+    """Open app.py with ``query`` as URL parameters (a deep link), then switch
+    to ``pages/<page>.py`` (None or "overview": stay on the default page).
+
+    AppTest can only switch pages after a first run through app.py, so the
+    shared settings read the URL on that first run: their warnings are kept in
+    ``at.first_warnings``. Returns the finished AppTest.
+    """
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in (query or {}).items():
+        at.query_params[key] = value
+    at.run()
+    at.first_warnings = [w.value for w in at.warning]
+    if page is not None and page != "overview":
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+    return at
+
+
+def downloads(at: AppTest) -> list[dict]:
+    """Every CSV download button on the page: label, file name, bytes."""
+    out = []
+    for button in at.get("download_button"):
+        data_callable, file_name, mimetype = _DEFERRED[button.proto.deferred_file_id]
+        data = data_callable()
+        out.append({"label": button.proto.label, "file_name": file_name, "mimetype": mimetype,
+                    "bytes": data if isinstance(data, bytes) else data.encode()})
+    return out
+
+
+def csv_frame(at: AppTest, index: int = 0) -> tuple[str, pd.DataFrame]:
+    """(file name, parsed table) of the index-th download on the page."""
+    d = downloads(at)[index]
+    return d["file_name"], read_csv(d["bytes"])
+
+
+def shown_table(at: AppTest, index: int = 0) -> pd.DataFrame:
+    """Turn on the 'Show the table' toggles and return the index-th table shown."""
+    for t in at.toggle:
+        if t.key and t.key.startswith("show_"):
+            t.set_value(True)
+    at.run()
+    return at.dataframe[index].value
+
+
+def no_exceptions(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def figure(at: AppTest, index: int = 0) -> dict:
+    import json
+
+    return json.loads(at.get("plotly_chart")[index].proto.spec)
