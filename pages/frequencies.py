@@ -42,7 +42,8 @@ others = shared.multiselect("Compare with bases (up to 2 more)",
                             container=c2, fmt=str)
 c3, c4 = st.columns(2)
 method = shared.choice("Context-extension scaling", list(rc.SCALINGS), "none", "scaling",
-                       container=c3, fmt=lambda m: rc.SCALING_LABELS[m])
+                       container=c3,
+                       help="; ".join(f"{k}: {v}" for k, v in rc.SCALING_LABELS.items()))
 factor = shared.select_slider("Scaling factor s (new context = s·L)", FACTOR_OPTIONS, 4,
                               "factor", container=c4, fmt=str, disabled=method == "none")
 

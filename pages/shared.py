@@ -95,8 +95,9 @@ def number(label: str, low: int, high: int, default: int, key: str, *, container
 
 def choice(label: str, options: Sequence[str], default: str, key: str, *, container=None,
            horizontal: bool = True, fmt: Callable = str, **kwargs) -> str:
-    """A radio choice bound to ?key=..."""
-    _warn_bad_url(key, set(options).__contains__, "one of " + ", ".join(options), default)
+    """A radio choice bound to ?key=... (the URL carries ``fmt(option)``)."""
+    labels = [fmt(o) for o in options]
+    _warn_bad_url(key, set(labels).__contains__, "one of " + ", ".join(labels), fmt(default))
     return (container or st).radio(label, options, index=list(options).index(default), key=key,
                                    horizontal=horizontal, format_func=fmt, bind="query-params",
                                    **kwargs)
@@ -157,7 +158,7 @@ def sidebar_settings() -> Settings:
     for col, (name, value) in zip(picks, BASE_QUICK_PICKS.items()):
         col.button(fmt_base(value), key=f"pick_{value}", help=name, on_click=_set_base,
                    args=(value,), width="stretch",
-                   type="primary" if base == value else "secondary")
+                   )
     bar.caption(f"base = {base:,} = {fmt_base(base)}")
     dim = select_slider("Head dim d", DIM_OPTIONS, DEFAULTS["dim"], "dim", container=bar,
                         allowed="an even integer from 2 to 1024",
@@ -211,7 +212,7 @@ def csv_bytes(df: pd.DataFrame) -> bytes:
 
 def read_csv(data: bytes) -> pd.DataFrame:
     """How a CSV from this app is read back exactly."""
-    return pd.read_csv(io.BytesIO(data), float_precision="round_trip")
+    return pd.read_csv(io.BytesIO(data))
 
 
 def table_section(df: pd.DataFrame, filename: str, *, label: str = "table", key: str) -> None:

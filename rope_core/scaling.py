@@ -45,8 +45,11 @@ def _yarn(dim, base, factor, original_context, beta_fast=32.0, beta_slow=1.0):
     def pair_index_for_turns(turns):  # i at which L * theta_i / (2 pi) = turns
         return dim * math.log(original_context / (turns * 2 * math.pi)) / (2 * math.log(base))
 
-    low = max(math.floor(pair_index_for_turns(beta_fast)), 0)
-    high = min(math.ceil(pair_index_for_turns(beta_slow)), dim - 1)
+    # Not clamped to [0, dim-1] as in Hugging Face's find_correction_range: a
+    # clamp inverts the ramp when every pair turns >= beta_fast times (tiny base,
+    # long context) or none turns once (L < 2 pi); unclamped, the rule above holds.
+    low = math.floor(pair_index_for_turns(beta_fast))
+    high = math.ceil(pair_index_for_turns(beta_slow))
     if low == high:
         high += 0.001
     i = torch.arange(dim // 2, dtype=torch.float64)

@@ -6,6 +6,7 @@ import pathlib
 
 import pandas as pd
 from streamlit.runtime.media_file_manager import MediaFileManager
+from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from pages.shared import read_csv
@@ -29,6 +30,20 @@ def _recording_add_deferred(self, data_callable, mimetype, coordinates, file_nam
 
 
 MediaFileManager.add_deferred = _recording_add_deferred
+
+# AppTest resets PagesManager.uses_pages_directory before every run, and a
+# folder named pages/ then switches reruns to the legacy (v1) multipage mode,
+# which runs the page file alone, without app.py and its sidebar. A real server
+# sets the flag once and st.navigation turns it off for good; do the same here.
+_original_pages_init = PagesManager.__init__
+
+
+def _navigation_pages_init(self, *args, **kwargs):
+    _original_pages_init(self, *args, **kwargs)
+    PagesManager.uses_pages_directory = False
+
+
+PagesManager.__init__ = _navigation_pages_init
 
 
 def run_page(page: str | None = None, query: dict | None = None) -> AppTest:

@@ -1,0 +1,75 @@
+"""Frequencies page: theta, wavelengths, context marker, comparisons, scalings."""
+
+import math
+
+import pandas.testing as pdt
+
+from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+
+
+def test_default_table_matches_hand_formulas():
+    at = run_page("frequencies")
+    no_exceptions(at)
+    assert len(at.get("plotly_chart")) == 2
+    name, df = csv_frame(at)
+    assert name == "theta_dim128_base10000_L4096.csv"
+    assert len(df) == 64
+    for i in (0, 1, 17, 63):
+        theta = 10000 ** (-2 * i / 128)
+        row = df.iloc[i]
+        assert row["i [pair]"] == i
+        assert math.isclose(row["theta_i [rad/token]"], theta, rel_tol=1e-15)
+        assert math.isclose(row["wavelength [tokens]"], 2 * math.pi / theta, rel_tol=1e-15)
+        assert math.isclose(row["turns within L [turns]"], 4096 * theta / (2 * math.pi),
+                            rel_tol=1e-15)
+
+
+def test_count_of_pairs_turning_within_context_is_the_closed_form():
+    at = run_page("frequencies")
+    _, df = csv_frame(at)
+    # turns >= 1  <=>  base^(-2i/d) >= 2 pi / L  <=>  i <= (d/2) * log_base(L / 2 pi)
+    limit = 64 * math.log(4096 / (2 * math.pi)) / math.log(10000)
+    expected = math.floor(limit) + 1
+    assert int(df["full turn within L"].sum()) == expected
+    assert any(f"{expected} of 64 pairs" in m.value for m in at.markdown)
+
+
+def test_csv_parses_back_to_the_table_shown():
+    at = run_page("frequencies", {"compare": ["100", "1000000"], "scaling": "linear"})
+    no_exceptions(at)
+    _, df = csv_frame(at)
+    pdt.assert_frame_equal(df, shown_table(at).reset_index(drop=True), check_dtype=False)
+
+
+def test_base_and_dim_change_figure_and_table():
+    default = run_page("frequencies")
+    changed = run_page("frequencies", {"base": "500000", "dim": "64"})
+    assert figure(default)["data"][0]["y"] != figure(changed)["data"][0]["y"]
+    _, a = csv_frame(default)
+    _, b = csv_frame(changed)
+    assert len(a) == 64 and len(b) == 32
+    assert math.isclose(b["theta_i [rad/token]"][31], 500000 ** (-62 / 64), rel_tol=1e-15)
+
+
+def test_compare_bases_overlays_up_to_three():
+    at = run_page("frequencies", {"compare": ["100", "1000000"]})
+    no_exceptions(at)
+    assert len(figure(at)["data"]) == 3
+    name, df = csv_frame(at)
+    assert name == "theta_dim128_base10000-100-1e06_L4096.csv"
+    assert sorted(set(df["base"])) == [100.0, 10000.0, 1e6]
+
+
+def test_linear_scaling_divides_every_theta_by_the_factor():
+    at = run_page("frequencies", {"scaling": "linear", "factor": "8", "dim": "16"})
+    no_exceptions(at)
+    name, df = csv_frame(at)
+    assert name.endswith("_linearx8.csv")
+    scaled = df[df["scaling"] == "linear x8"]
+    for i in range(8):
+        assert math.isclose(scaled["theta_i [rad/token]"].iloc[i],
+                            10000 ** (-2 * i / 16) / 8, rel_tol=1e-15)
+    # the scaled model is judged against the extended context 8 * 4096
+    assert math.isclose(scaled["turns within L [turns]"].iloc[0],
+                        8 * 4096 * (1 / 8) / (2 * math.pi), rel_tol=1e-15)
+    assert len(figure(at)["data"]) == 2
