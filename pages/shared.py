@@ -176,7 +176,16 @@ def sidebar_settings() -> Settings:
 
 
 def settings() -> Settings:
-    """The settings drawn by app.py this run (pages call this)."""
+    """The settings drawn by app.py this run. Every page calls this first."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory or "_settings" not in st.session_state:
+        # A fresh server sees the folder pages/ and may serve its very first
+        # request in the legacy multipage mode, which runs this page file alone,
+        # without app.py. app.py uses st.navigation; switch the legacy mode off
+        # for the process and run again through app.py.
+        PagesManager.uses_pages_directory = False
+        st.rerun()
     return st.session_state["_settings"]
 
 

@@ -1,0 +1,192 @@
+"""Long-term decay: RoFormer's relative upper bound and actual scores against distance."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+import rope_core as rc
+from pages import shared
+
+MAX_OPTIONS = [64, 128, 256, 512, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
+               200_000, 500_000, 1_000_000]
+AXES = ["linear", "log"]
+DIM_CHOICES = [2**e for e in range(1, 11)]  # 2 ... 1024
+LINEAR_POINTS = 2_000  # at most this many evenly spaced integer distances
+LOG_POINTS = 1_000  # log-spaced samples from 1 to the maximum (fewer after rounding)
+MAX_TRIALS = 256
+
+
+def distances(max_distance: int, axis: str) -> np.ndarray:
+    """Integer distances [tokens]: every one up to the maximum when that fits in
+    LINEAR_POINTS, else evenly spaced; on a log axis log-spaced from 1."""
+    if axis == "log":
+        grid = np.geomspace(1, max_distance, LOG_POINTS)
+    elif max_distance < LINEAR_POINTS:
+        grid = np.arange(max_distance + 1)
+    else:
+        grid = np.linspace(0, max_distance, LINEAR_POINTS)
+    return np.unique(np.round(grid)).astype(np.int64)
+
+
+@shared.cache
+def bound_table(curves: tuple, max_distance: int, axis: str, device: str) -> pd.DataFrame:
+    """Tidy table of the relative upper bound: a block of rows per (base, dim)."""
+    r = torch.from_numpy(distances(max_distance, axis).astype(np.float64))  # (R,)
+    blocks = []
+    for base, dim in curves:
+        theta = rc.theta(dim, base, device=device)
+        blocks.append(rc.to_frame({"base": base, "dim": dim, "distance [tokens]": r,
+                                   "upper bound [1]": rc.relative_upper_bound(r, theta)}))
+    return pd.concat(blocks, ignore_index=True)
+
+
+@shared.cache
+def score_table(dim: int, base: float, max_distance: int, axis: str, layout: str, trials: int,
+                seed: int, device: str) -> pd.DataFrame:
+    """q^T R_r k for q = k = all-ones, and mean/std over random Gaussian q, k."""
+    r = torch.from_numpy(distances(max_distance, axis).astype(np.float64))  # (R,)
+    theta = rc.theta(dim, base, device=device)
+    ones = torch.ones(dim, dtype=torch.float64, device=device)
+    aligned = rc.score_vs_distance(ones, ones, r, theta, layout=layout)  # (R,)
+    mean, std = rc.random_score_stats(r, theta, trials, seed, layout=layout)  # (R,) each
+    return rc.to_frame({"distance [tokens]": r, "score q=k=1 [1]": aligned,
+                        "mean random score [1]": mean, "std random score [1]": std})
+
+
+def first_below_half(block: pd.DataFrame, dim: int) -> str:
+    """Where a bound curve first falls under half of bound(0) = (d/2 + 1)/2."""
+    r = block["distance [tokens]"].to_numpy()
+    below = np.nonzero(block["upper bound [1]"].to_numpy() < (dim / 2 + 1) / 4)[0]
+    if not len(below):
+        return "not within the range shown"
+    k = below[0]
+    if k == 0 or r[k] - r[k - 1] <= 1:
+        return f"{r[k]:,.0f} tokens"
+    return f"between {r[k - 1]:,.0f} and {r[k]:,.0f} tokens (samples)"
+
+
+s = shared.settings()
+st.title("📉 Long-term decay")
+st.markdown(
+    "RoFormer argues that RoPE makes attention fade with distance. Writing the score of a "
+    "query and a key r tokens apart as a sum over pairs and summing by parts, it bounds the "
+    "score by the size of q and k times a curve that depends only on r, d and the base. That "
+    "curve is plotted on the left; on the right, actual scores q⊤R_r k for two kinds of "
+    "vectors.")
+st.latex(r"\big|q^{\top} R_r k\big| \;\le\; \Big(\max_i \lvert h_{i+1}-h_i\rvert\Big)"
+         r"\sum_{j=1}^{d/2} \lvert S_j\rvert,\qquad "
+         r"S_j = \sum_{k=0}^{j-1} e^{\,i\,r\,\theta_k},\qquad "
+         r"\text{bound}(r) = \frac{1}{d/2}\sum_{j=1}^{d/2}\lvert S_j\rvert")
+st.caption("h_i collects the products of the i-th pair of q and k (as a complex number). "
+           "At r = 0 every term is aligned, |S_j| = j, so bound(0) = (d/2 + 1)/2.")
+
+c1, c2, c3 = st.columns(3)
+max_distance = shared.select_slider("Largest distance r [tokens]", MAX_OPTIONS, 256,
+                                    "decay_max", container=c1, fmt=str)
+axis = shared.choice("Distance axis", AXES, "linear", "decay_axis", container=c1)
+extra_bases = shared.multiselect("Overlay other bases (up to 3)", shared.BASE_OPTIONS, [],
+                                 "decay_bases", max_selections=3, container=c2, fmt=str)
+extra_dims = shared.multiselect("Overlay other head dims (up to 3)", DIM_CHOICES, [],
+                                "decay_dims", max_selections=3, container=c2, fmt=str)
+trials = shared.slider("Random (q, k) pairs", 1, MAX_TRIALS, 64, "decay_trials", container=c3)
+seed = shared.number("Random seed", 0, 2**31 - 1, 0, "decay_seed", container=c3)
+
+curves = [(s.base, s.dim)] + [(float(b), s.dim) for b in extra_bases] + \
+         [(s.base, int(d)) for d in extra_dims]
+curves = tuple(dict.fromkeys(curves))  # keep order, drop repeats
+with shared.friendly_errors():
+    bound = bound_table(curves, max_distance, axis, s.device)
+    scores = score_table(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
+
+x_title = "relative distance r [tokens]" + (" (log scale)" if axis == "log" else "")
+fig_bound = go.Figure()
+for n, ((base, dim), block) in enumerate(bound.groupby(["base", "dim"], sort=False)):
+    name = f"base {shared.fmt_base(base)}, d = {dim}"
+    fig_bound.add_scatter(x=block["distance [tokens]"], y=block["upper bound [1]"], name=name,
+                          mode="lines", line=dict(color=shared.COLORS[n % len(shared.COLORS)],
+                                                  width=2.5 if n == 0 else 1.6),
+                          hovertemplate="r=%{x:,} tokens<br>bound=%{y:.3f}<extra>" + name +
+                                        "</extra>")
+shared.style(fig_bound, title="Relative upper bound (RoFormer fig. 2)", x=x_title,
+             y="relative upper bound [1]")
+
+fig_score = go.Figure()
+r = scores["distance [tokens]"]
+mean, std = scores["mean random score [1]"], scores["std random score [1]"]
+band = f"random q, k: mean ± 1 std ({trials} pair{'s' if trials > 1 else ''})"
+fig_score.add_scatter(x=r, y=mean + std, mode="lines", line=dict(width=0), showlegend=False,
+                      legendgroup="random", hoverinfo="skip")
+fig_score.add_scatter(x=r, y=mean - std, mode="lines", line=dict(width=0), fill="tonexty",
+                      fillcolor="rgba(214, 39, 40, 0.18)", name=band, legendgroup="random",
+                      hoverinfo="skip")
+fig_score.add_scatter(x=r, y=mean, mode="lines", name="random q, k: mean",
+                      line=dict(color=shared.COLORS[1], width=1.6), legendgroup="random",
+                      hovertemplate="r=%{x:,} tokens<br>mean=%{y:.3f}<extra></extra>")
+fig_score.add_scatter(x=r, y=scores["score q=k=1 [1]"], mode="lines", name="q = k = all ones",
+                      line=dict(color=shared.COLORS[0], width=2.5),
+                      hovertemplate="r=%{x:,} tokens<br>score=%{y:.3f}<extra></extra>")
+shared.style(fig_score, title=f"Actual score qᵀR_r k (base {shared.fmt_base(s.base)}, "
+                              f"d = {s.dim}, {s.layout})", x=x_title, y="score qᵀR_r k [1]")
+if axis == "log":
+    for fig in (fig_bound, fig_score):
+        fig.update_xaxes(type="log", exponentformat="power")
+
+left, right = st.columns(2)
+with left:
+    shared.show(fig_bound, key="decay_bound_plot")
+with right:
+    shared.show(fig_score, key="decay_score_plot")
+
+main = bound[(bound["base"] == s.base) & (bound["dim"] == s.dim)]
+start, end = main.iloc[0], main.iloc[-1]
+per_curve = "; ".join(
+    f"base {shared.fmt_base(b)}, d = {d}: {first_below_half(block, d)}, average "
+    f"{block['upper bound [1]'].mean():.2f}"
+    for (b, d), block in bound.groupby(["base", "dim"], sort=False))
+shared.explain(
+    f"**The bound decays, with ripples.** For base {shared.fmt_base(s.base)} and d = {s.dim} "
+    f"it is {start['upper bound [1]']:.2f} at r = {start['distance [tokens]']:,.0f} "
+    f"and {end['upper bound [1]']:.2f} at r = {end['distance [tokens]']:,.0f}, never below "
+    f"{main['upper bound [1]'].min():.2f} in between. First distance under half of "
+    f"bound(0), and the average of the plotted samples: {per_curve}. A larger base slows "
+    "every pair but the first, so the phases e^(irθₖ) stay aligned longer and the bound "
+    "falls more slowly (compare bases at the same d; a larger d raises the whole curve).")
+r0, r1 = scores["distance [tokens]"].iloc[0], scores["distance [tokens]"].iloc[-1]
+aligned = scores["score q=k=1 [1]"]
+mean_abs = float(scores["mean random score [1]"].abs().mean())
+std_avg = float(scores["std random score [1]"].mean())
+if trials > 1:
+    random_text = (
+        f"**Random vectors do not:** over {trials} Gaussian pairs the mean score is about 0 "
+        f"at every distance (average |mean| {mean_abs:.2f}, while a mean of {trials} draws "
+        f"scatters by about √(d/{trials}) = {math.sqrt(s.dim / trials):.2f}), and the spread "
+        f"stays near √d = {math.sqrt(s.dim):.2f} (average std {std_avg:.2f}) however far "
+        "apart the tokens are.")
+else:
+    random_text = (
+        "**Random vectors do not:** a single Gaussian pair has no spread to measure (std 0); "
+        f"its score wanders up and down with average size {mean_abs:.2f}, on the scale of "
+        f"√d = {math.sqrt(s.dim):.2f}, at near and far distances alike. Add pairs to see the "
+        "band.")
+shared.explain(
+    f"**Aligned vectors decay too:** q = k = all ones scores {aligned.iloc[0]:.1f} at "
+    f"r = {r0:,.0f} and {aligned.iloc[-1]:.2f} at r = {r1:,.0f}. {random_text} The decay "
+    "belongs to an upper bound and to vectors whose pairs point the same way; it is not a "
+    "promise for every q and k.")
+if axis == "linear" and max_distance >= LINEAR_POINTS:
+    step = max_distance / (LINEAR_POINTS - 1)
+    st.caption(f"Sampled every ≈{step:,.0f} tokens ({len(scores):,} distances): the fastest "
+               "pair turns once every 2π ≈ 6.3 tokens, so the ripples between samples are not "
+               "drawn. Use the log axis to see short distances in detail.")
+
+extras = "".join([f"_bases{'-'.join(shared.slug(b) for b in extra_bases)}" if extra_bases else "",
+                  f"_dims{'-'.join(str(d) for d in extra_dims)}" if extra_dims else ""])
+tag = f"dim{s.dim}_base{shared.slug(s.base)}_max{max_distance}_{axis}"
+shared.table_section(bound, f"decay_bound_{tag}{extras}.csv", label="bound table",
+                     key="decay_bound")
+shared.table_section(scores, f"decay_scores_{tag}_{s.layout}_trials{trials}_seed{seed}.csv",
+                     label="score table", key="decay_scores")

@@ -1,0 +1,167 @@
+"""AppTest checks of the Long-term decay page (pages/decay.py).
+
+Expected numbers come from independent derivations: the bound written out with
+Python complex numbers (cmath), bound(0) = (d/2 + 1)/2 because every |S_j| = j,
+the all-ones score 2 * sum_i cos(r theta_i) (= d at r = 0), and for random
+Gaussian q, k: E[q^T R k] = 0 and Var = tr(R^T R) = d.
+"""
+
+import cmath
+import math
+
+import pytest
+from pandas.testing import assert_frame_equal
+
+from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+
+PAGE = "decay"
+BOUND_COLUMNS = ["base", "dim", "distance [tokens]", "upper bound [1]"]
+SCORE_COLUMNS = ["distance [tokens]", "score q=k=1 [1]", "mean random score [1]",
+                 "std random score [1]"]
+
+
+def bound_by_hand(r: float, dim: int, base: float) -> float:
+    """(1/(d/2)) sum_{j=1}^{d/2} |sum_{k=0}^{j-1} e^{i r theta_k}|, theta_k = base^(-2k/d)."""
+    total, partial = 0.0, 0j
+    for k in range(dim // 2):
+        partial += cmath.exp(1j * r * base ** (-2 * k / dim))
+        total += abs(partial)
+    return total / (dim // 2)
+
+
+def csvs(at) -> dict:
+    """{'bound' | 'scores': (file name, frame)} of the page's two downloads."""
+    out = {}
+    for index in range(2):
+        name, frame = csv_frame(at, index)
+        out["bound" if name.startswith("decay_bound_") else "scores"] = (name, frame)
+    assert set(out) == {"bound", "scores"}
+    return out
+
+
+@pytest.fixture(scope="module")
+def default_page():
+    at = run_page(PAGE)
+    no_exceptions(at)
+    return at
+
+
+def test_default_renders_two_charts(default_page):
+    at = default_page
+    assert len(at.get("plotly_chart")) == 2
+    assert not at.error
+    bound = figure(at, 0)
+    assert len(bound["data"]) == 1  # no overlays by default
+    assert bound["layout"]["xaxis"]["title"]["text"].endswith("[tokens]")
+
+
+def test_default_is_roformer_figure_2(default_page):
+    """d = 128, base 10^4, every integer distance 0 ... 256."""
+    files = csvs(default_page)
+    name, bound = files["bound"]
+    assert list(bound.columns) == BOUND_COLUMNS
+    assert set(bound["base"]) == {10_000.0} and set(bound["dim"]) == {128}
+    assert bound["distance [tokens]"].tolist() == list(range(257))
+    assert "dim128" in name and "base10000" in name and "max256" in name and "linear" in name
+    assert list(files["scores"][1].columns) == SCORE_COLUMNS
+
+
+def test_bound_at_zero_and_independent_values(default_page):
+    _, bound = csvs(default_page)["bound"]
+    by_r = bound.set_index("distance [tokens]")["upper bound [1]"]
+    assert by_r[0.0] == pytest.approx((128 / 2 + 1) / 2, abs=1e-12)  # 32.5
+    for r in (1, 7, 100, 256):
+        assert by_r[float(r)] == pytest.approx(bound_by_hand(r, 128, 10_000), rel=1e-11)
+    # it does decay: the value at 256 is well under a third of the value at 0
+    assert by_r[256.0] < by_r[0.0] / 3
+
+
+def test_scores_aligned_and_random(default_page):
+    _, scores = csvs(default_page)["scores"]
+    first = scores.iloc[0]
+    assert first["distance [tokens]"] == 0
+    assert first["score q=k=1 [1]"] == pytest.approx(128, abs=1e-9)
+    for r in (3, 200):  # all ones: 2 * sum_i cos(r theta_i)
+        row = scores[scores["distance [tokens]"] == r].iloc[0]
+        by_hand = 2 * sum(math.cos(r * 10_000 ** (-2 * i / 128)) for i in range(64))
+        assert row["score q=k=1 [1]"] == pytest.approx(by_hand, abs=1e-9)
+
+
+def test_random_scores_mean_zero_spread_sqrt_d():
+    at = run_page(PAGE, {"decay_trials": "256", "decay_seed": "5"})
+    no_exceptions(at)
+    _, scores = csvs(at)["scores"]
+    d, trials = 128, 256
+    # the mean of 256 draws has standard error sqrt(d / 256); 4 of those is generous
+    assert scores["mean random score [1]"].abs().mean() < 4 * math.sqrt(d / trials)
+    assert scores["std random score [1]"].mean() == pytest.approx(math.sqrt(d), rel=0.2)
+
+
+def test_csv_equals_shown_tables(default_page):
+    files = csvs(default_page)
+    shown = [shown_table(default_page, i) for i in range(2)]
+    shown = {"bound" if "upper bound [1]" in t.columns else "scores": t for t in shown}
+    for what in ("bound", "scores"):
+        assert_frame_equal(files[what][1], shown[what].reset_index(drop=True))
+
+
+def test_base_and_dim_change_figure_and_table(default_page):
+    before_fig, before = figure(default_page, 0), csvs(default_page)
+    at = run_page(PAGE, {"base": "500000", "dim": "64"})
+    no_exceptions(at)
+    after_fig, after = figure(at, 0), csvs(at)
+    assert after_fig["data"][0]["y"] != before_fig["data"][0]["y"]
+    name, bound = after["bound"]
+    assert "dim64" in name and "base500000" in name
+    assert "dim64" in after["scores"][0] and "base500000" in after["scores"][0]
+    assert not bound.equals(before["bound"][1])
+    assert set(bound["base"]) == {500_000.0} and set(bound["dim"]) == {64}
+    assert bound["upper bound [1]"].iloc[0] == pytest.approx((64 / 2 + 1) / 2, abs=1e-12)
+    assert after["scores"][1]["score q=k=1 [1]"].iloc[0] == pytest.approx(64, abs=1e-9)
+    row = bound[bound["distance [tokens]"] == 50].iloc[0]
+    assert row["upper bound [1]"] == pytest.approx(bound_by_hand(50, 64, 500_000), rel=1e-11)
+
+
+def test_overlays_and_larger_base_decays_slower():
+    at = run_page(PAGE, {"decay_bases": ["500000", "100"], "decay_dims": ["32"]})
+    no_exceptions(at)
+    name, bound = csvs(at)["bound"]
+    assert len(figure(at, 0)["data"]) == 4
+    assert "bases500000-100" in name and "dims32" in name
+    curves = {key: block.set_index("distance [tokens]")["upper bound [1]"]
+              for key, block in bound.groupby(["base", "dim"])}
+    assert set(curves) == {(10_000.0, 128), (500_000.0, 128), (100.0, 128), (10_000.0, 32)}
+    assert curves[(10_000.0, 32)][0.0] == pytest.approx((32 / 2 + 1) / 2, abs=1e-12)
+    assert curves[(100.0, 128)][30.0] == pytest.approx(bound_by_hand(30, 128, 100), rel=1e-11)
+    # larger base, slower decay: averaged over 100 ... 256 tokens the order is 100 < 10^4 < 5*10^5
+    tail = {key: float(c[c.index >= 100].mean()) for key, c in curves.items()}
+    assert tail[(100.0, 128)] < tail[(10_000.0, 128)] < tail[(500_000.0, 128)]
+
+
+def test_log_axis_and_long_linear_range_are_bounded():
+    at = run_page(PAGE, {"decay_max": "1000000", "decay_axis": "log"})
+    no_exceptions(at)
+    fig = figure(at, 0)
+    assert fig["layout"]["xaxis"]["type"] == "log"
+    r = csvs(at)["bound"][1]["distance [tokens]"]
+    assert r.iloc[0] == 1 and r.iloc[-1] == 1_000_000 and r.is_monotonic_increasing
+    assert 500 <= len(r) <= 1000 and (r == r.round()).all()
+
+    at = run_page(PAGE, {"decay_max": "1000000", "decay_axis": "linear"})
+    no_exceptions(at)
+    r = csvs(at)["scores"][1]["distance [tokens]"]
+    assert r.iloc[0] == 0 and r.iloc[-1] == 1_000_000 and len(r) <= 2000
+    assert r.is_monotonic_increasing and (r == r.round()).all()
+
+
+def test_malformed_url_warns_without_exception():
+    at = run_page(PAGE, {"base": "abc", "dim": "-3", "decay_max": "77", "decay_trials": "0",
+                         "decay_axis": "sideways"})
+    no_exceptions(at)
+    first = " ".join(at.first_warnings)
+    assert "base=" in first and "dim=" in first
+    page = " ".join(w.value for w in at.warning)
+    assert "decay_max=" in page and "decay_trials=" in page and "decay_axis=" in page
+    assert len(at.get("plotly_chart")) == 2  # defaults are used
+    _, bound = csvs(at)["bound"]
+    assert set(bound["dim"]) == {128} and bound["distance [tokens]"].max() == 256

@@ -1,0 +1,174 @@
+"""Rotation page (pages/rotation.py): one 2-D pair of q and k, animated.
+
+Expected numbers are derived here with math: theta_i = base^(-2i/d), the
+angle of a 2-D vector atan2(y, x), and the closed form of the rotated dot
+product |q||k| cos((n - m) theta_i + angle(k) - angle(q)).
+"""
+
+import math
+
+import pandas as pd
+import pytest
+
+from tests.apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+
+PAGE = "rotation"
+DOT = "dot product [1]"
+
+
+@pytest.fixture(scope="module")
+def default_page():
+    return run_page(PAGE)
+
+
+def animation(at):
+    """The figure spec that has animation frames."""
+    return next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
+                if f.get("frames"))
+
+
+def closed_form_dot(q, k, m, n, theta):
+    return math.hypot(*q) * math.hypot(*k) * math.cos(
+        (n - m) * theta + math.atan2(k[1], k[0]) - math.atan2(q[1], q[0]))
+
+
+# ------------------------------------------------------------ rendering ----
+def test_default_renders_animation_with_controls(default_page):
+    at = default_page
+    no_exceptions(at)
+    assert not at.error
+    assert len(at.get("plotly_chart")) >= 2  # animation + dot product per frame
+    name, table = csv_frame(at)
+    fig = animation(at)
+    frames = fig["frames"]
+    assert len(frames) == len(table) == table["frame"].nunique()
+    # a Play button that animates all frames, smooth and redrawn
+    buttons = [b for menu in fig["layout"]["updatemenus"] for b in menu["buttons"]]
+    play = next(b for b in buttons if "Play" in b["label"])
+    assert play["method"] == "animate"
+    options = play["args"][1]
+    assert 100 <= options["frame"]["duration"] <= 150
+    assert options["frame"]["redraw"] is True
+    assert options["transition"]["duration"] == 0
+    assert any("Pause" in b["label"] for b in buttons)
+    # a slider with one step per frame, each step jumping to its own frame
+    steps = fig["layout"]["sliders"][0]["steps"]
+    assert len(steps) == len(frames)
+    assert [s["args"][0] for s in steps] == [[f["name"]] for f in frames]
+    assert [s["label"] for s in steps] == [str(m) for m in table["m [position]"]]
+    # equal axis scaling
+    assert fig["layout"]["yaxis"]["scaleanchor"] == "x"
+    assert fig["layout"]["xaxis"]["range"] == fig["layout"]["yaxis"]["range"]
+    # the animated arrows end where the table says q' and k' are
+    for frame, (_, row) in zip(frames, table.iterrows()):
+        q_arrow, k_arrow = frame["data"]
+        assert q_arrow["x"][-1] == pytest.approx(row["q'_x [1]"], abs=1e-12)
+        assert k_arrow["y"][-1] == pytest.approx(row["k'_y [1]"], abs=1e-12)
+
+
+def test_csv_is_the_shown_table_and_named_by_settings(default_page):
+    name, from_csv = csv_frame(default_page)
+    shown = shown_table(default_page)
+    pd.testing.assert_frame_equal(from_csv, shown, check_dtype=False)
+    assert name.startswith("rotation_pair8_dim128_base10000_advance")
+    assert name.endswith(".csv")
+    assert list(from_csv.columns) == [
+        "frame", "m [position]", "n [position]", "angle of q, m·θ_i [rad]",
+        "angle of k, n·θ_i [rad]", "q'_x [1]", "q'_y [1]", "k'_x [1]", "k'_y [1]",
+        "angle between [deg]", "angle between [rad]", DOT]
+
+
+def test_base_and_dim_change_figure_and_table(default_page):
+    at = run_page(PAGE, {"base": "500000", "dim": "64"})
+    no_exceptions(at)
+    name, table = csv_frame(at)
+    _, default_table = csv_frame(default_page)
+    assert "dim64" in name and "base500000" in name
+    assert not table[DOT].equals(default_table[DOT])
+    assert figure(at, 0)["frames"] != figure(default_page, 0)["frames"]
+    # pair 8 of d=64, base 5e5 turns by 500000^(-16/64) rad per token
+    theta = 500000 ** (-16 / 64)
+    assert table["angle of q, m·θ_i [rad]"].iloc[1] == pytest.approx(theta, rel=1e-12)
+
+
+# ------------------------------------------------------------ the maths ----
+def test_dot_product_is_the_closed_form():
+    q, k, i, dim, base, n0 = (3.0, 4.0), (-1.0, 2.0), 5, 64, 500000.0, 7
+    at = run_page(PAGE, {"base": "500000", "dim": "64", "rot_i": str(i), "rot_q": "3, 4",
+                         "rot_k": "(-1, 2)", "rot_n0": str(n0), "rot_step": "4"})
+    no_exceptions(at)
+    assert not at.error
+    _, table = csv_frame(at)
+    theta = base ** (-2 * i / dim)
+    assert list(table["m [position]"]) == [4 * t for t in range(len(table))]
+    assert set(table["n [position]"]) == {n0}
+    for _, row in table.iterrows():
+        m, n = row["m [position]"], row["n [position]"]
+        assert row[DOT] == pytest.approx(closed_form_dot(q, k, m, n, theta), abs=1e-9)
+        # q' is q turned by m*theta: length 5, direction atan2(4, 3) + m*theta
+        assert row["q'_x [1]"] == pytest.approx(5 * math.cos(math.atan2(4, 3) + m * theta),
+                                                abs=1e-9)
+        assert row["q'_y [1]"] == pytest.approx(5 * math.sin(math.atan2(4, 3) + m * theta),
+                                                abs=1e-9)
+        # the signed angle from q' to k', wrapped to (-180, 180]
+        gap = (n - m) * theta + math.atan2(2, -1) - math.atan2(4, 3)
+        wrapped = math.degrees(math.atan2(math.sin(gap), math.cos(gap)))
+        assert row["angle between [deg]"] == pytest.approx(wrapped, abs=1e-7)
+        assert row["angle between [rad]"] == pytest.approx(math.radians(wrapped), abs=1e-9)
+
+
+def test_shift_both_together_keeps_the_dot_product():
+    q, k, m0, n0 = (1.0, 0.3), (0.6, 0.9), 100, 40
+    at = run_page(PAGE, {"rot_mode": "shift both together", "rot_m0": str(m0), "rot_n0": str(n0),
+                         "rot_i": "0", "rot_frames": "120", "rot_step": "16"})
+    no_exceptions(at)
+    name, table = csv_frame(at)
+    assert "_shift" in name
+    assert len(table) == 120
+    assert list(table["n [position]"] - table["m [position]"]) == [n0 - m0] * 120
+    assert table["m [position]"].iloc[-1] == m0 + 119 * 16
+    dots = table[DOT]
+    assert dots.max() - dots.min() <= 1e-9
+    # the constant is q^T R_((n-m) theta_0) k with theta_0 = 1 rad/token
+    assert dots.iloc[0] == pytest.approx(closed_form_dot(q, k, m0, n0, 1.0), abs=1e-12)
+    assert "constant" in " ".join(md.value for md in at.markdown)
+    # the second plot shows that flat line without playing the animation
+    line = figure(at, 1)
+    assert line["data"][0]["y"] is not None
+
+
+# ------------------------------------------------------- bad input ----
+@pytest.mark.parametrize("text", ["1, abc", "0, 0", "nan, 1", "1, 2, 3"])
+def test_invalid_q_text_shows_error_not_traceback(text):
+    at = run_page(PAGE, {"rot_q": text})
+    no_exceptions(at)
+    assert at.error and "q" in at.error[0].value
+    assert not at.get("plotly_chart")
+
+
+def test_typing_invalid_k_shows_error():
+    at = run_page(PAGE)
+    at.text_input(key="rot_k").input("1e400, 2").run()
+    no_exceptions(at)
+    assert at.error and "k" in at.error[0].value
+
+
+def test_malformed_url_warns():
+    at = run_page(PAGE, {"base": "abc", "dim": "-3", "rot_frames": "999",
+                         "rot_mode": "sideways"})
+    no_exceptions(at)
+    first = " ".join(at.first_warnings)
+    assert "base=" in first and "dim=" in first
+    assert any("rot_frames" in w.value for w in at.warning)
+    assert any("rot_mode" in w.value for w in at.warning)
+    assert at.get("plotly_chart")  # falls back to defaults and still draws
+
+
+def test_pair_index_beyond_dim_is_clamped_with_info():
+    at = run_page(PAGE, {"dim": "8", "rot_i": "10"})
+    no_exceptions(at)
+    assert at.info and "i = 3" in at.info[0].value
+    name, table = csv_frame(at)
+    assert name.startswith("rotation_pair3_dim8_")
+    # last pair of d=8: theta_3 = 10000^(-6/8) = 10^-3
+    assert table["angle of q, m·θ_i [rad]"].iloc[1] == pytest.approx(1e-3, rel=1e-12)
