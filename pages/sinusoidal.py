@@ -1,0 +1,277 @@
+"""Sinusoidal: the original Transformer's additive table, its dot products, and
+how accurately the two usual ways of writing its frequencies are computed."""
+
+import math
+from decimal import Decimal, localcontext
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+import rope_core as rc
+from pages import shared
+
+DMODEL_OPTIONS = list(range(2, 513, 2))
+MAX_TABLE_CELLS = 2**19  # P x d_model numbers at most (CSV ~10 MB, ~2 s on 2 cores)
+MAX_HEATMAP_ROWS = 512  # position rows drawn at most in the table heatmap
+MAX_SIMILARITY = 256  # positions 0 ... 255 at most in the PE_m . PE_n heatmap
+REFERENCE_DIGITS = 40  # decimal digits of the high-precision reference frequencies
+ROUNDING_EPS = 64  # errors up to this many machine epsilons count as rounding
+DTYPES = {"float32": torch.float32, "float64": torch.float64}
+
+
+def pe_column(j: int) -> str:
+    """Column name of dimension j of the table: even j hold sin, odd j cos."""
+    return f"PE[:,{j}] {'sin' if j % 2 == 0 else 'cos'} [1]"
+
+
+@shared.cache
+def pe_table(positions: int, d_model: int, base: float, device: str) -> pd.DataFrame:
+    """The full table in wide form: one row per position, one column per dimension."""
+    pe = rc.sinusoidal_pe(positions, d_model, base, device=device).cpu()  # (P, d_model)
+    columns = {"position [token]": torch.arange(positions)}
+    columns.update({pe_column(j): pe[:, j] for j in range(d_model)})
+    return rc.to_frame(columns)
+
+
+@shared.cache
+def similarity_table(positions: int, d_model: int, base: float, device: str) -> pd.DataFrame:
+    """PE_m . PE_n for every pair of positions 0 ... positions-1, in long form."""
+    pe = rc.sinusoidal_pe(positions, d_model, base, device=device)  # (Q, d_model)
+    df = rc.matrix_table(pe @ pe.T, "m [position]", "n [position]", "PE_m·PE_n [1]")
+    df.insert(2, "m - n [tokens]", df["m [position]"] - df["n [position]"])
+    return df
+
+
+@shared.cache
+def dot_table(max_offset: int, d_model: int, base: float, device: str) -> pd.DataFrame:
+    """PE_m . PE_n = sum_i cos((m - n) omega_i) for offsets -K ... K."""
+    offsets = torch.arange(-max_offset, max_offset + 1)  # (2K + 1,)
+    return rc.to_frame({"offset m - n [tokens]": offsets,
+                        "PE_m·PE_n [1]": rc.sinusoidal_dot(offsets, d_model, base,
+                                                           device=device)})
+
+
+def reference_omega(i: int, dim: int, base: float) -> Decimal:
+    """base^(-2i/dim) to REFERENCE_DIGITS decimal digits (the yardstick below)."""
+    with localcontext() as ctx:
+        ctx.prec = REFERENCE_DIGITS
+        return Decimal(base) ** (Decimal(-2 * i) / Decimal(dim))
+
+
+def relative_error(value: float, exact: Decimal) -> float:
+    """|value - exact| / exact, formed in high precision (value is read exactly)."""
+    with localcontext() as ctx:
+        ctx.prec = REFERENCE_DIGITS
+        return float(abs(Decimal(value) - exact) / exact)
+
+
+@shared.cache
+def forms_table(dim: int, base: float) -> pd.DataFrame:
+    """omega_i written as a power and as an exponential, in float32 and float64,
+    against a 40-digit reference; one block of rows per dtype."""
+    exact = [reference_omega(i, dim, base) for i in range(dim // 2)]
+    blocks = []
+    for name, dtype in DTYPES.items():
+        forms = rc.frequency_forms(dim, base, dtype=dtype)  # dict of (dim/2,) tensors
+        pow_form, exp_form = forms["pow"].tolist(), forms["exp"].tolist()  # exact as floats
+        blocks.append(rc.to_frame({
+            "dtype": [name] * len(exact),
+            "i [pair]": torch.arange(dim // 2),
+            "reference omega_i [rad/token]": [float(e) for e in exact],
+            "pow form base^(-2i/d) [rad/token]": pow_form,
+            "exp form exp(-(2i/d) ln base) [rad/token]": exp_form,
+            "relative error pow [1]": [relative_error(v, e) for v, e in zip(pow_form, exact)],
+            "relative error exp [1]": [relative_error(v, e) for v, e in zip(exp_form, exact)],
+        }))
+    return pd.concat(blocks, ignore_index=True)
+
+
+s = shared.settings()
+st.title("〰️ Sinusoidal position encoding")
+st.markdown(
+    "Before RoPE, the Transformer *added* a fixed table PE to the token embeddings. Row p "
+    "of the table is a vector of d_model numbers: pairs of sines and cosines of p·ωᵢ, with "
+    "the same geometric frequencies that RoPE uses to rotate q and k.")
+st.latex(r"PE_{p,\,2i} = \sin(p\,\omega_i),\qquad PE_{p,\,2i+1} = \cos(p\,\omega_i),"
+         r"\qquad \omega_i = \text{base}^{-2i/d_{\text{model}}}")
+st.latex(r"PE_m \cdot PE_n = \sum_{i=0}^{d_{\text{model}}/2-1} \big(\sin m\omega_i \sin n\omega_i"
+         r" + \cos m\omega_i \cos n\omega_i\big)"
+         r" = \sum_{i=0}^{d_{\text{model}}/2-1} \cos\big((m-n)\,\omega_i\big)")
+
+c1, c2 = st.columns(2)
+positions = shared.slider("Positions P [tokens]", 16, 4096, 512, "sin_positions", step=16,
+                          container=c1, help="Rows 0 … P−1 of the table.")
+d_model = shared.select_slider("Model width d_model", DMODEL_OPTIONS, 128, "sin_dmodel",
+                               container=c2, allowed="an even integer from 2 to 512",
+                               help="Its own setting: the sidebar's head dim is for RoPE.")
+base_txt = shared.slug(s.base)
+if positions * d_model > MAX_TABLE_CELLS:
+    requested, positions = positions, MAX_TABLE_CELLS // d_model
+    st.info(f"P × d_model is limited to {MAX_TABLE_CELLS:,} numbers, so that the CSV of the "
+            f"full table stays quick to write: with d_model = {d_model} this page uses the first "
+            f"**{positions:,}** of the {requested:,} positions asked for.", icon="ℹ️")
+
+# ------------------------------------------------------------ (a) table ----
+st.subheader("The table")
+with shared.friendly_errors():
+    table = pe_table(positions, d_model, s.base, s.device)
+step = math.ceil(positions / MAX_HEATMAP_ROWS)
+drawn = table.iloc[::step]
+values = drawn.drop(columns="position [token]")
+fig_pe = go.Figure(go.Heatmap(
+    z=values.to_numpy().round(4).astype("float32"), x=list(range(d_model)),
+    y=drawn["position [token]"].to_numpy(), colorscale="RdBu", zmin=-1, zmax=1,
+    colorbar=dict(title="PE [1]"),
+    hovertemplate="position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.4f}<extra></extra>"))
+shared.style(fig_pe, title=f"Sinusoidal table PE: {positions:,} positions × d_model = "
+                           f"{d_model} (base {shared.fmt_base(s.base)})",
+             x="dimension j (even: sin, odd: cos)", y="position p [tokens]", height=560)
+fig_pe.update_yaxes(autorange="reversed")
+shared.show(fig_pe, key="sin_pe_heatmap")
+sampled = (f"P = {positions:,} positions are more than the {MAX_HEATMAP_ROWS} rows drawn: the "
+           f"heatmap shows one position in {step} (p = 0, {step}, {2 * step}, …; "
+           f"{len(drawn):,} rows). " if step > 1 else "")
+st.caption(f"{sampled}Values are rounded to 4 decimals in the figure only; the CSV holds all "
+           f"{positions:,} rows × {d_model} dimensions at full float64 precision.")
+longest = float(rc.wavelength(rc.theta(d_model, s.base))[-1])
+shared.explain(
+    "Each column pair (2i, 2i+1) is one frequency ωᵢ. On the left, pair 0 turns once every "
+    f"2π ≈ {2 * math.pi:.2f} positions, so the stripes are narrow; towards the right the "
+    f"waves slow down until the last pair needs {longest:,.0f} positions for one turn, "
+    f"which is {positions / longest:.3g} of a turn within these {positions:,} positions. "
+    "Read across a row, the fast columns tell neighbouring positions apart and the slow "
+    "ones tell far-apart positions apart, like the digits of a clock.")
+shared.table_section(table, f"sinusoidal_pe_P{positions}_d{d_model}_base{base_txt}.csv",
+                     label="sinusoidal table", key="sin_pe")
+
+# ----------------------------------------------- (b), (c) dot products ----
+st.subheader("Dot products of two rows")
+size = min(positions, MAX_SIMILARITY)
+max_offset = positions - 1
+with shared.friendly_errors():
+    sim = similarity_table(size, d_model, s.base, s.device)
+    dots = dot_table(max_offset, d_model, s.base, s.device)
+
+fig_sim = go.Figure(go.Heatmap(
+    z=sim["PE_m·PE_n [1]"].to_numpy().reshape(size, size).round(4).astype("float32"),
+    x=list(range(size)), y=list(range(size)), colorscale="Viridis",
+    colorbar=dict(title="PE_m·PE_n"),
+    hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>"))
+shared.style(fig_sim, title=f"PE_m · PE_n for positions 0 … {size - 1}",
+             x="position n [tokens]", y="position m [tokens]", height=520)
+fig_sim.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain")
+fig_sim.update_xaxes(constrain="domain")
+
+profile = dots["PE_m·PE_n [1]"]
+offsets = dots["offset m - n [tokens]"]
+fig_dot = go.Figure(go.Scatter(
+    x=offsets, y=profile, mode="lines+markers" if max_offset <= 64 else "lines",
+    name="PE_m·PE_n", line=dict(color=shared.COLORS[0]), marker=dict(size=4),
+    hovertemplate="m − n=%{x}<br>PE_m·PE_n=%{y:.4f}<extra></extra>"))
+fig_dot.add_vline(x=0, line=dict(color="gray", dash="dot"))
+shared.style(fig_dot, title=f"PE_m · PE_n against the offset m − n (±{max_offset:,})",
+             x="offset m − n [tokens]", y="PE_m·PE_n [1]", height=520)
+
+left, right = st.columns(2)
+with left:
+    shared.show(fig_sim, key="sin_similarity")
+    st.caption("Values rounded to 4 decimals in the figure only; the CSV has full precision.")
+with right:
+    shared.show(fig_dot, key="sin_dot_profile")
+
+by_offset = profile.to_numpy()
+centre = max_offset  # row of offset 0
+asymmetry = float(abs(by_offset - by_offset[::-1]).max())  # f(r) against f(-r)
+diagonals = sim.groupby("m - n [tokens]")["PE_m·PE_n [1]"]
+diag_spread = float((diagonals.max() - diagonals.min()).max())
+low = int(by_offset.argmin())
+shared.explain(
+    f"The dot product peaks at offset 0 with d_model/2 = {by_offset[centre]:g} (each pair "
+    f"adds cos 0 = 1) and falls to {by_offset[centre + 1]:.2f} at offset ±1; its smallest "
+    f"value, {by_offset[low]:.2f}, is at offsets ±{abs(int(offsets.iloc[low]))}. It "
+    f"depends on m − n alone: along every diagonal of the heatmap it varies by at most "
+    f"{diag_spread:.1e}. **It is symmetric in m − n** (largest |f(r) − f(−r)| = "
+    f"{asymmetry:.1e}): a position 5 tokens before looks exactly like one 5 tokens after, "
+    "so this encoding cannot tell before from after. RoPE's score qᵀR₍ₙ₋ₘ₎k also has sine "
+    "terms, which change sign with n − m, so it can.")
+shared.table_section(sim, f"sinusoidal_similarity_P{size}_d{d_model}_base{base_txt}.csv",
+                     label="similarity table", key="sin_similarity")
+shared.table_section(dots, f"sinusoidal_dot_K{max_offset}_d{d_model}_base{base_txt}.csv",
+                     label="dot-product profile", key="sin_dot")
+
+# ------------------------------------------------- (d) frequency forms ----
+st.subheader("base^(−2i/d) or exp(−(2i/d)·ln base)?")
+st.markdown(
+    "Many implementations write the frequencies as an exponential (PyTorch's `div_term`), "
+    "often with the claim that the power would overflow or underflow. Both are the same "
+    f"number, so here they are simply **measured**: each form computed entirely in float32 "
+    f"and in float64 for the sidebar's d = {s.dim} and base {shared.fmt_base(s.base)}, "
+    f"against a {REFERENCE_DIGITS}-digit decimal value of base^(−2i/d).")
+st.latex(r"\omega_i = \text{base}^{-2i/d} = \exp\!\Big(-\tfrac{2i}{d}\,\ln\text{base}\Big)")
+with shared.friendly_errors():
+    forms = forms_table(s.dim, s.base)
+
+fig_forms = go.Figure()
+error_columns = {"pow": "relative error pow [1]", "exp": "relative error exp [1]"}
+stats = {}
+for dname, block in forms.groupby("dtype", sort=False):
+    for form, column in error_columns.items():
+        err = block[column]
+        stats[(dname, form)] = float(err.max())
+        name = f"{form} form, {dname}"
+        fig_forms.add_scatter(
+            x=block["i [pair]"], y=err.where(err > 0), name=name, mode="lines+markers",
+            line=dict(color=shared.COLORS[0 if form == "pow" else 1],
+                      dash="solid" if dname == "float32" else "dash"),
+            marker=dict(size=4),
+            hovertemplate="i=%{x}<br>relative error=%{y:.2e}<extra>" + name + "</extra>")
+shared.style(fig_forms, title="Relative error of ωᵢ in each form (log scale)",
+             x="pair index i", y="|form − exact| / exact [1]", height=420)
+fig_forms.update_yaxes(type="log", exponentformat="power")
+shared.show(fig_forms, key="sin_forms")
+zeros = int((forms[list(error_columns.values())] == 0).to_numpy().sum())
+st.caption(f"{zeros} of {2 * len(forms)} errors are exactly 0 (e.g. i = 0, where both forms "
+           "give 1) and cannot be drawn on a log axis; the CSV lists them.")
+
+eps = {dname: torch.finfo(dtype).eps for dname, dtype in DTYPES.items()}
+st.markdown("**Largest relative error of each form**")
+metric_cols = st.columns(4)
+for col, ((dname, form), worst) in zip(metric_cols, stats.items()):
+    col.metric(f"{form} form, {dname}", f"{worst:.2e}",
+               help=f"{worst / eps[dname]:.2f} × machine epsilon of {dname} "
+                    f"({eps[dname]:.2e})")
+
+finite = bool(torch.isfinite(torch.tensor(
+    forms[["pow form base^(-2i/d) [rad/token]",
+           "exp form exp(-(2i/d) ln base) [rad/token]"]].to_numpy())).all())
+smallest = float(forms["reference omega_i [rad/token]"].min())
+worst_base, worst_dim = float(max(shared.BASE_OPTIONS)), max(shared.DIM_OPTIONS)
+worst_omega = worst_base ** (-(worst_dim - 2) / worst_dim)
+f32 = torch.finfo(torch.float32)
+better32 = "power" if stats[("float32", "pow")] <= stats[("float32", "exp")] else "exponential"
+rounding = all(worst <= ROUNDING_EPS * eps[dname] for (dname, _), worst in stats.items())
+why = (" (the exponential multiplies the rounding error of ln(base)/d by 2i, so its error "
+       "grows with i)" if stats[("float32", "exp")] >= 2 * stats[("float32", "pow")] else "")
+shared.explain(
+    f"In float32 the largest relative errors are {stats[('float32', 'pow')]:.1e} (power) "
+    f"and {stats[('float32', 'exp')]:.1e} (exponential), i.e. "
+    f"{stats[('float32', 'pow')] / eps['float32']:.1f} and "
+    f"{stats[('float32', 'exp')] / eps['float32']:.1f} machine epsilons; in float64 "
+    f"{stats[('float64', 'pow')]:.1e} and {stats[('float64', 'exp')]:.1e} "
+    f"({stats[('float64', 'pow')] / eps['float64']:.1f} and "
+    f"{stats[('float64', 'exp')] / eps['float64']:.1f} epsilons). "
+    + ("Both are plain rounding error" if rounding else
+       f"Some exceed {ROUNDING_EPS} epsilons, more than rounding alone")
+    + f"; here the {better32} form is the more accurate one in float32{why}. "
+    + ("Nothing overflows or underflows: every value is finite and the smallest is "
+       if finite else "**Some values are not finite**; the smallest reference value is ")
+    + f"{smallest:.2e}. Even for base {shared.fmt_base(worst_base)} and "
+    f"d = {worst_dim}, the largest intermediate (the base itself, "
+    f"{shared.fmt_base(worst_base)}) and the smallest frequency ({worst_omega:.1e}) sit far "
+    f"inside float32's range "
+    f"{f32.tiny:.1e} … {f32.max:.1e}. Choose either form; the exponential is a habit, "
+    "not a fix.")
+shared.table_section(forms, f"frequency_forms_d{s.dim}_base{base_txt}.csv",
+                     label="frequency-form table", key="sin_forms")

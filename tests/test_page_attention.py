@@ -1,0 +1,154 @@
+"""Page "Attention" (pages/attention.py) through AppTest.
+
+Expected values are derived here independently: the RoPE logit from the dense
+rotation matrices R_m (rope_core.rotation_matrix, a second formulation of the
+rotation) with theta_i = base^(-2i/d) computed in Python, the softmax with
+math.exp, and the structural facts (causal cells -inf / weight 0, rows summing
+to 1, flat logits without RoPE and Toeplitz logits with RoPE for a shared q, k).
+"""
+
+import base64
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+import rope_core as rc
+from tests.apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+
+PAGE = "attention"
+M, N = "m [query position]", "n [key position]"
+L0, W0 = "logit without RoPE [1]", "weight without RoPE [1]"
+L1, W1 = "logit with RoPE [1]", "weight with RoPE [1]"
+
+
+def matrix(df: pd.DataFrame, column: str) -> np.ndarray:
+    seq = int(df[M].max()) + 1
+    return df.pivot(index=M, columns=N, values=column).to_numpy().reshape(seq, seq)
+
+
+def z_values(trace: dict) -> np.ndarray:
+    """A heatmap's z as floats (null / NaN for blank cells)."""
+    z = trace["z"]
+    if isinstance(z, dict):  # numpy arrays travel as base64 typed arrays
+        shape = tuple(int(v) for v in str(z["shape"]).split(","))
+        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
+    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
+
+
+@pytest.fixture(scope="module")
+def default():
+    at = run_page(PAGE)
+    no_exceptions(at)
+    return at
+
+
+@pytest.fixture(scope="module")
+def default_csv(default):
+    return csv_frame(default, 0)
+
+
+def test_renders_and_csv_round_trips(default, default_csv):
+    assert len(default.get("plotly_chart")) == 2
+    assert not default.error and not default.warning
+    name, parsed = default_csv
+    assert name == "attention_seq16_seed0_dim128_base10000_interleaved_causal.csv"
+    assert list(parsed.columns) == [M, N, L0, W0, L1, W1]
+    assert len(parsed) == 16 * 16
+    pd.testing.assert_frame_equal(parsed, shown_table(default))
+
+
+def test_causal_mask_is_minus_inf_and_weights_exactly_zero(default, default_csv):
+    _, df = default_csv
+    future = df[N] > df[M]
+    assert future.sum() == 16 * 15 // 2
+    for col in (L0, L1):
+        assert np.isneginf(df.loc[future, col]).all()
+        assert np.isfinite(df.loc[~future, col]).all()
+    for col in (W0, W1):
+        assert (df.loc[future, col] == 0.0).all()
+        sums = df.groupby(M)[col].sum()
+        assert sums.to_numpy() == pytest.approx(np.ones(16), abs=1e-12)
+    assert df.loc[(df[M] == 0) & (df[N] == 0), W1].iloc[0] == pytest.approx(1.0, abs=1e-15)
+    # masked cells are blank (NaN / null) in every heatmap, the others are drawn
+    mask = np.triu(np.ones((16, 16), dtype=bool), 1)
+    for index in (0, 1):
+        for trace in figure(default, index)["data"]:
+            z = z_values(trace)
+            assert np.isnan(z[mask]).all() and np.isfinite(z[~mask]).all()
+
+
+def test_one_logit_and_weight_by_hand(default_csv):
+    _, df = default_csv
+    dim, base, seq, m, n = 128, 10000.0, 16, 9, 4
+    q, k = rc.toy_qk(seq, dim, 0)  # the page's draws: seed 0, not shared
+    theta = torch.tensor([base ** (-2 * i / dim) for i in range(dim // 2)], dtype=torch.float64)
+    rotated_q = rc.rotation_matrix(m, theta) @ q[m]
+    rotated_k = rc.rotation_matrix(n, theta) @ k[n]
+    by_matrix = float(rotated_q @ rotated_k) / math.sqrt(dim)
+    plain = sum(a * b for a, b in zip(q[m].tolist(), k[n].tolist())) / math.sqrt(dim)
+    row = df[(df[M] == m) & (df[N] == n)].iloc[0]
+    assert row[L1] == pytest.approx(by_matrix, rel=1e-12, abs=1e-12)
+    assert row[L0] == pytest.approx(plain, rel=1e-12, abs=1e-12)
+    # softmax over the visible keys 0 ... m of row m
+    logits = [float(rc.rotation_matrix(m, theta) @ q[m] @ (rc.rotation_matrix(j, theta) @ k[j]))
+              / math.sqrt(dim) for j in range(m + 1)]
+    expected = math.exp(logits[n]) / sum(math.exp(v) for v in logits)
+    assert row[W1] == pytest.approx(expected, rel=1e-10)
+
+
+def test_base_and_dim_change_figures_and_table(default, default_csv):
+    at = run_page(PAGE, {"base": "500000", "dim": "64"})
+    no_exceptions(at)
+    name, df = csv_frame(at, 0)
+    assert name == "attention_seq16_seed0_dim64_base500000_interleaved_causal.csv"
+    assert not df.equals(default_csv[1])
+    for index in (0, 1):
+        assert figure(at, index)["data"] != figure(default, index)["data"]
+
+
+def test_same_q_and_k_flat_without_rope_toeplitz_with():
+    at = run_page(PAGE, {"att_same": "true", "att_seq": "12"})
+    no_exceptions(at)
+    name, df = csv_frame(at, 0)
+    assert name == "attention_seq12_seed0_dim128_base10000_interleaved_sameqk_causal.csv"
+    plain, rotated = matrix(df, L0), matrix(df, L1)
+    visible = np.tril(np.ones((12, 12), dtype=bool))
+    # without RoPE: one value q.k / sqrt(d) everywhere it is visible
+    q, k = rc.toy_qk(1, 128, 0)
+    value = sum(a * b for a, b in zip(q[0].tolist(), k[0].tolist())) / math.sqrt(128)
+    assert plain[visible] == pytest.approx(np.full(visible.sum(), value), rel=1e-12)
+    # so row m spreads its weight evenly over keys 0 ... m
+    weights = matrix(df, W0)
+    for m in range(12):
+        assert weights[m, : m + 1] == pytest.approx(np.full(m + 1, 1 / (m + 1)), rel=1e-12)
+    # with RoPE: constant along each diagonal (depends on m - n only), not constant overall
+    for offset in range(12):
+        diagonal = np.diagonal(rotated, offset=-offset)  # cells (m, m - offset)
+        assert diagonal == pytest.approx(np.full(diagonal.size, diagonal[0]), abs=1e-12)
+    assert np.ptp(rotated[visible]) > 1e-3
+    assert np.diagonal(rotated) == pytest.approx(np.full(12, value), rel=1e-12)  # R_m^T R_m = I
+
+
+def test_without_mask_every_logit_is_finite():
+    at = run_page(PAGE, {"att_causal": "false", "att_seq": "5", "att_seed": "3"})
+    no_exceptions(at)
+    name, df = csv_frame(at, 0)
+    assert name == "attention_seq5_seed3_dim128_base10000_interleaved_full.csv"
+    assert np.isfinite(df[[L0, L1]].to_numpy()).all()
+    assert (df[[W0, W1]].to_numpy() > 0).all()
+    for col in (W0, W1):
+        assert df.groupby(M)[col].sum().to_numpy() == pytest.approx(np.ones(5), abs=1e-12)
+
+
+def test_malformed_url_warns():
+    at = run_page(PAGE, {"base": "abc", "dim": "-3", "att_seq": "999", "att_same": "maybe"})
+    no_exceptions(at)
+    assert any("base" in w for w in at.first_warnings)
+    assert any("dim" in w for w in at.first_warnings)
+    page_warnings = " ".join(w.value for w in at.warning)
+    assert "att_seq" in page_warnings and "att_same" in page_warnings
+    name, _ = csv_frame(at, 0)
+    assert name == "attention_seq16_seed0_dim128_base10000_interleaved_causal.csv"

@@ -1,0 +1,153 @@
+"""Page "Sinusoidal" (pages/sinusoidal.py) through AppTest.
+
+Expected numbers are derived here with math.sin / math.cos and Python floats:
+PE[p, j] = sin(p / base^(2*(j//2)/d)) for even j and cos(...) for odd j, and
+PE_m . PE_n = sum_i cos((m - n) / base^(2i/d)), which is d/2 at m = n.
+"""
+
+import base64
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tests.apptest_helpers import csv_frame, downloads, figure, no_exceptions, run_page
+
+PAGE = "sinusoidal"
+TABLES = ("sinusoidal_pe_", "sinusoidal_similarity_", "sinusoidal_dot_", "frequency_forms_")
+
+
+def by_name(at) -> dict:
+    """{file-name prefix: (file name, parsed CSV)} for the four downloads."""
+    out = {}
+    for i, d in enumerate(downloads(at)):
+        prefix = next(p for p in TABLES if d["file_name"].startswith(p))
+        out[prefix] = csv_frame(at, i)
+    return out
+
+
+def plain(values) -> list:
+    """A figure array as a list: plotly sends numpy arrays as base64 typed arrays."""
+    if isinstance(values, dict):
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).tolist()
+    return list(values)
+
+
+def pe_by_hand(p: int, j: int, d: int, base: float) -> float:
+    angle = p / base ** (2 * (j // 2) / d)
+    return math.sin(angle) if j % 2 == 0 else math.cos(angle)
+
+
+@pytest.fixture(scope="module")
+def default():
+    at = run_page(PAGE)
+    no_exceptions(at)
+    return at
+
+
+@pytest.fixture(scope="module")
+def changed():
+    at = run_page(PAGE, {"base": "500000", "dim": "64"})
+    no_exceptions(at)
+    return at
+
+
+def test_renders_with_charts_and_named_csvs(default):
+    assert len(default.get("plotly_chart")) == 4
+    assert not default.error and not default.warning
+    names = {prefix: name for prefix, (name, _) in by_name(default).items()}
+    assert names == {"sinusoidal_pe_": "sinusoidal_pe_P512_d128_base10000.csv",
+                     "sinusoidal_similarity_": "sinusoidal_similarity_P256_d128_base10000.csv",
+                     "sinusoidal_dot_": "sinusoidal_dot_K511_d128_base10000.csv",
+                     "frequency_forms_": "frequency_forms_d128_base10000.csv"}
+
+
+def test_every_csv_parses_back_to_the_table_shown(default):
+    csvs = [csv_frame(default, i) for i in range(4)]
+    for t in default.toggle:
+        if t.key and t.key.startswith("show_"):
+            t.set_value(True)
+    default.run()
+    no_exceptions(default)
+    assert len(default.dataframe) == 4
+    for (name, parsed), shown in zip(csvs, default.dataframe):
+        pd.testing.assert_frame_equal(parsed, shown.value, obj=name)
+
+
+def test_table_values_by_hand(changed):
+    name, pe = by_name(changed)["sinusoidal_pe_"]
+    assert name == "sinusoidal_pe_P512_d128_base500000.csv"  # d_model keeps its own default
+    assert pe.shape == (512, 1 + 128)
+    assert list(pe.columns[:3]) == ["position [token]", "PE[:,0] sin [1]", "PE[:,1] cos [1]"]
+    for p, j in [(0, 0), (0, 1), (1, 0), (7, 5), (100, 64), (511, 126), (511, 127), (300, 3)]:
+        value = pe.iloc[p, 1 + j]
+        assert value == pytest.approx(pe_by_hand(p, j, 128, 500000.0), rel=1e-12, abs=1e-13)
+    assert pe["position [token]"].tolist() == list(range(512))
+
+
+def test_dot_profile_symmetric_and_half_d_at_zero(changed):
+    _, dots = by_name(changed)["sinusoidal_dot_"]
+    offsets = dots["offset m - n [tokens]"].tolist()
+    values = dots["PE_m·PE_n [1]"].tolist()
+    assert offsets == list(range(-511, 512))
+    assert values[511] == pytest.approx(128 / 2, abs=1e-12)  # every pair adds cos 0 = 1
+    assert values == pytest.approx(values[::-1], abs=1e-12)  # f(r) = f(-r)
+    for r in (1, 17, 300):
+        expected = sum(math.cos(r / 500000.0 ** (2 * i / 128)) for i in range(64))
+        assert values[511 + r] == pytest.approx(expected, abs=1e-10)
+    # the similarity heatmap's table holds the same numbers at m - n = r
+    _, sim = by_name(changed)["sinusoidal_similarity_"]
+    row = sim[(sim["m [position]"] == 40) & (sim["n [position]"] == 23)]
+    assert float(row["PE_m·PE_n [1]"].iloc[0]) == pytest.approx(values[511 + 17], abs=1e-10)
+
+
+def test_frequency_forms_measured(changed):
+    name, forms = by_name(changed)["frequency_forms_"]
+    assert name == "frequency_forms_d64_base500000.csv"  # the sidebar's head dim
+    assert sorted(set(forms["dtype"])) == ["float32", "float64"]
+    eps = {"float32": 2.0**-23, "float64": 2.0**-52}
+    for dtype, block in forms.groupby("dtype"):
+        assert block["i [pair]"].tolist() == list(range(32))
+        ref = [500000.0 ** (-2 * i / 64) for i in range(32)]
+        assert block["reference omega_i [rad/token]"].tolist() == pytest.approx(ref, rel=1e-14)
+        for col in ("relative error pow [1]", "relative error exp [1]"):
+            err = block[col]
+            assert err.iloc[0] == 0.0  # i = 0: both forms are exactly 1
+            # rounding only: a few tens of epsilons at most, nowhere near overflow
+            assert err.max() < 32 * eps[dtype]
+        formed = block["pow form base^(-2i/d) [rad/token]"]
+        assert ((formed - block["reference omega_i [rad/token]"]).abs()
+                <= 4 * eps[dtype] * block["reference omega_i [rad/token]"]).all()
+
+
+def test_base_and_dim_change_figures_and_tables(default, changed):
+    old, new = by_name(default), by_name(changed)
+    for prefix in TABLES:
+        assert not old[prefix][1].equals(new[prefix][1]), prefix
+    for index in range(4):  # table, similarity, profile (base); forms (base and dim)
+        assert figure(default, index)["data"] != figure(changed, index)["data"], index
+
+
+def test_many_positions_are_thinned_in_the_figure_and_capped():
+    at = run_page(PAGE, {"sin_positions": "4096", "sin_dmodel": "512"})
+    no_exceptions(at)
+    # 4096 x 512 numbers exceed the 2^19-number cap: 2^19 / 512 = 1024 positions remain
+    assert any("1,024" in i.value for i in at.info)
+    name, pe = csv_frame(at, 0)
+    assert name == "sinusoidal_pe_P1024_d512_base10000.csv"
+    assert pe.shape == (1024, 513)
+    heat = figure(at, 0)["data"][0]
+    assert plain(heat["y"]) == list(range(0, 1024, 2))  # 1024 positions, at most 512 rows drawn
+    assert any("one position in 2" in c.value for c in at.caption)
+
+
+def test_malformed_url_warns():
+    at = run_page(PAGE, {"base": "abc", "dim": "-3", "sin_dmodel": "7", "sin_positions": "x"})
+    no_exceptions(at)
+    assert any("base" in w for w in at.first_warnings)
+    assert any("dim" in w for w in at.first_warnings)
+    page_warnings = " ".join(w.value for w in at.warning)
+    assert "sin_dmodel" in page_warnings and "sin_positions" in page_warnings
+    name, _ = csv_frame(at, 0)
+    assert name == "sinusoidal_pe_P512_d128_base10000.csv"  # defaults used
