@@ -69,7 +69,7 @@ def pair_figure(df: pd.DataFrame, kind: str, seq: int, masked: np.ndarray, title
 
 
 s = shared.settings()
-st.title("🎯 Attention with and without RoPE")
+st.title("Attention with and without RoPE")
 st.markdown(
     "One attention head on a toy sequence: every token has a random query qₘ and key kₙ "
     "(entries drawn from N(0, 1)). The logit of query m for key n is their scaled dot "

@@ -70,7 +70,7 @@ def first_below_half(block: pd.DataFrame, dim: int) -> str:
 
 
 s = shared.settings()
-st.title("📉 Long-term decay")
+st.title("Long-term decay")
 st.markdown(
     "RoFormer argues that RoPE makes attention fade with distance. Writing the score of a "
     "query and a key r tokens apart as a sum over pairs and summing by parts, it bounds the "

@@ -30,7 +30,7 @@ def theta_tables(dim: int, bases: tuple, context: int, method: str, factor: int,
 
 
 s = shared.settings()
-st.title("📶 Frequencies and wavelengths")
+st.title("Frequencies and wavelengths")
 st.latex(r"\theta_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\theta_i}"
          r"\ \text{tokens},\qquad \text{turns within } L = \frac{L\,\theta_i}{2\pi}")
 
@@ -72,11 +72,12 @@ shared.style(fig_wave, title="Wavelength λᵢ = 2π/θᵢ: tokens for one full 
              x="pair index i", y="wavelength λᵢ [tokens]", height=420)
 fig_wave.update_yaxes(type="log", exponentformat="power")
 fig_wave.add_hline(y=context, line=dict(color="black", dash="dot"),
-                   annotation_text=f"L = {context:,} tokens", annotation_position="top left")
+                   annotation_text=f"L = {context:,} tokens", annotation_position="bottom right",
+                   annotation_font=dict(size=13))
 if method != "none":
     fig_wave.add_hline(y=context * factor, line=dict(color="gray", dash="dot"),
                        annotation_text=f"s·L = {context * factor:,} tokens",
-                       annotation_position="top left")
+                       annotation_position="top left", annotation_font=dict(size=13))
 
 left, right = st.columns(2)
 with left:

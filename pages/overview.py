@@ -30,7 +30,7 @@ def identity_table(dim: int, base: float, layout: str, device: str):
 
 
 s = shared.settings()
-st.title("🌀 RoPE Explorer")
+st.title("RoPE Explorer")
 st.markdown(
     "**Rotary position embedding (RoPE)** tells attention where tokens are by *rotating* "
     "them. The head vector is cut into d/2 pairs of coordinates; at position m, pair i is "
@@ -56,7 +56,8 @@ fig = go.Figure(go.Heatmap(z=score, x=list(range(SIZE)), y=list(range(SIZE)),
 shared.style(fig, title=f"Score of one q and one k placed at every pair of positions "
                         f"(d={s.dim}, base={shared.fmt_base(s.base)})",
              x="key position n [tokens]", y="query position m [tokens]", height=520)
-fig.update_yaxes(autorange="reversed", scaleanchor="x")
+shared.square(fig)
+fig.update_yaxes(autorange="reversed")
 shared.show(fig, key="overview_heatmap")
 gap = float((df["<R_m q, R_n k> [1]"] - df["q^T R_(n-m) k [1]"]).abs().max())
 shared.explain(

@@ -100,7 +100,7 @@ def frame_title(row, pair: int) -> str:
 
 
 s = shared.settings()
-st.title("🔄 Rotation of one pair")
+st.title("Rotation of one pair")
 st.markdown(
     "RoPE splits q and k into d/2 two-dimensional pairs and turns pair i of a vector at "
     "position m by the angle m·θᵢ. Here you watch **one pair**: the query's pair is turned by "
@@ -193,10 +193,9 @@ fig.update_layout(margin=dict(t=90, b=150),
                                                        frame=dict(duration=0, redraw=True),
                                                        transition=dict(duration=0))])
                              for t, row in enumerate(rows)])])
-fig.update_xaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
-                 constrain="domain")
-fig.update_yaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
-                 scaleanchor="x", scaleratio=1, constrain="domain")
+shared.square(fig, range=[-radius, radius], zeroline=True, zerolinecolor="#ccc")
+# legend above the plane: Play/Pause and the position slider sit below it
+fig.update_layout(legend=dict(yanchor="bottom", y=1.0, xanchor="right", x=1.0))
 
 # ------------------------------------------------------ dot vs frame ----
 dots = df[COL_DOT]

@@ -89,13 +89,14 @@ def forms_table(dim: int, base: float) -> pd.DataFrame:
 
 
 s = shared.settings()
-st.title("〰️ Sinusoidal position encoding")
+st.title("Sinusoidal position encoding")
 st.markdown(
     "Before RoPE, the Transformer *added* a fixed table PE to the token embeddings. Row p "
     "of the table is a vector of d_model numbers: pairs of sines and cosines of p·ωᵢ, with "
     "the same geometric frequencies that RoPE uses to rotate q and k.")
-st.latex(r"PE_{p,\,2i} = \sin(p\,\omega_i),\qquad PE_{p,\,2i+1} = \cos(p\,\omega_i),"
-         r"\qquad \omega_i = \text{base}^{-2i/d_{\text{model}}}")
+st.latex(r"PE_{p,\,2i} = \sin(p\,\omega_i),\qquad PE_{p,\,2i+1} = \cos(p\,\omega_i)")
+st.latex(r"\omega_i = \text{base}^{-2i/d_{\text{model}}},\quad i = 0,\dots,"
+         r"\tfrac{d_{\text{model}}}{2}-1")
 st.latex(r"PE_m \cdot PE_n = \sum_{i=0}^{d_{\text{model}}/2-1} \big(\sin m\omega_i \sin n\omega_i"
          r" + \cos m\omega_i \cos n\omega_i\big)"
          r" = \sum_{i=0}^{d_{\text{model}}/2-1} \cos\big((m-n)\,\omega_i\big)")
@@ -161,8 +162,8 @@ fig_sim = go.Figure(go.Heatmap(
     hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>"))
 shared.style(fig_sim, title=f"PE_m · PE_n for positions 0 … {size - 1}",
              x="position n [tokens]", y="position m [tokens]", height=520)
-fig_sim.update_yaxes(autorange="reversed", scaleanchor="x", constrain="domain")
-fig_sim.update_xaxes(constrain="domain")
+shared.square(fig_sim)
+fig_sim.update_yaxes(autorange="reversed")
 
 profile = dots["PE_m·PE_n [1]"]
 offsets = dots["offset m - n [tokens]"]

@@ -120,7 +120,7 @@ def row_vector(values) -> str:
 
 
 s = shared.settings()
-st.title("🧮 Step by step")
+st.title("Step by step")
 st.markdown(
     "Type a short vector q and a position m, and follow RoPE by hand: compute the "
     "frequencies, turn each pair of coordinates, then check that the dense matrix, the "
@@ -154,13 +154,12 @@ st.markdown(f"The {s.layout} layout pairs coordinates as ${pair_text}$. Each pai
 st.dataframe(pairs, hide_index=True, width="stretch")
 
 st.subheader("2. Turn each pair by its 2×2 rotation")
-blocks = st.columns(2)
 for n, p in pairs.iterrows():
     i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
     c, sn = p["cos [1]"], p["sin [1]"]
     qa, qb = table["q_j [1]"].iloc[a], table["q_j [1]"].iloc[b]
     out_a, out_b = table["dense R_m q [1]"].iloc[a], table["dense R_m q [1]"].iloc[b]
-    with blocks[n % 2]:
+    with st.container():
         st.markdown(f"**Pair {i}**: coordinates ({a}, {b}), angle m·θ{sub(i)} = "
                     f"{m}·{p['theta_i [rad/token]']:.6g} = {p['angle m*theta_i [rad]']:.6g} rad")
         st.latex(rf"\begin{{bmatrix}} q'_{{{a}}} \\ q'_{{{b}}} \end{{bmatrix}} = "
@@ -181,7 +180,8 @@ fig = go.Figure(go.Heatmap(z=z.tolist(), x=list(range(size)), y=list(range(size)
 shared.style(fig, title=f"Dense R_m for m = {m} (d = {d}, base {shared.fmt_base(s.base)}, "
                         f"{s.layout}): blank cells are 0",
              x="column [coordinate]", y="row [coordinate]", height=380 + 20 * d)
-fig.update_yaxes(autorange="reversed", scaleanchor="x", dtick=1)
+shared.square(fig, dtick=1)
+fig.update_yaxes(autorange="reversed")
 fig.update_xaxes(dtick=1)
 shared.show(fig, key="step_matrix_plot")
 shared.explain(
