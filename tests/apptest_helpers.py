@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import base64
 import pathlib
 
+import numpy as np
 import pandas as pd
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.pages_manager import PagesManager
@@ -99,3 +101,14 @@ def figure(at: AppTest, index: int = 0) -> dict:
     import json
 
     return json.loads(at.get("plotly_chart")[index].proto.spec)
+
+
+def array(values) -> np.ndarray:
+    """A figure's data array as numpy: plotly sends numpy arrays as base64 typed
+    arrays ({"dtype", "bdata", "shape"}), plain lists as JSON lists (None = gap)."""
+    if isinstance(values, dict):
+        flat = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        if "shape" in values:
+            return flat.reshape(tuple(int(v) for v in str(values["shape"]).split(",")))
+        return flat
+    return np.array(values, dtype=float)

@@ -7,7 +7,6 @@ math.exp, and the structural facts (causal cells -inf / weight 0, rows summing
 to 1, flat logits without RoPE and Toeplitz logits with RoPE for a shared q, k).
 """
 
-import base64
 import math
 
 import numpy as np
@@ -16,7 +15,7 @@ import pytest
 import torch
 
 import rope_core as rc
-from tests.apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+from apptest_helpers import array, csv_frame, figure, no_exceptions, run_page, shown_table
 
 PAGE = "attention"
 M, N = "m [query position]", "n [key position]"
@@ -27,15 +26,6 @@ L1, W1 = "logit with RoPE [1]", "weight with RoPE [1]"
 def matrix(df: pd.DataFrame, column: str) -> np.ndarray:
     seq = int(df[M].max()) + 1
     return df.pivot(index=M, columns=N, values=column).to_numpy().reshape(seq, seq)
-
-
-def z_values(trace: dict) -> np.ndarray:
-    """A heatmap's z as floats (null / NaN for blank cells)."""
-    z = trace["z"]
-    if isinstance(z, dict):  # numpy arrays travel as base64 typed arrays
-        shape = tuple(int(v) for v in str(z["shape"]).split(","))
-        return np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).reshape(shape)
-    return np.array([[np.nan if v is None else v for v in row] for row in z], dtype=float)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +66,7 @@ def test_causal_mask_is_minus_inf_and_weights_exactly_zero(default, default_csv)
     mask = np.triu(np.ones((16, 16), dtype=bool), 1)
     for index in (0, 1):
         for trace in figure(default, index)["data"]:
-            z = z_values(trace)
+            z = array(trace["z"])
             assert np.isnan(z[mask]).all() and np.isfinite(z[~mask]).all()
 
 

@@ -10,7 +10,7 @@ import math
 import pandas as pd
 import pytest
 
-from tests.apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
 
 PAGE = "rotation"
 DOT = "dot product [1]"

@@ -5,14 +5,13 @@ PE[p, j] = sin(p / base^(2*(j//2)/d)) for even j and cos(...) for odd j, and
 PE_m . PE_n = sum_i cos((m - n) / base^(2i/d)), which is d/2 at m = n.
 """
 
-import base64
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tests.apptest_helpers import csv_frame, downloads, figure, no_exceptions, run_page
+from apptest_helpers import array, csv_frame, downloads, figure, no_exceptions, run_page
 
 PAGE = "sinusoidal"
 TABLES = ("sinusoidal_pe_", "sinusoidal_similarity_", "sinusoidal_dot_", "frequency_forms_")
@@ -25,13 +24,6 @@ def by_name(at) -> dict:
         prefix = next(p for p in TABLES if d["file_name"].startswith(p))
         out[prefix] = csv_frame(at, i)
     return out
-
-
-def plain(values) -> list:
-    """A figure array as a list: plotly sends numpy arrays as base64 typed arrays."""
-    if isinstance(values, dict):
-        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).tolist()
-    return list(values)
 
 
 def pe_by_hand(p: int, j: int, d: int, base: float) -> float:
@@ -138,7 +130,7 @@ def test_many_positions_are_thinned_in_the_figure_and_capped():
     assert name == "sinusoidal_pe_P1024_d512_base10000.csv"
     assert pe.shape == (1024, 513)
     heat = figure(at, 0)["data"][0]
-    assert plain(heat["y"]) == list(range(0, 1024, 2))  # 1024 positions, at most 512 rows drawn
+    assert array(heat["y"]).tolist() == list(range(0, 1024, 2))  # 1024 positions, at most 512 rows drawn
     assert any("one position in 2" in c.value for c in at.caption)
 
 
