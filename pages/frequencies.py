@@ -71,13 +71,20 @@ fig_theta.update_yaxes(type="log", exponentformat="power")
 shared.style(fig_wave, title="Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)",
              x="pair index i", y="wavelength λᵢ [tokens]", height=420)
 fig_wave.update_yaxes(type="log", exponentformat="power")
-fig_wave.add_hline(y=context, line=dict(color="black", dash="dot"),
-                   annotation_text=f"L = {context:,} tokens", annotation_position="bottom right",
-                   annotation_font=dict(size=13))
+
+
+def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:
+    """A dotted horizontal line at ``tokens`` on the log wavelength axis, labelled.
+    (Annotations on a log axis take log10 of the value, so the label is separate.)"""
+    fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
+    fig.add_annotation(x=1, xref="paper", xanchor="right", y=math.log10(tokens),
+                       yanchor="bottom", text=f"{label} = {tokens:,} tokens", showarrow=False,
+                       font=dict(size=13, color=color))
+
+
+context_line(fig_wave, context, "L", "black")
 if method != "none":
-    fig_wave.add_hline(y=context * factor, line=dict(color="gray", dash="dot"),
-                       annotation_text=f"s·L = {context * factor:,} tokens",
-                       annotation_position="top left", annotation_font=dict(size=13))
+    context_line(fig_wave, context * factor, "s·L", "gray")
 
 left, right = st.columns(2)
 with left:
