@@ -1,0 +1,291 @@
+"""Shared pieces for the browser tests and the load check: start and stop the
+Streamlit server, launch Debian's Chromium, and the JavaScript that tells when
+a script run has finished and the Plotly charts are drawn.
+
+Used by tests/test_e2e_browser.py (sync Playwright) and
+benchmarks/load_test.py (async Playwright). Nothing here downloads anything:
+the browser is /usr/bin/chromium, never a Playwright-managed one.
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic"]
+
+# URL path of every page, keyed by a short name (also the screenshot's name).
+PAGES = {"overview": "/", "frequencies": "/frequencies", "rotation": "/rotation",
+         "sinusoidal": "/sinusoidal", "decay": "/decay", "step_by_step": "/step_by_step",
+         "attention": "/attention"}
+
+APP_RUN_DONE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
+CHART_SVG = '[data-testid="stPlotlyChart"] .main-svg'
+
+
+def chromium_missing_reason() -> str | None:
+    """Why the browser tests cannot run here, or None when they can."""
+    if not os.access(CHROMIUM, os.X_OK):
+        return f"{CHROMIUM} not found: install Debian's chromium package"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright Python package is not installed"
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class StreamlitServer:
+    """``python -m streamlit run app.py`` on a free local port, in its own
+    process group; output goes to a log file under artifacts/."""
+
+    def __init__(self, port: int | None = None, log_name: str = "e2e-server.log",
+                 extra_args: tuple[str, ...] = ()):
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        ARTIFACTS.mkdir(exist_ok=True)
+        self.log_path = ARTIFACTS / log_name
+        self.proc: subprocess.Popen | None = None
+        self.extra_args = extra_args
+
+    def start(self, timeout: float = 60.0) -> "StreamlitServer":
+        cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
+               "--server.headless", "true", "--server.port", str(self.port),
+               "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+               *self.extra_args]
+        self._log = open(self.log_path, "w")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        self.wait_healthy(timeout)
+        return self
+
+    def wait_healthy(self, timeout: float) -> None:
+        """Poll /_stcore/health until it answers "ok", as Streamlit's e2e tests do."""
+        deadline = time.monotonic() + timeout
+        last = "no answer"
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}; "
+                                   f"log:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as r:
+                    body = r.read().decode().strip()
+                    if r.status == 200 and body == "ok":
+                        return
+                    last = f"{r.status} {body!r}"
+            except (urllib.error.URLError, OSError) as err:
+                last = repr(err)
+            time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"streamlit not healthy after {timeout:.0f} s ({last}); "
+                           f"log:\n{self.log_tail()}")
+
+    def log_tail(self, chars: int = 4000) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-chars:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """SIGTERM the server's own process group, SIGKILL after 10 s."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                self.proc.wait(timeout=10)
+        self._log.close()
+        self.proc = None
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the server and all its descendants (/proc VmRSS)."""
+        if self.proc is None:
+            return 0
+        return tree_rss_bytes(self.proc.pid)
+
+    def __enter__(self) -> "StreamlitServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            try:
+                with open(f"/proc/{pid}/task/{task}/children") as f:
+                    out += [int(c) for c in f.read().split()]
+            except OSError:
+                pass
+    except OSError:
+        pass
+    return out
+
+
+def tree_rss_bytes(pid: int) -> int:
+    total, todo, seen = 0, [pid], set()
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        try:
+            with open(f"/proc/{p}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1]) * 1024
+                        break
+        except OSError:
+            continue
+        todo += _children(p)
+    return total
+
+
+# ------------------------------------------------------------ JavaScript ----
+# Installed in every page before Streamlit's own scripts. It counts script runs
+# from the websocket itself: the server sends one ForwardMsg per binary frame,
+# and a top-level field 4 (new_session) starts a run while field 6
+# (script_finished) ends one. (stApp's data-test-script-state is not enough:
+# when a rerun is quick, React batches "running" and "notRunning" into one
+# render and the attribute never changes.) Runs that end early because a rerun
+# replaces them (script_finished = 2) are not counted as done. It also keeps
+# the time of the last DOM change, so that a wait can end once the page is
+# quiet, and the time of each event, on the page's clock (performance.now(),
+# 0 = start of the navigation).
+RUN_COUNTER_JS = """
+(() => {
+  const st = window.__stRuns = {started: 0, done: 0, startedAt: 0, doneAt: 0,
+                                lastMutationAt: 0, bytes: 0};
+  const FINISHED_EARLY_FOR_RERUN = 2;
+  const scan = (buf) => {
+    const b = new Uint8Array(buf);
+    st.bytes += b.length;
+    let i = 0;
+    const varint = () => {
+      let v = 0, mul = 1, byte;
+      do { byte = b[i++]; v += (byte & 0x7f) * mul; mul *= 128; } while (byte & 0x80 && i < b.length);
+      return v;
+    };
+    while (i < b.length) {
+      const key = varint(), field = Math.floor(key / 8), type = key & 7;
+      if (type === 0) {
+        const v = varint();
+        if (field === 6 && v !== FINISHED_EARLY_FOR_RERUN) {
+          st.done++; st.doneAt = performance.now();
+        }
+      } else if (type === 2) {
+        const len = varint();
+        if (field === 4) { st.started++; st.startedAt = performance.now(); }
+        i += len;
+      } else if (type === 1) { i += 8; }
+      else if (type === 5) { i += 4; }
+      else { return; }  // not a ForwardMsg we understand
+    }
+  };
+  const NativeWebSocket = window.WebSocket;
+  class CountingWebSocket extends NativeWebSocket {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (ev) => {
+        try {
+          if (ev.data instanceof ArrayBuffer) scan(ev.data);
+          else if (ev.data instanceof Blob) ev.data.arrayBuffer().then(scan);
+        } catch (e) { /* never break the app */ }
+      });
+    }
+  }
+  window.WebSocket = CountingWebSocket;
+  new MutationObserver(() => { st.lastMutationAt = performance.now(); })
+    .observe(document, {subtree: true, childList: true, attributes: true,
+                        characterData: true});
+})();
+"""
+
+# True once at least `minDone` script runs have finished, the app shows
+# "notRunning", every Plotly chart on the page has drawn its SVG and the DOM
+# has been quiet for `quietMs` (the last deltas and the Plotly drawing land
+# after the script_finished message). A page that shows an exception, or that
+# still has no chart `graceMs` after its run finished, counts as settled too
+# (the caller then asserts on what is there), so a broken page fails fast.
+SETTLED_JS = """
+([minDone, graceMs, quietMs]) => {
+  const st = window.__stRuns;
+  if (!st || st.done < minDone) return false;
+  if (!document.querySelector('[data-testid="stApp"][data-test-script-state="notRunning"]'))
+    return false;
+  const now = performance.now();
+  if (now - st.lastMutationAt < (quietMs === undefined ? 150 : quietMs)) return false;
+  const charts = document.querySelectorAll('[data-testid="stPlotlyChart"]');
+  for (const c of charts) if (!c.querySelector('.js-plotly-plot .main-svg')) return false;
+  if (charts.length > 0) return true;
+  if (document.querySelector('[data-testid="stException"]')) return true;
+  return now - st.doneAt > graceMs;
+}
+"""
+
+# Where the time of a step went, in seconds, from `t0` (performance.now() at
+# the action; 0 for a navigation): until the run started (new_session
+# arrived), the run (until script_finished arrived), and the rendering after
+# it (until the last DOM change: last deltas, Plotly drawing).
+PHASES_JS = """
+(t0) => { const st = window.__stRuns;
+          return [(st.startedAt - t0) / 1000, (st.doneAt - st.startedAt) / 1000,
+                  (st.lastMutationAt - st.doneAt) / 1000,
+                  (st.lastMutationAt - t0) / 1000]; }
+"""
+
+RUNS_DONE_JS = "() => (window.__stRuns ? window.__stRuns.done : 0)"
+
+# A compact fingerprint of every Plotly figure on the page: per trace its
+# type, name and, for x/y/z, the count and the sum of the finite numbers
+# (Plotly's _fullData holds the decoded arrays; data may hold base64 blobs).
+FIGURES_JS = """
+() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot'))
+  .map(gd => ({
+    title: (gd._fullLayout && gd._fullLayout.title && gd._fullLayout.title.text) || '',
+    annotations: ((gd._fullLayout && gd._fullLayout.annotations) || []).map(a => a.text),
+    traces: (gd._fullData || []).map(t => {
+      const stats = a => {
+        if (a === undefined || a === null) return null;
+        let n = 0, sum = 0;
+        const walk = v => {
+          if (typeof v === 'number') { if (isFinite(v)) { n++; sum += v; } }
+          else if (v && typeof v === 'object' && typeof v.length === 'number') {
+            for (let i = 0; i < v.length; i++) walk(v[i]);
+          }
+        };
+        walk(a);
+        return {len: a.length, n: n, sum: sum};
+      };
+      return {type: t.type, name: t.name || '', x: stats(t.x), y: stats(t.y), z: stats(t.z)};
+    }),
+  }))
+"""

@@ -1,0 +1,330 @@
+"""End-to-end tests in a real browser: the app served by `streamlit run`,
+driven by Playwright through Debian's Chromium (/usr/bin/chromium).
+
+What AppTest cannot see is checked here: that every page draws its Plotly
+charts in the browser, that the sidebar controls rewrite the URL and the
+charts, that the Play button of an animation runs it, that a CSV download
+arrives as a file, and that deep links work on a freshly started server.
+
+Full-page screenshots land in artifacts/screenshots/<page>.png, downloads in
+artifacts/downloads/, the server logs in artifacts/e2e-*.log (artifacts/ is
+git-ignored). The module is skipped when Chromium or Playwright is missing, unless
+ROPE_REQUIRE_BROWSER is set (as .ci/run does), which turns that into an error.
+
+Run:  .venv/bin/python -m pytest tests/test_e2e_browser.py -v
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+
+import pandas as pd
+import pytest
+
+from e2e_server import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, FIGURES_JS, PAGES, RUN_COUNTER_JS,
+                        RUNS_DONE_JS, SETTLED_JS, StreamlitServer, chromium_missing_reason)
+
+_MISSING = chromium_missing_reason()
+if _MISSING:
+    if os.environ.get("ROPE_REQUIRE_BROWSER"):  # set by .ci/run: CI must not skip these
+        raise RuntimeError(f"ROPE_REQUIRE_BROWSER is set but {_MISSING}")
+    pytest.skip(f"browser tests skipped: {_MISSING}", allow_module_level=True)
+
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+SHOTS = ARTIFACTS / "screenshots"
+DOWNLOADS = ARTIFACTS / "downloads"
+VIEWPORT = {"width": 1400, "height": 900}
+
+FIRST_LOAD_MS = 120_000  # a cold server imports torch and fills its caches
+LOAD_MS = 60_000         # any later page open or rerun
+NO_CHART_GRACE_MS = 5_000
+
+SIDEBAR = '[data-testid="stSidebar"]'
+DIM_THUMB = f'{SIDEBAR} input[aria-label="Head dim d"]'
+BASE_THUMB = f'{SIDEBAR} input[aria-label="RoPE base"]'
+
+
+# ------------------------------------------------------------- fixtures ----
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _new_page(browser) -> Page:
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    context.add_init_script(RUN_COUNTER_JS)
+    context.set_default_timeout(LOAD_MS)
+    return context.new_page()
+
+
+@pytest.fixture(scope="module")
+def server(browser):
+    """One server for the module, warmed up by a first visit to "/"."""
+    srv = StreamlitServer(log_name="e2e-server.log").start(timeout=60)
+    try:
+        page = _new_page(browser)
+        try:
+            open_path(page, srv, "/", timeout=FIRST_LOAD_MS)
+        finally:
+            page.context.close()
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def fresh_server():
+    """A server no browser has visited yet."""
+    srv = StreamlitServer(log_name="e2e-fresh-server.log").start(timeout=60)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def page(browser):
+    p = _new_page(browser)
+    yield p
+    p.context.close()
+
+
+# -------------------------------------------------------------- helpers ----
+def runs_done(page: Page) -> int:
+    return page.evaluate(RUNS_DONE_JS)
+
+
+def wait_settled(page: Page, min_done: int, timeout: float = LOAD_MS) -> None:
+    """Script run number `min_done` finished, every chart drew its SVG and the
+    page has been quiet for 150 ms (see SETTLED_JS)."""
+    page.wait_for_function(SETTLED_JS, arg=[min_done, NO_CHART_GRACE_MS, 150],
+                           timeout=timeout, polling=100)
+
+
+def open_path(page: Page, server: StreamlitServer, path: str,
+              timeout: float = LOAD_MS) -> None:
+    page.goto(server.url + path, timeout=timeout)
+    wait_settled(page, 1, timeout)
+
+
+def rerun_after(page: Page, action) -> None:
+    """Do `action` (a click, a key press) and wait for the rerun it causes."""
+    before = runs_done(page)
+    action()
+    wait_settled(page, before + 1)
+
+
+def figures(page: Page) -> list[dict]:
+    return page.evaluate(FIGURES_JS)
+
+
+def wait_figures_change(page: Page, before: list[dict], timeout: float = 15_000) -> list[dict]:
+    page.wait_for_function(f"(before) => JSON.stringify(({FIGURES_JS})()) !== before",
+                           arg=json.dumps(before), timeout=timeout, polling=100)
+    return figures(page)
+
+
+def wait_url_param(page: Page, key: str, value: str, timeout: float = 15_000) -> None:
+    page.wait_for_function(
+        "([k, v]) => new URLSearchParams(location.search).getAll(k).includes(v)",
+        arg=[key, value], timeout=timeout, polling=100)
+
+
+def texts(page: Page, testid: str) -> list[str]:
+    return page.locator(f'[data-testid="{testid}"]').all_inner_texts()
+
+
+def assert_no_errors(page: Page, server: StreamlitServer) -> None:
+    exceptions = texts(page, "stException")
+    errors = texts(page, "stAlertContentError")
+    assert not exceptions and not errors, (
+        f"{page.url} shows exceptions {exceptions} / st.error {errors}; "
+        f"server log tail:\n{server.log_tail(3000)}")
+
+
+def chart_count(page: Page) -> int:
+    return page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot .main-svg').count()
+
+
+def thumb_value(page: Page, selector: str) -> str | None:
+    return page.locator(selector).first.get_attribute("aria-valuetext")
+
+
+def full_screenshot(page: Page, name: str) -> None:
+    """The whole page, also when Streamlit scrolls inside its own container."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        "() => Math.max(document.documentElement.scrollHeight, ...Array.from("
+        "document.querySelectorAll('[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"],"
+        " [data-testid=\"stSidebarContent\"]')).map(e => e.scrollHeight))")
+    if height > VIEWPORT["height"]:
+        page.set_viewport_size({"width": VIEWPORT["width"], "height": min(int(height), 12_000)})
+        page.wait_for_timeout(300)  # let Plotly re-layout to the new size
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.set_viewport_size(VIEWPORT)
+
+
+def quick_pick(page: Page, value: int):
+    return page.locator(f"{SIDEBAR} .st-key-pick_{value} button").filter(visible=True)
+
+
+# ---------------------------------------------------------------- tests ----
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_draws_charts_without_errors(page, server, name):
+    open_path(page, server, PAGES[name])
+    full_screenshot(page, name)
+    assert_no_errors(page, server)
+    assert chart_count(page) >= 1, f"{PAGES[name]} drew no Plotly chart"
+    assert not page.locator('[data-testid="stAlertContentWarning"]').count(), \
+        texts(page, "stAlertContentWarning")
+
+
+@pytest.mark.parametrize("name", ["overview", "frequencies"])
+def test_base_quick_pick_and_dim_keys_redraw_chart_and_rewrite_url(page, server, name):
+    open_path(page, server, PAGES[name])
+    start = figures(page)
+    assert thumb_value(page, BASE_THUMB) == "10000"
+
+    rerun_after(page, lambda: quick_pick(page, 500_000).click())
+    wait_url_param(page, "base", "500000")
+    assert "base=500000" in page.url
+    after_base = wait_figures_change(page, start)
+    assert thumb_value(page, BASE_THUMB) == "500000"
+    assert any("base = 500,000" in t for t in texts(page, "stCaptionContainer"))
+
+    def dim_down():
+        page.locator(DIM_THUMB).focus()
+        page.keyboard.press("ArrowLeft")
+
+    rerun_after(page, dim_down)
+    wait_url_param(page, "dim", "126")
+    after_dim = wait_figures_change(page, after_base)
+    assert thumb_value(page, DIM_THUMB) == "126"
+    assert "base=500000" in page.url  # the base stays in the link
+    if name == "frequencies":  # d/2 = 63 pairs in both charts
+        assert [t["y"]["len"] for f in after_dim for t in f["traces"]] == [63, 63]
+    assert_no_errors(page, server)
+
+
+ANIMATION_JS = """
+() => {
+  const gd = Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot'))
+    .find(g => g._fullLayout && (g._fullLayout.sliders || []).length > 0);
+  if (!gd) return null;
+  const s = gd._fullLayout.sliders[0];
+  const frames = (gd._transitionData && gd._transitionData._frames) || [];
+  return {active: s.active, steps: s.steps.length, frames: frames.length,
+          buttons: (gd._fullLayout.updatemenus || [])
+                     .flatMap(m => (m.buttons || []).map(b => b.label))};
+}
+"""
+
+
+def test_rotation_play_button_advances_the_animation(page, server):
+    open_path(page, server, PAGES["rotation"])
+    assert_no_errors(page, server)
+    state = page.evaluate(ANIMATION_JS)
+    assert state is not None, "no Plotly chart with an animation slider on /rotation"
+    assert state["frames"] >= 2 and state["steps"] == state["frames"], state
+    play = page.locator('[data-testid="stPlotlyChart"] .updatemenu-button').filter(
+        has_text=re.compile("Play|▶"))
+    assert play.count() >= 1, f"no Play button among {state['buttons']}"
+    before = state["active"]
+    runs = runs_done(page)
+    play.first.click()
+    page.wait_for_timeout(1_000)
+    page.wait_for_function(f"(b) => ({ANIMATION_JS})().active > b", arg=before,
+                           timeout=5_000, polling=100)
+    assert page.evaluate(ANIMATION_JS)["active"] > before
+    assert runs_done(page) == runs, "Play must animate in the browser, not rerun the script"
+    assert_no_errors(page, server)
+
+
+def test_frequencies_csv_download(page, server):
+    open_path(page, server, PAGES["frequencies"])
+    button = page.locator('[data-testid="stDownloadButton"] button').filter(visible=True).first
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    download = info.value
+    assert download.failure() is None
+    assert download.suggested_filename == "theta_dim128_base10000_L4096.csv"
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    path = DOWNLOADS / download.suggested_filename
+    download.save_as(path)
+    df = pd.read_csv(path)
+    assert len(df) == 64  # d/2 pairs, one base, no scaling
+    assert {"i [pair]", "theta_i [rad/token]", "wavelength [tokens]", "turns within L [turns]",
+            "full turn within L", "base", "scaling"} <= set(df.columns), list(df.columns)
+    assert df["i [pair]"].tolist() == list(range(64))
+    assert set(df["base"]) == {10_000}
+    assert df["theta_i [rad/token]"].iloc[0] == pytest.approx(1.0)
+    assert df["theta_i [rad/token]"].is_monotonic_decreasing
+    assert_no_errors(page, server)
+
+
+def test_frequencies_context_line_label_is_drawn(page, server):
+    """The dotted line at L on the (log-scale) wavelength chart carries a
+    visible label "L = 4,096 tokens". (Plotly places annotations on a log axis
+    at 10**y, so a label given y=L in data units lands far off the chart and
+    is drawn empty: check what the browser drew, not the figure spec.)"""
+    open_path(page, server, PAGES["frequencies"])
+    drawn = page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-testid=\"stPlotlyChart\"] "
+        ".annotation')).map(a => { const r = a.getBoundingClientRect(); "
+        "return {text: a.textContent, w: r.width, h: r.height}; })")
+    labels = [a for a in drawn if "4,096" in a["text"] and a["w"] > 0 and a["h"] > 0]
+    assert labels, f"no visible 'L = 4,096 tokens' label; annotations drawn: {drawn}"
+
+
+DEEP_LINK = "/frequencies?base=500000&dim=64&L=8192"
+
+
+def _check_deep_link(page: Page, srv: StreamlitServer, timeout: float) -> None:
+    open_path(page, srv, DEEP_LINK, timeout=timeout)
+    assert_no_errors(page, srv)
+    assert any("base = 500,000" in t for t in texts(page, "stCaptionContainer"))
+    assert thumb_value(page, BASE_THUMB) == "500000"
+    assert thumb_value(page, DIM_THUMB) == "64"
+    assert thumb_value(page, 'input[aria-label="Context length L [tokens]"]') == "8192"
+    figs = figures(page)
+    assert [t["y"]["len"] for f in figs for t in f["traces"]] == [32, 32]
+    assert any("8,192" in a for f in figs for a in f["annotations"]), figs
+    for key, value in {"base": "500000", "dim": "64", "L": "8192"}.items():
+        assert f"{key}={value}" in page.url
+
+
+def test_deep_link_applies_settings(page, server):
+    _check_deep_link(page, server, LOAD_MS)
+
+
+def test_deep_link_on_a_freshly_started_server(page, fresh_server):
+    """The first visitor after a restart opens a shared link to a page."""
+    _check_deep_link(page, fresh_server, FIRST_LOAD_MS)
+
+
+def test_malformed_deep_link_warns_and_falls_back(page, server):
+    open_path(page, server, "/?base=abc&dim=-3")
+    assert_no_errors(page, server)
+    warnings = texts(page, "stAlertContentWarning")
+    assert len(warnings) >= 2, warnings
+    assert any("base='abc'" in w and "10000" in w for w in warnings), warnings
+    assert any("dim='-3'" in w and "128" in w for w in warnings), warnings
+    assert thumb_value(page, BASE_THUMB) == "10000"
+    assert thumb_value(page, DIM_THUMB) == "128"
+    assert chart_count(page) >= 1
+
+
+def test_visitors_get_the_viewer_menu_only(page, server):
+    """.streamlit/config.toml: toolbarMode = "viewer" hides rerun/clear cache/deploy."""
+    open_path(page, server, "/")
+    page.locator('[data-testid="stMainMenuButton"]').click()
+    page.locator('[data-testid="stMainMenuItemLabel"]').first.wait_for(timeout=10_000)
+    items = texts(page, "stMainMenuItemLabel")
+    assert items, "the main menu opened empty"
+    for developer_item in ("Rerun", "Clear cache", "Deploy"):
+        assert not any(developer_item in item for item in items), items
+    assert not page.locator('[data-testid="stAppDeployButton"]').count()
