@@ -26,8 +26,7 @@ def weight_col(variant: str) -> str:
 def attention_table(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
                     layout: str, device: str) -> pd.DataFrame:
     """One row per (query m, key n): logits and weights without and with RoPE."""
-    q, k = rc.toy_qk(seq, dim, seed, shared=same)  # (seq, dim) each, float64
-    q, k = q.to(device), k.to(device)
+    q, k = rc.toy_qk(seq, dim, seed, shared=same, device=device)  # (seq, dim) each, float64
     plain = rc.attention(q, k, None, causal=causal, layout=layout)  # (seq, seq) twice
     rotated = rc.attention(q, k, rc.theta(dim, base, device=device), causal=causal,
                            layout=layout)

@@ -15,8 +15,7 @@ SEED = 7
 def identity_table(dim: int, base: float, layout: str, device: str):
     """<R_m q, R_n k> for every (m, n), next to q^T R_(n-m) k."""
     theta = rc.theta(dim, base, device=device)
-    q, k = rc.toy_qk(SIZE, dim, SEED, shared=True)  # (SIZE, dim): one q, one k at every position
-    q, k = q.to(device), k.to(device)
+    q, k = rc.toy_qk(SIZE, dim, SEED, shared=True, device=device)  # (SIZE, dim): one q, one k
     positions = range(SIZE)
     rotated = rc.apply_rope(q, positions, theta, layout=layout) @ \
         rc.apply_rope(k, positions, theta, layout=layout).T  # (SIZE, SIZE)

@@ -6,28 +6,31 @@ import math
 
 import torch
 
-from ._checks import check_dim, check_int, check_layout, check_theta, fail
+from ._checks import check_dim, check_float_dtype, check_int, check_layout, check_theta, fail
 from .rotation import apply_rope
 
 MAX_SEQ = 1024
 
 
-def toy_qk(seq: int, dim: int, seed: int, *, shared: bool = False,
+def toy_qk(seq: int, dim: int, seed: int, *, shared: bool = False, device=None,
            dtype: torch.dtype = torch.float64) -> tuple[torch.Tensor, torch.Tensor]:
     """Random q, k of shape ``(seq, dim)`` with entries ~ N(0, 1).
 
     With ``shared=True`` every token gets the same q and the same k (one draw
     repeated), so without RoPE every logit is equal and with RoPE the logits
-    depend only on n - m: a Toeplitz matrix.
+    depend only on n - m: a Toeplitz matrix. The draw uses a CPU generator
+    seeded by ``seed`` (the same numbers on every device), then moves to ``device``.
     """
     seq = check_int(seq, "seq", 1, MAX_SEQ)
     dim = check_dim(dim)
     seed = check_int(seed, "seed", 0, 2**31 - 1)
+    dtype = check_float_dtype(dtype)
     g = torch.Generator().manual_seed(seed)
     rows = 1 if shared else seq
     q = torch.randn(rows, dim, generator=g, dtype=torch.float64)  # (rows, dim)
     k = torch.randn(rows, dim, generator=g, dtype=torch.float64)
-    return q.expand(seq, dim).to(dtype), k.expand(seq, dim).to(dtype)  # (seq, dim) each
+    return (q.expand(seq, dim).to(device=device, dtype=dtype),
+            k.expand(seq, dim).to(device=device, dtype=dtype))  # (seq, dim) each
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, theta: torch.Tensor | None, *,

@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from ._checks import check_choice, check_int, check_positive_float, fail
+from ._checks import check_choice, check_float_dtype, check_int, check_positive_float, fail
 from .frequencies import theta as default_theta
 
 MAX_FACTOR = 1000.0
@@ -82,7 +82,8 @@ SCALING_LABELS = {
 
 
 def scaled_theta(dim: int, base: float, method: str = "none", factor: float = 1.0,
-                 original_context: int = 4096) -> torch.Tensor:
+                 original_context: int = 4096, *, device=None,
+                 dtype: torch.dtype = torch.float64) -> torch.Tensor:
     """Frequencies after a context-extension scaling.
 
     Args:
@@ -90,12 +91,13 @@ def scaled_theta(dim: int, base: float, method: str = "none", factor: float = 1.
         factor: s >= 1, new context / original context.
         original_context: L, the training context length in tokens.
     Returns:
-        ``(dim/2,)`` float64 tensor.
+        ``(dim/2,)`` tensor (computed in float64, then cast to ``dtype``).
     """
     method = check_choice(method, "method", tuple(SCALINGS))
     factor = check_positive_float(factor, "factor", upper=MAX_FACTOR)
     if factor < 1:
         fail("factor", factor, f"a number from 1 to {MAX_FACTOR:g}")
     original_context = check_int(original_context, "original_context", 1, 10_000_000)
+    dtype = check_float_dtype(dtype)
     default_theta(dim, base)  # validates dim and base with their own messages
-    return SCALINGS[method](dim, base, factor, original_context)
+    return SCALINGS[method](dim, base, factor, original_context).to(device=device, dtype=dtype)

@@ -127,3 +127,11 @@ def test_attention_float32():
     logits64, _ = rc.attention(q.double(), k.double(), rc.theta(8))
     lower = torch.ones(5, 5, dtype=torch.bool).tril()
     torch.testing.assert_close(logits[lower].double(), logits64[lower], rtol=1e-5, atol=1e-5)
+
+
+def test_toy_qk_dtype_and_device_arguments():
+    q64, k64 = rc.toy_qk(3, 4, 5)
+    q32, k32 = rc.toy_qk(3, 4, 5, dtype=torch.float32, device="cpu")
+    assert q32.dtype == torch.float32 and k32.device.type == "cpu"
+    # same draw, rounded once to float32
+    assert torch.equal(q32, q64.to(torch.float32)) and torch.equal(k32, k64.to(torch.float32))

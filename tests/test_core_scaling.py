@@ -179,3 +179,11 @@ def test_scaled_never_faster_never_slower_than_s(method):
     got = rc.scaled_theta(128, 10000.0, method, s, 4096).tolist()
     for g, t in zip(got, py_theta(128, 10000.0)):
         assert t / s * (1 - 1e-12) <= g <= t * (1 + 1e-12)
+
+
+def test_scaled_theta_follows_dtype_and_device_arguments():
+    # the float32 result is the float64 one rounded once (linear: theta_i / 2 by hand)
+    got = rc.scaled_theta(8, 10000.0, "linear", 2.0, dtype=torch.float32, device="cpu")
+    assert got.dtype == torch.float32 and got.device.type == "cpu"
+    expected = torch.tensor([10000.0 ** (-2 * i / 8) / 2 for i in range(4)], dtype=torch.float32)
+    assert torch.equal(got, expected)
