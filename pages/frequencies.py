@@ -77,7 +77,7 @@ def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:
     """A dotted horizontal line at ``tokens`` on the log wavelength axis, labelled.
     (Annotations on a log axis take log10 of the value, so the label is separate.)"""
     fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
-    fig.add_annotation(x=1, xref="paper", xanchor="right", y=math.log10(tokens),
+    fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
                        yanchor="bottom", text=f"{label} = {tokens:,} tokens", showarrow=False,
                        font=dict(size=13, color=color))
 
