@@ -54,16 +54,19 @@ def run_page(page: str | None = None, query: dict | None = None) -> AppTest:
 
     AppTest can only switch pages after a first run through app.py, so the
     shared settings read the URL on that first run: their warnings are kept in
-    ``at.first_warnings``. Returns the finished AppTest.
+    ``at.first_warnings``. No run may end in an uncaught exception. Returns
+    the finished AppTest.
     """
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     for key, value in (query or {}).items():
         at.query_params[key] = value
     at.run()
+    no_exceptions(at)
     at.first_warnings = [w.value for w in at.warning]
     if page is not None and page != "overview":
         at.switch_page(f"pages/{page}.py")
         at.run()
+        no_exceptions(at)
     return at
 
 

