@@ -11,7 +11,8 @@ import math
 
 import torch
 
-from ._checks import as_integer_positions, check_base, check_dim, check_float_dtype, check_int
+from ._checks import (as_integer_positions, check_base, check_dim, check_float_dtype, check_int,
+                      fail)
 from .frequencies import DEFAULT_BASE, theta
 
 MAX_POSITIONS = 1_000_000
@@ -69,6 +70,9 @@ def frequency_forms(dim: int, base: float = DEFAULT_BASE, *,
     dim = check_dim(dim)
     base = check_base(base)
     dtype = check_float_dtype(dtype)
+    if base > torch.finfo(dtype).max:
+        fail("base", base, f"at most {torch.finfo(dtype).max:g}, the largest {dtype} number, "
+                           "to be written in that dtype")
     two_i = torch.arange(0, dim, 2, dtype=dtype)  # (dim/2,)
     pow_form = torch.pow(torch.tensor(base, dtype=dtype), -two_i / dim)
     exp_form = torch.exp(two_i * torch.tensor(-math.log(base) / dim, dtype=dtype))

@@ -170,3 +170,10 @@ def test_messages_say_what_is_allowed():
     with pytest.raises(ValueError) as info:
         rc.theta(3)
     assert str(info.value).startswith("dim=3 is not allowed: dim must be ")
+
+
+def test_frequency_forms_refuses_a_base_its_dtype_cannot_hold():
+    # float16's largest number is 65504 = (2 - 2^-10) * 2^15, so 500000 would become inf
+    with pytest.raises(ValueError, match=r"base=500000.0.*65504"):
+        rc.frequency_forms(8, 500000.0, dtype=torch.float16)
+    assert torch.isfinite(rc.frequency_forms(8, 60000.0, dtype=torch.float16)["pow"]).all()
