@@ -197,7 +197,7 @@ COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
 def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> go.Figure:
     """Common look: titled axes with units, readable fonts, legend on top."""
     fig.update_layout(title=dict(text=title, x=0, xanchor="left"), font=FONT, height=height,
-                      template="plotly_white", margin=dict(l=70, r=20, t=60, b=60),
+                      margin=dict(l=70, r=20, t=60, b=60),
                       legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
                       hoverlabel=dict(font_size=13))
     fig.update_xaxes(title_text=x, showline=True, linecolor="#888", mirror=False)
