@@ -54,10 +54,12 @@ def free_port() -> int:
 
 class StreamlitServer:
     """``python -m streamlit run app.py`` on a free local port, in its own
-    process group; output goes to a log file under artifacts/."""
+    process group; output goes to a log file under artifacts/. ``app_dir`` is
+    the folder holding app.py (and .streamlit/): this repository by default."""
 
     def __init__(self, port: int | None = None, log_name: str = "e2e-server.log",
-                 extra_args: tuple[str, ...] = ()):
+                 extra_args: tuple[str, ...] = (), app_dir: pathlib.Path = ROOT):
+        self.app_dir = app_dir
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         ARTIFACTS.mkdir(exist_ok=True)
@@ -71,7 +73,7 @@ class StreamlitServer:
                "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
                *self.extra_args]
         self._log = open(self.log_path, "w")
-        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+        self.proc = subprocess.Popen(cmd, cwd=self.app_dir, stdout=self._log, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True)
         self.wait_healthy(timeout)
         return self
