@@ -38,10 +38,17 @@ import sys
 import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from e2e_server import (CHROMIUM, CHROMIUM_ARGS, PHASES_JS, RUN_COUNTER_JS,  # noqa: E402
-                        SETTLED_JS, StreamlitServer, chromium_missing_reason)
+from e2e_server import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PHASES_JS,
+    RUN_COUNTER_JS,
+    SETTLED_JS,
+    StreamlitServer,
+    chromium_missing_reason,
+)
 from load_test import QUIET_MS, _cpu_seconds, _descendants  # noqa: E402
 
 BARE_TEXT = 'import streamlit as st\nst.title("Bare")\nst.write("hello")\n'

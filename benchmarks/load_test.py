@@ -46,21 +46,30 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import json
 import os
 import pathlib
+import random
 import statistics
 import sys
 import time
 from dataclasses import dataclass, field
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from e2e_server import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, PAGES, PHASES_JS,  # noqa: E402
-                        RUN_COUNTER_JS, RUNS_DONE_JS, SETTLED_JS, StreamlitServer,
-                        chromium_missing_reason)
+from e2e_server import (  # noqa: E402
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PAGES,
+    PHASES_JS,
+    RUN_COUNTER_JS,
+    RUNS_DONE_JS,
+    SETTLED_JS,
+    StreamlitServer,
+    chromium_missing_reason,
+)
 
 QUIET_MS = 150  # the DOM must not change for this long before a step counts as done
 DIM_THUMB = '[data-testid="stSidebar"] input[aria-label="Head dim d"]'
@@ -246,7 +255,7 @@ async def poll_rss(server: StreamlitServer, run: Run, stop: asyncio.Event) -> No
         ticks += 1
         try:
             await asyncio.wait_for(stop.wait(), 0.1)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 
@@ -389,7 +398,7 @@ async def main_async(args) -> int:
             try:
                 await asyncio.wait_for(asyncio.gather(*sessions),
                                        args.max_seconds + args.timeout + 30)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 print("the load phase hit its hard time limit")
             wall = time.perf_counter() - t0
             cpu = _cpu_seconds(server.proc.pid) - cpu0

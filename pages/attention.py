@@ -7,7 +7,7 @@ import torch
 from plotly.subplots import make_subplots
 
 import rope_core as rc
-from pages import shared
+import ui
 
 M_COL, N_COL = "m [query position]", "n [key position]"
 VARIANTS = ("without RoPE", "with RoPE")
@@ -22,7 +22,7 @@ def weight_col(variant: str) -> str:
     return f"weight {variant} [1]"
 
 
-@shared.cache
+@ui.table
 def attention_table(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
                     layout: str, device: str) -> pd.DataFrame:
     """One row per (query m, key n): logits and weights without and with RoPE."""
@@ -56,7 +56,7 @@ def pair_figure(df: pd.DataFrame, kind: str, seq: int, masked: np.ndarray, title
                         name=variant, xgap=1 if seq <= 32 else 0, ygap=1 if seq <= 32 else 0,
                         hovertemplate="m=%{y}, n=%{x}<br>" + kind + "=%{z:.4f}<extra>" +
                                       variant + "</extra>")
-    shared.style(fig, title=title, x="key position n [tokens]", y="query position m [tokens]",
+    ui.style(fig, title=title, x="key position n [tokens]", y="query position m [tokens]",
                  height=480)
     fig.update_layout(coloraxis=coloraxis, plot_bgcolor="#c8c8c8")
     fig.update_annotations(yshift=10)  # subplot titles clear of the top row
@@ -67,7 +67,7 @@ def pair_figure(df: pd.DataFrame, kind: str, seq: int, masked: np.ndarray, title
     return fig
 
 
-s = shared.settings()
+s = ui.settings()
 st.title("Attention with and without RoPE")
 st.markdown(
     "One attention head on a toy sequence: every token has a random query qₘ and key kₙ "
@@ -82,14 +82,14 @@ st.latex(r"\text{causal mask: } \ell_{mn} = -\infty \ \text{ for } n > m "
          r"\ \text{ exactly}")
 
 c1, c2, c3, c4 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
-seq = shared.slider("Sequence length L [tokens]", 2, 64, 16, "att_seq", container=c1)
-seed = shared.number("Random seed", 0, 1_000_000, 0, "att_seed", container=c2)
-same = shared.toggle("every token has the same q and k", False, "att_same", container=c3,
+seq = ui.slider("Sequence length L [tokens]", 2, 64, 16, "att_seq", container=c1)
+seed = ui.number("Random seed", 0, 1_000_000, 0, "att_seed", container=c2)
+same = ui.toggle("every token has the same q and k", False, "att_same", container=c3,
                      help="One draw of q and of k repeated at every position.")
-causal = shared.toggle("causal mask", True, "att_causal", container=c4,
+causal = ui.toggle("causal mask", True, "att_causal", container=c4,
                        help="Query m may only attend to keys n ≤ m.")
 
-with shared.friendly_errors():
+with ui.friendly_errors():
     df = attention_table(seq, seed, same, causal, s.dim, s.base, s.layout, s.device)
 
 masked = np.isneginf(df[logit_col(VARIANTS[0])].to_numpy()).reshape(seq, seq)
@@ -98,15 +98,15 @@ finite_logits = finite_logits[np.isfinite(finite_logits)]
 reach = float(np.abs(finite_logits).max())
 fig_logits = pair_figure(
     df, "logit", seq, masked,
-    f"Logits ℓ = q·k/√d (L = {seq}, d = {s.dim}, base {shared.fmt_base(s.base)}, {s.layout})",
+    f"Logits ℓ = q·k/√d (L = {seq}, d = {s.dim}, base {ui.fmt_base(s.base)}, {s.layout})",
     dict(colorscale="RdBu", cmin=-reach, cmax=reach, colorbar=dict(title="logit [1]")))
 visible_weights = df[[weight_col(v) for v in VARIANTS]].to_numpy()[~masked.reshape(-1)]
 top = float(np.quantile(visible_weights, WEIGHT_QUANTILE))  # colour scale ends here
 fig_weights = pair_figure(
     df, "weight", seq, masked, "Softmax weights (each row sums to 1)",
     dict(colorscale="Viridis", cmin=0, cmax=top, colorbar=dict(title="weight [1]")))
-shared.show(fig_logits, key="att_logits")
-shared.show(fig_weights, key="att_weights")
+ui.show(fig_logits, key="att_logits")
+ui.show(fig_weights, key="att_weights")
 above = int((visible_weights > top).sum())
 if above:
     st.caption(f"The weight colour scale ends at {top:.3f} ({WEIGHT_QUANTILE:.0%} of visible "
@@ -134,7 +134,7 @@ if same:
     by_diagonal = pd.Series(logit_with[visible]).groupby(offset.to_numpy())
     toeplitz_gap = float((by_diagonal.max() - by_diagonal.min()).max())
     flat_gap = float(np.ptp(logit_without[visible]))
-    shared.explain(
+    ui.explain(
         "**Same q and k at every position.** Without RoPE the model cannot see positions at "
         f"all: every visible logit is {logit_without[visible][0]:.4f} (spread "
         f"{flat_gap:.1e}), so each query spreads its weight evenly over the keys it may see"
@@ -147,19 +147,20 @@ else:
     diagonal = np.arange(seq) * (seq + 1)  # rows with m = n
     same_diag = float(np.abs(logit_with[diagonal] - logit_without[diagonal]).max())
     changed = float(np.abs(logit_with[visible] - logit_without[visible]).max())
-    shared.explain(
+    ui.explain(
         "**Random q and k at every position.** On the main diagonal m = n both vectors are "
         f"turned by the same angle, so RoPE leaves those logits unchanged (largest difference "
         f"{same_diag:.1e}). Off the diagonal qₘ meets kₙ through the rotation Rₙ₋ₘ, which "
         f"changes the logits by up to {changed:.2f} here. Switch on *every token has the "
         "same q and k* to see the pattern RoPE imposes on its own.")
-shared.explain(
+ui.explain(
     f"Every row of weights sums to 1 (largest deviation {row_sum_gap:.1e})"
     + (f"; row 0 can only see key 0, so its weight there is "
        f"{float(df[weight_col(VARIANTS[1])].iloc[0]):g}." if causal else "."))
 
 tag = "sameqk_" if same else ""
-shared.table_section(
-    df, f"attention_seq{seq}_seed{seed}_dim{s.dim}_base{shared.slug(s.base)}_{s.layout}_"
+ui.download(
+    attention_table, seq, seed, same, causal, s.dim, s.base, s.layout, s.device,
+    filename=f"attention_seq{seq}_seed{seed}_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_"
         f"{tag}{'causal' if causal else 'full'}.csv",
     label="attention table", key="attention")

@@ -9,7 +9,7 @@ import streamlit as st
 import torch
 
 import rope_core as rc
-from pages import shared
+import ui
 
 MAX_OPTIONS = [64, 128, 256, 512, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000,
                200_000, 500_000, 1_000_000]
@@ -32,7 +32,7 @@ def distances(max_distance: int, axis: str) -> np.ndarray:
     return np.unique(np.round(grid)).astype(np.int64)
 
 
-@shared.cache
+@ui.table
 def bound_table(curves: tuple, max_distance: int, axis: str, device: str) -> pd.DataFrame:
     """Tidy table of the relative upper bound: a block of rows per (base, dim)."""
     r = torch.from_numpy(distances(max_distance, axis).astype(np.float64))  # (R,)
@@ -44,7 +44,7 @@ def bound_table(curves: tuple, max_distance: int, axis: str, device: str) -> pd.
     return pd.concat(blocks, ignore_index=True)
 
 
-@shared.cache
+@ui.table
 def score_table(dim: int, base: float, max_distance: int, axis: str, layout: str, trials: int,
                 seed: int, device: str) -> pd.DataFrame:
     """q^T R_r k for q = k = all-ones, and mean/std over random Gaussian q, k."""
@@ -69,7 +69,7 @@ def first_below_half(block: pd.DataFrame, dim: int) -> str:
     return f"between {r[k - 1]:,.0f} and {r[k]:,.0f} tokens (samples)"
 
 
-s = shared.settings()
+s = ui.settings()
 st.title("Long-term decay")
 st.markdown(
     "RoFormer argues that RoPE makes attention fade with distance. Writing the score of a "
@@ -85,33 +85,33 @@ st.caption("h_i collects the products of the i-th pair of q and k (as a complex 
            "At r = 0 every term is aligned, |S_j| = j, so bound(0) = (d/2 + 1)/2.")
 
 c1, c2, c3 = st.columns(3)
-max_distance = shared.select_slider("Largest distance r [tokens]", MAX_OPTIONS, 256,
+max_distance = ui.select_slider("Largest distance r [tokens]", MAX_OPTIONS, 256,
                                     "decay_max", container=c1, fmt=str)
-axis = shared.choice("Distance axis", AXES, "linear", "decay_axis", container=c1)
-extra_bases = shared.multiselect("Overlay other bases (up to 3)", shared.BASE_OPTIONS, [],
+axis = ui.choice("Distance axis", AXES, "linear", "decay_axis", container=c1)
+extra_bases = ui.multiselect("Overlay other bases (up to 3)", ui.BASE_OPTIONS, [],
                                  "decay_bases", max_selections=3, container=c2, fmt=str)
-extra_dims = shared.multiselect("Overlay other head dims (up to 3)", DIM_CHOICES, [],
+extra_dims = ui.multiselect("Overlay other head dims (up to 3)", DIM_CHOICES, [],
                                 "decay_dims", max_selections=3, container=c2, fmt=str)
-trials = shared.slider("Random (q, k) pairs", 1, MAX_TRIALS, 64, "decay_trials", container=c3)
-seed = shared.number("Random seed", 0, 2**31 - 1, 0, "decay_seed", container=c3)
+trials = ui.slider("Random (q, k) pairs", 1, MAX_TRIALS, 64, "decay_trials", container=c3)
+seed = ui.number("Random seed", 0, 2**31 - 1, 0, "decay_seed", container=c3)
 
 curves = [(s.base, s.dim)] + [(float(b), s.dim) for b in extra_bases] + \
          [(s.base, int(d)) for d in extra_dims]
 curves = tuple(dict.fromkeys(curves))  # keep order, drop repeats
-with shared.friendly_errors():
+with ui.friendly_errors():
     bound = bound_table(curves, max_distance, axis, s.device)
     scores = score_table(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
 
 x_title = "relative distance r [tokens]" + (" (log scale)" if axis == "log" else "")
 fig_bound = go.Figure()
 for n, ((base, dim), block) in enumerate(bound.groupby(["base", "dim"], sort=False)):
-    name = f"base {shared.fmt_base(base)}, d = {dim}"
+    name = f"base {ui.fmt_base(base)}, d = {dim}"
     fig_bound.add_scatter(x=block["distance [tokens]"], y=block["upper bound [1]"], name=name,
-                          mode="lines", line=dict(color=shared.COLORS[n % len(shared.COLORS)],
+                          mode="lines", line=dict(color=ui.COLORS[n % len(ui.COLORS)],
                                                   width=2.5 if n == 0 else 1.6),
                           hovertemplate="r=%{x:,} tokens<br>bound=%{y:.3f}<extra>" + name +
                                         "</extra>")
-shared.style(fig_bound, title="Relative upper bound (RoFormer fig. 2)", x=x_title,
+ui.style(fig_bound, title="Relative upper bound (RoFormer fig. 2)", x=x_title,
              y="relative upper bound [1]")
 
 fig_score = go.Figure()
@@ -124,12 +124,12 @@ fig_score.add_scatter(x=r, y=mean - std, mode="lines", line=dict(width=0), fill=
                       fillcolor="rgba(214, 39, 40, 0.18)", name=band, legendgroup="random",
                       hoverinfo="skip")
 fig_score.add_scatter(x=r, y=mean, mode="lines", name="random q, k: mean",
-                      line=dict(color=shared.COLORS[1], width=1.6), legendgroup="random",
+                      line=dict(color=ui.COLORS[1], width=1.6), legendgroup="random",
                       hovertemplate="r=%{x:,} tokens<br>mean=%{y:.3f}<extra></extra>")
 fig_score.add_scatter(x=r, y=scores["score q=k=1 [1]"], mode="lines", name="q = k = all ones",
-                      line=dict(color=shared.COLORS[0], width=2.5),
+                      line=dict(color=ui.COLORS[0], width=2.5),
                       hovertemplate="r=%{x:,} tokens<br>score=%{y:.3f}<extra></extra>")
-shared.style(fig_score, title=f"Actual score qᵀR_r k (base {shared.fmt_base(s.base)}, "
+ui.style(fig_score, title=f"Actual score qᵀR_r k (base {ui.fmt_base(s.base)}, "
                               f"d = {s.dim}, {s.layout})", x=x_title, y="score qᵀR_r k [1]")
 if axis == "log":
     for fig in (fig_bound, fig_score):
@@ -137,18 +137,18 @@ if axis == "log":
 
 left, right = st.columns(2)
 with left:
-    shared.show(fig_bound, key="decay_bound_plot")
+    ui.show(fig_bound, key="decay_bound_plot")
 with right:
-    shared.show(fig_score, key="decay_score_plot")
+    ui.show(fig_score, key="decay_score_plot")
 
 main = bound[(bound["base"] == s.base) & (bound["dim"] == s.dim)]
 start, end = main.iloc[0], main.iloc[-1]
 per_curve = "; ".join(
-    f"base {shared.fmt_base(b)}, d = {d}: {first_below_half(block, d)}, average "
+    f"base {ui.fmt_base(b)}, d = {d}: {first_below_half(block, d)}, average "
     f"{block['upper bound [1]'].mean():.2f}"
     for (b, d), block in bound.groupby(["base", "dim"], sort=False))
-shared.explain(
-    f"**The bound decays, with ripples.** For base {shared.fmt_base(s.base)} and d = {s.dim} "
+ui.explain(
+    f"**The bound decays, with ripples.** For base {ui.fmt_base(s.base)} and d = {s.dim} "
     f"it is {start['upper bound [1]']:.2f} at r = {start['distance [tokens]']:,.0f} "
     f"and {end['upper bound [1]']:.2f} at r = {end['distance [tokens]']:,.0f}, never below "
     f"{main['upper bound [1]'].min():.2f} in between. First distance under half of "
@@ -172,7 +172,7 @@ else:
         f"its score wanders up and down with average size {mean_abs:.2f}, on the scale of "
         f"√d = {math.sqrt(s.dim):.2f}, at near and far distances alike. Add pairs to see the "
         "band.")
-shared.explain(
+ui.explain(
     f"**Aligned vectors decay too:** q = k = all ones scores {aligned.iloc[0]:.1f} at "
     f"r = {r0:,.0f} and {aligned.iloc[-1]:.2f} at r = {r1:,.0f}. {random_text} The decay "
     "belongs to an upper bound and to vectors whose pairs point the same way; it is not a "
@@ -183,10 +183,11 @@ if axis == "linear" and max_distance >= LINEAR_POINTS:
                "pair turns once every 2π ≈ 6.3 tokens, so the ripples between samples are not "
                "drawn. Use the log axis to see short distances in detail.")
 
-extras = "".join([f"_bases{'-'.join(shared.slug(b) for b in extra_bases)}" if extra_bases else "",
+extras = "".join([f"_bases{'-'.join(ui.slug(b) for b in extra_bases)}" if extra_bases else "",
                   f"_dims{'-'.join(str(d) for d in extra_dims)}" if extra_dims else ""])
-tag = f"dim{s.dim}_base{shared.slug(s.base)}_max{max_distance}_{axis}"
-shared.table_section(bound, f"decay_bound_{tag}{extras}.csv", label="bound table",
-                     key="decay_bound")
-shared.table_section(scores, f"decay_scores_{tag}_{s.layout}_trials{trials}_seed{seed}.csv",
-                     label="score table", key="decay_scores")
+tag = f"dim{s.dim}_base{ui.slug(s.base)}_max{max_distance}_{axis}"
+ui.download(bound_table, curves, max_distance, axis, s.device,
+            filename=f"decay_bound_{tag}{extras}.csv", label="bound table", key="decay_bound")
+ui.download(score_table, s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device,
+            filename=f"decay_scores_{tag}_{s.layout}_trials{trials}_seed{seed}.csv",
+            label="score table", key="decay_scores")

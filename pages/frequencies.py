@@ -7,13 +7,13 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
-from pages import shared
+import ui
 
 CONTEXT_OPTIONS = [2**e for e in range(7, 21)]  # 128 ... 1,048,576 tokens
 FACTOR_OPTIONS = [1, 2, 4, 8, 16, 32, 64]
 
 
-@shared.cache
+@ui.table
 def theta_tables(dim: int, bases: tuple, context: int, method: str, factor: int,
                  device: str) -> pd.DataFrame:
     """One tidy table: a block of rows per base (and the scaled spectrum)."""
@@ -29,32 +29,32 @@ def theta_tables(dim: int, bases: tuple, context: int, method: str, factor: int,
     return pd.concat(blocks, ignore_index=True)
 
 
-s = shared.settings()
+s = ui.settings()
 st.title("Frequencies and wavelengths")
 st.latex(r"\theta_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\theta_i}"
          r"\ \text{tokens},\qquad \text{turns within } L = \frac{L\,\theta_i}{2\pi}")
 
 c1, c2 = st.columns(2)
-context = shared.select_slider("Context length L [tokens]", CONTEXT_OPTIONS, 4096, "L",
+context = ui.select_slider("Context length L [tokens]", CONTEXT_OPTIONS, 4096, "L",
                                container=c1, fmt=str)
-others = shared.multiselect("Compare with bases (up to 2 more)",
-                            [b for b in shared.BASE_OPTIONS], [], "compare", max_selections=2,
+others = ui.multiselect("Compare with bases (up to 2 more)",
+                            [b for b in ui.BASE_OPTIONS], [], "compare", max_selections=2,
                             container=c2, fmt=str)
 c3, c4 = st.columns(2)
-method = shared.choice("Context-extension scaling", list(rc.SCALINGS), "none", "scaling",
+method = ui.choice("Context-extension scaling", list(rc.SCALINGS), "none", "scaling",
                        container=c3,
                        help="; ".join(f"{k}: {v}" for k, v in rc.SCALING_LABELS.items()))
-factor = shared.select_slider("Scaling factor s (new context = s·L)", FACTOR_OPTIONS, 4,
+factor = ui.select_slider("Scaling factor s (new context = s·L)", FACTOR_OPTIONS, 4,
                               "factor", container=c4, fmt=str, disabled=method == "none")
 
 bases = tuple(dict.fromkeys([s.base] + [float(b) for b in others]))  # keep order, no repeats
-with shared.friendly_errors():
+with ui.friendly_errors():
     df = theta_tables(s.dim, bases, context, method, factor, s.device)
 
 fig_theta, fig_wave = go.Figure(), go.Figure()
 for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
-    color = shared.COLORS[bases.index(base) % len(shared.COLORS)]
-    name = f"base {shared.fmt_base(base)}" + ("" if scaling == "none" else f", {scaling}")
+    color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
+    name = f"base {ui.fmt_base(base)}" + ("" if scaling == "none" else f", {scaling}")
     line = dict(color=color, dash="solid" if scaling == "none" else "dash")
     x = block["i [pair]"]
     fig_theta.add_scatter(x=x, y=block["theta_i [rad/token]"], name=name, mode="lines+markers",
@@ -65,10 +65,10 @@ for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
                          line=line, marker=dict(size=4),
                          hovertemplate="i=%{x}<br>λ=%{y:,.1f} tokens<extra>" + name +
                                        "</extra>")
-shared.style(fig_theta, title="Frequency θᵢ of each pair (log scale)",
+ui.style(fig_theta, title="Frequency θᵢ of each pair (log scale)",
              x="pair index i", y="θᵢ [rad/token]", height=380)
 fig_theta.update_yaxes(type="log", exponentformat="power")
-shared.style(fig_wave, title="Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)",
+ui.style(fig_wave, title="Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)",
              x="pair index i", y="wavelength λᵢ [tokens]", height=420)
 fig_wave.update_yaxes(type="log", exponentformat="power")
 
@@ -88,9 +88,9 @@ if method != "none":
 
 left, right = st.columns(2)
 with left:
-    shared.show(fig_theta, key="theta_plot")
+    ui.show(fig_theta, key="theta_plot")
 with right:
-    shared.show(fig_wave, key="wavelength_plot")
+    ui.show(fig_wave, key="wavelength_plot")
 
 main = df[(df["base"] == s.base) & (df["scaling"] == "none")]
 full = int(main["full turn within L"].sum())
@@ -99,20 +99,22 @@ first_slow = main.loc[~main["full turn within L"], "i [pair]"]
 slow_text = (f"pairs i ≥ {int(first_slow.iloc[0])} never complete one turn within L: their "
              "angle alone orders every position in the context" if len(first_slow) else
              "every pair completes at least one turn within L")
-shared.explain(
-    f"With base {shared.fmt_base(s.base)} and d = {s.dim}, θᵢ falls geometrically from "
-    f"1 rad/token (a turn every 2π ≈ 6.3 tokens) to {float(main['theta_i [rad/token]'].iloc[-1]):.2e}. "
+ui.explain(
+    f"With base {ui.fmt_base(s.base)} and d = {s.dim}, θᵢ falls geometrically from "
+    f"1 rad/token (a turn every 2π ≈ 6.3 tokens) to "
+    f"{float(main['theta_i [rad/token]'].iloc[-1]):.2e}. "
     f"**{full} of {half} pairs** turn at least once within L = {context:,} tokens (below the "
     f"dotted line); {slow_text}. A larger base lifts every wavelength but the first, so more "
     "pairs stay below one turn: the reason long-context models raise the base.")
 if method != "none":
-    shared.explain(
+    ui.explain(
         "Dashed lines: the same base after the chosen scaling, judged against the extended "
         f"context s·L = {context * factor:,}. Linear interpolation slows every pair by s; "
         "NTK, YaRN and Llama 3.1 keep the fast pairs (local order) and slow mainly the slow "
         "ones, which are the pairs that would otherwise see angles never met in training.")
 
 tag = "" if method == "none" else f"_{method}x{factor}"
-shared.table_section(
-    df, f"theta_dim{s.dim}_base{'-'.join(shared.slug(b) for b in bases)}_L{context}{tag}.csv",
+ui.download(
+    theta_tables, s.dim, bases, context, method, factor, s.device,
+    filename=f"theta_dim{s.dim}_base{'-'.join(ui.slug(b) for b in bases)}_L{context}{tag}.csv",
     label="frequency table", key="frequencies")

@@ -5,13 +5,14 @@ import streamlit as st
 import torch
 
 import rope_core as rc
-from pages import shared
+import ui
+from ui.navigation import PAGES
 
 SIZE = 48  # positions 0 ... SIZE-1 on both axes
 SEED = 7
 
 
-@shared.cache
+@ui.table
 def identity_table(dim: int, base: float, layout: str, device: str):
     """<R_m q, R_n k> for every (m, n), next to q^T R_(n-m) k."""
     theta = rc.theta(dim, base, device=device)
@@ -28,7 +29,7 @@ def identity_table(dim: int, base: float, layout: str, device: str):
                         "q^T R_(n-m) k [1]": by_offset[(n - m + SIZE - 1).to(device)]})
 
 
-s = shared.settings()
+s = ui.settings()
 st.title("RoPE Explorer")
 st.markdown(
     "**Rotary position embedding (RoPE)** tells attention where tokens are by *rotating* "
@@ -46,37 +47,29 @@ with right:
     st.latex(r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
     st.latex(r"\lVert R_m q \rVert = \lVert q \rVert \quad (R_m \text{ is orthogonal})")
 
-with shared.friendly_errors():
+with ui.friendly_errors():
     df = identity_table(s.dim, s.base, s.layout, s.device)
 score = df["<R_m q, R_n k> [1]"].to_numpy().reshape(SIZE, SIZE)
 fig = go.Figure(go.Heatmap(z=score, x=list(range(SIZE)), y=list(range(SIZE)),
                            colorscale="RdBu", zmid=0, colorbar=dict(title="score"),
                            hovertemplate="m=%{y}, n=%{x}<br>score=%{z:.3f}<extra></extra>"))
-shared.style(fig, title=f"Score of one q and one k placed at every pair of positions "
-                        f"(d={s.dim}, base={shared.fmt_base(s.base)})",
+ui.style(fig, title=f"Score of one q and one k placed at every pair of positions "
+                        f"(d={s.dim}, base={ui.fmt_base(s.base)})",
              x="key position n [tokens]", y="query position m [tokens]", height=520)
-shared.square(fig)
+ui.square(fig)
 fig.update_yaxes(autorange="reversed")
-shared.show(fig, key="overview_heatmap")
+ui.show(fig, key="overview_heatmap")
 gap = float((df["<R_m q, R_n k> [1]"] - df["q^T R_(n-m) k [1]"]).abs().max())
-shared.explain(
+ui.explain(
     "The same query and key vectors are placed at every position. **Every diagonal has one "
     "colour**: the score depends on n − m alone, not on where the pair sits. The table lists "
     "both sides of the identity; their largest difference here is "
     f"{gap:.1e}, rounding error of float64.")
-shared.table_section(df, f"identity_dim{s.dim}_base{shared.slug(s.base)}_{s.layout}.csv",
-                     label="score table", key="overview")
+ui.download(identity_table, s.dim, s.base, s.layout, s.device,
+            filename=f"identity_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}.csv",
+            label="score table", key="overview")
 
 st.subheader("Explore")
-links = [
-    ("pages/frequencies.py", "Frequencies: θᵢ and wavelengths per pair, and how context-"
-                             "extension scalings change them."),
-    ("pages/rotation.py", "Rotation: watch one pair of q and k turn as positions advance."),
-    ("pages/sinusoidal.py", "Sinusoidal: the original Transformer's additive encoding."),
-    ("pages/decay.py", "Long-term decay: how scores fade with relative distance."),
-    ("pages/step_by_step.py", "Step by step: rotate your own vector by hand, three ways."),
-    ("pages/attention.py", "Attention: logits and softmax weights with and without RoPE."),
-]
-for path, text in links:
-    title, _, rest = text.partition(": ")
-    st.page_link(path, label=f"**{title}**: {rest}")
+for spec in PAGES:
+    if not spec.default:
+        st.page_link(spec.file, label=f"{spec.title}: {spec.summary}", icon=spec.icon)

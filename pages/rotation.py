@@ -10,9 +10,9 @@ import streamlit as st
 import torch
 
 import rope_core as rc
-from pages import shared
+import ui
 
-MAX_PAIR = shared.DIM_OPTIONS[-1] // 2 - 1  # 511: the last pair of the largest head dim
+MAX_PAIR = ui.DIM_OPTIONS[-1] // 2 - 1  # 511: the last pair of the largest head dim
 MAX_START = 2048  # start positions m0, n0
 STEP_OPTIONS = [1, 2, 4, 8, 16]  # positions per frame
 MAX_FRAMES = 120  # so the last position is at most 2048 + 119 * 16 = 3952 < 4096
@@ -27,7 +27,7 @@ COL_DEG = "angle between [deg]"
 COL_RAD = "angle between [rad]"
 
 
-@shared.cache
+@ui.table
 def rotation_frames(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: str, m0: int,
                     n0: int, step: int, frames: int, device: str) -> pd.DataFrame:
     """One row per frame t: q at m = m0 + t*step, k at n = n0 (advance) or n0 + t*step
@@ -99,7 +99,7 @@ def frame_title(row, pair: int) -> str:
             f"q'·k' = {row[COL_DOT]:+.4f}</span>")
 
 
-s = shared.settings()
+s = ui.settings()
 st.title("Rotation of one pair")
 st.markdown(
     "RoPE splits q and k into d/2 two-dimensional pairs and turns pair i of a vector at "
@@ -114,30 +114,30 @@ st.latex(r"q'\cdot k' = q^{\top}R\big((n-m)\theta_i\big)\,k = "
          r"\varphi_q\big),\qquad \varphi = \text{angle of the vector}")
 
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-mode_label = shared.choice("Animation", list(MODES), "advance the query", "rot_mode",
+mode_label = ui.choice("Animation", list(MODES), "advance the query", "rot_mode",
                            container=c1, horizontal=False,
                            help="advance the query: k stays at n₀ while m = m₀, m₀+step, … "
                                 "shift both together: m and n both move by the step.")
 mode = MODES[mode_label]
-pair_asked = shared.number("Pair index i", 0, MAX_PAIR, 8, "rot_i", container=c2,
+pair_asked = ui.number("Pair index i", 0, MAX_PAIR, 8, "rot_i", container=c2,
                            help=f"0 … d/2 − 1 = {s.dim // 2 - 1} for d = {s.dim}. "
                                 "Small i turns fast, large i slowly.")
-q_text = shared.text("q = (x, y)", "1, 0.3", "rot_q", container=c3, max_chars=60,
+q_text = ui.text("q = (x, y)", "1, 0.3", "rot_q", container=c3, max_chars=60,
                      help="The query's two coordinates of pair i, e.g. 1, 0.3")
-k_text = shared.text("k = (x, y)", "0.6, 0.9", "rot_k", container=c4, max_chars=60,
+k_text = ui.text("k = (x, y)", "0.6, 0.9", "rot_k", container=c4, max_chars=60,
                      help="The key's two coordinates of pair i, e.g. 0.6, 0.9")
 c5, c6, c7, c8 = st.columns(4)
-m0 = shared.number("Query start position m₀", 0, MAX_START, 0, "rot_m0", container=c5)
-n0 = shared.number("Key position n₀", 0, MAX_START, 10, "rot_n0", container=c6)
-step = shared.select_slider("Positions per frame", STEP_OPTIONS, 1, "rot_step", container=c7,
+m0 = ui.number("Query start position m₀", 0, MAX_START, 0, "rot_m0", container=c5)
+n0 = ui.number("Key position n₀", 0, MAX_START, 10, "rot_n0", container=c6)
+step = ui.select_slider("Positions per frame", STEP_OPTIONS, 1, "rot_step", container=c7,
                             help="Use larger steps for slow pairs (large i).")
-frames = shared.slider("Frames", 10, MAX_FRAMES, 60, "rot_frames", container=c8)
+frames = ui.slider("Frames", 10, MAX_FRAMES, 60, "rot_frames", container=c8)
 
 pair = min(pair_asked, s.dim // 2 - 1)
 if pair != pair_asked:
     st.info(f"Pair i = {pair_asked} does not exist for d = {s.dim} (pairs 0 … {s.dim // 2 - 1}): "
             f"showing the last pair, i = {pair}.", icon="ℹ️")
-with shared.friendly_errors():
+with ui.friendly_errors():
     q = parse_vector(q_text, "q")
     k = parse_vector(k_text, "k")
     df = rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames, s.device)
@@ -152,12 +152,12 @@ rows = df.to_dict("records")
 
 fig = go.Figure()
 for r, name, color, dash in [(1.0, "unit circle", "#bbbbbb", "solid"),
-                             (q_len, "|q|", shared.COLORS[0], "dot"),
-                             (k_len, "|k|", shared.COLORS[1], "dot")]:
+                             (q_len, "|q|", ui.COLORS[0], "dot"),
+                             (k_len, "|k|", ui.COLORS[1], "dot")]:
     fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
                     line=dict(color=color, width=1, dash=dash), opacity=0.35, hoverinfo="skip",
                     showlegend=False)
-Q, K = shared.COLORS[0], shared.COLORS[1]
+Q, K = ui.COLORS[0], ui.COLORS[1]
 fig.add_trace(tips(qx, qy, "q' in every frame", Q))
 fig.add_trace(tips(kx, ky, "k' in every frame", K))
 fig.add_trace(arrow(float(qx[0]), float(qy[0]), "q' (position m)", Q))
@@ -169,7 +169,7 @@ fig.frames = [go.Frame(name=str(t), traces=[5, 6],
                              dict(type="scatter", x=[0.0, float(kx[t])], y=[0.0, float(ky[t])])],
                        layout=dict(title_text=frame_title(row, pair)))
               for t, row in enumerate(rows)]
-shared.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x [1]",
+ui.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x [1]",
              y="pair coordinate y [1]", height=700)
 fig.update_layout(margin=dict(t=90, b=150),
                   updatemenus=[dict(
@@ -193,7 +193,7 @@ fig.update_layout(margin=dict(t=90, b=150),
                                                        frame=dict(duration=0, redraw=True),
                                                        transition=dict(duration=0))])
                              for t, row in enumerate(rows)])])
-shared.square(fig, range=[-radius, radius], zeroline=True, zerolinecolor="#ccc")
+ui.square(fig, range=[-radius, radius], zeroline=True, zerolinecolor="#ccc")
 # legend above the plane: Play/Pause and the position slider sit below it
 fig.update_layout(legend=dict(yanchor="bottom", y=1.0, xanchor="right", x=1.0))
 
@@ -201,7 +201,7 @@ fig.update_layout(legend=dict(yanchor="bottom", y=1.0, xanchor="right", x=1.0))
 dots = df[COL_DOT]
 line = go.Figure()
 line.add_scatter(x=df["frame"], y=dots, mode="lines+markers", name="q'·k'",
-                 line=dict(color=shared.COLORS[2], width=3), marker=dict(size=5),
+                 line=dict(color=ui.COLORS[2], width=3), marker=dict(size=5),
                  customdata=df[["m [position]", "n [position]", COL_DEG]].to_numpy(),
                  hovertemplate="frame %{x}: m=%{customdata[0]}, n=%{customdata[1]}<br>"
                                "angle %{customdata[2]:+.1f}°<br>q'·k' = %{y:.4f}<extra></extra>")
@@ -209,26 +209,26 @@ bound = q_len * k_len
 for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
     line.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
                    annotation_position="top left" if y_line > 0 else "bottom left")
-shared.style(line, title="Dot product q'·k' in every frame", x="frame t [1]",
+ui.style(line, title="Dot product q'·k' in every frame", x="frame t [1]",
              y="q'·k' [1]", height=520)
 line.update_yaxes(range=[-1.15 * bound, 1.15 * bound])
 
 plot_col, line_col = st.columns([3, 2])
 with plot_col:
-    shared.show(fig, key="rot_animation")
+    ui.show(fig, key="rot_animation")
 with line_col:
-    shared.show(line, key="rot_dot")
+    ui.show(line, key="rot_dot")
 
 # ------------------------------------------------------------ explain ----
 theta_i = float(rc.theta(s.dim, s.base)[pair])
 per_frame = math.degrees(step * theta_i)
 wavelength = 2.0 * math.pi / theta_i
-common = (f"Pair i = {pair} of d = {s.dim} (base {shared.fmt_base(s.base)}) turns by "
+common = (f"Pair i = {pair} of d = {s.dim} (base {ui.fmt_base(s.base)}) turns by "
           f"θᵢ = {theta_i:.4g} rad = {math.degrees(theta_i):.3g}° per token, one full turn "
           f"every {wavelength:,.1f} tokens; with {step} position(s) per frame each moving "
           f"arrow turns {per_frame:.3g}° per frame.")
 if mode == "advance":
-    shared.explain(
+    ui.explain(
         common,
         f"Only q moves: the angle between q' and k' changes by {per_frame:.3g}° per frame, so "
         f"the dot product swings between {dots.min():+.3f} and {dots.max():+.3f} in these "
@@ -236,7 +236,7 @@ if mode == "advance":
         "n − m alone, which here changes every frame.")
 else:
     spread = float(dots.max() - dots.min())
-    shared.explain(
+    ui.explain(
         common,
         f"Both arrows turn by the same angle each frame, so the angle between them stays at "
         f"{df[COL_DEG].iloc[0]:+.2f}° and **the dot product stays constant** at "
@@ -250,7 +250,8 @@ if per_frame > 180:
                "seem to turn backwards or jump. Choose a larger pair index i or fewer "
                "positions per frame.", icon="⚠️")
 
-shared.table_section(
-    df, f"rotation_pair{pair}_dim{s.dim}_base{shared.slug(s.base)}_{mode}"
+ui.download(
+    rotation_frames, q, k, pair, s.dim, s.base, mode, m0, n0, step, frames, s.device,
+    filename=f"rotation_pair{pair}_dim{s.dim}_base{ui.slug(s.base)}_{mode}"
         f"_m{m0}_n{n0}_step{step}.csv",
     label="frame table", key="rotation")

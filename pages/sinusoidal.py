@@ -10,7 +10,7 @@ import streamlit as st
 import torch
 
 import rope_core as rc
-from pages import shared
+import ui
 
 DMODEL_OPTIONS = list(range(2, 513, 2))
 MAX_TABLE_CELLS = 2**19  # P x d_model numbers at most (CSV ~10 MB, ~2 s on 2 cores)
@@ -26,7 +26,7 @@ def pe_column(j: int) -> str:
     return f"PE[:,{j}] {'sin' if j % 2 == 0 else 'cos'} [1]"
 
 
-@shared.cache
+@ui.table
 def pe_table(positions: int, d_model: int, base: float, device: str) -> pd.DataFrame:
     """The full table in wide form: one row per position, one column per dimension."""
     pe = rc.sinusoidal_pe(positions, d_model, base, device=device).cpu()  # (P, d_model)
@@ -35,7 +35,7 @@ def pe_table(positions: int, d_model: int, base: float, device: str) -> pd.DataF
     return rc.to_frame(columns)
 
 
-@shared.cache
+@ui.table
 def similarity_table(positions: int, d_model: int, base: float, device: str) -> pd.DataFrame:
     """PE_m . PE_n for every pair of positions 0 ... positions-1, in long form."""
     pe = rc.sinusoidal_pe(positions, d_model, base, device=device)  # (Q, d_model)
@@ -44,7 +44,7 @@ def similarity_table(positions: int, d_model: int, base: float, device: str) -> 
     return df
 
 
-@shared.cache
+@ui.table
 def dot_table(max_offset: int, d_model: int, base: float, device: str) -> pd.DataFrame:
     """PE_m . PE_n = sum_i cos((m - n) omega_i) for offsets -K ... K."""
     offsets = torch.arange(-max_offset, max_offset + 1)  # (2K + 1,)
@@ -67,7 +67,7 @@ def relative_error(value: float, exact: Decimal) -> float:
         return float(abs(Decimal(value) - exact) / exact)
 
 
-@shared.cache
+@ui.table
 def forms_table(dim: int, base: float) -> pd.DataFrame:
     """omega_i written as a power and as an exponential, in float32 and float64,
     against a 40-digit reference; one block of rows per dtype."""
@@ -88,7 +88,7 @@ def forms_table(dim: int, base: float) -> pd.DataFrame:
     return pd.concat(blocks, ignore_index=True)
 
 
-s = shared.settings()
+s = ui.settings()
 st.title("Sinusoidal position encoding")
 st.markdown(
     "Before RoPE, the Transformer *added* a fixed table PE to the token embeddings. Row p "
@@ -102,12 +102,12 @@ st.latex(r"PE_m \cdot PE_n = \sum_{i=0}^{d_{\text{model}}/2-1} \big(\sin m\omega
          r" = \sum_{i=0}^{d_{\text{model}}/2-1} \cos\big((m-n)\,\omega_i\big)")
 
 c1, c2 = st.columns(2)
-positions = shared.slider("Positions P [tokens]", 16, 4096, 512, "sin_positions", step=16,
+positions = ui.slider("Positions P [tokens]", 16, 4096, 512, "sin_positions", step=16,
                           container=c1, help="Rows 0 … P−1 of the table.")
-d_model = shared.select_slider("Model width d_model", DMODEL_OPTIONS, 128, "sin_dmodel",
+d_model = ui.select_slider("Model width d_model", DMODEL_OPTIONS, 128, "sin_dmodel",
                                container=c2, allowed="an even integer from 2 to 512",
                                help="Its own setting: the sidebar's head dim is for RoPE.")
-base_txt = shared.slug(s.base)
+base_txt = ui.slug(s.base)
 if positions * d_model > MAX_TABLE_CELLS:
     requested, positions = positions, MAX_TABLE_CELLS // d_model
     st.info(f"P × d_model is limited to {MAX_TABLE_CELLS:,} numbers, so that the CSV of the "
@@ -116,7 +116,7 @@ if positions * d_model > MAX_TABLE_CELLS:
 
 # ------------------------------------------------------------ (a) table ----
 st.subheader("The table")
-with shared.friendly_errors():
+with ui.friendly_errors():
     table = pe_table(positions, d_model, s.base, s.device)
 step = math.ceil(positions / MAX_HEATMAP_ROWS)
 drawn = table.iloc[::step]
@@ -126,32 +126,33 @@ fig_pe = go.Figure(go.Heatmap(
     y=drawn["position [token]"].to_numpy(), colorscale="RdBu", zmin=-1, zmax=1,
     colorbar=dict(title="PE [1]"),
     hovertemplate="position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.4f}<extra></extra>"))
-shared.style(fig_pe, title=f"Sinusoidal table PE: {positions:,} positions × d_model = "
-                           f"{d_model} (base {shared.fmt_base(s.base)})",
+ui.style(fig_pe, title=f"Sinusoidal table PE: {positions:,} positions × d_model = "
+                           f"{d_model} (base {ui.fmt_base(s.base)})",
              x="dimension j (even: sin, odd: cos)", y="position p [tokens]", height=560)
 fig_pe.update_yaxes(autorange="reversed")
-shared.show(fig_pe, key="sin_pe_heatmap")
+ui.show(fig_pe, key="sin_pe_heatmap")
 sampled = (f"P = {positions:,} positions are more than the {MAX_HEATMAP_ROWS} rows drawn: the "
            f"heatmap shows one position in {step} (p = 0, {step}, {2 * step}, …; "
            f"{len(drawn):,} rows). " if step > 1 else "")
 st.caption(f"{sampled}Values are rounded to 4 decimals in the figure only; the CSV holds all "
            f"{positions:,} rows × {d_model} dimensions at full float64 precision.")
 longest = float(rc.wavelength(rc.theta(d_model, s.base))[-1])
-shared.explain(
+ui.explain(
     "Each column pair (2i, 2i+1) is one frequency ωᵢ. On the left, pair 0 turns once every "
     f"2π ≈ {2 * math.pi:.2f} positions, so the stripes are narrow; towards the right the "
     f"waves slow down until the last pair needs {longest:,.0f} positions for one turn, "
     f"which is {positions / longest:.3g} of a turn within these {positions:,} positions. "
     "Read across a row, the fast columns tell neighbouring positions apart and the slow "
     "ones tell far-apart positions apart, like the digits of a clock.")
-shared.table_section(table, f"sinusoidal_pe_P{positions}_d{d_model}_base{base_txt}.csv",
-                     label="sinusoidal table", key="sin_pe")
+ui.download(pe_table, positions, d_model, s.base, s.device,
+            filename=f"sinusoidal_pe_P{positions}_d{d_model}_base{base_txt}.csv",
+            label="sinusoidal table", key="sin_pe")
 
 # ----------------------------------------------- (b), (c) dot products ----
 st.subheader("Dot products of two rows")
 size = min(positions, MAX_SIMILARITY)
 max_offset = positions - 1
-with shared.friendly_errors():
+with ui.friendly_errors():
     sim = similarity_table(size, d_model, s.base, s.device)
     dots = dot_table(max_offset, d_model, s.base, s.device)
 
@@ -160,27 +161,27 @@ fig_sim = go.Figure(go.Heatmap(
     x=list(range(size)), y=list(range(size)), colorscale="Viridis",
     colorbar=dict(title="PE_m·PE_n"),
     hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>"))
-shared.style(fig_sim, title=f"PE_m · PE_n for positions 0 … {size - 1}",
+ui.style(fig_sim, title=f"PE_m · PE_n for positions 0 … {size - 1}",
              x="position n [tokens]", y="position m [tokens]", height=520)
-shared.square(fig_sim)
+ui.square(fig_sim)
 fig_sim.update_yaxes(autorange="reversed")
 
 profile = dots["PE_m·PE_n [1]"]
 offsets = dots["offset m - n [tokens]"]
 fig_dot = go.Figure(go.Scatter(
     x=offsets, y=profile, mode="lines+markers" if max_offset <= 64 else "lines",
-    name="PE_m·PE_n", line=dict(color=shared.COLORS[0]), marker=dict(size=4),
+    name="PE_m·PE_n", line=dict(color=ui.COLORS[0]), marker=dict(size=4),
     hovertemplate="m − n=%{x}<br>PE_m·PE_n=%{y:.4f}<extra></extra>"))
 fig_dot.add_vline(x=0, line=dict(color="gray", dash="dot"))
-shared.style(fig_dot, title=f"PE_m · PE_n against the offset m − n (±{max_offset:,})",
+ui.style(fig_dot, title=f"PE_m · PE_n against the offset m − n (±{max_offset:,})",
              x="offset m − n [tokens]", y="PE_m·PE_n [1]", height=520)
 
 left, right = st.columns(2)
 with left:
-    shared.show(fig_sim, key="sin_similarity")
+    ui.show(fig_sim, key="sin_similarity")
     st.caption("Values rounded to 4 decimals in the figure only; the CSV has full precision.")
 with right:
-    shared.show(fig_dot, key="sin_dot_profile")
+    ui.show(fig_dot, key="sin_dot_profile")
 
 by_offset = profile.to_numpy()
 centre = max_offset  # row of offset 0
@@ -188,7 +189,7 @@ asymmetry = float(abs(by_offset - by_offset[::-1]).max())  # f(r) against f(-r)
 diagonals = sim.groupby("m - n [tokens]")["PE_m·PE_n [1]"]
 diag_spread = float((diagonals.max() - diagonals.min()).max())
 low = int(by_offset.argmin())
-shared.explain(
+ui.explain(
     f"The dot product peaks at offset 0 with d_model/2 = {by_offset[centre]:g} (each pair "
     f"adds cos 0 = 1) and falls to {by_offset[centre + 1]:.2f} at offset ±1; its smallest "
     f"value, {by_offset[low]:.2f}, is at offsets ±{abs(int(offsets.iloc[low]))}. It "
@@ -197,10 +198,12 @@ shared.explain(
     f"{asymmetry:.1e}): a position 5 tokens before looks exactly like one 5 tokens after, "
     "so this encoding cannot tell before from after. RoPE's score qᵀR₍ₙ₋ₘ₎k also has sine "
     "terms, which change sign with n − m, so it can.")
-shared.table_section(sim, f"sinusoidal_similarity_P{size}_d{d_model}_base{base_txt}.csv",
-                     label="similarity table", key="sin_similarity")
-shared.table_section(dots, f"sinusoidal_dot_K{max_offset}_d{d_model}_base{base_txt}.csv",
-                     label="dot-product profile", key="sin_dot")
+ui.download(similarity_table, size, d_model, s.base, s.device,
+            filename=f"sinusoidal_similarity_P{size}_d{d_model}_base{base_txt}.csv",
+            label="similarity table", key="sin_similarity")
+ui.download(dot_table, max_offset, d_model, s.base, s.device,
+            filename=f"sinusoidal_dot_K{max_offset}_d{d_model}_base{base_txt}.csv",
+            label="dot-product profile", key="sin_dot")
 
 # ------------------------------------------------- (d) frequency forms ----
 st.subheader("base^(−2i/d) or exp(−(2i/d)·ln base)?")
@@ -208,10 +211,10 @@ st.markdown(
     "Many implementations write the frequencies as an exponential (PyTorch's `div_term`), "
     "often with the claim that the power would overflow or underflow. Both are the same "
     f"number, so here they are simply **measured**: each form computed entirely in float32 "
-    f"and in float64 for the sidebar's d = {s.dim} and base {shared.fmt_base(s.base)}, "
+    f"and in float64 for the sidebar's d = {s.dim} and base {ui.fmt_base(s.base)}, "
     f"against a {REFERENCE_DIGITS}-digit decimal value of base^(−2i/d).")
 st.latex(r"\omega_i = \text{base}^{-2i/d} = \exp\!\Big(-\tfrac{2i}{d}\,\ln\text{base}\Big)")
-with shared.friendly_errors():
+with ui.friendly_errors():
     forms = forms_table(s.dim, s.base)
 
 fig_forms = go.Figure()
@@ -224,14 +227,14 @@ for dname, block in forms.groupby("dtype", sort=False):
         name = f"{form} form, {dname}"
         fig_forms.add_scatter(
             x=block["i [pair]"], y=err.where(err > 0), name=name, mode="lines+markers",
-            line=dict(color=shared.COLORS[0 if form == "pow" else 1],
+            line=dict(color=ui.COLORS[0 if form == "pow" else 1],
                       dash="solid" if dname == "float32" else "dash"),
             marker=dict(size=4),
             hovertemplate="i=%{x}<br>relative error=%{y:.2e}<extra>" + name + "</extra>")
-shared.style(fig_forms, title="Relative error of ωᵢ in each form (log scale)",
+ui.style(fig_forms, title="Relative error of ωᵢ in each form (log scale)",
              x="pair index i", y="|form − exact| / exact [1]", height=420)
 fig_forms.update_yaxes(type="log", exponentformat="power")
-shared.show(fig_forms, key="sin_forms")
+ui.show(fig_forms, key="sin_forms")
 zeros = int((forms[list(error_columns.values())] == 0).to_numpy().sum())
 st.caption(f"{zeros} of {2 * len(forms)} errors are exactly 0 (e.g. i = 0, where both forms "
            "give 1) and cannot be drawn on a log axis; the CSV lists them.")
@@ -248,14 +251,14 @@ finite = bool(torch.isfinite(torch.tensor(
     forms[["pow form base^(-2i/d) [rad/token]",
            "exp form exp(-(2i/d) ln base) [rad/token]"]].to_numpy())).all())
 smallest = float(forms["reference omega_i [rad/token]"].min())
-worst_base, worst_dim = float(max(shared.BASE_OPTIONS)), max(shared.DIM_OPTIONS)
+worst_base, worst_dim = float(max(ui.BASE_OPTIONS)), max(ui.DIM_OPTIONS)
 worst_omega = worst_base ** (-(worst_dim - 2) / worst_dim)
 f32 = torch.finfo(torch.float32)
 better32 = "power" if stats[("float32", "pow")] <= stats[("float32", "exp")] else "exponential"
 rounding = all(worst <= ROUNDING_EPS * eps[dname] for (dname, _), worst in stats.items())
 why = (" (the exponential multiplies the rounding error of ln(base)/d by 2i, so its error "
        "grows with i)" if stats[("float32", "exp")] >= 2 * stats[("float32", "pow")] else "")
-shared.explain(
+ui.explain(
     f"In float32 the largest relative errors are {stats[('float32', 'pow')]:.1e} (power) "
     f"and {stats[('float32', 'exp')]:.1e} (exponential), i.e. "
     f"{stats[('float32', 'pow')] / eps['float32']:.1f} and "
@@ -268,11 +271,12 @@ shared.explain(
     + f"; here the {better32} form is the more accurate one in float32{why}. "
     + ("Nothing overflows or underflows: every value is finite and the smallest is "
        if finite else "**Some values are not finite**; the smallest reference value is ")
-    + f"{smallest:.2e}. Even for base {shared.fmt_base(worst_base)} and "
+    + f"{smallest:.2e}. Even for base {ui.fmt_base(worst_base)} and "
     f"d = {worst_dim}, the largest intermediate (the base itself, "
-    f"{shared.fmt_base(worst_base)}) and the smallest frequency ({worst_omega:.1e}) sit far "
+    f"{ui.fmt_base(worst_base)}) and the smallest frequency ({worst_omega:.1e}) sit far "
     f"inside float32's range "
     f"{f32.tiny:.1e} … {f32.max:.1e}. Choose either form; the exponential is a habit, "
     "not a fix.")
-shared.table_section(forms, f"frequency_forms_d{s.dim}_base{base_txt}.csv",
-                     label="frequency-form table", key="sin_forms")
+ui.download(forms_table, s.dim, s.base,
+            filename=f"frequency_forms_d{s.dim}_base{base_txt}.csv",
+            label="frequency-form table", key="sin_forms")

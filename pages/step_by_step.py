@@ -7,7 +7,7 @@ import streamlit as st
 import torch
 
 import rope_core as rc
-from pages import shared
+import ui
 from rope_core.rotation import pair_views
 
 DEFAULT_Q = "1, 2, 3, 4"
@@ -52,7 +52,7 @@ def parse_vector(text: str) -> tuple:
     return tuple(values)
 
 
-@shared.cache
+@ui.table
 def steps(q: tuple, m: int, base: float, layout: str, device: str):
     """Every intermediate of R_m q: per coordinate, per pair, and the dense matrix.
 
@@ -119,7 +119,7 @@ def row_vector(values) -> str:
     return r"\left(" + r",\ ".join(num(v) for v in values) + r"\right)"
 
 
-s = shared.settings()
+s = ui.settings()
 st.title("Step by step")
 st.markdown(
     "Type a short vector q and a position m, and follow RoPE by hand: compute the "
@@ -127,21 +127,21 @@ st.markdown(
     "element-wise formula used in code and the complex-number form all land on the same "
     "vector.")
 c1, c2 = st.columns([2, 1])
-text = shared.text("Vector q (2 to 16 numbers, comma separated, even count)", DEFAULT_Q,
+text = ui.text("Vector q (2 to 16 numbers, comma separated, even count)", DEFAULT_Q,
                    "step_q", container=c1)
-m = int(shared.number("Position m [tokens]", -M_LIMIT, M_LIMIT, DEFAULT_M, "step_m",
+m = int(ui.number("Position m [tokens]", -M_LIMIT, M_LIMIT, DEFAULT_M, "step_m",
                       container=c2))
 
 try:
     q = parse_vector(text)
 except ValueError as err:
-    st.error(str(err), icon="🚫")
+    ui.error(str(err))
     st.stop()
 d = len(q)
 st.caption(f"Here d = len(q) = {d}, **not** the sidebar's head dim ({s.dim}); the base "
-           f"({shared.fmt_base(s.base)}) and the pair layout ({s.layout}) come from the "
+           f"({ui.fmt_base(s.base)}) and the pair layout ({s.layout}) come from the "
            "sidebar.")
-with shared.friendly_errors():
+with ui.friendly_errors():
     table, pairs, matrix = steps(q, m, s.base, s.layout, s.device)
 
 st.subheader("1. One frequency per pair, one angle per pair")
@@ -154,7 +154,7 @@ st.markdown(f"The {s.layout} layout pairs coordinates as ${pair_text}$. Each pai
 st.dataframe(pairs, hide_index=True, width="stretch")
 
 st.subheader("2. Turn each pair by its 2×2 rotation")
-for n, p in pairs.iterrows():
+for _, p in pairs.iterrows():
     i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
     c, sn = p["cos [1]"], p["sin [1]"]
     qa, qb = table["q_j [1]"].iloc[a], table["q_j [1]"].iloc[b]
@@ -177,14 +177,14 @@ fig = go.Figure(go.Heatmap(z=z.tolist(), x=list(range(size)), y=list(range(size)
                            colorscale="RdBu", zmid=0, zmin=-1, zmax=1,
                            colorbar=dict(title="entry"), xgap=1, ygap=1,
                            hovertemplate="row %{y}, column %{x}<br>%{z:.6f}<extra></extra>"))
-shared.style(fig, title=f"Dense R_m for m = {m} (d = {d}, base {shared.fmt_base(s.base)}, "
+ui.style(fig, title=f"Dense R_m for m = {m} (d = {d}, base {ui.fmt_base(s.base)}, "
                         f"{s.layout}): blank cells are 0",
              x="column [coordinate]", y="row [coordinate]", height=380 + 20 * d)
-shared.square(fig, dtick=1)
+ui.square(fig, dtick=1)
 fig.update_yaxes(autorange="reversed")
 fig.update_xaxes(dtick=1)
-shared.show(fig, key="step_matrix_plot")
-shared.explain(
+ui.show(fig, key="step_matrix_plot")
+ui.explain(
     "Each pair owns a 2×2 block on its rows and columns"
     + (", so the blocks sit on the diagonal." if s.layout == "interleaved" else
        "; in the half layout pair i uses rows i and i + d/2, so the blocks are spread out.")
@@ -224,7 +224,7 @@ k1, k2, k3 = st.columns(3)
 k1.metric("Largest difference between the three forms", f"{gap:.1e}")
 k2.metric("‖q‖", f"{norm_q:.6f}")
 k3.metric("‖R_m q‖", f"{norm_out:.6f}")
-shared.explain(
+ui.explain(
     ("The three forms agree exactly here" if gap == 0 else
      f"The three forms agree to {gap:.1e}, float64 rounding") +
     ": they are one computation written three ways. "
@@ -251,7 +251,9 @@ st.info(
     f"right. {here}", icon="ℹ️")
 
 st.subheader("Tables")
-tag = f"d{d}_m{m}_base{shared.slug(s.base)}_{s.layout}"
-shared.table_section(table, f"step_by_step_{tag}.csv", label="step table", key="step")
-shared.table_section(matrix, f"step_by_step_matrix_{tag}.csv", label="R_m table",
+tag = f"d{d}_m{m}_base{ui.slug(s.base)}_{s.layout}"
+ui.download(steps, q, m, s.base, s.layout, s.device, part=0,
+            filename=f"step_by_step_{tag}.csv", label="step table", key="step")
+ui.download(steps, q, m, s.base, s.layout, s.device, part=2,
+            filename=f"step_by_step_matrix_{tag}.csv", label="R_m table",
                      key="step_matrix")

@@ -17,7 +17,7 @@ names the parameter, the value and the allowed range.
 
 from .attention import attention, toy_qk
 from .decay import random_score_stats, relative_upper_bound, score_vs_distance
-from .device import resolve_device
+from .device import DEVICES, resolve_device
 from .frequencies import DEFAULT_BASE, angles, theta, turns_within, wavelength
 from .rotation import (LAYOUTS, apply_rope, apply_rope_complex, cos_sin, layout_permutation,
                        rotation_matrix)
@@ -26,7 +26,7 @@ from .sinusoidal import frequency_forms, sinusoidal_dot, sinusoidal_pe
 from .tables import matrix_table, theta_table, to_frame
 
 __all__ = [
-    "DEFAULT_BASE", "LAYOUTS", "SCALINGS", "SCALING_LABELS",
+    "DEFAULT_BASE", "DEVICES", "LAYOUTS", "SCALINGS", "SCALING_LABELS",
     "theta", "wavelength", "angles", "turns_within", "scaled_theta",
     "apply_rope", "apply_rope_complex", "rotation_matrix", "cos_sin", "layout_permutation",
     "sinusoidal_pe", "sinusoidal_dot", "frequency_forms",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import pathlib
+import re
+import string
 
 import numpy as np
 import pandas as pd
@@ -11,7 +13,7 @@ from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
-from pages.shared import read_csv
+from ui import read_csv
 
 APP = str(pathlib.Path(__file__).resolve().parents[1] / "app.py")
 TIMEOUT = 120
@@ -62,12 +64,25 @@ def run_page(page: str | None = None, query: dict | None = None) -> AppTest:
         at.query_params[key] = value
     at.run()
     no_exceptions(at)
-    at.first_warnings = [w.value for w in at.warning]
+    at.first_warnings = [shown(w.value) for w in at.warning]
     if page is not None and page != "overview":
         at.switch_page(f"pages/{page}.py")
         at.run()
         no_exceptions(at)
     return at
+
+
+_ESCAPED = re.compile(r"\\([" + re.escape(string.punctuation) + "])")
+
+
+def shown(markdown: str) -> str:
+    """The text a visitor reads for app-escaped Markdown (backslash escapes removed)."""
+    return _ESCAPED.sub(r"\1", markdown)
+
+
+def warnings(at: AppTest) -> list[str]:
+    """The visible text of every warning on the page."""
+    return [shown(w.value) for w in at.warning]
 
 
 def downloads(at: AppTest) -> list[dict]:

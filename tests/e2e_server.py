@@ -19,6 +19,8 @@ import time
 import urllib.error
 import urllib.request
 
+from ui.navigation import PAGES as NAV_PAGES
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -26,10 +28,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--no-first-run",
                  "--disable-quic"]
 
-# URL path of every page, keyed by a short name (also the screenshot's name).
-PAGES = {"overview": "/", "frequencies": "/frequencies", "rotation": "/rotation",
-         "sinusoidal": "/sinusoidal", "decay": "/decay", "step_by_step": "/step_by_step",
-         "attention": "/attention"}
+# The app's own list of pages (ui/navigation.py), name -> URL path.
+PAGES = {spec.name: spec.url_path for spec in NAV_PAGES}
 
 APP_RUN_DONE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART_SVG = '[data-testid="stPlotlyChart"] .main-svg'
@@ -67,7 +67,7 @@ class StreamlitServer:
         self.proc: subprocess.Popen | None = None
         self.extra_args = extra_args
 
-    def start(self, timeout: float = 60.0) -> "StreamlitServer":
+    def start(self, timeout: float = 60.0) -> StreamlitServer:
         cmd = [sys.executable, "-m", "streamlit", "run", "app.py",
                "--server.headless", "true", "--server.port", str(self.port),
                "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
@@ -131,7 +131,7 @@ class StreamlitServer:
             return 0
         return tree_rss_bytes(self.proc.pid)
 
-    def __enter__(self) -> "StreamlitServer":
+    def __enter__(self) -> StreamlitServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

@@ -1,8 +1,13 @@
-"""The shared sidebar: defaults, deep links, malformed links, quick picks."""
+"""The shared sidebar and the rule for link values (ui.controls).
+
+The rule: a link value is applied only when it is exactly one of the values
+the control offers, written as the app writes it; anything else is ignored as
+a whole, the control keeps its default, and one warning says so.
+"""
 
 import math
 
-from apptest_helpers import csv_frame, no_exceptions, run_page
+from apptest_helpers import csv_frame, no_exceptions, run_page, warnings
 
 
 def test_defaults_render_without_exception():
@@ -22,11 +27,12 @@ def test_deep_link_applies_settings_on_another_page():
     assert set(df["base"]) == {500000.0}
 
 
-def test_malformed_link_warns_and_falls_back():
+def test_malformed_link_warns_with_what_the_page_did():
     at = run_page(None, {"base": "abc", "dim": "-3"})
     assert len(at.first_warnings) == 2
-    assert "base='abc'" in at.first_warnings[0] and "10000" in at.first_warnings[0]
-    assert "dim='-3'" in at.first_warnings[1] and "128" in at.first_warnings[1]
+    base_warning, dim_warning = at.first_warnings
+    assert "base = “abc”" in base_warning and "keeps its default, 10000" in base_warning
+    assert "dim = “-3”" in dim_warning and "keeps its default, 128" in dim_warning
     assert at.select_slider(key="base").value == 10_000
     assert at.select_slider(key="dim").value == 128
 
@@ -34,20 +40,28 @@ def test_malformed_link_warns_and_falls_back():
 def test_odd_out_of_range_and_unknown_values_warn():
     at = run_page(None, {"dim": "5", "base": "3", "layout": "diagonal", "device": "tpu"})
     text = " ".join(at.first_warnings)
-    for fragment in ("dim='5'", "base='3'", "layout='diagonal'", "device='tpu'"):
+    for fragment in ("dim = “5”", "base = “3”", "layout = “diagonal”", "device = “tpu”"):
         assert fragment in text
     assert at.select_slider(key="dim").value == 128
 
 
+def test_repeated_parameter_is_not_dropped_silently():
+    # ?dim=64&dim=32: one setting, two values -> neither is applied, and it says so
+    at = run_page(None, {"dim": ["64", "32"]})
+    assert at.select_slider(key="dim").value == 128
+    assert any("dim = “64”, “32”" in w and "one value" in w and "default, 128" in w
+               for w in at.first_warnings), at.first_warnings
+
+
 def test_page_key_malformed_warns():
     at = run_page("frequencies", {"L": "lots", "scaling": "magic"})
-    text = " ".join(w.value for w in at.warning)
-    assert "L='lots'" in text and "scaling='magic'" in text
+    text = " ".join(warnings(at))
+    assert "L = “lots”" in text and "scaling = “magic”" in text
 
 
 def test_quick_pick_sets_base_and_keeps_it_across_pages():
     at = run_page()
-    at.button(key="pick_500000").click().run()
+    at.button(key="pick_base_500000").click().run()
     no_exceptions(at)
     assert at.select_slider(key="base").value == 500_000
     at.switch_page("pages/frequencies.py").run()
@@ -55,6 +69,13 @@ def test_quick_pick_sets_base_and_keeps_it_across_pages():
     _, df = csv_frame(at)
     # theta_1 = 500000^(-2/128), by hand
     assert math.isclose(df["theta_i [rad/token]"][1], 500000 ** (-2 / 128), rel_tol=1e-15)
+
+
+def test_head_dim_quick_pick():
+    at = run_page()
+    at.button(key="pick_dim_256").click().run()
+    no_exceptions(at)
+    assert at.select_slider(key="dim").value == 256
 
 
 def test_cuda_choice_without_gpu_falls_back_with_warning():

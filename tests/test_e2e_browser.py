@@ -22,9 +22,18 @@ import re
 
 import pandas as pd
 import pytest
-
-from e2e_server import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, FIGURES_JS, PAGES, RUN_COUNTER_JS,
-                        RUNS_DONE_JS, SETTLED_JS, StreamlitServer, chromium_missing_reason)
+from e2e_server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    FIGURES_JS,
+    PAGES,
+    RUN_COUNTER_JS,
+    RUNS_DONE_JS,
+    SETTLED_JS,
+    StreamlitServer,
+    chromium_missing_reason,
+)
 
 _MISSING = chromium_missing_reason()
 if _MISSING:

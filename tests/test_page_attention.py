@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from apptest_helpers import array, csv_frame, figure, run_page, shown_table, warnings
 
 import rope_core as rc
-from apptest_helpers import array, csv_frame, figure, run_page, shown_table
 
 PAGE = "attention"
 M, N = "m [query position]", "n [key position]"
@@ -132,7 +132,7 @@ def test_malformed_url_warns():
     at = run_page(PAGE, {"base": "abc", "dim": "-3", "att_seq": "999", "att_same": "maybe"})
     assert any("base" in w for w in at.first_warnings)
     assert any("dim" in w for w in at.first_warnings)
-    page_warnings = " ".join(w.value for w in at.warning)
+    page_warnings = " ".join(w for w in warnings(at))
     assert "att_seq" in page_warnings and "att_same" in page_warnings
     name, _ = csv_frame(at, 0)
     assert name == "attention_seq16_seed0_dim128_base10000_interleaved_causal.csv"

@@ -10,9 +10,8 @@ import cmath
 import math
 
 import pytest
+from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table, warnings
 from pandas.testing import assert_frame_equal
-
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
 
 PAGE = "decay"
 BOUND_COLUMNS = ["base", "dim", "distance [tokens]", "upper bound [1]"]
@@ -152,9 +151,9 @@ def test_malformed_url_warns_without_exception():
                          "decay_axis": "sideways"})
     no_exceptions(at)
     first = " ".join(at.first_warnings)
-    assert "base=" in first and "dim=" in first
-    page = " ".join(w.value for w in at.warning)
-    assert "decay_max=" in page and "decay_trials=" in page and "decay_axis=" in page
+    assert "base = “" in first and "dim = “" in first
+    page = " ".join(w for w in warnings(at))
+    assert "decay_max = “" in page and "decay_trials = “" in page and "decay_axis = “" in page
     assert len(at.get("plotly_chart")) == 2  # defaults are used
     _, bound = csvs(at)["bound"]
     assert set(bound["dim"]) == {128} and bound["distance [tokens]"].max() == 256

@@ -3,7 +3,6 @@
 import math
 
 import pandas.testing as pdt
-
 from apptest_helpers import csv_frame, figure, run_page, shown_table
 
 

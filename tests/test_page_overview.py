@@ -5,9 +5,9 @@ import math
 import numpy as np
 import pandas.testing as pdt
 import torch
+from apptest_helpers import csv_frame, figure, run_page, shown_table
 
 import rope_core as rc
-from apptest_helpers import csv_frame, figure, run_page, shown_table
 
 
 def test_renders_with_chart_formula_and_links():

@@ -9,8 +9,7 @@ import math
 
 import pandas as pd
 import pytest
-
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table
+from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table, warnings
 
 PAGE = "rotation"
 DOT = "dot product [1]"
@@ -156,9 +155,9 @@ def test_malformed_url_warns():
                          "rot_mode": "sideways"})
     no_exceptions(at)
     first = " ".join(at.first_warnings)
-    assert "base=" in first and "dim=" in first
-    assert any("rot_frames" in w.value for w in at.warning)
-    assert any("rot_mode" in w.value for w in at.warning)
+    assert "base = “" in first and "dim = “" in first
+    assert any("rot_frames" in w for w in warnings(at))
+    assert any("rot_mode" in w for w in warnings(at))
     assert at.get("plotly_chart")  # falls back to defaults and still draws
 
 

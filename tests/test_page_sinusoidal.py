@@ -9,8 +9,7 @@ import math
 
 import pandas as pd
 import pytest
-
-from apptest_helpers import array, csv_frame, downloads, figure, no_exceptions, run_page
+from apptest_helpers import array, csv_frame, downloads, figure, no_exceptions, run_page, warnings
 
 PAGE = "sinusoidal"
 TABLES = ("sinusoidal_pe_", "sinusoidal_similarity_", "sinusoidal_dot_", "frequency_forms_")
@@ -124,7 +123,8 @@ def test_many_positions_are_thinned_in_the_figure_and_capped():
     assert name == "sinusoidal_pe_P1024_d512_base10000.csv"
     assert pe.shape == (1024, 513)
     heat = figure(at, 0)["data"][0]
-    assert array(heat["y"]).tolist() == list(range(0, 1024, 2))  # 1024 positions, at most 512 rows drawn
+    # 1024 positions, at most 512 rows drawn
+    assert array(heat["y"]).tolist() == list(range(0, 1024, 2))
     assert any("one position in 2" in c.value for c in at.caption)
 
 
@@ -132,7 +132,7 @@ def test_malformed_url_warns():
     at = run_page(PAGE, {"base": "abc", "dim": "-3", "sin_dmodel": "7", "sin_positions": "x"})
     assert any("base" in w for w in at.first_warnings)
     assert any("dim" in w for w in at.first_warnings)
-    page_warnings = " ".join(w.value for w in at.warning)
+    page_warnings = " ".join(w for w in warnings(at))
     assert "sin_dmodel" in page_warnings and "sin_positions" in page_warnings
     name, _ = csv_frame(at, 0)
     assert name == "sinusoidal_pe_P512_d128_base10000.csv"  # defaults used

@@ -8,9 +8,8 @@ rad, and each pair (a, b) becomes (a cos - b sin, a sin + b cos).
 import math
 
 import pytest
+from apptest_helpers import csv_frame, figure, run_page, shown_table, warnings
 from pandas.testing import assert_frame_equal
-
-from apptest_helpers import csv_frame, figure, run_page, shown_table
 
 PAGE = "step_by_step"
 COLUMNS = ["j [coordinate]", "pair i", "theta_i [rad/token]", "angle m*theta_i [rad]",
@@ -160,8 +159,8 @@ def test_invalid_vector_shows_error(text):
 def test_malformed_url_warns_without_exception():
     at = run_page(PAGE, {"base": "abc", "dim": "-3", "step_m": "two"})
     first = " ".join(at.first_warnings)
-    assert "base=" in first and "dim=" in first
-    assert any("step_m=" in w.value for w in at.warning)
+    assert "base = “" in first and "dim = “" in first
+    assert any("step_m = “" in w for w in warnings(at))
     # defaults are used: the worked example again
     _, table = step_csv(at)
     assert table["dense R_m q [1]"].tolist() == pytest.approx(EXPECTED, abs=1e-12)

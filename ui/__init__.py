@@ -1,0 +1,38 @@
+"""The shared UI of RoPE Explorer: one home for every piece pages have in common.
+
+* :mod:`ui.controls`: widgets bound to the URL under one rule for link values
+* :mod:`ui.sidebar`: the shared sidebar (base, head dim, layout, device)
+* :mod:`ui.tables`: results cached for every visitor, CSV downloads
+* :mod:`ui.figures`: the figure style
+* :mod:`ui.safety`: visitor text shown as plain text, errors without tracebacks
+* :mod:`ui.formatting`: number formatting and the explanation under a plot
+* :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
+* :mod:`ui.hardening`: server limits a config file cannot set
+
+Pages use the names re-exported here (``import ui``; ``ui.slider(...)``).
+"""
+
+from .controls import choice, multiselect, number, select_slider, slider, text, toggle
+from .figures import COLORS, FONT, show, square, style
+from .formatting import explain, fmt_base, slug
+from .safety import capped, error, friendly_errors, plain, quoted, warning
+from .sidebar import (
+                      BASE_OPTIONS,
+                      DEFAULTS,
+                      DIM_OPTIONS,
+                      Settings,
+                      remember,
+                      settings,
+                      sidebar_settings,
+)
+from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
+
+__all__ = [
+    "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
+    "COLORS", "FONT", "show", "square", "style",
+    "capped", "error", "friendly_errors", "plain", "quoted", "warning",
+    "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
+    "sidebar_settings",
+    "MAX_CSV_CELLS", "csv_bytes", "download", "read_csv", "table",
+    "explain", "fmt_base", "slug",
+]

@@ -1,0 +1,173 @@
+"""Widgets bound to the URL, all under one rule for link values.
+
+The rule (README, "Shareable links"): a link value is applied only when it is
+exactly one of the values the control offers, written the way the app writes
+it into links (``?dim=64``, ``?att_causal=false``, ``?compare=10&compare=20``).
+Anything else (a malformed or out-of-range value, a different spelling such as
+``TRUE`` or ``10.9``, a single-valued parameter given twice, more selections
+than the control allows) is ignored as a whole: the control keeps its default
+and one warning says so, quoting the value as plain text.
+
+Streamlit seeds a bound widget from the URL on its own and would otherwise
+apply such values half-way (``10.9`` as 10, ``TRUE`` as true, the first two
+of three selections) or raise inside the widget (``inf`` in a number box), so
+each value is checked here *before* the widget is created, and a rejected one
+is removed from the link first.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from .safety import plain, quoted
+
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+
+
+def _link_value(key: str) -> list[str] | None:
+    """The value(s) Streamlit would seed widget ``key`` from, or None."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as qp:
+        value = qp.get_initial_value(key)
+    if value is None:
+        return None
+    return value if isinstance(value, list) else [value]
+
+
+def _drop_link_value(key: str) -> None:
+    """Remove ``key`` from the link, so that the widget starts at its default."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as qp:
+        qp._initial_query_params.pop(key, None)  # what widgets are seeded from
+        qp.remove_param(key)  # what the address bar shows
+
+
+def _shown(values: list[str]) -> str:
+    return ", ".join(quoted(v) for v in values[:3]) + (" …" if len(values) > 3 else "")
+
+
+def check_link(key: str, label: str, valid: Callable[[list[str]], str | None],
+               default_text: str) -> None:
+    """Apply the rule to ``?key=``: ``valid(values)`` returns None when the values
+    are allowed, else the sentence 'it must be …'. A rejected value is dropped
+    from the link and the visitor is told that the default was kept."""
+    values = _link_value(key)
+    if values is None:
+        return
+    problem = valid(values)
+    if problem is None:
+        return
+    _drop_link_value(key)
+    st.warning(f"The link sets {plain(key)} = {_shown(values)}, which is not used: "
+               f"{plain(problem)}. {plain(label)} keeps its default, {plain(default_text)}.",
+               icon=":material/link_off:")
+
+
+def _one_of(labels: Sequence[str], allowed: str) -> Callable[[list[str]], str | None]:
+    allowed_set = set(labels)
+
+    def valid(values: list[str]) -> str | None:
+        if len(values) != 1:
+            return f"this setting takes one value, the link gives {len(values)}"
+        return None if values[0] in allowed_set else f"it must be {allowed}"
+    return valid
+
+
+def _integer_in(low: int, high: int, step: int = 1) -> Callable[[list[str]], str | None]:
+    allowed = f"a whole number from {low} to {high}" + (f" in steps of {step}" if step > 1 else "")
+
+    def valid(values: list[str]) -> str | None:
+        if len(values) != 1:
+            return f"this setting takes one value, the link gives {len(values)}"
+        v = values[0]
+        if not _INTEGER.fullmatch(v) or len(v) > 20:
+            return f"it must be {allowed}, written with digits only"
+        n = int(v)
+        ok = low <= n <= high and (n - low) % step == 0
+        return None if ok else f"it must be {allowed}"
+    return valid
+
+
+def select_slider(label: str, options: Sequence, default, key: str, *, container=None,
+                  fmt: Callable = str, allowed: str | None = None, **kwargs):
+    """A select slider bound to ?key=..., the link carrying ``fmt(option)``."""
+    labels = [fmt(o) for o in options]
+    check_link(key, label, _one_of(labels, allowed or f"one of {labels[0]} … {labels[-1]}"),
+               fmt(default))
+    return (container or st).select_slider(label, options=options, value=default, key=key,
+                                           format_func=fmt, bind="query-params", **kwargs)
+
+
+def slider(label: str, low: int, high: int, default: int, key: str, *, step: int = 1,
+           container=None, **kwargs) -> int:
+    """An integer slider bound to ?key=..."""
+    check_link(key, label, _integer_in(low, high, step), str(default))
+    return (container or st).slider(label, min_value=low, max_value=high, value=default,
+                                    step=step, key=key, bind="query-params", **kwargs)
+
+
+def number(label: str, low: int, high: int, default: int, key: str, *, container=None,
+           **kwargs) -> int:
+    """An integer number box bound to ?key=..."""
+    check_link(key, label, _integer_in(low, high), str(default))
+    return int((container or st).number_input(label, min_value=low, max_value=high,
+                                              value=default, step=1, key=key,
+                                              bind="query-params", **kwargs))
+
+
+def choice(label: str, options: Sequence[str], default: str, key: str, *, container=None,
+           horizontal: bool = True, fmt: Callable = str, **kwargs) -> str:
+    """A radio choice bound to ?key=... (the link carries ``fmt(option)``)."""
+    labels = [fmt(o) for o in options]
+    check_link(key, label, _one_of(labels, "one of " + ", ".join(labels)), fmt(default))
+    return (container or st).radio(label, options, index=list(options).index(default), key=key,
+                                   horizontal=horizontal, format_func=fmt, bind="query-params",
+                                   **kwargs)
+
+
+def toggle(label: str, default: bool, key: str, *, container=None, **kwargs) -> bool:
+    """A toggle bound to ?key=true / ?key=false (lower case, as the app writes them)."""
+    check_link(key, label, _one_of(["true", "false"], "true or false, in lower case"),
+               str(default).lower())
+    return (container or st).toggle(label, value=default, key=key, bind="query-params",
+                                    **kwargs)
+
+
+def text(label: str, default: str, key: str, *, container=None, max_chars: int = 400,
+         **kwargs) -> str:
+    """A text box bound to ?key=...; the page validates the content itself."""
+    def valid(values: list[str]) -> str | None:
+        if len(values) != 1:
+            return f"this setting takes one value, the link gives {len(values)}"
+        if len(values[0]) > max_chars:
+            return f"it must be at most {max_chars} characters long"
+        return None
+    check_link(key, label, valid, default)
+    return (container or st).text_input(label, value=default, key=key, max_chars=max_chars,
+                                        bind="query-params", **kwargs)
+
+
+def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
+                max_selections: int, container=None, fmt: Callable = str, **kwargs) -> list:
+    """A multiselect bound to ?key=a&key=b, at most ``max_selections`` distinct items."""
+    labels = [fmt(o) for o in options]
+    allowed = set(labels)
+
+    def valid(values: list[str]) -> str | None:
+        if len(values) > max_selections:
+            return f"at most {max_selections} values may be chosen, the link gives {len(values)}"
+        if len(set(values)) != len(values):
+            return "each value may be chosen once"
+        bad = [v for v in values if v not in allowed]
+        if bad:
+            return f"each value must be one of {labels[0]} … {labels[-1]}"
+        return None
+    check_link(key, label, valid, ", ".join(fmt(d) for d in default) or "none")
+    return (container or st).multiselect(label, options, default=list(default), key=key,
+                                         max_selections=max_selections, format_func=fmt,
+                                         bind="query-params", **kwargs)

@@ -1,0 +1,63 @@
+"""The one list of pages, in the order of the lesson, grouped in sections.
+
+app.py builds the navigation from it; the Overview's links, the browser tests
+and README follow it. A page's URL path is its file name without ``.py``
+("/" for the default page).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+
+@dataclass(frozen=True)
+class PageSpec:
+    file: str  # path relative to the app's folder, "pages/<name>.py"
+    title: str
+    icon: str  # a Material icon, ":material/<name>:"
+    section: str
+    summary: str  # one line for the Overview's list of pages
+    default: bool = False
+
+    @property
+    def name(self) -> str:
+        return PurePosixPath(self.file).stem
+
+    @property
+    def url_path(self) -> str:
+        return "/" if self.default else f"/{self.name}"
+
+
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("pages/overview.py", "Overview", ":material/home:", "Start",
+             "what RoPE is, on one screen", default=True),
+    PageSpec("pages/sinusoidal.py", "Sinusoidal", ":material/waves:", "Positions in attention",
+             "the original Transformer's additive encoding"),
+    PageSpec("pages/rotation.py", "Rotation", ":material/rotate_right:", "The rotation",
+             "watch one pair of q and k turn as positions advance"),
+    PageSpec("pages/step_by_step.py", "Step by step", ":material/calculate:", "The rotation",
+             "rotate your own vector by hand, three ways"),
+    PageSpec("pages/frequencies.py", "Frequencies", ":material/equalizer:", "The rotation",
+             "θᵢ and wavelengths per pair"),
+    PageSpec("pages/attention.py", "Attention", ":material/grid_on:", "RoPE in attention",
+             "logits and softmax weights with and without RoPE"),
+    PageSpec("pages/decay.py", "Long-term decay", ":material/trending_down:",
+             "RoPE in attention", "how scores fade with relative distance"),
+)
+
+
+def by_name(name: str) -> PageSpec:
+    """The page whose file is pages/<name>.py."""
+    for spec in PAGES:
+        if spec.name == name:
+            return spec
+    raise KeyError(name)
+
+
+def sections() -> dict[str, list[PageSpec]]:
+    """The pages grouped by section, both in lesson order."""
+    out: dict[str, list[PageSpec]] = {}
+    for spec in PAGES:
+        out.setdefault(spec.section, []).append(spec)
+    return out

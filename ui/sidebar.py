@@ -1,0 +1,88 @@
+"""The sidebar every page shares: RoPE base, head dim, pair layout, device.
+
+app.py draws it once per run, before the page; pages read the result with
+:func:`settings`. Every control lives in the URL, so a link reproduces the view.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+import rope_core as rc
+
+from . import controls
+from .formatting import fmt_base
+from .legacy import in_legacy_pages_mode, leave_legacy_pages_mode
+
+BASE_OPTIONS = [m * 10**e for e in range(1, 8) for m in (1, 2, 5)] + [10**8]  # 10 ... 10^8
+BASE_QUICK_PICKS = {10_000: "10⁴: RoFormer, Llama 2", 500_000: "5·10⁵: Llama 3",
+                    1_000_000: "10⁶: Qwen 2.5"}
+DIM_OPTIONS = list(range(2, 1025, 2))
+DIM_QUICK_PICKS = {64: "64: GPT-J rotary dims, Llama 3.2 1B", 128: "128: Llama, Mistral, Qwen",
+                   256: "256: Gemma 2 and 3"}
+DEFAULTS = {"base": 10_000, "dim": 128, "device": "auto", "layout": "interleaved"}
+_SETTINGS_KEY = "_settings"
+
+
+@dataclass(frozen=True)
+class Settings:
+    base: float
+    dim: int
+    device: str  # "cpu" or "cuda", already resolved
+    layout: str
+
+
+def _set(key: str, value) -> None:
+    st.session_state[key] = value
+
+
+def _quick_picks(bar, key: str, picks: dict, fmt=str) -> None:
+    cols = bar.columns(len(picks))
+    for col, (value, name) in zip(cols, picks.items()):
+        col.button(fmt(value), key=f"pick_{key}_{value}", help=name, on_click=_set,
+                   args=(key, value), width="stretch")
+
+
+def sidebar_settings() -> Settings:
+    """Draw the shared sidebar and return its settings."""
+    import torch
+
+    bar = st.sidebar
+    bar.header("Settings")
+    base = controls.select_slider(
+        "RoPE base", BASE_OPTIONS, DEFAULTS["base"], "base", container=bar,
+        allowed="one of 10, 20, 50, 100, … 10⁸, written as a whole number (10000, not 1e4)",
+        help="θᵢ = base^(−2i/d). A larger base slows every pair but the first.")
+    _quick_picks(bar, "base", BASE_QUICK_PICKS, fmt_base)
+    bar.caption(f"base = {base:,} = {fmt_base(base)}")
+    dim = controls.select_slider(
+        "Head dim d", DIM_OPTIONS, DEFAULTS["dim"], "dim", container=bar,
+        allowed="an even whole number from 2 to 1024",
+        help="Even, 2 to 1024: d/2 rotation pairs.")
+    _quick_picks(bar, "dim", DIM_QUICK_PICKS)
+    layout = controls.choice(
+        "Pair layout", list(rc.LAYOUTS), DEFAULTS["layout"], "layout", container=bar,
+        help="interleaved: pairs (2i, 2i+1), as in RoFormer and Meta's Llama code. "
+             "half: pairs (i, i + d/2), as in GPT-NeoX and Hugging Face.")
+    with bar.expander("Advanced"):
+        device = controls.choice("Compute device", list(rc.DEVICES), DEFAULTS["device"],
+                                 "device")
+        resolved = "cuda" if device != "cpu" and torch.cuda.is_available() else "cpu"
+        if device == "cuda" and resolved == "cpu":
+            st.warning("No CUDA GPU on this server: computing on the CPU.")
+        st.caption(f"Computing on {resolved}.")
+    return Settings(base=float(base), dim=int(dim), device=resolved, layout=layout)
+
+
+def remember(settings_: Settings) -> None:
+    """Store this run's settings for the page (app.py calls this)."""
+    st.session_state[_SETTINGS_KEY] = settings_
+
+
+def settings() -> Settings:
+    """The settings drawn by app.py this run. Every page calls this first."""
+    if in_legacy_pages_mode() or _SETTINGS_KEY not in st.session_state:
+        leave_legacy_pages_mode()
+    return st.session_state[_SETTINGS_KEY]

@@ -1,0 +1,89 @@
+"""Cached results shared by every visitor, and their CSV downloads.
+
+Memory per visitor stays small because nothing is copied per session:
+
+* :func:`table` caches a function's result once per setting with
+  ``st.cache_resource`` (the same object for every session; ``st.cache_data``
+  would hand each run its own unpickled copy). Results are read-only.
+* :func:`download` gives the download button a small recipe (function name and
+  arguments), not the table: the CSV bytes are made on click from the cached
+  result and cached themselves, per setting, in a bounded cache, so 30
+  downloads of one table write it once.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+CACHE_ENTRIES = 32  # results kept per cached function (least recently used goes)
+CSV_ENTRIES = 8  # CSV files kept in memory
+MAX_CSV_CELLS = 2**20  # rows x columns of any one download (about 20 MB of CSV)
+
+_TABLES: dict[str, Callable] = {}
+
+
+def table(fn: Callable | None = None, *, max_entries: int = CACHE_ENTRIES):
+    """Cache ``fn`` (a function of plain numbers, strings and tuples) for every
+    session, bounded to ``max_entries`` settings, and register it for CSVs."""
+    def wrap(f: Callable) -> Callable:
+        cached = st.cache_resource(max_entries=max_entries, show_spinner=False)(f)
+        name = f"{f.__module__}.{f.__qualname__}"
+        cached.table_name = name
+        _TABLES[name] = cached
+        return cached
+    return wrap(fn) if fn is not None else wrap
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """UTF-8 CSV with a header row; floats written to full round-trip precision."""
+    buffer = io.StringIO()
+    df.to_csv(buffer, index=False)
+    return buffer.getvalue().encode("utf-8")
+
+
+def read_csv(data: bytes) -> pd.DataFrame:
+    """How a CSV from this app is read back exactly."""
+    return pd.read_csv(io.BytesIO(data))
+
+
+@st.cache_resource(max_entries=CSV_ENTRIES, show_spinner=False)
+def _cached_csv(name: str, args: tuple, part: str | None) -> bytes:
+    result = _TABLES[name](*args)
+    return csv_bytes(result if part is None else result[part])
+
+
+def _result(fn: Callable, args: tuple, part: str | None) -> pd.DataFrame:
+    result = fn(*args)
+    return result if part is None else result[part]
+
+
+def download(fn: Callable, *args, filename: str, label: str, key: str,
+             part: str | None = None) -> None:
+    """A CSV download of the table ``fn(*args)`` (or its entry ``part``, for a
+    function returning a dict of tables) and an optional view of it.
+
+    ``fn`` must be decorated with :func:`table`. The button carries only the
+    recipe; the bytes are written on the first click and cached per setting.
+    """
+    if getattr(fn, "table_name", None) not in _TABLES:
+        raise TypeError(f"{fn!r} is not a @ui.table function")
+    df = _result(fn, args, part)
+    rows, cols = df.shape
+    left, right = st.columns([1, 2], vertical_alignment="center")
+    if rows * cols > MAX_CSV_CELLS:
+        left.button(f"Download {label} (CSV)", disabled=True, key=f"csv_{key}",
+                    help=f"{rows:,} × {cols} values is more than the {MAX_CSV_CELLS:,} "
+                         "one download may hold: choose a smaller setting.")
+    else:
+        left.download_button(f"Download {label} (CSV)",
+                             data=functools.partial(_cached_csv, fn.table_name, args, part),
+                             file_name=filename, mime="text/csv", on_click="ignore",
+                             key=f"csv_{key}", icon=":material/download:",
+                             help=f"{rows:,} rows × {cols} columns: {filename}")
+    if right.toggle(f"Show the {label} ({rows:,} rows)", key=f"show_{key}"):
+        st.dataframe(df, hide_index=True, width="stretch", height=320)
