@@ -3,10 +3,11 @@
 import streamlit as st
 
 import ui
-from ui.hardening import refuse_clear_cache
+from ui.hardening import limit_malloc_arenas, refuse_clear_cache
 from ui.navigation import sections
 
 refuse_clear_cache()
+limit_malloc_arenas()
 st.set_page_config(page_title="RoPE Explorer", page_icon=":material/rotate_right:",
                    layout="wide")
 
