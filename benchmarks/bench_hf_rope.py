@@ -26,10 +26,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import torch  # noqa: E402
+import torch
 
-import rope_core as rc  # noqa: E402
-from rope_core.presets import HF_CONFIGS  # noqa: E402
+import rope_core as rc
+from rope_core.presets import HF_CONFIGS
 
 try:
     import transformers

@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from numbers import Integral, Real
-from typing import Mapping
 
 import torch
 
@@ -153,7 +153,7 @@ class RopeConfig:
     # --- reading config.json ---------------------------------------------------------
 
     @classmethod
-    def from_json(cls, text, name: str | None = None) -> "RopeConfig":
+    def from_json(cls, text, name: str | None = None) -> RopeConfig:
         """Parse a config.json text (str or bytes, at most 1 MB), then :meth:`from_hf`."""
         if isinstance(text, (bytes, bytearray)):
             if len(text) > MAX_JSON_BYTES:
@@ -180,7 +180,7 @@ class RopeConfig:
         return cls.from_hf(data, name=name)
 
     @classmethod
-    def from_hf(cls, config: Mapping, name: str | None = None) -> "RopeConfig":
+    def from_hf(cls, config: Mapping, name: str | None = None) -> RopeConfig:
         """Build from a parsed Hugging Face config.json (see the module docstring)."""
         if not isinstance(config, Mapping):
             fail("config", type(config).__name__, "a JSON object (a dict of config.json fields)")
@@ -274,7 +274,7 @@ class RopeConfig:
         for key, value in scaling.items():
             if key in _SCALING_META_KEYS:
                 continue
-            if key not in accepted and not (key == "original_max_position_embeddings"):
+            if key not in accepted and key != "original_max_position_embeddings":
                 fail(f"rope_scaling.{key}", value,
                      f"absent for rope_type {hf_type!r} (it accepts "
                      f"{', '.join(accepted) or 'no parameters'})")

@@ -57,9 +57,9 @@ argument can make a hosted demo compute for long.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
-from typing import Callable
 
 import torch
 
@@ -338,10 +338,10 @@ def resolve_params(method: str, dim: int, params: dict) -> dict:
     method = check_choice(method, "method", tuple(SCALINGS))
     spec = SCALINGS[method]
     dim = check_dim(dim)
-    for name in params:
+    for name, value in params.items():
         if name not in spec.param_names:
             accepted = ", ".join(spec.param_names) or "no parameters"
-            raise ValueError(f"{name}={params[name]!r} is not allowed: method {method!r} accepts "
+            raise ValueError(f"{name}={value!r} is not allowed: method {method!r} accepts "
                              f"{accepted}.")
     out = {}
     for p in spec.params:

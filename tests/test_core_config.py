@@ -46,7 +46,7 @@ def test_transformers5_rope_parameters_flat_and_per_layer_type():
                   "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}
     c = rc.RopeConfig.from_hf(nested)
     assert (c.method, c.base, c.local_base) == ("linear", 1e6, 10000.0)
-    local, att = c.theta(local=True)
+    local, _ = c.theta(local=True)
     assert local.tolist() == pytest.approx([1e4 ** (-i / 128) for i in range(128)], rel=1e-14)
     with pytest.raises(ValueError, match="sliding_attention.rope_type"):
         rc.RopeConfig.from_hf(with_(nested, rope_parameters={
