@@ -68,7 +68,8 @@ from ._checks import (as_integer_positions, check_base, check_choice, check_dim,
 from .frequencies import theta as plain_theta
 
 MAX_FACTOR = 1000.0
-MAX_LENGTH = 10_000_000  # tokens, for every length and seq_len
+MAX_LENGTH = 10_000_000  # tokens, for every configured length
+MAX_SEQ_LEN = 1_000_000_000  # the current length n: a scalar, so no cost, but still bounded
 MAX_BETA = 10_000.0
 MAX_MSCALE = 100.0
 MAX_ATTENTION_FACTOR = 100.0
@@ -376,7 +377,7 @@ def scaled_theta(dim: int, base: float, method: str = "none", *, seq_len: int | 
         dim: the rotary dimension d (even, 2 ... 4096): number of rotated coordinates.
         base: finite number > 1.
         method: a key of :data:`SCALINGS`.
-        seq_len: current sequence length n (1 ... 10^7), used by ``dynamic`` and
+        seq_len: current sequence length n (1 ... 10^9), used by ``dynamic`` and
             ``longrope``; None means "within the original context".
         **params: the method's parameters, by their Hugging Face names (see
             ``SCALINGS[method].params``).
@@ -389,7 +390,7 @@ def scaled_theta(dim: int, base: float, method: str = "none", *, seq_len: int | 
     base = check_base(base)
     dtype = check_float_dtype(dtype)
     if seq_len is not None:
-        seq_len = check_int(seq_len, "seq_len", 1, MAX_LENGTH)
+        seq_len = check_int(seq_len, "seq_len", 1, MAX_SEQ_LEN)
     resolved = resolve_params(method, dim, params)
     theta, attention_factor = SCALINGS[method].function(dim, base, seq_len, **resolved)
     return theta.to(device=device, dtype=dtype), float(attention_factor)  # (dim/2,)
@@ -403,7 +404,7 @@ def effective_base(dim: int, base: float, factor: float, original_max_position_e
     base'(n) = base for n <= L.
 
     Args:
-        seq_len: an integer n or a 1-D sequence of them, each in 1 ... 10^7.
+        seq_len: an integer n or a 1-D sequence of at most 10^5 of them, each in 1 ... 10^9.
     Returns:
         float64 tensor: 0-d for an integer, ``(len(seq_len),)`` for a sequence.
     """
@@ -415,11 +416,12 @@ def effective_base(dim: int, base: float, factor: float, original_max_position_e
     s, L = r["factor"], r["original_max_position_embeddings"]
     scalar = isinstance(seq_len, Integral) and not isinstance(seq_len, bool)
     if scalar:
-        n = torch.tensor([check_int(seq_len, "seq_len", 1, MAX_LENGTH)], dtype=torch.float64)
+        n = torch.tensor([check_int(seq_len, "seq_len", 1, MAX_SEQ_LEN)], dtype=torch.float64)
     else:
-        n = as_integer_positions(seq_len, name="seq_len", max_abs=MAX_LENGTH).to(torch.float64)
-        if n.numel() == 0 or bool((n < 1).any()):
-            fail("seq_len", seq_len, f"a non-empty sequence of integers from 1 to {MAX_LENGTH}")
+        n = as_integer_positions(seq_len, name="seq_len", max_abs=MAX_SEQ_LEN).to(torch.float64)
+        if n.numel() == 0 or bool((n < 1).any()) or n.numel() > 100_000:
+            fail("seq_len", seq_len, f"a non-empty sequence of at most 100000 integers from 1 "
+                                     f"to {MAX_SEQ_LEN}")
     alpha = (s * n / L - (s - 1)).clamp(min=1.0)  # (n,)
     out = base * alpha ** (dim / (dim - 2)) if dim > 2 else torch.full_like(n, base)  # (n,)
     return out[0] if scalar else out
