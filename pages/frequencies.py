@@ -22,7 +22,10 @@ def theta_tables(dim: int, bases: tuple, context: int, method: str, factor: int,
         theta = rc.theta(dim, base, device=device)
         blocks.append(rc.theta_table(theta, context, base=base, scaling="none"))
         if method != "none":
-            scaled = rc.scaled_theta(dim, base, method, factor, context)
+            params = {"factor": float(factor)}
+            if "original_max_position_embeddings" in rc.SCALINGS[method].param_names:
+                params["original_max_position_embeddings"] = context
+            scaled = rc.scaled_theta(dim, base, method, seq_len=context * factor, **params)[0]
             # a scaled model runs at factor * context tokens
             blocks.append(rc.theta_table(scaled, context * factor, base=base,
                                          scaling=f"{method} x{factor}"))
@@ -41,9 +44,11 @@ others = ui.multiselect("Compare with bases (up to 2 more)",
                             [b for b in ui.BASE_OPTIONS], [], "compare", max_selections=2,
                             container=c2, fmt=str)
 c3, c4 = st.columns(2)
-method = ui.choice("Context-extension scaling", list(rc.SCALINGS), "none", "scaling",
+# the scalings that need only s and L (LongRoPE needs per-pair factor lists)
+PAGE_SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
+method = ui.choice("Context-extension scaling", list(PAGE_SCALINGS), "none", "scaling",
                        container=c3,
-                       help="; ".join(f"{k}: {v}" for k, v in rc.SCALING_LABELS.items()))
+                       help="; ".join(f"{k}: {rc.SCALING_LABELS[k]}" for k in PAGE_SCALINGS))
 factor = ui.select_slider("Scaling factor s (new context = s·L)", FACTOR_OPTIONS, 4,
                               "factor", container=c4, fmt=str, disabled=method == "none")
 

@@ -3,8 +3,11 @@
 One module per concept:
 
 * :mod:`~rope_core.frequencies`: theta_i = base^(-2i/d), wavelengths, angles m*theta_i
-* :mod:`~rope_core.scaling`: context-extension scalings of theta (linear, NTK, YaRN, Llama 3.1)
-* :mod:`~rope_core.rotation`: apply_rope (element-wise), dense R_m, complex form
+* :mod:`~rope_core.scaling`: context-extension scalings of theta, Hugging Face's
+  ROPE_INIT_FUNCTIONS (linear, NTK, dynamic NTK, YaRN, Llama 3.1, LongRoPE)
+* :mod:`~rope_core.config`: RopeConfig, a model's RoPE settings, read from config.json
+* :mod:`~rope_core.presets`: PRESETS, real models' RopeConfigs
+* :mod:`~rope_core.rotation`: apply_rope (element-wise, partial rotary), dense R_m, complex form
 * :mod:`~rope_core.sinusoidal`: the Transformer's sinusoidal table
 * :mod:`~rope_core.decay`: long-term decay bound and scores against distance
 * :mod:`~rope_core.attention`: a toy attention head with and without RoPE
@@ -21,13 +24,18 @@ from .device import DEVICES, resolve_device
 from .frequencies import DEFAULT_BASE, angles, theta, turns_within, wavelength
 from .rotation import (LAYOUTS, apply_rope, apply_rope_complex, cos_sin, layout_permutation,
                        rotation_matrix)
-from .scaling import SCALING_LABELS, SCALINGS, scaled_theta
+from .config import RopeConfig
+from .presets import PRESETS
+from .scaling import (REGIMES, SCALING_LABELS, SCALINGS, Param, Scaling, effective_base,
+                      pair_regime, resolve_params, scaled_theta, yarn_ramp_bounds)
 from .sinusoidal import frequency_forms, sinusoidal_dot, sinusoidal_pe
 from .tables import matrix_table, theta_table, to_frame
 
 __all__ = [
     "DEFAULT_BASE", "DEVICES", "LAYOUTS", "SCALINGS", "SCALING_LABELS",
     "theta", "wavelength", "angles", "turns_within", "scaled_theta",
+    "Scaling", "Param", "REGIMES", "resolve_params", "effective_base", "pair_regime",
+    "yarn_ramp_bounds", "RopeConfig", "PRESETS",
     "apply_rope", "apply_rope_complex", "rotation_matrix", "cos_sin", "layout_permutation",
     "sinusoidal_pe", "sinusoidal_dot", "frequency_forms",
     "relative_upper_bound", "score_vs_distance", "random_score_stats",

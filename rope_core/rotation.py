@@ -66,8 +66,21 @@ def pair_views(t: torch.Tensor, layout: str):
     return t[..., :half], t[..., half:]
 
 
+def _rotary_width(x, theta: torch.Tensor, rotary_dim) -> int:
+    """rotary_dim = 2 len(theta), checked against x's last dim (partial rotary)."""
+    if not isinstance(x, torch.Tensor) or not x.dtype.is_floating_point or x.ndim < 2:
+        fail("x", x, "a floating-point tensor of shape (..., seq, dim)")
+    width = 2 * theta.numel()
+    if rotary_dim is not None and (isinstance(rotary_dim, bool) or rotary_dim != width):
+        fail("rotary_dim", rotary_dim, f"2 * len(theta) = {width} (or None)")
+    if x.shape[-1] < width:
+        fail("x.shape[-1]", x.shape[-1],
+             f"at least 2 * len(theta) = {width} (one pair per frequency)")
+    return width
+
+
 def apply_rope(x: torch.Tensor, positions, theta: torch.Tensor, *,
-               layout: str = "interleaved") -> torch.Tensor:
+               layout: str = "interleaved", rotary_dim: int | None = None) -> torch.Tensor:
     """Rotate every pair of ``x`` by its position's angle (RoPE).
 
     For each pair (a, b) of layout ``layout`` and position m:
@@ -80,17 +93,28 @@ def apply_rope(x: torch.Tensor, positions, theta: torch.Tensor, *,
     into the output (one pass over memory); in the half layout, four fused
     multiply(-add) passes over views of the two halves, also into the output.
 
+    Partial rotary (GPT-NeoX 25%, GPT-J 64 of 256, ChatGLM half, DeepSeek's 64
+    rope dims): when theta has r/2 < dim/2 entries, only x[..., :r] is rotated
+    (pairs laid out within those r coordinates: (i, i + r/2) for "half") and
+    x[..., r:] passes through unchanged.
+
     Args:
         x: ``(..., seq, dim)`` floating-point tensor.
         positions: ``(seq,)`` integers, any offset (e.g. 10^6).
-        theta: ``(dim/2,)`` frequencies on x's device.
+        theta: ``(r/2,)`` frequencies on x's device, r <= dim.
         layout: ``"interleaved"`` or ``"half"``.
+        rotary_dim: r, optional; must equal 2 * len(theta) when given.
     Returns:
         Tensor of x's shape, dtype and device. Angles, cos and sin are formed in
         float64; the products run in float64 for float64 x, else in float32.
     """
     theta = check_theta(theta)
     layout = check_layout(layout)
+    rotary = _rotary_width(x, theta, rotary_dim)
+    if rotary < x.shape[-1]:
+        out = x.clone()  # (..., seq, dim): coordinates r ... dim-1 pass through
+        out[..., :rotary] = apply_rope(x[..., :rotary], positions, theta, layout=layout)
+        return out
     x = _check_x(x, theta)
     work = _compute_dtype(x.dtype)
     cos, sin = cos_sin(as_integer_positions(positions, length=x.shape[-2]), theta, work)

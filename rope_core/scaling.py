@@ -1,103 +1,461 @@
 """Context-extension scalings of the frequency spectrum, one function each.
 
-Each entry of :data:`SCALINGS` maps ``(dim, base, factor, original_context)``
-to the ``(dim/2,)`` frequencies a model uses after extending its context by
-``factor`` (registry in the spirit of Hugging Face's ``ROPE_INIT_FUNCTIONS``).
+Every method maps the plain spectrum theta_i = base^(-2i/d), i = 0 ... d/2 - 1
+(d = ``dim``, the ROTARY dimension: the number of rotated coordinates of a
+head) to the ``(d/2,)`` frequencies a model uses after extending its context
+by s = ``factor``, plus an attention factor that multiplies cos and sin. The
+formulas and parameter names are those of Hugging Face transformers'
+``ROPE_INIT_FUNCTIONS`` (``modeling_rope_utils.py``); L is
+``original_max_position_embeddings``, the training context.
+
+* ``none``: theta_i.
+* ``linear`` (position interpolation, Chen et al. 2023): theta_i / s.
+* ``ntk`` (static NTK-aware base change, bloc97 2023): base' = base * s^(d/(d-2)),
+  so theta_0 stays 1 and the slowest pair is divided by exactly s.
+* ``dynamic`` (dynamic NTK, emozilla 2023): the plain spectrum while the
+  current length n = ``seq_len`` <= L, then the NTK base
+  base * ((s n / L) - (s - 1))^(d/(d-2)) for that n (see :func:`effective_base`).
+* ``yarn`` (Peng et al. 2023, "YaRN"): NTK-by-parts. With
+  i(r) = d ln(L / (2 pi r)) / (2 ln base), the pair index that turns r times
+  within L, low = max(floor(i(beta_fast)), 0), high = min(ceil(i(beta_slow)), d - 1)
+  (floor/ceil only when ``truncate``; if low == high, high += 0.001) and
+  ramp_i = clamp((i - low) / (high - low), 0, 1):
+  theta'_i = theta_i (1 - ramp_i) + (theta_i / s) ramp_i.
+  Attention factor: ``attention_factor`` if given; else, when ``mscale`` and
+  ``mscale_all_dim`` are both non-zero, m(s, mscale) / m(s, mscale_all_dim)
+  with m(s, k) = 0.1 k ln s + 1 (1 when s <= 1); else 0.1 ln s + 1.
+  The factor multiplies cos and sin, so both q and k: the logits q.k are
+  multiplied by its SQUARE.
+* ``llama3`` (Meta, Llama 3.1): wavelengths lambda_i = 2 pi / theta_i shorter
+  than L / high_freq_factor keep theta_i, longer than L / low_freq_factor are
+  divided by s, and in between theta'_i = (1 - g) theta_i / s + g theta_i with
+  g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor).
+* ``longrope`` (Ding et al. 2024, "LongRoPE"; Phi-3): theta'_i = theta_i / f_i
+  with f = ``short_factor`` while n <= L and f = ``long_factor`` once n > L.
+  Attention factor: ``attention_factor`` if given, else sqrt(1 + ln s / ln L)
+  (1 when s <= 1), with s = ``factor`` or max_position_embeddings / L.
+
+YaRN's ramp follows Hugging Face exactly, clamp to [0, d - 1] included. What
+that clamp does where the plain "turn count" reading of the paper breaks down:
+
+* L < 2 pi beta_fast (~201 tokens for beta_fast = 32): no pair turns beta_fast
+  times, i(beta_fast) < 0 and low is clamped to 0. Pair 0 is then kept
+  (ramp 0) and the ramp starts there, so pairs 1 ... high are blended rather
+  than partly interpolated from a negative start.
+* L < 2 pi beta_slow (~6.3 tokens): i(beta_slow) < 0 as well. If high = 0
+  (i(beta_slow) in (-1, 0] with truncate), the ramp becomes a step: pair 0
+  kept, every other pair divided by s. If high < 0, the ramp's slope is
+  negative, every ramp_i clamps to 0 and every pair is kept.
+* i(beta_fast) > d - 1 (every pair turns more than beta_fast times, which
+  needs L > 2 pi beta_fast base^2, i.e. a tiny base): low > high = d - 1, the
+  ramp is inverted and every pair is divided by s.
+
+Every parameter is bounded (factor <= 1000, lengths <= 10^7, ...) so that no
+argument can make a hosted demo compute for long.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from numbers import Integral, Real
 
 import torch
 
-from ._checks import check_choice, check_float_dtype, check_int, check_positive_float, fail
-from .frequencies import theta as default_theta
+from ._checks import (as_integer_positions, check_base, check_choice, check_dim,
+                      check_float_dtype, check_int, check_positive_float, fail)
+from .frequencies import theta as plain_theta
 
 MAX_FACTOR = 1000.0
+MAX_LENGTH = 10_000_000  # tokens, for every configured length
+MAX_SEQ_LEN = 1_000_000_000  # the current length n: a scalar, so no cost, but still bounded
+MAX_BETA = 10_000.0
+MAX_MSCALE = 100.0
+MAX_ATTENTION_FACTOR = 100.0
 
 
-def _none(dim, base, factor, original_context):
-    """theta_i = base^(-2i/d) unchanged."""
-    return default_theta(dim, base)
+# --- parameter schema -------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Param:
+    """One named parameter of a scaling method (Hugging Face config name).
+
+    kind: "float" (finite, in [low, high], or (low, high] when ``open_low``),
+    "int" (in [low, high]), "bool", or "factors" (d/2 numbers, each in (low, high]).
+    A default of None means "absent" (the method derives a value itself).
+    """
+
+    name: str
+    kind: str
+    default: object
+    low: float = 0.0
+    high: float = math.inf
+    open_low: bool = False
+    required: bool = False
+    doc: str = ""
+
+    def allowed(self) -> str:
+        if self.kind == "bool":
+            return "True or False"
+        if self.kind == "int":
+            return f"an integer from {self.low:g} to {self.high:g}"
+        if self.kind == "factors":
+            return (f"a list of dim/2 finite numbers, each greater than {self.low:g} "
+                    f"and at most {self.high:g}")
+        lo = f"greater than {self.low:g}" if self.open_low else f"at least {self.low:g}"
+        return f"a finite number {lo} and at most {self.high:g}"
+
+    def check(self, value, half: int):
+        """The validated value (float, int, bool or tuple of floats)."""
+        if self.kind == "bool":
+            if not isinstance(value, bool):
+                fail(self.name, value, self.allowed())
+            return value
+        if self.kind == "int":
+            return check_int(value, self.name, int(self.low), int(self.high))
+        if self.kind == "factors":
+            if isinstance(value, torch.Tensor):
+                value = value.tolist()
+            if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+                fail(self.name, value, self.allowed())
+            if len(value) != half:
+                fail(self.name, value, f"a list of exactly dim/2 = {half} numbers, "
+                                       f"got {len(value)}")
+            out = []
+            for j, v in enumerate(value):
+                if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)) \
+                        or not self.low < float(v) <= self.high:
+                    fail(f"{self.name}[{j}]", v, f"a finite number greater than {self.low:g} "
+                                                 f"and at most {self.high:g}")
+                out.append(float(v))
+            return tuple(out)
+        if isinstance(value, bool) or not isinstance(value, Real):
+            fail(self.name, value, self.allowed())
+        value = float(value)
+        if not math.isfinite(value) or value > self.high or value < self.low \
+                or (self.open_low and value <= self.low):
+            fail(self.name, value, self.allowed())
+        return value
 
 
-def _linear(dim, base, factor, original_context):
-    """Position interpolation (Chen et al. 2023): theta_i / s for every pair."""
-    return default_theta(dim, base) / factor
+@dataclass(frozen=True)
+class Scaling:
+    """A registry entry: everything needed to run, label and cite one method.
+
+    ``function(dim, base, seq_len, **params)`` returns ``(theta (dim/2,) float64,
+    attention_factor float)``; it receives every name of ``params``, defaults
+    filled in.
+    """
+
+    name: str
+    function: Callable[..., tuple]
+    label: str
+    description: str
+    citation: str
+    params: tuple[Param, ...]
+    uses_seq_len: bool = False
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.params)
 
 
-def _ntk(dim, base, factor, original_context):
-    """NTK-aware: base' = base * s^(d/(d-2)); the slowest pair is divided by s,
-    the fastest (i = 0) is unchanged."""
+FACTOR = Param("factor", "float", 1.0, 1.0, MAX_FACTOR, doc="s, new context / original context")
+FACTOR_OPTIONAL = Param("factor", "float", None, 1.0, MAX_FACTOR,
+                        doc="s; if absent, max_position_embeddings / L (or 1)")
+ORIGINAL = Param("original_max_position_embeddings", "int", None, 1, MAX_LENGTH, required=True,
+                 doc="L, the training context in tokens")
+MAX_POSITIONS = Param("max_position_embeddings", "int", None, 1, MAX_LENGTH,
+                      doc="the extended context; gives s = max / L when factor is absent")
+ATTENTION = Param("attention_factor", "float", None, 0.0, MAX_ATTENTION_FACTOR, open_low=True,
+                  doc="multiplies cos and sin; derived from s when absent")
+
+
+# --- the methods: f(dim, base, seq_len, **params) -> (theta (dim/2,), attention_factor) ---
+
+def _none(dim, base, seq_len):
+    return plain_theta(dim, base), 1.0  # (dim/2,)
+
+
+def _linear(dim, base, seq_len, factor):
+    return plain_theta(dim, base) / factor, 1.0  # (dim/2,)
+
+
+def _ntk_base(dim, base, alpha):
+    """base * alpha^(d/(d-2)); d = 2 has the single pair i = 0 whatever the base."""
     if dim == 2:
-        return default_theta(dim, base)  # a single pair has i = 0: theta_0 = 1
-    return default_theta(dim, base * factor ** (dim / (dim - 2)))
+        return base
+    return base * alpha ** (dim / (dim - 2))
 
 
-def _yarn(dim, base, factor, original_context, beta_fast=32.0, beta_slow=1.0):
-    """YaRN "by parts" (Peng et al. 2023): pairs that turn more than beta_fast
-    times within the original context keep theta_i, pairs that turn fewer than
-    beta_slow times are divided by s, and a linear ramp in i blends between.
-    (YaRN also scales logits by 0.1 ln s + 1; that is not a frequency.)"""
-    theta = default_theta(dim, base)  # (d/2,)
-
-    def pair_index_for_turns(turns):  # i at which L * theta_i / (2 pi) = turns
-        return dim * math.log(original_context / (turns * 2 * math.pi)) / (2 * math.log(base))
-
-    # Not clamped to [0, dim-1] as in Hugging Face's find_correction_range: a
-    # clamp inverts the ramp when every pair turns >= beta_fast times (tiny base,
-    # long context) or none turns once (L < 2 pi); unclamped, the rule above holds.
-    low = math.floor(pair_index_for_turns(beta_fast))
-    high = math.ceil(pair_index_for_turns(beta_slow))
-    if low == high:
-        high += 0.001
-    i = torch.arange(dim // 2, dtype=torch.float64)
-    ramp = ((i - low) / (high - low)).clamp(0.0, 1.0)  # 0 keeps theta, 1 divides by s
-    return theta * (1 - ramp) + (theta / factor) * ramp
+def _ntk(dim, base, seq_len, factor):
+    return plain_theta(dim, _ntk_base(dim, base, factor)), 1.0  # (dim/2,)
 
 
-def _llama3(dim, base, factor, original_context, low_freq_factor=1.0, high_freq_factor=4.0):
-    """Llama 3.1: wavelengths shorter than L/4 keep theta_i, longer than L are
-    divided by s, and in between theta is blended smoothly in L/wavelength."""
-    theta = default_theta(dim, base)
-    wavelen = 2 * math.pi / theta
-    smooth = (original_context / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)
-    blended = (1 - smooth) * theta / factor + smooth * theta
-    out = torch.where(wavelen > original_context / low_freq_factor, theta / factor, theta)
-    medium = (wavelen >= original_context / high_freq_factor) & \
-             (wavelen <= original_context / low_freq_factor)
-    return torch.where(medium, blended, out)
+def _dynamic(dim, base, seq_len, factor, original_max_position_embeddings):
+    L = original_max_position_embeddings
+    n = L if seq_len is None else max(seq_len, L)  # plain spectrum up to L
+    alpha = factor * n / L - (factor - 1)
+    return plain_theta(dim, _ntk_base(dim, base, alpha)), 1.0  # (dim/2,)
 
 
-SCALINGS = {"none": _none, "linear": _linear, "ntk": _ntk, "yarn": _yarn, "llama3": _llama3}
-
-SCALING_LABELS = {
-    "none": "none (original RoPE)",
-    "linear": "linear (position interpolation)",
-    "ntk": "NTK-aware base change",
-    "yarn": "YaRN (by parts)",
-    "llama3": "Llama 3.1",
-}
+def _mscale(s: float, k: float = 1.0) -> float:
+    return 1.0 if s <= 1 else 0.1 * k * math.log(s) + 1.0
 
 
-def scaled_theta(dim: int, base: float, method: str = "none", factor: float = 1.0,
-                 original_context: int = 4096, *, device=None,
-                 dtype: torch.dtype = torch.float64) -> torch.Tensor:
-    """Frequencies after a context-extension scaling.
+def _resolve_factor(factor, original, max_positions):
+    if factor is not None:
+        return factor
+    if max_positions is not None:
+        return max_positions / original
+    return 1.0
 
-    Args:
-        method: one of :data:`SCALINGS`.
-        factor: s >= 1, new context / original context.
-        original_context: L, the training context length in tokens.
+
+def yarn_ramp_bounds(dim, base, original, beta_fast=32.0, beta_slow=1.0, truncate=True):
+    """YaRN's (low, high) pair indices as Hugging Face computes them.
+
+    i(r) = dim ln(L / (2 pi r)) / (2 ln base); low = max(floor(i(beta_fast)), 0),
+    high = min(ceil(i(beta_slow)), dim - 1) (no floor/ceil without truncate);
+    high += 0.001 when low == high.
+
     Returns:
-        ``(dim/2,)`` tensor (computed in float64, then cast to ``dtype``).
+        ``(low, high)`` as floats.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+
+    def turns_index(r):  # pair index that turns r times within L
+        return dim * math.log(original / (r * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = turns_index(beta_fast), turns_index(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    if low == high:
+        high += 0.001  # as Hugging Face: avoid 0/0
+    return float(low), float(high)
+
+
+def _yarn(dim, base, seq_len, factor, original_max_position_embeddings, max_position_embeddings,
+          beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor, truncate):
+    L = original_max_position_embeddings
+    s = _resolve_factor(factor, L, max_position_embeddings)
+    if attention_factor is None:
+        if mscale and mscale_all_dim:
+            attention_factor = _mscale(s, mscale) / _mscale(s, mscale_all_dim)
+        else:
+            attention_factor = _mscale(s)
+    low, high = yarn_ramp_bounds(dim, base, L, beta_fast, beta_slow, truncate)
+    theta = plain_theta(dim, base)  # (dim/2,)
+    i = torch.arange(dim // 2, dtype=torch.float64)  # (dim/2,)
+    ramp = ((i - low) / (high - low)).clamp(0.0, 1.0)  # (dim/2,): 0 keeps, 1 divides by s
+    return theta * (1 - ramp) + (theta / s) * ramp, float(attention_factor)
+
+
+def _llama3(dim, base, seq_len, factor, original_max_position_embeddings, low_freq_factor,
+            high_freq_factor):
+    L = original_max_position_embeddings
+    theta = plain_theta(dim, base)  # (dim/2,)
+    wavelen = 2 * math.pi / theta  # (dim/2,)
+    g = (L / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)  # (dim/2,)
+    out = torch.where(wavelen > L / low_freq_factor, theta / factor, theta)
+    medium = (wavelen >= L / high_freq_factor) & (wavelen <= L / low_freq_factor)
+    return torch.where(medium, (1 - g) * theta / factor + g * theta, out), 1.0
+
+
+def _longrope(dim, base, seq_len, short_factor, long_factor, original_max_position_embeddings,
+              factor, max_position_embeddings, attention_factor):
+    L = original_max_position_embeddings
+    s = _resolve_factor(factor, L, max_position_embeddings)
+    if attention_factor is None:
+        attention_factor = 1.0 if s <= 1 else math.sqrt(1 + math.log(s) / math.log(L))
+    use_long = seq_len is not None and seq_len > L
+    f = torch.tensor(long_factor if use_long else short_factor, dtype=torch.float64)  # (dim/2,)
+    return plain_theta(dim, base) / f, float(attention_factor)
+
+
+SCALINGS: dict[str, Scaling] = {s.name: s for s in (
+    Scaling("none", _none, "none (original RoPE)",
+            "theta_i = base^(-2i/d) unchanged: the model as trained.",
+            "Su et al. 2021, RoFormer (arXiv:2104.09864)", ()),
+    Scaling("linear", _linear, "linear (position interpolation)",
+            "Divides every theta_i by s, squeezing s L positions into the angles the model saw "
+            "in training; cheap, but blurs the fast pairs that encode nearby order.",
+            "Chen et al. 2023, Position Interpolation (arXiv:2306.15595)", (FACTOR,)),
+    Scaling("ntk", _ntk, "static NTK-aware base change",
+            "Raises the base to base s^(d/(d-2)): the fastest pair is untouched and the slowest "
+            "is divided by s, so local order stays sharp while long wavelengths stretch.",
+            "bloc97 2023, NTK-aware scaled RoPE (reddit r/LocalLLaMA)", (FACTOR,)),
+    Scaling("dynamic", _dynamic, "dynamic NTK",
+            "Keeps the trained spectrum up to L and grows the NTK base with the current "
+            "length, so short inputs run exactly as trained.",
+            "emozilla 2023, Dynamically scaled RoPE (reddit r/LocalLLaMA)",
+            (FACTOR, ORIGINAL), uses_seq_len=True),
+    Scaling("yarn", _yarn, "YaRN (NTK-by-parts + attention factor)",
+            "Keeps pairs that turn often within L, interpolates pairs that turn less than once, "
+            "blends in between, and sharpens attention by 0.1 ln s + 1 to offset the blur.",
+            "Peng et al. 2023, YaRN (arXiv:2309.00071)",
+            (FACTOR_OPTIONAL, ORIGINAL, MAX_POSITIONS,
+             Param("beta_fast", "float", 32.0, 0.0, MAX_BETA, open_low=True,
+                   doc="pairs turning more often than this within L are kept"),
+             Param("beta_slow", "float", 1.0, 0.0, MAX_BETA, open_low=True,
+                   doc="pairs turning less often than this within L are divided by s"),
+             Param("mscale", "float", None, 0.0, MAX_MSCALE, doc="numerator k of 0.1 k ln s + 1"),
+             Param("mscale_all_dim", "float", None, 0.0, MAX_MSCALE,
+                   doc="denominator k of 0.1 k ln s + 1"),
+             ATTENTION,
+             Param("truncate", "bool", True, doc="floor/ceil the ramp bounds"))),
+    Scaling("llama3", _llama3, "Llama 3.1 (wavelength bands)",
+            "Keeps wavelengths shorter than L / high_freq_factor, divides those longer than "
+            "L / low_freq_factor by s, and blends in between, smoothly in L / wavelength.",
+            "Meta 2024, The Llama 3 Herd of Models (arXiv:2407.21783)",
+            (FACTOR, ORIGINAL,
+             Param("low_freq_factor", "float", 1.0, 0.0, MAX_FACTOR, open_low=True,
+                   doc="wavelengths above L / low_freq_factor are divided by s"),
+             Param("high_freq_factor", "float", 4.0, 0.0, MAX_FACTOR, open_low=True,
+                   doc="wavelengths below L / high_freq_factor are kept"))),
+    Scaling("longrope", _longrope, "LongRoPE (searched per-pair factors)",
+            "Divides each theta_i by its own searched factor, a short set up to L and a long set "
+            "beyond, and rescales attention by sqrt(1 + ln s / ln L).",
+            "Ding et al. 2024, LongRoPE (arXiv:2402.13753)",
+            (Param("short_factor", "factors", None, 0.0, MAX_FACTOR, required=True,
+                   doc="per-pair divisors while seq_len <= L"),
+             Param("long_factor", "factors", None, 0.0, MAX_FACTOR, required=True,
+                   doc="per-pair divisors once seq_len > L"),
+             ORIGINAL, FACTOR_OPTIONAL, MAX_POSITIONS, ATTENTION), uses_seq_len=True),
+)}
+
+SCALING_LABELS = {name: s.label for name, s in SCALINGS.items()}
+
+
+def resolve_params(method: str, dim: int, params: dict) -> dict:
+    """Validate ``params`` for ``method`` and fill in defaults.
+
+    Raises ValueError naming an unknown parameter, a missing required one, or a
+    value out of its range (and cross-parameter rules: beta_fast > beta_slow,
+    high_freq_factor > low_freq_factor, max_position_embeddings >= L).
     """
     method = check_choice(method, "method", tuple(SCALINGS))
-    factor = check_positive_float(factor, "factor", upper=MAX_FACTOR)
-    if factor < 1:
-        fail("factor", factor, f"a number from 1 to {MAX_FACTOR:g}")
-    original_context = check_int(original_context, "original_context", 1, 10_000_000)
+    spec = SCALINGS[method]
+    dim = check_dim(dim)
+    for name, value in params.items():
+        if name not in spec.param_names:
+            accepted = ", ".join(spec.param_names) or "no parameters"
+            raise ValueError(f"{name}={value!r} is not allowed: method {method!r} accepts "
+                             f"{accepted}.")
+    out = {}
+    for p in spec.params:
+        value = params.get(p.name)
+        if value is None:
+            if p.required:
+                raise ValueError(f"{p.name} is missing: method {method!r} needs {p.name} "
+                                 f"({p.allowed()}).")
+            out[p.name] = p.default
+        else:
+            out[p.name] = p.check(value, dim // 2)
+    if method == "yarn" and out["beta_fast"] <= out["beta_slow"]:
+        fail("beta_fast", out["beta_fast"], f"greater than beta_slow = {out['beta_slow']:g}")
+    if method == "llama3" and out["high_freq_factor"] <= out["low_freq_factor"]:
+        fail("high_freq_factor", out["high_freq_factor"],
+             f"greater than low_freq_factor = {out['low_freq_factor']:g}")
+    if out.get("max_position_embeddings") is not None and \
+            out["max_position_embeddings"] < out["original_max_position_embeddings"]:
+        fail("max_position_embeddings", out["max_position_embeddings"],
+             f"at least original_max_position_embeddings = "
+             f"{out['original_max_position_embeddings']}")
+    return out
+
+
+def scaled_theta(dim: int, base: float, method: str = "none", *, seq_len: int | None = None,
+                 device=None, dtype: torch.dtype = torch.float64, **params):
+    """Frequencies and attention factor after a context-extension scaling.
+
+    theta'_i per the method's formula (module docstring), theta_i = base^(-2i/dim).
+
+    Args:
+        dim: the rotary dimension d (even, 2 ... 4096): number of rotated coordinates.
+        base: finite number > 1.
+        method: a key of :data:`SCALINGS`.
+        seq_len: current sequence length n (1 ... 10^9), used by ``dynamic`` and
+            ``longrope``; None means "within the original context".
+        **params: the method's parameters, by their Hugging Face names (see
+            ``SCALINGS[method].params``).
+    Returns:
+        ``(theta, attention_factor)``: a ``(dim/2,)`` tensor (computed in float64,
+        then cast once to ``dtype``) and a float multiplying cos and sin.
+    """
+    method = check_choice(method, "method", tuple(SCALINGS))
+    dim = check_dim(dim)
+    base = check_base(base)
     dtype = check_float_dtype(dtype)
-    default_theta(dim, base)  # validates dim and base with their own messages
-    return SCALINGS[method](dim, base, factor, original_context).to(device=device, dtype=dtype)
+    if seq_len is not None:
+        seq_len = check_int(seq_len, "seq_len", 1, MAX_SEQ_LEN)
+    resolved = resolve_params(method, dim, params)
+    theta, attention_factor = SCALINGS[method].function(dim, base, seq_len, **resolved)
+    return theta.to(device=device, dtype=dtype), float(attention_factor)  # (dim/2,)
+
+
+def effective_base(dim: int, base: float, factor: float, original_max_position_embeddings: int,
+                   seq_len) -> torch.Tensor:
+    """Dynamic NTK's base at each current length n.
+
+    base'(n) = base * max(1, s n / L - (s - 1))^(d/(d-2)) (base itself for d = 2);
+    base'(n) = base for n <= L.
+
+    Args:
+        seq_len: an integer n or a 1-D sequence of at most 10^5 of them, each in 1 ... 10^9.
+    Returns:
+        float64 tensor: 0-d for an integer, ``(len(seq_len),)`` for a sequence.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    r = resolve_params("dynamic", dim, {"factor": factor,
+                                        "original_max_position_embeddings":
+                                            original_max_position_embeddings})
+    s, L = r["factor"], r["original_max_position_embeddings"]
+    scalar = isinstance(seq_len, Integral) and not isinstance(seq_len, bool)
+    if scalar:
+        n = torch.tensor([check_int(seq_len, "seq_len", 1, MAX_SEQ_LEN)], dtype=torch.float64)
+    else:
+        n = as_integer_positions(seq_len, name="seq_len", max_abs=MAX_SEQ_LEN).to(torch.float64)
+        if n.numel() == 0 or bool((n < 1).any()) or n.numel() > 100_000:
+            fail("seq_len", seq_len, f"a non-empty sequence of at most 100000 integers from 1 "
+                                     f"to {MAX_SEQ_LEN}")
+    alpha = (s * n / L - (s - 1)).clamp(min=1.0)  # (n,)
+    out = base * alpha ** (dim / (dim - 2)) if dim > 2 else torch.full_like(n, base)  # (n,)
+    return out[0] if scalar else out
+
+
+REGIMES = ("kept", "interpolated", "blended")
+
+
+def pair_regime(dim: int, base: float, method: str = "none", *, seq_len: int | None = None,
+                rtol: float = 1e-9, **params) -> tuple[str, ...]:
+    """What the method does to each pair, from the ratio r_i = theta'_i / theta_i.
+
+    "kept" when r_i = 1, "interpolated" when r_i = 1/s (s the method's factor,
+    max_position_embeddings / L when absent), "blended" otherwise, each within a
+    relative tolerance ``rtol``.
+
+    Returns:
+        ``dim/2`` labels, one per pair i.
+    """
+    rtol = check_positive_float(rtol, "rtol", upper=0.1)
+    scaled, _ = scaled_theta(dim, base, method, seq_len=seq_len, **params)
+    ratio = (scaled / plain_theta(dim, base)).tolist()  # (dim/2,)
+    resolved = resolve_params(method, dim, params)
+    if "original_max_position_embeddings" in resolved:
+        s = _resolve_factor(resolved.get("factor"), resolved["original_max_position_embeddings"],
+                            resolved.get("max_position_embeddings"))
+    else:
+        s = resolved.get("factor") or 1.0
+    out = []
+    for r in ratio:
+        if abs(r - 1.0) <= rtol:
+            out.append("kept")
+        elif abs(r * s - 1.0) <= rtol:
+            out.append("interpolated")
+        else:
+            out.append("blended")
+    return tuple(out)

@@ -42,7 +42,9 @@ def test_bad_dtype():
 def test_x_last_dim_mismatch():
     # theta has 2 pairs -> x needs 4 coordinates; 6 given
     x = torch.zeros(2, 6, dtype=torch.float64)
-    raises_naming(lambda: rc.apply_rope(x, [0, 1], TH4), "x.shape[-1]", "6")
+    # apply_rope: 6 coordinates and 2 pairs is partial rotary; fewer than 4 is an error
+    raises_naming(lambda: rc.apply_rope(x[:, :2], [0, 1], TH4), "x.shape[-1]", "2")
+    raises_naming(lambda: rc.apply_rope(x, [0, 1], TH4, rotary_dim=6), "rotary_dim", "6")
     raises_naming(lambda: rc.apply_rope_complex(x, [0, 1], TH4), "x.shape[-1]", "6")
     raises_naming(lambda: rc.score_vs_distance(x[0], x[0], [0], TH4), "q.shape[-1]", "6")
 
@@ -135,16 +137,63 @@ def test_sinusoidal_bad_arguments():
 
 
 @pytest.mark.parametrize("factor,text", [(0.5, "0.5"), (0, "0"), (-2.0, "-2.0"),
-                                         (math.nan, "nan"), (2000.0, "2000.0")])
+                                         (math.nan, "nan"), (2000.0, "2000.0"), ("2", "'2'")])
 def test_scaled_theta_bad_factor(factor, text):
-    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "linear", factor), "factor", text)
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "linear", factor=factor), "factor", text)
+
+
+YARN = {"factor": 2.0, "original_max_position_embeddings": 64}
 
 
 def test_scaled_theta_bad_method_and_context():
-    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "bogus", 2.0), "method", "bogus")
-    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "yarn", 2.0, 0), "original_context", "0")
-    raises_naming(lambda: rc.scaled_theta(7, 10000.0, "yarn", 2.0), "dim", "7")
-    raises_naming(lambda: rc.scaled_theta(8, 1.0, "yarn", 2.0), "base", "1.0")
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "bogus"), "method", "bogus")
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "yarn", factor=2.0,
+                                          original_max_position_embeddings=0),
+                  "original_max_position_embeddings", "0")
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "yarn", factor=2.0,
+                                          original_max_position_embeddings=10**8),
+                  "original_max_position_embeddings", "100000000")
+    raises_naming(lambda: rc.scaled_theta(7, 10000.0, "yarn", **YARN), "dim", "7")
+    raises_naming(lambda: rc.scaled_theta(8, 1.0, "yarn", **YARN), "base", "1.0")
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "yarn", seq_len=0, **YARN), "seq_len", "0")
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "yarn", dtype=torch.int32, **YARN),
+                  "dtype", "int32")
+
+
+def test_scaled_theta_missing_and_unknown_parameters():
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "yarn", factor=2.0),
+                  "original_max_position_embeddings", "missing")
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "linear", beta_fast=3.0), "beta_fast", "3.0")
+    raises_naming(lambda: rc.scaled_theta(8, 10000.0, "none", factor=2.0), "factor", "2.0")
+
+
+def test_scaled_theta_bad_method_parameters():
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "yarn", beta_fast=1.0, beta_slow=2.0, **YARN),
+                  "beta_fast", "1.0")
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "yarn", truncate="yes", **YARN),
+                  "truncate", "yes")
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "yarn", attention_factor=0.0, **YARN),
+                  "attention_factor", "0.0")
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "yarn", mscale=-1.0, **YARN), "mscale", "-1.0")
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "yarn", max_position_embeddings=32, **YARN),
+                  "max_position_embeddings", "32")
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "llama3", low_freq_factor=4.0,
+                                          high_freq_factor=1.0, **YARN),
+                  "high_freq_factor", "1.0")
+    lr = {"original_max_position_embeddings": 64, "long_factor": [1.0] * 4}
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "longrope", short_factor=[1.0] * 3, **lr),
+                  "short_factor", "3")
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "longrope", short_factor=[1.0, -1, 1, 1], **lr),
+                  "short_factor[1]", "-1")
+    raises_naming(lambda: rc.scaled_theta(8, 1e4, "longrope", short_factor="1111", **lr),
+                  "short_factor", "1111")
+
+
+def test_effective_base_and_pair_regime_bad_arguments():
+    raises_naming(lambda: rc.effective_base(8, 1e4, 2.0, 100, 0), "seq_len", "0")
+    raises_naming(lambda: rc.effective_base(8, 1e4, 2.0, 100, []), "seq_len", "[]")
+    raises_naming(lambda: rc.effective_base(8, 1e4, 0.5, 100, 10), "factor", "0.5")
+    raises_naming(lambda: rc.pair_regime(8, 1e4, "linear", rtol=-1.0, factor=2.0), "rtol", "-1.0")
 
 
 def test_toy_qk_bad_arguments():

@@ -1,0 +1,146 @@
+"""RopeConfig and RopeConfig.from_hf / from_json: reading config.json as published."""
+
+import json
+import math
+
+import pytest
+
+import rope_core as rc
+
+LLAMA31 = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+           "max_position_embeddings": 131072, "rope_theta": 500000.0,
+           "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                            "original_max_position_embeddings": 8192, "rope_type": "llama3"}}
+
+
+def with_(base, **changes):
+    out = json.loads(json.dumps(base))
+    out.update(changes)
+    return out
+
+
+def test_llama31_fields():
+    c = rc.RopeConfig.from_hf(LLAMA31, name="x")
+    assert (c.head_dim, c.rotary_dim, c.base, c.layout, c.method) == \
+        (128, 128, 500000.0, "half", "llama3")  # 4096 / 32 = 128
+    assert (c.original_context, c.max_context) == (8192, 131072)
+    assert c.params_dict == {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                             "original_max_position_embeddings": 8192}
+    theta, att = c.theta()
+    assert theta.shape == (64,) and att == 1.0
+    # slowest pair: wavelength 2 pi 500000^(63/64) * 8 (divided by s)
+    assert c.longest_wavelength() == pytest.approx(2 * math.pi * 5e5 ** (63 / 64) * 8, rel=1e-12)
+    assert hash(c) == hash(rc.RopeConfig.from_hf(LLAMA31, name="x"))
+
+
+def test_transformers5_rope_parameters_flat_and_per_layer_type():
+    flat = {"model_type": "llama", "hidden_size": 2048, "num_attention_heads": 16,
+            "max_position_embeddings": 4096,
+            "rope_parameters": {"rope_type": "linear", "factor": 2.0, "rope_theta": 20000.0}}
+    c = rc.RopeConfig.from_hf(flat)
+    assert (c.method, c.base, c.params_dict, c.name) == ("linear", 20000.0, {"factor": 2.0},
+                                                         "llama")
+    nested = {"model_type": "gemma3_text", "head_dim": 256, "max_position_embeddings": 131072,
+              "rope_parameters": {
+                  "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+                  "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}
+    c = rc.RopeConfig.from_hf(nested)
+    assert (c.method, c.base, c.local_base) == ("linear", 1e6, 10000.0)
+    local, _ = c.theta(local=True)
+    assert local.tolist() == pytest.approx([1e4 ** (-i / 128) for i in range(128)], rel=1e-14)
+    with pytest.raises(ValueError, match="sliding_attention.rope_type"):
+        rc.RopeConfig.from_hf(with_(nested, rope_parameters={
+            "full_attention": {"rope_type": "default"},
+            "sliding_attention": {"rope_type": "linear", "factor": 2.0}}))
+
+
+def test_legacy_type_names():
+    yarn = with_(LLAMA31, rope_scaling={"type": "yarn", "factor": 4.0,
+                                        "original_max_position_embeddings": 32768})
+    c = rc.RopeConfig.from_hf(yarn)
+    assert c.method == "yarn" and c.theta()[1] == pytest.approx(0.1 * math.log(4) + 1, rel=1e-15)
+    su = with_(LLAMA31, hidden_size=256, num_attention_heads=2, original_max_position_embeddings=4096,
+               rope_scaling={"type": "su", "short_factor": [1.0] * 64, "long_factor": [2.0] * 64})
+    c = rc.RopeConfig.from_hf(su)
+    assert c.method == "longrope" and c.original_context == 4096
+    dyn = with_(LLAMA31, rope_scaling={"type": "dynamic", "factor": 2.0})
+    c = rc.RopeConfig.from_hf(dyn)
+    # Hugging Face's dynamic NTK counts from max_position_embeddings
+    assert c.method == "dynamic" and c.params_dict["original_max_position_embeddings"] == 131072
+    assert rc.RopeConfig.from_hf(with_(LLAMA31, rope_scaling={"type": "default"})).method == "none"
+    assert rc.RopeConfig.from_hf(with_(LLAMA31, rope_scaling=None)).method == "none"
+
+
+def test_partial_rotary_fields_and_bases():
+    base = {"hidden_size": 4096, "num_attention_heads": 32, "max_position_embeddings": 2048}
+    assert rc.RopeConfig.from_hf(with_(base, partial_rotary_factor=0.5)).rotary_dim == 64
+    assert rc.RopeConfig.from_hf(with_(base, rotary_pct=0.25, rotary_emb_base=20000)).base == 2e4
+    assert rc.RopeConfig.from_hf(with_(base, rotary_dim=32)).rotary_dim == 32
+    glm = rc.RopeConfig.from_hf(with_(base, model_type="chatglm", kv_channels=128, rope_ratio=50))
+    assert (glm.rotary_dim, glm.base, glm.layout) == (64, 500000.0, "interleaved")
+    ds = rc.RopeConfig.from_hf(with_(base, model_type="deepseek_v3", qk_nope_head_dim=128,
+                                     qk_rope_head_dim=64))
+    assert (ds.head_dim, ds.rotary_dim, ds.layout) == (192, 64, "interleaved")
+    assert rc.RopeConfig.from_hf(with_(base, model_type="deepseek_v3", qk_rope_head_dim=64,
+                                       qk_nope_head_dim=128, rope_interleave=False)).layout == "half"
+
+
+def test_direct_construction_normalises_params():
+    c = rc.RopeConfig("m", 96, 96, 1e4, "half", "longrope",
+                      {"short_factor": [1.0] * 48, "long_factor": [2.0] * 48,
+                       "original_max_position_embeddings": 4096},
+                      4096, 131072)
+    assert isinstance(c.params, tuple) and c.params[0][0] == "long_factor"
+    assert c.theta(seq_len=5000)[0].tolist() == pytest.approx(
+        [1e4 ** (-i / 48) / 2 for i in range(48)], rel=1e-14)
+    hash(c)
+
+
+@pytest.mark.parametrize("change,field", [
+    ({"rotary_dim": 33}, "rotary_dim"),
+    ({"rotary_dim": 256}, "rotary_dim"),
+    ({"partial_rotary_factor": 1.5}, "partial_rotary_factor"),
+    ({"rope_theta": -5.0}, "rope_theta"),
+    ({"rope_theta": "10000"}, "rope_theta"),
+    ({"rope_theta": True}, "rope_theta"),
+    ({"hidden_size": 4097}, "hidden_size"),
+    ({"hidden_size": 10**12}, "hidden_size"),
+    ({"head_dim": 8192}, "head_dim"),
+    ({"max_position_embeddings": 10**9}, "max_position_embeddings"),
+    ({"max_position_embeddings": "long"}, "max_position_embeddings"),
+    ({"rope_scaling": [1, 2]}, "rope_scaling"),
+    ({"rope_scaling": {"rope_type": "llama3", "factor": 0.5, "original_max_position_embeddings":
+                       8192}}, "factor"),
+    ({"rope_scaling": {"rope_type": "linear", "factor": 2.0, "beta_fast": 3}}, "beta_fast"),
+    ({"rope_scaling": {"rope_type": "magic", "factor": 2.0}}, "rope_type"),
+    ({"rope_scaling": {"rope_type": "linear", "type": "yarn", "factor": 2.0}}, "type"),
+    ({"rope_scaling": {"rope_type": "linear", "factor": 5000.0}}, "factor"),
+    ({"rope_ratio": 2.0}, "rope_ratio"),
+    ({"rope_local_base_freq": 0.5}, "rope_local_base_freq"),
+    ({"mrope_section": [16, 24]}, "mrope_section"),
+    ({"text_config": 3}, "text_config"),
+])
+def test_malformed_configs_name_the_field(change, field):
+    with pytest.raises(ValueError) as info:
+        rc.RopeConfig.from_hf(with_(LLAMA31, **change))
+    assert field in str(info.value), str(info.value)
+
+
+def test_missing_fields():
+    with pytest.raises(ValueError, match="head_dim"):
+        rc.RopeConfig.from_hf({"max_position_embeddings": 10})
+    with pytest.raises(ValueError, match="max_position_embeddings"):
+        rc.RopeConfig.from_hf({"head_dim": 64})
+    with pytest.raises(ValueError, match="config"):
+        rc.RopeConfig.from_hf([1, 2])
+
+
+def test_from_json():
+    c = rc.RopeConfig.from_json(json.dumps(LLAMA31), name="Llama 3.1 8B")
+    assert c == rc.RopeConfig.from_hf(LLAMA31, name="Llama 3.1 8B")
+    assert rc.RopeConfig.from_json(json.dumps(LLAMA31).encode()).method == "llama3"
+    for bad, text in [("{", "not valid JSON"), ('{"head_dim": NaN}', "NaN"),
+                      ("[" * 100000, "JSON"), (b"\xff\xfe", "UTF-8"),
+                      (" " * 1_000_001, "1000000 bytes"), (3, "config")]:
+        with pytest.raises(ValueError, match=text):
+            rc.RopeConfig.from_json(bad)
