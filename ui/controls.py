@@ -47,6 +47,28 @@ def _drop_link_value(key: str) -> None:
         qp.remove_param(key)  # what the address bar shows
 
 
+def keep_in_link(key: str, value: str | list[str], default: str | list[str]) -> None:
+    """Make the address carry ``?key=value`` (or nothing when it is the default).
+
+    Streamlit writes a bound widget's value into the address when the widget
+    changes, but may leave a value that came from a link out of the address
+    after a page change (its page-transition filter, ``populate_from_query_string``
+    in streamlit 1.67); the shared sidebar calls this after every run so that
+    the address, and so the Back button and a copied link, always holds the full
+    settings. Sent as a correction (history.replaceState), not a new entry.
+    """
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as qp:
+        current = qp._query_params.get(key)
+        if value == default:
+            if current is not None:
+                qp.remove_param(key)
+        elif current != value:
+            qp._query_params[key] = value
+            qp._send_query_param_msg()
+
+
 def _shown(values: list[str]) -> str:
     return ", ".join(quoted(v) for v in values[:3]) + (" …" if len(values) > 3 else "")
 

@@ -73,6 +73,8 @@ def sidebar_settings() -> Settings:
         if device == "cuda" and resolved == "cpu":
             st.warning("No CUDA GPU on this server: computing on the CPU.")
         st.caption(f"Computing on {resolved}.")
+    for key, value in (("base", base), ("dim", dim), ("layout", layout), ("device", device)):
+        controls.keep_in_link(key, str(value), str(DEFAULTS[key]))
     return Settings(base=float(base), dim=int(dim), device=resolved, layout=layout)
 
 

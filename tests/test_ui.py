@@ -1,0 +1,116 @@
+"""The shared UI package: hardening, the legacy-pages guard, CSV caching and caps,
+and escaping of visitor text."""
+
+import pathlib
+
+import pandas as pd
+import pytest
+
+import ui
+from ui import hardening, tables
+from ui.navigation import PAGES, sections
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_clear_cache_request_from_a_client_is_refused(monkeypatch):
+    import streamlit as st
+    from streamlit.runtime.app_session import AppSession
+
+    monkeypatch.delenv("ROPE_ALLOW_CLEAR_CACHE", raising=False)
+    assert hardening.refuse_clear_cache()
+    calls = {"n": 0}
+
+    @st.cache_resource
+    def counted():
+        calls["n"] += 1
+        return calls["n"]
+
+    counted()
+
+    class FakeSession:
+        id = "fake"
+
+    AppSession._handle_clear_cache_request(FakeSession())
+    counted()
+    assert calls["n"] == 1  # the cache survived the request
+
+
+def test_allocator_cap_is_accepted_on_glibc():
+    import platform
+
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert hardening.limit_malloc_arenas()
+
+
+def test_legacy_guard_switches_the_mode_off(monkeypatch):
+    from streamlit.runtime.pages_manager import PagesManager
+
+    from ui import legacy
+
+    reruns = []
+    monkeypatch.setattr(legacy.st, "rerun", lambda: reruns.append(True))
+    monkeypatch.setattr(PagesManager, "uses_pages_directory", True)
+    assert legacy.in_legacy_pages_mode()
+    legacy.leave_legacy_pages_mode()
+    assert not legacy.in_legacy_pages_mode() and reruns == [True]
+
+
+def test_pages_folder_holds_only_registered_pages():
+    # a fresh server may serve any pages/*.py in the legacy mode: only pages live there
+    files = {p.name for p in (ROOT / "pages").iterdir() if p.is_file()}
+    assert files == {pathlib.PurePosixPath(spec.file).name for spec in PAGES}
+
+
+def test_navigation_sections_keep_lesson_order():
+    flat = [spec for specs in sections().values() for spec in specs]
+    assert flat == list(PAGES)
+    assert sum(spec.default for spec in PAGES) == 1
+
+
+def test_csv_bytes_are_cached_per_setting(monkeypatch):
+    written = {"n": 0}
+    original = tables.csv_bytes
+
+    def counting(df):
+        written["n"] += 1
+        return original(df)
+
+    monkeypatch.setattr(tables, "csv_bytes", counting)
+
+    @ui.table
+    def squares(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"n": range(n), "n squared": [k * k for k in range(n)]})
+
+    first = tables._cached_csv(squares.table_name, (5,), None)
+    for _ in range(29):
+        assert tables._cached_csv(squares.table_name, (5,), None) is first
+    assert written["n"] == 1  # 30 downloads, one CSV written
+    assert ui.read_csv(first)["n squared"].tolist() == [0, 1, 4, 9, 16]
+
+
+def test_tables_are_shared_not_copied():
+    @ui.table
+    def frame(n: int) -> pd.DataFrame:
+        return pd.DataFrame({"x": range(n)})
+
+    assert frame(3) is frame(3)
+
+
+def test_download_refuses_functions_that_are_not_tables():
+    with pytest.raises(TypeError):
+        ui.download(lambda: pd.DataFrame(), filename="x.csv", label="x", key="x")
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("[a](https://evil.example)", r"\[a\]\(https\:\/\/evil\.example\)"),
+    ("x\n# h", r"x \# h"),
+    ("$x$", r"\$x\$"),
+])
+def test_plain_escapes_every_markdown_character(value, expected):
+    assert ui.plain(value) == expected
+
+
+def test_quoted_caps_visitor_text():
+    assert ui.capped("a" * 100) == "a" * 60 + "…"
+    assert ui.quoted("a" * 100) == "“" + "a" * 60 + "…”"
