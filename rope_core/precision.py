@@ -179,6 +179,11 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
     * ``"cache"``: a = a_ref exact, but the cos/sin cache stored in the dtype:
       fl(cos a_ref), fl(sin a_ref); the angle error is 0.
 
+    fl() is torch's own conversion (``.to(dtype)``), which takes float64 to
+    float16/bfloat16 through float32: for cos/sin values that double rounding
+    can add up to 2^-25 to the half-ulp error, as it does in real code. Integer
+    positions <= 10^7 are exact in float32, so for them fl() rounds once.
+
     Errors: |a - a_ref| in radians (not wrapped: an error of 2 pi k shows as
     such), |cos - cos a_ref|, |sin - sin a_ref|. In float16 an overflowing
     position or product becomes inf: angle error inf, cos/sin error NaN.
