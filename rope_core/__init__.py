@@ -11,6 +11,8 @@ One module per concept:
 * :mod:`~rope_core.sinusoidal`: the Transformer's sinusoidal table
 * :mod:`~rope_core.decay`: long-term decay bound and scores against distance
 * :mod:`~rope_core.attention`: a toy attention head with and without RoPE
+* :mod:`~rope_core.capacity`: critical dimension, extrapolation limit, B_m and the base bound
+* :mod:`~rope_core.precision`: positions, angles and cos/sin caches in low precision
 * :mod:`~rope_core.tables`: tidy DataFrames for the CSV downloads
 * :mod:`~rope_core.device`: resolve_device
 
@@ -19,9 +21,13 @@ names the parameter, the value and the allowed range.
 """
 
 from .attention import attention, toy_qk
+from .capacity import (cos_sum, critical_dimension, extrapolation_limit, first_negative_distance,
+                       min_base_for_context, passing_bases)
 from .decay import random_score_stats, relative_upper_bound, score_vs_distance
 from .device import DEVICES, resolve_device
 from .frequencies import DEFAULT_BASE, angles, theta, turns_within, wavelength
+from .precision import (DTYPES, RECIPES, angle_error, as_dtype_position, first_inexact_position,
+                        grid_spacing, max_angle_error, relative_property_error, resolve_dtype)
 from .rotation import (LAYOUTS, apply_rope, apply_rope_complex, cos_sin, layout_permutation,
                        rotation_matrix)
 from .config import RopeConfig
@@ -41,4 +47,8 @@ __all__ = [
     "relative_upper_bound", "score_vs_distance", "random_score_stats",
     "attention", "toy_qk", "resolve_device",
     "to_frame", "theta_table", "matrix_table",
+    "critical_dimension", "extrapolation_limit", "cos_sum", "first_negative_distance",
+    "min_base_for_context", "passing_bases",
+    "DTYPES", "RECIPES", "resolve_dtype", "as_dtype_position", "grid_spacing",
+    "first_inexact_position", "angle_error", "max_angle_error", "relative_property_error",
 ]

@@ -1,0 +1,319 @@
+"""What low precision does to RoPE at long positions.
+
+A floating-point type with p significant bits (float16: 11, bfloat16: 8,
+float32: 24, float64: 53) holds every integer up to 2^p and, in the binade
+[2^e, 2^(e+1)), only multiples of the spacing 2^(e - p + 1). A position m held
+in such a type is rounded to the nearest multiple (ties to the even one), so
+for bfloat16 positions 256 and 257 are the same number and at m ~ 10^6 the
+spacing is 8192 tokens. float16 also overflows: positions >= 65520 become inf.
+
+The angle errors are measured against a float64 reference m * theta_i with
+theta_i = base^(-2i/d) computed in float64 (its own rounding, ~ m * theta_i *
+2^-53 rad, is negligible next to any lower-precision recipe). For a partial
+rotary model pass the rotary dim as ``dim`` (theta_i = base^(-2i/rotary_dim));
+unrotated coordinates have no angle and add the same term to every score.
+
+Positions are limited to |m| <= 10^7 and work to a bounded number of
+(position x pair) elements per call, so that no call runs for minutes.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+import torch
+
+from ._checks import as_integer_positions, check_base, check_dim, check_layout, fail
+from .frequencies import theta as _theta
+from .rotation import pair_views
+
+DTYPES = {
+    "float64": torch.float64,
+    "float32": torch.float32,
+    "float16": torch.float16,
+    "bfloat16": torch.bfloat16,
+}
+
+RECIPES = ("positions", "theta", "product", "cache")
+
+MAX_POSITION = 10**7
+CHUNK_ELEMENTS = 1 << 19  # (positions x pairs) float64 block: 4 MiB per temporary
+MAX_FULL_ELEMENTS = 1 << 20  # angle_error: P * dim/2 (8 MiB per returned tensor)
+MAX_WORK_ELEMENTS = 1 << 28  # max_angle_error / relative_property_error: P * dim/2
+MAX_SHIFTS = 10**6
+
+
+def resolve_dtype(dtype, name: str = "dtype") -> torch.dtype:
+    """A name in :data:`DTYPES` or one of its torch dtypes -> the torch dtype."""
+    if isinstance(dtype, str) and dtype in DTYPES:
+        return DTYPES[dtype]
+    if isinstance(dtype, torch.dtype) and dtype in DTYPES.values():
+        return dtype
+    fail(name, dtype, "one of " + ", ".join(repr(k) for k in DTYPES)
+         + " (or the matching torch dtype)")
+
+
+def _positions(positions, name: str = "positions") -> torch.Tensor:
+    return as_integer_positions(positions, name=name, max_abs=MAX_POSITION).cpu()
+
+
+def _held(m64: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """float64 values -> held in dtype (one round-to-nearest-even) -> float64."""
+    return m64.to(dtype).to(torch.float64)
+
+
+def as_dtype_position(m, dtype):
+    """What integer position(s) m become when held in ``dtype``.
+
+        held(m) = the representable value nearest to m, ties to the one with an
+                  even last significand bit (IEEE round-to-nearest-even);
+                  float16 overflows to inf for |m| >= 65520.
+
+    Integers up to 10^7 are exact in float64 and float32, so converting from
+    them rounds exactly once.
+
+    Args:
+        m: an integer, or ``(P,)`` integers (tensor, range or list), |m| <= 10^7.
+        dtype: "float64", "float32", "float16", "bfloat16" or the torch dtype.
+    Returns:
+        a float for a single integer, else a ``(P,)`` float64 tensor.
+    """
+    dtype = resolve_dtype(dtype)
+    scalar = isinstance(m, Integral) and not isinstance(m, bool)
+    t = _positions([m] if scalar else m, name="m")  # (P,)
+    held = _held(t.to(torch.float64), dtype)  # (P,)
+    return held.item() if scalar else held
+
+
+def _precision_bits(dtype: torch.dtype) -> int:
+    """p, the significand bits including the implicit one: eps = 2^(1-p)."""
+    eps = torch.finfo(dtype).eps
+    return 1 - int(torch.tensor(eps, dtype=torch.float64).log2().round().item())
+
+
+def grid_spacing(positions, dtype) -> torch.Tensor:
+    """Spacing of ``dtype``'s representable numbers around each position.
+
+        spacing(m) = 2^(floor(log2 |m|) - p + 1)  (the gap in m's binade [2^e, 2^(e+1)))
+
+    e.g. bfloat16 (p = 8): 1 on [128, 256), 2 on [256, 512). At m = 0 it is the
+    smallest subnormal step 2^(e_min - p + 1); where the held value overflows
+    (float16, |m| >= 65520) it is inf.
+
+    Args:
+        positions: ``(P,)`` integers, |m| <= 10^7.
+        dtype: a name in :data:`DTYPES` or the torch dtype.
+    Returns:
+        ``(P,)`` float64 tensor, in tokens.
+    """
+    dtype = resolve_dtype(dtype)
+    m = _positions(positions).to(torch.float64).abs()  # (P,)
+    fi = torch.finfo(dtype)
+    _, e = torch.frexp(m)  # m = mant * 2^e, mant in [0.5, 1): floor(log2 m) = e - 1
+    spacing = torch.ldexp(torch.full_like(m, fi.eps), (e - 1).to(torch.float64))  # (P,)
+    spacing = torch.where(m == 0, torch.full_like(m, fi.tiny * fi.eps), spacing)
+    return torch.where(torch.isinf(_held(m, dtype)), torch.full_like(m, float("inf")), spacing)
+
+
+def first_inexact_position(dtype) -> int:
+    """The first positive integer ``dtype`` cannot hold: 2^p + 1.
+
+    float16 2049, bfloat16 257, float32 16,777,217, float64 2^53 + 1.
+    """
+    dtype = resolve_dtype(dtype)
+    return 2 ** _precision_bits(dtype) + 1
+
+
+# ---------------------------------------------------------------- angle errors per recipe
+
+def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dtype,
+                          recipe: str):
+    """Angle, cos and sin of one recipe, all returned in float64. m64 (c,), th64 (h,)."""
+    if recipe == "positions":
+        angle = torch.outer(_held(m64, dtype), th64)  # (c, h)
+    elif recipe == "theta":
+        angle = torch.outer(m64, _held(th64, dtype))  # (c, h)
+    elif recipe == "product":
+        angle = torch.outer(m64.to(dtype), th64.to(dtype)).to(torch.float64)  # (c, h)
+    else:  # "cache"
+        angle = torch.outer(m64, th64)  # (c, h)
+    cos, sin = torch.cos(angle), torch.sin(angle)  # (c, h)
+    if recipe in ("product", "cache"):
+        cos, sin = _held(cos, dtype), _held(sin, dtype)
+    return angle, cos, sin
+
+
+def _error_blocks(m: torch.Tensor, dim: int, base: float, dtype: torch.dtype, recipe: str):
+    th64 = _theta(dim, base)  # (h,)
+    step = max(1, CHUNK_ELEMENTS // th64.numel())
+    for start in range(0, m.numel(), step):
+        sl = slice(start, min(m.numel(), start + step))
+        m64 = m[sl].to(torch.float64)  # (c,)
+        ref = torch.outer(m64, th64)  # (c, h)
+        angle, cos, sin = _recipe_angle_cos_sin(m64, th64, dtype, recipe)
+        yield sl, ((angle - ref).abs(), (cos - torch.cos(ref)).abs(),
+                   (sin - torch.sin(ref)).abs())
+
+
+def _check_common(positions, dim, base, dtype, recipe):
+    dim = check_dim(dim)
+    base = check_base(base)
+    dtype = resolve_dtype(dtype)
+    if recipe not in RECIPES:
+        fail("recipe", recipe, "one of " + ", ".join(repr(r) for r in RECIPES))
+    return _positions(positions), dim, base, dtype
+
+
+def angle_error(positions, dim: int, base: float, dtype, recipe: str):
+    """Error of RoPE's angle, cos and sin at each position and pair, for one recipe.
+
+    Reference: a_ref = m * theta_i in float64, theta_i = base^(-2i/d) in float64.
+    Recipes (what real code holds in ``dtype``; fl() = round to dtype):
+
+    * ``"positions"``: a = fl(m) * theta_i (positions tensor in the dtype, the
+      rest float64); cos a, sin a in float64.
+    * ``"theta"``: a = m * fl(theta_i) (inv_freq in the dtype); cos, sin float64.
+    * ``"product"``: a = fl(fl(m) * fl(theta_i)) (the whole cache built in the
+      dtype, e.g. ``torch.outer(t, inv_freq)`` in bfloat16); cos and sin of that
+      angle are stored in the dtype too: fl(cos a), fl(sin a).
+    * ``"cache"``: a = a_ref exact, but the cos/sin cache stored in the dtype:
+      fl(cos a_ref), fl(sin a_ref); the angle error is 0.
+
+    fl() is torch's own conversion (``.to(dtype)``), which takes float64 to
+    float16/bfloat16 through float32: for cos/sin values that double rounding
+    can add up to 2^-25 to the half-ulp error, as it does in real code. Integer
+    positions <= 10^7 are exact in float32, so for them fl() rounds once.
+
+    Errors: |a - a_ref| in radians (not wrapped: an error of 2 pi k shows as
+    such), |cos - cos a_ref|, |sin - sin a_ref|. In float16 an overflowing
+    position or product becomes inf: angle error inf, cos/sin error NaN.
+    With dtype float64 every recipe reproduces the reference exactly (0).
+
+    Args:
+        positions: ``(P,)`` integers, |m| <= 10^7, P * dim/2 <= 2^20 (use
+            :func:`max_angle_error` for long position ranges).
+        dim: rotary dim, even, 2 ... 4096.
+        base: RoPE base, > 1.
+        dtype: a name in :data:`DTYPES` or the torch dtype.
+        recipe: one of :data:`RECIPES`.
+    Returns:
+        ``(angle_err, cos_err, sin_err)``, each ``(P, dim/2)`` float64.
+    """
+    m, dim, base, dtype = _check_common(positions, dim, base, dtype, recipe)
+    h = dim // 2
+    if m.numel() * h > MAX_FULL_ELEMENTS:
+        fail("positions", m, f"at most {MAX_FULL_ELEMENTS // h} positions at dim = {dim} "
+             "(positions * dim/2 <= 2^20; max_angle_error reduces over pairs without this limit)")
+    outs = [torch.empty(m.numel(), h, dtype=torch.float64) for _ in range(3)]  # 3 x (P, h)
+    for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
+        for out, err in zip(outs, errs):
+            out[sl] = err
+    return tuple(outs)
+
+
+def max_angle_error(positions, dim: int, base: float, dtype, recipe: str):
+    """:func:`angle_error` reduced over pairs: max_i of each error, for plotting vs m.
+
+    NaN (float16 overflow) propagates: a position with any NaN pair gives NaN.
+
+    Args:
+        as :func:`angle_error`, but P <= 10^7 and P * dim/2 <= 2^28.
+    Returns:
+        ``(angle_err, cos_err, sin_err)``, each ``(P,)`` float64.
+    """
+    m, dim, base, dtype = _check_common(positions, dim, base, dtype, recipe)
+    if m.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
+        fail("positions", m, f"at most {MAX_WORK_ELEMENTS // (dim // 2)} positions at "
+             f"dim = {dim} (positions * dim/2 <= 2^28, to bound the work)")
+    outs = [torch.empty(m.numel(), dtype=torch.float64) for _ in range(3)]  # 3 x (P,)
+    for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
+        for out, err in zip(outs, errs):
+            out[sl] = err.amax(dim=-1)
+    return tuple(outs)
+
+
+# ---------------------------------------------------------------- relative-position property
+
+def _check_vector(v, name: str, dim: int) -> torch.Tensor:
+    if not isinstance(v, torch.Tensor) or not v.dtype.is_floating_point or v.shape != (dim,):
+        fail(name, v, f"a floating-point tensor of shape ({dim},) "
+             "(one entry per rotated coordinate)")
+    if not bool(torch.isfinite(v).all()):
+        fail(name, v, "finite everywhere")
+    return v.to(torch.float64).cpu()
+
+
+def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n: int, shift,
+                            *, q=None, k=None, layout: str = "interleaved"):
+    """|score(m, n) - score(m + D, n + D)| when RoPE's cos/sin carry a recipe's rounding.
+
+    score(m, n) = <R~_m q, R~_n k>, where R~_p rotates pair i by the cos/sin of
+    :func:`angle_error`'s ``recipe`` at position p (c_p, s_p, held values):
+        score = sum_i (q_a k_a + q_b k_b)(c_m c_n + s_m s_n)
+                    + (q_b k_a - q_a k_b)(c_m s_n - s_m c_n)
+    (the rotation and dot product themselves in float64, to isolate the
+    position encoding). Exact RoPE depends on n - m only, so the difference is
+    0; q = k = ones by default (score = sum_i 2 (c_m c_n + s_m s_n)).
+
+    float64 keeps it at rounding level: each c_p, s_p is off by at most
+    u (|p| theta_i + 2), u = 2^-53 (angle rounding times |derivative| <= 1, plus
+    the cos/sin rounding), so with w_i = |q_a k_a + q_b k_b| + |q_b k_a - q_a k_b|
+        |error| <= 2 sum_i w_i [4 u (P theta_i + 2) + 3 u] + (sum rounding ~ d u sum_i w_i),
+    P = the largest position; e.g. d = 128, positions <= 10^4, q = k = ones:
+    about 1e-10 at worst, 1e-12 typically. Low-precision recipes give errors of
+    order one (bfloat16) at long positions.
+
+    Args:
+        dim: rotary dim, even, 2 ... 4096.
+        base: RoPE base, > 1.
+        dtype, recipe: as :func:`angle_error`.
+        m, n: positions, integers 0 ... 10^7.
+        shift: D, an integer or ``(S,)`` integers, with m + D and n + D in [0, 10^7];
+            S <= 10^6 and S * dim/2 <= 2^28.
+        q, k: optional ``(dim,)`` float tensors (default ones).
+        layout: "interleaved" or "half" (which coordinates form pair i).
+    Returns:
+        a float for an integer shift, else an ``(S,)`` float64 tensor.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    dtype = resolve_dtype(dtype)
+    if recipe not in RECIPES:
+        fail("recipe", recipe, "one of " + ", ".join(repr(r) for r in RECIPES))
+    layout = check_layout(layout)
+    for name, v in (("m", m), ("n", n)):
+        if isinstance(v, bool) or not isinstance(v, Integral) or not 0 <= v <= MAX_POSITION:
+            fail(name, v, f"an integer from 0 to {MAX_POSITION}")
+    m, n = int(m), int(n)
+    scalar = isinstance(shift, Integral) and not isinstance(shift, bool)
+    D = _positions([shift] if scalar else shift, name="shift")  # (S,)
+    if D.numel() == 0 or D.numel() > MAX_SHIFTS or D.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
+        fail("shift", D, f"1 to {min(MAX_SHIFTS, MAX_WORK_ELEMENTS // (dim // 2))} shifts at "
+             f"dim = {dim}")
+    lo, hi = -min(m, n), MAX_POSITION - max(m, n)
+    if D.numel() and (int(D.min()) < lo or int(D.max()) > hi):
+        fail("shift", D, f"integers from {lo} to {hi} "
+             f"(m + shift and n + shift in [0, {MAX_POSITION}])")
+    ones = torch.ones(dim, dtype=torch.float64)
+    q64 = ones if q is None else _check_vector(q, "q", dim)
+    k64 = ones if k is None else _check_vector(k, "k", dim)
+    q_a, q_b = pair_views(q64, layout)  # (h,)
+    k_a, k_b = pair_views(k64, layout)
+    along = q_a * k_a + q_b * k_b  # (h,): weight of c_m c_n + s_m s_n
+    across = q_b * k_a - q_a * k_b  # (h,): weight of c_m s_n - s_m c_n
+    th64 = _theta(dim, base)  # (h,)
+
+    def score(pm: torch.Tensor, pn: torch.Tensor) -> torch.Tensor:  # (c,), (c,) -> (c,)
+        _, cm, sm = _recipe_angle_cos_sin(pm, th64, dtype, recipe)  # (c, h)
+        _, cn, sn = _recipe_angle_cos_sin(pn, th64, dtype, recipe)
+        return (cm * cn + sm * sn) @ along + (cm * sn - sm * cn) @ across  # (c,)
+
+    base_score = score(torch.tensor([float(m)], dtype=torch.float64),
+                       torch.tensor([float(n)], dtype=torch.float64))  # (1,)
+    out = torch.empty(D.numel(), dtype=torch.float64)  # (S,)
+    step = max(1, CHUNK_ELEMENTS // th64.numel())
+    for start in range(0, D.numel(), step):
+        sl = slice(start, min(D.numel(), start + step))
+        d64 = D[sl].to(torch.float64)  # (c,)
+        out[sl] = (base_score - score(m + d64, n + d64)).abs()
+    return out.item() if scalar else out
