@@ -104,7 +104,9 @@ def rope_steps(q, m: int, base: float, layout: str = "interleaved") -> dict[str,
         per coordinate (d,): ``"j"``, ``"pair_of"`` (the pair of coordinate j),
         ``"q"``, ``"cos_j"``, ``"sin_j"``, ``"rotate"``, ``"elementwise"``, ``"dense"``,
         ``"complex"``;
-        ``"R"``: (d, d) the dense R_m.
+        ``"R"``: (d, d) the dense R_m;
+        scalars: ``"gap"`` (largest difference between the three forms), ``"norm_q"`` = |q|,
+        ``"norm_rotated"`` = |R_m q| (equal: R_m is orthogonal).
     """
     if isinstance(q, torch.Tensor):
         x = q.detach().to("cpu", torch.float64).reshape(-1)
@@ -132,8 +134,13 @@ def rope_steps(q, m: int, base: float, layout: str = "interleaved") -> dict[str,
     R = rotation_matrix(m, th, layout=layout)  # (d, d)
     complex_form = torch.empty_like(x)
     complex_form[perm] = apply_rope_complex(x[perm][None], [m], th)[0]
+    elementwise, dense = x * cos_j + rotate * sin_j, R @ x
+    forms = torch.stack([elementwise, dense, complex_form])  # (3, d)
+    gap = (forms[:, None, :] - forms[None, :, :]).abs().max()  # largest pairwise difference
     return {"pair": torch.arange(d // 2), "a": a, "b": b, "theta": th, "angle": angle,
             "cos": cos, "sin": sin,
             "j": torch.arange(d), "pair_of": pair_of, "q": x, "cos_j": cos_j, "sin_j": sin_j,
-            "rotate": rotate, "elementwise": x * cos_j + rotate * sin_j, "dense": R @ x,
-            "complex": complex_form, "R": R}
+            "rotate": rotate, "elementwise": elementwise, "dense": dense,
+            "complex": complex_form, "R": R,
+            "gap": gap, "norm_q": torch.linalg.vector_norm(x),
+            "norm_rotated": torch.linalg.vector_norm(dense)}

@@ -136,8 +136,8 @@ def rotation_frames_table(q: tuple, k: tuple, pair: int, dim: int, base: float, 
 # ------------------------------------------------------------ Step by step ----
 def step_tables(q: tuple, m: int, base: float, layout: str) -> dict[str, pd.DataFrame]:
     """The tables of :func:`rope_core.steps.rope_steps`: ``"coordinates"`` (one row
-    per coordinate j), ``"pairs"`` (one row per pair i) and ``"matrix"`` (R_m in
-    long form), each led by the settings d, m, base, layout."""
+    per coordinate j), ``"pairs"`` (one row per pair i), ``"matrix"`` (R_m in
+    long form) and ``"summary"`` (one row: gap between the forms, |q|, |R_m q|), each led by the settings d, m, base, layout."""
     st = rope_steps(q, m, base, layout)
     d = st["q"].numel()
     settings = dict(base=base, layout=layout, d=d, **{"m [tokens]": m})
@@ -151,7 +151,10 @@ def step_tables(q: tuple, m: int, base: float, layout: str) -> dict[str, pd.Data
                       "angle mod 2pi [rad]": torch.remainder(st["angle"], 2 * math.pi),
                       "cos": st["cos"], "sin": st["sin"]}, **settings)
     matrix = matrix_table(st["R"], "row", "column", "R_m entry", **settings)
-    return {"coordinates": coordinates, "pairs": pairs, "matrix": matrix}
+    summary = to_frame({"largest difference between forms": float(st["gap"]),
+                        "norm of q": float(st["norm_q"]),
+                        "norm of R_m q": float(st["norm_rotated"])}, **settings)
+    return {"coordinates": coordinates, "pairs": pairs, "matrix": matrix, "summary": summary}
 
 
 # -------------------------------------------------------------- Sinusoidal ----
