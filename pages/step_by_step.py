@@ -4,6 +4,7 @@ import math
 
 import plotly.graph_objects as go
 import streamlit as st
+
 import rope_core as rc
 import ui
 

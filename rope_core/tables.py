@@ -137,7 +137,8 @@ def rotation_frames_table(q: tuple, k: tuple, pair: int, dim: int, base: float, 
 def step_tables(q: tuple, m: int, base: float, layout: str) -> dict[str, pd.DataFrame]:
     """The tables of :func:`rope_core.steps.rope_steps`: ``"coordinates"`` (one row
     per coordinate j), ``"pairs"`` (one row per pair i), ``"matrix"`` (R_m in
-    long form) and ``"summary"`` (one row: gap between the forms, |q|, |R_m q|), each led by the settings d, m, base, layout."""
+    long form) and ``"summary"`` (one row: gap between the forms, |q|, |R_m q|),
+    each led by the settings d, m, base, layout."""
     st = rope_steps(q, m, base, layout)
     d = st["q"].numel()
     settings = dict(base=base, layout=layout, d=d, **{"m [tokens]": m})
