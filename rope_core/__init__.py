@@ -16,7 +16,14 @@ Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range.
 """
 
-from .attention import attention, causal_mask, diagonal_spread, row_sum_gap, toy_qk
+from .attention import (
+                    attention,
+                    attention_checks,
+                    causal_mask,
+                    diagonal_spread,
+                    row_sum_gap,
+                    toy_qk,
+)
 from .decay import (
                     bound_plateau,
                     bound_prefactor,
@@ -69,7 +76,7 @@ __all__ = [
     "relative_upper_bound", "score_vs_distance", "random_score_stats",
     "attention", "toy_qk", "resolve_device",
     "to_frame", "theta_table", "matrix_table",
-    "causal_mask", "diagonal_spread", "row_sum_gap",
+    "attention_checks", "causal_mask", "diagonal_spread", "row_sum_gap",
     "distance_grid", "first_below", "bound_plateau", "bound_prefactor",
     "reference_frequencies", "relative_errors",
     "pair_trajectory", "positions_per_frame", "rope_steps",
