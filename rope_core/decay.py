@@ -162,7 +162,7 @@ def first_below(distances, values, threshold: float) -> tuple[int | None, int | 
         When ``at - before <= 1`` the crossing distance is exact.
     """
     r = as_distances(distances)
-    v = torch.as_tensor(values, dtype=torch.float64).reshape(-1)
+    v = torch.tensor(values, dtype=torch.float64).reshape(-1)
     if v.numel() != r.numel():
         fail("values", tuple(v.shape), f"of length {r.numel()} (one value per distance)")
     if isinstance(threshold, bool) or not math.isfinite(float(threshold)):
