@@ -2,11 +2,9 @@
 
 import math
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import torch
 
 import rope_core as rc
 import ui
@@ -18,71 +16,53 @@ DIM_CHOICES = [2**e for e in range(1, 11)]  # 2 ... 1024
 LINEAR_POINTS = 2_000  # at most this many evenly spaced integer distances
 LOG_POINTS = 1_000  # log-spaced samples from 1 to the maximum (fewer after rounding)
 MAX_TRIALS = 256
-
-
-def distances(max_distance: int, axis: str) -> np.ndarray:
-    """Integer distances [tokens]: every one up to the maximum when that fits in
-    LINEAR_POINTS, else evenly spaced; on a log axis log-spaced from 1."""
-    if axis == "log":
-        grid = np.geomspace(1, max_distance, LOG_POINTS)
-    elif max_distance < LINEAR_POINTS:
-        grid = np.arange(max_distance + 1)
-    else:
-        grid = np.linspace(0, max_distance, LINEAR_POINTS)
-    return np.unique(np.round(grid)).astype(np.int64)
+R_COL, B_COL = "distance r [tokens]", "upper bound"
 
 
 @ui.table
 def bound_table(curves: tuple, max_distance: int, axis: str, device: str) -> pd.DataFrame:
     """Tidy table of the relative upper bound: a block of rows per (base, dim)."""
-    r = torch.from_numpy(distances(max_distance, axis).astype(np.float64))  # (R,)
-    blocks = []
-    for base, dim in curves:
-        theta = rc.theta(dim, base, device=device)
-        blocks.append(rc.to_frame({"base": base, "dim": dim, "distance [tokens]": r,
-                                   "upper bound [1]": rc.relative_upper_bound(r, theta)}))
-    return pd.concat(blocks, ignore_index=True)
+    return rc.bound_table(curves, max_distance, axis, device=device)
 
 
 @ui.table
 def score_table(dim: int, base: float, max_distance: int, axis: str, layout: str, trials: int,
                 seed: int, device: str) -> pd.DataFrame:
     """q^T R_r k for q = k = all-ones, and mean/std over random Gaussian q, k."""
-    r = torch.from_numpy(distances(max_distance, axis).astype(np.float64))  # (R,)
-    theta = rc.theta(dim, base, device=device)
-    ones = torch.ones(dim, dtype=torch.float64, device=device)
-    aligned = rc.score_vs_distance(ones, ones, r, theta, layout=layout)  # (R,)
-    mean, std = rc.random_score_stats(r, theta, trials, seed, layout=layout)  # (R,) each
-    return rc.to_frame({"distance [tokens]": r, "score q=k=1 [1]": aligned,
-                        "mean random score [1]": mean, "std random score [1]": std})
+    return rc.score_table(dim, base, max_distance, axis, layout, trials, seed, device=device)
 
 
 def first_below_half(block: pd.DataFrame, dim: int) -> str:
     """Where a bound curve first falls under half of bound(0) = (d/2 + 1)/2."""
-    r = block["distance [tokens]"].to_numpy()
-    below = np.nonzero(block["upper bound [1]"].to_numpy() < (dim / 2 + 1) / 4)[0]
-    if not len(below):
+    before, at = rc.first_below(block[R_COL].to_numpy(), block[B_COL].to_numpy(),
+                                (dim / 2 + 1) / 4)
+    if at is None:
         return "not within the range shown"
-    k = below[0]
-    if k == 0 or r[k] - r[k - 1] <= 1:
-        return f"{r[k]:,.0f} tokens"
-    return f"between {r[k - 1]:,.0f} and {r[k]:,.0f} tokens (samples)"
+    if before is None or at - before <= 1:
+        return f"{at:,} tokens"
+    return f"between {before:,} and {at:,} tokens (samples)"
 
 
 s = ui.settings()
 st.title("Long-term decay")
 st.markdown(
-    "RoFormer argues that RoPE makes attention fade with distance. Writing the score of a "
-    "query and a key r tokens apart as a sum over pairs and summing by parts, it bounds the "
-    "score by the size of q and k times a curve that depends only on r, d and the base. That "
-    "curve is plotted on the left; on the right, actual scores q⊤R_r k for two kinds of "
-    "vectors.")
+    "RoFormer argues that RoPE makes attention fade with distance. It writes the score of a "
+    "query and a key r tokens apart as a sum over pairs of complex numbers hᵢ, sums by parts, "
+    "and bounds it by a prefactor, the largest step maxᵢ|hᵢ₊₁ − hᵢ| between neighbouring "
+    "pairs' products (with h_{d/2} = 0), times a curve that depends only on r, d and the "
+    "base. That curve is plotted on the left; on the right, actual scores qᵀR_r k for two "
+    "kinds of vectors.")
+st.latex(r"q^{\top} R_r k = \operatorname{Re}\sum_{i=0}^{d/2-1} h_i\, e^{-\iota r\theta_i},"
+         r"\qquad h_i = q_{[i]}\,\overline{k_{[i]}},\qquad "
+         r"q_{[i]} = q_{a_i} + \iota\, q_{b_i},\quad \iota = \sqrt{-1}")
 st.latex(r"\big|q^{\top} R_r k\big| \;\le\; \Big(\max_i \lvert h_{i+1}-h_i\rvert\Big)"
          r"\sum_{j=1}^{d/2} \lvert S_j\rvert,\qquad "
-         r"S_j = \sum_{k=0}^{j-1} e^{\,i\,r\,\theta_k},\qquad "
+         r"S_j = \sum_{l=0}^{j-1} e^{\iota\,r\,\theta_l},\qquad h_{d/2} = 0,\qquad "
          r"\text{bound}(r) = \frac{1}{d/2}\sum_{j=1}^{d/2}\lvert S_j\rvert")
-st.caption("h_i collects the products of the i-th pair of q and k (as a complex number). "
-           "At r = 0 every term is aligned, |S_j| = j, so bound(0) = (d/2 + 1)/2.")
+st.caption("The key's pair is conjugated: hᵢ = q₍ᵢ₎·conj(k₍ᵢ₎), the product of pair i of q "
+           "and pair i of k as complex numbers (RoFormer eq. 35). The prefactor depends on q "
+           "and k, the curve bound(r) does not. At r = 0 every term is aligned, |S_j| = j, so "
+           "bound(0) = (d/2 + 1)/2.")
 
 c1, c2, c3 = st.columns(3)
 max_distance = ui.select_slider("Largest distance r [tokens]", MAX_OPTIONS, 256,
@@ -106,17 +86,17 @@ x_title = "relative distance r [tokens]" + (" (log scale)" if axis == "log" else
 fig_bound = go.Figure()
 for n, ((base, dim), block) in enumerate(bound.groupby(["base", "dim"], sort=False)):
     name = f"base {ui.fmt_base(base)}, d = {dim}"
-    fig_bound.add_scatter(x=block["distance [tokens]"], y=block["upper bound [1]"], name=name,
+    fig_bound.add_scatter(x=block[R_COL], y=block[B_COL], name=name,
                           mode="lines", line=dict(color=ui.COLORS[n % len(ui.COLORS)],
                                                   width=2.5 if n == 0 else 1.6),
                           hovertemplate="r=%{x:,} tokens<br>bound=%{y:.3f}<extra>" + name +
                                         "</extra>")
 ui.style(fig_bound, title="Relative upper bound (RoFormer fig. 2)", x=x_title,
-             y="relative upper bound [1]")
+             y="relative upper bound")
 
 fig_score = go.Figure()
-r = scores["distance [tokens]"]
-mean, std = scores["mean random score [1]"], scores["std random score [1]"]
+r = scores[R_COL]
+mean, std = scores["mean random score"], scores["std random score"]
 band = f"random q, k: mean ± 1 std ({trials} pair{'s' if trials > 1 else ''})"
 fig_score.add_scatter(x=r, y=mean + std, mode="lines", line=dict(width=0), showlegend=False,
                       legendgroup="random", hoverinfo="skip")
@@ -126,11 +106,11 @@ fig_score.add_scatter(x=r, y=mean - std, mode="lines", line=dict(width=0), fill=
 fig_score.add_scatter(x=r, y=mean, mode="lines", name="random q, k: mean",
                       line=dict(color=ui.COLORS[1], width=1.6), legendgroup="random",
                       hovertemplate="r=%{x:,} tokens<br>mean=%{y:.3f}<extra></extra>")
-fig_score.add_scatter(x=r, y=scores["score q=k=1 [1]"], mode="lines", name="q = k = all ones",
+fig_score.add_scatter(x=r, y=scores["score q=k=1"], mode="lines", name="q = k = all ones",
                       line=dict(color=ui.COLORS[0], width=2.5),
                       hovertemplate="r=%{x:,} tokens<br>score=%{y:.3f}<extra></extra>")
 ui.style(fig_score, title=f"Actual score qᵀR_r k (base {ui.fmt_base(s.base)}, "
-                              f"d = {s.dim}, {s.layout})", x=x_title, y="score qᵀR_r k [1]")
+                              f"d = {s.dim}, {s.layout})", x=x_title, y="score qᵀR_r k")
 if axis == "log":
     for fig in (fig_bound, fig_score):
         fig.update_xaxes(type="log", exponentformat="power")
@@ -145,20 +125,26 @@ main = bound[(bound["base"] == s.base) & (bound["dim"] == s.dim)]
 start, end = main.iloc[0], main.iloc[-1]
 per_curve = "; ".join(
     f"base {ui.fmt_base(b)}, d = {d}: {first_below_half(block, d)}, average "
-    f"{block['upper bound [1]'].mean():.2f}"
+    f"{block[B_COL].mean():.2f}"
     for (b, d), block in bound.groupby(["base", "dim"], sort=False))
+plateau = rc.bound_plateau(s.dim)
+longest = float(rc.wavelength(rc.theta(s.dim, s.base))[-1])
 ui.explain(
-    f"**The bound decays, with ripples.** For base {ui.fmt_base(s.base)} and d = {s.dim} "
-    f"it is {start['upper bound [1]']:.2f} at r = {start['distance [tokens]']:,.0f} "
-    f"and {end['upper bound [1]']:.2f} at r = {end['distance [tokens]']:,.0f}, never below "
-    f"{main['upper bound [1]'].min():.2f} in between. First distance under half of "
-    f"bound(0), and the average of the plotted samples: {per_curve}. A larger base slows "
-    "every pair but the first, so the phases e^(irθₖ) stay aligned longer and the bound "
-    "falls more slowly (compare bases at the same d; a larger d raises the whole curve).")
-r0, r1 = scores["distance [tokens]"].iloc[0], scores["distance [tokens]"].iloc[-1]
-aligned = scores["score q=k=1 [1]"]
-mean_abs = float(scores["mean random score [1]"].abs().mean())
-std_avg = float(scores["std random score [1]"].mean())
+    f"**The bound first decays, then levels off.** For base {ui.fmt_base(s.base)} and "
+    f"d = {s.dim} it is {start[B_COL]:.2f} at r = {start[R_COL]:,} and {end[B_COL]:.2f} at "
+    f"r = {end[R_COL]:,}, never below {main[B_COL].min():.2f} in between. First distance "
+    f"under half of bound(0), and the average of the plotted samples: {per_curve}. "
+    f"It does not keep decaying: once r is well past the longest wavelength "
+    f"({longest:,.0f} tokens here) the phases rθₗ are effectively random mod 2π, so each "
+    "|S_j| grows only like √j (a random walk of j unit steps) instead of shrinking, and the "
+    f"bound scatters around (1/(d/2))·Σⱼ √(πj)/2 ≈ {plateau:.2f} instead of going to 0 "
+    "(try the largest distance 10⁶ on the log axis). A larger base slows every pair but the "
+    "first, so the phases stay aligned longer and the early decay is slower (compare bases "
+    "at the same d; a larger d raises the whole curve).")
+r0, r1 = scores[R_COL].iloc[0], scores[R_COL].iloc[-1]
+aligned = scores["score q=k=1"]
+mean_abs = float(scores["mean random score"].abs().mean())
+std_avg = float(scores["std random score"].mean())
 if trials > 1:
     random_text = (
         f"**Random vectors do not:** over {trials} Gaussian pairs the mean score is about 0 "

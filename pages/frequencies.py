@@ -61,7 +61,7 @@ for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
     color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
     name = f"base {ui.fmt_base(base)}" + ("" if scaling == "none" else f", {scaling}")
     line = dict(color=color, dash="solid" if scaling == "none" else "dash")
-    x = block["i [pair]"]
+    x = block["pair i"]
     fig_theta.add_scatter(x=x, y=block["theta_i [rad/token]"], name=name, mode="lines+markers",
                           line=line, marker=dict(size=4),
                           hovertemplate="i=%{x}<br>θ=%{y:.3e} rad/token<extra>" + name +
@@ -100,7 +100,7 @@ with right:
 main = df[(df["base"] == s.base) & (df["scaling"] == "none")]
 full = int(main["full turn within L"].sum())
 half = s.dim // 2
-first_slow = main.loc[~main["full turn within L"], "i [pair]"]
+first_slow = main.loc[~main["full turn within L"], "pair i"]
 slow_text = (f"pairs i ≥ {int(first_slow.iloc[0])} never complete one turn within L: their "
              "angle alone orders every position in the context" if len(first_slow) else
              "every pair completes at least one turn within L")
@@ -109,8 +109,18 @@ ui.explain(
     f"1 rad/token (a turn every 2π ≈ 6.3 tokens) to "
     f"{float(main['theta_i [rad/token]'].iloc[-1]):.2e}. "
     f"**{full} of {half} pairs** turn at least once within L = {context:,} tokens (below the "
-    f"dotted line); {slow_text}. A larger base lifts every wavelength but the first, so more "
-    "pairs stay below one turn: the reason long-context models raise the base.")
+    f"dotted line); {slow_text}. Those slow pairs are also the ones that meet angles never "
+    "seen in training once a model reads beyond L, so having more of them is no benefit in "
+    "itself. Long-context models raise the base for two other reasons: a larger base lifts "
+    "every wavelength but the first, so the low-frequency pairs rotate more slowly and the "
+    "angles at long distances stay inside the range seen in training for longer; and the "
+    "score's cosine sum B_m = Σᵢ cos(m θᵢ) stays positive out to a longer distance m before "
+    "it first turns negative, so attention can still favour similar tokens that far back "
+    "(Men et al. 2024, “Base of RoPE bounds context length”).")
+st.markdown("**Two ways to count pairs.** The RoFormer paper numbers pairs from 1: "
+            "θᵢ = 10000^(−2(i−1)/d), i = 1 … d/2. This app numbers them from 0: "
+            "θᵢ = base^(−2i/d), i = 0 … d/2 − 1. The same frequency has index i here and "
+            "i + 1 in the paper (θ₀ here is the paper's θ₁ = 1 rad/token).")
 if method != "none":
     ui.explain(
         "Dashed lines: the same base after the chosen scaling, judged against the extended "

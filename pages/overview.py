@@ -2,7 +2,6 @@
 
 import plotly.graph_objects as go
 import streamlit as st
-import torch
 
 import rope_core as rc
 import ui
@@ -14,28 +13,20 @@ SEED = 7
 
 @ui.table
 def identity_table(dim: int, base: float, layout: str, device: str):
-    """<R_m q, R_n k> for every (m, n), next to q^T R_(n-m) k."""
-    theta = rc.theta(dim, base, device=device)
-    q, k = rc.toy_qk(SIZE, dim, SEED, shared=True, device=device)  # (SIZE, dim): one q, one k
-    positions = range(SIZE)
-    rotated = rc.apply_rope(q, positions, theta, layout=layout) @ \
-        rc.apply_rope(k, positions, theta, layout=layout).T  # (SIZE, SIZE)
-    offsets = torch.arange(-(SIZE - 1), SIZE)  # n - m
-    by_offset = rc.score_vs_distance(q[0], k[0], offsets, theta, layout=layout)  # (2 SIZE - 1,)
-    m = torch.arange(SIZE).repeat_interleave(SIZE)
-    n = torch.arange(SIZE).repeat(SIZE)
-    return rc.to_frame({"m [position]": m, "n [position]": n, "n - m [tokens]": n - m,
-                        "<R_m q, R_n k> [1]": rotated.reshape(-1),
-                        "q^T R_(n-m) k [1]": by_offset[(n - m + SIZE - 1).to(device)]})
+    """<R_m q, R_n k> for every (m, n), next to q^T R_(n-m) k (rope_core.identity_table)."""
+    return rc.identity_table(dim, base, layout, size=SIZE, seed=SEED, device=device)
 
 
 s = ui.settings()
+wavelengths = rc.wavelength(rc.theta(s.dim, s.base))  # tokens per turn of each pair
 st.title("RoPE Explorer")
 st.markdown(
     "**Rotary position embedding (RoPE)** tells attention where tokens are by *rotating* "
     "them. The head vector is cut into d/2 pairs of coordinates; at position m, pair i is "
-    "turned by the angle m·θᵢ. Fast pairs (small i) spin about once per token, slow pairs "
-    "(large i) take thousands of tokens for one turn. Because both the query and the key "
+    "turned by the angle m·θᵢ. The fastest pair (i = 0) turns by θ₀ = 1 rad per token, one "
+    f"full turn every 2π ≈ {float(wavelengths[0]):.1f} tokens; the slowest (i = d/2 − 1) "
+    f"needs {float(wavelengths[-1]):,.0f} tokens for one turn (d = {s.dim}, base "
+    f"{ui.fmt_base(s.base)}). Because both the query and the key "
     "are rotated, their dot product sees only the *difference* of their positions: "
     "RoPE encodes absolute positions so that attention reads relative ones.")
 left, right = st.columns(2)
@@ -49,7 +40,7 @@ with right:
 
 with ui.friendly_errors():
     df = identity_table(s.dim, s.base, s.layout, s.device)
-score = df["<R_m q, R_n k> [1]"].to_numpy().reshape(SIZE, SIZE)
+score = df["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
 fig = go.Figure(go.Heatmap(z=score, x=list(range(SIZE)), y=list(range(SIZE)),
                            colorscale="RdBu", zmid=0, colorbar=dict(title="score"),
                            hovertemplate="m=%{y}, n=%{x}<br>score=%{z:.3f}<extra></extra>"))
@@ -59,7 +50,7 @@ ui.style(fig, title=f"Score of one q and one k placed at every pair of positions
 ui.square(fig)
 fig.update_yaxes(autorange="reversed")
 ui.show(fig, key="overview_heatmap")
-gap = float((df["<R_m q, R_n k> [1]"] - df["q^T R_(n-m) k [1]"]).abs().max())
+gap = float((df["<R_m q, R_n k>"] - df["q^T R_(n-m) k"]).abs().max())
 ui.explain(
     "The same query and key vectors are placed at every position. **Every diagonal has one "
     "colour**: the score depends on n − m alone, not on where the pair sits. The table lists "

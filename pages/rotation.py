@@ -8,48 +8,35 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 import torch
+from plotly.subplots import make_subplots
 
 import rope_core as rc
 import ui
 
 MAX_PAIR = ui.DIM_OPTIONS[-1] // 2 - 1  # 511: the last pair of the largest head dim
 MAX_START = 2048  # start positions m0, n0
-STEP_OPTIONS = [1, 2, 4, 8, 16]  # positions per frame
-MAX_FRAMES = 120  # so the last position is at most 2048 + 119 * 16 = 3952 < 4096
+AUTO = "auto"  # positions per frame chosen so that the pair finishes one turn
+STEP_OPTIONS = [AUTO] + [2**e for e in range(13)]  # 1 ... 4096 positions per frame
+MAX_FRAMES = 120  # the work is 120 frames whatever the step: positions reach at most
+# 2048 + 119 * 2^20 (auto's cap), far inside the 10^9 rope_core accepts
 MAX_COORD = 1e6  # |x|, |y| of q and k
 MIN_LENGTH = 1e-6  # |q|, |k| (a zero vector has no direction)
 FRAME_MS = 120  # animation speed: one frame every 120 ms
 # Option label (what the radio shows and the URL carries) -> short name in file names.
 MODES = {"advance the query": "advance", "shift both together": "shift"}
 
-COL_DOT = "dot product [1]"
-COL_DEG = "angle between [deg]"
-COL_RAD = "angle between [rad]"
+COL_DOT = "dot product q'.k'"
+COL_DEG = "angle from q' to k' [deg]"
+COL_RAD = "angle from q' to k' [rad]"
+COL_M, COL_N = "m [tokens]", "n [tokens]"
 
 
 @ui.table
 def rotation_frames(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: str, m0: int,
-                    n0: int, step: int, frames: int, device: str) -> pd.DataFrame:
+                    n0: int, step: int, frames: int) -> pd.DataFrame:
     """One row per frame t: q at m = m0 + t*step, k at n = n0 (advance) or n0 + t*step
-    (shift), both rotated by rope_core with the single frequency theta_pair."""
-    theta = rc.theta(dim, base, device=device)[pair:pair + 1]  # (1,)
-    t = torch.arange(frames)
-    m = m0 + t * step  # (frames,)
-    n = n0 + t * step if mode == "shift" else torch.full((frames,), n0)
-    q_vec = torch.tensor(q, dtype=torch.float64, device=device).expand(frames, 2)  # (frames, 2)
-    k_vec = torch.tensor(k, dtype=torch.float64, device=device).expand(frames, 2)
-    q_rot = rc.apply_rope(q_vec, m, theta)  # (frames, 2): R_m q
-    k_rot = rc.apply_rope(k_vec, n, theta)  # (frames, 2): R_n k
-    dot = (q_rot * k_rot).sum(-1)  # (frames,)
-    cross = q_rot[:, 0] * k_rot[:, 1] - q_rot[:, 1] * k_rot[:, 0]
-    between = torch.atan2(cross, dot)  # signed angle from q' to k', in (-pi, pi]
-    return rc.to_frame({
-        "frame": t, "m [position]": m, "n [position]": n,
-        "angle of q, m·θ_i [rad]": rc.angles(m, theta)[:, 0],
-        "angle of k, n·θ_i [rad]": rc.angles(n, theta)[:, 0],
-        "q'_x [1]": q_rot[:, 0], "q'_y [1]": q_rot[:, 1],
-        "k'_x [1]": k_rot[:, 0], "k'_y [1]": k_rot[:, 1],
-        COL_DEG: between * (180.0 / math.pi), COL_RAD: between, COL_DOT: dot})
+    (shift), pair ``pair`` turned by rope_core (rope_core.rotation_frames_table)."""
+    return rc.rotation_frames_table(q, k, pair, dim, base, mode, m0, n0, step, frames)
 
 
 def parse_vector(text: str, name: str) -> tuple:
@@ -93,8 +80,8 @@ def tips(xs, ys, name: str, color: str) -> go.Scatter:
 
 def frame_title(row, pair: int) -> str:
     """Two lines: where q and k sit, then the angle between them and their dot product."""
-    return (f"Pair i = {pair}: q at m = {int(row['m [position]'])}, "
-            f"k at n = {int(row['n [position]'])}<br><span style='font-size:15px'>"
+    return (f"Pair i = {pair}: q at m = {int(row[COL_M])}, "
+            f"k at n = {int(row[COL_N])}<br><span style='font-size:15px'>"
             f"angle from q' to k' = {row[COL_DEG]:+.1f}° ({row[COL_RAD]:+.3f} rad) · "
             f"q'·k' = {row[COL_DOT]:+.4f}</span>")
 
@@ -129,8 +116,10 @@ k_text = ui.text("k = (x, y)", "0.6, 0.9", "rot_k", container=c4, max_chars=60,
 c5, c6, c7, c8 = st.columns(4)
 m0 = ui.number("Query start position m₀", 0, MAX_START, 0, "rot_m0", container=c5)
 n0 = ui.number("Key position n₀", 0, MAX_START, 10, "rot_n0", container=c6)
-step = ui.select_slider("Positions per frame", STEP_OPTIONS, 1, "rot_step", container=c7,
-                            help="Use larger steps for slow pairs (large i).")
+step_asked = ui.select_slider(
+    "Positions per frame [tokens]", STEP_OPTIONS, AUTO, "rot_step", container=c7, fmt=str,
+    help="auto: just enough positions per frame for the pair to finish one full turn within "
+         "the frames (slow pairs, large i, need thousands). Or choose 1 … 4096.")
 frames = ui.slider("Frames", 10, MAX_FRAMES, 60, "rot_frames", container=c8)
 
 pair = min(pair_asked, s.dim // 2 - 1)
@@ -140,38 +129,58 @@ if pair != pair_asked:
 with ui.friendly_errors():
     q = parse_vector(q_text, "q")
     k = parse_vector(k_text, "k")
-    df = rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames, s.device)
+    theta_i = float(rc.theta(s.dim, s.base)[pair])
+    step = rc.positions_per_frame(theta_i, frames) if step_asked == AUTO else int(step_asked)
+    df = rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
 
 # ------------------------------------------------------------ animation ----
 q_len, k_len = math.hypot(*q), math.hypot(*k)
 radius = 1.15 * max(q_len, k_len, 1.0)
+bound = q_len * k_len
 circle = np.linspace(0.0, 2.0 * math.pi, 181)
-qx, qy = df["q'_x [1]"].to_numpy(), df["q'_y [1]"].to_numpy()
-kx, ky = df["k'_x [1]"].to_numpy(), df["k'_y [1]"].to_numpy()
+qx, qy = df["q'_x"].to_numpy(), df["q'_y"].to_numpy()
+kx, ky = df["k'_x"].to_numpy(), df["k'_y"].to_numpy()
+ms, dots = df[COL_M].to_numpy(), df[COL_DOT]
 rows = df.to_dict("records")
+Q, K, D = ui.COLORS[0], ui.COLORS[1], ui.COLORS[2]
 
-fig = go.Figure()
+# One figure, two panels: the pair's plane (left) and q'·k' against the query position m
+# (right), so that one animation moves the arrows and the marker of the current frame.
+fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1,
+                    subplot_titles=("the pair's plane", "q'·k' against the query position m"))
 for r, name, color, dash in [(1.0, "unit circle", "#bbbbbb", "solid"),
-                             (q_len, "|q|", ui.COLORS[0], "dot"),
-                             (k_len, "|k|", ui.COLORS[1], "dot")]:
+                             (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]:
     fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
                     line=dict(color=color, width=1, dash=dash), opacity=0.35, hoverinfo="skip",
-                    showlegend=False)
-Q, K = ui.COLORS[0], ui.COLORS[1]
-fig.add_trace(tips(qx, qy, "q' in every frame", Q))
-fig.add_trace(tips(kx, ky, "k' in every frame", K))
-fig.add_trace(arrow(float(qx[0]), float(qy[0]), "q' (position m)", Q))
-fig.add_trace(arrow(float(kx[0]), float(ky[0]), "k' (position n)", K))
-# Each frame only moves the two arrow tips and retitles the plot: a frame carries just
-# what changes (x, y, title), which keeps building 120 frames fast.
-fig.frames = [go.Frame(name=str(t), traces=[5, 6],
+                    showlegend=False, row=1, col=1)
+fig.add_trace(tips(qx, qy, "q' in every frame", Q), row=1, col=1)
+fig.add_trace(tips(kx, ky, "k' in every frame", K), row=1, col=1)
+fig.add_trace(arrow(float(qx[0]), float(qy[0]), "q' (position m)", Q), row=1, col=1)  # 5
+fig.add_trace(arrow(float(kx[0]), float(ky[0]), "k' (position n)", K), row=1, col=1)  # 6
+fig.add_scatter(x=ms, y=dots, mode="lines+markers", name="q'·k'", row=1, col=2,
+                line=dict(color=D, width=3), marker=dict(size=4),
+                customdata=df[[COL_N, COL_DEG]].to_numpy(),
+                hovertemplate="m=%{x}, n=%{customdata[0]}<br>angle %{customdata[1]:+.1f}°"
+                              "<br>q'·k' = %{y:.4f}<extra></extra>")
+fig.add_scatter(x=[ms[0]], y=[dots.iloc[0]], mode="markers", name="current frame",
+                marker=dict(color="black", size=14, symbol="circle-open", line=dict(width=3)),
+                hovertemplate="current frame: m=%{x}, q'·k'=%{y:.4f}<extra></extra>",
+                row=1, col=2)  # 8: moves with the frames
+# Each frame carries only what changes: the two arrow tips, the marker and the title.
+fig.frames = [go.Frame(name=str(t), traces=[5, 6, 8],
                        data=[dict(type="scatter", x=[0.0, float(qx[t])], y=[0.0, float(qy[t])]),
-                             dict(type="scatter", x=[0.0, float(kx[t])], y=[0.0, float(ky[t])])],
+                             dict(type="scatter", x=[0.0, float(kx[t])], y=[0.0, float(ky[t])]),
+                             dict(type="scatter", x=[int(ms[t])], y=[float(dots.iloc[t])])],
                        layout=dict(title_text=frame_title(row, pair)))
               for t, row in enumerate(rows)]
-ui.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x [1]",
-             y="pair coordinate y [1]", height=700)
-fig.update_layout(margin=dict(t=90, b=150),
+ui.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x", y="pair coordinate y",
+         height=640)
+fig.update_xaxes(title_text="query position m [tokens]", row=1, col=2)
+fig.update_yaxes(title_text="q'·k'", range=[-1.15 * bound, 1.15 * bound], row=1, col=2)
+for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
+    fig.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
+                  annotation_position="top left" if y_line > 0 else "bottom left", row=1, col=2)
+fig.update_layout(margin=dict(t=110, b=150),
                   updatemenus=[dict(
                       type="buttons", direction="left", x=0.0, xanchor="left", y=-0.13,
                       yanchor="top", pad=dict(r=10, t=10), showactive=False,
@@ -188,45 +197,34 @@ fig.update_layout(margin=dict(t=90, b=150),
                       currentvalue=dict(prefix="query position m = ", xanchor="right",
                                         font=dict(size=14)),
                       transition=dict(duration=0),
-                      steps=[dict(label=str(int(row["m [position]"])), method="animate",
+                      steps=[dict(label=str(int(row[COL_M])), method="animate",
                                   args=[[str(t)], dict(mode="immediate",
                                                        frame=dict(duration=0, redraw=True),
                                                        transition=dict(duration=0))])
                              for t, row in enumerate(rows)])])
-ui.square(fig, range=[-radius, radius], zeroline=True, zerolinecolor="#ccc")
+fig.update_xaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
+                 constrain="domain", row=1, col=1)
+fig.update_yaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
+                 scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
+fig.update_annotations(yshift=8)
 # legend above the plane: Play/Pause and the position slider sit below it
-fig.update_layout(legend=dict(yanchor="bottom", y=1.0, xanchor="right", x=1.0))
-
-# ------------------------------------------------------ dot vs frame ----
-dots = df[COL_DOT]
-line = go.Figure()
-line.add_scatter(x=df["frame"], y=dots, mode="lines+markers", name="q'·k'",
-                 line=dict(color=ui.COLORS[2], width=3), marker=dict(size=5),
-                 customdata=df[["m [position]", "n [position]", COL_DEG]].to_numpy(),
-                 hovertemplate="frame %{x}: m=%{customdata[0]}, n=%{customdata[1]}<br>"
-                               "angle %{customdata[2]:+.1f}°<br>q'·k' = %{y:.4f}<extra></extra>")
-bound = q_len * k_len
-for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
-    line.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
-                   annotation_position="top left" if y_line > 0 else "bottom left")
-ui.style(line, title="Dot product q'·k' in every frame", x="frame t [1]",
-             y="q'·k' [1]", height=520)
-line.update_yaxes(range=[-1.15 * bound, 1.15 * bound])
-
-plot_col, line_col = st.columns([3, 2])
-with plot_col:
-    ui.show(fig, key="rot_animation")
-with line_col:
-    ui.show(line, key="rot_dot")
+fig.update_layout(legend=dict(yanchor="bottom", y=1.06, xanchor="right", x=1.0))
+ui.show(fig, key="rot_animation")
 
 # ------------------------------------------------------------ explain ----
-theta_i = float(rc.theta(s.dim, s.base)[pair])
 per_frame = math.degrees(step * theta_i)
-wavelength = 2.0 * math.pi / theta_i
+wavelength = float(rc.wavelength(torch.tensor([theta_i]))[0])
+span = int(ms[-1] - ms[0])  # tokens the query travels over all frames
+turns = float(rc.turns_within(torch.tensor([theta_i]), max(span, 1)))
+chosen = (f"auto chose {step:,} position(s) per frame, so the {frames} frames cover "
+          f"{span:,} tokens, {turns:.2f} turns of this pair" if step_asked == AUTO else
+          f"with {step:,} position(s) per frame the {frames} frames cover {span:,} tokens, "
+          f"{turns:.2f} turns of this pair")
 common = (f"Pair i = {pair} of d = {s.dim} (base {ui.fmt_base(s.base)}) turns by "
           f"θᵢ = {theta_i:.4g} rad = {math.degrees(theta_i):.3g}° per token, one full turn "
-          f"every {wavelength:,.1f} tokens; with {step} position(s) per frame each moving "
-          f"arrow turns {per_frame:.3g}° per frame.")
+          f"every {wavelength:,.1f} tokens; {chosen}; each moving arrow turns "
+          f"{per_frame:.3g}° per frame. On the right, the open black circle marks the "
+          "current frame on the curve of q'·k' against the query position m.")
 if mode == "advance":
     ui.explain(
         common,
@@ -251,7 +249,7 @@ if per_frame > 180:
                "positions per frame.", icon="⚠️")
 
 ui.download(
-    rotation_frames, q, k, pair, s.dim, s.base, mode, m0, n0, step, frames, s.device,
+    rotation_frames, q, k, pair, s.dim, s.base, mode, m0, n0, step, frames,
     filename=f"rotation_pair{pair}_dim{s.dim}_base{ui.slug(s.base)}_{mode}"
         f"_m{m0}_n{n0}_step{step}.csv",
     label="frame table", key="rotation")

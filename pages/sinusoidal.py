@@ -2,7 +2,6 @@
 how accurately the two usual ways of writing its frequencies are computed."""
 
 import math
-from decimal import Decimal, localcontext
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -13,79 +12,36 @@ import rope_core as rc
 import ui
 
 DMODEL_OPTIONS = list(range(2, 513, 2))
-MAX_TABLE_CELLS = 2**19  # P x d_model numbers at most (CSV ~10 MB, ~2 s on 2 cores)
+MAX_TABLE_CELLS = 2**17  # P x d_model numbers at most: 7 columns each stays in one CSV
 MAX_HEATMAP_ROWS = 512  # position rows drawn at most in the table heatmap
 MAX_SIMILARITY = 256  # positions 0 ... 255 at most in the PE_m . PE_n heatmap
-REFERENCE_DIGITS = 40  # decimal digits of the high-precision reference frequencies
+REFERENCE_DIGITS = rc.sinusoidal.REFERENCE_DIGITS
 ROUNDING_EPS = 64  # errors up to this many machine epsilons count as rounding
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
-def pe_column(j: int) -> str:
-    """Column name of dimension j of the table: even j hold sin, odd j cos."""
-    return f"PE[:,{j}] {'sin' if j % 2 == 0 else 'cos'} [1]"
-
-
 @ui.table
 def pe_table(positions: int, d_model: int, base: float, device: str) -> pd.DataFrame:
-    """The full table in wide form: one row per position, one column per dimension."""
-    pe = rc.sinusoidal_pe(positions, d_model, base, device=device).cpu()  # (P, d_model)
-    columns = {"position [token]": torch.arange(positions)}
-    columns.update({pe_column(j): pe[:, j] for j in range(d_model)})
-    return rc.to_frame(columns)
+    """The table in long form: one row per (position p, dimension j)."""
+    return rc.pe_table(positions, d_model, base, device=device)
 
 
 @ui.table
 def similarity_table(positions: int, d_model: int, base: float, device: str) -> pd.DataFrame:
     """PE_m . PE_n for every pair of positions 0 ... positions-1, in long form."""
-    pe = rc.sinusoidal_pe(positions, d_model, base, device=device)  # (Q, d_model)
-    df = rc.matrix_table(pe @ pe.T, "m [position]", "n [position]", "PE_m·PE_n [1]")
-    df.insert(2, "m - n [tokens]", df["m [position]"] - df["n [position]"])
-    return df
+    return rc.similarity_table(positions, d_model, base, device=device)
 
 
 @ui.table
 def dot_table(max_offset: int, d_model: int, base: float, device: str) -> pd.DataFrame:
     """PE_m . PE_n = sum_i cos((m - n) omega_i) for offsets -K ... K."""
-    offsets = torch.arange(-max_offset, max_offset + 1)  # (2K + 1,)
-    return rc.to_frame({"offset m - n [tokens]": offsets,
-                        "PE_m·PE_n [1]": rc.sinusoidal_dot(offsets, d_model, base,
-                                                           device=device)})
-
-
-def reference_omega(i: int, dim: int, base: float) -> Decimal:
-    """base^(-2i/dim) to REFERENCE_DIGITS decimal digits (the yardstick below)."""
-    with localcontext() as ctx:
-        ctx.prec = REFERENCE_DIGITS
-        return Decimal(base) ** (Decimal(-2 * i) / Decimal(dim))
-
-
-def relative_error(value: float, exact: Decimal) -> float:
-    """|value - exact| / exact, formed in high precision (value is read exactly)."""
-    with localcontext() as ctx:
-        ctx.prec = REFERENCE_DIGITS
-        return float(abs(Decimal(value) - exact) / exact)
+    return rc.dot_table(max_offset, d_model, base, device=device)
 
 
 @ui.table
 def forms_table(dim: int, base: float) -> pd.DataFrame:
-    """omega_i written as a power and as an exponential, in float32 and float64,
-    against a 40-digit reference; one block of rows per dtype."""
-    exact = [reference_omega(i, dim, base) for i in range(dim // 2)]
-    blocks = []
-    for name, dtype in DTYPES.items():
-        forms = rc.frequency_forms(dim, base, dtype=dtype)  # dict of (dim/2,) tensors
-        pow_form, exp_form = forms["pow"].tolist(), forms["exp"].tolist()  # exact as floats
-        blocks.append(rc.to_frame({
-            "dtype": [name] * len(exact),
-            "i [pair]": torch.arange(dim // 2),
-            "reference omega_i [rad/token]": [float(e) for e in exact],
-            "pow form base^(-2i/d) [rad/token]": pow_form,
-            "exp form exp(-(2i/d) ln base) [rad/token]": exp_form,
-            "relative error pow [1]": [relative_error(v, e) for v, e in zip(pow_form, exact)],
-            "relative error exp [1]": [relative_error(v, e) for v, e in zip(exp_form, exact)],
-        }))
-    return pd.concat(blocks, ignore_index=True)
+    """omega_i as a power and as an exponential against a 40-digit reference."""
+    return rc.forms_table(dim, base)
 
 
 s = ui.settings()
@@ -119,12 +75,12 @@ st.subheader("The table")
 with ui.friendly_errors():
     table = pe_table(positions, d_model, s.base, s.device)
 step = math.ceil(positions / MAX_HEATMAP_ROWS)
-drawn = table.iloc[::step]
-values = drawn.drop(columns="position [token]")
+values = table["PE value"].to_numpy().reshape(positions, d_model)[::step]  # (rows, d_model)
+drawn = list(range(0, positions, step))
 fig_pe = go.Figure(go.Heatmap(
-    z=values.to_numpy().round(4).astype("float32"), x=list(range(d_model)),
-    y=drawn["position [token]"].to_numpy(), colorscale="RdBu", zmin=-1, zmax=1,
-    colorbar=dict(title="PE [1]"),
+    z=values.round(4).astype("float32"), x=list(range(d_model)),
+    y=drawn, colorscale="RdBu", zmin=-1, zmax=1,
+    colorbar=dict(title="PE"),
     hovertemplate="position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.4f}<extra></extra>"))
 ui.style(fig_pe, title=f"Sinusoidal table PE: {positions:,} positions × d_model = "
                            f"{d_model} (base {ui.fmt_base(s.base)})",
@@ -157,7 +113,7 @@ with ui.friendly_errors():
     dots = dot_table(max_offset, d_model, s.base, s.device)
 
 fig_sim = go.Figure(go.Heatmap(
-    z=sim["PE_m·PE_n [1]"].to_numpy().reshape(size, size).round(4).astype("float32"),
+    z=sim["PE_m . PE_n"].to_numpy().reshape(size, size).round(4).astype("float32"),
     x=list(range(size)), y=list(range(size)), colorscale="Viridis",
     colorbar=dict(title="PE_m·PE_n"),
     hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>"))
@@ -166,15 +122,15 @@ ui.style(fig_sim, title=f"PE_m · PE_n for positions 0 … {size - 1}",
 ui.square(fig_sim)
 fig_sim.update_yaxes(autorange="reversed")
 
-profile = dots["PE_m·PE_n [1]"]
-offsets = dots["offset m - n [tokens]"]
+profile = dots["PE_m . PE_n"]
+offsets = dots["m - n [tokens]"]
 fig_dot = go.Figure(go.Scatter(
     x=offsets, y=profile, mode="lines+markers" if max_offset <= 64 else "lines",
     name="PE_m·PE_n", line=dict(color=ui.COLORS[0]), marker=dict(size=4),
     hovertemplate="m − n=%{x}<br>PE_m·PE_n=%{y:.4f}<extra></extra>"))
 fig_dot.add_vline(x=0, line=dict(color="gray", dash="dot"))
 ui.style(fig_dot, title=f"PE_m · PE_n against the offset m − n (±{max_offset:,})",
-             x="offset m − n [tokens]", y="PE_m·PE_n [1]", height=520)
+             x="offset m − n [tokens]", y="PE_m . PE_n", height=520)
 
 left, right = st.columns(2)
 with left:
@@ -186,7 +142,7 @@ with right:
 by_offset = profile.to_numpy()
 centre = max_offset  # row of offset 0
 asymmetry = float(abs(by_offset - by_offset[::-1]).max())  # f(r) against f(-r)
-diagonals = sim.groupby("m - n [tokens]")["PE_m·PE_n [1]"]
+diagonals = sim.groupby("m - n [tokens]")["PE_m . PE_n"]
 diag_spread = float((diagonals.max() - diagonals.min()).max())
 low = int(by_offset.argmin())
 ui.explain(
@@ -196,8 +152,11 @@ ui.explain(
     f"depends on m − n alone: along every diagonal of the heatmap it varies by at most "
     f"{diag_spread:.1e}. **It is symmetric in m − n** (largest |f(r) − f(−r)| = "
     f"{asymmetry:.1e}): a position 5 tokens before looks exactly like one 5 tokens after, "
-    "so this encoding cannot tell before from after. RoPE's score qᵀR₍ₙ₋ₘ₎k also has sine "
-    "terms, which change sign with n − m, so it can.")
+    "so these dot products alone cannot tell before from after. That is no advantage of RoPE "
+    "by itself: with q = k its score Σᵢ|q₍ᵢ₎|²cos((n − m)θᵢ) is just as symmetric. Sine "
+    "terms, which change sign with n − m, appear in qᵀR₍ₙ₋ₘ₎k only when q ≠ k (different "
+    "W_q and W_k projections), and sinusoidal PE gets the same kind of terms through "
+    "W_Q W_Kᵀ, which mixes the sin and cos columns of PE_m and PE_n.")
 ui.download(similarity_table, size, d_model, s.base, s.device,
             filename=f"sinusoidal_similarity_P{size}_d{d_model}_base{base_txt}.csv",
             label="similarity table", key="sin_similarity")
@@ -218,7 +177,7 @@ with ui.friendly_errors():
     forms = forms_table(s.dim, s.base)
 
 fig_forms = go.Figure()
-error_columns = {"pow": "relative error pow [1]", "exp": "relative error exp [1]"}
+error_columns = {"pow": "relative error pow", "exp": "relative error exp"}
 stats = {}
 for dname, block in forms.groupby("dtype", sort=False):
     for form, column in error_columns.items():
@@ -226,13 +185,13 @@ for dname, block in forms.groupby("dtype", sort=False):
         stats[(dname, form)] = float(err.max())
         name = f"{form} form, {dname}"
         fig_forms.add_scatter(
-            x=block["i [pair]"], y=err.where(err > 0), name=name, mode="lines+markers",
+            x=block["pair i"], y=err.where(err > 0), name=name, mode="lines+markers",
             line=dict(color=ui.COLORS[0 if form == "pow" else 1],
                       dash="solid" if dname == "float32" else "dash"),
             marker=dict(size=4),
             hovertemplate="i=%{x}<br>relative error=%{y:.2e}<extra>" + name + "</extra>")
 ui.style(fig_forms, title="Relative error of ωᵢ in each form (log scale)",
-             x="pair index i", y="|form − exact| / exact [1]", height=420)
+             x="pair index i", y="|form − exact| / exact", height=420)
 fig_forms.update_yaxes(type="log", exponentformat="power")
 ui.show(fig_forms, key="sin_forms")
 zeros = int((forms[list(error_columns.values())] == 0).to_numpy().sum())

@@ -4,14 +4,13 @@ import math
 
 import plotly.graph_objects as go
 import streamlit as st
-import torch
 
 import rope_core as rc
 import ui
-from rope_core.rotation import pair_views
 
 DEFAULT_Q = "1, 2, 3, 4"
 DEFAULT_M = 2
+ARTICLE_TITLE = "RoPE 旋转位置编码详解与计算示例"  # the seed article with the d = 4 example
 MAX_LEN = 16
 MAX_ABS_ENTRY = 1e12
 M_LIMIT = 10**6
@@ -53,52 +52,9 @@ def parse_vector(text: str) -> tuple:
 
 
 @ui.table
-def steps(q: tuple, m: int, base: float, layout: str, device: str):
-    """Every intermediate of R_m q: per coordinate, per pair, and the dense matrix.
-
-    Returns (table, pairs, matrix): one row per coordinate j; one row per pair i;
-    R_m in long form.
-    """
-    d = len(q)
-    theta = rc.theta(d, base, device=device)  # (d/2,)
-    x = torch.tensor(q, dtype=torch.float64, device=device)  # (d,)
-    angle = rc.angles([m], theta)[0]  # (d/2,)
-    cos, sin = (t[0] for t in rc.cos_sin([m], theta))  # (d/2,) each
-    perm = rc.layout_permutation(d, layout).to(device)  # interleaved slot -> coordinate
-    pair_of = torch.empty(d, dtype=torch.int64, device=device)  # coordinate -> pair i
-    pair_of[perm] = torch.arange(d, device=device) // 2
-
-    # element-wise form: q * cos + rotate(q) * sin, rotate(q)_(a, b) = (-q_b, q_a)
-    rotated_q = torch.empty_like(x)
-    rot_a, rot_b = pair_views(rotated_q, layout)
-    q_a, q_b = pair_views(x, layout)
-    rot_a.copy_(-q_b)
-    rot_b.copy_(q_a)
-    cos_full, sin_full = cos[pair_of], sin[pair_of]  # (d,) each
-    elementwise = x * cos_full + rotated_q * sin_full
-
-    # dense form: the block-diagonal matrix times q
-    R = rc.rotation_matrix(m, theta, layout=layout)  # (d, d)
-    dense = R @ x
-
-    # complex form: pair i as q_a + i q_b times e^(i m theta_i); the interleaved
-    # reordering x[perm] puts pair i at (2i, 2i+1), which apply_rope_complex reads
-    complex_form = torch.empty_like(x)
-    complex_form[perm] = rc.apply_rope_complex(x[perm][None], [m], theta)[0]
-
-    table = rc.to_frame({
-        "j [coordinate]": torch.arange(d), "pair i": pair_of, "theta_i [rad/token]":
-        theta[pair_of], "angle m*theta_i [rad]": angle[pair_of], "q_j [1]": x,
-        "cos [1]": cos_full, "sin [1]": sin_full, "rotate(q)_j [1]": rotated_q,
-        "elementwise [1]": elementwise, "dense R_m q [1]": dense,
-        "complex form [1]": complex_form})
-    a, b = pair_views(torch.arange(d), layout)
-    pairs = rc.to_frame({"pair i": torch.arange(d // 2), "coordinate a": a, "coordinate b": b,
-                         "theta_i [rad/token]": theta, "angle m*theta_i [rad]": angle,
-                         "angle mod 2pi [rad]": torch.remainder(angle, 2 * math.pi),
-                         "cos [1]": cos, "sin [1]": sin})
-    matrix = rc.matrix_table(R, "row [coordinate]", "column [coordinate]", "R_m entry [1]")
-    return table, pairs, matrix
+def steps(q: tuple, m: int, base: float, layout: str):
+    """Every intermediate of R_m q (rope_core.step_tables): per coordinate, per pair, R_m."""
+    return rc.step_tables(q, m, base, layout)
 
 
 def num(v: float) -> str:
@@ -142,7 +98,8 @@ st.caption(f"Here d = len(q) = {d}, **not** the sidebar's head dim ({s.dim}); th
            f"({ui.fmt_base(s.base)}) and the pair layout ({s.layout}) come from the "
            "sidebar.")
 with ui.friendly_errors():
-    table, pairs, matrix = steps(q, m, s.base, s.layout, s.device)
+    tables = steps(q, m, s.base, s.layout)
+    table, pairs, matrix = tables["coordinates"], tables["pairs"], tables["matrix"]
 
 st.subheader("1. One frequency per pair, one angle per pair")
 st.latex(r"\theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac{d}{2}-1"
@@ -156,9 +113,9 @@ st.dataframe(pairs, hide_index=True, width="stretch")
 st.subheader("2. Turn each pair by its 2×2 rotation")
 for _, p in pairs.iterrows():
     i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
-    c, sn = p["cos [1]"], p["sin [1]"]
-    qa, qb = table["q_j [1]"].iloc[a], table["q_j [1]"].iloc[b]
-    out_a, out_b = table["dense R_m q [1]"].iloc[a], table["dense R_m q [1]"].iloc[b]
+    c, sn = p["cos"], p["sin"]
+    qa, qb = table["q_j"].iloc[a], table["q_j"].iloc[b]
+    out_a, out_b = table["dense R_m q"].iloc[a], table["dense R_m q"].iloc[b]
     with st.container():
         st.markdown(f"**Pair {i}**: coordinates ({a}, {b}), angle m·θ{sub(i)} = "
                     f"{m}·{p['theta_i [rad/token]']:.6g} = {p['angle m*theta_i [rad]']:.6g} rad")
@@ -166,11 +123,11 @@ for _, p in pairs.iterrows():
                  rf"\begin{{bmatrix}} {num(c)} & {num(-sn)} \\ {num(sn)} & {num(c)} "
                  rf"\end{{bmatrix}} {column([qa, qb])} = {column([out_a, out_b])}")
 st.markdown("Put back in place, the pairs give the rotated vector:")
-st.latex(r"R_m\,q = " + row_vector(table["dense R_m q [1]"]))
+st.latex(r"R_m\,q = " + row_vector(table["dense R_m q"]))
 
 st.subheader("3. The same thing as one matrix R_m")
 size = d
-z = matrix["R_m entry [1]"].to_numpy().reshape(size, size)
+z = matrix["R_m entry"].to_numpy().reshape(size, size)
 labels = [["" if v == 0 else f"{v:.3f}" for v in row] for row in z]
 fig = go.Figure(go.Heatmap(z=z.tolist(), x=list(range(size)), y=list(range(size)), text=labels,
                            texttemplate="%{text}", textfont=dict(size=13 if d <= 8 else 10),
@@ -179,7 +136,7 @@ fig = go.Figure(go.Heatmap(z=z.tolist(), x=list(range(size)), y=list(range(size)
                            hovertemplate="row %{y}, column %{x}<br>%{z:.6f}<extra></extra>"))
 ui.style(fig, title=f"Dense R_m for m = {m} (d = {d}, base {ui.fmt_base(s.base)}, "
                         f"{s.layout}): blank cells are 0",
-             x="column [coordinate]", y="row [coordinate]", height=380 + 20 * d)
+             x="column", y="row", height=380 + 20 * d)
 ui.square(fig, dtick=1)
 fig.update_yaxes(autorange="reversed")
 fig.update_xaxes(dtick=1)
@@ -195,31 +152,31 @@ rotate_text = (r"(-q_1,\ q_0,\ -q_3,\ q_2,\ \dots)" if s.layout == "interleaved"
                r"(-q_{d/2},\dots,-q_{d-1},\ q_0,\dots,q_{d/2-1})")
 st.latex(r"R_m q = q \odot \cos(m\theta) + \operatorname{rotate}(q) \odot \sin(m\theta),"
          r"\qquad \operatorname{rotate}(q) = " + rotate_text)
-st.latex(r"\cos = " + row_vector(table["cos [1]"]))
-st.latex(r"\sin = " + row_vector(table["sin [1]"]))
-st.latex(r"\operatorname{rotate}(q) = " + row_vector(table["rotate(q)_j [1]"]))
+st.latex(r"\cos = " + row_vector(table["cos"]))
+st.latex(r"\sin = " + row_vector(table["sin"]))
+st.latex(r"\operatorname{rotate}(q) = " + row_vector(table["rotate(q)_j"]))
 st.latex(r"q \odot \cos + \operatorname{rotate}(q) \odot \sin = "
-         + row_vector(table["elementwise [1]"]))
+         + row_vector(table["elementwise"]))
 
 st.subheader("5. Complex-number form")
-st.latex(r"z_i = q_a + \mathrm{i}\,q_b,\qquad z'_i = z_i\, e^{\mathrm{i} m\theta_i} = "
-         r"z_i\,(\cos m\theta_i + \mathrm{i}\sin m\theta_i)")
-cplx = table["complex form [1]"]
+st.latex(r"z_i = q_a + \iota\,q_b,\qquad z'_i = z_i\, e^{\iota m\theta_i} = "
+         r"z_i\,(\cos m\theta_i + \iota\sin m\theta_i),\qquad \iota = \sqrt{-1}")
+st.caption("ι (iota) is the imaginary unit √−1; i stays the pair index.")
+cplx = table["complex form"]
 for _, p in pairs.iterrows():
     i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
-    qa, qb = table["q_j [1]"].iloc[a], table["q_j [1]"].iloc[b]
-    st.latex(rf"z'_{{{i}}} = ({num(qa)} {'+' if qb >= 0 else '-'} {num(abs(qb))}\,\mathrm{{i}})"
-             rf"\,({num(p['cos [1]'])} {'+' if p['sin [1]'] >= 0 else '-'} "
-             rf"{num(abs(p['sin [1]']))}\,\mathrm{{i}}) = {num(cplx.iloc[a])} "
-             rf"{'+' if cplx.iloc[b] >= 0 else '-'} {num(abs(cplx.iloc[b]))}\,\mathrm{{i}}")
+    qa, qb = table["q_j"].iloc[a], table["q_j"].iloc[b]
+    st.latex(rf"z'_{{{i}}} = ({num(qa)} {'+' if qb >= 0 else '-'} {num(abs(qb))}\,\iota)"
+             rf"\,({num(p['cos'])} {'+' if p['sin'] >= 0 else '-'} "
+             rf"{num(abs(p['sin']))}\,\iota) = {num(cplx.iloc[a])} "
+             rf"{'+' if cplx.iloc[b] >= 0 else '-'} {num(abs(cplx.iloc[b]))}\,\iota")
 st.caption("The real part of z′ᵢ goes back to coordinate a, the imaginary part to b "
            + ("(LLaMA's torch.view_as_complex reads the interleaved layout this way)."
-              if s.layout == "interleaved" else "(for the half layout: q_i + i·q_(i+d/2))."))
+              if s.layout == "interleaved" else "(for the half layout: q_i + ι·q_(i+d/2))."))
 
-forms = table[["elementwise [1]", "dense R_m q [1]", "complex form [1]"]].to_numpy()
-gap = float(max(abs(forms[:, u] - forms[:, v]).max() for u, v in ((0, 1), (0, 2), (1, 2))))
-norm_q = math.sqrt(float((table["q_j [1]"] ** 2).sum()))
-norm_out = math.sqrt(float((table["dense R_m q [1]"] ** 2).sum()))
+summary = tables["summary"].iloc[0]
+gap = float(summary["largest difference between forms"])
+norm_q, norm_out = float(summary["norm of q"]), float(summary["norm of R_m q"])
 k1, k2, k3 = st.columns(3)
 k1.metric("Largest difference between the three forms", f"{gap:.1e}")
 k2.metric("‖q‖", f"{norm_q:.6f}")
@@ -232,28 +189,33 @@ ui.explain(
     f"difference {abs(norm_q - norm_out):.1e}) because every block is a rotation.")
 
 default_example = q == parse_vector(DEFAULT_Q) and m == DEFAULT_M and s.base == 10_000
-article_check = (3 * math.cos(0.0002) - 4 * math.sin(0.0002),
-                 3 * math.sin(0.0002) + 4 * math.cos(0.0002))
+# the article's second pair: turned by its angle 2 * 0.0001 rad instead of 2 * theta_1
+article_pair = rc.pair_trajectory((3.0, 4.0), (1.0, 0.0), 1e-4, [2], [0])["q_rot"][0]
 if default_example and s.layout == "interleaved":
-    ours = table["dense R_m q [1]"]
+    ours = table["dense R_m q"]
     here = (f"This page gives q′ = ({ours.iloc[0]:.6f}, {ours.iloc[1]:.6f}, {ours.iloc[2]:.6f}, "
             f"{ours.iloc[3]:.6f}).")
 else:
     here = ("Set q = 1, 2, 3, 4, m = 2, base 10⁴ and the interleaved layout to see the "
             "correct numbers.")
 st.info(
-    "**About the worked example in the seed article (d = 4, m = 2, q = [1, 2, 3, 4]).** "
+    f"**About the worked example in the article “{ARTICLE_TITLE}” (RoPE rotary position "
+    "encoding explained, with a worked example; d = 4, m = 2, q = [1, 2, 3, 4]).** "
     "It computes a frequency for each of the four coordinates instead of one per pair, so "
     "the second pair (q₂, q₃) is turned by 2·0.0001 = 0.0002 rad instead of 2·θ₁ = 2·0.01 = "
     "0.02 rad. Even for that angle its products are off: 3·cos 0.0002 − 4·sin 0.0002 = "
-    f"{article_check[0]:.8f} and 3·sin 0.0002 + 4·cos 0.0002 = {article_check[1]:.8f}, not "
-    "the 2.99999194 and 4.00000594 it prints. Its first pair, about (−2.2347, 0.0771), is "
-    f"right. {here}", icon="ℹ️")
+    f"{float(article_pair[0]):.8f} and 3·sin 0.0002 + 4·cos 0.0002 = "
+    f"{float(article_pair[1]):.8f}, not the 2.99999194 and 4.00000594 it prints. Of its first "
+    "pair, (−2.2347, 0.0771), only the first number is correct: it multiplies cos 2 and "
+    "sin 2 rounded to −0.4161 and 0.9093, and 1·0.9093 + 2·(−0.4161) = 0.0771 is that "
+    "rounding's artefact. With cos 2 = −0.416147 and sin 2 = 0.909297 the pair is "
+    "1·cos 2 − 2·sin 2 = −2.234742 and 1·sin 2 + 2·cos 2 = 0.077004. "
+    f"{here}", icon="ℹ️")
 
 st.subheader("Tables")
 tag = f"d{d}_m{m}_base{ui.slug(s.base)}_{s.layout}"
-ui.download(steps, q, m, s.base, s.layout, s.device, part=0,
+ui.download(steps, q, m, s.base, s.layout, part="coordinates",
             filename=f"step_by_step_{tag}.csv", label="step table", key="step")
-ui.download(steps, q, m, s.base, s.layout, s.device, part=2,
+ui.download(steps, q, m, s.base, s.layout, part="matrix",
             filename=f"step_by_step_matrix_{tag}.csv", label="R_m table",
                      key="step_matrix")

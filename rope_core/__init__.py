@@ -8,6 +8,7 @@ One module per concept:
 * :mod:`~rope_core.config`: RopeConfig, a model's RoPE settings, read from config.json
 * :mod:`~rope_core.presets`: PRESETS, real models' RopeConfigs
 * :mod:`~rope_core.rotation`: apply_rope (element-wise, partial rotary), dense R_m, complex form
+* :mod:`~rope_core.steps`: one pair turning frame by frame; R_m q worked through by hand
 * :mod:`~rope_core.sinusoidal`: the Transformer's sinusoidal table
 * :mod:`~rope_core.decay`: long-term decay bound and scores against distance
 * :mod:`~rope_core.attention`: a toy attention head with and without RoPE
@@ -20,35 +21,85 @@ Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range.
 """
 
-from .attention import attention, toy_qk
-from .capacity import (cos_sum, critical_dimension, extrapolation_limit, first_negative_distance,
-                       min_base_for_context, passing_bases)
-from .decay import random_score_stats, relative_upper_bound, score_vs_distance
+from types import ModuleType as _ModuleType
+
+from .attention import attention, attention_checks, causal_mask, diagonal_spread, row_sum_gap, toy_qk
+from .capacity import (
+    cos_sum,
+    critical_dimension,
+    extrapolation_limit,
+    first_negative_distance,
+    min_base_for_context,
+    passing_bases,
+)
+from .config import RopeConfig
+from .decay import (
+    bound_plateau,
+    bound_prefactor,
+    distance_grid,
+    first_below,
+    random_score_stats,
+    relative_upper_bound,
+    score_vs_distance,
+)
 from .device import DEVICES, resolve_device
 from .frequencies import DEFAULT_BASE, angles, theta, turns_within, wavelength
-from .precision import (DTYPES, RECIPES, angle_error, as_dtype_position, first_inexact_position,
-                        grid_spacing, max_angle_error, relative_property_error, resolve_dtype)
-from .rotation import (LAYOUTS, apply_rope, apply_rope_complex, cos_sin, layout_permutation,
-                       rotation_matrix)
-from .config import RopeConfig
+from .precision import (
+    DTYPES,
+    RECIPES,
+    angle_error,
+    as_dtype_position,
+    first_inexact_position,
+    grid_spacing,
+    max_angle_error,
+    relative_property_error,
+    resolve_dtype,
+)
 from .presets import PRESETS
-from .scaling import (REGIMES, SCALING_LABELS, SCALINGS, Param, Scaling, effective_base,
-                      pair_regime, resolve_params, scaled_theta, yarn_ramp_bounds)
-from .sinusoidal import frequency_forms, sinusoidal_dot, sinusoidal_pe
-from .tables import matrix_table, theta_table, to_frame
+from .rotation import (
+    LAYOUTS,
+    apply_rope,
+    apply_rope_complex,
+    cos_sin,
+    layout_permutation,
+    rotation_matrix,
+)
+from .scaling import (
+    REGIMES,
+    SCALING_LABELS,
+    SCALINGS,
+    Param,
+    Scaling,
+    effective_base,
+    pair_regime,
+    resolve_params,
+    scaled_theta,
+    yarn_ramp_bounds,
+)
+from .sinusoidal import (
+    frequency_forms,
+    reference_frequencies,
+    relative_errors,
+    sinusoidal_dot,
+    sinusoidal_pe,
+)
+from .steps import pair_trajectory, positions_per_frame, rope_steps
+from .tables import (
+    attention_table,
+    bound_table,
+    dot_table,
+    forms_table,
+    identity_table,
+    matrix_table,
+    pe_table,
+    rotation_frames_table,
+    score_table,
+    similarity_table,
+    step_tables,
+    theta_table,
+    to_frame,
+)
 
-__all__ = [
-    "DEFAULT_BASE", "DEVICES", "LAYOUTS", "SCALINGS", "SCALING_LABELS",
-    "theta", "wavelength", "angles", "turns_within", "scaled_theta",
-    "Scaling", "Param", "REGIMES", "resolve_params", "effective_base", "pair_regime",
-    "yarn_ramp_bounds", "RopeConfig", "PRESETS",
-    "apply_rope", "apply_rope_complex", "rotation_matrix", "cos_sin", "layout_permutation",
-    "sinusoidal_pe", "sinusoidal_dot", "frequency_forms",
-    "relative_upper_bound", "score_vs_distance", "random_score_stats",
-    "attention", "toy_qk", "resolve_device",
-    "to_frame", "theta_table", "matrix_table",
-    "critical_dimension", "extrapolation_limit", "cos_sum", "first_negative_distance",
-    "min_base_for_context", "passing_bases",
-    "DTYPES", "RECIPES", "resolve_dtype", "as_dtype_position", "grid_spacing",
-    "first_inexact_position", "angle_error", "max_angle_error", "relative_property_error",
-]
+# Every function, class and constant imported above; the submodules are not listed.
+__all__ = sorted(name for name, value in globals().items()
+                 if not name.startswith("_") and not isinstance(value, _ModuleType))

@@ -6,9 +6,11 @@ run in bounded memory (a few tens of MB of temporaries at most).
 
 from __future__ import annotations
 
+import math
+
 import torch
 
-from ._checks import as_distances, check_int, check_layout, check_theta, fail
+from ._checks import as_distances, check_dim, check_int, check_layout, check_theta, fail
 from .rotation import pair_views
 
 # Largest (distances x pairs) block processed at once: 2^19 float64 elements
@@ -116,3 +118,101 @@ def random_score_stats(distances, theta: torch.Tensor, trials: int, seed: int, *
         if trials > 1:
             std[sl] = scores.std(dim=0)
     return mean, std
+
+
+MAX_GRID_DISTANCE = 10**9
+
+
+def distance_grid(max_distance: int, axis: str = "linear", *, linear_points: int = 2_000,
+                  log_points: int = 1_000) -> torch.Tensor:
+    """Integer distances r [tokens] at which curves against distance are sampled.
+
+    * ``"linear"``: every r = 0 ... max_distance when that is fewer than
+      ``linear_points`` values, else ``linear_points`` evenly spaced values
+      round(t * max_distance / (linear_points - 1)), t = 0 ... linear_points - 1;
+    * ``"log"``: ``log_points`` values geometrically spaced from 1 to max_distance,
+      rounded to integers, repeats dropped (so fewer near 1).
+
+    Returns:
+        ``(R,)`` int64 tensor, increasing, first 0 (linear) or 1 (log), last max_distance.
+    """
+    max_distance = check_int(max_distance, "max_distance", 1, MAX_GRID_DISTANCE)
+    if axis not in ("linear", "log"):
+        fail("axis", axis, "'linear' or 'log'")
+    linear_points = check_int(linear_points, "linear_points", 2, 10**6)
+    log_points = check_int(log_points, "log_points", 2, 10**6)
+    if axis == "log":
+        grid = torch.logspace(0.0, math.log10(max_distance), log_points, dtype=torch.float64)
+    elif max_distance < linear_points:
+        grid = torch.arange(max_distance + 1, dtype=torch.float64)
+    else:
+        grid = torch.linspace(0.0, float(max_distance), linear_points, dtype=torch.float64)
+    grid = torch.unique(torch.round(grid)).to(torch.int64)
+    grid[-1] = max_distance  # exact end point despite rounding of the log spacing
+    return grid
+
+
+def first_below(distances, values, threshold: float) -> tuple[int | None, int | None]:
+    """Where a sampled curve first falls under ``threshold``.
+
+    Returns:
+        ``(before, at)``: the distance of the first sample with value < threshold
+        (``at``) and that of the sample before it (``before``, None when the very
+        first sample is already below); ``(None, None)`` when no sample is below.
+        When ``at - before <= 1`` the crossing distance is exact.
+    """
+    r = as_distances(distances)
+    v = torch.tensor(values, dtype=torch.float64).reshape(-1)
+    if v.numel() != r.numel():
+        fail("values", tuple(v.shape), f"of length {r.numel()} (one value per distance)")
+    if isinstance(threshold, bool) or not math.isfinite(float(threshold)):
+        fail("threshold", threshold, "a finite number")
+    below = torch.nonzero(v < float(threshold)).flatten()
+    if below.numel() == 0:
+        return None, None
+    k = int(below[0])
+    at = int(r[k])
+    return (None if k == 0 else int(r[k - 1])), at
+
+
+def bound_plateau(dim: int) -> float:
+    """The level RoFormer's bound hovers around at large distances:
+    (1/(d/2)) sum_{j=1}^{d/2} sqrt(pi j)/2.
+
+    For r much larger than the longest wavelength 2 pi/theta_(d/2-1), the phases
+    r theta_k are effectively independent and uniform mod 2 pi, so S_j is a sum
+    of j random unit vectors: E|S_j|^2 = j, |S_j| grows like sqrt(j) (its mean is
+    close to the Rayleigh mean sqrt(pi j)/2), not like j as at r = 0. The bound,
+    the mean of |S_j| over j, therefore stops decaying and scatters around this
+    value (4.78 for d = 128) instead of going to 0.
+    """
+    dim = check_dim(dim)
+    half = dim // 2
+    return sum(math.sqrt(math.pi * j) / 2 for j in range(1, half + 1)) / half
+
+
+def bound_prefactor(q: torch.Tensor, k: torch.Tensor, *, layout: str = "interleaved") -> float:
+    """The prefactor max_i |h_(i+1) - h_i| of RoFormer's bound (eq. 35-37).
+
+    Pair i of q and of k read as complex numbers, q_[i] = q_a + iota q_b, and
+    h_i = q_[i] * conj(k_[i]) (the key's pair is conjugated), i = 0 ... d/2 - 1,
+    with h_(d/2) = 0. Then q^T R_r k = Re sum_i h_i e^(-iota r theta_i) and, summing by
+    parts, |q^T R_r k|
+    <= (max_i |h_(i+1) - h_i|) sum_j |S_j|.
+
+    Args:
+        q, k: ``(dim,)`` vectors.
+    Returns:
+        the prefactor, a float.
+    """
+    layout = check_layout(layout)
+    for name, v in (("q", q), ("k", k)):
+        if not isinstance(v, torch.Tensor) or v.ndim != 1 or v.numel() < 2 or v.numel() % 2:
+            fail(name, v, "a 1-D tensor of even length")
+    if q.shape != k.shape:
+        fail("k.shape", tuple(k.shape), f"equal to q.shape = {tuple(q.shape)}")
+    q_a, q_b = pair_views(q.to(torch.float64), layout)
+    k_a, k_b = pair_views(k.to(torch.float64), layout)
+    h = torch.complex(q_a, q_b) * torch.complex(k_a, -k_b)  # (d/2,)
+    h = torch.cat([h, torch.zeros(1, dtype=h.dtype)])  # h_(d/2) = 0
+    return float((h[1:] - h[:-1]).abs().max())

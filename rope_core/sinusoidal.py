@@ -8,11 +8,11 @@ omega_i = base^(-2i/d_model). It is *added* to token embeddings; RoPE instead
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
 
 import torch
 
-from ._checks import (as_integer_positions, check_base, check_dim, check_float_dtype, check_int,
-                      fail)
+from ._checks import as_integer_positions, check_base, check_dim, check_float_dtype, check_int, fail
 from .frequencies import DEFAULT_BASE, theta
 
 MAX_POSITIONS = 1_000_000
@@ -78,3 +78,42 @@ def frequency_forms(dim: int, base: float = DEFAULT_BASE, *,
     exp_form = torch.exp(two_i * torch.tensor(-math.log(base) / dim, dtype=dtype))
     exact = torch.pow(base, -torch.arange(0, dim, 2, dtype=torch.float64) / dim)
     return {"pow": pow_form, "exp": exp_form, "exact": exact}
+
+
+REFERENCE_DIGITS = 40
+
+
+def reference_frequencies(dim: int, base: float = DEFAULT_BASE, *,
+                          digits: int = REFERENCE_DIGITS) -> list[Decimal]:
+    """omega_i = base^(-2i/dim), i = 0 ... dim/2 - 1, to ``digits`` decimal digits.
+
+    Computed with Python's decimal module (base is read exactly as the float it
+    is), a yardstick independent of torch's float32/float64 arithmetic.
+
+    Returns:
+        list of dim/2 Decimals.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    digits = check_int(digits, "digits", 20, 200)
+    with localcontext() as ctx:
+        ctx.prec = digits
+        b = Decimal(base)
+        return [b ** (Decimal(-2 * i) / Decimal(dim)) for i in range(dim // 2)]
+
+
+def relative_errors(values, exact, *, digits: int = REFERENCE_DIGITS) -> list[float]:
+    """|value - exact| / exact for each pair, formed in ``digits``-digit decimal
+    arithmetic (each float value is read exactly), returned as floats."""
+    values, exact = list(values), list(exact)
+    if len(values) != len(exact):
+        fail("values", f"{len(values)} values", f"as many as exact ({len(exact)})")
+    out = []
+    with localcontext() as ctx:
+        ctx.prec = digits
+        for v, e in zip(values, exact):
+            e = Decimal(e)
+            if e <= 0:
+                fail("exact", e, "greater than 0")
+            out.append(float(abs(Decimal(float(v)) - e) / e))
+    return out

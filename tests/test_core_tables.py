@@ -9,8 +9,8 @@ import torch
 
 import rope_core as rc
 
-UNIT_COLUMNS = ["i [pair]", "theta_i [rad/token]", "wavelength [tokens]",
-                "turns within L [turns]"]
+UNIT_COLUMNS = ["theta_i [rad/token]", "wavelength [tokens]"]
+PAIR_COLUMNS = ["pair i"] + UNIT_COLUMNS + ["turns within L"]
 
 
 def test_theta_table_columns_and_values():
@@ -18,17 +18,18 @@ def test_theta_table_columns_and_values():
     th = rc.theta(dim, base)
     df = rc.theta_table(th, L)
     assert isinstance(df, pd.DataFrame)
-    assert list(df.columns) == UNIT_COLUMNS + ["full turn within L"]
+    assert list(df.columns) == ["dim", "L [tokens]"] + PAIR_COLUMNS + ["full turn within L"]
+    assert df["dim"].tolist() == [8] * 4 and df["L [tokens]"].tolist() == [4096] * 4
     assert len(df) == dim // 2  # one row per pair
     for col in UNIT_COLUMNS:  # unit in square brackets
         assert col.endswith("]") and "[" in col
-    assert df["i [pair]"].tolist() == [0, 1, 2, 3]
+    assert df["pair i"].tolist() == [0, 1, 2, 3]
     thetas = [base ** (-2.0 * i / dim) for i in range(dim // 2)]  # 1, 0.1, 0.01, 0.001
     assert df["theta_i [rad/token]"].tolist() == pytest.approx(thetas, rel=1e-15)
     assert df["wavelength [tokens]"].tolist() == pytest.approx(
         [2 * math.pi / t for t in thetas], rel=1e-14)
     turns = [L * t / (2 * math.pi) for t in thetas]  # 651.9, 65.2, 6.52, 0.652
-    assert df["turns within L [turns]"].tolist() == pytest.approx(turns, rel=1e-14)
+    assert df["turns within L"].tolist() == pytest.approx(turns, rel=1e-14)
     assert df["full turn within L"].dtype == bool
     assert df["full turn within L"].tolist() == [True, True, True, False]
 
@@ -37,7 +38,7 @@ def test_theta_table_labels_lead():
     th = rc.theta(4)
     df = rc.theta_table(th, 100, base=10000, method="none")
     assert list(df.columns)[:2] == ["base", "method"]
-    assert list(df.columns)[2:] == UNIT_COLUMNS + ["full turn within L"]
+    assert list(df.columns)[2:] == ["dim", "L [tokens]"] + PAIR_COLUMNS + ["full turn within L"]
     assert df["base"].tolist() == [10000, 10000]
     assert df["method"].tolist() == ["none", "none"]
     # tables for several settings concatenate into one tidy table

@@ -266,9 +266,9 @@ def test_frequencies_csv_download(page, server):
     download.save_as(path)
     df = pd.read_csv(path)
     assert len(df) == 64  # d/2 pairs, one base, no scaling
-    assert {"i [pair]", "theta_i [rad/token]", "wavelength [tokens]", "turns within L [turns]",
+    assert {"pair i", "theta_i [rad/token]", "wavelength [tokens]", "turns within L",
             "full turn within L", "base", "scaling"} <= set(df.columns), list(df.columns)
-    assert df["i [pair]"].tolist() == list(range(64))
+    assert df["pair i"].tolist() == list(range(64))
     assert set(df["base"]) == {10_000}
     assert df["theta_i [rad/token]"].iloc[0] == pytest.approx(1.0)
     assert df["theta_i [rad/token]"].is_monotonic_decreasing

@@ -18,9 +18,10 @@ from apptest_helpers import array, csv_frame, figure, run_page, shown_table, war
 import rope_core as rc
 
 PAGE = "attention"
-M, N = "m [query position]", "n [key position]"
-L0, W0 = "logit without RoPE [1]", "weight without RoPE [1]"
-L1, W1 = "logit with RoPE [1]", "weight with RoPE [1]"
+M, N = "m [tokens]", "n [tokens]"
+L0, W0 = "logit without RoPE", "weight without RoPE"
+L1, W1 = "logit with RoPE", "weight with RoPE"
+SETTINGS = ["base", "dim", "layout", "seed", "same_q_and_k", "causal"]
 
 
 def matrix(df: pd.DataFrame, column: str) -> np.ndarray:
@@ -30,7 +31,8 @@ def matrix(df: pd.DataFrame, column: str) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def default():
-    return run_page(PAGE)
+    # random q and k per token (the page opens on the shared case)
+    return run_page(PAGE, {"att_same": "false"})
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,12 @@ def test_renders_and_csv_round_trips(default, default_csv):
     assert not default.error and not default.warning
     name, parsed = default_csv
     assert name == "attention_seq16_seed0_dim128_base10000_interleaved_causal.csv"
-    assert list(parsed.columns) == [M, N, L0, W0, L1, W1]
+    assert list(parsed.columns) == SETTINGS + [M, N, L0, W0, L1, W1]
+    assert parsed["base"].tolist() == [10000] * 256 and parsed["seed"].iloc[0] == 0
+    assert not parsed["same_q_and_k"].iloc[0] and parsed["causal"].iloc[0]
+    assert parsed[M].dtype.kind == "i" and parsed["dim"].dtype.kind == "i"
+    for column in parsed.columns:
+        assert column.isascii() and "[1]" not in column
     assert len(parsed) == 16 * 16
     pd.testing.assert_frame_equal(parsed, shown_table(default))
 
@@ -88,7 +95,7 @@ def test_one_logit_and_weight_by_hand(default_csv):
 
 
 def test_base_and_dim_change_figures_and_table(default, default_csv):
-    at = run_page(PAGE, {"base": "500000", "dim": "64"})
+    at = run_page(PAGE, {"base": "500000", "dim": "64", "att_same": "false"})
     name, df = csv_frame(at, 0)
     assert name == "attention_seq16_seed0_dim64_base500000_interleaved_causal.csv"
     assert not df.equals(default_csv[1])
@@ -97,7 +104,7 @@ def test_base_and_dim_change_figures_and_table(default, default_csv):
 
 
 def test_same_q_and_k_flat_without_rope_toeplitz_with():
-    at = run_page(PAGE, {"att_same": "true", "att_seq": "12"})
+    at = run_page(PAGE, {"att_seq": "12"})  # the default: the same q and k everywhere
     name, df = csv_frame(at, 0)
     assert name == "attention_seq12_seed0_dim128_base10000_interleaved_sameqk_causal.csv"
     plain, rotated = matrix(df, L0), matrix(df, L1)
@@ -119,7 +126,8 @@ def test_same_q_and_k_flat_without_rope_toeplitz_with():
 
 
 def test_without_mask_every_logit_is_finite():
-    at = run_page(PAGE, {"att_causal": "false", "att_seq": "5", "att_seed": "3"})
+    at = run_page(PAGE, {"att_causal": "false", "att_seq": "5", "att_seed": "3",
+                         "att_same": "false"})
     name, df = csv_frame(at, 0)
     assert name == "attention_seq5_seed3_dim128_base10000_interleaved_full.csv"
     assert np.isfinite(df[[L0, L1]].to_numpy()).all()
@@ -135,4 +143,32 @@ def test_malformed_url_warns():
     page_warnings = " ".join(w for w in warnings(at))
     assert "att_seq" in page_warnings and "att_same" in page_warnings
     name, _ = csv_frame(at, 0)
-    assert name == "attention_seq16_seed0_dim128_base10000_interleaved_causal.csv"
+    assert name == "attention_seq16_seed0_dim128_base10000_interleaved_sameqk_causal.csv"
+
+
+def test_default_is_the_shared_case_and_text_does_not_claim_blindness():
+    at = run_page(PAGE)
+    assert at.toggle(key="att_same").value is True
+    text = " ".join(md.value for md in at.markdown)
+    assert "cannot see positions at all" not in text
+    # row m of a causal head with equal logits gives 1/(m+1) to each visible key
+    assert "1/(m+1)" in text and f"1/16 = {1 / 16:.4f}" in text
+    assert "NoPE" in text and "Kazemnejad" in text and "Haviv" in text
+
+
+def test_weight_colour_scale_shows_every_row_of_equal_weights():
+    at = run_page(PAGE)  # shared q, k: without RoPE row m holds 1/(m+1)
+    fig = figure(at, 1)
+    axis = fig["layout"]["coloraxis"]
+    # log10 of the weights: the scale reaches 1/16 and 1, so no row is cut off
+    assert axis["cmax"] == pytest.approx(0.0)
+    assert axis["cmin"] <= math.log10(1 / 16) + 1e-12
+    without = array(fig["data"][0]["z"])
+    for m in range(16):
+        assert without[m, : m + 1] == pytest.approx(np.full(m + 1, math.log10(1 / (m + 1))),
+                                                   abs=1e-12)
+    # the rows have distinct colours: each row's value is inside the scale, distinct
+    row_values = [without[m, 0] for m in range(16)]
+    assert len(set(np.round(row_values, 9))) == 16
+    assert all(axis["cmin"] <= v <= axis["cmax"] for v in row_values)
+    assert "log" in fig["layout"]["title"]["text"]

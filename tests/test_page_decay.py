@@ -14,9 +14,9 @@ from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_ta
 from pandas.testing import assert_frame_equal
 
 PAGE = "decay"
-BOUND_COLUMNS = ["base", "dim", "distance [tokens]", "upper bound [1]"]
-SCORE_COLUMNS = ["distance [tokens]", "score q=k=1 [1]", "mean random score [1]",
-                 "std random score [1]"]
+BOUND_COLUMNS = ["base", "dim", "axis", "distance r [tokens]", "upper bound"]
+SCORE_COLUMNS = ["base", "dim", "layout", "axis", "trials", "seed", "distance r [tokens]",
+                 "score q=k=1", "mean random score", "std random score"]
 
 
 def bound_by_hand(r: float, dim: int, base: float) -> float:
@@ -58,14 +58,14 @@ def test_default_is_roformer_figure_2(default_page):
     name, bound = files["bound"]
     assert list(bound.columns) == BOUND_COLUMNS
     assert set(bound["base"]) == {10_000.0} and set(bound["dim"]) == {128}
-    assert bound["distance [tokens]"].tolist() == list(range(257))
+    assert bound["distance r [tokens]"].tolist() == list(range(257))
     assert "dim128" in name and "base10000" in name and "max256" in name and "linear" in name
     assert list(files["scores"][1].columns) == SCORE_COLUMNS
 
 
 def test_bound_at_zero_and_independent_values(default_page):
     _, bound = csvs(default_page)["bound"]
-    by_r = bound.set_index("distance [tokens]")["upper bound [1]"]
+    by_r = bound.set_index("distance r [tokens]")["upper bound"]
     assert by_r[0.0] == pytest.approx((128 / 2 + 1) / 2, abs=1e-12)  # 32.5
     for r in (1, 7, 100, 256):
         assert by_r[float(r)] == pytest.approx(bound_by_hand(r, 128, 10_000), rel=1e-11)
@@ -76,12 +76,12 @@ def test_bound_at_zero_and_independent_values(default_page):
 def test_scores_aligned_and_random(default_page):
     _, scores = csvs(default_page)["scores"]
     first = scores.iloc[0]
-    assert first["distance [tokens]"] == 0
-    assert first["score q=k=1 [1]"] == pytest.approx(128, abs=1e-9)
+    assert first["distance r [tokens]"] == 0
+    assert first["score q=k=1"] == pytest.approx(128, abs=1e-9)
     for r in (3, 200):  # all ones: 2 * sum_i cos(r theta_i)
-        row = scores[scores["distance [tokens]"] == r].iloc[0]
+        row = scores[scores["distance r [tokens]"] == r].iloc[0]
         by_hand = 2 * sum(math.cos(r * 10_000 ** (-2 * i / 128)) for i in range(64))
-        assert row["score q=k=1 [1]"] == pytest.approx(by_hand, abs=1e-9)
+        assert row["score q=k=1"] == pytest.approx(by_hand, abs=1e-9)
 
 
 def test_random_scores_mean_zero_spread_sqrt_d():
@@ -89,14 +89,14 @@ def test_random_scores_mean_zero_spread_sqrt_d():
     _, scores = csvs(at)["scores"]
     d, trials = 128, 256
     # the mean of 256 draws has standard error sqrt(d / 256); 4 of those is generous
-    assert scores["mean random score [1]"].abs().mean() < 4 * math.sqrt(d / trials)
-    assert scores["std random score [1]"].mean() == pytest.approx(math.sqrt(d), rel=0.2)
+    assert scores["mean random score"].abs().mean() < 4 * math.sqrt(d / trials)
+    assert scores["std random score"].mean() == pytest.approx(math.sqrt(d), rel=0.2)
 
 
 def test_csv_equals_shown_tables(default_page):
     files = csvs(default_page)
     shown = [shown_table(default_page, i) for i in range(2)]
-    shown = {"bound" if "upper bound [1]" in t.columns else "scores": t for t in shown}
+    shown = {"bound" if "upper bound" in t.columns else "scores": t for t in shown}
     for what in ("bound", "scores"):
         assert_frame_equal(files[what][1], shown[what].reset_index(drop=True))
 
@@ -111,10 +111,10 @@ def test_base_and_dim_change_figure_and_table(default_page):
     assert "dim64" in after["scores"][0] and "base500000" in after["scores"][0]
     assert not bound.equals(before["bound"][1])
     assert set(bound["base"]) == {500_000.0} and set(bound["dim"]) == {64}
-    assert bound["upper bound [1]"].iloc[0] == pytest.approx((64 / 2 + 1) / 2, abs=1e-12)
-    assert after["scores"][1]["score q=k=1 [1]"].iloc[0] == pytest.approx(64, abs=1e-9)
-    row = bound[bound["distance [tokens]"] == 50].iloc[0]
-    assert row["upper bound [1]"] == pytest.approx(bound_by_hand(50, 64, 500_000), rel=1e-11)
+    assert bound["upper bound"].iloc[0] == pytest.approx((64 / 2 + 1) / 2, abs=1e-12)
+    assert after["scores"][1]["score q=k=1"].iloc[0] == pytest.approx(64, abs=1e-9)
+    row = bound[bound["distance r [tokens]"] == 50].iloc[0]
+    assert row["upper bound"] == pytest.approx(bound_by_hand(50, 64, 500_000), rel=1e-11)
 
 
 def test_overlays_and_larger_base_decays_slower():
@@ -122,7 +122,7 @@ def test_overlays_and_larger_base_decays_slower():
     name, bound = csvs(at)["bound"]
     assert len(figure(at, 0)["data"]) == 4
     assert "bases500000-100" in name and "dims32" in name
-    curves = {key: block.set_index("distance [tokens]")["upper bound [1]"]
+    curves = {key: block.set_index("distance r [tokens]")["upper bound"]
               for key, block in bound.groupby(["base", "dim"])}
     assert set(curves) == {(10_000.0, 128), (500_000.0, 128), (100.0, 128), (10_000.0, 32)}
     assert curves[(10_000.0, 32)][0.0] == pytest.approx((32 / 2 + 1) / 2, abs=1e-12)
@@ -136,12 +136,12 @@ def test_log_axis_and_long_linear_range_are_bounded():
     at = run_page(PAGE, {"decay_max": "1000000", "decay_axis": "log"})
     fig = figure(at, 0)
     assert fig["layout"]["xaxis"]["type"] == "log"
-    r = csvs(at)["bound"][1]["distance [tokens]"]
+    r = csvs(at)["bound"][1]["distance r [tokens]"]
     assert r.iloc[0] == 1 and r.iloc[-1] == 1_000_000 and r.is_monotonic_increasing
     assert 500 <= len(r) <= 1000 and (r == r.round()).all()
 
     at = run_page(PAGE, {"decay_max": "1000000", "decay_axis": "linear"})
-    r = csvs(at)["scores"][1]["distance [tokens]"]
+    r = csvs(at)["scores"][1]["distance r [tokens]"]
     assert r.iloc[0] == 0 and r.iloc[-1] == 1_000_000 and len(r) <= 2000
     assert r.is_monotonic_increasing and (r == r.round()).all()
 
@@ -156,4 +156,27 @@ def test_malformed_url_warns_without_exception():
     assert "decay_max = “" in page and "decay_trials = “" in page and "decay_axis = “" in page
     assert len(at.get("plotly_chart")) == 2  # defaults are used
     _, bound = csvs(at)["bound"]
-    assert set(bound["dim"]) == {128} and bound["distance [tokens]"].max() == 256
+    assert set(bound["dim"]) == {128} and bound["distance r [tokens]"].max() == 256
+
+
+def test_text_names_the_prefactor_conjugate_and_plateau():
+    at = run_page(PAGE)
+    text = " ".join(md.value for md in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "size of q and k" not in text
+    assert "maxᵢ|hᵢ₊₁ − hᵢ|" in text and "h_{d/2} = 0" in text
+    assert "conjugated" in text
+    assert "does not keep decaying" in text and "√j" in text
+    # (1/64) sum_{j=1}^{64} sqrt(pi j)/2 for d = 128
+    plateau = sum(math.sqrt(math.pi * j) / 2 for j in range(1, 65)) / 64
+    assert f"{plateau:.2f}" in text
+
+
+def test_bound_at_a_million_is_above_the_bound_at_256():
+    at = run_page(PAGE, {"decay_max": "1000000", "decay_axis": "log"})
+    bound = csvs(at)["bound"][1].set_index("distance r [tokens]")["upper bound"]
+    # independent: the bound by hand, with cmath, for d = 128, base 10^4
+    assert bound_by_hand(256, 128, 10_000) == pytest.approx(6.5431, abs=1e-4)
+    assert bound_by_hand(1_000_000, 128, 10_000) == pytest.approx(8.3378, abs=1e-4)
+    assert bound.loc[1_000_000] == pytest.approx(bound_by_hand(1_000_000, 128, 10_000),
+                                                 rel=1e-9)
+    assert bound.loc[1_000_000] > bound_by_hand(256, 128, 10_000)

@@ -15,10 +15,10 @@ def test_default_table_matches_hand_formulas():
     for i in (0, 1, 17, 63):
         theta = 10000 ** (-2 * i / 128)
         row = df.iloc[i]
-        assert row["i [pair]"] == i
+        assert row["pair i"] == i
         assert math.isclose(row["theta_i [rad/token]"], theta, rel_tol=1e-15)
         assert math.isclose(row["wavelength [tokens]"], 2 * math.pi / theta, rel_tol=1e-15)
-        assert math.isclose(row["turns within L [turns]"], 4096 * theta / (2 * math.pi),
+        assert math.isclose(row["turns within L"], 4096 * theta / (2 * math.pi),
                             rel_tol=1e-15)
 
 
@@ -65,6 +65,24 @@ def test_linear_scaling_divides_every_theta_by_the_factor():
         assert math.isclose(scaled["theta_i [rad/token]"].iloc[i],
                             10000 ** (-2 * i / 16) / 8, rel_tol=1e-15)
     # the scaled model is judged against the extended context 8 * 4096
-    assert math.isclose(scaled["turns within L [turns]"].iloc[0],
+    assert math.isclose(scaled["turns within L"].iloc[0],
                         8 * 4096 * (1 / 8) / (2 * math.pi), rel_tol=1e-15)
     assert len(figure(at)["data"]) == 2
+
+
+def test_base_raising_text_is_right_and_index_conventions_reconciled():
+    at = run_page("frequencies")
+    text = " ".join(md.value for md in at.markdown)
+    assert "the reason long-context models raise the base" not in text
+    assert "B_m = Σᵢ cos(m θᵢ)" in text and "Men et al. 2024" in text
+    assert "i = 1 … d/2" in text and "i = 0 … d/2 − 1" in text
+
+
+def test_csv_carries_dim_and_context_with_ascii_names():
+    at = run_page("frequencies", {"dim": "64"})
+    _, df = csv_frame(at)
+    assert list(df.columns[:4]) == ["base", "scaling", "dim", "L [tokens]"]
+    assert set(df["dim"]) == {64} and set(df["L [tokens]"]) == {4096}
+    assert df["base"].dtype.kind == "i" and df["pair i"].dtype.kind == "i"
+    for column in df.columns:
+        assert column.isascii() and "[1]" not in column

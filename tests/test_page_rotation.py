@@ -9,10 +9,14 @@ import math
 
 import pandas as pd
 import pytest
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table, warnings
+from apptest_helpers import array, csv_frame, figure, no_exceptions, run_page, shown_table, warnings
 
 PAGE = "rotation"
-DOT = "dot product [1]"
+DOT = "dot product q'.k'"
+DEG, RAD = "angle from q' to k' [deg]", "angle from q' to k' [rad]"
+M, N = "m [tokens]", "n [tokens]"
+SETTINGS = ["base", "dim", "pair i", "mode", "q_x", "q_y", "k_x", "k_y",
+            "positions per frame [tokens]"]
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +40,7 @@ def test_default_renders_animation_with_controls(default_page):
     at = default_page
     no_exceptions(at)
     assert not at.error
-    assert len(at.get("plotly_chart")) >= 2  # animation + dot product per frame
+    assert len(at.get("plotly_chart")) >= 1  # plane and dot product in one animated figure
     name, table = csv_frame(at)
     fig = animation(at)
     frames = fig["frames"]
@@ -54,15 +58,18 @@ def test_default_renders_animation_with_controls(default_page):
     steps = fig["layout"]["sliders"][0]["steps"]
     assert len(steps) == len(frames)
     assert [s["args"][0] for s in steps] == [[f["name"]] for f in frames]
-    assert [s["label"] for s in steps] == [str(m) for m in table["m [position]"]]
+    assert [s["label"] for s in steps] == [str(m) for m in table[M]]
     # equal axis scaling
     assert fig["layout"]["yaxis"]["scaleanchor"] == "x"
     assert fig["layout"]["xaxis"]["range"] == fig["layout"]["yaxis"]["range"]
     # the animated arrows end where the table says q' and k' are
     for frame, (_, row) in zip(frames, table.iterrows()):
-        q_arrow, k_arrow = frame["data"]
-        assert q_arrow["x"][-1] == pytest.approx(row["q'_x [1]"], abs=1e-12)
-        assert k_arrow["y"][-1] == pytest.approx(row["k'_y [1]"], abs=1e-12)
+        q_arrow, k_arrow, marker = frame["data"]
+        assert q_arrow["x"][-1] == pytest.approx(row["q'_x"], abs=1e-12)
+        assert k_arrow["y"][-1] == pytest.approx(row["k'_y"], abs=1e-12)
+        # the current-frame marker sits at (m, q'.k') of this frame
+        assert marker["x"] == [row[M]]
+        assert marker["y"][0] == pytest.approx(row[DOT], abs=1e-12)
 
 
 def test_csv_is_the_shown_table_and_named_by_settings(default_page):
@@ -71,10 +78,15 @@ def test_csv_is_the_shown_table_and_named_by_settings(default_page):
     pd.testing.assert_frame_equal(from_csv, shown, check_dtype=False)
     assert name.startswith("rotation_pair8_dim128_base10000_advance")
     assert name.endswith(".csv")
-    assert list(from_csv.columns) == [
-        "frame", "m [position]", "n [position]", "angle of q, m·θ_i [rad]",
-        "angle of k, n·θ_i [rad]", "q'_x [1]", "q'_y [1]", "k'_x [1]", "k'_y [1]",
-        "angle between [deg]", "angle between [rad]", DOT]
+    assert list(from_csv.columns) == SETTINGS + [
+        "frame", M, N, "angle of q m*theta_i [rad]", "angle of k n*theta_i [rad]",
+        "q'_x", "q'_y", "k'_x", "k'_y", DEG, RAD, DOT]
+    assert from_csv["base"].tolist() == [10000] * len(from_csv)
+    assert from_csv["pair i"].iloc[0] == 8 and from_csv["mode"].iloc[0] == "advance"
+    assert (from_csv["q_x"].iloc[0], from_csv["q_y"].iloc[0]) == (1.0, 0.3)
+    for column in from_csv.columns:
+        assert column.isascii() and "[1]" not in column, column
+    assert from_csv[M].dtype.kind == "i" and from_csv["dim"].dtype.kind == "i"
 
 
 def test_base_and_dim_change_figure_and_table(default_page):
@@ -86,7 +98,8 @@ def test_base_and_dim_change_figure_and_table(default_page):
     assert figure(at, 0)["frames"] != figure(default_page, 0)["frames"]
     # pair 8 of d=64, base 5e5 turns by 500000^(-16/64) rad per token
     theta = 500000 ** (-16 / 64)
-    assert table["angle of q, m·θ_i [rad]"].iloc[1] == pytest.approx(theta, rel=1e-12)
+    angle, m = table["angle of q m*theta_i [rad]"].iloc[1], table[M].iloc[1]
+    assert angle / m == pytest.approx(theta, rel=1e-12)
 
 
 # ------------------------------------------------------------ the maths ----
@@ -98,21 +111,21 @@ def test_dot_product_is_the_closed_form():
     assert not at.error
     _, table = csv_frame(at)
     theta = base ** (-2 * i / dim)
-    assert list(table["m [position]"]) == [4 * t for t in range(len(table))]
-    assert set(table["n [position]"]) == {n0}
+    assert list(table[M]) == [4 * t for t in range(len(table))]
+    assert set(table[N]) == {n0}
     for _, row in table.iterrows():
-        m, n = row["m [position]"], row["n [position]"]
+        m, n = row[M], row[N]
         assert row[DOT] == pytest.approx(closed_form_dot(q, k, m, n, theta), abs=1e-9)
         # q' is q turned by m*theta: length 5, direction atan2(4, 3) + m*theta
-        assert row["q'_x [1]"] == pytest.approx(5 * math.cos(math.atan2(4, 3) + m * theta),
+        assert row["q'_x"] == pytest.approx(5 * math.cos(math.atan2(4, 3) + m * theta),
                                                 abs=1e-9)
-        assert row["q'_y [1]"] == pytest.approx(5 * math.sin(math.atan2(4, 3) + m * theta),
+        assert row["q'_y"] == pytest.approx(5 * math.sin(math.atan2(4, 3) + m * theta),
                                                 abs=1e-9)
         # the signed angle from q' to k', wrapped to (-180, 180]
         gap = (n - m) * theta + math.atan2(2, -1) - math.atan2(4, 3)
         wrapped = math.degrees(math.atan2(math.sin(gap), math.cos(gap)))
-        assert row["angle between [deg]"] == pytest.approx(wrapped, abs=1e-7)
-        assert row["angle between [rad]"] == pytest.approx(math.radians(wrapped), abs=1e-9)
+        assert row[DEG] == pytest.approx(wrapped, abs=1e-7)
+        assert row[RAD] == pytest.approx(math.radians(wrapped), abs=1e-9)
 
 
 def test_shift_both_together_keeps_the_dot_product():
@@ -123,16 +136,16 @@ def test_shift_both_together_keeps_the_dot_product():
     name, table = csv_frame(at)
     assert "_shift" in name
     assert len(table) == 120
-    assert list(table["n [position]"] - table["m [position]"]) == [n0 - m0] * 120
-    assert table["m [position]"].iloc[-1] == m0 + 119 * 16
+    assert list(table[N] - table[M]) == [n0 - m0] * 120
+    assert table[M].iloc[-1] == m0 + 119 * 16
     dots = table[DOT]
     assert dots.max() - dots.min() <= 1e-9
     # the constant is q^T R_((n-m) theta_0) k with theta_0 = 1 rad/token
     assert dots.iloc[0] == pytest.approx(closed_form_dot(q, k, m0, n0, 1.0), abs=1e-12)
     assert "constant" in " ".join(md.value for md in at.markdown)
-    # the second plot shows that flat line without playing the animation
-    line = figure(at, 1)
-    assert line["data"][0]["y"] is not None
+    # the right panel shows that flat line against m without playing the animation
+    line = next(t for t in figure(at, 0)["data"] if t.get("name") == "q'·k'")
+    assert line["y"] is not None
 
 
 # ------------------------------------------------------- bad input ----
@@ -167,4 +180,39 @@ def test_pair_index_beyond_dim_is_clamped_with_info():
     name, table = csv_frame(at)
     assert name.startswith("rotation_pair3_dim8_")
     # last pair of d=8: theta_3 = 10000^(-6/8) = 10^-3
-    assert table["angle of q, m·θ_i [rad]"].iloc[1] == pytest.approx(1e-3, rel=1e-12)
+    angle, m = table["angle of q m*theta_i [rad]"].iloc[1], table[M].iloc[1]
+    assert angle / m == pytest.approx(1e-3, rel=1e-12)
+
+
+def test_dot_plot_x_axis_is_the_query_position_and_marks_the_frame(default_page):
+    fig = animation(default_page)
+    _, table = csv_frame(default_page)
+    assert fig["layout"]["xaxis2"]["title"]["text"] == "query position m [tokens]"
+    line = next(t for t in fig["data"] if t.get("name") == "q'·k'")
+    assert list(array(line["x"])) == list(table[M])
+    marker = next(t for t in fig["data"] if t.get("name") == "current frame")
+    assert marker["x"] == [0]  # frame 0: m = m0 = 0
+    for axis in ("xaxis", "yaxis", "xaxis2", "yaxis2"):
+        assert "[1]" not in fig["layout"][axis]["title"]["text"]
+
+
+def test_auto_positions_per_frame_lets_a_slow_pair_turn():
+    # pair 60 of d = 128, base 10^4: theta = 10^4^(-120/128), one turn every
+    # 2 pi / theta = 34,400 tokens; auto spreads one turn over the 60 frames:
+    # ceil(2 pi / (theta * 59)) positions per frame
+    theta = 10_000 ** (-120 / 128)
+    expected = math.ceil(2 * math.pi / (theta * 59))
+    assert 500 < expected < 700
+    at = run_page(PAGE, {"rot_i": "60"})
+    _, table = csv_frame(at)
+    assert table["positions per frame [tokens]"].iloc[0] == expected
+    assert table[M].tolist() == [expected * t for t in range(60)]
+    total = table["angle of q m*theta_i [rad]"].iloc[-1]
+    assert 2 * math.pi <= total < 2 * math.pi * 1.02
+    assert not warnings(at)
+
+
+def test_large_explicit_step_is_allowed():
+    at = run_page(PAGE, {"rot_step": "4096", "rot_i": "63"})
+    _, table = csv_frame(at)
+    assert table[M].iloc[-1] == 59 * 4096

@@ -64,18 +64,25 @@ def test_every_csv_parses_back_to_the_table_shown(default):
 def test_table_values_by_hand(changed):
     name, pe = by_name(changed)["sinusoidal_pe_"]
     assert name == "sinusoidal_pe_P512_d128_base500000.csv"  # d_model keeps its own default
-    assert pe.shape == (512, 1 + 128)
-    assert list(pe.columns[:3]) == ["position [token]", "PE[:,0] sin [1]", "PE[:,1] cos [1]"]
+    # tidy (long) form: one row per (position, dimension), settings first
+    assert list(pe.columns) == ["base", "d_model", "position p [tokens]", "dimension j",
+                                "function", "pair i", "PE value"]
+    assert pe.shape == (512 * 128, 7)
+    assert set(pe["base"]) == {500000} and set(pe["d_model"]) == {128}
+    assert pe["position p [tokens]"].dtype.kind == "i" and pe["dimension j"].dtype.kind == "i"
+    cells = pe.set_index(["position p [tokens]", "dimension j"])
     for p, j in [(0, 0), (0, 1), (1, 0), (7, 5), (100, 64), (511, 126), (511, 127), (300, 3)]:
-        value = pe.iloc[p, 1 + j]
-        assert value == pytest.approx(pe_by_hand(p, j, 128, 500000.0), rel=1e-12, abs=1e-13)
-    assert pe["position [token]"].tolist() == list(range(512))
+        row = cells.loc[(p, j)]
+        assert row["PE value"] == pytest.approx(pe_by_hand(p, j, 128, 500000.0), rel=1e-12,
+                                                abs=1e-13)
+        assert row["function"] == ("sin" if j % 2 == 0 else "cos") and row["pair i"] == j // 2
+    assert sorted(set(pe["position p [tokens]"])) == list(range(512))
 
 
 def test_dot_profile_symmetric_and_half_d_at_zero(changed):
     _, dots = by_name(changed)["sinusoidal_dot_"]
-    offsets = dots["offset m - n [tokens]"].tolist()
-    values = dots["PE_m·PE_n [1]"].tolist()
+    offsets = dots["m - n [tokens]"].tolist()
+    values = dots["PE_m . PE_n"].tolist()
     assert offsets == list(range(-511, 512))
     assert values[511] == pytest.approx(128 / 2, abs=1e-12)  # every pair adds cos 0 = 1
     assert values == pytest.approx(values[::-1], abs=1e-12)  # f(r) = f(-r)
@@ -84,8 +91,8 @@ def test_dot_profile_symmetric_and_half_d_at_zero(changed):
         assert values[511 + r] == pytest.approx(expected, abs=1e-10)
     # the similarity heatmap's table holds the same numbers at m - n = r
     _, sim = by_name(changed)["sinusoidal_similarity_"]
-    row = sim[(sim["m [position]"] == 40) & (sim["n [position]"] == 23)]
-    assert float(row["PE_m·PE_n [1]"].iloc[0]) == pytest.approx(values[511 + 17], abs=1e-10)
+    row = sim[(sim["m [tokens]"] == 40) & (sim["n [tokens]"] == 23)]
+    assert float(row["PE_m . PE_n"].iloc[0]) == pytest.approx(values[511 + 17], abs=1e-10)
 
 
 def test_frequency_forms_measured(changed):
@@ -94,10 +101,10 @@ def test_frequency_forms_measured(changed):
     assert sorted(set(forms["dtype"])) == ["float32", "float64"]
     eps = {"float32": 2.0**-23, "float64": 2.0**-52}
     for dtype, block in forms.groupby("dtype"):
-        assert block["i [pair]"].tolist() == list(range(32))
+        assert block["pair i"].tolist() == list(range(32))
         ref = [500000.0 ** (-2 * i / 64) for i in range(32)]
         assert block["reference omega_i [rad/token]"].tolist() == pytest.approx(ref, rel=1e-14)
-        for col in ("relative error pow [1]", "relative error exp [1]"):
+        for col in ("relative error pow", "relative error exp"):
             err = block[col]
             assert err.iloc[0] == 0.0  # i = 0: both forms are exactly 1
             # rounding only: a few tens of epsilons at most, nowhere near overflow
@@ -117,15 +124,21 @@ def test_base_and_dim_change_figures_and_tables(default, changed):
 
 def test_many_positions_are_thinned_in_the_figure_and_capped():
     at = run_page(PAGE, {"sin_positions": "4096", "sin_dmodel": "512"})
-    # 4096 x 512 numbers exceed the 2^19-number cap: 2^19 / 512 = 1024 positions remain
-    assert any("1,024" in i.value for i in at.info)
+    # 4096 x 512 numbers exceed the 2^17-number cap: 2^17 / 512 = 256 positions remain
+    assert any("256" in i.value for i in at.info)
     name, pe = csv_frame(at, 0)
-    assert name == "sinusoidal_pe_P1024_d512_base10000.csv"
-    assert pe.shape == (1024, 513)
+    assert name == "sinusoidal_pe_P256_d512_base10000.csv"
+    assert pe.shape == (256 * 512, 7)  # long form, 7 columns
+    at = run_page(PAGE, {"sin_positions": "4096", "sin_dmodel": "32"})  # 2^12 x 2^5 = 2^17
+    assert not at.info
     heat = figure(at, 0)["data"][0]
-    # 1024 positions, at most 512 rows drawn
-    assert array(heat["y"]).tolist() == list(range(0, 1024, 2))
-    assert any("one position in 2" in c.value for c in at.caption)
+    # 4096 positions, at most 512 rows drawn: one in 8
+    assert array(heat["y"]).tolist() == list(range(0, 4096, 8))
+    assert any("one position in 8" in c.value for c in at.caption)
+
+
+def csvs_of(at):
+    return list(by_name(at).values())
 
 
 def test_malformed_url_warns():
@@ -136,3 +149,18 @@ def test_malformed_url_warns():
     assert "sin_dmodel" in page_warnings and "sin_positions" in page_warnings
     name, _ = csv_frame(at, 0)
     assert name == "sinusoidal_pe_P512_d128_base10000.csv"  # defaults used
+
+
+def test_every_csv_has_settings_and_ascii_names(changed):
+    for name, frame in csvs_of(changed):
+        assert frame.columns[0] == "base", name
+        assert set(frame["base"]) == {500000}
+        for column in frame.columns:
+            assert column.isascii() and "[1]" not in column, (name, column)
+
+
+def test_text_does_not_credit_rope_with_telling_before_from_after(default):
+    text = " ".join(md.value for md in default.markdown)
+    assert "so it can." not in text
+    assert "with q = k its score" in text and "just as symmetric" in text
+    assert "q ≠ k" in text and "W_Q W_Kᵀ" in text

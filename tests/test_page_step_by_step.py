@@ -12,10 +12,11 @@ from apptest_helpers import csv_frame, figure, run_page, shown_table, warnings
 from pandas.testing import assert_frame_equal
 
 PAGE = "step_by_step"
-COLUMNS = ["j [coordinate]", "pair i", "theta_i [rad/token]", "angle m*theta_i [rad]",
-           "q_j [1]", "cos [1]", "sin [1]", "rotate(q)_j [1]", "elementwise [1]",
-           "dense R_m q [1]", "complex form [1]"]
-FORMS = ["elementwise [1]", "dense R_m q [1]", "complex form [1]"]
+SETTINGS = ["base", "layout", "d", "m [tokens]"]
+COLUMNS = SETTINGS + ["j", "pair i", "theta_i [rad/token]", "angle m*theta_i [rad]",
+                      "q_j", "cos", "sin", "rotate(q)_j", "elementwise",
+                      "dense R_m q", "complex form"]
+FORMS = ["elementwise", "dense R_m q", "complex form"]
 
 # q = (1, 2, 3, 4), m = 2, base 10^4, interleaved pairs (q0, q1), (q2, q3)
 C0, S0, C1, S1 = math.cos(2), math.sin(2), math.cos(0.02), math.sin(0.02)
@@ -59,13 +60,13 @@ def test_default_example_matches_hand_computation(default_page):
     assert table["theta_i [rad/token]"].tolist() == pytest.approx([1, 1, 0.01, 0.01], abs=1e-15)
     assert table["angle m*theta_i [rad]"].tolist() == pytest.approx([2, 2, 0.02, 0.02],
                                                                      abs=1e-15)
-    assert table["cos [1]"].tolist() == pytest.approx([C0, C0, C1, C1], abs=1e-15)
-    assert table["sin [1]"].tolist() == pytest.approx([S0, S0, S1, S1], abs=1e-15)
-    assert table["rotate(q)_j [1]"].tolist() == [-2.0, 1.0, -4.0, 3.0]
+    assert table["cos"].tolist() == pytest.approx([C0, C0, C1, C1], abs=1e-15)
+    assert table["sin"].tolist() == pytest.approx([S0, S0, S1, S1], abs=1e-15)
+    assert table["rotate(q)_j"].tolist() == [-2.0, 1.0, -4.0, 3.0]
     for form in FORMS:
         assert table[form].tolist() == pytest.approx(EXPECTED, abs=1e-12), form
     # the rounded values quoted in the brief
-    assert table["dense R_m q [1]"].round(6).tolist() == [-2.234742, 0.077004, 2.919405,
+    assert table["dense R_m q"].round(6).tolist() == [-2.234742, 0.077004, 2.919405,
                                                            4.059196]
 
 
@@ -92,8 +93,8 @@ def test_three_forms_agree_and_metric(default_page):
 def test_dense_matrix_by_hand(default_page):
     name, matrix = matrix_csv(default_page)
     assert "d4_m2_base10000_interleaved" in name
-    R = matrix.pivot(index="row [coordinate]", columns="column [coordinate]",
-                     values="R_m entry [1]").to_numpy()
+    R = matrix.pivot(index="row", columns="column",
+                     values="R_m entry").to_numpy()
     expected = [[C0, -S0, 0, 0], [S0, C0, 0, 0], [0, 0, C1, -S1], [0, 0, S1, C1]]
     assert R.tolist() == [pytest.approx(row, abs=1e-15) for row in expected]
     z = figure(default_page, 0)["data"][0]["z"]
@@ -106,8 +107,8 @@ def test_csv_equals_shown_table(default_page):
     shown_table(default_page)  # turns every "show table" toggle on
     frames = [df.value for df in default_page.dataframe]
     assert len(frames) == 3  # the per-pair table, the step table, R_m
-    step = next(f for f in frames if "j [coordinate]" in f.columns)
-    shown_matrix = next(f for f in frames if "R_m entry [1]" in f.columns)
+    step = next(f for f in frames if "j" in f.columns)
+    shown_matrix = next(f for f in frames if "R_m entry" in f.columns)
     assert_frame_equal(table, step.reset_index(drop=True))
     assert_frame_equal(matrix, shown_matrix.reset_index(drop=True))
 
@@ -122,7 +123,7 @@ def test_base_changes_figure_and_table_dim_does_not(default_page):
     assert not after.equals(before)
     t1 = 500_000 ** -0.5  # theta_1 = base^(-2/4)
     c, s = math.cos(2 * t1), math.sin(2 * t1)
-    assert after["dense R_m q [1]"].iloc[2:].tolist() == pytest.approx(
+    assert after["dense R_m q"].iloc[2:].tolist() == pytest.approx(
         [3 * c - 4 * s, 3 * s + 4 * c], abs=1e-12)
     # the sidebar's head dim alone changes nothing: d is len(q)
     at = run_page(PAGE, {"dim": "64"})
@@ -141,7 +142,7 @@ def test_half_layout_and_other_input():
         a, b = q[i], q[i + 3]
         c, s = math.cos(-3 * theta[i]), math.sin(-3 * theta[i])
         expected[i], expected[i + 3] = a * c - b * s, a * s + b * c
-    assert table["rotate(q)_j [1]"].tolist() == [-3.0, -4.0, -5.0, 1.0, -2.0, 0.5]
+    assert table["rotate(q)_j"].tolist() == [-3.0, -4.0, -5.0, 1.0, -2.0, 0.5]
     for form in FORMS:
         assert table[form].tolist() == pytest.approx(expected, abs=1e-12), form
 
@@ -163,4 +164,33 @@ def test_malformed_url_warns_without_exception():
     assert any("step_m = “" in w for w in warnings(at))
     # defaults are used: the worked example again
     _, table = step_csv(at)
-    assert table["dense R_m q [1]"].tolist() == pytest.approx(EXPECTED, abs=1e-12)
+    assert table["dense R_m q"].tolist() == pytest.approx(EXPECTED, abs=1e-12)
+
+
+def test_csvs_carry_settings_ascii_names_and_integers(default_page):
+    for index in range(2):
+        name, frame = csv_frame(default_page, index)
+        assert list(frame.columns[:4]) == SETTINGS, name
+        assert frame["base"].tolist() == [10000] * len(frame)
+        assert set(frame["layout"]) == {"interleaved"} and set(frame["d"]) == {4}
+        assert set(frame["m [tokens]"]) == {2}
+        assert frame["base"].dtype.kind == "i" and frame["m [tokens]"].dtype.kind == "i"
+        for column in frame.columns:
+            assert column.isascii() and "[1]" not in column, column
+
+
+def test_info_corrects_the_articles_first_pair(default_page):
+    text = " ".join(i.value for i in default_page.info)
+    # by hand: angle 2 rad, 1*cos 2 - 2*sin 2 and 1*sin 2 + 2*cos 2
+    assert f"{1 * C0 - 2 * S0:.6f}" == "-2.234742" and "−2.234742" in text
+    assert f"{1 * S0 + 2 * C0:.6f}" == "0.077004" and "0.077004" in text
+    # the article's 0.0771 is named as a rounding artefact, not called right
+    assert "rounding's artefact" in text
+    assert "is right." not in text and "0.0771), is right" not in text
+    # the article is named by its title
+    assert "RoPE 旋转位置编码详解与计算示例" in text
+
+
+def test_imaginary_unit_is_not_the_pair_index(default_page):
+    shown = " ".join(x.value for x in default_page.latex)
+    assert r"\iota" in shown and r"\mathrm{i}" not in shown
