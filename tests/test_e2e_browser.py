@@ -178,7 +178,7 @@ def full_screenshot(page: Page, name: str) -> None:
 
 
 def quick_pick(page: Page, value: int):
-    return page.locator(f"{SIDEBAR} .st-key-pick_{value} button").filter(visible=True)
+    return page.locator(f"{SIDEBAR} .st-key-pick_base_{value} button").filter(visible=True)
 
 
 # ---------------------------------------------------------------- tests ----
@@ -320,8 +320,8 @@ def test_malformed_deep_link_warns_and_falls_back(page, server):
     assert_no_errors(page, server)
     warnings = texts(page, "stAlertContentWarning")
     assert len(warnings) >= 2, warnings
-    assert any("base='abc'" in w and "10000" in w for w in warnings), warnings
-    assert any("dim='-3'" in w and "128" in w for w in warnings), warnings
+    assert any("base = “abc”" in w and "default, 10000" in w for w in warnings), warnings
+    assert any("dim = “-3”" in w and "default, 128" in w for w in warnings), warnings
     assert thumb_value(page, BASE_THUMB) == "10000"
     assert thumb_value(page, DIM_THUMB) == "128"
     assert chart_count(page) >= 1
