@@ -349,3 +349,17 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
               "attention": attention, "softmax": softmax,
               "dynamic": dynamic_base_table(cfg, factor, axis)}
     return {k: _lead(t, cfg, L, factor) for k, t in tables.items()}
+
+
+def regime_runs(regimes: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Consecutive runs of equal labels: ("kept", "kept", "blended") ->
+    [("kept", 0, 1), ("blended", 2, 2)], each (label, first pair, last pair)."""
+    if isinstance(regimes, str):
+        fail("regimes", regimes, "a sequence of labels, one per pair")
+    runs: list[tuple[str, int, int]] = []
+    for i, label in enumerate(regimes):
+        if runs and runs[-1][0] == label:
+            runs[-1] = (label, runs[-1][1], i)
+        else:
+            runs.append((str(label), i, i))
+    return runs
