@@ -14,7 +14,6 @@ from rope_core.config import MAX_JSON_BYTES
 PRESET_NAMES = list(rc.PRESETS)
 DEFAULT_MODELS = ["Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"]
 AXES = list(compare.AXES)
-REGIME_COLORS = {"kept": "#2ca02c", "blended": "#ff7f0e", "interpolated": "#d62728"}
 
 
 @ui.table
