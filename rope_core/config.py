@@ -177,6 +177,11 @@ class RopeConfig:
                              f"column {e.colno}.") from None
         except RecursionError:
             raise ValueError("config is not valid JSON: nested too deeply.") from None
+        except ValueError as e:
+            if str(e).startswith("config"):  # from no_constant
+                raise
+            # json.loads: an integer of more than 4300 digits
+            raise ValueError("config is not valid JSON: a number has too many digits.") from None
         return cls.from_hf(data, name=name)
 
     @classmethod

@@ -44,6 +44,10 @@ PAGES: tuple[PageSpec, ...] = (
              "logits and softmax weights with and without RoPE"),
     PageSpec("pages/decay.py", "Long-term decay", ":material/trending_down:",
              "RoPE in attention", "how scores fade with relative distance"),
+    PageSpec("pages/real_models.py", "Real models", ":material/model_training:", "Real models",
+             "how published models configure RoPE, side by side"),
+    PageSpec("pages/context_extension.py", "Context extension", ":material/open_in_full:",
+             "Real models", "every context-extension method on one model"),
 )
 
 

@@ -1,0 +1,365 @@
+"""Side-by-side tables of real models' RoPE, and of context-extension methods.
+
+Everything the "Real models" and "Context extension" pages plot comes from
+here, as tidy (long-form) pandas DataFrames with the model name in every row:
+
+* :func:`models_table`: one row per model (its "card").
+* :func:`spectrum_table`: per model and pair i, theta'_i, the plain theta_i =
+  base^(-2i/d), their ratio, the wavelength 2 pi / theta'_i and the regime.
+* :func:`decay_table`: per model and distance r, RoFormer's bound and the
+  score of q = k = all ones, up to the model's maximum context.
+* :func:`extension_variants`: one base model under every scaling method.
+* :func:`softmax_table`: what an attention factor a does to a softmax.
+* :func:`dynamic_base_table`: dynamic NTK's base against the current length.
+
+Spectra are taken at the model's maximum context (``seq_len = max_context``),
+the length at which dynamic NTK and LongRoPE (long factors) are furthest from
+the plain spectrum. d is the ROTARY dim throughout; partial rotary heads pass
+the other head_dim - d coordinates through unrotated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from numbers import Real
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ._checks import check_choice, check_int, fail
+from .config import RopeConfig
+from .decay import relative_upper_bound, score_vs_distance
+from .frequencies import theta as plain_theta
+from .scaling import MAX_LENGTH, SCALINGS, effective_base, pair_regime, resolve_params
+from .tables import to_frame
+
+MAX_MODELS = 8  # configs in one comparison (a page shows at most 4)
+MAX_POINTS = 2000  # sampled distances or lengths per curve
+AXES = ("linear", "log")
+DEFAULT_LOGITS = (2.0, 1.0, 0.5, 0.0, -1.0)  # a fixed row of logits for the softmax example
+MAX_LOGITS = 64
+
+
+# --- configs as plain cache keys ------------------------------------------------------
+
+def config_key(cfg: RopeConfig) -> tuple:
+    """A RopeConfig as a tuple of plain values (numbers, strings, tuples), its fields in
+    order: a cache key that :func:`config_from_key` turns back into the same config."""
+    if not isinstance(cfg, RopeConfig):
+        fail("cfg", cfg, "a RopeConfig")
+    return tuple(getattr(cfg, f.name) for f in dataclasses.fields(RopeConfig))
+
+
+def config_from_key(key: tuple) -> RopeConfig:
+    """The RopeConfig of :func:`config_key` (validated again by RopeConfig)."""
+    n = len(dataclasses.fields(RopeConfig))
+    if not isinstance(key, tuple) or len(key) != n:
+        fail("key", key, f"a tuple of {n} RopeConfig fields (from config_key)")
+    return RopeConfig(*key)
+
+
+def _configs(configs) -> list[RopeConfig]:
+    if isinstance(configs, RopeConfig):
+        configs = [configs]
+    configs = list(configs)
+    if not 1 <= len(configs) <= MAX_MODELS or \
+            not all(isinstance(c, RopeConfig) for c in configs):
+        fail("configs", configs, f"1 to {MAX_MODELS} RopeConfig objects")
+    return configs
+
+
+# --- per-model summaries -------------------------------------------------------------
+
+def scaling_factor(cfg: RopeConfig) -> float:
+    """s of the config's method: ``factor``, else max_position_embeddings / L, else 1."""
+    p = resolve_params(cfg.method, cfg.rotary_dim, cfg.params_dict)
+    if p.get("factor") is not None:
+        return float(p["factor"])
+    if p.get("max_position_embeddings") is not None:
+        return p["max_position_embeddings"] / p["original_max_position_embeddings"]
+    return 1.0
+
+
+def describe_params(cfg: RopeConfig) -> str:
+    """The method's parameters as one line; a per-pair factor list is summarised as
+    'n values from min to max'."""
+    parts = []
+    for name, value in cfg.params:
+        if isinstance(value, tuple):
+            parts.append(f"{name}: {len(value)} values from {min(value):.4g} to {max(value):.4g}")
+        elif isinstance(value, bool):
+            parts.append(f"{name}: {str(value).lower()}")
+        elif isinstance(value, Real):
+            parts.append(f"{name}: {value:,.6g}")
+        else:
+            parts.append(f"{name}: {value}")
+    return "; ".join(parts) or "none"
+
+
+def models_table(configs) -> pd.DataFrame:
+    """One row per model: what its card shows.
+
+    At the maximum context n = max_context: longest wavelength 2 pi / min_i theta'_i(n)
+    [tokens] and attention factor a(n); a multiplies cos and sin of both q and k, so the
+    rotary part of every logit is multiplied by a^2 ("logit multiplier").
+    """
+    rows = []
+    for cfg in _configs(configs):
+        theta, a = cfg.theta(cfg.max_context)  # (d/2,)
+        rows.append({
+            "model": cfg.name, "head_dim": cfg.head_dim, "rotary_dim": cfg.rotary_dim,
+            "base": cfg.base, "layout": cfg.layout, "method": cfg.method,
+            "parameters": describe_params(cfg),
+            "local_base": cfg.local_base if cfg.local_base is not None else math.nan,
+            "original context [tokens]": cfg.original_context,
+            "max context [tokens]": cfg.max_context,
+            "scaling factor": scaling_factor(cfg),
+            "longest wavelength [tokens]": float(2 * math.pi / theta.min()),
+            "attention factor": a, "logit multiplier": a * a,
+        })
+    return pd.DataFrame(rows)
+
+
+# --- spectra --------------------------------------------------------------------------
+
+def spectrum_table(configs) -> pd.DataFrame:
+    """Per model and pair, the spectrum in use at the maximum context n = max_context.
+
+    Columns: model, method, pair i (0 ... d/2 - 1), theta_i plain = base^(-2i/d),
+    theta_i = theta'_i(n) [rad/token], ratio = theta'_i / theta_i, wavelength
+    2 pi / theta'_i and plain wavelength 2 pi / theta_i [tokens], regime ("kept",
+    "interpolated" = divided by s, "blended", from :func:`pair_regime`).
+    Returns sum over models of d/2 rows.
+    """
+    blocks = []
+    for cfg in _configs(configs):
+        n = cfg.max_context
+        scaled, _ = cfg.theta(n)  # (d/2,)
+        plain = plain_theta(cfg.rotary_dim, cfg.base)  # (d/2,)
+        regime = pair_regime(cfg.rotary_dim, cfg.base, cfg.method, seq_len=n, **cfg.params_dict)
+        blocks.append(to_frame({
+            "model": cfg.name, "method": cfg.method,
+            "pair": torch.arange(plain.numel()),
+            "theta plain [rad/token]": plain, "theta [rad/token]": scaled,
+            "ratio theta/theta plain": scaled / plain,
+            "wavelength plain [tokens]": 2 * math.pi / plain,
+            "wavelength [tokens]": 2 * math.pi / scaled,
+            "regime": list(regime)}))
+    return pd.concat(blocks, ignore_index=True)
+
+
+# --- distances, decay -----------------------------------------------------------------
+
+def distance_samples(max_distance: int, axis: str = "linear",
+                     points: int = MAX_POINTS) -> torch.Tensor:
+    """Integer distances [tokens] up to ``max_distance`` (included), at most ``points``.
+
+    linear: every integer 0 ... max when that is at most ``points`` values, else
+    ``points`` evenly spaced values rounded to integers; log: ``points`` log-spaced
+    values from 1 to max, rounded (repeats dropped, so fewer at short ranges).
+
+    Returns:
+        ``(R,)`` float64 tensor, increasing, first 0 (linear) or 1 (log), last max_distance.
+    """
+    max_distance = check_int(max_distance, "max_distance", 1, 100 * MAX_LENGTH)
+    axis = check_choice(axis, "axis", AXES)
+    points = check_int(points, "points", 2, 100_000)
+    if axis == "log":
+        grid = np.geomspace(1, max_distance, points)
+    elif max_distance < points:
+        grid = np.arange(max_distance + 1)
+    else:
+        grid = np.linspace(0, max_distance, points)
+    grid = np.unique(np.round(grid))
+    grid[-1] = max_distance
+    return torch.from_numpy(grid.astype(np.float64))
+
+
+def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.DataFrame:
+    """Per model, RoFormer's bound and the q = k = all-ones score against distance r,
+    for r up to the model's maximum context n = max_context (:func:`distance_samples`).
+
+    With theta' = theta'(n) and attention factor a = a(n):
+
+    * upper bound(r) = (1/(d/2)) sum_{j=1}^{d/2} |sum_{k<j} e^{i r theta'_k}| (relative
+      bound, no a), and "upper bound / bound(0)" with bound(0) = (d/2 + 1)/2;
+    * score(r) = a^2 sum_i 2 cos(r theta'_i) + (head_dim - d): cos and sin carry a for
+      q and for k, the head_dim - d pass-through coordinates add 1 each, unrotated;
+      "score / head_dim" is that divided by |q||k| = head_dim (1 at r = 0 when a = 1).
+
+    Returns:
+        rows (model, method, distance [tokens], upper bound, upper bound / bound(0),
+        score q=k=1, score q=k=1 / head_dim).
+    """
+    blocks = []
+    for cfg in _configs(configs):
+        r = distance_samples(cfg.max_context, axis, points)  # (R,)
+        theta, a = cfg.theta(cfg.max_context)  # (d/2,)
+        d = cfg.rotary_dim
+        bound = relative_upper_bound(r, theta)  # (R,)
+        ones = torch.ones(d, dtype=torch.float64)
+        rotary = score_vs_distance(ones, ones, r, theta, layout=cfg.layout)  # (R,)
+        score = a * a * rotary + (cfg.head_dim - d)  # (R,)
+        blocks.append(to_frame({
+            "model": cfg.name, "method": cfg.method, "distance [tokens]": r,
+            "upper bound": bound, "upper bound / bound(0)": bound / ((d / 2 + 1) / 2),
+            "score q=k=1": score, "score q=k=1 / head_dim": score / cfg.head_dim}))
+    return pd.concat(blocks, ignore_index=True)
+
+
+# --- one model under every method -----------------------------------------------------
+
+def extension_variants(cfg: RopeConfig, factor: float,
+                       methods: Sequence[str] | None = None) -> dict[str, RopeConfig]:
+    """The base model ``cfg`` extended from L = cfg.original_context to s L by each method.
+
+    Each variant keeps head and rotary dims, base and layout, has max_context = s L
+    and the method's parameters: ``factor`` = s and ``original_max_position_embeddings``
+    = L where the method takes them, Hugging Face defaults otherwise; the model's own
+    method keeps all its own parameters (beta_fast, mscale, low_freq_factor, ...).
+    LongRoPE's per-pair factors come from a search for each model, so ``longrope``
+    is included only when cfg's own method is longrope.
+
+    Args:
+        factor: s, 1 ... 1000, with s L <= 10^7 tokens.
+        methods: keys of SCALINGS (default: all), in the order wanted.
+    Returns:
+        {method: RopeConfig}, for the methods that apply.
+    """
+    if not isinstance(cfg, RopeConfig):
+        fail("cfg", cfg, "a RopeConfig")
+    if isinstance(factor, bool) or not isinstance(factor, Real) or \
+            not math.isfinite(factor) or not 1 <= factor <= 1000:
+        fail("factor", factor, "a finite number from 1 to 1000")
+    L = cfg.original_context
+    extended = int(round(factor * L))
+    if extended > MAX_LENGTH:
+        fail("factor", factor, f"at most {MAX_LENGTH} / L = {MAX_LENGTH / L:g} for L = {L}")
+    methods = tuple(SCALINGS) if methods is None else tuple(methods)
+    for m in methods:
+        check_choice(m, "methods", tuple(SCALINGS))
+    out = {}
+    for m in methods:
+        if m == cfg.method:
+            params = cfg.params_dict
+        elif m == "longrope":
+            continue
+        else:
+            accepted = SCALINGS[m].param_names
+            params = {k: v for k, v in (("factor", float(factor)),
+                                        ("original_max_position_embeddings", L))
+                      if k in accepted}
+        out[m] = dataclasses.replace(cfg, method=m, params=params, max_context=extended,
+                                     local_base=None, mrope_section=None)
+    return out
+
+
+def softmax_table(factors: dict, logits: Sequence[float] = DEFAULT_LOGITS) -> pd.DataFrame:
+    """Softmax of a fixed row of logits z, plain and with the attention factor a.
+
+    a multiplies cos and sin for q and for k, so every logit is multiplied by a^2:
+    w_j = exp(z_j) / sum_k exp(z_k), w'_j = exp(a^2 z_j) / sum_k exp(a^2 z_k)
+    (a softmax at temperature 1/a^2: sharper when a > 1).
+
+    Args:
+        factors: {label: a}, at most 8 labels, each a in (0, 100].
+        logits: 1 to 64 finite numbers with |z| <= 100.
+    Returns:
+        rows (method, attention factor, logit multiplier, key, logit, weight,
+        weight with factor), len(factors) * len(logits) rows.
+    """
+    if not isinstance(factors, dict) or not 1 <= len(factors) <= MAX_MODELS:
+        fail("factors", factors, f"a dict of 1 to {MAX_MODELS} labels to attention factors")
+    z = list(logits) if not isinstance(logits, str) else None
+    if z is None or not 1 <= len(z) <= MAX_LOGITS or any(
+            isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v)
+            or abs(v) > 100 for v in z):
+        fail("logits", logits, f"1 to {MAX_LOGITS} finite numbers with absolute value <= 100")
+    zt = torch.tensor(z, dtype=torch.float64)  # (K,)
+    plain = torch.softmax(zt, dim=0)  # (K,)
+    blocks = []
+    for label, a in factors.items():
+        if isinstance(a, bool) or not isinstance(a, Real) or not 0 < a <= 100:
+            fail(f"factors[{label!r}]", a, "a number greater than 0 and at most 100")
+        blocks.append(to_frame({
+            "method": str(label), "attention factor": float(a), "logit multiplier": a * a,
+            "key": torch.arange(len(z)), "logit": zt, "weight": plain,
+            "weight with factor": torch.softmax(a * a * zt, dim=0)}))
+    return pd.concat(blocks, ignore_index=True)
+
+
+def dynamic_base_table(cfg: RopeConfig, factor: float, axis: str = "linear",
+                       points: int = MAX_POINTS) -> pd.DataFrame:
+    """Dynamic NTK at every current length n from 1 to s L (sampled; L always included).
+
+    effective base(n) = base max(1, s n / L - (s - 1))^(d/(d-2)) (base for d = 2), and
+    the longest wavelength 2 pi base'(n)^((d-2)/d) [tokens] of its slowest pair.
+
+    Returns:
+        rows (model, L [tokens], s, sequence length [tokens], effective base,
+        longest wavelength [tokens]).
+    """
+    variants = extension_variants(cfg, factor, ("dynamic",))
+    v = variants["dynamic"]
+    p = resolve_params("dynamic", v.rotary_dim, v.params_dict)
+    s, L = p["factor"], p["original_max_position_embeddings"]
+    n = distance_samples(v.max_context, axis, points)  # (N,)
+    n = torch.unique(torch.cat([n.clamp(min=1), torch.tensor([float(L)])]))  # (N',)
+    eff = effective_base(v.rotary_dim, v.base, s, L, [int(x) for x in n.tolist()])  # (N',)
+    d = v.rotary_dim
+    longest = 2 * math.pi * eff ** ((d - 2) / d) if d > 2 else torch.full_like(eff, 2 * math.pi)
+    return to_frame({"model": cfg.name, "L [tokens]": L, "s": s,
+                     "sequence length [tokens]": n, "effective base": eff,
+                     "longest wavelength [tokens]": longest})
+
+
+def _lead(df: pd.DataFrame, cfg: RopeConfig, L: int, s: float) -> pd.DataFrame:
+    """``df`` with leading setting columns model, L [tokens], s (model replaced)."""
+    rest = df.drop(columns=[c for c in ("model", "L [tokens]", "s") if c in df.columns])
+    lead = pd.DataFrame({"model": [cfg.name] * len(df), "L [tokens]": [L] * len(df),
+                         "s": [float(s)] * len(df)})
+    return pd.concat([lead, rest.reset_index(drop=True)], axis=1)
+
+
+def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
+                     logits: Sequence[float] = DEFAULT_LOGITS) -> dict[str, pd.DataFrame]:
+    """Every table of the context-extension comparison of ``cfg`` extended by s = factor.
+
+    Keys: "spectra" (:func:`spectrum_table` of every :func:`extension_variants`, at
+    n = s L), "decay" (:func:`decay_table`, r up to s L), "attention" (one row per
+    method: attention factor a(s L), logit multiplier a^2, longest wavelength),
+    "softmax" (:func:`softmax_table` for each distinct attention factor, methods
+    sharing one are named together), "dynamic" (:func:`dynamic_base_table`). Every
+    table leads with the settings: model, L [tokens], s.
+    """
+    variants = extension_variants(cfg, factor)
+    configs = list(variants.values())
+    L = cfg.original_context
+    models = models_table(configs)
+    attention = models[["method", "attention factor", "logit multiplier",
+                        "longest wavelength [tokens]"]]
+    by_factor: dict[float, list[str]] = {}
+    for method, a in zip(attention["method"], attention["attention factor"]):
+        by_factor.setdefault(float(a), []).append(method)
+    softmax = softmax_table({" = ".join(ms): a for a, ms in by_factor.items()}, logits)
+    tables = {"spectra": spectrum_table(configs), "decay": decay_table(configs, axis),
+              "attention": attention, "softmax": softmax,
+              "dynamic": dynamic_base_table(cfg, factor, axis)}
+    return {k: _lead(t, cfg, L, factor) for k, t in tables.items()}
+
+
+def regime_runs(regimes: Sequence[str]) -> list[tuple[str, int, int]]:
+    """Consecutive runs of equal labels: ("kept", "kept", "blended") ->
+    [("kept", 0, 1), ("blended", 2, 2)], each (label, first pair, last pair)."""
+    if isinstance(regimes, str):
+        fail("regimes", regimes, "a sequence of labels, one per pair")
+    runs: list[tuple[str, int, int]] = []
+    for i, label in enumerate(regimes):
+        if runs and runs[-1][0] == label:
+            runs[-1] = (label, runs[-1][1], i)
+        else:
+            runs.append((str(label), i, i))
+    return runs

@@ -1,0 +1,195 @@
+"""rope_core.compare: side-by-side tables of models and context-extension methods.
+
+Expected numbers are derived by hand here: theta_i = base^(-2i/d) written out
+with math.pow, the Llama 3.1 bands from the wavelength thresholds L/4 and L,
+bound(0) = (d/2 + 1)/2, the all-ones score 2 sum cos(r theta_i) plus the
+pass-through coordinates, YaRN's 0.1 ln s + 1, dynamic NTK's base at n = s L,
+and the softmax exp(a^2 z_j) / sum_k exp(a^2 z_k).
+"""
+
+import math
+
+import pandas as pd
+import pytest
+
+import rope_core as rc
+from rope_core import compare
+
+LLAMA2, LLAMA31, QWEN_YARN = (rc.PRESETS[n] for n in
+                              ("Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B (YaRN 128K)"))
+NEOX, PHI = rc.PRESETS["GPT-NeoX-20B"], rc.PRESETS["Phi-3.5 mini"]
+
+
+def custom(dim=128, base=10_000.0, L=4096, head_dim=None):
+    return rc.RopeConfig(name="custom", head_dim=head_dim or dim, rotary_dim=dim, base=base,
+                         layout="interleaved", original_context=L, max_context=L)
+
+
+@pytest.mark.parametrize("name", list(rc.PRESETS))
+def test_config_key_round_trip(name):
+    cfg = rc.PRESETS[name]
+    key = compare.config_key(cfg)
+    assert compare.config_from_key(key) == cfg
+    hash(key)  # a plain, hashable cache key
+
+
+def test_models_table_hand_values():
+    t = compare.models_table([LLAMA2, QWEN_YARN, NEOX]).set_index("model")
+    assert t.loc["Llama 2 7B", "longest wavelength [tokens]"] == \
+        pytest.approx(2 * math.pi * 10_000 ** (126 / 128), rel=1e-12)
+    a = 0.1 * math.log(4) + 1  # YaRN, s = 131072 / 32768 = 4
+    assert t.loc["Qwen2.5 7B (YaRN 128K)", "attention factor"] == pytest.approx(a, rel=1e-12)
+    assert t.loc["Qwen2.5 7B (YaRN 128K)", "logit multiplier"] == pytest.approx(a * a)
+    assert t.loc["Qwen2.5 7B (YaRN 128K)", "scaling factor"] == 4.0
+    assert (t.loc["GPT-NeoX-20B", "head_dim"], t.loc["GPT-NeoX-20B", "rotary_dim"]) == (96, 24)
+    assert t.loc["Llama 2 7B", "parameters"] == "none"
+
+
+def test_spectrum_llama2_and_llama31_bands():
+    t = compare.spectrum_table([LLAMA2, LLAMA31])
+    assert len(t) == 128 and set(t["model"]) == {"Llama 2 7B", "Llama 3.1 8B"}
+    l2 = t[t["model"] == "Llama 2 7B"]
+    for i in (0, 1, 17, 63):
+        row = l2[l2["pair"] == i].iloc[0]
+        assert row["theta [rad/token]"] == pytest.approx(math.pow(10_000, -2 * i / 128),
+                                                         rel=1e-13)
+        assert row["ratio theta/theta plain"] == pytest.approx(1.0, rel=1e-13)
+    assert set(l2["regime"]) == {"kept"}
+    l3 = t[t["model"] == "Llama 3.1 8B"].set_index("pair")
+    # wavelength 2 pi 500000^(2i/128) below L/4 = 2048 kept, above L = 8192 divided by 8
+    kept_below = 64 * math.log(2048 / (2 * math.pi)) / math.log(500_000)  # 28.2
+    divided_above = 64 * math.log(8192 / (2 * math.pi)) / math.log(500_000)  # 34.99
+    for i in range(64):
+        plain = 500_000 ** (-2 * i / 128)
+        if i < kept_below:
+            assert l3.loc[i, "regime"] == "kept"
+            assert l3.loc[i, "theta [rad/token]"] == pytest.approx(plain, rel=1e-13)
+        elif i > divided_above:
+            assert l3.loc[i, "regime"] == "interpolated"
+            assert l3.loc[i, "ratio theta/theta plain"] == pytest.approx(1 / 8, rel=1e-12)
+        else:
+            assert l3.loc[i, "regime"] == "blended"
+    assert compare.regime_runs(list(l3["regime"])) == [
+        ("kept", 0, 28), ("blended", 29, 34), ("interpolated", 35, 63)]
+
+
+def test_decay_table_closed_forms():
+    t = compare.decay_table([LLAMA2, NEOX, QWEN_YARN])
+    for name, block in t.groupby("model"):
+        first = block.iloc[0]
+        assert first["distance [tokens]"] == 0
+        assert first["upper bound / bound(0)"] == pytest.approx(1.0, abs=1e-12)
+        assert block["distance [tokens]"].iloc[-1] == rc.PRESETS[name].max_context
+        assert len(block) <= compare.MAX_POINTS
+    neox = t[t["model"] == "GPT-NeoX-20B"].set_index("distance [tokens]")
+    assert neox.loc[0.0, "upper bound"] == pytest.approx((12 + 1) / 2, abs=1e-12)
+    for r in (1.0, 5.0, 1000.0):  # 24 of 96 dims rotate: 2 sum cos + 72 unrotated ones
+        by_hand = 2 * sum(math.cos(r * 10_000 ** (-2 * i / 24)) for i in range(12)) + 72
+        assert neox.loc[r, "score q=k=1"] == pytest.approx(by_hand, abs=1e-9)
+        assert neox.loc[r, "score q=k=1 / head_dim"] == pytest.approx(by_hand / 96, abs=1e-11)
+    a = 0.1 * math.log(4) + 1
+    yarn = t[t["model"] == "Qwen2.5 7B (YaRN 128K)"]
+    assert yarn["score q=k=1"].iloc[0] == pytest.approx(a * a * 128, rel=1e-12)
+
+
+def test_distance_samples():
+    assert compare.distance_samples(10).tolist() == list(range(11))
+    r = compare.distance_samples(131_072)
+    assert len(r) <= 2000 and r[0] == 0 and r[-1] == 131_072
+    assert bool((r[1:] > r[:-1]).all()) and bool((r == r.round()).all())
+    r = compare.distance_samples(10**7, "log")
+    assert r[0] == 1 and r[-1] == 10**7 and len(r) <= 2000
+    for bad in ({"max_distance": 0}, {"max_distance": 2.5}, {"axis": "sideways"},
+                {"points": 1}):
+        args = {"max_distance": 100, **bad}
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            compare.distance_samples(**args)
+
+
+def test_extension_variants_parameters():
+    v = compare.extension_variants(custom(), 8)
+    assert list(v) == ["none", "linear", "ntk", "dynamic", "yarn", "llama3"]  # no longrope
+    assert all(c.max_context == 8 * 4096 and c.original_context == 4096 for c in v.values())
+    assert v["linear"].params_dict == {"factor": 8.0}
+    assert v["yarn"].params_dict == {"factor": 8.0, "original_max_position_embeddings": 4096}
+    phi = compare.extension_variants(PHI, 32)
+    assert "longrope" in phi and phi["longrope"].params == PHI.params
+    own = compare.extension_variants(LLAMA31, 8)["llama3"]
+    assert own.params == LLAMA31.params
+    with pytest.raises(ValueError, match="factor"):
+        compare.extension_variants(custom(), 0.5)
+    with pytest.raises(ValueError, match="factor"):
+        compare.extension_variants(custom(L=2**20), 64)  # s L beyond 10^7 tokens
+    with pytest.raises(ValueError, match="methods"):
+        compare.extension_variants(custom(), 8, ("cubic",))
+
+
+def test_extension_tables_custom_hand_values():
+    s, L, d, base = 8.0, 4096, 128, 10_000.0
+    t = compare.extension_tables(custom(), s)
+    for table in t.values():  # settings lead, the model name in every row
+        assert list(table.columns[:3]) == ["model", "L [tokens]", "s"]
+        assert (table["model"] == "custom").all() and (table["L [tokens]"] == L).all()
+    sp = t["spectra"].set_index(["method", "pair"])
+    assert sp.loc[("linear", 5), "ratio theta/theta plain"] == pytest.approx(1 / s, rel=1e-12)
+    # static NTK: base' = base s^(d/(d-2)), so the last pair i = d/2 - 1 is divided by s
+    assert sp.loc[("ntk", 63), "ratio theta/theta plain"] == pytest.approx(1 / s, rel=1e-12)
+    assert sp.loc[("ntk", 0), "regime"] == "kept"
+    # dynamic at n = s L: alpha = s * s - (s - 1) = 57
+    alpha = s * s - (s - 1)
+    assert sp.loc[("dynamic", 63), "ratio theta/theta plain"] == \
+        pytest.approx(alpha ** (-1.0), rel=1e-12)
+    att = t["attention"].set_index("method")
+    assert att.loc["yarn", "attention factor"] == pytest.approx(0.1 * math.log(s) + 1)
+    assert att.loc["linear", "attention factor"] == 1.0
+    dyn = t["dynamic"].set_index("sequence length [tokens]")
+    assert dyn.loc[float(L), "effective base"] == base
+    assert dyn.loc[s * L, "effective base"] == pytest.approx(base * alpha ** (d / (d - 2)),
+                                                             rel=1e-12)
+    assert dyn.loc[s * L, "longest wavelength [tokens]"] == pytest.approx(
+        2 * math.pi * (base * alpha ** (d / (d - 2))) ** ((d - 2) / d), rel=1e-12)
+    assert t["decay"]["distance [tokens]"].max() == s * L
+
+
+def test_softmax_table_closed_form():
+    z = (2.0, 1.0, 0.5, 0.0, -1.0)
+    a = 0.1 * math.log(8) + 1
+    t = compare.softmax_table({"none": 1.0, "yarn": a}, z)
+    assert len(t) == 10
+    total = sum(math.exp(v) for v in z)
+    sharp = sum(math.exp(a * a * v) for v in z)
+    for j, v in enumerate(z):
+        row = t[(t["method"] == "yarn") & (t["key"] == j)].iloc[0]
+        assert row["weight"] == pytest.approx(math.exp(v) / total, rel=1e-12)
+        assert row["weight with factor"] == pytest.approx(math.exp(a * a * v) / sharp,
+                                                          rel=1e-12)
+    plain = t[t["method"] == "none"]
+    assert (plain["weight"] == plain["weight with factor"]).all()
+    for bad in ({"x": 0.0}, {"x": math.inf}, {}):
+        with pytest.raises(ValueError, match="factors"):
+            compare.softmax_table(bad, z)
+    with pytest.raises(ValueError, match="logits"):
+        compare.softmax_table({"x": 1.0}, [math.nan])
+
+
+def test_regime_runs_and_bad_inputs():
+    assert compare.regime_runs([]) == []
+    assert compare.regime_runs(["kept"]) == [("kept", 0, 0)]
+    with pytest.raises(ValueError, match="regimes"):
+        compare.regime_runs("kept")
+    with pytest.raises(ValueError, match="configs"):
+        compare.models_table([])
+    with pytest.raises(ValueError, match="configs"):
+        compare.spectrum_table(["Llama 2 7B"])
+    with pytest.raises(ValueError, match="key"):
+        compare.config_from_key(("x",))
+
+
+def test_every_preset_tables_are_finite():
+    for cfg in rc.PRESETS.values():
+        s = compare.scaling_factor(cfg)
+        tables = compare.extension_tables(cfg, s if s > 1 else 4.0, "log")
+        for table in tables.values():
+            numbers = table.select_dtypes("number")
+            assert not numbers.isna().any().any() and (numbers.abs() < math.inf).all().all()
+        assert isinstance(tables["spectra"], pd.DataFrame)

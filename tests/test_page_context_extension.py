@@ -1,0 +1,115 @@
+"""AppTest checks of the Context extension page (pages/context_extension.py).
+
+Expected numbers come from closed forms written out here: theta_i =
+base^(-2i/d), linear's ratio 1/s, static NTK's slowest pair divided by s,
+dynamic NTK at n = s L with alpha = s^2 - s + 1, YaRN's attention factor
+0.1 ln s + 1 and the softmax exp(a^2 z) / sum exp(a^2 z), and Llama 3.1's
+bands from the wavelength thresholds L/4 and L.
+"""
+
+import math
+
+import pytest
+from apptest_helpers import csv_frame, figure, run_page
+
+import rope_core as rc
+
+PAGE = "context_extension"
+PARTS = ("spectra", "decay", "attention", "softmax", "dynamic")
+
+
+def csvs(at) -> dict:
+    out = {}
+    for index in range(len(PARTS)):
+        name, frame = csv_frame(at, index)
+        out[name.split("_")[2]] = (name, frame)
+    assert set(out) == set(PARTS)
+    return out
+
+
+@pytest.fixture(scope="module")
+def default_page():
+    return run_page(PAGE)
+
+
+def test_default_is_llama31_with_every_method(default_page):
+    at = default_page
+    assert not at.error and len(at.get("plotly_chart")) == 8
+    files = csvs(at)
+    for name, frame in files.values():
+        assert "Llama-3-1-8B_L8192_s8" in name
+        assert list(frame.columns[:3]) == ["model", "L [tokens]", "s"]
+        assert (frame["model"] == "Llama 3.1 8B").all()
+        assert all(c.isascii() for c in frame.columns)
+        assert not any("[1]" in c for c in frame.columns)
+    spectra = files["spectra"][1]
+    assert list(dict.fromkeys(spectra["method"])) == ["none", "linear", "ntk", "dynamic",
+                                                      "yarn", "llama3"]
+    assert len(figure(at, 0)["data"]) == 6
+    # Llama 3.1 (L = 8192, s = 8, base 500000, d = 128): pairs 0-28 kept, 29-34 blended,
+    # 35-63 divided by 8, from 2 pi 500000^(2i/128) against 2048 and 8192
+    ll = spectra[spectra["method"] == "llama3"].set_index("pair")
+    for i in range(64):
+        wavelength = 2 * math.pi * 500_000 ** (2 * i / 128)
+        expected = "kept" if wavelength < 2048 else "interpolated" if wavelength > 8192 \
+            else "blended"
+        assert ll.loc[i, "regime"] == expected
+    assert ll.loc[40, "theta [rad/token]"] == pytest.approx(500_000 ** (-80 / 128) / 8,
+                                                            rel=1e-12)
+    text = " ".join(m.value for m in at.markdown)
+    assert "kept 0–28, blended 29–34, interpolated 35–63" in text
+    for spec in rc.SCALINGS.values():  # every shown method is cited
+        if spec.name != "longrope":
+            assert spec.citation in text
+
+
+def test_custom_settings_against_closed_forms():
+    s, L, d, base = 4, 1024, 64, 10_000.0
+    at = run_page(PAGE, {"ce_model": "sidebar settings", "ce_L": str(L), "ce_s": str(s),
+                         "dim": str(d), "base": "10000"})
+    assert not at.error
+    files = csvs(at)
+    sp = files["spectra"][1].set_index(["method", "pair"])
+    assert (files["spectra"][1]["model"] == "sidebar settings").all()
+    for i in (0, 7, 31):
+        plain = base ** (-2 * i / d)
+        assert sp.loc[("none", i), "theta [rad/token]"] == pytest.approx(plain, rel=1e-13)
+        assert sp.loc[("linear", i), "theta [rad/token]"] == pytest.approx(plain / s, rel=1e-13)
+    assert sp.loc[("ntk", 31), "ratio theta/theta plain"] == pytest.approx(1 / s, rel=1e-12)
+    alpha = s * s - (s - 1)
+    assert sp.loc[("dynamic", 31), "ratio theta/theta plain"] == pytest.approx(1 / alpha,
+                                                                               rel=1e-12)
+    att = files["attention"][1].set_index("method")
+    a = 0.1 * math.log(s) + 1
+    assert att.loc["yarn", "attention factor"] == pytest.approx(a, rel=1e-12)
+    soft = files["softmax"][1]
+    yarn = soft[soft["method"].str.contains("yarn")]
+    z = list(yarn["logit"])
+    total = sum(math.exp(a * a * v) for v in z)
+    assert list(yarn["weight with factor"]) == pytest.approx(
+        [math.exp(a * a * v) / total for v in z], rel=1e-12)
+    dyn = files["dynamic"][1].set_index("sequence length [tokens]")
+    assert dyn.loc[float(L), "effective base"] == base
+    assert dyn.loc[float(s * L), "effective base"] == pytest.approx(
+        base * alpha ** (d / (d - 2)), rel=1e-12)
+    assert files["decay"][1]["distance [tokens]"].max() == s * L
+
+
+@pytest.mark.parametrize("name", list(rc.PRESETS))
+def test_every_preset_renders(name):
+    at = run_page(PAGE, {"ce_model": name, "ce_axis": "log"})
+    assert not at.error and len(at.get("plotly_chart")) == 8
+    files = csvs(at)
+    for _, frame in files.values():
+        assert (frame["model"] == name).all()
+    methods = set(files["spectra"][1]["method"])
+    assert ("longrope" in methods) == (rc.PRESETS[name].method == "longrope")
+    assert files["decay"][1]["distance [tokens]"].min() == 1  # log axis starts at 1
+
+
+def test_preset_with_own_scaling_uses_its_factor():
+    at = run_page(PAGE, {"ce_model": "DeepSeek-V3", "ce_s": "2"})
+    files = csvs(at)
+    _, spectra = files["spectra"]
+    assert (spectra["s"] == 40).all() and (spectra["L [tokens]"] == 4096).all()
+    assert files["decay"][1]["distance [tokens]"].max() == 40 * 4096

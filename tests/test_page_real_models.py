@@ -1,0 +1,164 @@
+"""AppTest checks of the Real models page (pages/real_models.py).
+
+Expected numbers come from closed forms written out here: Llama 2's
+theta_i = 10000^(-2i/128), its longest wavelength 2 pi 10000^(126/128),
+bound(0) = (d/2 + 1)/2 and the all-ones score 2 sum_i cos(r theta_i).
+"""
+
+import math
+import re
+
+import pytest
+from apptest_helpers import csv_frame, figure, no_exceptions, run_page
+
+import rope_core as rc
+
+PAGE = "real_models"
+UNESCAPED_LINK = re.compile(r"(?<!\\)\]\(")
+
+
+def csvs(at) -> dict:
+    """{'cards' | 'spectra' | 'decay': frame} of the page's three downloads."""
+    out = {}
+    for index in range(3):
+        name, frame = csv_frame(at, index)
+        out[name.split("_")[2].split(".")[0]] = frame
+    assert set(out) == {"cards", "spectra", "decay"}
+    return out
+
+
+def paste(text: str):
+    at = run_page(PAGE)
+    at.text_area(key="rm_config_text").set_value(text).run()
+    no_exceptions(at)
+    return at
+
+
+def shown_markdown(at) -> list[str]:
+    return [e.value for e in (*at.markdown, *at.error, *at.success, *at.warning, *at.info,
+                              *at.caption)]
+
+
+@pytest.fixture(scope="module")
+def default_page():
+    return run_page(PAGE)
+
+
+def test_default_renders_cards_charts_csvs(default_page):
+    at = default_page
+    assert not at.error
+    assert len(at.get("plotly_chart")) == 5
+    names = [d["name"] for d in figure(at, 0)["data"]]
+    assert names == ["Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"]
+    assert figure(at, 0)["layout"]["yaxis"]["title"]["text"].endswith("[rad/token]")
+    frames = csvs(at)
+    for frame in frames.values():
+        assert frame["model"].notna().all()
+        assert set(frame["model"]) == {"Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"}
+        assert all(c.isascii() for c in frame.columns) and not any("[1]" in c for c in
+                                                                   frame.columns)
+
+
+def test_llama2_against_closed_form(default_page):
+    frames = csvs(default_page)
+    spectra = frames["spectra"]
+    l2 = spectra[spectra["model"] == "Llama 2 7B"].set_index("pair")
+    assert list(l2.index) == list(range(64))
+    for i in (0, 10, 40, 63):
+        assert l2.loc[i, "theta [rad/token]"] == pytest.approx(10_000 ** (-2 * i / 128),
+                                                               rel=1e-13)
+    cards = frames["cards"].set_index("model")
+    assert cards.loc["Llama 2 7B", "longest wavelength [tokens]"] == \
+        pytest.approx(2 * math.pi * 10_000 ** (126 / 128), rel=1e-12)
+    assert cards.loc["Llama 3.1 8B", "max context [tokens]"] == 131_072
+    decay = frames["decay"]
+    d2 = decay[decay["model"] == "Llama 2 7B"].set_index("distance [tokens]")
+    assert d2["upper bound"].iloc[0] == pytest.approx(32.5, abs=1e-12)
+    assert d2.index.max() == 4096 and len(d2) <= 2000
+    r = float(d2.index[100])
+    by_hand = 2 * sum(math.cos(r * 10_000 ** (-2 * i / 128)) for i in range(64))
+    assert d2.loc[r, "score q=k=1"] == pytest.approx(by_hand, abs=1e-9)
+
+
+@pytest.mark.parametrize("group", [list(rc.PRESETS)[i:i + 3]
+                                   for i in range(0, len(rc.PRESETS), 3)],
+                         ids=lambda g: "+".join(g))
+def test_every_preset_renders(group):
+    at = run_page(PAGE, {"rm_models": group, "rm_axis": "log"})
+    assert not at.error and len(at.get("plotly_chart")) == 5
+    frames = csvs(at)
+    for frame in frames.values():
+        assert set(frame["model"]) == set(group)
+    assert figure(at, 3)["layout"]["xaxis"]["type"] == "log"
+
+
+def test_a_valid_pasted_config_is_added():
+    cfg = ('{"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32, '
+           '"max_position_embeddings": 2048, "rope_theta": 10000.0}')
+    at = paste(cfg)
+    assert not at.error
+    frames = csvs(at)
+    assert "config.json: llama" in set(frames["spectra"]["model"])
+    mine = frames["spectra"][frames["spectra"]["model"] == "config.json: llama"]
+    assert mine["theta [rad/token]"].iloc[5] == pytest.approx(10_000 ** (-10 / 128), rel=1e-13)
+    assert len(figure(at, 0)["data"]) == 4
+
+
+MALFORMED = {
+    "bad JSON": '{"head_dim": 128,',
+    "not an object": "[1, 2, 3]",
+    "missing fields": "{}",
+    "missing context": '{"head_dim": 128}',
+    "wrong types": '{"hidden_size": "4096", "num_attention_heads": 32, '
+                   '"max_position_embeddings": 4096}',
+    "huge context": '{"head_dim": 128, "max_position_embeddings": 100000000000}',
+    "infinite": '{"head_dim": 128, "max_position_embeddings": 1e400}',
+    "huge integer": "1" + "0" * 5000,
+    "huge dim": '{"head_dim": 100000, "max_position_embeddings": 4096}',
+    "bad scaling": '{"head_dim": 128, "max_position_embeddings": 4096, '
+                   '"rope_scaling": {"rope_type": "yarn", "factor": "big"}}',
+    "unknown scaling key": '{"head_dim": 128, "max_position_embeddings": 4096, '
+                           '"rope_scaling": {"rope_type": "linear", "factor": 2, "x": 1}}',
+    "nested": "[" * 100_000,
+    "2 MB": '{"pad": "' + "x" * 2_000_000 + '"}',
+}
+
+
+@pytest.mark.parametrize("text", MALFORMED.values(), ids=MALFORMED.keys())
+def test_malformed_config_shows_escaped_error(text):
+    at = paste(text)
+    assert len(at.error) == 1
+    assert "was not added" in at.error[0].value
+    assert len(at.get("plotly_chart")) == 5  # the page keeps working with the presets
+    assert set(csvs(at)["cards"]["model"]) == {"Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"}
+
+
+HOSTILE = "[Claim your prize](https://evil.example) <b>x</b> ![i](https://evil.example/i.png)"
+
+
+def test_markdown_in_a_pasted_model_name_never_renders():
+    text = ('{"model_type": "' + HOSTILE + '", "head_dim": 64, '
+            '"max_position_embeddings": 4096}')
+    at = paste(text)
+    assert not at.error
+    for body in shown_markdown(at):
+        assert not UNESCAPED_LINK.search(body), body[:200]
+        assert "<b>" not in body and not re.search(r"(?<!\\)!\[", body)
+    names = [d["name"] for d in figure(at, 0)["data"]]
+    assert any(n.startswith("config.json: ") for n in names)
+    assert not any("<b>" in n for n in names)  # plotly would render it as HTML
+
+
+def test_markdown_in_a_pasted_value_is_escaped_in_the_error():
+    at = paste('{"head_dim": "' + HOSTILE + '", "max_position_embeddings": 4096}')
+    assert len(at.error) == 1
+    for body in shown_markdown(at):
+        assert not UNESCAPED_LINK.search(body), body[:200]
+
+
+def test_no_model_chosen_asks_for_one():
+    at = run_page(PAGE)
+    at.multiselect(key="rm_models").set_value([]).run()
+    no_exceptions(at)
+    assert at.info and "at least one model" in at.info[0].value
+    assert not at.get("plotly_chart")
