@@ -13,7 +13,7 @@ Pages use the names re-exported here (``import ui``; ``ui.slider(...)``).
 """
 
 from .controls import choice, multiselect, number, select_slider, slider, text, toggle
-from .figures import COLORS, FONT, show, square, style
+from .figures import COLORS, FONT, Frozen, figure, freeze, show, square, style
 from .formatting import explain, fmt_base, slug
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
@@ -29,7 +29,7 @@ from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
 
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
-    "COLORS", "FONT", "show", "square", "style",
+    "COLORS", "FONT", "Frozen", "figure", "freeze", "show", "square", "style",
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
