@@ -43,6 +43,54 @@ def first_below_half(block: pd.DataFrame, dim: int) -> str:
     return f"between {before:,} and {at:,} tokens (samples)"
 
 
+def x_title(axis: str) -> str:
+    return "relative distance r [tokens]" + (" (log scale)" if axis == "log" else "")
+
+
+@ui.figure
+def bound_figure(curves: tuple, max_distance: int, axis: str, device: str):
+    bound = bound_table(curves, max_distance, axis, device)
+    fig = go.Figure()
+    for n, ((base, dim), block) in enumerate(bound.groupby(["base", "dim"], sort=False)):
+        name = f"base {ui.fmt_base(base)}, d = {dim}"
+        fig.add_scatter(x=block[R_COL], y=block[B_COL], name=name, mode="lines",
+                        line=dict(color=ui.COLORS[n % len(ui.COLORS)],
+                                  width=2.5 if n == 0 else 1.6),
+                        hovertemplate="r=%{x:,} tokens<br>bound=%{y:.3f}<extra>" + name +
+                                      "</extra>")
+    ui.style(fig, title="Relative upper bound (RoFormer fig. 2)", x=x_title(axis),
+             y="relative upper bound")
+    if axis == "log":
+        fig.update_xaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def score_figure(dim: int, base: float, max_distance: int, axis: str, layout: str,
+                 trials: int, seed: int, device: str):
+    scores = score_table(dim, base, max_distance, axis, layout, trials, seed, device)
+    fig = go.Figure()
+    r = scores[R_COL]
+    mean, std = scores["mean random score"], scores["std random score"]
+    band = f"random q, k: mean ± 1 std ({trials} pair{'s' if trials > 1 else ''})"
+    fig.add_scatter(x=r, y=mean + std, mode="lines", line=dict(width=0), showlegend=False,
+                    legendgroup="random", hoverinfo="skip")
+    fig.add_scatter(x=r, y=mean - std, mode="lines", line=dict(width=0), fill="tonexty",
+                    fillcolor="rgba(214, 39, 40, 0.18)", name=band, legendgroup="random",
+                    hoverinfo="skip")
+    fig.add_scatter(x=r, y=mean, mode="lines", name="random q, k: mean",
+                    line=dict(color=ui.COLORS[1], width=1.6), legendgroup="random",
+                    hovertemplate="r=%{x:,} tokens<br>mean=%{y:.3f}<extra></extra>")
+    fig.add_scatter(x=r, y=scores["score q=k=1"], mode="lines", name="q = k = all ones",
+                    line=dict(color=ui.COLORS[0], width=2.5),
+                    hovertemplate="r=%{x:,} tokens<br>score=%{y:.3f}<extra></extra>")
+    ui.style(fig, title=f"Actual score qᵀR_r k (base {ui.fmt_base(base)}, d = {dim}, "
+                        f"{layout})", x=x_title(axis), y="score qᵀR_r k")
+    if axis == "log":
+        fig.update_xaxes(type="log", exponentformat="power")
+    return fig
+
+
 s = ui.settings()
 st.title("Long-term decay")
 st.markdown(
@@ -82,44 +130,12 @@ with ui.friendly_errors():
     bound = bound_table(curves, max_distance, axis, s.device)
     scores = score_table(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
 
-x_title = "relative distance r [tokens]" + (" (log scale)" if axis == "log" else "")
-fig_bound = go.Figure()
-for n, ((base, dim), block) in enumerate(bound.groupby(["base", "dim"], sort=False)):
-    name = f"base {ui.fmt_base(base)}, d = {dim}"
-    fig_bound.add_scatter(x=block[R_COL], y=block[B_COL], name=name,
-                          mode="lines", line=dict(color=ui.COLORS[n % len(ui.COLORS)],
-                                                  width=2.5 if n == 0 else 1.6),
-                          hovertemplate="r=%{x:,} tokens<br>bound=%{y:.3f}<extra>" + name +
-                                        "</extra>")
-ui.style(fig_bound, title="Relative upper bound (RoFormer fig. 2)", x=x_title,
-             y="relative upper bound")
-
-fig_score = go.Figure()
-r = scores[R_COL]
-mean, std = scores["mean random score"], scores["std random score"]
-band = f"random q, k: mean ± 1 std ({trials} pair{'s' if trials > 1 else ''})"
-fig_score.add_scatter(x=r, y=mean + std, mode="lines", line=dict(width=0), showlegend=False,
-                      legendgroup="random", hoverinfo="skip")
-fig_score.add_scatter(x=r, y=mean - std, mode="lines", line=dict(width=0), fill="tonexty",
-                      fillcolor="rgba(214, 39, 40, 0.18)", name=band, legendgroup="random",
-                      hoverinfo="skip")
-fig_score.add_scatter(x=r, y=mean, mode="lines", name="random q, k: mean",
-                      line=dict(color=ui.COLORS[1], width=1.6), legendgroup="random",
-                      hovertemplate="r=%{x:,} tokens<br>mean=%{y:.3f}<extra></extra>")
-fig_score.add_scatter(x=r, y=scores["score q=k=1"], mode="lines", name="q = k = all ones",
-                      line=dict(color=ui.COLORS[0], width=2.5),
-                      hovertemplate="r=%{x:,} tokens<br>score=%{y:.3f}<extra></extra>")
-ui.style(fig_score, title=f"Actual score qᵀR_r k (base {ui.fmt_base(s.base)}, "
-                              f"d = {s.dim}, {s.layout})", x=x_title, y="score qᵀR_r k")
-if axis == "log":
-    for fig in (fig_bound, fig_score):
-        fig.update_xaxes(type="log", exponentformat="power")
-
 left, right = st.columns(2)
 with left:
-    ui.show(fig_bound, key="decay_bound_plot")
+    ui.show(bound_figure(curves, max_distance, axis, s.device), key="decay_bound_plot")
 with right:
-    ui.show(fig_score, key="decay_score_plot")
+    ui.show(score_figure(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device),
+            key="decay_score_plot")
 
 main = bound[(bound["base"] == s.base) & (bound["dim"] == s.dim)]
 start, end = main.iloc[0], main.iloc[-1]

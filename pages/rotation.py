@@ -86,6 +86,89 @@ def frame_title(row, pair: int) -> str:
             f"q'·k' = {row[COL_DOT]:+.4f}</span>")
 
 
+@ui.figure
+def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: str, m0: int,
+                    n0: int, step: int, frames: int):
+    """The animation: the pair's plane and q'·k' against the query position m."""
+    df = rotation_frames(q, k, pair, dim, base, mode, m0, n0, step, frames)
+    q_len, k_len = math.hypot(*q), math.hypot(*k)
+    radius = 1.15 * max(q_len, k_len, 1.0)
+    bound = q_len * k_len
+    circle = np.linspace(0.0, 2.0 * math.pi, 181)
+    qx, qy = df["q'_x"].to_numpy(), df["q'_y"].to_numpy()
+    kx, ky = df["k'_x"].to_numpy(), df["k'_y"].to_numpy()
+    ms, dots = df[COL_M].to_numpy(), df[COL_DOT]
+    rows = df.to_dict("records")
+    Q, K, D = ui.COLORS[0], ui.COLORS[1], ui.COLORS[2]
+
+    # One figure, two panels: the pair's plane (left) and q'·k' against the query position m
+    # (right), so that one animation moves the arrows and the marker of the current frame.
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1,
+                        subplot_titles=("the pair's plane", "q'·k' against the query position m"))
+    for r, name, color, dash in [(1.0, "unit circle", "#bbbbbb", "solid"),
+                                 (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]:
+        fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
+                        line=dict(color=color, width=1, dash=dash), opacity=0.35, hoverinfo="skip",
+                        showlegend=False, row=1, col=1)
+    fig.add_trace(tips(qx, qy, "q' in every frame", Q), row=1, col=1)
+    fig.add_trace(tips(kx, ky, "k' in every frame", K), row=1, col=1)
+    fig.add_trace(arrow(float(qx[0]), float(qy[0]), "q' (position m)", Q), row=1, col=1)  # 5
+    fig.add_trace(arrow(float(kx[0]), float(ky[0]), "k' (position n)", K), row=1, col=1)  # 6
+    fig.add_scatter(x=ms, y=dots, mode="lines+markers", name="q'·k'", row=1, col=2,
+                    line=dict(color=D, width=3), marker=dict(size=4),
+                    customdata=df[[COL_N, COL_DEG]].to_numpy(),
+                    hovertemplate="m=%{x}, n=%{customdata[0]}<br>angle %{customdata[1]:+.1f}°"
+                                  "<br>q'·k' = %{y:.4f}<extra></extra>")
+    fig.add_scatter(x=[ms[0]], y=[dots.iloc[0]], mode="markers", name="current frame",
+                    marker=dict(color="black", size=14, symbol="circle-open", line=dict(width=3)),
+                    hovertemplate="current frame: m=%{x}, q'·k'=%{y:.4f}<extra></extra>",
+                    row=1, col=2)  # 8: moves with the frames
+    # Each frame carries only what changes: the two arrow tips, the marker and the title.
+    fig.frames = [go.Frame(name=str(t), traces=[5, 6, 8],
+                           data=[dict(type="scatter", x=[0.0, float(qx[t])], y=[0.0, float(qy[t])]),
+                                 dict(type="scatter", x=[0.0, float(kx[t])], y=[0.0, float(ky[t])]),
+                                 dict(type="scatter", x=[int(ms[t])], y=[float(dots.iloc[t])])],
+                           layout=dict(title_text=frame_title(row, pair)))
+                  for t, row in enumerate(rows)]
+    ui.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x", y="pair coordinate y",
+             height=640)
+    fig.update_xaxes(title_text="query position m [tokens]", row=1, col=2)
+    fig.update_yaxes(title_text="q'·k'", range=[-1.15 * bound, 1.15 * bound], row=1, col=2)
+    for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
+        fig.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
+                      annotation_position="top left" if y_line > 0 else "bottom left", row=1, col=2)
+    fig.update_layout(margin=dict(t=110, b=150),
+                      updatemenus=[dict(
+                          type="buttons", direction="left", x=0.0, xanchor="left", y=-0.13,
+                          yanchor="top", pad=dict(r=10, t=10), showactive=False,
+                          buttons=[dict(label="▶ Play", method="animate",
+                                        args=[None, dict(frame=dict(duration=FRAME_MS, redraw=True),
+                                                         transition=dict(duration=0),
+                                                         fromcurrent=True, mode="immediate")]),
+                                   dict(label="Pause", method="animate",
+                                        args=[[None], dict(frame=dict(duration=0, redraw=False),
+                                                           transition=dict(duration=0),
+                                                           mode="immediate")])])],
+                      sliders=[dict(
+                          active=0, x=0.3, len=0.7, y=-0.1, yanchor="top", pad=dict(t=10),
+                          currentvalue=dict(prefix="query position m = ", xanchor="right",
+                                            font=dict(size=14)),
+                          transition=dict(duration=0),
+                          steps=[dict(label=str(int(row[COL_M])), method="animate",
+                                      args=[[str(t)], dict(mode="immediate",
+                                                           frame=dict(duration=0, redraw=True),
+                                                           transition=dict(duration=0))])
+                                 for t, row in enumerate(rows)])])
+    fig.update_xaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
+                     constrain="domain", row=1, col=1)
+    fig.update_yaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
+                     scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
+    fig.update_annotations(yshift=8)
+    # legend above the plane: Play/Pause and the position slider sit below it
+    fig.update_layout(legend=dict(yanchor="bottom", y=1.06, xanchor="right", x=1.0))
+    return fig
+
+
 s = ui.settings()
 st.title("Rotation of one pair")
 st.markdown(
@@ -134,82 +217,11 @@ with ui.friendly_errors():
     df = rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
 
 # ------------------------------------------------------------ animation ----
+ui.show(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
+        key="rot_animation")
 q_len, k_len = math.hypot(*q), math.hypot(*k)
-radius = 1.15 * max(q_len, k_len, 1.0)
 bound = q_len * k_len
-circle = np.linspace(0.0, 2.0 * math.pi, 181)
-qx, qy = df["q'_x"].to_numpy(), df["q'_y"].to_numpy()
-kx, ky = df["k'_x"].to_numpy(), df["k'_y"].to_numpy()
 ms, dots = df[COL_M].to_numpy(), df[COL_DOT]
-rows = df.to_dict("records")
-Q, K, D = ui.COLORS[0], ui.COLORS[1], ui.COLORS[2]
-
-# One figure, two panels: the pair's plane (left) and q'·k' against the query position m
-# (right), so that one animation moves the arrows and the marker of the current frame.
-fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1,
-                    subplot_titles=("the pair's plane", "q'·k' against the query position m"))
-for r, name, color, dash in [(1.0, "unit circle", "#bbbbbb", "solid"),
-                             (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]:
-    fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
-                    line=dict(color=color, width=1, dash=dash), opacity=0.35, hoverinfo="skip",
-                    showlegend=False, row=1, col=1)
-fig.add_trace(tips(qx, qy, "q' in every frame", Q), row=1, col=1)
-fig.add_trace(tips(kx, ky, "k' in every frame", K), row=1, col=1)
-fig.add_trace(arrow(float(qx[0]), float(qy[0]), "q' (position m)", Q), row=1, col=1)  # 5
-fig.add_trace(arrow(float(kx[0]), float(ky[0]), "k' (position n)", K), row=1, col=1)  # 6
-fig.add_scatter(x=ms, y=dots, mode="lines+markers", name="q'·k'", row=1, col=2,
-                line=dict(color=D, width=3), marker=dict(size=4),
-                customdata=df[[COL_N, COL_DEG]].to_numpy(),
-                hovertemplate="m=%{x}, n=%{customdata[0]}<br>angle %{customdata[1]:+.1f}°"
-                              "<br>q'·k' = %{y:.4f}<extra></extra>")
-fig.add_scatter(x=[ms[0]], y=[dots.iloc[0]], mode="markers", name="current frame",
-                marker=dict(color="black", size=14, symbol="circle-open", line=dict(width=3)),
-                hovertemplate="current frame: m=%{x}, q'·k'=%{y:.4f}<extra></extra>",
-                row=1, col=2)  # 8: moves with the frames
-# Each frame carries only what changes: the two arrow tips, the marker and the title.
-fig.frames = [go.Frame(name=str(t), traces=[5, 6, 8],
-                       data=[dict(type="scatter", x=[0.0, float(qx[t])], y=[0.0, float(qy[t])]),
-                             dict(type="scatter", x=[0.0, float(kx[t])], y=[0.0, float(ky[t])]),
-                             dict(type="scatter", x=[int(ms[t])], y=[float(dots.iloc[t])])],
-                       layout=dict(title_text=frame_title(row, pair)))
-              for t, row in enumerate(rows)]
-ui.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x", y="pair coordinate y",
-         height=640)
-fig.update_xaxes(title_text="query position m [tokens]", row=1, col=2)
-fig.update_yaxes(title_text="q'·k'", range=[-1.15 * bound, 1.15 * bound], row=1, col=2)
-for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
-    fig.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
-                  annotation_position="top left" if y_line > 0 else "bottom left", row=1, col=2)
-fig.update_layout(margin=dict(t=110, b=150),
-                  updatemenus=[dict(
-                      type="buttons", direction="left", x=0.0, xanchor="left", y=-0.13,
-                      yanchor="top", pad=dict(r=10, t=10), showactive=False,
-                      buttons=[dict(label="▶ Play", method="animate",
-                                    args=[None, dict(frame=dict(duration=FRAME_MS, redraw=True),
-                                                     transition=dict(duration=0),
-                                                     fromcurrent=True, mode="immediate")]),
-                               dict(label="Pause", method="animate",
-                                    args=[[None], dict(frame=dict(duration=0, redraw=False),
-                                                       transition=dict(duration=0),
-                                                       mode="immediate")])])],
-                  sliders=[dict(
-                      active=0, x=0.3, len=0.7, y=-0.1, yanchor="top", pad=dict(t=10),
-                      currentvalue=dict(prefix="query position m = ", xanchor="right",
-                                        font=dict(size=14)),
-                      transition=dict(duration=0),
-                      steps=[dict(label=str(int(row[COL_M])), method="animate",
-                                  args=[[str(t)], dict(mode="immediate",
-                                                       frame=dict(duration=0, redraw=True),
-                                                       transition=dict(duration=0))])
-                             for t, row in enumerate(rows)])])
-fig.update_xaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
-                 constrain="domain", row=1, col=1)
-fig.update_yaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
-                 scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
-fig.update_annotations(yshift=8)
-# legend above the plane: Play/Pause and the position slider sit below it
-fig.update_layout(legend=dict(yanchor="bottom", y=1.06, xanchor="right", x=1.0))
-ui.show(fig, key="rot_animation")
 
 # ------------------------------------------------------------ explain ----
 per_frame = math.degrees(step * theta_i)

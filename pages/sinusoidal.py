@@ -13,8 +13,8 @@ import ui
 
 DMODEL_OPTIONS = list(range(2, 513, 2))
 MAX_TABLE_CELLS = 2**17  # P x d_model numbers at most: 7 columns each stays in one CSV
-MAX_HEATMAP_ROWS = 512  # position rows drawn at most in the table heatmap
-MAX_SIMILARITY = 256  # positions 0 ... 255 at most in the PE_m . PE_n heatmap
+MAX_SIMILARITY = 128  # positions 0 ... 127 at most in the PE_m . PE_n heatmap
+PE_SCALE = 100  # the table heatmap sends 100·PE rounded to whole numbers (int8)
 REFERENCE_DIGITS = rc.sinusoidal.REFERENCE_DIGITS
 ROUNDING_EPS = 64  # errors up to this many machine epsilons count as rounding
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -42,6 +42,76 @@ def dot_table(max_offset: int, d_model: int, base: float, device: str) -> pd.Dat
 def forms_table(dim: int, base: float) -> pd.DataFrame:
     """omega_i as a power and as an exponential against a 40-digit reference."""
     return rc.forms_table(dim, base)
+
+
+@ui.figure
+def pe_figure(positions: int, d_model: int, base: float, device: str):
+    """Every row of the table: 100·PE as int8 (a quarter of float32's bytes)."""
+    values = pe_table(positions, d_model, base, device)["PE value"].to_numpy()
+    z = (PE_SCALE * values).round().astype("int8").reshape(positions, d_model)
+    ticks = [-1, -0.5, 0, 0.5, 1]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=list(range(d_model)), y=list(range(positions)), colorscale="RdBu",
+        zmin=-PE_SCALE, zmax=PE_SCALE,
+        colorbar=dict(title="PE", tickvals=[PE_SCALE * t for t in ticks],
+                      ticktext=[f"{t:g}" for t in ticks]),
+        hovertemplate="position p=%{y}<br>dimension j=%{x}<br>100·PE=%{z}<extra></extra>"))
+    ui.style(fig, title=f"Sinusoidal table PE: {positions:,} positions × d_model = "
+                        f"{d_model} (base {ui.fmt_base(base)})",
+             x="dimension j (even: sin, odd: cos)", y="position p [tokens]", height=560)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+@ui.figure
+def similarity_figure(size: int, d_model: int, base: float, device: str):
+    sim = similarity_table(size, d_model, base, device)
+    fig = go.Figure(go.Heatmap(
+        z=sim["PE_m . PE_n"].to_numpy().reshape(size, size),
+        x=list(range(size)), y=list(range(size)), colorscale="Viridis",
+        colorbar=dict(title="PE_m·PE_n"),
+        hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>"))
+    ui.style(fig, title=f"PE_m · PE_n for positions 0 … {size - 1}",
+             x="position n [tokens]", y="position m [tokens]", height=520)
+    ui.square(fig)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
+@ui.figure
+def dot_figure(max_offset: int, d_model: int, base: float, device: str):
+    dots = dot_table(max_offset, d_model, base, device)
+    fig = go.Figure(go.Scatter(
+        x=dots["m - n [tokens]"], y=dots["PE_m . PE_n"],
+        mode="lines+markers" if max_offset <= 64 else "lines",
+        name="PE_m·PE_n", line=dict(color=ui.COLORS[0]), marker=dict(size=4),
+        hovertemplate="m − n=%{x}<br>PE_m·PE_n=%{y:.4f}<extra></extra>"))
+    fig.add_vline(x=0, line=dict(color="gray", dash="dot"))
+    ui.style(fig, title=f"PE_m · PE_n against the offset m − n (±{max_offset:,})",
+             x="offset m − n [tokens]", y="PE_m . PE_n", height=520)
+    return fig
+
+
+ERROR_COLUMNS = {"pow": "relative error pow", "exp": "relative error exp"}
+
+
+@ui.figure
+def forms_figure(dim: int, base: float):
+    fig = go.Figure()
+    for dname, block in forms_table(dim, base).groupby("dtype", sort=False):
+        for form, column in ERROR_COLUMNS.items():
+            err = block[column]
+            name = f"{form} form, {dname}"
+            fig.add_scatter(
+                x=block["pair i"], y=err.where(err > 0), name=name, mode="lines+markers",
+                line=dict(color=ui.COLORS[0 if form == "pow" else 1],
+                          dash="solid" if dname == "float32" else "dash"),
+                marker=dict(size=4),
+                hovertemplate="i=%{x}<br>relative error=%{y:.2e}<extra>" + name + "</extra>")
+    ui.style(fig, title="Relative error of ωᵢ in each form (log scale)",
+             x="pair index i", y="|form − exact| / exact", height=420)
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
 
 
 s = ui.settings()
@@ -74,23 +144,9 @@ if positions * d_model > MAX_TABLE_CELLS:
 st.subheader("The table")
 with ui.friendly_errors():
     table = pe_table(positions, d_model, s.base, s.device)
-step = math.ceil(positions / MAX_HEATMAP_ROWS)
-values = table["PE value"].to_numpy().reshape(positions, d_model)[::step]  # (rows, d_model)
-drawn = list(range(0, positions, step))
-fig_pe = go.Figure(go.Heatmap(
-    z=values.round(4).astype("float32"), x=list(range(d_model)),
-    y=drawn, colorscale="RdBu", zmin=-1, zmax=1,
-    colorbar=dict(title="PE"),
-    hovertemplate="position p=%{y}<br>dimension j=%{x}<br>PE=%{z:.4f}<extra></extra>"))
-ui.style(fig_pe, title=f"Sinusoidal table PE: {positions:,} positions × d_model = "
-                           f"{d_model} (base {ui.fmt_base(s.base)})",
-             x="dimension j (even: sin, odd: cos)", y="position p [tokens]", height=560)
-fig_pe.update_yaxes(autorange="reversed")
-ui.show(fig_pe, key="sin_pe_heatmap")
-sampled = (f"P = {positions:,} positions are more than the {MAX_HEATMAP_ROWS} rows drawn: the "
-           f"heatmap shows one position in {step} (p = 0, {step}, {2 * step}, …; "
-           f"{len(drawn):,} rows). " if step > 1 else "")
-st.caption(f"{sampled}Values are rounded to 4 decimals in the figure only; the CSV holds all "
+ui.show(pe_figure(positions, d_model, s.base, s.device), key="sin_pe_heatmap")
+st.caption(f"Every one of the {positions:,} positions is a row of the heatmap. The figure "
+           "carries 100·PE rounded to a whole number (two decimals); the CSV holds all "
            f"{positions:,} rows × {d_model} dimensions at full float64 precision.")
 longest = float(rc.wavelength(rc.theta(d_model, s.base))[-1])
 ui.explain(
@@ -112,32 +168,13 @@ with ui.friendly_errors():
     sim = similarity_table(size, d_model, s.base, s.device)
     dots = dot_table(max_offset, d_model, s.base, s.device)
 
-fig_sim = go.Figure(go.Heatmap(
-    z=sim["PE_m . PE_n"].to_numpy().reshape(size, size).round(4).astype("float32"),
-    x=list(range(size)), y=list(range(size)), colorscale="Viridis",
-    colorbar=dict(title="PE_m·PE_n"),
-    hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>"))
-ui.style(fig_sim, title=f"PE_m · PE_n for positions 0 … {size - 1}",
-             x="position n [tokens]", y="position m [tokens]", height=520)
-ui.square(fig_sim)
-fig_sim.update_yaxes(autorange="reversed")
-
 profile = dots["PE_m . PE_n"]
 offsets = dots["m - n [tokens]"]
-fig_dot = go.Figure(go.Scatter(
-    x=offsets, y=profile, mode="lines+markers" if max_offset <= 64 else "lines",
-    name="PE_m·PE_n", line=dict(color=ui.COLORS[0]), marker=dict(size=4),
-    hovertemplate="m − n=%{x}<br>PE_m·PE_n=%{y:.4f}<extra></extra>"))
-fig_dot.add_vline(x=0, line=dict(color="gray", dash="dot"))
-ui.style(fig_dot, title=f"PE_m · PE_n against the offset m − n (±{max_offset:,})",
-             x="offset m − n [tokens]", y="PE_m . PE_n", height=520)
-
 left, right = st.columns(2)
 with left:
-    ui.show(fig_sim, key="sin_similarity")
-    st.caption("Values rounded to 4 decimals in the figure only; the CSV has full precision.")
+    ui.show(similarity_figure(size, d_model, s.base, s.device), key="sin_similarity")
 with right:
-    ui.show(fig_dot, key="sin_dot_profile")
+    ui.show(dot_figure(max_offset, d_model, s.base, s.device), key="sin_dot_profile")
 
 by_offset = profile.to_numpy()
 centre = max_offset  # row of offset 0
@@ -176,25 +213,11 @@ st.latex(r"\omega_i = \text{base}^{-2i/d} = \exp\!\Big(-\tfrac{2i}{d}\,\ln\text{
 with ui.friendly_errors():
     forms = forms_table(s.dim, s.base)
 
-fig_forms = go.Figure()
-error_columns = {"pow": "relative error pow", "exp": "relative error exp"}
-stats = {}
-for dname, block in forms.groupby("dtype", sort=False):
-    for form, column in error_columns.items():
-        err = block[column]
-        stats[(dname, form)] = float(err.max())
-        name = f"{form} form, {dname}"
-        fig_forms.add_scatter(
-            x=block["pair i"], y=err.where(err > 0), name=name, mode="lines+markers",
-            line=dict(color=ui.COLORS[0 if form == "pow" else 1],
-                      dash="solid" if dname == "float32" else "dash"),
-            marker=dict(size=4),
-            hovertemplate="i=%{x}<br>relative error=%{y:.2e}<extra>" + name + "</extra>")
-ui.style(fig_forms, title="Relative error of ωᵢ in each form (log scale)",
-             x="pair index i", y="|form − exact| / exact", height=420)
-fig_forms.update_yaxes(type="log", exponentformat="power")
-ui.show(fig_forms, key="sin_forms")
-zeros = int((forms[list(error_columns.values())] == 0).to_numpy().sum())
+stats = {(dname, form): float(block[column].max())
+         for dname, block in forms.groupby("dtype", sort=False)
+         for form, column in ERROR_COLUMNS.items()}
+ui.show(forms_figure(s.dim, s.base), key="sin_forms")
+zeros = int((forms[list(ERROR_COLUMNS.values())] == 0).to_numpy().sum())
 st.caption(f"{zeros} of {2 * len(forms)} errors are exactly 0 (e.g. i = 0, where both forms "
            "give 1) and cannot be drawn on a log axis; the CSV lists them.")
 

@@ -75,6 +75,27 @@ def row_vector(values) -> str:
     return r"\left(" + r",\ ".join(num(v) for v in values) + r"\right)"
 
 
+@ui.figure
+def matrix_figure(q: tuple, m: int, base: float, layout: str):
+    """The dense R_m as a heatmap with its entries written in the cells."""
+    matrix = steps(q, m, base, layout)["matrix"]
+    d = len(q)
+    z = matrix["R_m entry"].to_numpy().reshape(d, d)
+    labels = [["" if v == 0 else f"{v:.3f}" for v in row] for row in z]
+    fig = go.Figure(go.Heatmap(z=z, x=list(range(d)), y=list(range(d)), text=labels,
+                               texttemplate="%{text}", textfont=dict(size=13 if d <= 8 else 10),
+                               colorscale="RdBu", zmid=0, zmin=-1, zmax=1,
+                               colorbar=dict(title="entry"), xgap=1, ygap=1,
+                               hovertemplate="row %{y}, column %{x}<br>%{z:.6f}<extra></extra>"))
+    ui.style(fig, title=f"Dense R_m for m = {m} (d = {d}, base {ui.fmt_base(base)}, "
+                        f"{layout}): blank cells are 0",
+             x="column", y="row", height=380 + 20 * d)
+    ui.square(fig, dtick=1)
+    fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
 s = ui.settings()
 st.title("Step by step")
 st.markdown(
@@ -126,21 +147,7 @@ st.markdown("Put back in place, the pairs give the rotated vector:")
 st.latex(r"R_m\,q = " + row_vector(table["dense R_m q"]))
 
 st.subheader("3. The same thing as one matrix R_m")
-size = d
-z = matrix["R_m entry"].to_numpy().reshape(size, size)
-labels = [["" if v == 0 else f"{v:.3f}" for v in row] for row in z]
-fig = go.Figure(go.Heatmap(z=z.tolist(), x=list(range(size)), y=list(range(size)), text=labels,
-                           texttemplate="%{text}", textfont=dict(size=13 if d <= 8 else 10),
-                           colorscale="RdBu", zmid=0, zmin=-1, zmax=1,
-                           colorbar=dict(title="entry"), xgap=1, ygap=1,
-                           hovertemplate="row %{y}, column %{x}<br>%{z:.6f}<extra></extra>"))
-ui.style(fig, title=f"Dense R_m for m = {m} (d = {d}, base {ui.fmt_base(s.base)}, "
-                        f"{s.layout}): blank cells are 0",
-             x="column", y="row", height=380 + 20 * d)
-ui.square(fig, dtick=1)
-fig.update_yaxes(autorange="reversed")
-fig.update_xaxes(dtick=1)
-ui.show(fig, key="step_matrix_plot")
+ui.show(matrix_figure(q, m, s.base, s.layout), key="step_matrix_plot")
 ui.explain(
     "Each pair owns a 2×2 block on its rows and columns"
     + (", so the blocks sit on the diagonal." if s.layout == "interleaved" else

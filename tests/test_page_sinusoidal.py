@@ -44,7 +44,7 @@ def test_renders_with_charts_and_named_csvs(default):
     assert not default.error and not default.warning
     names = {prefix: name for prefix, (name, _) in by_name(default).items()}
     assert names == {"sinusoidal_pe_": "sinusoidal_pe_P512_d128_base10000.csv",
-                     "sinusoidal_similarity_": "sinusoidal_similarity_P256_d128_base10000.csv",
+                     "sinusoidal_similarity_": "sinusoidal_similarity_P128_d128_base10000.csv",
                      "sinusoidal_dot_": "sinusoidal_dot_K511_d128_base10000.csv",
                      "frequency_forms_": "frequency_forms_d128_base10000.csv"}
 
@@ -122,7 +122,7 @@ def test_base_and_dim_change_figures_and_tables(default, changed):
         assert figure(default, index)["data"] != figure(changed, index)["data"], index
 
 
-def test_many_positions_are_thinned_in_the_figure_and_capped():
+def test_every_position_is_a_row_of_the_heatmap_and_the_table_is_capped():
     at = run_page(PAGE, {"sin_positions": "4096", "sin_dmodel": "512"})
     # 4096 x 512 numbers exceed the 2^17-number cap: 2^17 / 512 = 256 positions remain
     assert any("256" in i.value for i in at.info)
@@ -132,9 +132,13 @@ def test_many_positions_are_thinned_in_the_figure_and_capped():
     at = run_page(PAGE, {"sin_positions": "4096", "sin_dmodel": "32"})  # 2^12 x 2^5 = 2^17
     assert not at.info
     heat = figure(at, 0)["data"][0]
-    # 4096 positions, at most 512 rows drawn: one in 8
-    assert array(heat["y"]).tolist() == list(range(0, 4096, 8))
-    assert any("one position in 8" in c.value for c in at.caption)
+    # no row is skipped (a skipped row would alias the fast columns): all 4096 are sent
+    assert array(heat["y"]).tolist() == list(range(4096))
+    z = array(heat["z"])
+    assert z.dtype == "int8" and z.shape == (4096, 32)
+    # 100·PE rounded: PE[4095, 0] = sin(4095), by hand
+    assert z[4095, 0] == round(100 * math.sin(4095))
+    assert any("Every one of the 4,096 positions" in c.value for c in at.caption)
 
 
 def csvs_of(at):
