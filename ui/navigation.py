@@ -44,6 +44,10 @@ PAGES: tuple[PageSpec, ...] = (
              "logits and softmax weights with and without RoPE"),
     PageSpec("pages/decay.py", "Long-term decay", ":material/trending_down:",
              "RoPE in attention", "how scores fade with relative distance"),
+    PageSpec("pages/long_context.py", "Long context", ":material/expand:",
+             "Where RoPE breaks", "unseen angles, the critical dimension, the base bound"),
+    PageSpec("pages/precision.py", "Precision", ":material/blur_on:", "Where RoPE breaks",
+             "positions and angles in float16 and bfloat16"),
 )
 
 
