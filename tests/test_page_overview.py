@@ -8,13 +8,14 @@ import torch
 from apptest_helpers import csv_frame, figure, run_page, shown_table
 
 import rope_core as rc
+from ui.navigation import PAGES
 
 
 def test_renders_with_chart_formula_and_links():
     at = run_page()
     assert len(at.get("plotly_chart")) == 1
     assert any("R_{n-m}" in latex.value for latex in at.latex)
-    assert len(at.get("page_link")) == 6
+    assert len(at.get("page_link")) == len(PAGES) - 1  # every page but the Overview
 
 
 def test_csv_parses_back_to_the_table_shown():
