@@ -1,0 +1,199 @@
+"""Precision: what float16 and bfloat16 do to positions, angles and the relative property."""
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import rope_core as rc
+import rope_core.breaks as br
+import ui
+
+MAX_OPTIONS = [1_000, 10_000, 100_000, 1_000_000]
+LOW = ["float32", "float16", "bfloat16"]
+GAP_OPTIONS = [1, 10, 100, 1000]
+RECIPE_TEXT = {
+    "positions": "positions held in the dtype, the rest float64",
+    "theta": "θᵢ (inv_freq) held in the dtype",
+    "product": "the whole cache m·θᵢ built in the dtype, cos/sin stored in it",
+    "cache": "exact angles, cos/sin cache stored in the dtype",
+}
+DASH = {"positions": "solid", "theta": "dash", "product": "dot", "cache": "dashdot"}
+
+
+@ui.table
+def spacing(max_position: int, dtypes: tuple) -> pd.DataFrame:
+    return br.spacing_table(max_position, dtypes)
+
+
+@ui.table
+def inexact() -> pd.DataFrame:
+    return br.first_inexact_table()
+
+
+@ui.table
+def errors(dim: int, base: float, max_position: int, dtypes: tuple) -> pd.DataFrame:
+    return br.error_table(dim, base, max_position, dtypes)
+
+
+@ui.table
+def relative(dim: int, base: float, gap: int, max_shift: int, recipe: str) -> pd.DataFrame:
+    return br.relative_table(dim, base, 0, gap, max_shift, recipe)
+
+
+@ui.table
+def neox() -> pd.DataFrame:
+    return br.neox_issue_table()
+
+
+s = ui.settings()
+st.title("Precision: RoPE in float16 and bfloat16")
+st.markdown(
+    "A float with p significant bits holds every integer up to 2ᵖ and then only multiples of "
+    "a growing spacing. Real code often builds RoPE's positions, θᵢ, the angles m·θᵢ or the "
+    "cos/sin cache in the model's dtype: four recipes, each rounding a different quantity. "
+    "Errors below are measured against float64.")
+c1, c2, c3 = st.columns(3)
+max_position = ui.select_slider("Largest position m [tokens]", MAX_OPTIONS, 1_000_000,
+                                "pr_max", container=c1, fmt=str)
+dtypes = ui.multiselect("Dtypes", LOW, LOW, "pr_dtypes", max_selections=3, container=c2)
+recipe = ui.choice("Recipe for the relative-position check", list(rc.RECIPES), "product",
+                   "pr_recipe", container=c3, horizontal=False,
+                   fmt=lambda r: r)
+gap = ui.select_slider("Distance n − m [tokens]", GAP_OPTIONS, 100, "pr_gap", container=c3,
+                       fmt=str)
+if not dtypes:
+    ui.warning("Choose at least one dtype.")
+    st.stop()
+dtypes = tuple(d for d in LOW if d in dtypes)
+
+with ui.friendly_errors():
+    sp = spacing(max_position, dtypes)
+    first = inexact()
+    err = errors(s.dim, s.base, max_position, dtypes)
+    rel = relative(s.dim, s.base, gap, max_position, recipe)
+    issue = neox()
+
+# ---------------------------------------------------------------- spacing and first inexact
+st.header("1. Which positions a dtype can hold")
+cols = st.columns(len(first))
+for col, (_, row) in zip(cols, first.iterrows()):
+    col.metric(f"{row['dtype']}: first position it cannot hold",
+               f"{int(row['first inexact position [tokens]']):,}")
+fig_sp = go.Figure()
+for n, d in enumerate(dtypes):
+    part = sp[sp["dtype"] == d]
+    fig_sp.add_scatter(x=part["position m [tokens]"], y=part["spacing [tokens]"], name=d,
+                       mode="lines", line=dict(color=ui.COLORS[n], width=2, shape="hv"))
+ui.style(fig_sp, title="Spacing between neighbouring representable positions",
+         x="position m [tokens] (log scale)", y="spacing [tokens] (log scale)")
+fig_sp.update_xaxes(type="log", exponentformat="power")
+fig_sp.update_yaxes(type="log", exponentformat="power")
+ui.show(fig_sp, key="pr_spacing_plot")
+last = sp[sp["position m [tokens]"] == max_position].set_index("dtype")
+bits = []
+for d in dtypes:
+    value = last.loc[d, "spacing [tokens]"]
+    bits.append(f"{d} {value:g}" if value != float("inf") else f"{d} ∞ (overflow)")
+f_row = first.set_index("dtype")
+ui.explain(
+    f"**At m = {max_position:,} the spacing is** " + ", ".join(bits) + " tokens. "
+    f"bfloat16 stops at {int(f_row.loc['bfloat16', 'first inexact position [tokens]']):,} "
+    f"(it becomes {f_row.loc['bfloat16', 'held as [tokens]']:.0f}) and float16 at "
+    f"{int(f_row.loc['float16', 'first inexact position [tokens]']):,}: past these, "
+    "neighbouring tokens share one position. float16 also overflows at 65,520.")
+
+# ---------------------------------------------------------------- errors per recipe
+st.header("2. Angle and cos/sin error per recipe")
+fig_a, fig_c = go.Figure(), go.Figure()
+for n, d in enumerate(dtypes):
+    for r in rc.RECIPES:
+        part = err[(err["dtype"] == d) & (err["recipe"] == r)]
+        line = dict(color=ui.COLORS[n], width=1.8, dash=DASH[r])
+        if r != "cache":  # the cache recipe has exact angles: error 0, not drawable on log
+            fig_a.add_scatter(x=part["position m [tokens]"], y=part["max angle error [rad]"],
+                              name=f"{d}, {r}", mode="lines", line=line)
+        fig_c.add_scatter(x=part["position m [tokens]"], y=part["max cos error"],
+                          name=f"{d}, {r}", mode="lines", line=line)
+ui.style(fig_a, title=f"Largest angle error over pairs (d = {s.dim}, base "
+                      f"{ui.fmt_base(s.base)})",
+         x="position m [tokens] (log scale)", y="max |angle error| [rad] (log scale)")
+ui.style(fig_c, title="Largest cos error over pairs", x="position m [tokens] (log scale)",
+         y="max |cos error| (log scale)")
+for fig in (fig_a, fig_c):
+    fig.update_xaxes(type="log", exponentformat="power")
+    fig.update_yaxes(type="log", exponentformat="power")
+left, right = st.columns(2)
+with left:
+    ui.show(fig_a, key="pr_angle_plot")
+with right:
+    ui.show(fig_c, key="pr_cos_plot")
+st.caption("Recipes: " + "; ".join(f"{r} ({RECIPE_TEXT[r]})" for r in rc.RECIPES) +
+           ". Zero errors do not appear on a log axis.")
+at_end = err[err["position m [tokens]"] == max_position]
+finite = at_end[at_end["max angle error [rad]"] < float("inf")]
+worst = finite.loc[finite["max angle error [rad]"].idxmax()]
+overflow = "float16" in dtypes and max_position >= 65_520
+cache = at_end[at_end["recipe"] == "cache"].set_index("dtype")["max cos error"]
+ui.explain(
+    f"**At m = {max_position:,} the worst angle error** is {worst['max angle error [rad]']:.3g} "
+    f"rad ({worst['dtype']}, recipe {worst['recipe']})"
+    + ("; float16 positions from 65,520 on overflow to ∞ (no angle at all)" if overflow
+       else "")
+    + ". An error near π or above turns the pair to an unrelated direction. Storing only "
+      "the cos/sin cache in low precision keeps the angle exact and bounds the cos error "
+      "by the dtype's rounding: "
+    + ", ".join(f"{d} {cache[d]:.1e}" for d in dtypes) + ", whatever the position.")
+
+# ---------------------------------------------------------------- relative property
+st.header("3. The relative-position property")
+st.latex(r"\big|\,\mathrm{score}(m, n) - \mathrm{score}(m+\Delta, n+\Delta)\,\big|,"
+         r"\qquad q = k = \text{all ones}")
+fig_r = go.Figure()
+for n, d in enumerate(rel["dtype"].unique()):
+    part = rel[(rel["dtype"] == d) & (rel["shift D [tokens]"] > 0)]
+    fig_r.add_scatter(x=part["shift D [tokens]"], y=part["score difference"], name=d,
+                      mode="lines", line=dict(color=(["#444"] + ui.COLORS)[n], width=1.8))
+ui.style(fig_r, title=f"Shift both positions by Δ (m = 0, n = {gap}, recipe {recipe})",
+         x="shift Δ [tokens] (log scale)", y="|score difference| (0 for exact RoPE)")
+fig_r.update_xaxes(type="log", exponentformat="power")
+ui.show(fig_r, key="pr_rel_plot")
+rmax = rel.groupby("dtype", sort=False)["score difference"].max()
+n_nan = int(rel["score difference"].isna().sum())
+ui.explain(
+    f"**Exact RoPE depends on n − m only**, so the difference should be 0 for every Δ. "
+    f"Largest difference up to Δ = {max_position:,}: "
+    + ", ".join(f"{d} {v:.2g}" for d, v in rmax.items())
+    + f" (the all-ones score lies between −d and d, d = {s.dim})"
+    + (f"; {n_nan} shifts give no score at all (float16 overflow, not drawn)" if n_nan else "")
+    + ". float64 keeps it at rounding level; the low-precision recipes do not.")
+
+# ---------------------------------------------------------------- real-world issue
+st.header("4. A real bug: gpt-neox issue 1003")
+p = br.NEOX_1003
+st.caption(f"{p['repository']} issue #{p['number']}: “{p['title']}”, {p['url']} (link as "
+           "plain text). Its reproducer builds the cache in float16 (recipe product): "
+           f"seq_len {p['seq_len']}, dim {p['dim']}, base 10⁴; it printed the numbers in "
+           "the 'reported' column (on CUDA; float32 as its reference). The app recomputes "
+           "them on the CPU, against float32 for the angle and float64 for the cos error.")
+st.dataframe(issue, hide_index=True)
+bad = issue[~issue["agrees"]]
+ui.explain(
+    f"**{len(issue) - len(bad)} of {len(issue)} reported numbers agree** with the app"
+    + (" to the digits the issue printed." if not len(bad) else
+       "; differing: " + ", ".join(bad["quantity"]) + ".")
+    + f" Position {p['position']} times θ₁ = 10⁴^(−1/16) is about "
+      f"{issue['app'].iloc[0]:.2f} rad; float16 holds it only to the nearest whole number, "
+      "so the angle jumps by a large fraction of a radian and the cached cos is off by up to "
+      f"{issue['app'].iloc[2]:.2f}.")
+
+ui.download(spacing, max_position, dtypes,
+            filename=f"precision_spacing_max{max_position}.csv", label="spacing table",
+            key="pr_spacing")
+ui.download(errors, s.dim, s.base, max_position, dtypes,
+            filename=f"precision_errors_dim{s.dim}_base{ui.slug(s.base)}_max{max_position}.csv",
+            label="error table", key="pr_errors")
+ui.download(relative, s.dim, s.base, gap, max_position, recipe,
+            filename=f"precision_relative_dim{s.dim}_base{ui.slug(s.base)}_gap{gap}_"
+                     f"{recipe}.csv", label="relative-position table", key="pr_relative")
+ui.download(neox, filename="precision_gpt_neox_1003.csv", label="issue comparison",
+            key="pr_issue")

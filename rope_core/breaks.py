@@ -1,0 +1,459 @@
+"""Where RoPE breaks: tidy tables for the "Long context" and "Precision" pages.
+
+Pure torch/pandas; every number comes from :mod:`rope_core.capacity`,
+:mod:`rope_core.precision` and :mod:`rope_core.scaling`. Every table builder
+puts its settings first (leading columns), then one row per sample (tidy long
+form). Column names are ASCII, with a unit in [brackets] where there is one.
+
+Long context
+------------
+* :func:`ood_angle_table`: per pair i, the largest angle seen in training
+  L * theta_i against the largest at inference s * L * theta'_i (theta' the
+  scaled spectrum of each method), and whether inference leaves what training
+  covered: ``unseen`` when L * theta_i < 2 pi (pair never completed a turn in
+  training) and s L theta'_i > L theta_i.
+* :func:`cos_sum_curve`: B_m = sum_i cos(m theta_i) against m (Men et al. 2024).
+* :func:`base_scan`: pass/fail of B_m >= 0 for all m < L over a log grid of bases.
+* :func:`men_fit_base` and :func:`base_bound_table`: Men et al.'s published
+  fit base ~ 0.0424 L^1.628 beside :func:`rope_core.capacity.min_base_for_context`.
+* :func:`preset_bound_table`: each preset's base against its own contexts.
+* :func:`liu_comparison_table`: Liu et al. 2023's critical dimension for LLaMA 2.
+
+Precision
+---------
+* :func:`spacing_table`, :func:`first_inexact_table`, :func:`error_table`,
+  :func:`relative_table`, :func:`neox_issue_table`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import torch
+
+from ._checks import check_base, check_dim, check_int, check_positive_float, fail
+from .capacity import (
+    MAX_CONTEXT,
+    MAX_CONTEXT_WORK,
+    critical_dimension,
+    extrapolation_limit,
+    first_negative_distance,
+    min_base_for_context,
+    passing_bases,
+)
+from .capacity import cos_sum as _cos_sum
+from .frequencies import theta as plain_theta
+from .precision import (
+    DTYPES,
+    MAX_POSITION,
+    RECIPES,
+    as_dtype_position,
+    first_inexact_position,
+    grid_spacing,
+    max_angle_error,
+    relative_property_error,
+    resolve_dtype,
+)
+from .presets import PRESETS
+from .scaling import SCALINGS, scaled_theta
+
+TWO_PI = 2.0 * math.pi
+
+# Methods whose parameters follow from (s, L) alone; LongRoPE needs searched per-pair factors.
+OOD_METHODS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
+MAX_TRAIN_CONTEXT = 10**6
+MAX_CURVE_POINTS = 4000
+MAX_SCAN_BASES = 200
+MAX_PRECISION_POINTS = 2000
+
+# ---------------------------------------------------------------- published numbers
+
+LIU_2023 = {  # Liu et al. 2023, "Scaling Laws of RoPE-based Extrapolation" (arXiv:2310.05209)
+    "citation": "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation (arXiv:2310.05209)",
+    "model": "LLaMA 2", "dim": 128, "base": 10_000.0, "train_context": 4096,
+    "critical_dimension": 92,
+}
+MEN_2024 = {  # Men et al. 2024, "Base of RoPE Bounds Context Length" (arXiv:2405.14591), Fig. 1
+    "citation": "Men et al. 2024, Base of RoPE Bounds Context Length (arXiv:2405.14591)",
+    "coefficient": 0.0424, "exponent": 1.628,
+}
+NEOX_1003 = {  # the numbers printed in the issue's reproducer output (CUDA, fp16)
+    "repository": "EleutherAI/gpt-neox", "number": 1003,
+    "title": "RotaryEmbedding computation is wrong for certain position/feature pairs in "
+             "reduced precision (both fp16 and bfloat)",
+    "url": "https://github.com/EleutherAI/gpt-neox/issues/1003",
+    "seq_len": 2048, "dim": 32, "base": 10_000.0, "dtype": "float16", "recipe": "product",
+    "position": 1857, "pair": 1,
+    "angle_float32": 1044.2678, "angle_float16": 1045.0, "max_cos_error": 0.7819,
+}
+
+
+# ---------------------------------------------------------------- long context
+
+def _method_params(method: str, factor: float, train_context: int) -> dict:
+    names = SCALINGS[method].param_names
+    params = {}
+    if "factor" in names:
+        params["factor"] = factor
+    if "original_max_position_embeddings" in names:
+        params["original_max_position_embeddings"] = train_context
+    return params
+
+
+def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
+                    methods=OOD_METHODS) -> pd.DataFrame:
+    """Largest angle per pair in training (L theta_i) and at inference (s L theta'_i).
+
+        train angle_i = L theta_i,  theta_i = base^(-2i/d)
+        inference angle_i = s L theta'_i,  theta' = scaled_theta(method, factor=s,
+            original_max_position_embeddings=L, seq_len=s L)
+        unseen_i = (L theta_i < 2 pi) and (s L theta'_i > L theta_i)
+
+    A pair that completed a turn in training (L theta_i >= 2 pi) has seen every
+    angle mod 2 pi; one that did not meets angles it never saw once inference
+    goes past L theta_i. The dynamic method is evaluated at the current length
+    n = s L.
+
+    Args:
+        dim: rotary dim, even, 2 ... 4096.
+        base: > 1.
+        train_context: L, integer 1 ... 10^6.
+        factor: s, 1 ... 1000.
+        methods: names from :data:`OOD_METHODS` (LongRoPE needs per-pair factors).
+    Returns:
+        DataFrame, one row per (method, pair): dim, base, train context L [tokens],
+        factor s, method, pair i, wavelength [tokens] (2 pi / theta'_i),
+        train max angle [rad], inference max angle [rad], unseen.
+    """
+    dim, base = check_dim(dim), check_base(base)
+    L = check_int(train_context, "train_context", 1, MAX_TRAIN_CONTEXT)
+    s = check_positive_float(factor, "factor", upper=1000.0)
+    if s < 1:
+        fail("factor", s, "a number from 1 to 1000")
+    methods = tuple(methods)
+    if not methods or any(m not in OOD_METHODS for m in methods):
+        fail("methods", methods, "a non-empty list from " + ", ".join(OOD_METHODS))
+    th = plain_theta(dim, base)  # (h,)
+    train = L * th  # (h,)
+    n = max(1, round(s * L))
+    frames = []
+    for method in dict.fromkeys(methods):
+        th2, _ = scaled_theta(dim, base, method, seq_len=n, **_method_params(method, s, L))
+        infer = s * L * th2  # (h,)
+        frames.append(pd.DataFrame({
+            "dim": dim, "base": base, "train context L [tokens]": L, "factor s": s,
+            "method": method, "pair i": range(dim // 2),
+            "wavelength [tokens]": (TWO_PI / th2).numpy(),
+            "train max angle [rad]": train.numpy(),
+            "inference max angle [rad]": infer.numpy(),
+            "unseen": ((train < TWO_PI) & (infer > train)).numpy(),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
+def liu_summary(dim: int, base: float, train_context: int, new_base: float) -> dict:
+    """Critical dimension and extrapolation limits (Liu et al. 2023).
+
+        d_extra = critical_dimension(d, base, L)
+        T(b) = 2 pi b^(d_extra / d) for b = base (as trained) and b = new_base
+
+    Returns:
+        {"critical_dimension": int, "critical_pair": d_extra/2,
+         "limit_at_base": tokens, "limit_at_new_base": tokens}
+    """
+    d_extra = critical_dimension(dim, base, train_context)
+    return {"critical_dimension": d_extra, "critical_pair": d_extra // 2,
+            "limit_at_base": extrapolation_limit(dim, base, d_extra),
+            "limit_at_new_base": extrapolation_limit(dim, new_base, d_extra)}
+
+
+def liu_comparison_table() -> pd.DataFrame:
+    """Liu et al.'s published critical dimension for LLaMA 2 beside the app's.
+
+    Returns:
+        one row: model, dim, base, train context L [tokens], paper critical dimension,
+        app critical dimension, difference, matches.
+    """
+    p = LIU_2023
+    app = critical_dimension(p["dim"], p["base"], p["train_context"])
+    return pd.DataFrame([{
+        "model": p["model"], "dim": p["dim"], "base": p["base"],
+        "train context L [tokens]": p["train_context"],
+        "paper critical dimension": p["critical_dimension"], "app critical dimension": app,
+        "difference": app - p["critical_dimension"], "matches": app == p["critical_dimension"],
+    }])
+
+
+def cos_sum_curve(dim: int, base: float, max_distance: int,
+                  points: int = MAX_CURVE_POINTS) -> pd.DataFrame:
+    """B_m = sum_{i<d/2} cos(m theta_i) at integer m from 0 to max_distance.
+
+    Every integer when max_distance < points, else ``points`` evenly spaced
+    integers round(t max / (points - 1)) (repeats dropped): a sampled curve; the
+    exact first crossing is :func:`rope_core.capacity.first_negative_distance`.
+
+    Args:
+        dim: rotary dim, even, 2 ... 4096. base: > 1.
+        max_distance: integer 1 ... 10^7. points: 2 ... 4000.
+    Returns:
+        DataFrame: dim, base, distance m [tokens], B_m; B_0 = d/2.
+    """
+    dim, base = check_dim(dim), check_base(base)
+    max_distance = check_int(max_distance, "max_distance", 1, 10**7)
+    points = check_int(points, "points", 2, MAX_CURVE_POINTS)
+    if max_distance < points:
+        m = torch.arange(max_distance + 1, dtype=torch.float64)
+    else:
+        m = torch.unique(torch.round(torch.linspace(0.0, max_distance, points,
+                                                    dtype=torch.float64)))
+    B = _cos_sum(dim, base, m)  # (R,)
+    return pd.DataFrame({"dim": dim, "base": base, "distance m [tokens]": m.to(torch.int64),
+                         "B_m": B.numpy()})
+
+
+def check_context_work(dim: int, context: int) -> int:
+    """The context if capacity's min_base_for_context accepts it at this dim, else ValueError."""
+    dim = check_dim(dim)
+    context = check_int(context, "context", 1, MAX_CONTEXT)
+    if context * (dim // 2) > MAX_CONTEXT_WORK:
+        fail("context", context, f"at most {MAX_CONTEXT_WORK // (dim // 2):,} tokens at "
+                                 f"dim = {dim} (context * dim/2 <= 2^26, to bound the work)")
+    return context
+
+
+def base_scan(dim: int, context: int, center: float, span: float = 4.0,
+              points: int = 81) -> pd.DataFrame:
+    """Pass/fail of "B_m >= 0 for every integer m < L" over a log grid of bases.
+
+        b_k = center * span^(2k/(points-1) - 1),  k = 0 ... points-1
+        (from center / span to center * span)
+
+    The passing set is not an interval (see :func:`rope_core.capacity.passing_bases`).
+
+    Args:
+        dim: rotary dim. context: L, as min_base_for_context allows.
+        center: > 1 (e.g. the minimum found). span: 1 < span <= 100. points: 2 ... 200.
+    Returns:
+        DataFrame: dim, context L [tokens], base, passes.
+    """
+    dim = check_dim(dim)
+    context = check_context_work(dim, context)
+    center = check_base(center, "center")
+    span = check_positive_float(span, "span", upper=100.0)
+    if span <= 1:
+        fail("span", span, "a number greater than 1 and at most 100")
+    points = check_int(points, "points", 2, MAX_SCAN_BASES)
+    k = torch.arange(points, dtype=torch.float64)
+    bases = center * span ** (2 * k / (points - 1) - 1)  # (N,)
+    bases = bases[bases > 1]
+    if bases.numel() == 0:
+        fail("center", center, "large enough that some base in [center/span, center*span] "
+                               "exceeds 1")
+    ok = passing_bases(dim, context, bases)
+    return pd.DataFrame({"dim": dim, "context L [tokens]": context, "base": bases.numpy(),
+                         "passes": ok.numpy()})
+
+
+def men_fit_base(context) -> float:
+    """Men et al. 2024's published fit (their Figure 1): base ~ 0.0424 * L^1.628."""
+    L = check_positive_float(context, "context", upper=1e9)
+    return MEN_2024["coefficient"] * L ** MEN_2024["exponent"]
+
+
+def base_bound_table(dim: int, contexts) -> pd.DataFrame:
+    """The app's smallest base (B_m >= 0 for all m < L) beside Men et al.'s fit.
+
+    Returns:
+        DataFrame: dim, context L [tokens], app min base, paper fit base,
+        ratio app/fit (``app min base`` NaN when no base up to 10^15 passes).
+    """
+    dim = check_dim(dim)
+    rows = []
+    for L in contexts:
+        L = check_context_work(dim, L)
+        app = min_base_for_context(dim, L)
+        fit = men_fit_base(L)
+        app = math.nan if app is None else app
+        rows.append({"dim": dim, "context L [tokens]": L, "app min base": app,
+                     "paper fit base": fit, "ratio app/fit": app / fit})
+    return pd.DataFrame(rows)
+
+
+def preset_bound_table(names=None) -> pd.DataFrame:
+    """Each preset's (plain) base at its rotary dim against its original and max context.
+
+    passes = B_m >= 0 for every m < context (:func:`passing_bases`); first negative
+    distance = the first m <= context with B_m < 0 (None: none up to the context).
+    Contexts beyond capacity's limits (context * rotary_dim/2 > 2^26) are skipped.
+    The scaling methods change theta; this uses the plain base^(-2i/rotary_dim).
+
+    Returns:
+        DataFrame: preset, rotary dim, base, context kind, context L [tokens],
+        passes, first negative distance [tokens] (NaN: none up to L).
+    """
+    rows = []
+    for name in (PRESETS if names is None else names):
+        cfg = PRESETS[name]
+        for kind, L in (("original", cfg.original_context), ("max", cfg.max_context)):
+            if L > MAX_CONTEXT or L * (cfg.rotary_dim // 2) > MAX_CONTEXT_WORK:
+                continue
+            ok = bool(passing_bases(cfg.rotary_dim, L, [cfg.base])[0])
+            neg = first_negative_distance(cfg.rotary_dim, cfg.base, L)
+            rows.append({"preset": name, "rotary dim": cfg.rotary_dim, "base": cfg.base,
+                         "context kind": kind, "context L [tokens]": L, "passes": ok,
+                         "first negative distance [tokens]": math.nan if neg is None else neg})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------- precision
+
+def log_positions(max_position: int, points: int = MAX_PRECISION_POINTS) -> torch.Tensor:
+    """Integer positions 1 ... max_position, log-spaced, repeats dropped.
+
+    Returns:
+        ``(P,)`` int64, P <= points, first 1, last max_position.
+    """
+    max_position = check_int(max_position, "max_position", 1, MAX_POSITION)
+    points = check_int(points, "points", 2, MAX_PRECISION_POINTS)
+    grid = torch.logspace(0.0, math.log10(max_position), points, dtype=torch.float64)
+    grid = torch.unique(torch.round(grid)).to(torch.int64)
+    grid[-1] = max_position
+    return grid
+
+
+def _dtypes(dtypes) -> tuple[str, ...]:
+    dtypes = tuple(dtypes)
+    if not dtypes:
+        fail("dtypes", dtypes, "a non-empty list from " + ", ".join(DTYPES))
+    for d in dtypes:
+        resolve_dtype(d, "dtypes")
+        if not isinstance(d, str):
+            fail("dtypes", d, "dtype names, one of " + ", ".join(DTYPES))
+    return tuple(dict.fromkeys(dtypes))
+
+
+def spacing_table(max_position: int, dtypes=("float32", "float16", "bfloat16"),
+                  points: int = MAX_PRECISION_POINTS) -> pd.DataFrame:
+    """Grid spacing and held value of each dtype at log-spaced positions 1 ... max_position.
+
+        spacing(m) = 2^(floor(log2 m) - p + 1) (p significand bits; inf where float16
+        overflows, m >= 65520), held(m) = m rounded to the nearest representable value.
+
+    Returns:
+        DataFrame: dtype, position m [tokens], held position [tokens], spacing [tokens],
+        position error [tokens] (|held - m|).
+    """
+    m = log_positions(max_position, points)
+    frames = []
+    for d in _dtypes(dtypes):
+        held = as_dtype_position(m, d)  # (P,)
+        frames.append(pd.DataFrame({
+            "dtype": d, "position m [tokens]": m.numpy(), "held position [tokens]": held.numpy(),
+            "spacing [tokens]": grid_spacing(m, d).numpy(),
+            "position error [tokens]": (held - m.to(torch.float64)).abs().numpy()}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def first_inexact_table(dtypes=tuple(DTYPES)) -> pd.DataFrame:
+    """The first positive integer each dtype cannot hold (2^p + 1) and what it becomes."""
+    rows = []
+    for d in _dtypes(dtypes):
+        first = first_inexact_position(d)
+        held = as_dtype_position(first, d) if first <= MAX_POSITION else math.nan
+        rows.append({"dtype": d, "first inexact position [tokens]": first,
+                     "held as [tokens]": held})
+    return pd.DataFrame(rows)
+
+
+def error_table(dim: int, base: float, max_position: int,
+                dtypes=("float32", "float16", "bfloat16"), recipes=RECIPES,
+                points: int = MAX_PRECISION_POINTS) -> pd.DataFrame:
+    """Largest error over pairs of the angle, cos and sin, per dtype and recipe.
+
+    At log-spaced positions 1 ... max_position (:func:`log_positions`), for each
+    dtype and recipe (see :func:`rope_core.precision.angle_error`):
+    max_i |a - m theta_i|, max_i |cos - cos(m theta_i)|, max_i |sin - sin(m theta_i)|.
+
+    Returns:
+        DataFrame: dim, base, dtype, recipe, position m [tokens], max angle error [rad],
+        max cos error, max sin error.
+    """
+    dim, base = check_dim(dim), check_base(base)
+    recipes = tuple(dict.fromkeys(recipes))
+    if not recipes or any(r not in RECIPES for r in recipes):
+        fail("recipes", recipes, "a non-empty list from " + ", ".join(RECIPES))
+    m = log_positions(max_position, points)
+    frames = []
+    for d in _dtypes(dtypes):
+        for r in recipes:
+            a, c, s = max_angle_error(m, dim, base, d, r)  # 3 x (P,)
+            frames.append(pd.DataFrame({
+                "dim": dim, "base": base, "dtype": d, "recipe": r,
+                "position m [tokens]": m.numpy(), "max angle error [rad]": a.numpy(),
+                "max cos error": c.numpy(), "max sin error": s.numpy()}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def shift_grid(max_shift: int, points: int = 400) -> torch.Tensor:
+    """Shifts 0 ... max_shift: every integer when fewer than ``points``, else log-spaced
+    from 1 (with 0 first), repeats dropped. (S,) int64."""
+    max_shift = check_int(max_shift, "max_shift", 1, MAX_POSITION)
+    points = check_int(points, "points", 2, MAX_PRECISION_POINTS)
+    if max_shift < points:
+        return torch.arange(max_shift + 1)
+    grid = torch.logspace(0.0, math.log10(max_shift), points - 1, dtype=torch.float64)
+    grid = torch.unique(torch.round(grid)).to(torch.int64)
+    grid[-1] = max_shift
+    return torch.cat([torch.zeros(1, dtype=torch.int64), grid])
+
+
+def relative_table(dim: int, base: float, m: int, n: int, max_shift: int, recipe: str,
+                   dtypes=("float64", "float32", "float16", "bfloat16"),
+                   points: int = 400) -> pd.DataFrame:
+    """|score(m, n) - score(m + D, n + D)| per dtype (q = k = ones), D from 0 to max_shift.
+
+    Exact RoPE depends on n - m only, so float64 keeps the difference at rounding
+    level (~1e-12); low-precision recipes do not. See
+    :func:`rope_core.precision.relative_property_error`.
+
+    Returns:
+        DataFrame: dim, base, recipe, m [tokens], n [tokens], dtype, shift D [tokens],
+        score difference.
+    """
+    dim, base = check_dim(dim), check_base(base)
+    D = shift_grid(max_shift, points)
+    frames = []
+    for d in _dtypes(dtypes):
+        err = relative_property_error(dim, base, d, recipe, m, n, D)  # (S,)
+        frames.append(pd.DataFrame({
+            "dim": dim, "base": base, "recipe": recipe, "m [tokens]": m, "n [tokens]": n,
+            "dtype": d, "shift D [tokens]": D.numpy(), "score difference": err.numpy()}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def neox_issue_table() -> pd.DataFrame:
+    """EleutherAI/gpt-neox issue 1003's reported numbers beside the app's.
+
+    The reproducer: seq_len 2048, dim 32, base 10^4, the cache emb = outer(t, inv_freq)
+    built in float16 (recipe "product"). Reported: emb[1857, 1] = 1044.2678 in float32
+    and 1045 in float16, and max |cos_half - cos_float| = 0.7819 over the table.
+    App: m theta_1 in float64 and float32, fl16(fl16(m) fl16(theta_1)), and the
+    largest cos error of recipe "product" in float16 over positions 0 ... 2047.
+
+    Returns:
+        DataFrame: quantity, reported, app, difference, agrees (to the reported digits).
+    """
+    p = NEOX_1003
+    th = plain_theta(p["dim"], p["base"])  # (h,)
+    m, i = p["position"], p["pair"]
+    a32 = float(torch.tensor(float(m), dtype=torch.float32) * th[i].to(torch.float32))
+    a16 = float(torch.tensor(float(m), dtype=torch.float16) * th[i].to(torch.float16))
+    _, cos_err, _ = max_angle_error(torch.arange(p["seq_len"]), p["dim"], p["base"],
+                                    p["dtype"], p["recipe"])
+    rows = [("angle m*theta_1 at m = 1857, float32 [rad]", p["angle_float32"], a32, 1e-4),
+            ("angle m*theta_1 at m = 1857, float16 cache [rad]", p["angle_float16"], a16, 0.5),
+            ("max |cos float16 - cos float32| over m < 2048, all pairs",
+             p["max_cos_error"], float(cos_err.max()), 1e-4)]
+    return pd.DataFrame([{"quantity": q, "reported": rep, "app": app, "difference": app - rep,
+                          "agrees": abs(app - rep) <= tol} for q, rep, app, tol in rows])

@@ -1,0 +1,178 @@
+"""rope_core.breaks against independent derivations (closed forms, hand arithmetic).
+
+Nothing here is a pasted output of the module: each expected number is worked
+out below from the definitions (math.cos sums, powers of two, the closed form
+of Liu et al.'s critical dimension, the published constants of the papers).
+"""
+
+import math
+
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rope_core.breaks as br
+
+
+def cos_sum_by_hand(m, dim, base):
+    return sum(math.cos(m * base ** (-2 * i / dim)) for i in range(dim // 2))
+
+
+def test_ood_angles_plain_and_linear_by_hand():
+    t = br.ood_angle_table(8, 100.0, 100, 4.0, ("none", "linear"))
+    assert list(t.columns[:5]) == ["dim", "base", "train context L [tokens]", "factor s",
+                                   "method"]
+    none = t[t["method"] == "none"].set_index("pair i")
+    lin = t[t["method"] == "linear"].set_index("pair i")
+    # theta_i = 100^(-i/4): 1, 100^-0.25, 0.1, 100^-0.75
+    th = [1.0, 100 ** -0.25, 0.1, 100 ** -0.75]
+    for i, ti in enumerate(th):
+        assert none.loc[i, "train max angle [rad]"] == pytest.approx(100 * ti, rel=1e-12)
+        assert none.loc[i, "inference max angle [rad]"] == pytest.approx(400 * ti, rel=1e-12)
+        # linear: theta / 4, so inference at 4L reaches exactly the training angle
+        assert lin.loc[i, "inference max angle [rad]"] == pytest.approx(100 * ti, rel=1e-12)
+        assert lin.loc[i, "wavelength [tokens]"] == pytest.approx(2 * math.pi * 4 / ti)
+    # L theta_i < 2 pi only for pair 3 (100 * 0.0316 = 3.16); pair 2: 100 * 0.1 = 10 > 2 pi
+    assert none["unseen"].tolist() == [False, False, False, True]
+    assert not lin["unseen"].any()
+
+
+def test_liu_llama2_critical_dimension_closed_form():
+    # 64 * ln(4096 / 2 pi) / ln(10^4) = 64 * 6.4797 / 9.2103 = 45.03 -> ceil 46 -> 92
+    x = 64 * math.log(4096 / (2 * math.pi)) / math.log(1e4)
+    assert 45 < x < 46
+    row = br.liu_comparison_table().iloc[0]
+    assert row["paper critical dimension"] == 92 == row["app critical dimension"]
+    assert row["matches"] and row["difference"] == 0
+    summary = br.liu_summary(128, 1e4, 4096, 1e6)
+    assert summary["critical_pair"] == 46
+    # 2 pi * (10^6)^(92/128) = 2 pi * 10^(4.3125)
+    assert summary["limit_at_new_base"] == pytest.approx(2 * math.pi * 10 ** 4.3125, rel=1e-12)
+
+
+def test_cos_sum_curve_d4_by_hand():
+    t = br.cos_sum_curve(4, 100.0, 10)
+    B = t.set_index("distance m [tokens]")["B_m"]
+    assert B[0] == 2.0  # d/2
+    for m in (1, 2, 7):  # d = 4: cos(m) + cos(m / 10)
+        assert B[m] == pytest.approx(math.cos(m) + math.cos(m / 10), abs=1e-13)
+    sampled = br.cos_sum_curve(128, 1e4, 100_000, points=101)
+    assert sampled["distance m [tokens]"].tolist() == list(range(0, 100_001, 1000))
+    row = sampled.iloc[37]
+    assert row["B_m"] == pytest.approx(cos_sum_by_hand(37_000, 128, 1e4), abs=1e-9)
+
+
+def test_base_scan_grid_and_verdicts():
+    t = br.base_scan(4, 3, 10.0, span=4.0, points=3)
+    assert t["base"].tolist() == pytest.approx([2.5, 10.0, 40.0])
+    # L = 3: need cos(m) + cos(m / sqrt(b)) >= 0 for m = 1, 2.
+    # b = 2.5: cos 2 + cos(2/1.581) = -0.416 + 0.307 < 0; b = 10: -0.416 + 0.8 > 0.
+    by_hand = [all(cos_sum_by_hand(m, 4, b) >= 0 for m in (0, 1, 2)) for b in (2.5, 10, 40)]
+    assert t["passes"].tolist() == by_hand == [False, True, True]
+
+
+def test_men_fit_published_constants():
+    assert br.men_fit_base(1000) == pytest.approx(0.0424 * 1000 ** 1.628, rel=1e-15)
+    t = br.base_bound_table(4, [3])
+    # smallest grid base 1.01^k with cos 1 + cos(1/sqrt b) >= 0 and cos 2 + cos(2/sqrt b) >= 0
+    k = 1
+    while not all(cos_sum_by_hand(m, 4, 1.01 ** k) >= 0 for m in (1, 2)):
+        k += 1
+    assert t.loc[0, "app min base"] == pytest.approx(1.01 ** k, rel=1e-12)
+    assert t.loc[0, "ratio app/fit"] == pytest.approx(1.01 ** k / (0.0424 * 3 ** 1.628))
+
+
+def test_preset_table_llama2_first_negative():
+    t = br.preset_bound_table(["Llama 2 7B"])
+    assert set(t["context kind"]) == {"original", "max"}
+    neg = int(t["first negative distance [tokens]"].iloc[0])
+    # independently: B_m >= 0 just before, < 0 at the first negative distance
+    assert cos_sum_by_hand(neg, 128, 1e4) < 0
+    assert all(cos_sum_by_hand(m, 128, 1e4) >= 0 for m in range(neg - 50, neg))
+    assert not t["passes"].any()  # 4096 > neg
+
+
+def test_spacing_and_first_inexact_by_hand():
+    t = br.spacing_table(1000, ("bfloat16", "float16"))
+    bf = t[t["dtype"] == "bfloat16"].set_index("position m [tokens]")
+    # bfloat16 has 8 significant bits: spacing 1 on [128, 256), 2 on [256, 512), 4 on [512, 1024)
+    for lo, gap in ((128, 1), (256, 2), (512, 4)):
+        rows = bf[(bf.index >= lo) & (bf.index < 2 * lo)]
+        assert len(rows) > 10 and (rows["spacing [tokens]"] == gap).all()
+    assert bf.loc[1000, "held position [tokens]"] == 1000  # multiple of 4
+    first = br.first_inexact_table().set_index("dtype")
+    assert first.loc["float16", "first inexact position [tokens]"] == 2**11 + 1 == 2049
+    assert first.loc["bfloat16", "first inexact position [tokens]"] == 257
+    # 257: a tie between 256 and 258, rounded to the even significand
+    assert first.loc["bfloat16", "held as [tokens]"] == 256
+
+
+def test_error_table_theta_recipe_by_hand():
+    t = br.error_table(2, 10.0, 100, dtypes=("bfloat16",), recipes=("theta", "cache"),
+                       points=50)
+    theta = t[t["recipe"] == "theta"].set_index("position m [tokens]")
+    # d = 2: theta_0 = 1 is exact in bfloat16, so every angle is exact
+    assert (theta["max angle error [rad]"] == 0).all()
+    cache = t[t["recipe"] == "cache"]
+    assert (cache["max angle error [rad]"] == 0).all()
+    # bfloat16 rounding of a value in [0.5, 1]: at most half of 2^-8, plus float32 double rounding
+    assert (cache["max cos error"] <= 2**-9 + 2**-24).all()
+
+
+def test_relative_table_float64_zero_low_precision_not():
+    t = br.relative_table(64, 1e4, 0, 10, 5000, "positions", points=50)
+    worst = t.groupby("dtype")["score difference"].max()
+    assert worst["float64"] < 1e-9
+    assert worst["bfloat16"] > 1e-3
+    assert (t[t["shift D [tokens]"] == 0]["score difference"] == 0).all()
+
+
+def test_neox_issue_numbers_recomputed():
+    t = br.neox_issue_table()
+    assert t["agrees"].all()
+    # by hand: theta_1 = 10^4^(-1/16) = 0.562341; in float16 (spacing 2^-11 on [0.5, 1)):
+    # round(0.562341 * 2048) / 2048 = 1152 / 2048 = 0.5625; 1857 * 0.5625 = 1044.5625,
+    # float16 spacing 1 on [1024, 2048) -> 1045
+    assert round(10_000 ** (-1 / 16) * 2048) == 1152
+    assert t.loc[1, "app"] == round(1857 * 1152 / 2048) == 1045
+
+
+@pytest.mark.parametrize("bad", [
+    lambda: br.ood_angle_table(128, 1e4, 0, 2.0),
+    lambda: br.ood_angle_table(128, 1e4, 4096, 0.5),
+    lambda: br.ood_angle_table(128, 1e4, 4096, 2.0, ("longrope",)),
+    lambda: br.spacing_table(10**8),
+    lambda: br.spacing_table(100, ("float8",)),
+    lambda: br.error_table(128, 1e4, 100, recipes=("fast",)),
+    lambda: br.check_context_work(1024, 2**20),
+    lambda: br.base_scan(128, 0, 1e4),
+])
+def test_bad_input_names_parameter(bad):
+    with pytest.raises(ValueError, match="is not allowed"):
+        bad()
+
+
+@settings(max_examples=30, deadline=None)
+@given(m=st.integers(1, 10**6))
+def test_held_position_is_nearest_representable(m):
+    t = br.spacing_table(m, ("bfloat16",), points=2)
+    row = t.iloc[-1]
+    gap = row["spacing [tokens]"]
+    # the held value is a multiple of the spacing, within half a spacing of m
+    assert row["held position [tokens]"] % gap == 0
+    assert abs(row["held position [tokens]"] - m) <= gap / 2
+
+
+@settings(max_examples=20, deadline=None)
+@given(dim=st.integers(1, 64).map(lambda h: 2 * h), L=st.integers(1, 10**5))
+def test_critical_pair_is_half_the_even_critical_dimension(dim, L):
+    s = br.liu_summary(dim, 1e4, L, 1e5)
+    assert s["critical_dimension"] % 2 == 0 and 0 <= s["critical_dimension"] <= dim
+    assert s["critical_pair"] * 2 == s["critical_dimension"]
+
+
+def test_log_positions_bounds():
+    m = br.log_positions(10**6)
+    assert m[0] == 1 and m[-1] == 10**6 and len(m) <= 2000
+    assert bool((m[1:] > m[:-1]).all()) and m.dtype == torch.int64

@@ -1,0 +1,85 @@
+"""AppTest checks of the Precision page (pages/precision.py).
+
+Hand derivations: bfloat16 has 8 significant bits, so the spacing is 2 on
+[256, 512) and the first integer it cannot hold is 2^8 + 1 = 257; float16 has
+11 bits, first inexact 2^11 + 1 = 2049.
+"""
+
+import pytest
+from apptest_helpers import csv_frame, figure, no_exceptions, run_page, warnings
+
+PAGE = "precision"
+
+
+def csvs(at) -> dict:
+    out = {}
+    for i in range(len(at.get("download_button"))):
+        name, frame = csv_frame(at, i)
+        out[name] = frame
+    return out
+
+
+@pytest.fixture(scope="module")
+def default_page():
+    return run_page(PAGE)
+
+
+def test_defaults_render(default_page):
+    no_exceptions(default_page)
+    assert not default_page.error
+    assert len(default_page.get("plotly_chart")) == 4
+    fig = figure(default_page, 0)
+    assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["yaxis"]["type"] == "log"
+
+
+def test_first_inexact_metrics_by_hand(default_page):
+    metrics = {m.label: m.value for m in default_page.metric}
+    assert metrics["float16: first position it cannot hold"] == f"{2**11 + 1:,}"
+    assert metrics["bfloat16: first position it cannot hold"] == f"{2**8 + 1:,}"
+
+
+def test_csvs_ascii_settings_and_bfloat16_spacing(default_page):
+    files = csvs(default_page)
+    assert len(files) == 4
+    for name, frame in files.items():
+        assert all(c.isascii() for c in frame.columns), name
+    spacing = next(f for n, f in files.items() if n.startswith("precision_spacing_"))
+    assert spacing.columns[0] == "dtype"
+    bf = spacing[(spacing["dtype"] == "bfloat16")
+                 & spacing["position m [tokens]"].between(256, 511)]
+    assert len(bf) > 5 and (bf["spacing [tokens]"] == 2).all()
+    errors = next(f for n, f in files.items() if n.startswith("precision_errors_"))
+    assert list(errors.columns[:5]) == ["dim", "base", "dtype", "recipe",
+                                        "position m [tokens]"]
+    assert errors["position m [tokens]"].max() == 1_000_000
+    assert errors.groupby(["dtype", "recipe"]).size().max() <= 2000
+    rel = next(f for n, f in files.items() if n.startswith("precision_relative_"))
+    assert list(rel.columns[:5]) == ["dim", "base", "recipe", "m [tokens]", "n [tokens]"]
+    worst = rel.groupby("dtype")["score difference"].max()
+    assert worst["float64"] < 1e-8 and worst["bfloat16"] > 1.0
+
+
+def test_issue_reproduced(default_page):
+    text = " ".join(c.value for c in default_page.caption)
+    assert "EleutherAI/gpt-neox" in text and "1003" in text
+    issue = next(f for n, f in csvs(default_page).items() if "neox" in n)
+    assert issue["agrees"].all()
+    # by hand: 1857 * 10^4^(-1/16) = 1044.2678...
+    assert issue["app"].iloc[0] == pytest.approx(1857 * 10_000 ** (-1 / 16), abs=1e-3)
+
+
+def test_bad_dtype_and_position_links():
+    at = run_page(PAGE, {"pr_dtypes": ["float8"], "pr_max": "100000000", "pr_recipe": "x"})
+    no_exceptions(at)
+    page = " ".join(warnings(at))
+    assert "pr_dtypes = “float8”" in page and "pr_max = “100000000”" in page
+    assert "pr_recipe = “x”" in page
+    assert len(at.get("plotly_chart")) == 4
+
+
+def test_no_dtype_chosen_is_explained():
+    at = run_page(PAGE)
+    at.multiselect(key="pr_dtypes").set_value([])
+    at.run()
+    no_exceptions(at)
+    assert any("at least one dtype" in w for w in warnings(at))
