@@ -159,14 +159,19 @@ def typed_dtypes(node) -> set[str]:
     return set()
 
 
-def assert_frozen_once(monkeypatch, page: str, query: dict | None, keys: set[str]) -> None:
+def assert_frozen_once(monkeypatch, page: str, query: dict | None, keys: set[str],
+                       then=None) -> None:
     """Every figure of the page reaches ui.show as a ui.Frozen, a second run with the
     same settings shows the very same objects (nothing rebuilt), and the JSON sent
-    carries float32 typed arrays, never float64 ones."""
+    carries float32 typed arrays, never float64 ones. ``then(at)``, if given, changes
+    widgets and reruns after the page opens."""
     import ui
 
     shows = record_shows(monkeypatch)
     at = run_page(page, query)
+    if then is not None:
+        then(at)
+        no_exceptions(at)
     first = {k: shows[k] for k in keys}
     assert all(isinstance(fig, ui.Frozen) for fig in first.values()), first
     shows.clear()
