@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots
 
@@ -42,9 +43,23 @@ def grid(df: pd.DataFrame, column: str, seq: int, masked: np.ndarray) -> np.ndar
     return np.where(masked, np.nan, df[column].to_numpy().reshape(seq, seq))
 
 
-def pair_figure(df: pd.DataFrame, kind: str, seq: int, masked: np.ndarray, title: str,
-                coloraxis: dict, log: bool = False):
+def masked_cells(df: pd.DataFrame, seq: int) -> np.ndarray:
+    """The seq x seq cells a causal mask hides (logit -inf)."""
+    return np.isneginf(df[logit_col(VARIANTS[0])].to_numpy()).reshape(seq, seq)
+
+
+def lowest_weight(df: pd.DataFrame, seq: int) -> float:
+    """log10 of the bottom of the weight colour scale: the smallest visible weight
+    (at least 1e-6), and never above 1/L."""
+    visible = df[[weight_col(v) for v in VARIANTS]].to_numpy()[~masked_cells(df, seq).reshape(-1)]
+    smallest = max(float(visible[visible > 0].min()), 1e-6)
+    return min(np.log10(smallest), np.log10(1 / seq))  # the colour scale reaches 1/L at least
+
+
+def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: dict,
+                 log: bool = False) -> go.Figure:
     """Two heatmaps side by side (without | with RoPE) on one colour scale."""
+    masked = masked_cells(df, seq)
     fig = make_subplots(rows=1, cols=2, subplot_titles=VARIANTS, horizontal_spacing=0.1)
     for col, variant in enumerate(VARIANTS, start=1):
         column = logit_col(variant) if kind == "logit" else weight_col(variant)
@@ -65,6 +80,34 @@ def pair_figure(df: pd.DataFrame, kind: str, seq: int, masked: np.ndarray, title
     fig.update_yaxes(scaleanchor="x", row=1, col=1)
     fig.update_yaxes(scaleanchor="x2", row=1, col=2)
     return fig
+
+
+@ui.figure
+def logits_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
+                  layout: str, device: str) -> go.Figure:
+    """Logits without | with RoPE on one diverging colour scale, symmetric about 0."""
+    df = attention_table(seq, seed, same, causal, dim, base, layout, device)
+    finite_logits = df[[logit_col(v) for v in VARIANTS]].to_numpy()
+    reach = float(np.abs(finite_logits[np.isfinite(finite_logits)]).max())
+    return heatmap_pair(
+        df, "logit", seq,
+        f"Logits ℓ = q·k/√d (L = {seq}, d = {dim}, base {ui.fmt_base(base)}, {layout})",
+        dict(colorscale="RdBu", cmin=-reach, cmax=reach, colorbar=dict(title="logit")))
+
+
+@ui.figure
+def weights_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
+                   layout: str, device: str) -> go.Figure:
+    """Softmax weights without | with RoPE on a log colour scale."""
+    df = attention_table(seq, seed, same, causal, dim, base, layout, device)
+    lowest = lowest_weight(df, seq)
+    ticks = [t for t in (1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)
+             if np.log10(t) >= lowest - 1e-12]
+    return heatmap_pair(
+        df, "weight", seq, "Softmax weights (each row sums to 1), log colour scale",
+        dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
+             colorbar=dict(title="weight", tickvals=[float(np.log10(t)) for t in ticks],
+                           ticktext=[f"{t:g}" for t in ticks])), log=True)
 
 
 s = ui.settings()
@@ -96,25 +139,11 @@ with ui.friendly_errors():
     df = attention_table(seq, seed, same, causal, s.dim, s.base, s.layout, s.device)
     checks = attention_checks(seq, seed, same, causal, s.dim, s.base, s.layout, s.device)
 
-masked = np.isneginf(df[logit_col(VARIANTS[0])].to_numpy()).reshape(seq, seq)
-finite_logits = df[[logit_col(v) for v in VARIANTS]].to_numpy()
-reach = float(np.abs(finite_logits[np.isfinite(finite_logits)]).max())
-fig_logits = pair_figure(
-    df, "logit", seq, masked,
-    f"Logits ℓ = q·k/√d (L = {seq}, d = {s.dim}, base {ui.fmt_base(s.base)}, {s.layout})",
-    dict(colorscale="RdBu", cmin=-reach, cmax=reach, colorbar=dict(title="logit")))
-visible_weights = df[[weight_col(v) for v in VARIANTS]].to_numpy()[~masked.reshape(-1)]
-smallest = max(float(visible_weights[visible_weights > 0].min()), 1e-6)
-lowest = min(np.log10(smallest), np.log10(1 / seq))  # the colour scale reaches 1/L at least
-ticks = [t for t in (1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)
-         if np.log10(t) >= lowest - 1e-12]
-fig_weights = pair_figure(
-    df, "weight", seq, masked, "Softmax weights (each row sums to 1), log colour scale",
-    dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
-         colorbar=dict(title="weight", tickvals=[float(np.log10(t)) for t in ticks],
-                       ticktext=[f"{t:g}" for t in ticks])), log=True)
-ui.show(fig_logits, key="att_logits")
-ui.show(fig_weights, key="att_weights")
+lowest = lowest_weight(df, seq)
+ui.show(logits_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
+        key="att_logits")
+ui.show(weights_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
+        key="att_weights")
 st.caption(f"The weight colours are on a log scale from {10 ** lowest:.2g} to 1, so that "
            "the rows 1, 1/2, 1/3, … 1/L of equal weights keep distinct colours; hover for "
            "the value.")

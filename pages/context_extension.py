@@ -25,6 +25,175 @@ def extension(key: tuple, factor: float, axis: str) -> dict:
     return compare.extension_tables(compare.config_from_key(key), factor, axis)
 
 
+def method_styles(cfg_key: tuple, factor: float, axis: str) -> tuple[dict, dict, dict]:
+    """The tables, and a colour and a dash per method: solid for no scaling and the
+    model's own method, dashed for the others."""
+    tables = extension(cfg_key, factor, axis)
+    own = compare.config_from_key(cfg_key).method
+    methods = list(tables["attention"]["method"])
+    colors = {m: ui.COLORS[n % len(ui.COLORS)] for n, m in enumerate(methods)}
+    dashes = {m: "solid" if m in ("none", own) else "dash" for m in methods}
+    return tables, colors, dashes
+
+
+def spectrum_lines(cfg_key: tuple, factor: float, axis: str, column: str,
+                   hover: str) -> go.Figure:
+    """One line per method of the spectra column ``column`` against the pair index."""
+    tables, colors, dashes = method_styles(cfg_key, factor, axis)
+    fig = go.Figure()
+    for m, block in tables["spectra"].groupby("method", sort=False):
+        label = rc.SCALING_LABELS[m]
+        fig.add_scatter(x=block["pair"], y=block[column], name=label,
+                        mode="lines+markers", line=dict(color=colors[m], dash=dashes[m]),
+                        marker=dict(size=4), legendgroup=m,
+                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + label + "</extra>")
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def ratio_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """θ′ᵢ/θᵢ per pair under each method."""
+    fig = spectrum_lines(cfg_key, factor, axis, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")
+    ui.style(fig, title="θ′ᵢ / θᵢ per pair (log scale)", x="pair index i",
+             y="ratio θ′ᵢ/θᵢ", height=420)
+    return fig
+
+
+@ui.figure
+def wavelength_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """Wavelengths under each method, L and s·L dotted."""
+    L = compare.config_from_key(cfg_key).original_context
+    fig = spectrum_lines(cfg_key, factor, axis, "wavelength [tokens]", "λ=%{y:,.1f} tokens")
+    ui.style(fig, title="Wavelength 2π/θ′ᵢ against L and s·L (log scale)",
+             x="pair index i", y="wavelength [tokens]", height=420)
+    for tokens, text, color in ((L, "L", "black"), (int(round(factor * L)), "s·L", "gray")):
+        fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
+        fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
+                           yanchor="bottom", text=f"{text} = {tokens:,} tokens",
+                           showarrow=False, font=dict(size=13, color=color))
+    return fig
+
+
+def regimes(tables: dict) -> tuple[list, list]:
+    """The scaled methods, and each one's regime per pair (kept, blended, interpolated)."""
+    spectra = tables["spectra"]
+    order = [m for m in tables["attention"]["method"] if m != "none"]
+    return order, [list(spectra.loc[spectra["method"] == m, "regime"]) for m in order]
+
+
+@ui.figure
+def regime_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """Which pairs each method keeps, blends or interpolates."""
+    tables = extension(cfg_key, factor, axis)
+    order, regime_rows = regimes(tables)
+    pairs = int((tables["spectra"]["method"] == "none").sum())
+    fig = go.Figure(go.Heatmap(
+        z=[[REGIME_CODES[r] for r in row] for row in regime_rows],
+        x=list(range(pairs)), y=[rc.SCALING_LABELS[m] for m in order],
+        customdata=regime_rows, zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
+        colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
+                    [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
+                    [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
+        colorbar=dict(tickvals=[0, 1, 2], ticktext=list(REGIME_CODES), title="pair is"),
+        hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>"))
+    ui.style(fig, title="Which pairs each method keeps, blends or interpolates (divides by s)",
+             x="pair index i", y="", height=120 + 45 * len(order))
+    return fig
+
+
+@ui.figure
+def attention_factor_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """The logit multiplier a² of each method."""
+    tables, colors, _ = method_styles(cfg_key, factor, axis)
+    attention = tables["attention"]
+    methods = list(attention["method"])
+    fig = go.Figure(go.Bar(x=[rc.SCALING_LABELS[m] for m in methods],
+                           y=attention["logit multiplier"],
+                           marker_color=[colors[m] for m in methods],
+                           text=[f"a = {a:.4f}" for a in attention["attention factor"]],
+                           hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>"))
+    ui.style(fig, title="Logit multiplier a² (a multiplies cos and sin of q and of k)",
+             x="method", y="a² (logit multiplier)", height=380)
+    return fig
+
+
+@ui.figure
+def softmax_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """A fixed row of logits through softmax, plain and with each attention factor."""
+    softmax = extension(cfg_key, factor, axis)["softmax"]
+    fig = go.Figure()
+    for n, (label, block) in enumerate(softmax.groupby("method", sort=False)):
+        if n == 0:
+            fig.add_bar(x=block["key"], y=block["weight"], name="plain softmax (a = 1)",
+                        marker_color="#999")
+        if float(block["attention factor"].iloc[0]) != 1.0:
+            fig.add_bar(x=block["key"], y=block["weight with factor"],
+                        name=f"{label}: a = {block['attention factor'].iloc[0]:.4f}",
+                        marker_color=ui.COLORS[(n + 1) % len(ui.COLORS)])
+    logits = list(softmax.groupby("method", sort=False).get_group(
+        softmax["method"].iloc[0])["logit"])
+    ui.style(fig, title="Softmax of the logits " + ", ".join(f"{v:g}" for v in logits),
+             x="key j", y="attention weight", height=380)
+    return fig
+
+
+@ui.figure
+def dynamic_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """Dynamic NTK's effective base against the current length, L dotted."""
+    tables, colors, _ = method_styles(cfg_key, factor, axis)
+    dyn = tables["dynamic"]
+    fig = go.Figure()
+    fig.add_scatter(x=dyn["sequence length [tokens]"], y=dyn["effective base"], mode="lines",
+                    name="effective base", line=dict(color=colors.get("dynamic", "#1f77b4")),
+                    hovertemplate="n=%{x:,}<br>base′=%{y:.4g}<extra></extra>")
+    fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
+                  line=dict(color="black", dash="dot"))
+    ui.style(fig, title="Dynamic NTK: effective base against the current length n",
+             x="current sequence length n [tokens]" + (" (log scale)" if axis == "log" else ""),
+             y="effective base", height=380)
+    fig.update_yaxes(type="log", exponentformat="power")
+    if axis == "log":
+        fig.update_xaxes(type="log", exponentformat="power")
+    return fig
+
+
+def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: str, title: str,
+                y: str) -> go.Figure:
+    """One line per method of the decay column ``column`` against the distance, L dotted."""
+    tables, colors, dashes = method_styles(cfg_key, factor, axis)
+    fig = go.Figure()
+    for m, block in tables["decay"].groupby("method", sort=False):
+        label = rc.SCALING_LABELS[m]
+        fig.add_scatter(x=block["distance [tokens]"], y=block[column], name=label,
+                        mode="lines", line=dict(color=colors[m], dash=dashes[m]),
+                        legendgroup=m,
+                        hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label + "</extra>")
+    ui.style(fig, title=title, x="relative distance r [tokens]"
+             + (" (log scale)" if axis == "log" else ""), y=y, height=400)
+    fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
+                  line=dict(color="black", dash="dot"))
+    if axis == "log":
+        fig.update_xaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def bound_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """RoFormer's decay bound under each method, up to s·L."""
+    extended = int(round(factor * compare.config_from_key(cfg_key).original_context))
+    return decay_lines(cfg_key, factor, axis, "upper bound", "bound=%{y:.3f}",
+                       f"Long-term decay bound, up to s·L = {extended:,}",
+                       "relative upper bound")
+
+
+@ui.figure
+def score_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+    """The all-ones score under each method (attention factor included)."""
+    return decay_lines(cfg_key, factor, axis, "score q=k=1", "score=%{y:.3f}",
+                       "Score of q = k = all ones (× a², pass-through dims included)", "qᵀR_r k")
+
+
 s = ui.settings()
 st.title("Context extension")
 st.markdown(
@@ -55,12 +224,11 @@ else:
 s_used = own_factor if own_factor > 1 else float(factor)
 L = base_cfg.original_context
 
+cfg_key = compare.config_key(base_cfg)
 with ui.friendly_errors():
-    tables = extension(compare.config_key(base_cfg), s_used, axis)
+    tables = extension(cfg_key, s_used, axis)
 spectra, decay, attention = tables["spectra"], tables["decay"], tables["attention"]
 methods = list(attention["method"])
-colors = {m: ui.COLORS[n % len(ui.COLORS)] for n, m in enumerate(methods)}
-dashes = {m: "solid" if m in ("none", base_cfg.method) else "dash" for m in methods}
 extended = int(round(s_used * L))
 
 # --- what each method does ------------------------------------------------------------
@@ -75,34 +243,11 @@ with st.container(border=True):
                    "it is shown only for a model that publishes them (Phi-3.5 mini).")
 
 # --- spectra ---------------------------------------------------------------------------
-fig_ratio, fig_wave = go.Figure(), go.Figure()
-for m, block in spectra.groupby("method", sort=False):
-    line = dict(color=colors[m], dash=dashes[m])
-    label = rc.SCALING_LABELS[m]
-    fig_ratio.add_scatter(x=block["pair"], y=block["ratio theta/theta plain"], name=label,
-                          mode="lines+markers", line=line, marker=dict(size=4),
-                          legendgroup=m, hovertemplate="i=%{x}<br>θ′/θ=%{y:.4f}<extra>"
-                                                       + label + "</extra>")
-    fig_wave.add_scatter(x=block["pair"], y=block["wavelength [tokens]"], name=label,
-                         mode="lines+markers", line=line, marker=dict(size=4), legendgroup=m,
-                         hovertemplate="i=%{x}<br>λ=%{y:,.1f} tokens<extra>" + label
-                                       + "</extra>")
-ui.style(fig_ratio, title="θ′ᵢ / θᵢ per pair (log scale)", x="pair index i",
-         y="ratio θ′ᵢ/θᵢ", height=420)
-ui.style(fig_wave, title="Wavelength 2π/θ′ᵢ against L and s·L (log scale)",
-         x="pair index i", y="wavelength [tokens]", height=420)
-for fig in (fig_ratio, fig_wave):
-    fig.update_yaxes(type="log", exponentformat="power")
-for tokens, text, color in ((L, "L", "black"), (extended, "s·L", "gray")):
-    fig_wave.add_hline(y=tokens, line=dict(color=color, dash="dot"))
-    fig_wave.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
-                            yanchor="bottom", text=f"{text} = {tokens:,} tokens",
-                            showarrow=False, font=dict(size=13, color=color))
 left, right = st.columns(2)
 with left:
-    ui.show(fig_ratio, key="ce_ratio_plot")
+    ui.show(ratio_figure(cfg_key, s_used, axis), key="ce_ratio_plot")
 with right:
-    ui.show(fig_wave, key="ce_wave_plot")
+    ui.show(wavelength_figure(cfg_key, s_used, axis), key="ce_wave_plot")
 
 plain = spectra[spectra["method"] == "none"]
 beyond = int((plain["wavelength [tokens]"] > L).sum())
@@ -116,19 +261,8 @@ ui.explain(
     + ", ".join(f"{m} {v:.3g}" for m, v in slowest.items()) + f" (1/s = {1 / s_used:.3g}).")
 
 # --- regimes ---------------------------------------------------------------------------
-order = [m for m in methods if m != "none"]
-regime_rows = [list(spectra.loc[spectra["method"] == m, "regime"]) for m in order]
-fig_reg = go.Figure(go.Heatmap(
-    z=[[REGIME_CODES[r] for r in row] for row in regime_rows],
-    x=list(range(len(plain))), y=[rc.SCALING_LABELS[m] for m in order],
-    customdata=regime_rows, zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
-    colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[1]],
-                [2 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
-    colorbar=dict(tickvals=[0, 1, 2], ticktext=list(REGIME_CODES), title="pair is"),
-    hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>"))
-ui.style(fig_reg, title="Which pairs each method keeps, blends or interpolates (divides by s)",
-         x="pair index i", y="", height=120 + 45 * len(order))
-ui.show(fig_reg, key="ce_regime_plot")
+order, regime_rows = regimes(tables)
+ui.show(regime_figure(cfg_key, s_used, axis), key="ce_regime_plot")
 run_text = []
 for m, row in zip(order, regime_rows):
     runs = compare.regime_runs(row)
@@ -146,32 +280,11 @@ ui.explain("Pairs, by method: " + "; ".join(run_text) + ".")
 
 # --- attention factor ------------------------------------------------------------------
 softmax = tables["softmax"]
-fig_att = go.Figure(go.Bar(x=[rc.SCALING_LABELS[m] for m in methods],
-                           y=attention["logit multiplier"],
-                           marker_color=[colors[m] for m in methods],
-                           text=[f"a = {a:.4f}" for a in attention["attention factor"]],
-                           hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>"))
-ui.style(fig_att, title="Logit multiplier a² (a multiplies cos and sin of q and of k)",
-         x="method", y="a² (logit multiplier)", height=380)
-fig_soft = go.Figure()
-first = softmax.groupby("method", sort=False)
-for n, (label, block) in enumerate(first):
-    if n == 0:
-        fig_soft.add_bar(x=block["key"], y=block["weight"], name="plain softmax (a = 1)",
-                         marker_color="#999")
-    if float(block["attention factor"].iloc[0]) != 1.0:
-        fig_soft.add_bar(x=block["key"], y=block["weight with factor"],
-                         name=f"{label}: a = {block['attention factor'].iloc[0]:.4f}",
-                         marker_color=ui.COLORS[(n + 1) % len(ui.COLORS)])
-logits = list(softmax.groupby("method", sort=False).get_group(
-    softmax["method"].iloc[0])["logit"])
-ui.style(fig_soft, title="Softmax of the logits " + ", ".join(f"{v:g}" for v in logits),
-         x="key j", y="attention weight", height=380)
 left, right = st.columns(2)
 with left:
-    ui.show(fig_att, key="ce_attention_plot")
+    ui.show(attention_factor_figure(cfg_key, s_used, axis), key="ce_attention_plot")
 with right:
-    ui.show(fig_soft, key="ce_softmax_plot")
+    ui.show(softmax_figure(cfg_key, s_used, axis), key="ce_softmax_plot")
 sharp = softmax[softmax["attention factor"] != 1.0]
 if len(sharp):
     top = sharp.groupby("method", sort=False).first()
@@ -186,18 +299,7 @@ else:
 
 # --- dynamic NTK -----------------------------------------------------------------------
 dyn = tables["dynamic"]
-fig_dyn = go.Figure()
-fig_dyn.add_scatter(x=dyn["sequence length [tokens]"], y=dyn["effective base"], mode="lines",
-                    name="effective base", line=dict(color=colors.get("dynamic", "#1f77b4")),
-                    hovertemplate="n=%{x:,}<br>base′=%{y:.4g}<extra></extra>")
-fig_dyn.add_vline(x=L, line=dict(color="black", dash="dot"))
-ui.style(fig_dyn, title="Dynamic NTK: effective base against the current length n",
-         x="current sequence length n [tokens]" + (" (log scale)" if axis == "log" else ""),
-         y="effective base", height=380)
-fig_dyn.update_yaxes(type="log", exponentformat="power")
-if axis == "log":
-    fig_dyn.update_xaxes(type="log", exponentformat="power")
-ui.show(fig_dyn, key="ce_dynamic_plot")
+ui.show(dynamic_figure(cfg_key, s_used, axis), key="ce_dynamic_plot")
 end = dyn.iloc[-1]
 ui.explain(
     f"**Dynamic NTK** runs the trained base {ui.fmt_base(base_cfg.base)} up to n = L = {L:,} "
@@ -207,32 +309,11 @@ ui.explain(
     "the price is that cached keys were rotated with an older base.")
 
 # --- decay -----------------------------------------------------------------------------
-x_title = "relative distance r [tokens]" + (" (log scale)" if axis == "log" else "")
-fig_bound, fig_score = go.Figure(), go.Figure()
-for m, block in decay.groupby("method", sort=False):
-    label = rc.SCALING_LABELS[m]
-    line = dict(color=colors[m], dash=dashes[m])
-    fig_bound.add_scatter(x=block["distance [tokens]"], y=block["upper bound"], name=label,
-                          mode="lines", line=line, legendgroup=m,
-                          hovertemplate="r=%{x:,}<br>bound=%{y:.3f}<extra>" + label
-                                        + "</extra>")
-    fig_score.add_scatter(x=block["distance [tokens]"], y=block["score q=k=1"], name=label,
-                          mode="lines", line=line, legendgroup=m,
-                          hovertemplate="r=%{x:,}<br>score=%{y:.3f}<extra>" + label
-                                        + "</extra>")
-ui.style(fig_bound, title=f"Long-term decay bound, up to s·L = {extended:,}", x=x_title,
-         y="relative upper bound", height=400)
-ui.style(fig_score, title="Score of q = k = all ones (× a², pass-through dims included)",
-         x=x_title, y="qᵀR_r k", height=400)
-for fig in (fig_bound, fig_score):
-    fig.add_vline(x=L, line=dict(color="black", dash="dot"))
-    if axis == "log":
-        fig.update_xaxes(type="log", exponentformat="power")
 left, right = st.columns(2)
 with left:
-    ui.show(fig_bound, key="ce_bound_plot")
+    ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot")
 with right:
-    ui.show(fig_score, key="ce_score_plot")
+    ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot")
 far = decay[decay["distance [tokens]"] >= extended / 2]
 at_end = far.groupby("method", sort=False)["upper bound"].mean()
 ui.explain(
@@ -251,6 +332,6 @@ tag = f"{name}_L{L}_s{ui.slug(s_used)}"
 for part, label in (("spectra", "spectra table"), ("decay", "decay table"),
                     ("attention", "attention factors"), ("softmax", "softmax example"),
                     ("dynamic", "dynamic NTK table")):
-    ui.download(extension, compare.config_key(base_cfg), s_used, axis,
+    ui.download(extension, cfg_key, s_used, axis,
                 filename=f"context_extension_{part}_{tag}_{axis}.csv", label=label,
                 key=f"ce_{part}_csv", part=part)

@@ -32,6 +32,58 @@ def theta_tables(dim: int, bases: tuple, context: int, method: str, factor: int,
     return pd.concat(blocks, ignore_index=True)
 
 
+def spectrum_lines(dim: int, bases: tuple, context: int, method: str, factor: int,
+                   device: str, column: str, hover: str) -> go.Figure:
+    """One line per base (and scaled spectrum) of ``column`` against the pair index:
+    solid plain, dashed scaled, a colour per base."""
+    df = theta_tables(dim, bases, context, method, factor, device)
+    fig = go.Figure()
+    for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
+        color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
+        name = f"base {ui.fmt_base(base)}" + ("" if scaling == "none" else f", {scaling}")
+        line = dict(color=color, dash="solid" if scaling == "none" else "dash")
+        fig.add_scatter(x=block["pair i"], y=block[column], name=name, mode="lines+markers",
+                        line=line, marker=dict(size=4),
+                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + name + "</extra>")
+    return fig
+
+
+def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:
+    """A dotted horizontal line at ``tokens`` on the log wavelength axis, labelled.
+    (Annotations on a log axis take log10 of the value, so the label is separate.)"""
+    fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
+    fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
+                       yanchor="bottom", text=f"{label} = {tokens:,} tokens", showarrow=False,
+                       font=dict(size=13, color=color))
+
+
+@ui.figure
+def theta_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
+                 device: str) -> go.Figure:
+    """θᵢ per pair, log scale."""
+    fig = spectrum_lines(dim, bases, context, method, factor, device, "theta_i [rad/token]",
+                         "θ=%{y:.3e} rad/token")
+    ui.style(fig, title="Frequency θᵢ of each pair (log scale)",
+             x="pair index i", y="θᵢ [rad/token]", height=380)
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def wavelength_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
+                      device: str) -> go.Figure:
+    """λᵢ per pair, log scale, with L (and s·L when scaled) marked."""
+    fig = spectrum_lines(dim, bases, context, method, factor, device, "wavelength [tokens]",
+                         "λ=%{y:,.1f} tokens")
+    ui.style(fig, title="Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)",
+             x="pair index i", y="wavelength λᵢ [tokens]", height=420)
+    fig.update_yaxes(type="log", exponentformat="power")
+    context_line(fig, context, "L", "black")
+    if method != "none":
+        context_line(fig, context * factor, "s·L", "gray")
+    return fig
+
+
 s = ui.settings()
 st.title("Frequencies and wavelengths")
 st.latex(r"\theta_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\theta_i}"
@@ -56,46 +108,12 @@ bases = tuple(dict.fromkeys([s.base] + [float(b) for b in others]))  # keep orde
 with ui.friendly_errors():
     df = theta_tables(s.dim, bases, context, method, factor, s.device)
 
-fig_theta, fig_wave = go.Figure(), go.Figure()
-for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
-    color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
-    name = f"base {ui.fmt_base(base)}" + ("" if scaling == "none" else f", {scaling}")
-    line = dict(color=color, dash="solid" if scaling == "none" else "dash")
-    x = block["pair i"]
-    fig_theta.add_scatter(x=x, y=block["theta_i [rad/token]"], name=name, mode="lines+markers",
-                          line=line, marker=dict(size=4),
-                          hovertemplate="i=%{x}<br>θ=%{y:.3e} rad/token<extra>" + name +
-                                        "</extra>")
-    fig_wave.add_scatter(x=x, y=block["wavelength [tokens]"], name=name, mode="lines+markers",
-                         line=line, marker=dict(size=4),
-                         hovertemplate="i=%{x}<br>λ=%{y:,.1f} tokens<extra>" + name +
-                                       "</extra>")
-ui.style(fig_theta, title="Frequency θᵢ of each pair (log scale)",
-             x="pair index i", y="θᵢ [rad/token]", height=380)
-fig_theta.update_yaxes(type="log", exponentformat="power")
-ui.style(fig_wave, title="Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)",
-             x="pair index i", y="wavelength λᵢ [tokens]", height=420)
-fig_wave.update_yaxes(type="log", exponentformat="power")
-
-
-def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:
-    """A dotted horizontal line at ``tokens`` on the log wavelength axis, labelled.
-    (Annotations on a log axis take log10 of the value, so the label is separate.)"""
-    fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
-    fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
-                       yanchor="bottom", text=f"{label} = {tokens:,} tokens", showarrow=False,
-                       font=dict(size=13, color=color))
-
-
-context_line(fig_wave, context, "L", "black")
-if method != "none":
-    context_line(fig_wave, context * factor, "s·L", "gray")
-
 left, right = st.columns(2)
 with left:
-    ui.show(fig_theta, key="theta_plot")
+    ui.show(theta_figure(s.dim, bases, context, method, factor, s.device), key="theta_plot")
 with right:
-    ui.show(fig_wave, key="wavelength_plot")
+    ui.show(wavelength_figure(s.dim, bases, context, method, factor, s.device),
+            key="wavelength_plot")
 
 main = df[(df["base"] == s.base) & (df["scaling"] == "none")]
 full = int(main["full turn within L"].sum())

@@ -53,6 +53,89 @@ def legend(name: str) -> str:
     return html.escape(name, quote=False)
 
 
+def model_colors(models) -> dict:
+    """A colour per model, in the order of the cards."""
+    return {name: ui.COLORS[n % len(ui.COLORS)] for n, name in enumerate(models["model"])}
+
+
+def spectrum_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
+                   y: str) -> go.Figure:
+    """One line per model of the spectra column ``column`` against the pair index,
+    log y axis."""
+    tables = comparison(keys, axis)
+    colors = model_colors(tables["models"])
+    fig = go.Figure()
+    for name, block in tables["spectra"].groupby("model", sort=False):
+        label = legend(name)
+        fig.add_scatter(x=block["pair"], y=block[column], name=label, mode="lines+markers",
+                        line=dict(color=colors[name]), marker=dict(size=4), legendgroup=label,
+                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + label + "</extra>")
+    ui.style(fig, title=title, x="pair index i", y=y, height=400)
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def theta_figure(keys: tuple, axis: str) -> go.Figure:
+    """θᵢ of each model at its maximum context."""
+    return spectrum_lines(keys, axis, "theta [rad/token]", "θ=%{y:.3e} rad/token",
+                          "θᵢ in use at the maximum context (log scale)", "θᵢ [rad/token]")
+
+
+@ui.figure
+def wavelength_figure(keys: tuple, axis: str) -> go.Figure:
+    """Wavelengths of each model, its maximum context dotted."""
+    fig = spectrum_lines(keys, axis, "wavelength [tokens]", "λ=%{y:,.1f} tokens",
+                         "Wavelength 2π/θᵢ; dotted: each model's maximum context",
+                         "wavelength [tokens]")
+    models = comparison(keys, axis)["models"]
+    colors = model_colors(models)
+    for name, m in models.set_index("model").iterrows():
+        fig.add_hline(y=m["max context [tokens]"], line=dict(color=colors[name], dash="dot"))
+    return fig
+
+
+@ui.figure
+def ratio_figure(keys: tuple, axis: str) -> go.Figure:
+    """Scaled θᵢ over the plain base^(−2i/d) of each model."""
+    return spectrum_lines(keys, axis, "ratio theta/theta plain", "θ′/θ=%{y:.4f}",
+                          "Scaled θᵢ / plain base^(−2i/d) (log scale)", "ratio θ′ᵢ/θᵢ")
+
+
+def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
+                y: str) -> go.Figure:
+    """One line per model of the decay column ``column`` against the distance."""
+    tables = comparison(keys, axis)
+    colors = model_colors(tables["models"])
+    fig = go.Figure()
+    for name, block in tables["decay"].groupby("model", sort=False):
+        label = legend(name)
+        fig.add_scatter(x=block["distance [tokens]"], y=block[column], name=label,
+                        mode="lines", line=dict(color=colors[name]),
+                        hovertemplate="r=%{x:,} tokens<br>" + hover + "<extra>" + label
+                                      + "</extra>")
+    ui.style(fig, title=title, x="relative distance r [tokens]"
+             + (" (log scale)" if axis == "log" else ""), y=y, height=400)
+    if axis == "log":
+        fig.update_xaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def bound_figure(keys: tuple, axis: str) -> go.Figure:
+    """RoFormer's decay bound of each model over its value at r = 0."""
+    return decay_lines(keys, axis, "upper bound / bound(0)", "bound/bound(0)=%{y:.3f}",
+                       "Long-term decay bound / its value at r = 0", "bound(r) / bound(0)")
+
+
+@ui.figure
+def score_figure(keys: tuple, axis: str) -> go.Figure:
+    """The all-ones score of each model over its head dim."""
+    return decay_lines(keys, axis, "score q=k=1 / head_dim", "score/head_dim=%{y:.3f}",
+                       "Score of q = k = all ones / head dim (pass-through dims included)",
+                       "qᵀR_r k / head_dim")
+
+
 s = ui.settings()
 st.title("Real models")
 st.markdown(
@@ -84,7 +167,6 @@ keys = tuple(compare.config_key(c) for c in configs)
 with ui.friendly_errors():
     tables = comparison(keys, axis)
 models, spectra, decay = tables["models"], tables["spectra"], tables["decay"]
-colors = {name: ui.COLORS[n % len(ui.COLORS)] for n, name in enumerate(models["model"])}
 
 # --- cards -----------------------------------------------------------------------------
 for col, (_, m), cfg in zip(st.columns(len(configs)), models.iterrows(), configs):
@@ -111,34 +193,11 @@ for col, (_, m), cfg in zip(st.columns(len(configs)), models.iterrows(), configs
         st.markdown("  \n".join(ui.plain(line) for line in lines))
 
 # --- spectra ---------------------------------------------------------------------------
-fig_theta, fig_wave, fig_ratio = go.Figure(), go.Figure(), go.Figure()
-for name, block in spectra.groupby("model", sort=False):
-    line = dict(color=colors[name])
-    label = legend(name)
-    x = block["pair"]
-    for fig, column, hover in (
-            (fig_theta, "theta [rad/token]", "θ=%{y:.3e} rad/token"),
-            (fig_wave, "wavelength [tokens]", "λ=%{y:,.1f} tokens"),
-            (fig_ratio, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")):
-        fig.add_scatter(x=x, y=block[column], name=label, mode="lines+markers", line=line,
-                        marker=dict(size=4), legendgroup=label,
-                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + label + "</extra>")
-for name, m in models.set_index("model").iterrows():
-    fig_wave.add_hline(y=m["max context [tokens]"], line=dict(color=colors[name], dash="dot"))
-ui.style(fig_theta, title="θᵢ in use at the maximum context (log scale)", x="pair index i",
-         y="θᵢ [rad/token]", height=400)
-ui.style(fig_wave, title="Wavelength 2π/θᵢ; dotted: each model's maximum context",
-         x="pair index i", y="wavelength [tokens]", height=400)
-ui.style(fig_ratio, title="Scaled θᵢ / plain base^(−2i/d) (log scale)", x="pair index i",
-         y="ratio θ′ᵢ/θᵢ", height=400)
-for fig in (fig_theta, fig_wave, fig_ratio):
-    fig.update_yaxes(type="log", exponentformat="power")
-
 left, right = st.columns(2)
 with left:
-    ui.show(fig_theta, key="rm_theta_plot")
+    ui.show(theta_figure(keys, axis), key="rm_theta_plot")
 with right:
-    ui.show(fig_wave, key="rm_wave_plot")
+    ui.show(wavelength_figure(keys, axis), key="rm_wave_plot")
 
 sentences = []
 for name, block in spectra.groupby("model", sort=False):
@@ -155,26 +214,9 @@ ui.explain("**What to notice.** A larger base (or a larger d) pushes the slow pa
 
 left, right = st.columns(2)
 with left:
-    ui.show(fig_ratio, key="rm_ratio_plot")
+    ui.show(ratio_figure(keys, axis), key="rm_ratio_plot")
 with right:
-    x_title = "relative distance r [tokens]" + (" (log scale)" if axis == "log" else "")
-    fig_bound, fig_score = go.Figure(), go.Figure()
-    for name, block in decay.groupby("model", sort=False):
-        label = legend(name)
-        line = dict(color=colors[name])
-        fig_bound.add_scatter(x=block["distance [tokens]"], y=block["upper bound / bound(0)"],
-                              name=label, mode="lines", line=line,
-                              hovertemplate="r=%{x:,} tokens<br>bound/bound(0)=%{y:.3f}"
-                                            "<extra>" + label + "</extra>")
-        fig_score.add_scatter(x=block["distance [tokens]"], y=block["score q=k=1 / head_dim"],
-                              name=label, mode="lines", line=line,
-                              hovertemplate="r=%{x:,} tokens<br>score/head_dim=%{y:.3f}"
-                                            "<extra>" + label + "</extra>")
-    ui.style(fig_bound, title="Long-term decay bound / its value at r = 0", x=x_title,
-             y="bound(r) / bound(0)", height=400)
-    if axis == "log":
-        fig_bound.update_xaxes(type="log", exponentformat="power")
-    ui.show(fig_bound, key="rm_bound_plot")
+    ui.show(bound_figure(keys, axis), key="rm_bound_plot")
 
 ratio_text = []
 for name, block in spectra.groupby("model", sort=False):
@@ -189,11 +231,7 @@ ui.explain("**Left:** how each model's scaling changes θᵢ at its maximum cont
            "its value (d/2 + 1)/2 at r = 0 so that different rotary dims share one axis; it "
            "runs up to each model's maximum context.")
 
-ui.style(fig_score, title="Score of q = k = all ones / head dim (pass-through dims included)",
-         x=x_title, y="qᵀR_r k / head_dim", height=400)
-if axis == "log":
-    fig_score.update_xaxes(type="log", exponentformat="power")
-ui.show(fig_score, key="rm_score_plot")
+ui.show(score_figure(keys, axis), key="rm_score_plot")
 score_text = []
 for name, block in decay.groupby("model", sort=False):
     first, last = block.iloc[0], block.iloc[-1]

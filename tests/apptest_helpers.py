@@ -130,3 +130,55 @@ def array(values) -> np.ndarray:
             return flat.reshape(tuple(int(v) for v in str(values["shape"]).split(",")))
         return flat
     return np.array(values, dtype=float)
+
+
+def record_shows(monkeypatch) -> dict:
+    """Record what each ``ui.show`` call draws: {key: figure object}, the latest per key.
+    Clear it between runs to compare two runs."""
+    import ui
+
+    seen: dict = {}
+    original = ui.show
+
+    def recording(fig, key=None):
+        seen[key] = fig
+        original(fig, key=key)
+
+    monkeypatch.setattr(ui, "show", recording)
+    return seen
+
+
+def typed_dtypes(node) -> set[str]:
+    """The dtypes of every typed array ({"dtype", "bdata"}) in a figure's JSON."""
+    if isinstance(node, dict):
+        if "dtype" in node and "bdata" in node:
+            return {node["dtype"]}
+        return set().union(*(typed_dtypes(v) for v in node.values()))
+    if isinstance(node, list):
+        return set().union(*(typed_dtypes(v) for v in node))
+    return set()
+
+
+def assert_frozen_once(monkeypatch, page: str, query: dict | None, keys: set[str],
+                       then=None) -> None:
+    """Every figure of the page reaches ui.show as a ui.Frozen, a second run with the
+    same settings shows the very same objects (nothing rebuilt), and the JSON sent
+    carries float32 typed arrays, never float64 ones. ``then(at)``, if given, changes
+    widgets and reruns after the page opens."""
+    import ui
+
+    shows = record_shows(monkeypatch)
+    at = run_page(page, query)
+    if then is not None:
+        then(at)
+        no_exceptions(at)
+    first = {k: shows[k] for k in keys}
+    assert all(isinstance(fig, ui.Frozen) for fig in first.values()), first
+    shows.clear()
+    at.run()
+    no_exceptions(at)
+    assert all(shows[k] is fig for k, fig in first.items())
+    charts = at.get("plotly_chart")
+    assert len(charts) == len(keys)
+    dtypes = [typed_dtypes(figure(at, index)) for index in range(len(charts))]
+    assert not any("f8" in d for d in dtypes) and any("f4" in d for d in dtypes), dtypes

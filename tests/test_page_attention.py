@@ -13,7 +13,15 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from apptest_helpers import array, csv_frame, figure, run_page, shown_table, warnings
+from apptest_helpers import (
+    array,
+    assert_frozen_once,
+    csv_frame,
+    figure,
+    run_page,
+    shown_table,
+    warnings,
+)
 
 import rope_core as rc
 
@@ -164,11 +172,16 @@ def test_weight_colour_scale_shows_every_row_of_equal_weights():
     assert axis["cmax"] == pytest.approx(0.0)
     assert axis["cmin"] <= math.log10(1 / 16) + 1e-12
     without = array(fig["data"][0]["z"])
-    for m in range(16):
+    for m in range(16):  # figure arrays are float32
         assert without[m, : m + 1] == pytest.approx(np.full(m + 1, math.log10(1 / (m + 1))),
-                                                   abs=1e-12)
+                                                   rel=1e-6)
     # the rows have distinct colours: each row's value is inside the scale, distinct
     row_values = [without[m, 0] for m in range(16)]
     assert len(set(np.round(row_values, 9))) == 16
     assert all(axis["cmin"] <= v <= axis["cmax"] for v in row_values)
     assert "log" in fig["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("query", [{}, {"att_same": "false", "att_causal": "false"}])
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch, query):
+    assert_frozen_once(monkeypatch, PAGE, query, {"att_logits", "att_weights"})

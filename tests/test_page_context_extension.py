@@ -10,7 +10,7 @@ bands from the wavelength thresholds L/4 and L.
 import math
 
 import pytest
-from apptest_helpers import csv_frame, figure, run_page
+from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page
 
 import rope_core as rc
 
@@ -113,3 +113,13 @@ def test_preset_with_own_scaling_uses_its_factor():
     _, spectra = files["spectra"]
     assert (spectra["s"] == 40).all() and (spectra["L [tokens]"] == 4096).all()
     assert files["decay"][1]["distance [tokens]"].max() == 40 * 4096
+
+
+FIGURE_KEYS = {"ce_ratio_plot", "ce_wave_plot", "ce_regime_plot", "ce_attention_plot",
+               "ce_softmax_plot", "ce_dynamic_plot", "ce_bound_plot", "ce_score_plot"}
+
+
+@pytest.mark.parametrize("query", [{}, {"ce_model": "sidebar settings", "ce_axis": "log",
+                                        "dim": "64", "ce_s": "4"}])
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch, query):
+    assert_frozen_once(monkeypatch, PAGE, query, FIGURE_KEYS)

@@ -3,7 +3,8 @@
 import math
 
 import pandas.testing as pdt
-from apptest_helpers import csv_frame, figure, run_page, shown_table
+import pytest
+from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page, shown_table
 
 
 def test_default_table_matches_hand_formulas():
@@ -86,3 +87,8 @@ def test_csv_carries_dim_and_context_with_ascii_names():
     assert df["base"].dtype.kind == "i" and df["pair i"].dtype.kind == "i"
     for column in df.columns:
         assert column.isascii() and "[1]" not in column
+
+
+@pytest.mark.parametrize("query", [{}, {"compare": ["100"], "scaling": "yarn", "factor": "8"}])
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch, query):
+    assert_frozen_once(monkeypatch, "frequencies", query, {"theta_plot", "wavelength_plot"})

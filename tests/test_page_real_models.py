@@ -9,7 +9,7 @@ import math
 import re
 
 import pytest
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page
+from apptest_helpers import assert_frozen_once, csv_frame, figure, no_exceptions, run_page
 
 import rope_core as rc
 
@@ -162,3 +162,22 @@ def test_no_model_chosen_asks_for_one():
     no_exceptions(at)
     assert at.info and "at least one model" in at.info[0].value
     assert not at.get("plotly_chart")
+
+
+FIGURE_KEYS = {"rm_theta_plot", "rm_wave_plot", "rm_ratio_plot", "rm_bound_plot",
+               "rm_score_plot"}
+
+
+@pytest.mark.parametrize("query", [{}, {"rm_models": ["Llama 2 7B"], "rm_axis": "log"}])
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch, query):
+    assert_frozen_once(monkeypatch, PAGE, query, FIGURE_KEYS)
+
+
+def test_a_pasted_config_is_drawn_from_its_key_once(monkeypatch):
+    text = ('{"model_type": "' + HOSTILE + '", "head_dim": 64, '
+            '"max_position_embeddings": 4096}')
+
+    def add_config(at):
+        at.text_area(key="rm_config_text").set_value(text).run()
+
+    assert_frozen_once(monkeypatch, PAGE, None, FIGURE_KEYS, then=add_config)
