@@ -22,9 +22,14 @@ Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range.
 """
 
-from types import ModuleType as _ModuleType
-
-from .attention import attention, attention_checks, causal_mask, diagonal_spread, row_sum_gap, toy_qk
+from .attention import (
+    attention,
+    attention_checks,
+    causal_mask,
+    diagonal_spread,
+    row_sum_gap,
+    toy_qk,
+)
 from .capacity import (
     cos_sum,
     critical_dimension,
@@ -101,6 +106,20 @@ from .tables import (
     to_frame,
 )
 
-# Every function, class and constant imported above; the submodules are not listed.
-__all__ = sorted(name for name, value in globals().items()
-                 if not name.startswith("_") and not isinstance(value, _ModuleType))
+__all__ = [
+    "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "PRESETS", "Param", "RECIPES", "REGIMES",
+    "RopeConfig", "SCALINGS", "SCALING_LABELS", "Scaling", "angle_error", "angles",
+    "apply_rope", "apply_rope_complex", "as_dtype_position", "attention", "attention_checks",
+    "attention_table", "bound_plateau", "bound_prefactor", "bound_table", "causal_mask",
+    "cos_sin", "cos_sum", "critical_dimension", "diagonal_spread", "distance_grid",
+    "dot_table", "effective_base", "extrapolation_limit", "first_below",
+    "first_inexact_position", "first_negative_distance", "forms_table", "frequency_forms",
+    "grid_spacing", "identity_table", "layout_permutation", "matrix_table", "max_angle_error",
+    "min_base_for_context", "pair_regime", "pair_trajectory", "passing_bases", "pe_table",
+    "positions_per_frame", "random_score_stats", "reference_frequencies", "relative_errors",
+    "relative_property_error", "relative_upper_bound", "resolve_device", "resolve_dtype",
+    "resolve_params", "rope_steps", "rotation_frames_table", "rotation_matrix", "row_sum_gap",
+    "scaled_theta", "score_table", "score_vs_distance", "similarity_table", "sinusoidal_dot",
+    "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
+    "turns_within", "wavelength", "yarn_ramp_bounds",
+]

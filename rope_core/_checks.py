@@ -7,8 +7,8 @@ that was given and what is allowed, so that the dashboard can show it as is.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import Sequence
 
 import torch
 

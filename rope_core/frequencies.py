@@ -10,8 +10,14 @@ import math
 
 import torch
 
-from ._checks import (as_integer_positions, check_base, check_dim, check_float_dtype,
-                      check_positive_float, check_theta)
+from ._checks import (
+    as_integer_positions,
+    check_base,
+    check_dim,
+    check_float_dtype,
+    check_positive_float,
+    check_theta,
+)
 
 DEFAULT_BASE = 10000.0
 

@@ -63,8 +63,16 @@ from numbers import Integral, Real
 
 import torch
 
-from ._checks import (as_integer_positions, check_base, check_choice, check_dim,
-                      check_float_dtype, check_int, check_positive_float, fail)
+from ._checks import (
+    as_integer_positions,
+    check_base,
+    check_choice,
+    check_dim,
+    check_float_dtype,
+    check_int,
+    check_positive_float,
+    fail,
+)
 from .frequencies import theta as plain_theta
 
 MAX_FACTOR = 1000.0

@@ -59,7 +59,8 @@ def test_legacy_type_names():
                                         "original_max_position_embeddings": 32768})
     c = rc.RopeConfig.from_hf(yarn)
     assert c.method == "yarn" and c.theta()[1] == pytest.approx(0.1 * math.log(4) + 1, rel=1e-15)
-    su = with_(LLAMA31, hidden_size=256, num_attention_heads=2, original_max_position_embeddings=4096,
+    su = with_(LLAMA31, hidden_size=256, num_attention_heads=2,
+               original_max_position_embeddings=4096,
                rope_scaling={"type": "su", "short_factor": [1.0] * 64, "long_factor": [2.0] * 64})
     c = rc.RopeConfig.from_hf(su)
     assert c.method == "longrope" and c.original_context == 4096
@@ -81,8 +82,9 @@ def test_partial_rotary_fields_and_bases():
     ds = rc.RopeConfig.from_hf(with_(base, model_type="deepseek_v3", qk_nope_head_dim=128,
                                      qk_rope_head_dim=64))
     assert (ds.head_dim, ds.rotary_dim, ds.layout) == (192, 64, "interleaved")
-    assert rc.RopeConfig.from_hf(with_(base, model_type="deepseek_v3", qk_rope_head_dim=64,
-                                       qk_nope_head_dim=128, rope_interleave=False)).layout == "half"
+    plain = with_(base, model_type="deepseek_v3", qk_rope_head_dim=64, qk_nope_head_dim=128,
+                  rope_interleave=False)
+    assert rc.RopeConfig.from_hf(plain).layout == "half"
 
 
 def test_direct_construction_normalises_params():

@@ -119,8 +119,8 @@ def test_score_pair_formula_by_hand_dim2():
     # dim 2, theta = [1]: q^T R_r k = (q0 k0 + q1 k1) cos r + (q1 k0 - q0 k1) sin r
     q, k = [1.5, -2.0], [0.5, 3.0]
     rs = [0, 1, 2.5, -4]
-    expected = [(q[0] * k[0] + q[1] * k[1]) * math.cos(r) + (q[1] * k[0] - q[0] * k[1]) * math.sin(r)
-                for r in rs]
+    expected = [(q[0] * k[0] + q[1] * k[1]) * math.cos(r)
+                + (q[1] * k[0] - q[0] * k[1]) * math.sin(r) for r in rs]
     got = rc.score_vs_distance(torch.tensor(q, dtype=torch.float64),
                                torch.tensor(k, dtype=torch.float64), rs, rc.theta(2))
     assert got.tolist() == pytest.approx(expected, rel=1e-14, abs=1e-14)

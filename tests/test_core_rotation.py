@@ -165,7 +165,8 @@ def test_half_layout_against_python_reference(case, m):
     th = rc.theta(dim, base)
     got = rc.apply_rope(x[None], [m], th, layout="half")[0]
     expected = py_rope(x.tolist(), m, th.tolist(), "half")
-    assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=1e-12 * (1 + float(x.abs().max())))
+    tolerance = 1e-12 * (1 + float(x.abs().max()))
+    assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=tolerance)
 
 
 @given(case=dim_base_vec(), m=positions)
@@ -174,7 +175,8 @@ def test_interleaved_layout_against_python_reference(case, m):
     th = rc.theta(dim, base)
     got = rc.apply_rope(x[None], [m], th, layout="interleaved")[0]
     expected = py_rope(x.tolist(), m, th.tolist(), "interleaved")
-    assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=1e-12 * (1 + float(x.abs().max())))
+    tolerance = 1e-12 * (1 + float(x.abs().max()))
+    assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=tolerance)
 
 
 @given(dim=dims, base=bases, data=st.data())
