@@ -278,6 +278,42 @@ def derivation_checks(dim: int, base: float, layout: str, pair: int, m: int, n: 
                     "shift [tokens]": shift}, seed=seed)
 
 
+def sign_check(dim: int, base: float, pair: int, m: int, n: int, seed: int) -> pd.DataFrame:
+    """Which relative rotation the 2-D score equals: R((n - m) theta), not R((m - n) theta).
+
+    For pair ``pair`` of the :func:`derivation_checks` vectors (theta = theta_pair):
+
+        (R(m theta) q)^T (R(n theta) k) = q^T R(m theta)^T R(n theta) k = q^T R((n - m) theta) k
+
+    while q^T R((m - n) theta) k, the matrix some write for the product, differs
+    unless sin((m - n) theta) (q_0 k_1 - q_1 k_0) = 0.
+
+    Returns:
+        Three rows (settings, ``form``, ``value``): the rotated score and both
+        candidate right-hand sides, each from an explicit 2 x 2 matrix.
+    """
+    from .attention import toy_qk
+
+    dim = check_dim(dim)
+    base = check_base(base)
+    pair = check_int(pair, "pair", 0, dim // 2 - 1)
+    m = check_int(m, "m", -MAX_POSITION, MAX_POSITION)
+    n = check_int(n, "n", -MAX_POSITION, MAX_POSITION)
+    q, k = toy_qk(1, dim, seed)  # (1, dim) each
+    th = float(theta_of(dim, base)[pair])
+    q2, k2 = q[0, 2 * pair:2 * pair + 2], k[0, 2 * pair:2 * pair + 2]  # (2,) each
+
+    def r(angle: float) -> torch.Tensor:
+        c, s = math.cos(angle), math.sin(angle)
+        return torch.tensor([[c, -s], [s, c]], dtype=torch.float64)  # (2, 2)
+
+    forms = {"(R(m theta) q)^T (R(n theta) k)": float((r(m * th) @ q2) @ (r(n * th) @ k2)),
+             "q^T R((n - m) theta) k": float(q2 @ r((n - m) * th) @ k2),
+             "q^T R((m - n) theta) k": float(q2 @ r((m - n) * th) @ k2)}
+    return to_frame({"form": list(forms), "value": list(forms.values())}, base=base, dim=dim,
+                    **{"pair i": pair, "m [tokens]": m, "n [tokens]": n}, seed=seed)
+
+
 # ----------------------------------------------------------- Where RoPE sits ----
 def kv_cache_tables(dim: int, base: float, layout: str, seq: int,
                     seed: int) -> dict[str, pd.DataFrame]:
