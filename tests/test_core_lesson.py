@@ -260,3 +260,20 @@ def test_argument_errors_name_the_parameter():
         lesson.toy_embeddings("dog bites man", 4, 0)
     with pytest.raises(ValueError, match="seq=65"):
         lesson.kv_cache_tables(4, 100.0, "half", 65, 0)
+
+
+def test_sign_check_by_hand():
+    df = lesson.sign_check(4, 100.0, 1, 7, 3, 5)
+    value = dict(zip(df["form"], df["value"]))
+    q, k = (t[0].numpy() for t in rc.toy_qk(1, 4, 5))
+    q2, k2 = q[2:4], k[2:4]
+    t = 0.1  # theta_1 = 100^(-2/4)
+    score = (rot2(7 * t) @ q2) @ (rot2(3 * t) @ k2)
+    # closed form per pair: (q.k) cos(r t) + (q0 k1 - q1 k0) sin(r t), r = n - m = -4
+    along, across = q2 @ k2, q2[0] * k2[1] - q2[1] * k2[0]
+    closed = along * math.cos(-4 * t) + across * math.sin(-4 * t)
+    assert math.isclose(value["(R(m theta) q)^T (R(n theta) k)"], score, rel_tol=1e-13)
+    assert math.isclose(value["q^T R((n - m) theta) k"], closed, rel_tol=1e-13)
+    flipped = along * math.cos(4 * t) + across * math.sin(4 * t)
+    assert math.isclose(value["q^T R((m - n) theta) k"], flipped, rel_tol=1e-13)
+    assert list(df.columns[:6]) == ["base", "dim", "pair i", "m [tokens]", "n [tokens]", "seed"]
