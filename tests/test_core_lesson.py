@@ -269,8 +269,8 @@ def test_sign_check_by_hand():
     q2, k2 = q[2:4], k[2:4]
     t = 0.1  # theta_1 = 100^(-2/4)
     score = (rot2(7 * t) @ q2) @ (rot2(3 * t) @ k2)
-    # closed form per pair: (q.k) cos(r t) + (q0 k1 - q1 k0) sin(r t), r = n - m = -4
-    along, across = q2 @ k2, q2[0] * k2[1] - q2[1] * k2[0]
+    # closed form per pair: (q.k) cos(r t) + (q1 k0 - q0 k1) sin(r t), r = n - m = -4
+    along, across = q2 @ k2, q2[1] * k2[0] - q2[0] * k2[1]
     closed = along * math.cos(-4 * t) + across * math.sin(-4 * t)
     assert math.isclose(value["(R(m theta) q)^T (R(n theta) k)"], score, rel_tol=1e-13)
     assert math.isclose(value["q^T R((n - m) theta) k"], closed, rel_tol=1e-13)
