@@ -1,66 +1,113 @@
-"""Overview: what RoPE is, on one screen."""
+"""Why positions: attention alone cannot tell "dog bites man" from "man bites dog"."""
 
 import plotly.graph_objects as go
 import streamlit as st
+from plotly.subplots import make_subplots
 
-import rope_core as rc
+import rope_core.lesson as lesson
 import ui
-from ui.navigation import PAGES
+from ui.navigation import by_name, sections
 
-SIZE = 48  # positions 0 ... SIZE-1 on both axes
-SEED = 7
+SENTENCES = list(lesson.TOY_SENTENCES)
+SHOWN = 16  # output coordinates drawn per token
+MAX_SEED = 1000
 
 
 @ui.table
-def identity_table(dim: int, base: float, layout: str, device: str):
-    """<R_m q, R_n k> for every (m, n), next to q^T R_(n-m) k (rope_core.identity_table)."""
-    return rc.identity_table(dim, base, layout, size=SIZE, seed=SEED, device=device)
+def shuffle(sentence: str, dim: int, base: float, layout: str, seed: int):
+    """Outputs of one head for a sentence and its shuffle (rope_core.lesson.shuffle_tables)."""
+    words, order = lesson.TOY_SENTENCES[sentence]
+    return lesson.shuffle_tables(words, order, dim, base, layout, seed)
 
 
 s = ui.settings()
-wavelengths = rc.wavelength(rc.theta(s.dim, s.base))  # tokens per turn of each pair
-st.title("RoPE Explorer")
+st.title("Why attention needs positions")
 st.markdown(
-    "**Rotary position embedding (RoPE)** tells attention where tokens are by *rotating* "
-    "them. The head vector is cut into d/2 pairs of coordinates; at position m, pair i is "
-    "turned by the angle m·θᵢ. The fastest pair (i = 0) turns by θ₀ = 1 rad per token, one "
-    f"full turn every 2π ≈ {float(wavelengths[0]):.1f} tokens; the slowest (i = d/2 − 1) "
-    f"needs {float(wavelengths[-1]):,.0f} tokens for one turn (d = {s.dim}, base "
-    f"{ui.fmt_base(s.base)}). Because both the query and the key "
-    "are rotated, their dot product sees only the *difference* of their positions: "
-    "RoPE encodes absolute positions so that attention reads relative ones.")
-left, right = st.columns(2)
-with left:
-    st.latex(r"\theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac{d}{2}-1")
-    st.latex(r"R_m = \operatorname{diag}\!\left(\begin{bmatrix}\cos m\theta_i & -\sin m\theta_i"
-             r"\\ \sin m\theta_i & \cos m\theta_i\end{bmatrix}\right)_{i=0}^{d/2-1}")
-with right:
-    st.latex(r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
-    st.latex(r"\lVert R_m q \rVert = \lVert q \rVert \quad (R_m \text{ is orthogonal})")
+    "An attention head compares every token with every other one, but nothing in the "
+    "comparison says *where* a token sits. Give it a sentence, then the same words in "
+    "another order, and watch what it does.")
+st.latex(r"\operatorname{out}(x) = \operatorname{softmax}\!\big(QK^{\top}/\sqrt{d}\big)\,V")
+st.latex(r"Q = xW_q^{\top},\ K = xW_k^{\top},\ V = xW_v^{\top}")
+c1, c2 = st.columns([2, 1])
+sentence = ui.choice("Sentence", SENTENCES, SENTENCES[0], "why_sentence", container=c1,
+                     help="Each sentence comes with the shuffle that swaps who does what.")
+seed = ui.number("Random seed (word vectors, W_q, W_k, W_v)", 0, MAX_SEED, 0, "why_seed",
+                 container=c2)
 
 with ui.friendly_errors():
-    df = identity_table(s.dim, s.base, s.layout, s.device)
-score = df["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
-fig = go.Figure(go.Heatmap(z=score, x=list(range(SIZE)), y=list(range(SIZE)),
-                           colorscale="RdBu", zmid=0, colorbar=dict(title="score"),
-                           hovertemplate="m=%{y}, n=%{x}<br>score=%{z:.3f}<extra></extra>"))
-ui.style(fig, title=f"Score of one q and one k placed at every pair of positions "
-                        f"(d={s.dim}, base={ui.fmt_base(s.base)})",
-             x="key position n [tokens]", y="query position m [tokens]", height=520)
-ui.square(fig)
-fig.update_yaxes(autorange="reversed")
-ui.show(fig, key="overview_heatmap")
-gap = float((df["<R_m q, R_n k>"] - df["q^T R_(n-m) k"]).abs().max())
-ui.explain(
-    "The same query and key vectors are placed at every position. **Every diagonal has one "
-    "colour**: the score depends on n − m alone, not on where the pair sits. The table lists "
-    "both sides of the identity; their largest difference here is "
-    f"{gap:.1e}, rounding error of float64.")
-ui.download(identity_table, s.dim, s.base, s.layout, s.device,
-            filename=f"identity_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}.csv",
-            label="score table", key="overview")
+    tables = shuffle(sentence, s.dim, s.base, s.layout, seed)
+out, summary = tables["outputs"], tables["summary"]
+gap = dict(zip(summary["encoding"], summary["max |out(P x) - P out(x)|"]))
+words, order = lesson.TOY_SENTENCES[sentence]
+shuffled = " ".join(words[t] for t in order)
+seq, shown = len(words), min(SHOWN, s.dim)
 
-st.subheader("Explore")
-for spec in PAGES:
-    if not spec.default:
+fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14,
+                    horizontal_spacing=0.12,
+                    subplot_titles=(f"no positions: “{sentence}”",
+                                    f"no positions: “{shuffled}”",
+                                    f"RoPE on q and k: “{sentence}”",
+                                    f"RoPE on q and k: “{shuffled}”"))
+for row, encoding in enumerate(lesson.ENCODINGS, start=1):
+    part = out[(out["encoding"] == encoding) & (out["coordinate j"] < shown)]
+    for col, (value, position) in enumerate(
+            (("shuffled out(x)", "position in sentence [tokens]"),
+             ("out(shuffled x)", "position after shuffle [tokens]")), start=1):
+        # the left panels: the sentence's own outputs, row t = word t of the sentence
+        cells = part.sort_values([position, "coordinate j"])
+        z = cells[value].to_numpy().reshape(seq, shown)
+        labels = [f"{w} @{t}" for t, w in enumerate(words if col == 1 else
+                                                     [words[o] for o in order])]
+        fig.add_trace(go.Heatmap(
+            z=z, x=list(range(shown)), y=labels, coloraxis="coloraxis",
+            hovertemplate="%{y}, coordinate %{x}<br>%{z:.4f}<extra></extra>"), row=row, col=col)
+for axis in fig.layout:
+    if axis.startswith("yaxis"):
+        fig.layout[axis].autorange = "reversed"
+fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title="output")))
+ui.style(fig, title=f"Output rows of one head (first {shown} of d = {s.dim} coordinates)",
+         x="output coordinate j", y="", height=260 + 90 * seq)
+fig.update_xaxes(title_text="output coordinate j", row=2)
+fig.update_xaxes(title_text="", row=1)
+ui.show(fig, key="why_outputs")
+
+k1, k2 = st.columns(2)
+k1.metric("No positions: max |out(P x) − P out(x)|", f"{gap['none']:.1e}")
+k2.metric("RoPE: max |out(P x) − P out(x)|", f"{gap['rope']:.2g}")
+st.latex(r"\operatorname{out}(Px) = P\,\operatorname{out}(x)")
+st.caption("P moves the tokens: (Px)ₜ is the word the shuffle puts at position t.")
+first = words[order[0]]
+ui.explain(
+    f"**Without positions, “{first}” gets the same output in both sentences**, only in "
+    f"another row: shuffling the tokens shuffles the output rows and changes nothing else. "
+    f"The largest difference between out(P x) and P out(x) here is {gap['none']:.1e}, "
+    f"float64 rounding. So to the head “{sentence}” and “{shuffled}” are the same bag of "
+    f"words. With RoPE on q and k the same comparison differs by up to {gap['rope']:.2g}: "
+    "the outputs now depend on the order. (A causal mask would also break the symmetry, "
+    "since each token then sees only the ones before it, but it says nothing about how far "
+    "apart two tokens are.)")
+ui.download(shuffle, sentence, s.dim, s.base, s.layout, seed, part="outputs",
+            filename=f"why_positions_{sentence.replace(' ', '_')}_dim{s.dim}_base"
+                     f"{ui.slug(s.base)}_{s.layout}_seed{seed}.csv",
+            label="output table", key="why")
+
+st.subheader("Two answers")
+sin_spec, rot_spec, der_spec = by_name("sinusoidal"), by_name("rotation"), by_name("derivation")
+st.markdown(
+    "**Add a position vector.** The original Transformer adds a sinusoidal vector p_m to the "
+    "token at position m before W_q, W_k and W_v, so the scores mix content and absolute "
+    "position.")
+st.page_link(sin_spec.file, label=f"{sin_spec.title}: {sin_spec.summary}", icon=sin_spec.icon)
+st.markdown(
+    "**Rotate q and k.** RoPE turns the query at position m and the key at position n by "
+    "angles proportional to their positions, so their dot product depends on n − m alone.")
+st.page_link(der_spec.file, label=f"{der_spec.title}: {der_spec.summary}", icon=der_spec.icon)
+st.page_link(rot_spec.file, label=f"{rot_spec.title}: {rot_spec.summary}", icon=rot_spec.icon)
+
+st.subheader("The lesson")
+for section, specs in sections().items():
+    rest = [spec for spec in specs if not spec.default]
+    if rest:
+        st.markdown(f"**{section}**")
+    for spec in rest:
         st.page_link(spec.file, label=f"{spec.title}: {spec.summary}", icon=spec.icon)

@@ -1,90 +1,90 @@
-"""Overview page: the relative-position identity, shown and downloadable."""
-
-import math
+"""Why positions (the opening page): attention without positions is permutation-equivariant."""
 
 import numpy as np
-import pandas.testing as pdt
-import torch
-from apptest_helpers import csv_frame, figure, run_page, shown_table
+from apptest_helpers import array, csv_frame, figure, run_page, shown
+from lesson_reference import head, thetas
 
-import rope_core as rc
+import rope_core.lesson as lesson
 from ui.navigation import PAGES
 
 
-def test_renders_with_chart_formula_and_links():
+def reference_gaps(sentence="dog bites man", dim=128, base=10_000.0, layout="interleaved",
+                   seed=0):
+    """max |out(P x) - P out(x)| without and with RoPE, from numpy (inputs from rope_core)."""
+    words, order = lesson.TOY_SENTENCES[sentence]
+    x = lesson.toy_embeddings(words, dim, seed).numpy()
+    w = [t.numpy() for t in lesson.toy_projections(dim, seed)]
+    gaps = {}
+    for name, th in (("none", None), ("rope", thetas(dim, base))):
+        out = head(x, *w, th, layout)
+        shuffled = head(x[list(order)], *w, th, layout)
+        gaps[name] = float(np.abs(shuffled - out[list(order)]).max())
+    return gaps, out
+
+
+def metric(at, start):
+    return next(m.value for m in at.metric if m.label.startswith(start))
+
+
+def test_default_is_dog_bites_man_with_links_to_the_lesson():
     at = run_page()
+    assert at.title[0].value == "Why attention needs positions"
     assert len(at.get("plotly_chart")) == 1
-    assert any("R_{n-m}" in latex.value for latex in at.latex)
-    assert len(at.get("page_link")) == len(PAGES) - 1  # every page but the Overview itself
+    assert at.radio(key="why_sentence").value == "dog bites man"
+    assert any(r"\operatorname{out}(Px) = P" in latex.value for latex in at.latex)
+    # every page but this one in the course list, plus three in "Two answers"
+    assert len(at.get("page_link")) == len(PAGES) - 1 + 3
+    text = " ".join(shown(md.value) for md in at.markdown)
+    assert "“dog bites man” and “man bites dog”" in text
 
 
-def test_csv_parses_back_to_the_table_shown():
+def test_live_gaps_match_a_numpy_head():
     at = run_page()
-    name, df = csv_frame(at)
-    assert name == "identity_dim128_base10000_interleaved.csv"
-    pdt.assert_frame_equal(df, shown_table(at).reset_index(drop=True), check_dtype=False)
+    gaps, _ = reference_gaps()
+    assert gaps["none"] < 1e-14 and gaps["rope"] > 1e-2
+    assert float(metric(at, "No positions")) < 1e-14
+    assert metric(at, "RoPE") == f"{gaps['rope']:.2g}"
+    text = " ".join(shown(md.value) for md in at.markdown)
+    assert f"differs by up to {gaps['rope']:.2g}" in text
 
 
-def test_scores_depend_only_on_offset_and_match_a_dense_matrix():
-    at = run_page(None, {"dim": "8", "base": "100"})
-    _, df = csv_frame(at)
-    size = int(math.isqrt(len(df)))
-    score = df["<R_m q, R_n k>"].to_numpy().reshape(size, size)
-    # Toeplitz: constant along every diagonal n - m
-    for offset in range(-(size - 1), size):
-        diagonal = np.diagonal(score, offset=offset)
-        assert np.ptp(diagonal) < 1e-12
-    # Second formulation: dense block-diagonal rotation built here with numpy.
-    q, k = rc.toy_qk(1, 8, 7)  # the page's documented seed: same draws
-    q, k = q[0].numpy(), k[0].numpy()
-    theta = [100 ** (-2 * i / 8) for i in range(4)]
-
-    def R(m):
-        out = np.zeros((8, 8))
-        for i, t in enumerate(theta):
-            c, s = math.cos(m * t), math.sin(m * t)
-            out[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, -s], [s, c]]
-        return out
-
-    for m, n in [(0, 0), (3, 10), (20, 5), (size - 1, 0)]:
-        expected = (R(m) @ q) @ (R(n) @ k)
-        assert math.isclose(score[m, n], expected, rel_tol=1e-12, abs_tol=1e-12)
-    np.testing.assert_allclose(df["<R_m q, R_n k>"], df["q^T R_(n-m) k"], atol=1e-12)
+def test_figure_rows_move_with_their_tokens():
+    at = run_page()
+    data = figure(at)["data"]
+    assert len(data) == 4
+    sentence, shuffled = array(data[0]["z"]), array(data[1]["z"])
+    # no positions: "dog" is row 0 of the sentence and row 2 of "man bites dog"
+    np.testing.assert_allclose(shuffled[2], sentence[0], atol=1e-14)
+    np.testing.assert_allclose(shuffled[0], sentence[2], atol=1e-14)
+    assert data[1]["y"] == ["man @0", "bites @1", "dog @2"]
+    rope_sentence, rope_shuffled = array(data[2]["z"]), array(data[3]["z"])
+    assert np.abs(rope_shuffled[2] - rope_sentence[0]).max() > 1e-3
+    _, out = reference_gaps()  # the RoPE head's outputs for the sentence, numpy
+    np.testing.assert_allclose(rope_sentence, out[:, :16], atol=1e-12)
 
 
-def test_base_and_dim_change_the_figure_and_table():
-    default = run_page()
-    changed = run_page(None, {"base": "500000", "dim": "64"})
-    assert figure(default)["data"][0]["z"] != figure(changed)["data"][0]["z"]
-    _, a = csv_frame(default)
-    _, b = csv_frame(changed)
-    assert not np.allclose(a["<R_m q, R_n k>"], b["<R_m q, R_n k>"])
-
-
-def test_half_layout_gives_the_same_identity():
-    at = run_page(None, {"layout": "half"})
-    _, df = csv_frame(at)
-    assert csv_frame(at)[0].endswith("_half.csv")
-    np.testing.assert_allclose(df["<R_m q, R_n k>"], df["q^T R_(n-m) k"], atol=1e-12)
-    assert torch.isfinite(torch.tensor(df["<R_m q, R_n k>"].to_numpy())).all()
-
-
-def test_csv_carries_its_settings_and_plain_names():
+def test_csv_parses_back_with_settings_first():
     at = run_page(None, {"dim": "8", "base": "100", "layout": "half"})
-    _, df = csv_frame(at)
-    assert list(df.columns[:4]) == ["base", "dim", "layout", "seed"]
-    assert df["base"].tolist() == [100] * len(df) and df["dim"].iloc[0] == 8
-    assert df["layout"].iloc[0] == "half" and df["seed"].iloc[0] == 7
-    assert df["m [tokens]"].dtype.kind == "i" and df["base"].dtype.kind == "i"
-    for name in df.columns:
-        assert name.isascii() and "[1]" not in name
+    name, df = csv_frame(at)
+    assert name == "why_positions_dog_bites_man_dim8_base100_half_seed0.csv"
+    assert list(df.columns[:7]) == ["sentence", "shuffled", "base", "dim", "layout", "seed",
+                                    "encoding"]
+    assert (df["base"] == 100).all() and (df["layout"] == "half").all()
+    for column in df.columns:
+        assert column.isascii() and "[1]" not in column
+    assert len(df) == 2 * 3 * 8
+    gaps, _ = reference_gaps(dim=8, base=100.0, layout="half")
+    rope = df[df["encoding"] == "rope"]
+    measured = (rope["out(shuffled x)"] - rope["shuffled out(x)"]).abs().max()
+    assert np.isclose(measured, gaps["rope"], rtol=1e-10)
 
 
-def test_fast_pair_turns_once_every_two_pi_tokens():
-    at = run_page()
-    text = " ".join(md.value for md in at.markdown)
-    assert "about once per token" not in text and "spin about once" not in text
-    # theta_0 = base^0 = 1 rad/token: one turn takes 2 pi = 6.283... tokens
-    assert f"{2 * math.pi:.1f} tokens" in text
-    # the slowest pair of d = 128, base 10^4: 2 pi / 10^4^(-126/128) tokens
-    assert f"{2 * math.pi * 10_000 ** (126 / 128):,.0f} tokens" in text
+def test_other_sentence_and_base_change_only_the_rope_panels():
+    default = figure(run_page())["data"]
+    changed = figure(run_page(None, {"base": "500000"}))["data"]
+    np.testing.assert_array_equal(array(default[0]["z"]), array(changed[0]["z"]))
+    assert not np.allclose(array(default[2]["z"]), array(changed[2]["z"]))
+    at = run_page(None, {"why_sentence": "alice gave bob a book", "why_seed": "3"})
+    gaps, _ = reference_gaps("alice gave bob a book", seed=3)
+    assert metric(at, "RoPE") == f"{gaps['rope']:.2g}"
+    assert figure(at)["data"][1]["y"][0] == "bob @0"

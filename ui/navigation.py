@@ -1,6 +1,6 @@
 """The one list of pages, in the order of the lesson, grouped in sections.
 
-app.py builds the navigation from it; the Overview's links, the browser tests
+app.py builds the navigation from it; the opening page's links, the browser tests
 and README follow it. A page's URL path is its file name without ``.py``
 ("/" for the default page).
 """
@@ -17,7 +17,7 @@ class PageSpec:
     title: str
     icon: str  # a Material icon, ":material/<name>:"
     section: str
-    summary: str  # one line for the Overview's list of pages
+    summary: str  # one line for the opening page's list of pages
     default: bool = False
 
     @property
@@ -30,20 +30,24 @@ class PageSpec:
 
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("pages/overview.py", "Overview", ":material/home:", "Start",
-             "what RoPE is, on one screen", default=True),
-    PageSpec("pages/sinusoidal.py", "Sinusoidal", ":material/waves:", "Positions in attention",
-             "the original Transformer's additive encoding"),
+    PageSpec("pages/overview.py", "Why positions", ":material/home:", "Start",
+             "attention alone cannot tell word orders apart", default=True),
+    PageSpec("pages/sinusoidal.py", "Sinusoidal", ":material/waves:",
+             "From positions to rotations", "the original Transformer's additive encoding"),
+    PageSpec("pages/derivation.py", "Derivation", ":material/function:",
+             "From positions to rotations", "why a rotation, step by step from RoFormer §3.2"),
     PageSpec("pages/rotation.py", "Rotation", ":material/rotate_right:", "The rotation",
              "watch one pair of q and k turn as positions advance"),
     PageSpec("pages/step_by_step.py", "Step by step", ":material/calculate:", "The rotation",
              "rotate your own vector by hand, three ways"),
     PageSpec("pages/frequencies.py", "Frequencies", ":material/equalizer:", "The rotation",
              "θᵢ and wavelengths per pair"),
-    PageSpec("pages/attention.py", "Attention", ":material/grid_on:", "RoPE in attention",
+    PageSpec("pages/where_rope_sits.py", "Where RoPE sits", ":material/account_tree:",
+             "RoPE in a model", "after W_q and W_k, keys cached rotated, two layouts"),
+    PageSpec("pages/attention.py", "Attention", ":material/grid_on:", "RoPE in a model",
              "logits and softmax weights with and without RoPE"),
     PageSpec("pages/decay.py", "Long-term decay", ":material/trending_down:",
-             "RoPE in attention", "how scores fade with relative distance"),
+             "RoPE in a model", "how scores fade with relative distance"),
     PageSpec("pages/long_context.py", "Long context", ":material/expand:",
              "Where RoPE breaks", "unseen angles, the critical dimension, the base bound"),
     PageSpec("pages/precision.py", "Precision", ":material/blur_on:", "Where RoPE breaks",

@@ -1,0 +1,99 @@
+"""Derivation page: every live check against hand calculations; the identity heatmap."""
+
+import cmath
+import math
+
+import numpy as np
+from apptest_helpers import array, csv_frame, figure, run_page, shown
+from lesson_reference import rotate, thetas
+
+import rope_core as rc
+
+
+def metrics(at) -> dict:
+    return {m.label: m.value for m in at.metric}
+
+
+def test_defaults_render_every_step_with_small_differences():
+    at = run_page("derivation")
+    assert at.title[0].value == "Derivation: why a rotation"
+    assert len(at.get("plotly_chart")) == 1 and len(at.get("download_button")) == 2
+    assert any(r"q\, e^{\iota m\theta}" in latex.value for latex in at.latex)
+    assert not any(r"\mathrm{i}" in latex.value or "e^{i" in latex.value for latex in at.latex)
+    assert len(at.metric) == 12
+    for m in at.metric:
+        gap = float(m.delta.replace("difference", ""))
+        assert gap < 1e-12, (m.label, m.delta)
+
+
+def test_metric_values_by_hand():
+    at = run_page("derivation")  # d = 128, base 10^4, pair 8, m = 5, n = 2, shift 100
+    got = metrics(at)
+    q, k = (t[0].numpy() for t in rc.toy_qk(1, 128, 7))
+    theta8 = 10_000 ** (-16 / 128)
+    zq, zk = complex(q[16], q[17]), complex(k[16], k[17])
+    assert got["|f(q, m)| vs |q|"] == f"{abs(zq):.6g}"
+    assert got["psi(m) vs m theta [rad]"] == f"{5 * theta8:.6g}"  # 1.58 < pi: no wrap
+    assert got["psi(m) - psi(m - 1) vs theta [rad]"] == f"{theta8:.6g}"
+    score = (zq * cmath.exp(5j * theta8) * (zk * cmath.exp(2j * theta8)).conjugate()).real
+    assert got["Re[f(q, m) conj f(k, n)] vs |q| |k| cos(phi_q - phi_k + (m - n) theta)"] == \
+        f"{score:.6g}"
+    th = thetas(128, 10_000.0)
+    dense = rotate(q, 5, th, "interleaved") @ rotate(k, 2, th, "interleaved")
+    assert got["(R_m q)^T (R_n k) vs q^T R_(n-m) k"] == f"{dense:.6g}"
+    assert got["|R_m q| vs |q|"] == f"{np.linalg.norm(q):.6g}"
+
+
+def test_article_sign_note_with_live_numbers():
+    at = run_page("derivation", {"dim": "8", "base": "100", "der_i": "1", "der_m": "7",
+                                 "der_n": "3"})
+    q, k = (t[0].numpy() for t in rc.toy_qk(1, 8, 7))
+    t = 100 ** (-2 / 8)
+    q2, k2 = q[2:4], k[2:4]
+
+    def r(a):
+        return np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+
+    score = (r(7 * t) @ q2) @ (r(3 * t) @ k2)
+    wrong = q2 @ r(4 * t) @ k2  # R((m - n) theta), the articles' matrix
+    info = " ".join(shown(i.value) for i in at.info)
+    assert "一文通透位置编码:从标准位置编码到旋转位置编码RoPE" in info
+    assert "RoFormer: Enhanced Transformer with Rotary Position Embedding" in info
+    assert f"the score is {score:.6f}" in info and f"qᵀR((n − m)θ)k = {score:.6f}" in info
+    assert f"qᵀR((m − n)θ)k = {wrong:.6f}" in info and abs(score - wrong) > 1e-3
+
+
+def test_checks_csv_parses_back_with_settings_first():
+    at = run_page("derivation", {"layout": "half", "der_m": "40", "der_shift": "1000"})
+    name, df = csv_frame(at)
+    assert name == "derivation_checks_dim128_base10000_half_i8_m40_n2_s1000.csv"
+    assert list(df.columns[:9]) == ["base", "dim", "layout", "pair i", "theta_i [rad/token]",
+                                    "m [tokens]", "n [tokens]", "shift [tokens]", "seed"]
+    assert df["m [tokens]"].iloc[0] == 40 and df["layout"].iloc[0] == "half"
+    assert df["difference"].max() < 1e-11 and len(df) == 12
+    for column in df.columns:
+        assert column.isascii() and "[1]" not in column
+
+
+def test_pair_beyond_the_head_uses_the_last_pair():
+    at = run_page("derivation", {"dim": "8", "der_i": "20"})
+    assert any("Pair i = 20 does not exist" in shown(i.value) for i in at.info)
+    _, df = csv_frame(at)
+    assert df["pair i"].iloc[0] == 3
+    assert math.isclose(df["theta_i [rad/token]"].iloc[0], 10_000 ** (-6 / 8), rel_tol=1e-14)
+
+
+def test_identity_heatmap_is_toeplitz_and_matches_a_dense_matrix():
+    at = run_page("derivation", {"dim": "8", "base": "100"})
+    name, df = csv_frame(at, 1)
+    assert name == "identity_dim8_base100_interleaved.csv"
+    size = 48
+    score = df["<R_m q, R_n k>"].to_numpy().reshape(size, size)
+    for offset in range(-(size - 1), size):
+        assert np.ptp(np.diagonal(score, offset=offset)) < 1e-12
+    q, k = (t[0].numpy() for t in rc.toy_qk(1, 8, 7))
+    th = thetas(8, 100.0)
+    for m, n in [(0, 0), (3, 10), (20, 5), (47, 0)]:
+        expected = rotate(q, m, th, "interleaved") @ rotate(k, n, th, "interleaved")
+        assert math.isclose(score[m, n], expected, rel_tol=1e-12, abs_tol=1e-12)
+    np.testing.assert_allclose(array(figure(at)["data"][0]["z"]), score, atol=1e-12)
