@@ -77,7 +77,7 @@ _ESCAPED = re.compile(r"\\([" + re.escape(string.punctuation) + "])")
 
 def shown(markdown: str) -> str:
     """The text a visitor reads for app-escaped Markdown (backslash escapes removed)."""
-    return _ESCAPED.sub(r"\1", markdown)
+    return _ESCAPED.sub(r"\1", markdown).replace("\u200b", "")
 
 
 def warnings(at: AppTest) -> list[str]:

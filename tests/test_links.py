@@ -23,7 +23,9 @@ HOSTILE_VALUES = [
 INJECTIONS = [v for v in HOSTILE_VALUES if any(c in v for c in "[]!<>#$\n")]
 # What each crafted string would turn into if it reached Markdown unescaped.
 RENDERED = [re.compile(r"(?<!\\)\]\("), re.compile(r"(?<!\\)!\["), re.compile(r"\n\s*#"),
-            re.compile(r"(?<!\\)<b>"), re.compile(r"(?<!\\)\$\\frac")]
+            re.compile(r"(?<!\\)<b>"), re.compile(r"(?<!\\)\$\\frac"),
+            # a bare address that GFM would turn into a link (the app's own links are fine)
+            re.compile(r"(?i)https?\\?:\\?/\\?/evil")]
 WIDGETS = ("select_slider", "slider", "number_input", "radio", "toggle", "text_input",
            "multiselect")
 SKIP_PREFIXES = ("show_", "pick_", "csv_")

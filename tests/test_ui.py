@@ -103,7 +103,9 @@ def test_download_refuses_functions_that_are_not_tables():
 
 
 @pytest.mark.parametrize("value, expected", [
-    ("[a](https://evil.example)", r"\[a\]\(https\:\/\/evil\.example\)"),
+    ("[a](https://evil.example)", "\\[a\\]\\(https\u200b\\:\\/\\/evil\\.example\\)"),
+    ("www.evil.example", "www\u200b\\.evil\\.example"),
+    ("me@evil.example", "me\u200b\\@evil\\.example"),
     ("x\n# h", r"x \# h"),
     ("$x$", r"\$x\$"),
 ])

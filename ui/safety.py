@@ -21,13 +21,27 @@ from contextlib import contextmanager
 import streamlit as st
 
 MAX_SHOWN = 60  # characters of a visitor's value shown in a message
+# GitHub-flavoured Markdown also turns bare addresses into links (https://…, www.…,
+# name@host), after escapes are resolved, so a backslash does not stop it. An
+# invisible zero-width space inside the trigger does: "https\u200b://".
+_AUTOLINK = re.compile(r"(?i)(https?|ftp)(:)|(www)(\.)|([-.\w+])(@)")
+ZWSP = "\u200b"
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 
+def _no_autolink(match: re.Match) -> str:
+    head = match.group(1) or match.group(3) or match.group(5)
+    tail = match.group(2) or match.group(4) or match.group(6)
+    return head + ZWSP + tail
+
+
 def plain(text: str) -> str:
-    """``text`` as Markdown that renders as exactly these characters, on one line."""
-    return _PUNCTUATION.sub(r"\\\1", _CONTROL.sub(" ", str(text)))
+    """``text`` as Markdown that renders as these characters, on one line, with no
+    link, image, heading, emphasis, HTML or formula (an address gets an invisible
+    zero-width space so that it is not turned into a link)."""
+    text = _AUTOLINK.sub(_no_autolink, _CONTROL.sub(" ", str(text)))
+    return _PUNCTUATION.sub(r"\\\1", text)
 
 
 def capped(value, limit: int = MAX_SHOWN) -> str:
