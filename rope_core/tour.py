@@ -11,6 +11,7 @@ step's settings, from the same maths the other pages use:
 * :func:`wavelength_ratio`: lambda_i(base') / lambda_i(base) = (base'/base)^(2i/d)
 * :func:`turning_pairs`: pairs with lambda_i <= L
 * :func:`uniform_weight`: causal weights of identical tokens without RoPE, 1/(m+1)
+* :func:`first_negative_sum`: the first m with B_m = sum_i cos(m theta_i) < 0
 * :func:`far_bound`: RoFormer's decay bound at r against r = 0 and its plateau
 * :func:`exact_integers`: the largest position a dtype holds with every integer below it
 * :func:`ntk_slowdown`: theta'_i / theta_i of NTK-aware scaling = s^(-2i/(d-2))
@@ -32,6 +33,7 @@ from ._checks import (
     fail,
 )
 from .attention import attention, toy_qk
+from .capacity import cos_sum, first_negative_distance
 from .decay import bound_plateau, relative_upper_bound
 from .frequencies import theta as theta_of
 from .frequencies import wavelength
@@ -228,6 +230,20 @@ def ntk_slowdown(dim: int, base: float, factor: float) -> dict:
     return {"first": float(ratio[0]), "last": float(ratio[-1])}
 
 
-__all__ = ["exact_integers", "far_bound", "norm_after_rotation", "ntk_slowdown",
-           "pair_wavelength", "self_similarity", "shift_scores", "shuffle_gaps",
+def first_negative_sum(dim: int, base: float, max_distance: int) -> dict:
+    """Where Men et al.'s B_m = sum_i cos(m theta_i) first turns negative, m <= max_distance.
+
+    B_0 = d/2; a negative B_m means a query attends less to a similar key m tokens
+    away than to an unrelated one, on average.
+
+    Returns:
+        {"first": the first integer m with B_m < 0, or None, "value": B_m there (or None)}.
+    """
+    first = first_negative_distance(dim, base, max_distance)
+    value = None if first is None else float(cos_sum(dim, base, [first])[0])
+    return {"first": first, "value": value}
+
+
+__all__ = ["exact_integers", "far_bound", "first_negative_sum", "norm_after_rotation",
+           "ntk_slowdown", "pair_wavelength", "self_similarity", "shift_scores", "shuffle_gaps",
            "turning_pairs", "uniform_weight", "wavelength_ratio"]

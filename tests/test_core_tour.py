@@ -130,3 +130,16 @@ def test_shuffle_gaps_zero_without_positions():
 def test_errors_name_the_parameter(call, name):
     with pytest.raises(ValueError, match="^" + re.escape(name) + "="):
         call()
+
+
+def test_first_negative_sum_against_a_numpy_scan():
+    dim, base = 128, 10_000.0
+    th = base ** (-2 * np.arange(dim // 2) / dim)
+    m = np.arange(0, 5000)
+    b = np.cos(np.outer(m, th)).sum(axis=1)
+    first = int(np.argmax(b < 0))
+    assert b[first] < 0 and (b[:first] >= 0).all()
+    got = tour.first_negative_sum(dim, base, 2**20)
+    assert got["first"] == first  # 1707 for Llama 2's base: inside its 4,096 tokens
+    assert got["value"] == pytest.approx(b[first], rel=1e-9)
+    assert tour.first_negative_sum(dim, base, first - 1) == {"first": None, "value": None}
