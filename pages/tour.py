@@ -171,9 +171,10 @@ STEPS: tuple[Step, ...] = (
         lambda p: tour.first_negative_sum(int(p["dim"]), float(p["base"]), int(p["lc_bmax"])),
         lambda r: 3 if r["first"] is None else _bin(r["first"], (4096, 65536)),
         lambda r: ("B_m stays ≥ 0 up to 2²⁰." if r["first"] is None else
-                   f"At m = {r['first']:,} (B_m = {r['value']:.4f}), inside Llama 2's 4,096 "
-                   "tokens when below it: Men et al. 2024 read this as the base being too "
-                   "small for the context, as a bound on what the model can tell apart.")),
+                   f"At m = {r['first']:,} (B_m = {r['value']:.4f}), "
+                   f"{'inside' if r['first'] < 4096 else 'beyond'} Llama 2's 4,096-token "
+                   "context. Men et al. 2024 ask for B_m ≥ 0 at every m < L before calling a "
+                   "base large enough for a context L.")),
     Step(
         "Positions in bfloat16", "precision",
         {**SIDEBAR, "pr_max": "1000000"},

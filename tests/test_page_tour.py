@@ -153,3 +153,14 @@ def test_links_use_the_navigation_names():
     for number in (1, N):
         page, _ = link_of(run_page("tour", {"tour_step": str(number)}))
         assert by_name(page).file == f"pages/{page}.py"
+
+
+def test_first_negative_b_m_inside_llama_2s_context(titles):
+    import numpy as np
+
+    th = 10_000.0 ** (-2 * np.arange(64) / 128)
+    b = np.cos(np.outer(np.arange(4096), th)).sum(axis=1)
+    first = int(np.argmax(b < 0))  # 1707
+    _, text = reveal(number_of(titles, "long_context"))
+    assert f"At m = {first:,} (B_m = {b[first]:.4f}), inside Llama 2's" in text
+    assert "Answer: Inside the training context, before 4,096." in text
