@@ -16,6 +16,7 @@ One module per concept:
 * :mod:`~rope_core.capacity`: critical dimension, extrapolation limit, B_m and the base bound
 * :mod:`~rope_core.precision`: positions, angles and cos/sin caches in low precision
 * :mod:`~rope_core.tables`: tidy DataFrames for the CSV downloads
+* :mod:`~rope_core.tour`: the guided tour's answers, one computation per question
 * :mod:`~rope_core.device`: resolve_device
 
 Every public function validates its arguments and raises ``ValueError`` that

@@ -32,6 +32,8 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/overview.py", "Why positions", ":material/home:", "Start",
              "attention alone cannot tell word orders apart", default=True),
+    PageSpec("pages/tour.py", "Guided tour", ":material/tour:", "Start",
+             "numbered steps: open a page, predict, reveal the live answer"),
     PageSpec("pages/sinusoidal.py", "Sinusoidal", ":material/waves:",
              "From positions to rotations", "the original Transformer's additive encoding"),
     PageSpec("pages/derivation.py", "Derivation", ":material/function:",
