@@ -6,7 +6,14 @@ Hand derivations: bfloat16 has 8 significant bits, so the spacing is 2 on
 """
 
 import pytest
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, warnings
+from apptest_helpers import (
+    assert_frozen_once,
+    csv_frame,
+    figure,
+    no_exceptions,
+    run_page,
+    warnings,
+)
 
 PAGE = "precision"
 
@@ -83,3 +90,8 @@ def test_no_dtype_chosen_is_explained():
     at.run()
     no_exceptions(at)
     assert any("at least one dtype" in w for w in warnings(at))
+
+
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
+    assert_frozen_once(monkeypatch, PAGE, {"pr_max": "10000", "pr_recipe": "theta"},
+                       {"pr_spacing_plot", "pr_angle_plot", "pr_cos_plot", "pr_rel_plot"})
