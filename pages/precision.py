@@ -1,5 +1,6 @@
 """Precision: what float16 and bfloat16 do to positions, angles and the relative property."""
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -18,6 +19,11 @@ RECIPE_TEXT = {
     "cache": "exact angles, cos/sin cache stored in the dtype",
 }
 DASH = {"positions": "solid", "theta": "dash", "product": "dot", "cache": "dashdot"}
+# The error figures draw the tables' positions nearest a log grid of this many points
+# (about 900 distinct positions up to 10^6; the tables and CSVs keep all ~1,400): 21
+# lines of every position would make the page's first open about 430 KB, over the
+# 300 KB budget of issue 11 (with this grid: about 260 KB).
+FIGURE_POINTS = 1_200
 
 
 @ui.table
@@ -45,6 +51,23 @@ def neox() -> pd.DataFrame:
     return br.neox_issue_table()
 
 
+def step_corners(values: pd.Series) -> np.ndarray:
+    """Rows a step line (shape "hv") needs: the first of each run of equal values and the
+    last row. The rows in between add nothing to the line drawn."""
+    y = values.to_numpy()
+    keep = np.ones(len(y), dtype=bool)
+    keep[1:-1] = y[1:-1] != y[:-2]
+    return keep
+
+
+def log_sample(positions: pd.Series, points: int = FIGURE_POINTS) -> np.ndarray:
+    """Indices of at most ``points`` of the sorted ``positions``, log-spaced from the first
+    to the last (both kept): the first position at or after each point of the grid."""
+    m = positions.to_numpy()
+    grid = np.logspace(np.log10(m[0]), np.log10(m[-1]), points)
+    return np.unique(np.minimum(np.searchsorted(m, grid * (1 - 1e-12)), len(m) - 1))
+
+
 def log_axes(fig: go.Figure) -> go.Figure:
     fig.update_xaxes(type="log", exponentformat="power")
     fig.update_yaxes(type="log", exponentformat="power")
@@ -58,6 +81,7 @@ def spacing_figure(max_position: int, dtypes: tuple):
     fig = go.Figure()
     for n, d in enumerate(dtypes):
         part = sp[sp["dtype"] == d]
+        part = part[step_corners(part["spacing [tokens]"])]
         fig.add_scatter(x=part["position m [tokens]"], y=part["spacing [tokens]"], name=d,
                         mode="lines", line=dict(color=ui.COLORS[n], width=2, shape="hv"))
     ui.style(fig, title="Spacing between neighbouring representable positions",
@@ -67,10 +91,12 @@ def spacing_figure(max_position: int, dtypes: tuple):
 
 def error_lines(fig: go.Figure, err: pd.DataFrame, dtypes: tuple, column: str,
                 recipes: tuple) -> go.Figure:
-    """One line per (dtype, recipe): colour by dtype, dash by recipe."""
+    """One line per (dtype, recipe): colour by dtype, dash by recipe; at most
+    FIGURE_POINTS positions each."""
     for n, d in enumerate(dtypes):
         for r in recipes:
             part = err[(err["dtype"] == d) & (err["recipe"] == r)]
+            part = part.iloc[log_sample(part["position m [tokens]"])]
             fig.add_scatter(x=part["position m [tokens]"], y=part[column], name=f"{d}, {r}",
                             mode="lines", line=dict(color=ui.COLORS[n], width=1.8,
                                                     dash=DASH[r]))
