@@ -33,6 +33,22 @@ def identity_table(dim: int, base: float, layout: str, device: str):
     return rc.identity_table(dim, base, layout, size=SIZE, seed=SEED, device=device)
 
 
+@ui.figure
+def identity_figure(dim: int, base: float, layout: str, device: str):
+    """The score <R_m q, R_n k> at every (m, n) as a heatmap."""
+    table = identity_table(dim, base, layout, device)
+    z = table["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
+    fig = go.Figure(go.Heatmap(z=z, x=list(range(SIZE)), y=list(range(SIZE)),
+                               colorscale="RdBu", zmid=0, colorbar=dict(title="score"),
+                               hovertemplate="m=%{y}, n=%{x}<br>score=%{z:.3f}<extra></extra>"))
+    ui.style(fig, title=f"One q and one k at every pair of positions (d={dim}, "
+                        f"base={ui.fmt_base(base)})",
+             x="key position n [tokens]", y="query position m [tokens]", height=480)
+    ui.square(fig)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
 def show_checks(frame, step: int) -> None:
     """The rows of one step as metrics: the measured value and its gap to the expected one."""
     rows = frame[frame["step"] == step]
@@ -157,16 +173,7 @@ ui.download(checks, s.dim, s.base, s.layout, pair, m, n, shift,
 st.subheader("The whole picture: every (m, n) at once")
 with ui.friendly_errors():
     table = identity_table(s.dim, s.base, s.layout, s.device)
-z = table["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
-fig = go.Figure(go.Heatmap(z=z, x=list(range(SIZE)), y=list(range(SIZE)),
-                           colorscale="RdBu", zmid=0, colorbar=dict(title="score"),
-                           hovertemplate="m=%{y}, n=%{x}<br>score=%{z:.3f}<extra></extra>"))
-ui.style(fig, title=f"One q and one k at every pair of positions (d={s.dim}, "
-                    f"base={ui.fmt_base(s.base)})",
-         x="key position n [tokens]", y="query position m [tokens]", height=480)
-ui.square(fig)
-fig.update_yaxes(autorange="reversed")
-ui.show(fig, key="derivation_heatmap")
+ui.show(identity_figure(s.dim, s.base, s.layout, s.device), key="derivation_heatmap")
 gap = float((table["<R_m q, R_n k>"] - table["q^T R_(n-m) k"]).abs().max())
 ui.explain(
     "**Every diagonal has one colour**: the score depends on n − m alone. The table lists "

@@ -30,6 +30,12 @@ def liu_table() -> pd.DataFrame:
 
 
 @ui.table
+def liu_summary(dim: int, base: float, train: int, new_base: float) -> dict:
+    """Liu et al.'s critical dimension and extrapolation limits (rope_core.breaks)."""
+    return br.liu_summary(dim, base, train, new_base)
+
+
+@ui.table
 def bm_table(dim: int, base: float, max_distance: int) -> pd.DataFrame:
     return br.cos_sum_curve(dim, base, max_distance)
 
@@ -63,6 +69,101 @@ def tokens(x: float) -> str:
     return f"{x:,.0f} tokens"
 
 
+def log_y(fig: go.Figure) -> go.Figure:
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def ood_figure(dim: int, base: float, train: int, factor: int, method: str):
+    """Largest angle per pair in training and at s·L, plain and scaled; unseen ones marked."""
+    ood = ood_table(dim, base, train, factor, method)
+    plain_rows = ood[ood["method"] == "none"]
+    scaled_rows = ood[ood["method"] == method]
+    pairs = plain_rows["pair i"]
+    fig = go.Figure()
+    fig.add_scatter(x=pairs, y=plain_rows["train max angle [rad]"], name=f"training: L·θᵢ, "
+                    f"L = {train:,}", mode="lines", line=dict(color=ui.COLORS[0], width=2.5))
+    fig.add_scatter(x=pairs, y=plain_rows["inference max angle [rad]"],
+                    name=f"inference at s·L = {factor * train:,}, no scaling", mode="lines",
+                    line=dict(color=ui.COLORS[1], width=1.8))
+    fig.add_scatter(x=pairs, y=scaled_rows["inference max angle [rad]"],
+                    name=f"inference at s·L, {method}", mode="lines",
+                    line=dict(color=ui.COLORS[2], width=1.8, dash="dash"))
+    for rows, color, label in ((plain_rows, ui.COLORS[1], "no scaling"),
+                               (scaled_rows, ui.COLORS[2], method)):
+        bad = rows[rows["unseen"]]
+        if len(bad):
+            fig.add_scatter(x=bad["pair i"], y=bad["inference max angle [rad]"],
+                            mode="markers", marker=dict(color=color, size=7, symbol="x"),
+                            name=f"unseen angles ({label}): {len(bad)} pairs")
+    fig.add_hline(y=TWO_PI, line=dict(color="#888", dash="dot"),
+                  annotation_text="2π: one turn")
+    ui.style(fig, title="Largest angle per pair: training vs inference", x="pair i",
+             y="largest angle [rad] (log scale)")
+    return log_y(fig)
+
+
+@ui.figure
+def wavelength_figure(dim: int, base: float, train: int, factor: int, method: str,
+                      new_base: int):
+    """Wavelength per pair against the training length, the critical pair marked."""
+    ood = ood_table(dim, base, train, factor, method)
+    plain_rows = ood[ood["method"] == "none"]
+    critical_pair = liu_summary(dim, base, train, float(new_base))["critical_pair"]
+    fig = go.Figure()
+    fig.add_scatter(x=plain_rows["pair i"], y=plain_rows["wavelength [tokens]"], mode="lines",
+                    name="wavelength 2π/θᵢ", line=dict(color=ui.COLORS[0], width=2.5))
+    fig.add_hline(y=train, line=dict(color=ui.COLORS[1], dash="dash"),
+                  annotation_text=f"L = {train:,} tokens")
+    fig.add_vline(x=critical_pair, line=dict(color=ui.COLORS[3], dash="dot"),
+                  annotation_text=f"d_extra/2 = {critical_pair}")
+    ui.style(fig, title=f"Wavelengths and the critical dimension (d = {dim}, "
+                        f"base {ui.fmt_base(base)})", x="pair i",
+             y="wavelength [tokens] (log scale)")
+    return log_y(fig)
+
+
+@ui.figure
+def bm_figure(dim: int, base: float, max_distance: int, train: int):
+    """B_m against distance, its first negative value and the training length marked."""
+    bm = bm_table(dim, base, max_distance)
+    neg = first_negative(dim, base, max_distance)
+    fig = go.Figure()
+    fig.add_scatter(x=bm["distance m [tokens]"], y=bm["B_m"], mode="lines", name="B_m",
+                    line=dict(color=ui.COLORS[0], width=1.6))
+    fig.add_hline(y=0, line=dict(color="#888"))
+    if neg is not None:
+        fig.add_vline(x=neg, line=dict(color=ui.COLORS[1], dash="dash"),
+                      annotation_text=f"first B_m < 0: m = {neg:,}")
+    if train <= max_distance:
+        fig.add_vline(x=train, line=dict(color=ui.COLORS[2], dash="dot"),
+                      annotation_text=f"L = {train:,}", annotation_position="bottom right")
+    ui.style(fig, title=f"B_m against distance (d = {dim}, base {ui.fmt_base(base)})",
+             x="distance m [tokens]", y="B_m = Σᵢ cos(m·θᵢ)")
+    return fig
+
+
+@ui.figure
+def scan_figure(dim: int, context: int):
+    """Which scanned bases pass for the context, the smallest passing one marked."""
+    best = min_base(dim, context)
+    scan = scan_table(dim, context, best)
+    fig = go.Figure()
+    for passes, color, name in ((True, ui.COLORS[2], "passes: B_m ≥ 0 for all m < L"),
+                                (False, ui.COLORS[1], "fails: some B_m < 0")):
+        part = scan[scan["passes"] == passes]
+        fig.add_scatter(x=part["base"], y=[1 if passes else 0] * len(part), mode="markers",
+                        name=name, marker=dict(color=color, size=9, symbol="line-ns-open"))
+    fig.add_vline(x=best, line=dict(color="#444", dash="dot"),
+                  annotation_text=f"smallest: {best:,.0f}")
+    ui.style(fig, title=f"Which bases pass for L = {context:,} (d = {dim})",
+             x="base (log scale)", y="passes (1) or fails (0)", height=300)
+    fig.update_xaxes(type="log", exponentformat="power")
+    fig.update_yaxes(tickvals=[0, 1], range=[-0.5, 1.5])
+    return fig
+
+
 s = ui.settings()
 st.title("Long context: where RoPE breaks")
 st.markdown(
@@ -90,51 +191,18 @@ new_base = ui.select_slider("Base after tuning (Liu et al.)", ui.BASE_OPTIONS, 1
 
 with ui.friendly_errors():
     ood = ood_table(s.dim, s.base, train, factor, method)
-    liu = br.liu_summary(s.dim, s.base, train, float(new_base))
+    liu = liu_summary(s.dim, s.base, train, float(new_base))
     liu_cmp = liu_table()
 
 plain_rows = ood[ood["method"] == "none"]
 scaled_rows = ood[ood["method"] == method]
-pairs = plain_rows["pair i"]
-fig_ood = go.Figure()
-fig_ood.add_scatter(x=pairs, y=plain_rows["train max angle [rad]"], name=f"training: L·θᵢ, "
-                    f"L = {train:,}", mode="lines", line=dict(color=ui.COLORS[0], width=2.5))
-fig_ood.add_scatter(x=pairs, y=plain_rows["inference max angle [rad]"],
-                    name=f"inference at s·L = {factor * train:,}, no scaling", mode="lines",
-                    line=dict(color=ui.COLORS[1], width=1.8))
-fig_ood.add_scatter(x=pairs, y=scaled_rows["inference max angle [rad]"],
-                    name=f"inference at s·L, {method}", mode="lines",
-                    line=dict(color=ui.COLORS[2], width=1.8, dash="dash"))
-for rows, color, label in ((plain_rows, ui.COLORS[1], "no scaling"),
-                           (scaled_rows, ui.COLORS[2], method)):
-    bad = rows[rows["unseen"]]
-    if len(bad):
-        fig_ood.add_scatter(x=bad["pair i"], y=bad["inference max angle [rad]"], mode="markers",
-                            marker=dict(color=color, size=7, symbol="x"),
-                            name=f"unseen angles ({label}): {len(bad)} pairs")
-fig_ood.add_hline(y=TWO_PI, line=dict(color="#888", dash="dot"), annotation_text="2π: one turn")
-ui.style(fig_ood, title="Largest angle per pair: training vs inference", x="pair i",
-         y="largest angle [rad] (log scale)")
-fig_ood.update_yaxes(type="log", exponentformat="power")
-
-wl = plain_rows["wavelength [tokens]"]
-fig_wl = go.Figure()
-fig_wl.add_scatter(x=pairs, y=wl, mode="lines", name="wavelength 2π/θᵢ",
-                   line=dict(color=ui.COLORS[0], width=2.5))
-fig_wl.add_hline(y=train, line=dict(color=ui.COLORS[1], dash="dash"),
-                 annotation_text=f"L = {train:,} tokens")
-fig_wl.add_vline(x=liu["critical_pair"], line=dict(color=ui.COLORS[3], dash="dot"),
-                 annotation_text=f"d_extra/2 = {liu['critical_pair']}")
-ui.style(fig_wl, title=f"Wavelengths and the critical dimension (d = {s.dim}, "
-                       f"base {ui.fmt_base(s.base)})", x="pair i",
-         y="wavelength [tokens] (log scale)")
-fig_wl.update_yaxes(type="log", exponentformat="power")
 
 left, right = st.columns(2)
 with left:
-    ui.show(fig_ood, key="lc_ood_plot")
+    ui.show(ood_figure(s.dim, s.base, train, factor, method), key="lc_ood_plot")
 with right:
-    ui.show(fig_wl, key="lc_wl_plot")
+    ui.show(wavelength_figure(s.dim, s.base, train, factor, method, new_base),
+            key="lc_wl_plot")
 
 m1, m2, m3 = st.columns(3)
 m1.metric("Critical dimension d_extra", f"{liu['critical_dimension']}",
@@ -180,19 +248,7 @@ with ui.friendly_errors():
     bm = bm_table(s.dim, s.base, bmax)
     neg = first_negative(s.dim, s.base, bmax)
 
-fig_bm = go.Figure()
-fig_bm.add_scatter(x=bm["distance m [tokens]"], y=bm["B_m"], mode="lines", name="B_m",
-                   line=dict(color=ui.COLORS[0], width=1.6))
-fig_bm.add_hline(y=0, line=dict(color="#888"))
-if neg is not None:
-    fig_bm.add_vline(x=neg, line=dict(color=ui.COLORS[1], dash="dash"),
-                     annotation_text=f"first B_m < 0: m = {neg:,}")
-if train <= bmax:
-    fig_bm.add_vline(x=train, line=dict(color=ui.COLORS[2], dash="dot"),
-                     annotation_text=f"L = {train:,}", annotation_position="bottom right")
-ui.style(fig_bm, title=f"B_m against distance (d = {s.dim}, base {ui.fmt_base(s.base)})",
-         x="distance m [tokens]", y="B_m = Σᵢ cos(m·θᵢ)")
-ui.show(fig_bm, key="lc_bm_plot")
+ui.show(bm_figure(s.dim, s.base, bmax, train), key="lc_bm_plot")
 sampled = len(bm) < bmax + 1
 where = (f"first turns negative at m = {neg:,}" if neg is not None
          else f"stays ≥ 0 for every m up to {bmax:,}")
@@ -226,20 +282,7 @@ if ok_context:
         k1.metric(f"Smallest base for L = {target:,} (app, d = {s.dim})", f"{best:,.0f}")
         k2.metric("Men et al. fit 0.0424·L^1.628", f"{fit:,.0f}")
         k3.metric("Ratio app / fit", f"{best / fit:.2f}")
-        fig_scan = go.Figure()
-        for passes, color, name in ((True, ui.COLORS[2], "passes: B_m ≥ 0 for all m < L"),
-                                    (False, ui.COLORS[1], "fails: some B_m < 0")):
-            part = scan[scan["passes"] == passes]
-            fig_scan.add_scatter(x=part["base"], y=[1 if passes else 0] * len(part),
-                                 mode="markers", name=name,
-                                 marker=dict(color=color, size=9, symbol="line-ns-open"))
-        fig_scan.add_vline(x=best, line=dict(color="#444", dash="dot"),
-                           annotation_text=f"smallest: {best:,.0f}")
-        ui.style(fig_scan, title=f"Which bases pass for L = {target:,} (d = {s.dim})",
-                 x="base (log scale)", y="passes (1) or fails (0)", height=300)
-        fig_scan.update_xaxes(type="log", exponentformat="power")
-        fig_scan.update_yaxes(tickvals=[0, 1], range=[-0.5, 1.5])
-        ui.show(fig_scan, key="lc_scan_plot")
+        ui.show(scan_figure(s.dim, target), key="lc_scan_plot")
         above = scan[scan["base"] > best]
         refail = above[~above["passes"]]
         ui.explain(

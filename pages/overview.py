@@ -20,6 +20,48 @@ def shuffle(sentence: str, dim: int, base: float, layout: str, seed: int):
     return lesson.shuffle_tables(words, order, dim, base, layout, seed)
 
 
+def shuffled_words(sentence: str) -> tuple[list[str], list[str]]:
+    """The sentence's words and the same words in its shuffle's order."""
+    words, order = lesson.TOY_SENTENCES[sentence]
+    return list(words), [words[t] for t in order]
+
+
+@ui.figure
+def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int):
+    """Four heatmaps: outputs of the sentence and its shuffle, without and with RoPE."""
+    out = shuffle(sentence, dim, base, layout, seed)["outputs"]
+    words, moved = shuffled_words(sentence)
+    seq, shown = len(words), min(SHOWN, dim)
+    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14,
+                        horizontal_spacing=0.12,
+                        subplot_titles=(f"no positions: “{sentence}”",
+                                        f"no positions: “{' '.join(moved)}”",
+                                        f"RoPE on q and k: “{sentence}”",
+                                        f"RoPE on q and k: “{' '.join(moved)}”"))
+    for row, encoding in enumerate(lesson.ENCODINGS, start=1):
+        part = out[(out["encoding"] == encoding) & (out["coordinate j"] < shown)]
+        for col, (value, position) in enumerate(
+                (("shuffled out(x)", "position in sentence [tokens]"),
+                 ("out(shuffled x)", "position after shuffle [tokens]")), start=1):
+            # the left panels: the sentence's own outputs, row t = word t of the sentence
+            cells = part.sort_values([position, "coordinate j"])
+            z = cells[value].to_numpy().reshape(seq, shown)
+            labels = [f"{w} @{t}" for t, w in enumerate(words if col == 1 else moved)]
+            fig.add_trace(go.Heatmap(
+                z=z, x=list(range(shown)), y=labels, coloraxis="coloraxis",
+                hovertemplate="%{y}, coordinate %{x}<br>%{z:.4f}<extra></extra>"),
+                row=row, col=col)
+    for axis in fig.layout:
+        if axis.startswith("yaxis"):
+            fig.layout[axis].autorange = "reversed"
+    fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title="output")))
+    ui.style(fig, title=f"Output rows of one head (first {shown} of d = {dim} coordinates)",
+             x="output coordinate j", y="", height=260 + 90 * seq)
+    fig.update_xaxes(title_text="output coordinate j", row=2)
+    fig.update_xaxes(title_text="", row=1)
+    return fig
+
+
 s = ui.settings()
 st.title("Why attention needs positions")
 st.markdown(
@@ -36,47 +78,19 @@ seed = ui.number("Random seed (word vectors, W_q, W_k, W_v)", 0, MAX_SEED, 0, "w
 
 with ui.friendly_errors():
     tables = shuffle(sentence, s.dim, s.base, s.layout, seed)
-out, summary = tables["outputs"], tables["summary"]
+summary = tables["summary"]
 gap = dict(zip(summary["encoding"], summary["max |out(P x) - P out(x)|"]))
-words, order = lesson.TOY_SENTENCES[sentence]
-shuffled = " ".join(words[t] for t in order)
-seq, shown = len(words), min(SHOWN, s.dim)
+moved = shuffled_words(sentence)[1]
+shuffled = " ".join(moved)
 
-fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14,
-                    horizontal_spacing=0.12,
-                    subplot_titles=(f"no positions: “{sentence}”",
-                                    f"no positions: “{shuffled}”",
-                                    f"RoPE on q and k: “{sentence}”",
-                                    f"RoPE on q and k: “{shuffled}”"))
-for row, encoding in enumerate(lesson.ENCODINGS, start=1):
-    part = out[(out["encoding"] == encoding) & (out["coordinate j"] < shown)]
-    for col, (value, position) in enumerate(
-            (("shuffled out(x)", "position in sentence [tokens]"),
-             ("out(shuffled x)", "position after shuffle [tokens]")), start=1):
-        # the left panels: the sentence's own outputs, row t = word t of the sentence
-        cells = part.sort_values([position, "coordinate j"])
-        z = cells[value].to_numpy().reshape(seq, shown)
-        labels = [f"{w} @{t}" for t, w in enumerate(words if col == 1 else
-                                                     [words[o] for o in order])]
-        fig.add_trace(go.Heatmap(
-            z=z, x=list(range(shown)), y=labels, coloraxis="coloraxis",
-            hovertemplate="%{y}, coordinate %{x}<br>%{z:.4f}<extra></extra>"), row=row, col=col)
-for axis in fig.layout:
-    if axis.startswith("yaxis"):
-        fig.layout[axis].autorange = "reversed"
-fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title="output")))
-ui.style(fig, title=f"Output rows of one head (first {shown} of d = {s.dim} coordinates)",
-         x="output coordinate j", y="", height=260 + 90 * seq)
-fig.update_xaxes(title_text="output coordinate j", row=2)
-fig.update_xaxes(title_text="", row=1)
-ui.show(fig, key="why_outputs")
+ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs")
 
 k1, k2 = st.columns(2)
 k1.metric("No positions: max |out(P x) − P out(x)|", f"{gap['none']:.1e}")
 k2.metric("RoPE: max |out(P x) − P out(x)|", f"{gap['rope']:.2g}")
 st.latex(r"\operatorname{out}(Px) = P\,\operatorname{out}(x)")
 st.caption("P moves the tokens: (Px)ₜ is the word the shuffle puts at position t.")
-first = words[order[0]]
+first = moved[0]
 ui.explain(
     f"**Without positions, “{first}” gets the same output in both sentences**, only in "
     f"another row: shuffling the tokens shuffles the output rows and changes nothing else. "

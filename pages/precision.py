@@ -1,5 +1,6 @@
 """Precision: what float16 and bfloat16 do to positions, angles and the relative property."""
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -18,6 +19,11 @@ RECIPE_TEXT = {
     "cache": "exact angles, cos/sin cache stored in the dtype",
 }
 DASH = {"positions": "solid", "theta": "dash", "product": "dot", "cache": "dashdot"}
+# The error figures draw the tables' positions nearest a log grid of this many points
+# (about 900 distinct positions up to 10^6; the tables and CSVs keep all ~1,400): 21
+# lines of every position would make the page's first open about 430 KB, over the
+# 300 KB budget of issue 11 (with this grid: about 260 KB).
+FIGURE_POINTS = 1_200
 
 
 @ui.table
@@ -43,6 +49,96 @@ def relative(dim: int, base: float, gap: int, max_shift: int, recipe: str) -> pd
 @ui.table
 def neox() -> pd.DataFrame:
     return br.neox_issue_table()
+
+
+def step_corners(values: pd.Series) -> np.ndarray:
+    """Rows a step line (shape "hv") needs: the first of each run of equal values and the
+    last row. The rows in between add nothing to the line drawn."""
+    y = values.to_numpy()
+    keep = np.ones(len(y), dtype=bool)
+    keep[1:-1] = y[1:-1] != y[:-2]
+    return keep
+
+
+def log_sample(positions: pd.Series, points: int = FIGURE_POINTS) -> np.ndarray:
+    """Indices of at most ``points`` of the sorted ``positions``, log-spaced from the first
+    to the last (both kept): the first position at or after each point of the grid."""
+    m = positions.to_numpy()
+    grid = np.logspace(np.log10(m[0]), np.log10(m[-1]), points)
+    return np.unique(np.minimum(np.searchsorted(m, grid * (1 - 1e-12)), len(m) - 1))
+
+
+def log_axes(fig: go.Figure) -> go.Figure:
+    fig.update_xaxes(type="log", exponentformat="power")
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def spacing_figure(max_position: int, dtypes: tuple):
+    """Spacing between neighbouring representable positions, one step line per dtype."""
+    sp = spacing(max_position, dtypes)
+    fig = go.Figure()
+    for n, d in enumerate(dtypes):
+        part = sp[sp["dtype"] == d]
+        part = part[step_corners(part["spacing [tokens]"])]
+        fig.add_scatter(x=part["position m [tokens]"], y=part["spacing [tokens]"], name=d,
+                        mode="lines", line=dict(color=ui.COLORS[n], width=2, shape="hv"))
+    ui.style(fig, title="Spacing between neighbouring representable positions",
+             x="position m [tokens] (log scale)", y="spacing [tokens] (log scale)")
+    return log_axes(fig)
+
+
+def error_lines(fig: go.Figure, err: pd.DataFrame, dtypes: tuple, column: str,
+                recipes: tuple) -> go.Figure:
+    """One line per (dtype, recipe): colour by dtype, dash by recipe; at most
+    FIGURE_POINTS positions each."""
+    for n, d in enumerate(dtypes):
+        for r in recipes:
+            part = err[(err["dtype"] == d) & (err["recipe"] == r)]
+            part = part.iloc[log_sample(part["position m [tokens]"])]
+            fig.add_scatter(x=part["position m [tokens]"], y=part[column], name=f"{d}, {r}",
+                            mode="lines", line=dict(color=ui.COLORS[n], width=1.8,
+                                                    dash=DASH[r]))
+    return fig
+
+
+@ui.figure
+def angle_figure(dim: int, base: float, max_position: int, dtypes: tuple):
+    """Largest angle error over pairs per dtype and recipe (the cache recipe has none)."""
+    err = errors(dim, base, max_position, dtypes)
+    # the cache recipe has exact angles: error 0, not drawable on a log axis
+    fig = error_lines(go.Figure(), err, dtypes, "max angle error [rad]",
+                      tuple(r for r in rc.RECIPES if r != "cache"))
+    ui.style(fig, title=f"Largest angle error over pairs (d = {dim}, base "
+                        f"{ui.fmt_base(base)})",
+             x="position m [tokens] (log scale)", y="max |angle error| [rad] (log scale)")
+    return log_axes(fig)
+
+
+@ui.figure
+def cos_figure(dim: int, base: float, max_position: int, dtypes: tuple):
+    """Largest cos error over pairs per dtype and recipe."""
+    err = errors(dim, base, max_position, dtypes)
+    fig = error_lines(go.Figure(), err, dtypes, "max cos error", tuple(rc.RECIPES))
+    ui.style(fig, title="Largest cos error over pairs", x="position m [tokens] (log scale)",
+             y="max |cos error| (log scale)")
+    return log_axes(fig)
+
+
+@ui.figure
+def relative_figure(dim: int, base: float, gap: int, max_shift: int, recipe: str):
+    """|score(0, gap) - score(D, gap + D)| against the shift D, one line per dtype."""
+    rel = relative(dim, base, gap, max_shift, recipe)
+    fig = go.Figure()
+    for n, d in enumerate(rel["dtype"].unique()):
+        part = rel[(rel["dtype"] == d) & (rel["shift D [tokens]"] > 0)]
+        fig.add_scatter(x=part["shift D [tokens]"], y=part["score difference"], name=d,
+                        mode="lines", line=dict(color=(["#444"] + ui.COLORS)[n], width=1.8))
+    ui.style(fig, title=f"Shift both positions by Δ (m = 0, n = {gap}, recipe {recipe})",
+             x="shift Δ [tokens] (log scale)", y="|score difference| (0 for exact RoPE)")
+    fig.update_xaxes(type="log", exponentformat="power")
+    return fig
 
 
 s = ui.settings()
@@ -79,16 +175,7 @@ cols = st.columns(len(first))
 for col, (_, row) in zip(cols, first.iterrows()):
     col.metric(f"{row['dtype']}: first position it cannot hold",
                f"{int(row['first inexact position [tokens]']):,}")
-fig_sp = go.Figure()
-for n, d in enumerate(dtypes):
-    part = sp[sp["dtype"] == d]
-    fig_sp.add_scatter(x=part["position m [tokens]"], y=part["spacing [tokens]"], name=d,
-                       mode="lines", line=dict(color=ui.COLORS[n], width=2, shape="hv"))
-ui.style(fig_sp, title="Spacing between neighbouring representable positions",
-         x="position m [tokens] (log scale)", y="spacing [tokens] (log scale)")
-fig_sp.update_xaxes(type="log", exponentformat="power")
-fig_sp.update_yaxes(type="log", exponentformat="power")
-ui.show(fig_sp, key="pr_spacing_plot")
+ui.show(spacing_figure(max_position, dtypes), key="pr_spacing_plot")
 last = sp[sp["position m [tokens]"] == max_position].set_index("dtype")
 bits = []
 for d in dtypes:
@@ -104,29 +191,11 @@ ui.explain(
 
 # ---------------------------------------------------------------- errors per recipe
 st.header("2. Angle and cos/sin error per recipe")
-fig_a, fig_c = go.Figure(), go.Figure()
-for n, d in enumerate(dtypes):
-    for r in rc.RECIPES:
-        part = err[(err["dtype"] == d) & (err["recipe"] == r)]
-        line = dict(color=ui.COLORS[n], width=1.8, dash=DASH[r])
-        if r != "cache":  # the cache recipe has exact angles: error 0, not drawable on log
-            fig_a.add_scatter(x=part["position m [tokens]"], y=part["max angle error [rad]"],
-                              name=f"{d}, {r}", mode="lines", line=line)
-        fig_c.add_scatter(x=part["position m [tokens]"], y=part["max cos error"],
-                          name=f"{d}, {r}", mode="lines", line=line)
-ui.style(fig_a, title=f"Largest angle error over pairs (d = {s.dim}, base "
-                      f"{ui.fmt_base(s.base)})",
-         x="position m [tokens] (log scale)", y="max |angle error| [rad] (log scale)")
-ui.style(fig_c, title="Largest cos error over pairs", x="position m [tokens] (log scale)",
-         y="max |cos error| (log scale)")
-for fig in (fig_a, fig_c):
-    fig.update_xaxes(type="log", exponentformat="power")
-    fig.update_yaxes(type="log", exponentformat="power")
 left, right = st.columns(2)
 with left:
-    ui.show(fig_a, key="pr_angle_plot")
+    ui.show(angle_figure(s.dim, s.base, max_position, dtypes), key="pr_angle_plot")
 with right:
-    ui.show(fig_c, key="pr_cos_plot")
+    ui.show(cos_figure(s.dim, s.base, max_position, dtypes), key="pr_cos_plot")
 st.caption("Recipes: " + "; ".join(f"{r} ({RECIPE_TEXT[r]})" for r in rc.RECIPES) +
            ". Zero errors do not appear on a log axis.")
 at_end = err[err["position m [tokens]"] == max_position]
@@ -148,15 +217,7 @@ ui.explain(
 st.header("3. The relative-position property")
 st.latex(r"\big|\,\mathrm{score}(m, n) - \mathrm{score}(m+\Delta, n+\Delta)\,\big|,"
          r"\qquad q = k = \text{all ones}")
-fig_r = go.Figure()
-for n, d in enumerate(rel["dtype"].unique()):
-    part = rel[(rel["dtype"] == d) & (rel["shift D [tokens]"] > 0)]
-    fig_r.add_scatter(x=part["shift D [tokens]"], y=part["score difference"], name=d,
-                      mode="lines", line=dict(color=(["#444"] + ui.COLORS)[n], width=1.8))
-ui.style(fig_r, title=f"Shift both positions by Δ (m = 0, n = {gap}, recipe {recipe})",
-         x="shift Δ [tokens] (log scale)", y="|score difference| (0 for exact RoPE)")
-fig_r.update_xaxes(type="log", exponentformat="power")
-ui.show(fig_r, key="pr_rel_plot")
+ui.show(relative_figure(s.dim, s.base, gap, max_position, recipe), key="pr_rel_plot")
 rmax = rel.groupby("dtype", sort=False)["score difference"].max()
 n_nan = int(rel["score difference"].isna().sum())
 ui.explain(

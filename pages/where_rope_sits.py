@@ -37,6 +37,72 @@ def layouts(dim: int, base: float):
     return lesson.layout_tables(dim, base, N_HEADS, IN_DIM, LAYOUT_SEQ, SEED)
 
 
+@ui.figure
+def diagram_figure():
+    """One attention layer as boxes and arrows; the RoPE boxes in red."""
+    fig = go.Figure()
+    for tail, head in EDGES:
+        (x0, y0, _), (x1, y1, _) = NODES[tail], NODES[head]
+        fig.add_annotation(x=x1 - 0.45, y=y1, ax=x0 + 0.45, ay=y0, xref="x", yref="y",
+                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=1.6,
+                           arrowcolor="#555", text="")
+    for name, (x, y, label) in NODES.items():
+        rope = name in ("rq", "rk")
+        fig.add_annotation(x=x, y=y, text=label, showarrow=False, font=dict(size=14),
+                           bgcolor="#fde0dd" if rope else "#eef3fb",
+                           bordercolor=ui.COLORS[1] if rope else ui.COLORS[0], borderwidth=2,
+                           borderpad=6)
+    fig.update_xaxes(visible=False, range=[-0.6, 7.5])
+    fig.update_yaxes(visible=False, range=[-0.5, 2.5])
+    ui.style(fig, title="One attention layer (repeated in every layer): RoPE turns q and k "
+                        "only", x="", y="", height=340)
+    fig.update_xaxes(visible=False)
+    fig.update_yaxes(visible=False)
+    return fig
+
+
+@ui.figure
+def cache_figure(dim: int, base: float, layout: str, seq: int):
+    """The last query's scores: recomputed, from the cache, and the rotated-again bug."""
+    scores = cache_tables(dim, base, layout, seq)["scores"]
+    last = scores[scores["t [tokens]"] == seq - 1]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["recomputed"], mode="lines",
+                             name="recomputed from scratch",
+                             line=dict(color=ui.COLORS[0], width=3)))
+    fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["from cache"], mode="markers",
+                             name="from the cache of R_n k_n",
+                             marker=dict(color=ui.COLORS[2], size=9, symbol="circle-open")))
+    fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["cache rotated again"],
+                             mode="lines+markers", name="bug: cache rotated again by t",
+                             line=dict(color=ui.COLORS[1], dash="dash")))
+    ui.style(fig, title=f"Scores of the last query (t = {seq - 1}) with every cached key",
+             x="key position n [tokens]", y="score (R_t q_t)ᵀ(R_n k_n)", height=400)
+    return fig
+
+
+@ui.figure
+def layouts_figure(dim: int, base: float):
+    """Which coordinates pair up in each layout, and the permutation p_j."""
+    pairs = layouts(dim, base)["pairs"]
+    drawn = pairs[pairs["coordinate j"] < DRAWN]
+    rows = ["pair i, interleaved", "pair i, half", "p_j (moved to j)"]
+    z = [drawn["pair i interleaved"].tolist(), drawn["pair i half"].tolist(),
+         drawn["pair i half"].tolist()]
+    text = [[str(v) for v in drawn["pair i interleaved"]],
+            [str(v) for v in drawn["pair i half"]], [str(v) for v in drawn["p_j"]]]
+    fig = go.Figure(go.Heatmap(z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
+                               texttemplate="%{text}", colorscale="Turbo", xgap=1, ygap=2,
+                               colorbar=dict(title="pair i"),
+                               hovertemplate="%{y}, coordinate j = %{x}: %{text}"
+                                             "<extra></extra>"))
+    ui.style(fig, title=f"Which coordinates pair up (d = {dim}"
+                        + (f", first {DRAWN} coordinates drawn)" if dim > DRAWN else ")"),
+             x="coordinate j", y="", height=300)
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
 s = ui.settings()
 st.title("Where RoPE sits in a model")
 st.markdown(
@@ -45,25 +111,7 @@ st.markdown(
     "never rotated. Nothing is added to x, so the positions never mix into the token's "
     "content, and every layer rotates its own q and k again.")
 
-fig = go.Figure()
-for tail, head in EDGES:
-    (x0, y0, _), (x1, y1, _) = NODES[tail], NODES[head]
-    fig.add_annotation(x=x1 - 0.45, y=y1, ax=x0 + 0.45, ay=y0, xref="x", yref="y", axref="x",
-                       ayref="y", showarrow=True, arrowhead=3, arrowwidth=1.6,
-                       arrowcolor="#555", text="")
-for name, (x, y, label) in NODES.items():
-    rope = name in ("rq", "rk")
-    fig.add_annotation(x=x, y=y, text=label, showarrow=False, font=dict(size=14),
-                       bgcolor="#fde0dd" if rope else "#eef3fb",
-                       bordercolor=ui.COLORS[1] if rope else ui.COLORS[0], borderwidth=2,
-                       borderpad=6)
-fig.update_xaxes(visible=False, range=[-0.6, 7.5])
-fig.update_yaxes(visible=False, range=[-0.5, 2.5])
-ui.style(fig, title="One attention layer (repeated in every layer): RoPE turns q and k only",
-         x="", y="", height=340)
-fig.update_xaxes(visible=False)
-fig.update_yaxes(visible=False)
-ui.show(fig, key="where_diagram")
+ui.show(diagram_figure(), key="where_diagram")
 
 st.subheader("The KV cache stores rotated keys")
 st.markdown(
@@ -76,19 +124,7 @@ with ui.friendly_errors():
     cache = cache_tables(s.dim, s.base, s.layout, seq)
 scores, summary = cache["scores"], cache["summary"]
 gaps = dict(zip(summary["way"], summary["max |score - recomputed|"]))
-last = scores[scores["t [tokens]"] == seq - 1]
-fig = go.Figure()
-fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["recomputed"], mode="lines",
-                         name="recomputed from scratch", line=dict(color=ui.COLORS[0], width=3)))
-fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["from cache"], mode="markers",
-                         name="from the cache of R_n k_n",
-                         marker=dict(color=ui.COLORS[2], size=9, symbol="circle-open")))
-fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["cache rotated again"],
-                         mode="lines+markers", name="bug: cache rotated again by t",
-                         line=dict(color=ui.COLORS[1], dash="dash")))
-ui.style(fig, title=f"Scores of the last query (t = {seq - 1}) with every cached key",
-         x="key position n [tokens]", y="score (R_t q_t)ᵀ(R_n k_n)", height=400)
-ui.show(fig, key="where_cache")
+ui.show(cache_figure(s.dim, s.base, s.layout, seq), key="where_cache")
 k1, k2 = st.columns(2)
 k1.metric("Cache of R_n k_n: max |score − recomputed|", f"{gaps['from cache']:.1e}")
 k2.metric("Cache rotated again: max |score − recomputed|",
@@ -111,22 +147,8 @@ st.markdown(
 st.latex(r"p_{c\,d/2 + i} = 2i + c,\qquad c \in \{0, 1\}")
 with ui.friendly_errors():
     lay = layouts(s.dim, s.base)
-pairs, checks = lay["pairs"], lay["checks"]
-drawn = pairs[pairs["coordinate j"] < DRAWN]
-rows = ["pair i, interleaved", "pair i, half", "p_j (moved to j)"]
-z = [drawn["pair i interleaved"].tolist(), drawn["pair i half"].tolist(),
-     drawn["pair i half"].tolist()]
-text = [[str(v) for v in drawn["pair i interleaved"]], [str(v) for v in drawn["pair i half"]],
-        [str(v) for v in drawn["p_j"]]]
-fig = go.Figure(go.Heatmap(z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
-                           texttemplate="%{text}", colorscale="Turbo", xgap=1, ygap=2,
-                           colorbar=dict(title="pair i"),
-                           hovertemplate="%{y}, coordinate j = %{x}: %{text}<extra></extra>"))
-ui.style(fig, title=f"Which coordinates pair up (d = {s.dim}"
-                    + (f", first {DRAWN} coordinates drawn)" if s.dim > DRAWN else ")"),
-         x="coordinate j", y="", height=300)
-fig.update_yaxes(autorange="reversed")
-ui.show(fig, key="where_layouts")
+checks = lay["checks"]
+ui.show(layouts_figure(s.dim, s.base), key="where_layouts")
 ui.explain(
     "Equal colours are one pair. In the interleaved row each pair sits side by side; in the "
     f"half row pair i uses coordinates i and i + {s.dim // 2}. The bottom row lists p_j, "

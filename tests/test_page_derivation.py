@@ -4,7 +4,7 @@ import cmath
 import math
 
 import numpy as np
-from apptest_helpers import array, csv_frame, figure, run_page, shown
+from apptest_helpers import array, assert_frozen_once, csv_frame, figure, run_page, shown
 from lesson_reference import rotate, thetas
 
 import rope_core as rc
@@ -96,4 +96,10 @@ def test_identity_heatmap_is_toeplitz_and_matches_a_dense_matrix():
     for m, n in [(0, 0), (3, 10), (20, 5), (47, 0)]:
         expected = rotate(q, m, th, "interleaved") @ rotate(k, n, th, "interleaved")
         assert math.isclose(score[m, n], expected, rel_tol=1e-12, abs_tol=1e-12)
-    np.testing.assert_allclose(array(figure(at)["data"][0]["z"]), score, atol=1e-12)
+    # the figure carries float32
+    np.testing.assert_allclose(array(figure(at)["data"][0]["z"]), score, rtol=1e-6,
+                               atol=1e-12)
+
+
+def test_figure_is_built_once_per_setting_and_sent_as_float32(monkeypatch):
+    assert_frozen_once(monkeypatch, "derivation", {"dim": "16"}, {"derivation_heatmap"})

@@ -8,7 +8,14 @@ dimension from its closed form, B_m as a math.cos sum, the extrapolation limit
 import math
 
 import pytest
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, warnings
+from apptest_helpers import (
+    assert_frozen_once,
+    csv_frame,
+    figure,
+    no_exceptions,
+    run_page,
+    warnings,
+)
 
 PAGE = "long_context"
 
@@ -110,3 +117,8 @@ def test_men_fit_comparison_table():
     assert all(cos_sum_by_hand(m, 128, b) >= -1e-12 for m in range(0, 1024, 1))
     below = b / 1.01
     assert any(cos_sum_by_hand(m, 128, below) < 0 for m in range(1024))
+
+
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
+    assert_frozen_once(monkeypatch, PAGE, {"lc_factor": "4", "lc_target": "1024"},
+                       {"lc_ood_plot", "lc_wl_plot", "lc_bm_plot", "lc_scan_plot"})

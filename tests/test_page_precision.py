@@ -5,8 +5,17 @@ Hand derivations: bfloat16 has 8 significant bits, so the spacing is 2 on
 11 bits, first inexact 2^11 + 1 = 2049.
 """
 
+import numpy as np
 import pytest
-from apptest_helpers import csv_frame, figure, no_exceptions, run_page, warnings
+from apptest_helpers import (
+    array,
+    assert_frozen_once,
+    csv_frame,
+    figure,
+    no_exceptions,
+    run_page,
+    warnings,
+)
 
 PAGE = "precision"
 
@@ -83,3 +92,30 @@ def test_no_dtype_chosen_is_explained():
     at.run()
     no_exceptions(at)
     assert any("at least one dtype" in w for w in warnings(at))
+
+
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
+    assert_frozen_once(monkeypatch, PAGE, {"pr_max": "10000", "pr_recipe": "theta"},
+                       {"pr_spacing_plot", "pr_angle_plot", "pr_cos_plot", "pr_rel_plot"})
+
+
+def test_first_open_fits_the_payload_budget_and_draws_table_points(default_page):
+    charts = default_page.get("plotly_chart")
+    assert sum(len(c.proto.spec) for c in charts) <= 300_000  # issue 11
+    files = csvs(default_page)
+    spacing = next(f for n, f in files.items() if n.startswith("precision_spacing_"))
+    for trace in figure(default_page, 0)["data"]:  # step lines: only the corners are sent
+        rows = spacing[spacing["dtype"] == trace["name"]]
+        x, y = array(trace["x"]), array(trace["y"])
+        assert len(x) < 40 and x[0] == 1 and x[-1] == 1_000_000
+        m = rows["position m [tokens]"].to_numpy()
+        held = y[np.searchsorted(x, m, side="right") - 1]  # the step line at every position
+        np.testing.assert_array_equal(held, rows["spacing [tokens]"].to_numpy())
+    errors = next(f for n, f in files.items() if n.startswith("precision_errors_"))
+    for trace in figure(default_page, 2)["data"]:  # sampled error lines: table points
+        dtype, recipe = trace["name"].split(", ")
+        rows = errors[(errors["dtype"] == dtype) & (errors["recipe"] == recipe)]
+        x, y = array(trace["x"]), array(trace["y"])
+        assert 800 <= len(x) <= 1_200 and x[0] == 1 and x[-1] == 1_000_000
+        by_position = rows.set_index("position m [tokens]")["max cos error"]
+        np.testing.assert_allclose(y, by_position.loc[x].to_numpy(), rtol=1e-6, atol=1e-30)

@@ -2,7 +2,7 @@
 
 import math
 
-from apptest_helpers import csv_frame, figure, run_page, shown
+from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page, shown
 from lesson_reference import rotate, thetas
 
 import rope_core as rc
@@ -76,3 +76,8 @@ def test_dim_two_says_the_layouts_coincide():
     at = run_page("where_rope_sits", {"dim": "2"})
     text = " ".join(shown(md.value) for md in at.markdown)
     assert "both layouts pair the same two coordinates" in text
+
+
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
+    assert_frozen_once(monkeypatch, "where_rope_sits", {"where_seq": "7"},
+                       {"where_diagram", "where_cache", "where_layouts"})
