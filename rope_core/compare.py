@@ -153,6 +153,9 @@ def spectrum_table(configs) -> pd.DataFrame:
 
 # --- distances, decay -----------------------------------------------------------------
 
+EXTENSION_POINTS = 1000  # distances per method on the Context extension page
+
+
 def distance_samples(max_distance: int, axis: str = "linear",
                      points: int = MAX_POINTS) -> torch.Tensor:
     """Integer distances [tokens] up to ``max_distance`` (included), at most ``points``.
@@ -345,7 +348,10 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     for method, a in zip(attention["method"], attention["attention factor"]):
         by_factor.setdefault(float(a), []).append(method)
     softmax = softmax_table({" = ".join(ms): a for a, ms in by_factor.items()}, logits)
-    tables = {"spectra": spectrum_table(configs), "decay": decay_table(configs, axis),
+    # every method's curves on one chart: 1000 distances each keeps the page's first
+    # open under 300 KB (the ripples of fast pairs are finer than either grid anyway)
+    tables = {"spectra": spectrum_table(configs),
+              "decay": decay_table(configs, axis, EXTENSION_POINTS),
               "attention": attention, "softmax": softmax,
               "dynamic": dynamic_base_table(cfg, factor, axis)}
     return {k: _lead(t, cfg, L, factor) for k, t in tables.items()}
