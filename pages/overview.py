@@ -44,10 +44,10 @@ seq, shown = len(words), min(SHOWN, s.dim)
 
 fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14,
                     horizontal_spacing=0.12,
-                    subplot_titles=(f"no positions: “{sentence}”",
-                                    f"no positions: “{shuffled}”",
-                                    f"RoPE on q and k: “{sentence}”",
-                                    f"RoPE on q and k: “{shuffled}”"))
+                    subplot_titles=(f"no positions:<br>“{sentence}”",
+                                    f"no positions:<br>“{shuffled}”",
+                                    f"RoPE on q and k:<br>“{sentence}”",
+                                    f"RoPE on q and k:<br>“{shuffled}”"))
 for row, encoding in enumerate(lesson.ENCODINGS, start=1):
     part = out[(out["encoding"] == encoding) & (out["coordinate j"] < shown)]
     for col, (value, position) in enumerate(
@@ -67,6 +67,7 @@ for axis in fig.layout:
 fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title="output")))
 ui.style(fig, title=f"Output rows of one head (first {shown} of d = {s.dim} coordinates)",
          x="output coordinate j", y="", height=260 + 90 * seq)
+fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for two-line panel titles
 fig.update_xaxes(title_text="output coordinate j", row=2)
 fig.update_xaxes(title_text="", row=1)
 ui.show(fig, key="why_outputs")
