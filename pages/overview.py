@@ -70,7 +70,7 @@ ui.style(fig, title=f"Output rows of one head (first {shown} of d = {s.dim} coor
 fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for two-line panel titles
 fig.update_xaxes(title_text="output coordinate j", row=2)
 fig.update_xaxes(title_text="", row=1)
-ui.show(fig, key="why_outputs")
+ui.show(fig, key="why_outputs", min_width=600)
 
 k1, k2 = st.columns(2)
 k1.metric("No positions: max |out(P x) − P out(x)|", f"{gap['none']:.1e}")

@@ -132,8 +132,15 @@ OVERFLOW_JS = """
     if (el && el.scrollWidth > el.clientWidth + 1)
       out.push(`${id} scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`);
   }
-  const scrollBox = el => el.closest('.katex-display, [data-testid="stMarkdownContainer"] table,'
-                                     + ' [data-testid="stDataFrame"]');
+  // a box of its own that scrolls sideways: a formula, a table, a wide figure on a phone
+  const scrollBox = el => {
+    for (let p = el; p && !['stMain', 'stAppViewContainer'].includes(p.dataset.testid);
+         p = p.parentElement) {
+      if (p.matches('.katex-display, [data-testid="stDataFrame"]')) return p;
+      if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return p;
+    }
+    return null;
+  };
   const selector = 'h1, h2, h3, h4, h5, h6, button, label, [data-testid="stWidgetLabel"],'
     + ' [data-testid="stPlotlyChart"], [data-testid="stCaptionContainer"],'
     + ' [data-testid="stAlert"], [data-testid="stMetric"], [data-testid="stExpander"],'
@@ -207,9 +214,10 @@ def contrast(a: str, b: str) -> float:
 
 
 def tick_report(page: Page) -> list[dict]:
+    """Charts with tick labels (a diagram drawn without axes has none)."""
     charts = page.evaluate(TICKS_JS)
-    assert charts and all(c["ticks"] for c in charts), charts
-    return charts
+    assert any(c["ticks"] for c in charts), charts
+    return [c for c in charts if c["ticks"]]
 
 
 def assert_no_errors(page: Page, server: StreamlitServer) -> None:
@@ -239,10 +247,8 @@ def test_page_fits_the_window(tabs, server, name, width):
             assert contrast(tick["fill"], chart["background"]) >= MIN_CONTRAST, (chart["title"],
                                                                                  tick)
     if width < 640:  # a phone: the sidebar is tucked away, every plot is full width
-        sidebar = page.locator('[data-testid="stSidebar"]')
-        assert sidebar.get_attribute("aria-expanded") == "false"
-        assert sidebar.bounding_box() is None or sidebar.bounding_box()["x"] + \
-            sidebar.bounding_box()["width"] <= 1
+        box = page.locator('[data-testid="stSidebar"]').bounding_box()
+        assert box is None or box["x"] + box["width"] <= 1, f"sidebar open: {box}"
         charts = page.evaluate(CHARTS_JS)
         main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
         content = main["width"] - 2 * 16  # its padding on a phone (1rem each side)
@@ -259,8 +265,11 @@ def test_presentation_mode_has_large_high_contrast_axis_text(tabs, server, name,
     assert not page.locator('[data-testid="stAlertContentWarning"]').count()
     assert "present=true" in page.url
     for chart in tick_report(page):
+        # the labels of a log axis between powers of ten ("2", "5") are drawn at
+        # 3/4 of the tick font by Plotly: the main labels must reach 18 px
+        assert max(t["size"] for t in chart["ticks"]) >= PRESENT_TICK_PX, chart
         for tick in chart["ticks"]:
-            assert tick["size"] >= PRESENT_TICK_PX, (chart["title"], tick)
+            assert tick["size"] >= 0.75 * PRESENT_TICK_PX, (chart["title"], tick)
             assert contrast(tick["fill"], chart["background"]) >= MIN_CONTRAST, (chart["title"],
                                                                                  tick)
     problems = page.evaluate(OVERFLOW_JS)
