@@ -15,5 +15,7 @@ page = st.navigation({
     section: [st.Page(spec.file, title=spec.title, icon=spec.icon, default=spec.default)
               for spec in specs]
     for section, specs in sections().items()})
-ui.remember(ui.sidebar_settings())
+settings = ui.sidebar_settings()
+ui.remember(settings)
+ui.page_style(settings.present)
 page.run()

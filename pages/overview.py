@@ -34,10 +34,10 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     seq, shown = len(words), min(SHOWN, dim)
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14,
                         horizontal_spacing=0.12,
-                        subplot_titles=(f"no positions: “{sentence}”",
-                                        f"no positions: “{' '.join(moved)}”",
-                                        f"RoPE on q and k: “{sentence}”",
-                                        f"RoPE on q and k: “{' '.join(moved)}”"))
+                        subplot_titles=(f"no positions:<br>“{sentence}”",
+                                        f"no positions:<br>“{' '.join(moved)}”",
+                                        f"RoPE on q and k:<br>“{sentence}”",
+                                        f"RoPE on q and k:<br>“{' '.join(moved)}”"))
     for row, encoding in enumerate(lesson.ENCODINGS, start=1):
         part = out[(out["encoding"] == encoding) & (out["coordinate j"] < shown)]
         for col, (value, position) in enumerate(
@@ -57,6 +57,7 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title="output")))
     ui.style(fig, title=f"Output rows of one head (first {shown} of d = {dim} coordinates)",
              x="output coordinate j", y="", height=260 + 90 * seq)
+    fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for two-line panel titles
     fig.update_xaxes(title_text="output coordinate j", row=2)
     fig.update_xaxes(title_text="", row=1)
     return fig
@@ -83,7 +84,8 @@ gap = dict(zip(summary["encoding"], summary["max |out(P x) - P out(x)|"]))
 moved = shuffled_words(sentence)[1]
 shuffled = " ".join(moved)
 
-ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs")
+ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs",
+        min_width=600)
 
 k1, k2 = st.columns(2)
 k1.metric("No positions: max |out(P x) − P out(x)|", f"{gap['none']:.1e}")

@@ -79,10 +79,11 @@ def tips(xs, ys, name: str, color: str) -> go.Scatter:
 
 
 def frame_title(row, pair: int) -> str:
-    """Two lines: where q and k sit, then the angle between them and their dot product."""
+    """Where q and k sit, then the angle between them and their dot product (three
+    lines, each short enough for a phone)."""
     return (f"Pair i = {pair}: q at m = {int(row[COL_M])}, "
             f"k at n = {int(row[COL_N])}<br><span style='font-size:15px'>"
-            f"angle from q' to k' = {row[COL_DEG]:+.1f}° ({row[COL_RAD]:+.3f} rad) · "
+            f"angle from q' to k' = {row[COL_DEG]:+.1f}° ({row[COL_RAD]:+.3f} rad)<br>"
             f"q'·k' = {row[COL_DOT]:+.4f}</span>")
 
 
@@ -104,7 +105,8 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     # One figure, two panels: the pair's plane (left) and q'·k' against the query position m
     # (right), so that one animation moves the arrows and the marker of the current frame.
     fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1,
-                        subplot_titles=("the pair's plane", "q'·k' against the query position m"))
+                        subplot_titles=("the pair's plane",
+                                        "q'·k' against<br>the query position m"))
     for r, name, color, dash in [(1.0, "unit circle", "#bbbbbb", "solid"),
                                  (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]:
         fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
@@ -137,7 +139,7 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
         fig.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
                       annotation_position="top left" if y_line > 0 else "bottom left", row=1, col=2)
-    fig.update_layout(margin=dict(t=110, b=150),
+    fig.update_layout(margin=dict(t=150, b=150),
                       updatemenus=[dict(
                           type="buttons", direction="left", x=0.0, xanchor="left", y=-0.13,
                           yanchor="top", pad=dict(r=10, t=10), showactive=False,
@@ -218,7 +220,7 @@ with ui.friendly_errors():
 
 # ------------------------------------------------------------ animation ----
 ui.show(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
-        key="rot_animation")
+        key="rot_animation", min_width=600)
 q_len, k_len = math.hypot(*q), math.hypot(*k)
 bound = q_len * k_len
 ms, dots = df[COL_M].to_numpy(), df[COL_DOT]

@@ -140,9 +140,9 @@ def record_shows(monkeypatch) -> dict:
     seen: dict = {}
     original = ui.show
 
-    def recording(fig, key=None):
+    def recording(fig, key=None, **kwargs):
         seen[key] = fig
-        original(fig, key=key)
+        original(fig, key=key, **kwargs)
 
     monkeypatch.setattr(ui, "show", recording)
     return seen

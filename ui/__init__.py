@@ -1,9 +1,10 @@
 """The shared UI of RoPE Explorer: one home for every piece pages have in common.
 
 * :mod:`ui.controls`: widgets bound to the URL under one rule for link values
-* :mod:`ui.sidebar`: the shared sidebar (base, head dim, layout, device)
+* :mod:`ui.sidebar`: the shared sidebar (presentation, base, head dim, layout, device)
 * :mod:`ui.tables`: results cached for every visitor, CSV downloads
-* :mod:`ui.figures`: the figure style
+* :mod:`ui.figures`: the figure style, and its presentation-mode form
+* :mod:`ui.css`: the app's page CSS (formulas scroll in their box; presentation text)
 * :mod:`ui.safety`: visitor text shown as plain text, errors without tracebacks
 * :mod:`ui.formatting`: number formatting and the explanation under a plot
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
@@ -13,7 +14,8 @@ Pages use the names re-exported here (``import ui``; ``ui.slider(...)``).
 """
 
 from .controls import choice, multiselect, number, select_slider, slider, text, toggle
-from .figures import COLORS, FONT, Frozen, figure, freeze, show, square, style
+from .css import page_style
+from .figures import COLORS, FONT, Frozen, figure, freeze, presented, show, square, style
 from .formatting import explain, fmt_base, slug
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
@@ -29,7 +31,8 @@ from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
 
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
-    "COLORS", "FONT", "Frozen", "figure", "freeze", "show", "square", "style",
+    "COLORS", "FONT", "Frozen", "figure", "freeze", "presented", "show", "square", "style",
+    "page_style",
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -24,20 +25,58 @@ import plotly.io as pio
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
-FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=14)
+TEXT = "#1f2328"  # the app's text colour: 15.8:1 on white (the theme's grey ticks were 3.7:1)
+AXIS_LINE = "#57606a"  # axis lines and ticks: 6.2:1 on white
+FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=14, color=TEXT)
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
 FIGURE_ENTRIES = 32  # figures kept per builder function (least recently used goes)
 
 
+TITLE_CHARS = 42  # a title line that fits a phone (390 px) and a half-width plot at 800 px
+_TAG = re.compile(r"<[^>]+>")
+
+
+def wrap_title(text: str, width: int = TITLE_CHARS) -> str:
+    """``text`` with ``<br>`` between words so that no line is longer than ``width``
+    visible characters (Plotly never wraps a title and the SVG clips it)."""
+    out = []
+    for line in text.split("<br>"):
+        current = ""
+        for word in line.split(" "):
+            candidate = f"{current} {word}" if current else word
+            if current and len(_TAG.sub("", candidate)) > width:
+                out.append(current)
+                current = word
+            else:
+                current = candidate
+        out.append(current)
+    return "<br>".join(out)
+
+
+def title_lines(text: str) -> int:
+    return text.count("<br>") + 1
+
+
+def top_margin(title: str) -> int:
+    """Room above the plot for a title of this many lines."""
+    return max(60, 34 + 24 * title_lines(title))
+
+
 def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> go.Figure:
-    """Titled axes with units, readable fonts, legend below the plot."""
-    fig.update_layout(title=dict(text=title, x=0, xanchor="left"), font=FONT, height=height,
-                      margin=dict(l=70, r=20, t=60, b=60),
+    """Titled axes with units, readable high-contrast fonts, legend below the plot.
+    A long title is wrapped onto lines that fit a phone."""
+    title = wrap_title(title)
+    fig.update_layout(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
+                                 yanchor="top", pad=dict(t=14)),
+                      font=FONT, height=height,
+                      margin=dict(l=70, r=20, t=top_margin(title), b=60),
                       legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
                       hoverlabel=dict(font_size=13))
-    fig.update_xaxes(title_text=x, showline=True, linecolor="#888", mirror=False)
-    fig.update_yaxes(title_text=y, showline=True, linecolor="#888", mirror=False)
+    axis = dict(showline=True, linecolor=AXIS_LINE, tickcolor=AXIS_LINE, mirror=False,
+                automargin=True, tickfont=dict(color=TEXT), title_font=dict(color=TEXT))
+    fig.update_xaxes(title_text=x, **axis)
+    fig.update_yaxes(title_text=y, **axis)
     return fig
 
 
@@ -106,6 +145,187 @@ def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
     return wrap(fn) if fn is not None else wrap
 
 
-def show(fig: go.Figure | Frozen, key: str | None = None) -> None:
-    """Draw a figure across the full width of its column."""
+# ------------------------------------------------------------ presentation ----
+# Presentation mode (?present=true) is a transform of the kept form, never a
+# setting of the builders: a Frozen figure is shared by every visitor, so the
+# projector's copy is a new spec, made once per Frozen and kept on it.
+FONT_SCALE = 1.5    # every font size
+LINE_SCALE = 1.6    # line widths and marker sizes of scatter traces
+HEIGHT_SCALE = 1.25
+PRESENT_AXIS_LINE = "#24292f"  # axis lines and ticks, 14.7:1 on white
+PRESENT_GRID = "#c9d1d9"
+_PLOTLY_FONT = 12   # Plotly's default font size, for specs that set none
+_SCATTER = {"scatter", "scattergl", "scatterpolar", "scatter3d"}
+
+
+def _scaled(value, factor: float):
+    return round(value * factor, 2) if isinstance(value, (int, float)) and \
+        not isinstance(value, bool) else value
+
+
+def _font(font: dict | None, factor: float = FONT_SCALE, **extra) -> dict:
+    out = dict(font or {})
+    if "size" in out:
+        out["size"] = _scaled(out["size"], factor)
+    out.update(extra)
+    return out
+
+
+def _sized(font: dict | None, default: float, **extra) -> dict:
+    """A font scaled when it has a size, else given ``default`` (Streamlit's theme
+    sets tick, legend and title sizes of its own, which a bigger layout font
+    would not change)."""
+    out = _font(font, **extra)
+    out.setdefault("size", round(default, 2))
+    return out
+
+
+def _present_axis(axis: dict, base: float) -> dict:
+    out = dict(axis)
+    out["tickfont"] = _sized(axis.get("tickfont"), 0.9 * base, color=TEXT)
+    title = axis.get("title")
+    if isinstance(title, dict):
+        out["title"] = dict(title, font=_sized(title.get("font"), base, color=TEXT))
+    out.update(linecolor=PRESENT_AXIS_LINE, tickcolor=PRESENT_AXIS_LINE,
+               linewidth=_scaled(axis.get("linewidth", 1), 2), automargin=True)
+    if axis.get("showgrid", True):
+        out["gridcolor"] = PRESENT_GRID
+    return out
+
+
+def _base_size(layout: dict) -> float:
+    """The presentation layout font size for a figure's layout."""
+    return _scaled((layout.get("font") or {}).get("size", _PLOTLY_FONT), FONT_SCALE)
+
+
+def _present_layout(layout: dict, *, whole: bool, base: float | None = None) -> dict:
+    """Bigger fonts and darker axes; ``whole`` is False for a frame's partial layout
+    (only what it sets is changed there, with the figure's ``base`` font size)."""
+    out = dict(layout)
+    font = dict(layout.get("font") or {})
+    base = base or _base_size(layout)
+    if whole or "font" in layout:
+        out["font"] = dict(font, size=base)
+    if whole or isinstance(layout.get("title"), dict):
+        title = layout.get("title") or {}
+        out["title"] = dict(title, font=_sized(title.get("font"), 1.15 * base))
+    if whole or isinstance(layout.get("legend"), dict):
+        legend = layout.get("legend") or {}
+        out["legend"] = dict(legend, font=_sized(legend.get("font"), 0.9 * base))
+    if isinstance(layout.get("hoverlabel"), dict):
+        out["hoverlabel"] = dict(layout["hoverlabel"], font=_font(layout["hoverlabel"].get("font")))
+    for key, value in layout.items():
+        if key.startswith(("xaxis", "yaxis")) and isinstance(value, dict):
+            out[key] = _present_axis(value, base)
+        elif key.startswith("coloraxis") and isinstance(value, dict) and "colorbar" in value:
+            out[key] = dict(value, colorbar=_present_colorbar(value["colorbar"], base))
+    for key in ("annotations", "sliders", "updatemenus"):
+        if isinstance(layout.get(key), list):
+            out[key] = [_present_item(item) for item in layout[key]]
+    if whole and isinstance(layout.get("height"), (int, float)):
+        out["height"] = int(layout["height"] * HEIGHT_SCALE)
+    if whole and isinstance(layout.get("margin"), dict):
+        out["margin"] = {k: _scaled(v, 1.3) if k in ("l", "t", "b") else v
+                         for k, v in layout["margin"].items()}
+    return out
+
+
+def _present_colorbar(bar: dict, base: float = FONT["size"] * FONT_SCALE) -> dict:
+    out = dict(bar, tickfont=_sized(bar.get("tickfont"), 0.9 * base, color=TEXT))
+    if isinstance(bar.get("title"), dict) and "font" in bar["title"]:
+        out["title"] = dict(bar["title"], font=_font(bar["title"]["font"]))
+    return out
+
+
+def _present_item(item):
+    """An annotation, slider or menu: its fonts scaled."""
+    if not isinstance(item, dict):
+        return item
+    out = dict(item)
+    for key in ("font", "textfont"):
+        if isinstance(item.get(key), dict):
+            out[key] = _font(item[key])
+    if isinstance(item.get("currentvalue"), dict) and "font" in item["currentvalue"]:
+        out["currentvalue"] = dict(item["currentvalue"], font=_font(item["currentvalue"]["font"]))
+    return out
+
+
+def _present_trace(trace: dict) -> dict:
+    out = dict(trace)
+    if trace.get("type", "scatter") in _SCATTER:
+        line = dict(trace.get("line") or {})
+        line["width"] = _scaled(line.get("width", 2), LINE_SCALE)
+        out["line"] = line
+        marker = dict(trace.get("marker") or {})
+        size = marker.get("size", 6)
+        if isinstance(size, list):
+            marker["size"] = [_scaled(v, LINE_SCALE) for v in size]
+        elif not isinstance(size, dict):  # a typed array of sizes stays as it is
+            marker["size"] = _scaled(size, LINE_SCALE)
+        if isinstance(marker.get("line"), dict) and "width" in marker["line"]:
+            marker["line"] = dict(marker["line"], width=_scaled(marker["line"]["width"],
+                                                                LINE_SCALE))
+        out["marker"] = marker
+    if isinstance(trace.get("textfont"), dict):
+        out["textfont"] = _font(trace["textfont"])
+    if isinstance(trace.get("colorbar"), dict):
+        out["colorbar"] = _present_colorbar(trace["colorbar"])
+    return out
+
+
+def present_spec(spec: dict) -> dict:
+    """The projector's form of a figure's spec: a new dict (the data arrays are
+    shared, never copied or changed); ``spec`` itself is left untouched."""
+    out = dict(spec)
+    out["data"] = [_present_trace(t) for t in spec.get("data", [])]
+    layout = spec.get("layout") or {}
+    out["layout"] = _present_layout(layout, whole=True)
+    if isinstance(spec.get("frames"), list):
+        out["frames"] = [
+            dict(frame, **({"data": [_present_trace(t) for t in frame["data"]]}
+                           if isinstance(frame.get("data"), list) else {}),
+                 **({"layout": _present_layout(frame["layout"], whole=False,
+                                               base=_base_size(layout))}
+                    if isinstance(frame.get("layout"), dict) else {}))
+            for frame in spec["frames"]]
+    return out
+
+
+def presented(fig: go.Figure | Frozen) -> Frozen:
+    """``fig`` for a projector. For a Frozen figure, made once and kept on it, so
+    later runs pay nothing; a figure built per run is converted each time."""
+    if not isinstance(fig, Frozen):
+        return Frozen(present_spec(freeze(fig).spec))
+    kept = getattr(fig, "_presented", None)
+    if kept is None:
+        kept = Frozen(present_spec(fig.spec))
+        object.__setattr__(fig, "_presented", kept)  # a race only makes it twice
+    return kept
+
+
+def presenting() -> bool:
+    """True when this run's settings ask for presentation mode."""
+    from .sidebar import current
+
+    settings_ = current()
+    return bool(settings_ is not None and settings_.present)
+
+
+PHONE_PX = 640  # Streamlit stacks columns below this width
+_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def show(fig: go.Figure | Frozen, key: str | None = None, *, min_width: int | None = None) -> None:
+    """Draw a figure across the full width of its column (for a projector in
+    presentation mode). ``min_width`` (px, with a ``key``): on a phone the figure
+    keeps this width and scrolls sideways in its own box, for panels side by side
+    that would otherwise be squeezed until their titles overlap."""
+    if presenting():
+        fig = presented(fig)
+    if min_width is not None:
+        if key is None or not _KEY.fullmatch(key):
+            raise ValueError("min_width needs a key of letters, digits, _ and -")
+        box, chart = f".st-key-{key}", f".st-key-{key} [data-testid=\"stPlotlyChart\"]"
+        st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ {box} {{ overflow-x: auto; }} "
+                f"{chart} {{ min-width: {int(min_width)}px; }} }}</style>")
     st.plotly_chart(fig, width="stretch", key=key, config=PLOT_CONFIG)

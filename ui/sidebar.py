@@ -1,4 +1,5 @@
-"""The sidebar every page shares: RoPE base, head dim, pair layout, device.
+"""The sidebar every page shares: presentation mode, RoPE base, head dim, pair
+layout, device.
 
 app.py draws it once per run, before the page; pages read the result with
 :func:`settings`. Every control lives in the URL, so a link reproduces the view.
@@ -22,7 +23,8 @@ BASE_QUICK_PICKS = {10_000: "10⁴: RoFormer, Llama 2", 500_000: "5·10⁵: Llam
 DIM_OPTIONS = list(range(2, 1025, 2))
 DIM_QUICK_PICKS = {64: "64: GPT-J rotary dims, Llama 3.2 1B", 128: "128: Llama, Mistral, Qwen",
                    256: "256: Gemma 2 and 3"}
-DEFAULTS = {"base": 10_000, "dim": 128, "device": "auto", "layout": "interleaved"}
+DEFAULTS = {"base": 10_000, "dim": 128, "device": "auto", "layout": "interleaved",
+            "present": False}
 _SETTINGS_KEY = "_settings"
 
 
@@ -32,6 +34,7 @@ class Settings:
     dim: int
     device: str  # "cpu" or "cuda", already resolved
     layout: str
+    present: bool = False  # presentation mode: large fonts, thick lines (ui.show, ui.page_style)
 
 
 def _set(key: str, value) -> None:
@@ -51,6 +54,9 @@ def sidebar_settings() -> Settings:
 
     bar = st.sidebar
     bar.header("Settings")
+    present = controls.toggle(
+        "Presentation mode", DEFAULTS["present"], "present", container=bar,
+        help="For a projector: larger text, thicker lines, darker axes, taller plots.")
     base = controls.select_slider(
         "RoPE base", BASE_OPTIONS, DEFAULTS["base"], "base", container=bar,
         allowed="one of 10, 20, 50, 100, … 10⁸, written as a whole number (10000, not 1e4)",
@@ -75,12 +81,19 @@ def sidebar_settings() -> Settings:
         st.caption(f"Computing on {resolved}.")
     for key, value in (("base", base), ("dim", dim), ("layout", layout), ("device", device)):
         controls.keep_in_link(key, str(value), str(DEFAULTS[key]))
-    return Settings(base=float(base), dim=int(dim), device=resolved, layout=layout)
+    controls.keep_in_link("present", str(present).lower(), str(DEFAULTS["present"]).lower())
+    return Settings(base=float(base), dim=int(dim), device=resolved, layout=layout,
+                    present=bool(present))
 
 
 def remember(settings_: Settings) -> None:
     """Store this run's settings for the page (app.py calls this)."""
     st.session_state[_SETTINGS_KEY] = settings_
+
+
+def current() -> Settings | None:
+    """This run's settings, or None outside a run of app.py (no legacy-mode guard)."""
+    return st.session_state.get(_SETTINGS_KEY)
 
 
 def settings() -> Settings:

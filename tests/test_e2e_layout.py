@@ -1,0 +1,280 @@
+"""Layout in a real browser: every page at a desktop (1400 px), a projector or
+small laptop (800 px) and a phone (390 px) width, and the presentation setting.
+
+For every page in the navigation and each width it checks that nothing makes
+the page wider than the window (the document and Streamlit's own scrolling
+containers), that no heading, button, label, caption, alert, formula box or
+chart sticks out past the right edge (a formula may scroll inside its own box),
+that plot titles and axis titles are drawn inside their chart, that tick labels
+have a contrast of at least 4.5:1 against the chart's background, and at 390 px
+that the sidebar is collapsed and plots take the full width (columns stacked).
+``?present=true`` must draw tick labels of at least 18 px, still at 4.5:1.
+
+Full-page screenshots: artifacts/screenshots/<page>-<width>.png and
+<page>-present-<width>.png. One server and one browser for the module, one
+browser tab per width reused for every page. Skipped when Chromium or
+Playwright is missing, unless ROPE_REQUIRE_BROWSER is set (then an error).
+
+Run:  .venv/bin/python -m pytest tests/test_e2e_layout.py -v
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from e2e_server import (
+    ARTIFACTS,
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    PAGES,
+    RUN_COUNTER_JS,
+    SETTLED_JS,
+    StreamlitServer,
+    chromium_missing_reason,
+)
+
+_MISSING = chromium_missing_reason()
+if _MISSING:
+    if os.environ.get("ROPE_REQUIRE_BROWSER"):  # set by .ci/run: CI must not skip these
+        raise RuntimeError(f"ROPE_REQUIRE_BROWSER is set but {_MISSING}")
+    pytest.skip(f"browser tests skipped: {_MISSING}", allow_module_level=True)
+
+from playwright.sync_api import Page, sync_playwright  # noqa: E402
+
+SHOTS = ARTIFACTS / "screenshots"
+WIDTHS = (1400, 800, 390)
+HEIGHT = 900
+FIRST_LOAD_MS = 120_000
+LOAD_MS = 60_000
+NO_CHART_GRACE_MS = 5_000
+MIN_CONTRAST = 4.5
+PRESENT_TICK_PX = 18
+PRESENT_PAGES = ("overview", "frequencies", "decay", "real_models")
+PRESENT_WIDTHS = (1400, 800)
+
+
+# ------------------------------------------------------------- fixtures ----
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    srv = StreamlitServer(log_name="e2e-layout-server.log").start(timeout=60)
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def tabs(browser, server):
+    """One tab per width, created on first use and reused for every page."""
+    opened: dict[int, Page] = {}
+
+    def tab(width: int) -> Page:
+        if width not in opened:
+            context = browser.new_context(viewport={"width": width, "height": HEIGHT})
+            context.add_init_script(RUN_COUNTER_JS)
+            context.set_default_timeout(LOAD_MS)
+            opened[width] = context.new_page()
+            if len(opened) == 1:  # a cold server imports torch and fills its caches
+                opened[width].goto(server.url + "/", timeout=FIRST_LOAD_MS)
+                _wait_settled(opened[width], FIRST_LOAD_MS)
+        return opened[width]
+
+    yield tab
+    for page in opened.values():
+        page.context.close()
+
+
+# -------------------------------------------------------------- helpers ----
+def _wait_settled(page: Page, timeout: float = LOAD_MS) -> None:
+    page.wait_for_function(SETTLED_JS, arg=[1, NO_CHART_GRACE_MS, 150], timeout=timeout,
+                           polling=100)
+
+
+def open_path(page: Page, server: StreamlitServer, path: str) -> None:
+    page.goto(server.url + path)
+    _wait_settled(page)
+
+
+def screenshot(page: Page, name: str, width: int) -> None:
+    """The whole page: the window is made as tall as the content (Streamlit
+    scrolls inside its own container, which a full-page shot would cut)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        "() => Math.max(document.documentElement.scrollHeight, ...Array.from("
+        "document.querySelectorAll('[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"]'"
+        ")).map(e => e.scrollHeight))")
+    if height > HEIGHT:
+        page.set_viewport_size({"width": width, "height": min(int(height), 12_000)})
+        page.wait_for_timeout(300)  # let Plotly re-layout to the new size
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.set_viewport_size({"width": width, "height": HEIGHT})
+
+
+# Everything that sticks out past the right edge of the window, with what it
+# is; an element inside a formula box or a table that scrolls sideways is
+# allowed (that box itself is checked). Also: the document and Streamlit's
+# scrolling containers must not be wider than the window.
+OVERFLOW_JS = """
+() => {
+  const W = window.innerWidth;
+  const out = [];
+  const de = document.documentElement;
+  if (de.scrollWidth > W) out.push(`document scrollWidth ${de.scrollWidth} > ${W}`);
+  for (const id of ['stMain', 'stAppViewContainer', 'stMainBlockContainer']) {
+    const el = document.querySelector(`[data-testid="${id}"]`);
+    if (el && el.scrollWidth > el.clientWidth + 1)
+      out.push(`${id} scrollWidth ${el.scrollWidth} > clientWidth ${el.clientWidth}`);
+  }
+  // a box of its own that scrolls sideways: a formula, a table, a wide figure on a phone
+  const scrollBox = el => {
+    for (let p = el; p && !['stMain', 'stAppViewContainer'].includes(p.dataset.testid);
+         p = p.parentElement) {
+      if (p.matches('.katex-display, [data-testid="stDataFrame"]')) return p;
+      if (['auto', 'scroll'].includes(getComputedStyle(p).overflowX)) return p;
+    }
+    return null;
+  };
+  const selector = 'h1, h2, h3, h4, h5, h6, button, label, [data-testid="stWidgetLabel"],'
+    + ' [data-testid="stPlotlyChart"], [data-testid="stCaptionContainer"],'
+    + ' [data-testid="stAlert"], [data-testid="stMetric"], [data-testid="stExpander"],'
+    + ' .katex-display, [data-testid="stDataFrame"], [data-testid="stMarkdownContainer"] p';
+  for (const el of document.querySelectorAll(selector)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || r.right <= 0) continue;  // hidden, or off to the left
+    const box = scrollBox(el.parentElement || el);
+    if (box && box !== el) continue;
+    if (r.right > W + 1) {
+      const text = (el.innerText || el.getAttribute('aria-label') || '').trim().slice(0, 60);
+      out.push(`${el.tagName.toLowerCase()}[${el.getAttribute('data-testid') || ''}] `
+               + `"${text}" right ${Math.round(r.right)} > ${W}`);
+    }
+  }
+  // plot titles and axis titles are drawn inside their chart (an SVG clips them)
+  for (const svg of document.querySelectorAll('[data-testid="stPlotlyChart"] .main-svg')) {
+    const s = svg.getBoundingClientRect();
+    const root = svg.closest('.js-plotly-plot');
+    for (const t of root.querySelectorAll('.gtitle, .xtitle, .ytitle, .g-xtitle text,'
+                                          + ' .g-ytitle text')) {
+      const r = t.getBoundingClientRect();
+      if (r.width === 0) continue;
+      if (r.left < s.left - 1 || r.right > s.right + 1)
+        out.push(`plot text "${t.textContent.slice(0, 60)}" [${Math.round(r.left)}, `
+                 + `${Math.round(r.right)}] outside its chart [${Math.round(s.left)}, `
+                 + `${Math.round(s.right)}]`);
+    }
+  }
+  return out;
+}
+"""
+
+# Per chart: the computed size and fill of its tick labels, and its background.
+TICKS_JS = """
+() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot'))
+  .map(gd => {
+    const ticks = Array.from(gd.querySelectorAll('.xtick text, .ytick text'));
+    return {title: (gd._fullLayout.title && gd._fullLayout.title.text) || '',
+            background: gd._fullLayout.paper_bgcolor,
+            ticks: ticks.map(t => { const s = getComputedStyle(t);
+                                    return {size: parseFloat(s.fontSize), fill: s.fill}; })};
+  })
+"""
+
+CHARTS_JS = """
+() => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).map(c => {
+  const r = c.getBoundingClientRect(); return {left: r.left, width: r.width}; })
+"""
+
+
+def _rgb(colour: str) -> tuple[float, float, float]:
+    colour = colour.strip()
+    if colour.startswith("#"):
+        h = colour[1:]
+        if len(h) == 3:
+            h = "".join(c * 2 for c in h)
+        return tuple(int(h[i:i + 2], 16) for i in (0, 2, 4))
+    parts = colour[colour.index("(") + 1:colour.index(")")].split(",")
+    return tuple(float(p) for p in parts[:3])
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2 contrast ratio of two CSS colours."""
+    def luminance(colour: str) -> float:
+        channels = [c / 255 for c in _rgb(colour)]
+        lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((luminance(a), luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def tick_report(page: Page) -> list[dict]:
+    """Charts with tick labels (a diagram drawn without axes has none)."""
+    charts = page.evaluate(TICKS_JS)
+    assert any(c["ticks"] for c in charts), charts
+    return [c for c in charts if c["ticks"]]
+
+
+def assert_no_errors(page: Page, server: StreamlitServer) -> None:
+    bad = page.locator('[data-testid="stException"], [data-testid="stAlertContentError"]')
+    assert not bad.count(), (f"{page.url}: {bad.all_inner_texts()}; "
+                             f"server log tail:\n{server.log_tail(2000)}")
+
+
+def test_contrast_helper():
+    assert contrast("#ffffff", "#000000") == pytest.approx(21.0)
+    assert contrast("rgb(31, 35, 40)", "#fff") > 15
+    assert contrast("#808495", "#ffffff") < 4.5  # Streamlit's grey axis text
+
+
+# ---------------------------------------------------------------- tests ----
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", list(PAGES))
+def test_page_fits_the_window(tabs, server, name, width):
+    page = tabs(width)
+    open_path(page, server, PAGES[name])
+    screenshot(page, f"{name}-{width}", width)
+    assert_no_errors(page, server)
+    problems = page.evaluate(OVERFLOW_JS)
+    assert not problems, f"{PAGES[name]} at {width} px:\n" + "\n".join(problems)
+    for chart in tick_report(page):
+        for tick in chart["ticks"]:
+            assert contrast(tick["fill"], chart["background"]) >= MIN_CONTRAST, (chart["title"],
+                                                                                 tick)
+    if width < 640:  # a phone: the sidebar is tucked away, every plot is full width
+        box = page.locator('[data-testid="stSidebar"]').bounding_box()
+        assert box is None or box["x"] + box["width"] <= 1, f"sidebar open: {box}"
+        charts = page.evaluate(CHARTS_JS)
+        main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
+        content = main["width"] - 2 * 16  # its padding on a phone (1rem each side)
+        assert all(c["width"] >= 0.9 * content for c in charts), (content, charts)
+
+
+@pytest.mark.parametrize("width", PRESENT_WIDTHS)
+@pytest.mark.parametrize("name", PRESENT_PAGES)
+def test_presentation_mode_has_large_high_contrast_axis_text(tabs, server, name, width):
+    page = tabs(width)
+    open_path(page, server, PAGES[name] + "?present=true")
+    screenshot(page, f"{name}-present-{width}", width)
+    assert_no_errors(page, server)
+    assert not page.locator('[data-testid="stAlertContentWarning"]').count()
+    assert "present=true" in page.url
+    for chart in tick_report(page):
+        # the labels of a log axis between powers of ten ("2", "5") are drawn at
+        # 3/4 of the tick font by Plotly: the main labels must reach 18 px
+        assert max(t["size"] for t in chart["ticks"]) >= PRESENT_TICK_PX, chart
+        for tick in chart["ticks"]:
+            assert tick["size"] >= 0.75 * PRESENT_TICK_PX, (chart["title"], tick)
+            assert contrast(tick["fill"], chart["background"]) >= MIN_CONTRAST, (chart["title"],
+                                                                                 tick)
+    problems = page.evaluate(OVERFLOW_JS)
+    assert not problems, f"{PAGES[name]}?present=true at {width} px:\n" + "\n".join(problems)
+    if width >= 800:  # plots fill the width: columns of plots are stacked
+        charts = page.evaluate(CHARTS_JS)
+        widest = max(c["width"] for c in charts)
+        assert all(c["width"] >= 0.95 * widest for c in charts), charts

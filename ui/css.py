@@ -1,0 +1,77 @@
+"""The app's own page CSS: formulas that scroll in their own box on a phone,
+and larger text in presentation mode.
+
+app.py injects it once per run (:func:`page_style`), after the sidebar has
+read the settings. The CSS is a constant of the app: nothing a visitor sends
+reaches it, only the choice between the normal and the presentation sheet.
+``st.html`` with nothing but a ``<style>`` block goes to Streamlit's event
+container, so it takes no space on the page.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# Every width. A display formula wider than its column scrolls inside its own
+# box instead of widening the page (KaTeX never breaks a display formula);
+# Markdown tables do the same.
+BASE_CSS = """
+[data-testid="stMarkdownContainer"] .katex-display {
+  overflow-x: auto; overflow-y: hidden; max-width: 100%;
+  padding: 0.15em 0 0.25em;
+}
+[data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
+/* Columns in the page wrap onto a new line when narrower than 14rem (Streamlit
+   only stacks them below 640 px, and at 800 px the open sidebar leaves a
+   four-column row 110 px per column); metric values and page links wrap
+   instead of running past the edge or ending in an ellipsis. */
+[data-testid="stMain"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
+[data-testid="stMain"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
+  min-width: min(100%, 14rem);
+}
+[data-testid="stMetricValue"] > div, [data-testid="stMetricLabel"] p,
+[data-testid="stPageLink"] a span, [data-testid="stPageLink"] p {
+  white-space: normal !important; overflow-wrap: anywhere; text-overflow: clip;
+}
+/* Plots side by side get the full width below 1100 px (a laptop with the
+   sidebar open, a projector at 800 px); Streamlit stacks them below 640 px. */
+@media (max-width: 1100px) {
+  [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"]) {
+    flex-direction: column;
+  }
+  [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"])
+    > [data-testid="stColumn"] { width: 100% !important; flex: 1 1 auto !important; }
+}
+"""
+
+# Presentation mode: text for the back of a room; columns holding plots are
+# stacked so that every plot takes the full width of the page.
+PRESENT_CSS = """
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li {
+  font-size: 1.3rem; line-height: 1.5;
+}
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] .katex { font-size: 1.4em; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"],
+[data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem; }
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
+[data-testid="stMain"] h1 { font-size: 3.2rem; }
+[data-testid="stMain"] h2 { font-size: 2.4rem; }
+[data-testid="stMain"] h3 { font-size: 1.9rem; }
+[data-testid="stMain"] [data-testid="stMetricValue"] { font-size: 2.6rem; }
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"]) {
+  flex-direction: column;
+}
+[data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] [data-testid="stPlotlyChart"])
+  > [data-testid="stColumn"] { width: 100% !important; flex: 1 1 auto !important; }
+"""
+
+
+def page_css(present: bool) -> str:
+    """The style sheet for this run."""
+    return BASE_CSS + (PRESENT_CSS if present else "")
+
+
+def page_style(present: bool) -> None:
+    """Inject the app's CSS for this run (app.py calls this once per run)."""
+    st.html(f"<style>{page_css(present)}</style>")
