@@ -116,3 +116,10 @@ def test_plain_escapes_every_markdown_character(value, expected):
 def test_quoted_caps_visitor_text():
     assert ui.capped("a" * 100) == "a" * 60 + "…"
     assert ui.quoted("a" * 100) == "“" + "a" * 60 + "…”"
+
+
+def test_readme_lists_the_pages_in_navigation_order():
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| section | pages |"):]
+    positions = [table.index(spec.title) for spec in PAGES]
+    assert positions == sorted(positions)
