@@ -36,7 +36,7 @@ from serve import Cluster, free_port  # noqa: E402
 from ui.navigation import PAGES  # noqa: E402
 
 # Every page with a chart, in lesson order (the guided tour only links to the others).
-VISITED = ",".join("" if spec.default else spec.name for spec in PAGES if spec.name != "tour")
+VISITED = ",".join("" if spec.default else spec.name for spec in PAGES if spec.charts)
 
 
 def ws_load(out: Path, name: str, *args: str) -> Path:

@@ -60,6 +60,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from e2e_server import (  # noqa: E402
     ARTIFACTS,
+    CHART_PAGES,
     CHROMIUM,
     CHROMIUM_ARGS,
     PHASES_JS,
@@ -72,7 +73,7 @@ from e2e_server import (  # noqa: E402
 from e2e_server import PAGES as ALL_PAGES  # noqa: E402
 
 # Every page that draws a chart, in lesson order (the guided tour only links to the others).
-PAGES = {name: path for name, path in ALL_PAGES.items() if name != "tour"}
+PAGES = {name: path for name, path in ALL_PAGES.items() if name in CHART_PAGES}
 QUIET_MS = 150  # the DOM must not change for this long before a step counts as done
 DIM_THUMB = '[data-testid="stSidebar"] input[aria-label="Head dim d"]'
 PAINTED_JS = ("() => new Promise(r => requestAnimationFrame(() => "

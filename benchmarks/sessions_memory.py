@@ -27,7 +27,7 @@ from serve import free_port  # noqa: E402
 
 from ui.navigation import PAGES  # noqa: E402
 
-VISITED = ",".join("" if spec.default else spec.name for spec in PAGES if spec.name != "tour")
+VISITED = ",".join("" if spec.default else spec.name for spec in PAGES if spec.charts)
 
 
 def main() -> int:

@@ -32,7 +32,7 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     out = shuffle(sentence, dim, base, layout, seed)["outputs"]
     words, moved = shuffled_words(sentence)
     seq, shown = len(words), min(SHOWN, dim)
-    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.14,
+    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
                         horizontal_spacing=0.12,
                         subplot_titles=(f"no positions:<br>“{sentence}”",
                                         f"no positions:<br>“{' '.join(moved)}”",

@@ -30,6 +30,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 # The app's own list of pages (ui/navigation.py), name -> URL path.
 PAGES = {spec.name: spec.url_path for spec in NAV_PAGES}
+# The pages that draw at least one chart.
+CHART_PAGES = {spec.name for spec in NAV_PAGES if spec.charts}
 
 APP_RUN_DONE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART_SVG = '[data-testid="stPlotlyChart"] .main-svg'

@@ -29,6 +29,7 @@ BASE_CSS = """
 [data-testid="stMain"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
   min-width: min(100%, 14rem);
 }
+[data-testid="stDownloadButton"] button p, [data-testid="stButton"] button p,
 [data-testid="stMetricValue"] > div, [data-testid="stMetricLabel"] p,
 [data-testid="stPageLink"] a span, [data-testid="stPageLink"] p {
   white-space: normal !important; overflow-wrap: anywhere; text-overflow: clip;

@@ -63,6 +63,9 @@ def top_margin(title: str) -> int:
     return max(60, 34 + 24 * title_lines(title))
 
 
+LEGEND_MARGIN = 110  # px under the plot: tick labels, the x-axis title, one legend row
+
+
 def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> go.Figure:
     """Titled axes with units, readable high-contrast fonts, legend below the plot.
     A long title is wrapped onto lines that fit a phone."""
@@ -70,8 +73,10 @@ def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> g
     fig.update_layout(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
                                  yanchor="top", pad=dict(t=14)),
                       font=FONT, height=height,
-                      margin=dict(l=70, r=20, t=top_margin(title), b=60),
-                      legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
+                      margin=dict(l=70, r=20, t=top_margin(title), b=LEGEND_MARGIN),
+                      # at the bottom of the figure, under the x-axis title, never on it
+                      legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
+                                  xanchor="left", x=0),
                       hoverlabel=dict(font_size=13))
     axis = dict(showline=True, linecolor=AXIS_LINE, tickcolor=AXIS_LINE, mirror=False,
                 automargin=True, tickfont=dict(color=TEXT), title_font=dict(color=TEXT))

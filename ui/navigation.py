@@ -19,6 +19,7 @@ class PageSpec:
     section: str
     summary: str  # one line for the opening page's list of pages
     default: bool = False
+    charts: bool = True  # the page draws at least one figure (the tour only links)
 
     @property
     def name(self) -> str:
@@ -33,7 +34,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/overview.py", "Why positions", ":material/home:", "Start",
              "attention alone cannot tell word orders apart", default=True),
     PageSpec("pages/tour.py", "Guided tour", ":material/tour:", "Start",
-             "numbered steps: open a page, predict, reveal the live answer"),
+             "numbered steps: open a page, predict, reveal the live answer", charts=False),
     PageSpec("pages/sinusoidal.py", "Sinusoidal", ":material/waves:",
              "From positions to rotations", "the original Transformer's additive encoding"),
     PageSpec("pages/derivation.py", "Derivation", ":material/function:",
