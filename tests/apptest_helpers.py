@@ -102,6 +102,11 @@ def csv_frame(at: AppTest, index: int = 0) -> tuple[str, pd.DataFrame]:
     return d["file_name"], read_csv(d["bytes"])
 
 
+def csv_frames(at: AppTest) -> dict[str, pd.DataFrame]:
+    """{file name: parsed table} of every download on the page."""
+    return dict(csv_frame(at, i) for i in range(len(at.get("download_button"))))
+
+
 def shown_table(at: AppTest, index: int = 0) -> pd.DataFrame:
     """Turn on the 'Show the table' toggles and return the index-th table shown."""
     for t in at.toggle:

@@ -48,6 +48,18 @@ def chromium_missing_reason() -> str | None:
     return None
 
 
+def skip_without_browser() -> None:
+    """Skip the calling test module when Chromium or Playwright is missing, unless
+    ROPE_REQUIRE_BROWSER is set (as .ci/run does): then that is an error."""
+    import pytest
+
+    missing = chromium_missing_reason()
+    if missing:
+        if os.environ.get("ROPE_REQUIRE_BROWSER"):  # CI must not skip these
+            raise RuntimeError(f"ROPE_REQUIRE_BROWSER is set but {missing}")
+        pytest.skip(f"browser tests skipped: {missing}", allow_module_level=True)
+
+
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

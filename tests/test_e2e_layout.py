@@ -20,8 +20,6 @@ Run:  .venv/bin/python -m pytest tests/test_e2e_layout.py -v
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from e2e_server import (
     ARTIFACTS,
@@ -32,14 +30,10 @@ from e2e_server import (
     RUN_COUNTER_JS,
     SETTLED_JS,
     StreamlitServer,
-    chromium_missing_reason,
+    skip_without_browser,
 )
 
-_MISSING = chromium_missing_reason()
-if _MISSING:
-    if os.environ.get("ROPE_REQUIRE_BROWSER"):  # set by .ci/run: CI must not skip these
-        raise RuntimeError(f"ROPE_REQUIRE_BROWSER is set but {_MISSING}")
-    pytest.skip(f"browser tests skipped: {_MISSING}", allow_module_level=True)
+skip_without_browser()
 
 from playwright.sync_api import Page, sync_playwright  # noqa: E402
 

@@ -10,7 +10,7 @@ import math
 import pytest
 from apptest_helpers import (
     assert_frozen_once,
-    csv_frame,
+    csv_frames,
     figure,
     no_exceptions,
     run_page,
@@ -22,14 +22,6 @@ PAGE = "long_context"
 
 def cos_sum_by_hand(m, dim, base):
     return sum(math.cos(m * base ** (-2 * i / dim)) for i in range(dim // 2))
-
-
-def csvs(at) -> dict:
-    out = {}
-    for i in range(len(at.get("download_button"))):
-        name, frame = csv_frame(at, i)
-        out[name] = frame
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +53,7 @@ def test_critical_dimension_llama2_by_closed_form(default_page):
 
 
 def test_csvs_ascii_and_settings_columns(default_page):
-    files = csvs(default_page)
+    files = csv_frames(default_page)
     for name, frame in files.items():
         assert all(c.isascii() for c in frame.columns), name
         assert "[1]" not in " ".join(frame.columns)
@@ -105,7 +97,7 @@ def test_bad_link_values_keep_defaults():
 def test_men_fit_comparison_table():
     """Published fit 0.0424 L^1.628 beside the app's minimum (heavier: 6 contexts to 2^20)."""
     at = run_page(PAGE, {"lc_men": "true"})
-    men = next(f for n, f in csvs(at).items() if "men_fit" in n)
+    men = next(f for n, f in csv_frames(at).items() if "men_fit" in n)
     assert list(men.columns[:2]) == ["dim", "context L [tokens]"]
     assert men["context L [tokens]"].tolist() == [1024, 4096, 16384, 65536, 262144, 1048576]
     for _, row in men.iterrows():

@@ -10,7 +10,7 @@ import pytest
 from apptest_helpers import (
     array,
     assert_frozen_once,
-    csv_frame,
+    csv_frames,
     figure,
     no_exceptions,
     run_page,
@@ -18,14 +18,6 @@ from apptest_helpers import (
 )
 
 PAGE = "precision"
-
-
-def csvs(at) -> dict:
-    out = {}
-    for i in range(len(at.get("download_button"))):
-        name, frame = csv_frame(at, i)
-        out[name] = frame
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +40,7 @@ def test_first_inexact_metrics_by_hand(default_page):
 
 
 def test_csvs_ascii_settings_and_bfloat16_spacing(default_page):
-    files = csvs(default_page)
+    files = csv_frames(default_page)
     assert len(files) == 4
     for name, frame in files.items():
         assert all(c.isascii() for c in frame.columns), name
@@ -71,7 +63,7 @@ def test_csvs_ascii_settings_and_bfloat16_spacing(default_page):
 def test_issue_reproduced(default_page):
     text = " ".join(c.value for c in default_page.caption)
     assert "EleutherAI/gpt-neox" in text and "1003" in text
-    issue = next(f for n, f in csvs(default_page).items() if "neox" in n)
+    issue = next(f for n, f in csv_frames(default_page).items() if "neox" in n)
     assert issue["agrees"].all()
     # by hand: 1857 * 10^4^(-1/16) = 1044.2678...
     assert issue["app"].iloc[0] == pytest.approx(1857 * 10_000 ** (-1 / 16), abs=1e-3)
@@ -102,7 +94,7 @@ def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
 def test_first_open_fits_the_payload_budget_and_draws_table_points(default_page):
     charts = default_page.get("plotly_chart")
     assert sum(len(c.proto.spec) for c in charts) <= 300_000  # issue 11
-    files = csvs(default_page)
+    files = csv_frames(default_page)
     spacing = next(f for n, f in files.items() if n.startswith("precision_spacing_"))
     for trace in figure(default_page, 0)["data"]:  # step lines: only the corners are sent
         rows = spacing[spacing["dtype"] == trace["name"]]
