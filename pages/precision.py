@@ -173,8 +173,12 @@ with ui.friendly_errors():
 st.header("1. Which positions a dtype can hold")
 cols = st.columns(len(first))
 for col, (_, row) in zip(cols, first.iterrows()):
+    first_m = int(row["first inexact position [tokens]"])
+    exponent = (first_m - 1).bit_length() - 1  # first_m = 2^(p+1) + 1
     col.metric(f"{row['dtype']}: first position it cannot hold",
-               f"{int(row['first inexact position [tokens]']):,}")
+               f"{first_m:,}" if first_m < 10**8 else f"2^{exponent} + 1",
+               help=f"{first_m:,} = 2^{exponent} + 1: above 2^{exponent} the dtype's "
+                    "spacing is 2, so odd positions fall between two representable ones.")
 ui.show(spacing_figure(max_position, dtypes), key="pr_spacing_plot")
 last = sp[sp["position m [tokens]"] == max_position].set_index("dtype")
 bits = []
