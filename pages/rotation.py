@@ -104,7 +104,7 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
 
     # One figure, two panels: the pair's plane (left) and q'·k' against the query position m
     # (right), so that one animation moves the arrows and the marker of the current frame.
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.58, 0.42], horizontal_spacing=0.1,
+    fig = make_subplots(rows=1, cols=2, column_widths=[0.56, 0.44], horizontal_spacing=0.16,
                         subplot_titles=("the pair's plane",
                                         "q'·k' against<br>the query position m"))
     for r, name, color, dash in [(1.0, "unit circle", "#bbbbbb", "solid"),
@@ -133,15 +133,15 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                            layout=dict(title_text=frame_title(row, pair)))
                   for t, row in enumerate(rows)]
     ui.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x", y="pair coordinate y",
-             height=640)
+             height=720)
     fig.update_xaxes(title_text="query position m [tokens]", row=1, col=2)
     fig.update_yaxes(title_text="q'·k'", range=[-1.15 * bound, 1.15 * bound], row=1, col=2)
     for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
         fig.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
                       annotation_position="top left" if y_line > 0 else "bottom left", row=1, col=2)
-    fig.update_layout(margin=dict(t=150, b=150),
+    fig.update_layout(margin=dict(t=150, b=240),  # axis titles, Play and slider, legend
                       updatemenus=[dict(
-                          type="buttons", direction="left", x=0.0, xanchor="left", y=-0.13,
+                          type="buttons", direction="left", x=0.0, xanchor="left", y=-0.27,
                           yanchor="top", pad=dict(r=10, t=10), showactive=False,
                           buttons=[dict(label="▶ Play", method="animate",
                                         args=[None, dict(frame=dict(duration=FRAME_MS, redraw=True),
@@ -152,7 +152,7 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                                                            transition=dict(duration=0),
                                                            mode="immediate")])])],
                       sliders=[dict(
-                          active=0, x=0.3, len=0.7, y=-0.1, yanchor="top", pad=dict(t=10),
+                          active=0, x=0.3, len=0.7, y=-0.24, yanchor="top", pad=dict(t=10),
                           currentvalue=dict(prefix="query position m = ", xanchor="right",
                                             font=dict(size=14)),
                           transition=dict(duration=0),
@@ -166,8 +166,7 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     fig.update_yaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
                      scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
     fig.update_annotations(yshift=8)
-    # legend above the plane: Play/Pause and the position slider sit below it
-    fig.update_layout(legend=dict(yanchor="bottom", y=1.06, xanchor="right", x=1.0))
+    # the legend (ui.style) sits at the bottom, under Play/Pause and the position slider
     return fig
 
 
