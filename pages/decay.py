@@ -97,7 +97,7 @@ st.markdown(
     "RoFormer argues that RoPE makes attention fade with distance. It writes the score of a "
     "query and a key r tokens apart as a sum over pairs of complex numbers hᵢ, sums by parts, "
     "and bounds it by a prefactor, the largest step maxᵢ|hᵢ₊₁ − hᵢ| between neighbouring "
-    "pairs' products (with h_{d/2} = 0), times a curve that depends only on r, d and the "
+    "pairs' products (with h_(d/2) = 0), times a curve that depends only on r, d and the "
     "base. That curve is plotted on the left; on the right, actual scores qᵀR_r k for two "
     "kinds of vectors.")
 st.latex(r"q^{\top} R_r k = \operatorname{Re}\sum_{i=0}^{d/2-1} h_i\, e^{-\iota r\theta_i},"

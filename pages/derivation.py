@@ -1,4 +1,5 @@
-"""Derivation: why a rotation, following RoFormer §3.2, each step checked live."""
+"""Derivation: why a rotation, following RoFormer (§3.2 states RoPE, §3.4.1 derives
+it), each step checked live."""
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -61,7 +62,8 @@ def show_checks(frame, step: int) -> None:
 s = ui.settings()
 st.title("Derivation: why a rotation")
 st.markdown(
-    "RoFormer (Su et al., §3.2) asks for a way f to put a position into a query q and a key "
+    "RoFormer (Su et al.; §3.2 states RoPE, §3.4.1 derives it) asks for a way f to put a "
+    "position into a query q and a key "
     "k such that their dot product only sees the *difference* of the positions, and finds "
     "that the simplest answer is a rotation. Each step below is checked on the app's own "
     "RoPE, for a random q and k, the position m of the query and n of the key you pick.")
@@ -123,7 +125,7 @@ st.markdown("The right side does not depend on m: call it θ. With ψ(0) = 0 (fr
 st.latex(r"f(q, m) = \lVert q\rVert\, e^{\iota(\varphi_q + m\theta)} = q\, e^{\iota m\theta}")
 st.latex(r"f(q, m) = \begin{bmatrix}\cos m\theta & -\sin m\theta\\"
          r"\sin m\theta & \cos m\theta\end{bmatrix} q")
-st.markdown("Multiplying by e^{ιmθ} *is* turning the vector by the angle mθ. Angles are "
+st.markdown("Multiplying by e^(ιmθ) *is* turning the vector by the angle mθ. Angles are "
             "compared modulo 2π.")
 show_checks(df, 3)
 
@@ -160,7 +162,8 @@ st.info(
     "product of the two rotations as the matrix with −sin((m − n)θ) in its top right "
     "corner, that is R((m − n)θ). But R(mθ)ᵀR(nθ) = R((n − m)θ): its top right entry is "
     "+sin((m − n)θ), and only this one matches the article's own formula for g. In "
-    f"“{ARTICLE_002}”, the general case writes q R_m R_nᵀ kᵀ for row vectors; the transpose "
+    f"“{ARTICLE_002}” (a summary of the paper, not the paper itself), the general case "
+    "writes q R_m R_nᵀ kᵀ for row vectors; the transpose "
     "belongs on R_m (q R_mᵀ R_n kᵀ), since R_m R_nᵀ = R_(m−n); the result it states, "
     f"q R_(n−m) kᵀ, is right. Here, with pair {pair}: the score is {score:.6f}, "
     f"qᵀR((n − m)θ)k = {right:.6f} and qᵀR((m − n)θ)k = {wrong:.6f}"

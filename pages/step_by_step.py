@@ -124,7 +124,7 @@ with ui.friendly_errors():
 
 st.subheader("1. One frequency per pair, one angle per pair")
 st.latex(r"\theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac{d}{2}-1"
-         rf"\qquad (d = {d},\ \text{{base}} = {s.base:g},\ m = {m})")
+         rf"\qquad (d = {d},\ \text{{base}} = {s.base:.0f},\ m = {m})")
 pair_text = (r"(q_{2i},\,q_{2i+1})" if s.layout == "interleaved"
              else r"(q_{i},\,q_{i+d/2})")
 st.markdown(f"The {s.layout} layout pairs coordinates as ${pair_text}$. Each pair gets its "

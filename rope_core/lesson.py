@@ -5,8 +5,8 @@ Three pages of the lesson draw from here:
 * *Why positions*: attention without positions is permutation-equivariant
   (:func:`toy_embeddings`, :func:`toy_projections`, :func:`attention_output`,
   :func:`shuffle_tables`);
-* *Derivation*: RoFormer section 3.2, each step checked on the app's own
-  rotation (:func:`derivation_checks`);
+* *Derivation*: RoFormer section 3.4.1 (RoPE itself is stated in 3.2), each step
+  checked on the app's own rotation (:func:`derivation_checks`);
 * *Where RoPE sits*: the KV cache holds keys rotated once (:func:`kv_cache_tables`),
   and the interleaved and half layouts differ by a fixed permutation of the
   rows of W_q and W_k (:func:`half_permutation`, :func:`permute_for_half`,
@@ -181,7 +181,7 @@ def _wrap(angle: float) -> float:
 
 def derivation_checks(dim: int, base: float, layout: str, pair: int, m: int, n: int,
                       shift: int, seed: int) -> pd.DataFrame:
-    """Every step of RoFormer's derivation (section 3.2), measured on RoPE itself.
+    """Every step of RoFormer's derivation (section 3.4.1), measured on RoPE itself.
 
     2-D part, pair ``pair`` of a random q, k (seed ``seed``, :func:`rope_core.toy_qk`
     draws) read as complex numbers q = |q| e^(iota phi_q), rotated by

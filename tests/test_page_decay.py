@@ -163,7 +163,7 @@ def test_text_names_the_prefactor_conjugate_and_plateau():
     at = run_page(PAGE)
     text = " ".join(md.value for md in at.markdown) + " ".join(c.value for c in at.caption)
     assert "size of q and k" not in text
-    assert "maxᵢ|hᵢ₊₁ − hᵢ|" in text and "h_{d/2} = 0" in text
+    assert "maxᵢ|hᵢ₊₁ − hᵢ|" in text and "h_(d/2) = 0" in text
     assert "conjugated" in text
     assert "does not keep decaying" in text and "√j" in text
     # (1/64) sum_{j=1}^{64} sqrt(pi j)/2 for d = 128

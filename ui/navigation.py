@@ -38,7 +38,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/sinusoidal.py", "Sinusoidal", ":material/waves:",
              "From positions to rotations", "the original Transformer's additive encoding"),
     PageSpec("pages/derivation.py", "Derivation", ":material/function:",
-             "From positions to rotations", "why a rotation, step by step from RoFormer §3.2"),
+             "From positions to rotations", "why a rotation, step by step (RoFormer §3.4.1)"),
     PageSpec("pages/rotation.py", "Rotation", ":material/rotate_right:", "The rotation",
              "watch one pair of q and k turn as positions advance"),
     PageSpec("pages/step_by_step.py", "Step by step", ":material/calculate:", "The rotation",
