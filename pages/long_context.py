@@ -170,8 +170,9 @@ st.markdown(
     "A model trained on L tokens has seen each pair's angle m·θᵢ only for m < L. Run it at "
     "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
     "angles they never saw. Context-extension methods shrink θᵢ so that s·L·θ'ᵢ stays inside "
-    "what training covered. A second, independent limit: the all-ones score "
-    "B_m = Σᵢ cos(m·θᵢ) must stay ≥ 0, which needs a base large enough for the context.")
+    "what training covered. A second, independent limit: B_m = Σᵢ cos(m·θᵢ), half the "
+    "score of q = k = all ones, must stay ≥ 0, which needs a base large enough for the "
+    "context.")
 
 # ---------------------------------------------------------------- 1. OOD angles
 st.header("1. Angles never seen in training")

@@ -174,7 +174,7 @@ st.header("1. Which positions a dtype can hold")
 cols = st.columns(len(first))
 for col, (_, row) in zip(cols, first.iterrows()):
     first_m = int(row["first inexact position [tokens]"])
-    exponent = (first_m - 1).bit_length() - 1  # first_m = 2^(p+1) + 1
+    exponent = (first_m - 1).bit_length() - 1  # first_m = 2^p + 1
     col.metric(f"{row['dtype']}: first position it cannot hold",
                f"{first_m:,}" if first_m < 10**8 else f"2^{exponent} + 1",
                help=f"{first_m:,} = 2^{exponent} + 1: above 2^{exponent} the dtype's "

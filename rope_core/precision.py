@@ -4,8 +4,8 @@ A floating-point type with p significant bits (float16: 11, bfloat16: 8,
 float32: 24, float64: 53) holds every integer up to 2^p and, in the binade
 [2^e, 2^(e+1)), only multiples of the spacing 2^(e - p + 1). A position m held
 in such a type is rounded to the nearest multiple (ties to the even one), so
-for bfloat16 positions 256 and 257 are the same number and at m ~ 10^6 the
-spacing is 8192 tokens. float16 also overflows: positions >= 65520 become inf.
+for bfloat16 positions 256 and 257 are the same number and at m ~ 10^6 (below
+2^20) the spacing is 4096 tokens. float16 also overflows: positions >= 65520 become inf.
 
 The angle errors are measured against a float64 reference m * theta_i with
 theta_i = base^(-2i/d) computed in float64 (its own rounding, ~ m * theta_i *

@@ -302,7 +302,8 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
             (FACTOR, ORIGINAL), uses_seq_len=True),
     Scaling("yarn", _yarn, "YaRN (NTK-by-parts + attention factor)",
             "Keeps pairs that turn often within L, interpolates pairs that turn less than once, "
-            "blends in between, and sharpens attention by 0.1 ln s + 1 to offset the blur.",
+            "blends in between, and multiplies cos and sin by 0.1 ln s + 1 (the logits by its "
+            "square) to sharpen attention against the blur.",
             "Peng et al. 2023, YaRN (arXiv:2309.00071)",
             (FACTOR_OPTIONAL, ORIGINAL, MAX_POSITIONS,
              Param("beta_fast", "float", 32.0, 0.0, MAX_BETA, open_low=True,
@@ -325,7 +326,8 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
                    doc="wavelengths below L / high_freq_factor are kept"))),
     Scaling("longrope", _longrope, "LongRoPE (searched per-pair factors)",
             "Divides each theta_i by its own searched factor, a short set up to L and a long set "
-            "beyond, and rescales attention by sqrt(1 + ln s / ln L).",
+            "beyond, and multiplies cos and sin by sqrt(1 + ln s / ln L) (the logits by "
+            "1 + ln s / ln L).",
             "Ding et al. 2024, LongRoPE (arXiv:2402.13753)",
             (Param("short_factor", "factors", None, 0.0, MAX_FACTOR, required=True,
                    doc="per-pair divisors while seq_len <= L"),

@@ -176,3 +176,15 @@ def test_log_positions_bounds():
     m = br.log_positions(10**6)
     assert m[0] == 1 and m[-1] == 10**6 and len(m) <= 2000
     assert bool((m[1:] > m[:-1]).all()) and m.dtype == torch.int64
+
+
+def test_ntk_slowest_pair_is_not_counted_unseen():
+    # d = 128, base 1e4, L = 4096, s = 64. In training, pair i finishes no turn when
+    # L theta_i < 2 pi, i.e. i >= 46 (64 * log(4096 / 2 pi) / log(1e4) = 45.03): 18 pairs.
+    # NTK: theta'_i = theta_i * s^(-2i/(d-2)), so s L theta'_i > L theta_i exactly when
+    # s^(1 - 2i/126) > 1, i.e. i < 63. The slowest pair i = 63 lands exactly on its
+    # training range (equal, not beyond): unseen are i = 46 ... 62, 17 pairs.
+    df = br.ood_angle_table(128, 10_000.0, 4096, 64, ("ntk",))
+    unseen = df[df["method"] == "ntk"]["unseen"]
+    assert int(unseen.sum()) == 17
+    assert not bool(unseen.iloc[63])
