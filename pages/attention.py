@@ -141,9 +141,9 @@ with ui.friendly_errors():
 
 lowest = lowest_weight(df, seq)
 ui.show(logits_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
-        key="att_logits", min_width=600)
+        key="att_logits")
 ui.show(weights_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
-        key="att_weights", min_width=600)
+        key="att_weights")
 st.caption(f"The weight colours are on a log scale from {10 ** lowest:.2g} to 1, so that "
            "the rows 1, 1/2, 1/3, … 1/L of equal weights keep distinct colours; hover for "
            "the value.")

@@ -84,8 +84,7 @@ gap = dict(zip(summary["encoding"], summary["max |out(P x) - P out(x)|"]))
 moved = shuffled_words(sentence)[1]
 shuffled = " ".join(moved)
 
-ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs",
-        min_width=600)
+ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs")
 
 k1, k2 = st.columns(2)
 k1.metric("No positions: max |out(P x) − P out(x)|", f"{gap['none']:.1e}")

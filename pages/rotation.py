@@ -219,7 +219,7 @@ with ui.friendly_errors():
 
 # ------------------------------------------------------------ animation ----
 ui.show(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
-        key="rot_animation", min_width=600)
+        key="rot_animation")
 q_len, k_len = math.hypot(*q), math.hypot(*k)
 bound = q_len * k_len
 ms, dots = df[COL_M].to_numpy(), df[COL_DOT]

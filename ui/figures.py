@@ -316,21 +316,9 @@ def presenting() -> bool:
     return bool(settings_ is not None and settings_.present)
 
 
-PHONE_PX = 640  # Streamlit stacks columns below this width
-_KEY = re.compile(r"[A-Za-z0-9_-]+")
-
-
-def show(fig: go.Figure | Frozen, key: str | None = None, *, min_width: int | None = None) -> None:
+def show(fig: go.Figure | Frozen, key: str | None = None) -> None:
     """Draw a figure across the full width of its column (for a projector in
-    presentation mode). ``min_width`` (px, with a ``key``): on a phone the figure
-    keeps this width and scrolls sideways in its own box, for panels side by side
-    that would otherwise be squeezed until their titles overlap."""
+    presentation mode)."""
     if presenting():
         fig = presented(fig)
-    if min_width is not None:
-        if key is None or not _KEY.fullmatch(key):
-            raise ValueError("min_width needs a key of letters, digits, _ and -")
-        box, chart = f".st-key-{key}", f".st-key-{key} [data-testid=\"stPlotlyChart\"]"
-        st.html(f"<style>@media (max-width: {PHONE_PX}px) {{ {box} {{ overflow-x: auto; }} "
-                f"{chart} {{ min-width: {int(min_width)}px; }} }}</style>")
     st.plotly_chart(fig, width="stretch", key=key, config=PLOT_CONFIG)
