@@ -1,9 +1,10 @@
-"""RoPE Explorer: the frame. Navigation, the shared sidebar, then the page."""
+"""RoPE Explorer: the frame. Language, navigation, the shared sidebar, then the page."""
 
 import streamlit as st
 
 import ui
 from ui.hardening import limit_malloc_arenas, refuse_clear_cache
+from ui.i18n import _, language_switch
 from ui.navigation import sections
 
 refuse_clear_cache()
@@ -11,9 +12,10 @@ limit_malloc_arenas()
 st.set_page_config(page_title="RoPE Explorer", page_icon=":material/rotate_right:",
                    layout="wide")
 
+language_switch()  # first: every title below is in the chosen language
 page = st.navigation({
-    section: [st.Page(spec.file, title=spec.title, icon=spec.icon, default=spec.default)
-              for spec in specs]
+    _(section): [st.Page(spec.file, title=_(spec.title), icon=spec.icon, default=spec.default)
+                 for spec in specs]
     for section, specs in sections().items()})
 settings = ui.sidebar_settings()
 ui.remember(settings)

@@ -20,9 +20,11 @@ One module per concept:
 * :mod:`~rope_core.device`: resolve_device
 
 Every public function validates its arguments and raises ``ValueError`` that
-names the parameter, the value and the allowed range.
+names the parameter, the value and the allowed range (a :class:`RopeError`,
+whose ``message`` a user interface can translate).
 """
 
+from ._checks import Message, RopeError
 from .attention import (
     attention,
     attention_checks,
@@ -108,8 +110,9 @@ from .tables import (
 )
 
 __all__ = [
-    "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "PRESETS", "Param", "RECIPES", "REGIMES",
-    "RopeConfig", "SCALINGS", "SCALING_LABELS", "Scaling", "angle_error", "angles",
+    "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "Message", "PRESETS", "Param", "RECIPES",
+    "REGIMES", "RopeConfig", "RopeError", "SCALINGS", "SCALING_LABELS", "Scaling", "angle_error",
+    "angles",
     "apply_rope", "apply_rope_complex", "as_dtype_position", "attention", "attention_checks",
     "attention_table", "bound_plateau", "bound_prefactor", "bound_table", "causal_mask",
     "cos_sin", "cos_sum", "critical_dimension", "diagonal_spread", "distance_grid",

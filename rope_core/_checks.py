@@ -23,8 +23,49 @@ def _fmt(value) -> str:
     return repr(value)
 
 
-def fail(name: str, value, allowed: str) -> None:
-    raise ValueError(f"{name}={_fmt(value)} is not allowed: {name} must be {allowed}.")
+class Message:
+    """An English sentence with named placeholders and its values.
+
+    ``str(message)`` is the English text. The template is a message of the
+    app's gettext catalog (extracted from the calls of :func:`fail` and
+    :class:`RopeError`), so a user interface can show the sentence in another
+    language: translate the template, then fill in the values (a value that is
+    itself a Message is translated the same way).
+    """
+
+    __slots__ = ("template", "params")
+
+    def __init__(self, template: str, **params) -> None:
+        self.template = template
+        self.params = params
+
+    def render(self, translate=lambda template: template) -> str:
+        """The sentence, each template passed through ``translate`` first."""
+        values = {k: v.render(translate) if isinstance(v, Message) else v
+                  for k, v in self.params.items()}
+        return translate(self.template).format(**values)
+
+    def __str__(self) -> str:
+        return self.render()
+
+    def __repr__(self) -> str:
+        return f"Message({self.template!r}, **{self.params!r})"
+
+
+class RopeError(ValueError):
+    """rope_core's ValueError: ``str(err)`` is the English message and
+    ``err.message`` the :class:`Message` to translate."""
+
+    def __init__(self, template: str, **params) -> None:
+        self.message = Message(template, **params)
+        super().__init__(str(self.message))
+
+
+def fail(name: str, value, allowed: str, **params) -> None:
+    """Raise the error for argument ``name``: ``allowed`` says what is allowed, as
+    a template whose ``{placeholders}`` are filled from ``params``."""
+    raise RopeError("{name}={value} is not allowed: {name} must be {allowed}.",
+                    name=name, value=_fmt(value), allowed=Message(allowed, **params))
 
 
 def check_dim(dim, name: str = "dim") -> int:

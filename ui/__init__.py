@@ -7,6 +7,7 @@
 * :mod:`ui.css`: the app's page CSS (formulas scroll in their box; presentation text)
 * :mod:`ui.safety`: visitor text shown as plain text, errors without tracebacks
 * :mod:`ui.formatting`: number formatting and the explanation under a plot
+* :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
 * :mod:`ui.hardening`: server limits a config file cannot set
 

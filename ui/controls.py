@@ -22,12 +22,13 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from .i18n import _, integer
 from .safety import plain, quoted
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 
 
-def _link_value(key: str) -> list[str] | None:
+def link_value(key: str) -> list[str] | None:
     """The value(s) Streamlit would seed widget ``key`` from, or None."""
     from streamlit.runtime.state.session_state_proxy import get_session_state
 
@@ -69,6 +70,10 @@ def keep_in_link(key: str, value: str | list[str], default: str | list[str]) -> 
             qp._send_query_param_msg()
 
 
+def _one_value(values: list[str]) -> str:
+    return _("this setting takes one value, the link gives {n}").format(n=len(values))
+
+
 def _shown(values: list[str]) -> str:
     return ", ".join(quoted(v) for v in values[:3]) + (" …" if len(values) > 3 else "")
 
@@ -78,40 +83,44 @@ def check_link(key: str, label: str, valid: Callable[[list[str]], str | None],
     """Apply the rule to ``?key=``: ``valid(values)`` returns None when the values
     are allowed, else the sentence 'it must be …'. A rejected value is dropped
     from the link and the visitor is told that the default was kept."""
-    values = _link_value(key)
+    values = link_value(key)
     if values is None:
         return
     problem = valid(values)
     if problem is None:
         return
     _drop_link_value(key)
-    st.warning(f"The link sets {plain(key)} = {_shown(values)}, which is not used: "
-               f"{plain(problem)}. {plain(label)} keeps its default, {plain(default_text)}.",
+    st.warning(_("The link sets {key} = {values}, which is not used: {problem}. "
+                 "{label} keeps its default, {default}.").format(
+                     key=plain(key), values=_shown(values), problem=plain(problem),
+                     label=plain(label), default=plain(default_text)),
                icon=":material/link_off:")
 
 
-def _one_of(labels: Sequence[str], allowed: str) -> Callable[[list[str]], str | None]:
+def one_of(labels: Sequence[str], allowed: str) -> Callable[[list[str]], str | None]:
     allowed_set = set(labels)
 
     def valid(values: list[str]) -> str | None:
         if len(values) != 1:
-            return f"this setting takes one value, the link gives {len(values)}"
-        return None if values[0] in allowed_set else f"it must be {allowed}"
+            return _one_value(values)
+        return None if values[0] in allowed_set else _("it must be {allowed}").format(
+            allowed=allowed)
     return valid
 
 
 def _integer_in(low: int, high: int, step: int = 1) -> Callable[[list[str]], str | None]:
-    allowed = f"a whole number from {low} to {high}" + (f" in steps of {step}" if step > 1 else "")
-
     def valid(values: list[str]) -> str | None:
         if len(values) != 1:
-            return f"this setting takes one value, the link gives {len(values)}"
+            return _one_value(values)
         v = values[0]
-        if not _INTEGER.fullmatch(v) or len(v) > 20:
-            return f"it must be {allowed}, written with digits only"
-        n = int(v)
-        ok = low <= n <= high and (n - low) % step == 0
-        return None if ok else f"it must be {allowed}"
+        n = int(v) if _INTEGER.fullmatch(v) and len(v) <= 20 else None
+        if n is not None and low <= n <= high and (n - low) % step == 0:
+            return None
+        if step > 1:
+            return _("it must be a whole number from {low} to {high} in steps of {step}, "
+                     "written with digits only").format(low=low, high=high, step=step)
+        return _("it must be a whole number from {low} to {high}, written with digits "
+                 "only").format(low=low, high=high)
     return valid
 
 
@@ -119,7 +128,8 @@ def select_slider(label: str, options: Sequence, default, key: str, *, container
                   fmt: Callable = str, allowed: str | None = None, **kwargs):
     """A select slider bound to ?key=..., the link carrying ``fmt(option)``."""
     labels = [fmt(o) for o in options]
-    check_link(key, label, _one_of(labels, allowed or f"one of {labels[0]} … {labels[-1]}"),
+    check_link(key, label, one_of(labels, allowed or _("one of {first} … {last}").format(
+        first=labels[0], last=labels[-1])),
                fmt(default))
     return (container or st).select_slider(label, options=options, value=default, key=key,
                                            format_func=fmt, bind="query-params", **kwargs)
@@ -146,7 +156,8 @@ def choice(label: str, options: Sequence[str], default: str, key: str, *, contai
            horizontal: bool = True, fmt: Callable = str, **kwargs) -> str:
     """A radio choice bound to ?key=... (the link carries ``fmt(option)``)."""
     labels = [fmt(o) for o in options]
-    check_link(key, label, _one_of(labels, "one of " + ", ".join(labels)), fmt(default))
+    check_link(key, label, one_of(labels, _("one of {values}").format(values=", ".join(labels))),
+               fmt(default))
     return (container or st).radio(label, options, index=list(options).index(default), key=key,
                                    horizontal=horizontal, format_func=fmt, bind="query-params",
                                    **kwargs)
@@ -154,7 +165,7 @@ def choice(label: str, options: Sequence[str], default: str, key: str, *, contai
 
 def toggle(label: str, default: bool, key: str, *, container=None, **kwargs) -> bool:
     """A toggle bound to ?key=true / ?key=false (lower case, as the app writes them)."""
-    check_link(key, label, _one_of(["true", "false"], "true or false, in lower case"),
+    check_link(key, label, one_of(["true", "false"], _("true or false, in lower case")),
                str(default).lower())
     return (container or st).toggle(label, value=default, key=key, bind="query-params",
                                     **kwargs)
@@ -165,9 +176,9 @@ def text(label: str, default: str, key: str, *, container=None, max_chars: int =
     """A text box bound to ?key=...; the page validates the content itself."""
     def valid(values: list[str]) -> str | None:
         if len(values) != 1:
-            return f"this setting takes one value, the link gives {len(values)}"
+            return _one_value(values)
         if len(values[0]) > max_chars:
-            return f"it must be at most {max_chars} characters long"
+            return _("it must be at most {n} characters long").format(n=integer(max_chars))
         return None
     check_link(key, label, valid, default)
     return (container or st).text_input(label, value=default, key=key, max_chars=max_chars,
@@ -182,14 +193,16 @@ def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
 
     def valid(values: list[str]) -> str | None:
         if len(values) > max_selections:
-            return f"at most {max_selections} values may be chosen, the link gives {len(values)}"
+            return _("at most {most} values may be chosen, the link gives {n}").format(
+                most=max_selections, n=len(values))
         if len(set(values)) != len(values):
-            return "each value may be chosen once"
+            return _("each value may be chosen once")
         bad = [v for v in values if v not in allowed]
         if bad:
-            return f"each value must be one of {labels[0]} … {labels[-1]}"
+            return _("each value must be one of {first} … {last}").format(
+                first=labels[0], last=labels[-1])
         return None
-    check_link(key, label, valid, ", ".join(fmt(d) for d in default) or "none")
+    check_link(key, label, valid, ", ".join(fmt(d) for d in default) or _("none"))
     return (container or st).multiselect(label, options, default=list(default), key=key,
                                          max_selections=max_selections, format_func=fmt,
                                          bind="query-params", **kwargs)

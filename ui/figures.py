@@ -25,9 +25,16 @@ import plotly.io as pio
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
 
+from . import i18n
+
 TEXT = "#1f2328"  # the app's text colour: 15.8:1 on white (the theme's grey ticks were 3.7:1)
 AXIS_LINE = "#57606a"  # axis lines and ticks: 6.2:1 on white
-FONT = dict(family="Inter, Segoe UI, Helvetica, Arial, sans-serif", size=14, color=TEXT)
+# Latin faces first, then CJK faces for Chinese text (fonts-noto-cjk on Linux,
+# PingFang on macOS, Microsoft YaHei on Windows): the browser takes each glyph
+# from the first face in the list that has it.
+FONT_FAMILY = ("Inter, Segoe UI, Helvetica, Arial, Noto Sans CJK SC, Noto Sans SC, "
+               "Source Han Sans SC, PingFang SC, Microsoft YaHei, sans-serif")
+FONT = dict(family=FONT_FAMILY, size=14, color=TEXT)
 COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
 FIGURE_ENTRIES = 32  # figures kept per builder function (least recently used goes)
@@ -35,22 +42,36 @@ FIGURE_ENTRIES = 32  # figures kept per builder function (least recently used go
 
 TITLE_CHARS = 42  # a title line that fits a phone (390 px) and a half-width plot at 800 px
 _TAG = re.compile(r"<[^>]+>")
+# A Chinese character is about as wide as two Latin letters, and a line may
+# break before or after it: each is a word of its own, of width 2.
+_WIDE = "⺀-鿿豈-﫿＀-￯"
+_WORDS = re.compile(rf"<[^>]+>|[{_WIDE}]|[^\s{_WIDE}<]+|\s+")
+
+
+def text_width(text: str) -> int:
+    """Width of visible text in Latin-letter units (a Chinese character counts 2)."""
+    visible = _TAG.sub("", text)
+    return len(visible) + len(re.findall(f"[{_WIDE}]", visible))
 
 
 def wrap_title(text: str, width: int = TITLE_CHARS) -> str:
-    """``text`` with ``<br>`` between words so that no line is longer than ``width``
-    visible characters (Plotly never wraps a title and the SVG clips it)."""
+    """``text`` with ``<br>`` between words (or between Chinese characters) so that
+    no line is wider than ``width`` Latin letters (Plotly never wraps a title and
+    the SVG clips it)."""
     out = []
     for line in text.split("<br>"):
         current = ""
-        for word in line.split(" "):
-            candidate = f"{current} {word}" if current else word
-            if current and len(_TAG.sub("", candidate)) > width:
-                out.append(current)
-                current = word
+        for token in _WORDS.findall(line):
+            if token.isspace():
+                current += " " if current else ""
+                continue
+            candidate = current + token
+            if current.strip() and text_width(candidate) > width:
+                out.append(current.rstrip())
+                current = token
             else:
                 current = candidate
-        out.append(current)
+        out.append(current.rstrip())
     return "<br>".join(out)
 
 
@@ -141,12 +162,20 @@ def freeze(fig: go.Figure) -> Frozen:
 
 def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
     """Cache a figure builder (a function of plain numbers, strings and tuples
-    returning a ``go.Figure``) for every visitor, as a :class:`Frozen` figure."""
+    returning a ``go.Figure``) for every visitor, as a :class:`Frozen` figure.
+
+    The figure's words are in the run's language (the builder calls ``_``), so
+    the language is part of the cache key: one figure per setting and language."""
     def wrap(f: Callable) -> Callable:
-        @functools.wraps(f)
-        def build(*args, **kwargs) -> Frozen:
+        def build(lang: str, *args, **kwargs) -> Frozen:
             return freeze(f(*args, **kwargs))
-        return st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
+        cached = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
+
+        @functools.wraps(f)
+        def in_language(*args, **kwargs) -> Frozen:
+            return cached(i18n.lang(), *args, **kwargs)
+        in_language.clear = cached.clear
+        return in_language
     return wrap(fn) if fn is not None else wrap
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from .i18n import N_
+
 
 @dataclass(frozen=True)
 class PageSpec:
     file: str  # path relative to the app's folder, "pages/<name>.py"
-    title: str
+    title: str  # title, section and summary are catalog messages: show _(spec.title)
     icon: str  # a Material icon, ":material/<name>:"
     section: str
     summary: str  # one line for the opening page's list of pages
@@ -31,34 +33,48 @@ class PageSpec:
 
 
 PAGES: tuple[PageSpec, ...] = (
-    PageSpec("pages/overview.py", "Why positions", ":material/home:", "Start",
-             "attention alone cannot tell word orders apart", default=True),
-    PageSpec("pages/tour.py", "Guided tour", ":material/tour:", "Start",
-             "numbered steps: open a page, predict, reveal the live answer", charts=False),
-    PageSpec("pages/sinusoidal.py", "Sinusoidal", ":material/waves:",
-             "From positions to rotations", "the original Transformer's additive encoding"),
-    PageSpec("pages/derivation.py", "Derivation", ":material/function:",
-             "From positions to rotations", "why a rotation, step by step (RoFormer §3.4.1)"),
-    PageSpec("pages/rotation.py", "Rotation", ":material/rotate_right:", "The rotation",
-             "watch one pair of q and k turn as positions advance"),
-    PageSpec("pages/step_by_step.py", "Step by step", ":material/calculate:", "The rotation",
-             "rotate your own vector by hand, three ways"),
-    PageSpec("pages/frequencies.py", "Frequencies", ":material/equalizer:", "The rotation",
-             "θᵢ and wavelengths per pair"),
-    PageSpec("pages/where_rope_sits.py", "Where RoPE sits", ":material/account_tree:",
-             "RoPE in a model", "after W_q and W_k, keys cached rotated, two layouts"),
-    PageSpec("pages/attention.py", "Attention", ":material/grid_on:", "RoPE in a model",
-             "logits and softmax weights with and without RoPE"),
-    PageSpec("pages/decay.py", "Long-term decay", ":material/trending_down:",
-             "RoPE in a model", "how scores fade with relative distance"),
-    PageSpec("pages/long_context.py", "Long context", ":material/expand:",
-             "Where RoPE breaks", "unseen angles, the critical dimension, the base bound"),
-    PageSpec("pages/precision.py", "Precision", ":material/blur_on:", "Where RoPE breaks",
-             "positions and angles in float16 and bfloat16"),
-    PageSpec("pages/real_models.py", "Real models", ":material/model_training:", "Real models",
-             "how published models configure RoPE, side by side"),
-    PageSpec("pages/context_extension.py", "Context extension", ":material/open_in_full:",
-             "Real models", "every context-extension method on one model"),
+    PageSpec("pages/overview.py", N_("Why positions"), ":material/home:",
+             N_("Start"),
+             N_("attention alone cannot tell word orders apart"), default=True),
+    PageSpec("pages/tour.py", N_("Guided tour"), ":material/tour:",
+             N_("Start"),
+             N_("numbered steps: open a page, predict, reveal the live answer"), charts=False),
+    PageSpec("pages/sinusoidal.py", N_("Sinusoidal"), ":material/waves:",
+             N_("From positions to rotations"),
+             N_("the original Transformer's additive encoding")),
+    PageSpec("pages/derivation.py", N_("Derivation"), ":material/function:",
+             N_("From positions to rotations"),
+             N_("why a rotation, step by step (RoFormer §3.4.1)")),
+    PageSpec("pages/rotation.py", N_("Rotation"), ":material/rotate_right:",
+             N_("The rotation"),
+             N_("watch one pair of q and k turn as positions advance")),
+    PageSpec("pages/step_by_step.py", N_("Step by step"), ":material/calculate:",
+             N_("The rotation"),
+             N_("rotate your own vector by hand, three ways")),
+    PageSpec("pages/frequencies.py", N_("Frequencies"), ":material/equalizer:",
+             N_("The rotation"),
+             N_("θᵢ and wavelengths per pair")),
+    PageSpec("pages/where_rope_sits.py", N_("Where RoPE sits"), ":material/account_tree:",
+             N_("RoPE in a model"),
+             N_("after W_q and W_k, keys cached rotated, two layouts")),
+    PageSpec("pages/attention.py", N_("Attention"), ":material/grid_on:",
+             N_("RoPE in a model"),
+             N_("logits and softmax weights with and without RoPE")),
+    PageSpec("pages/decay.py", N_("Long-term decay"), ":material/trending_down:",
+             N_("RoPE in a model"),
+             N_("how scores fade with relative distance")),
+    PageSpec("pages/long_context.py", N_("Long context"), ":material/expand:",
+             N_("Where RoPE breaks"),
+             N_("unseen angles, the critical dimension, the base bound")),
+    PageSpec("pages/precision.py", N_("Precision"), ":material/blur_on:",
+             N_("Where RoPE breaks"),
+             N_("positions and angles in float16 and bfloat16")),
+    PageSpec("pages/real_models.py", N_("Real models"), ":material/model_training:",
+             N_("Real models"),
+             N_("how published models configure RoPE, side by side")),
+    PageSpec("pages/context_extension.py", N_("Context extension"), ":material/open_in_full:",
+             N_("Real models"),
+             N_("every context-extension method on one model")),
 )
 
 

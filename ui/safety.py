@@ -69,11 +69,14 @@ def warning(message: str) -> None:
 def friendly_errors():
     """Show rope_core's ValueError as an error box and stop this page's run only.
 
-    The message names the parameter, the value and what is allowed; it can
-    contain what a visitor typed, so it is shown as plain text.
+    The message names the parameter, the value and what is allowed, in the
+    run's language; it can contain what a visitor typed, so it is shown as
+    plain text.
     """
+    from .i18n import error_text
+
     try:
         yield
     except ValueError as err:
-        error(str(err))
+        error(error_text(err))
         st.stop()

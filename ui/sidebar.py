@@ -15,14 +15,15 @@ import rope_core as rc
 
 from . import controls
 from .formatting import fmt_base
+from .i18n import N_, _, integer
 from .legacy import in_legacy_pages_mode, leave_legacy_pages_mode
 
 BASE_OPTIONS = [m * 10**e for e in range(1, 8) for m in (1, 2, 5)] + [10**8]  # 10 ... 10^8
-BASE_QUICK_PICKS = {10_000: "10⁴: RoFormer, Llama 2", 500_000: "5·10⁵: Llama 3",
-                    1_000_000: "10⁶: Qwen 2.5"}
+BASE_QUICK_PICKS = {10_000: N_("10⁴: RoFormer, Llama 2"), 500_000: N_("5·10⁵: Llama 3"),
+                    1_000_000: N_("10⁶: Qwen 2.5")}
 DIM_OPTIONS = list(range(2, 1025, 2))
-DIM_QUICK_PICKS = {64: "64: GPT-J rotary dims, Llama 3.2 1B", 128: "128: Llama, Mistral, Qwen",
-                   256: "256: Gemma 2 and 3"}
+DIM_QUICK_PICKS = {64: N_("64: GPT-J rotary dims, Llama 3.2 1B"),
+                   128: N_("128: Llama, Mistral, Qwen"), 256: N_("256: Gemma 2 and 3")}
 DEFAULTS = {"base": 10_000, "dim": 128, "device": "auto", "layout": "interleaved",
             "present": False}
 _SETTINGS_KEY = "_settings"
@@ -44,7 +45,7 @@ def _set(key: str, value) -> None:
 def _quick_picks(bar, key: str, picks: dict, fmt=str) -> None:
     cols = bar.columns(len(picks))
     for col, (value, name) in zip(cols, picks.items()):
-        col.button(fmt(value), key=f"pick_{key}_{value}", help=name, on_click=_set,
+        col.button(fmt(value), key=f"pick_{key}_{value}", help=_(name), on_click=_set,
                    args=(key, value), width="stretch")
 
 
@@ -53,32 +54,33 @@ def sidebar_settings() -> Settings:
     import torch
 
     bar = st.sidebar
-    bar.header("Settings")
+    bar.header(_("Settings"))
     present = controls.toggle(
-        "Presentation mode", DEFAULTS["present"], "present", container=bar,
-        help="For a projector: larger text, thicker lines, darker axes, taller plots.")
+        _("Presentation mode"), DEFAULTS["present"], "present", container=bar,
+        help=_("For a projector: larger text, thicker lines, darker axes, taller plots."))
     base = controls.select_slider(
-        "RoPE base", BASE_OPTIONS, DEFAULTS["base"], "base", container=bar,
-        allowed="one of 10, 20, 50, 100, … 10⁸, written as a whole number (10000, not 1e4)",
-        help="θᵢ = base^(−2i/d). A larger base slows every pair but the first.")
+        _("RoPE base"), BASE_OPTIONS, DEFAULTS["base"], "base", container=bar,
+        allowed=_("one of 10, 20, 50, 100, … 10⁸, written as a whole number (10000, not 1e4)"),
+        help=_("θᵢ = base^(−2i/d). A larger base slows every pair but the first."))
     _quick_picks(bar, "base", BASE_QUICK_PICKS, fmt_base)
-    bar.caption(f"base = {base:,} = {fmt_base(base)}")
+    bar.caption(_("base = {value} = {power}").format(value=integer(base), power=fmt_base(base)))
     dim = controls.select_slider(
-        "Head dim d", DIM_OPTIONS, DEFAULTS["dim"], "dim", container=bar,
-        allowed="an even whole number from 2 to 1024",
-        help="Even, 2 to 1024: d/2 rotation pairs.")
+        _("Head dim d"), DIM_OPTIONS, DEFAULTS["dim"], "dim", container=bar,
+        allowed=_("an even whole number from 2 to 1024"),
+        help=_("Even, 2 to 1024: d/2 rotation pairs."))
     _quick_picks(bar, "dim", DIM_QUICK_PICKS)
     layout = controls.choice(
-        "Pair layout", list(rc.LAYOUTS), DEFAULTS["layout"], "layout", container=bar,
-        help="interleaved: pairs (2i, 2i+1), as in RoFormer and Meta's Llama code. "
-             "half: pairs (i, i + d/2), as in GPT-NeoX and Hugging Face.")
-    with bar.expander("Advanced"):
-        device = controls.choice("Compute device", list(rc.DEVICES), DEFAULTS["device"],
+        _("Pair layout"), list(rc.LAYOUTS), DEFAULTS["layout"], "layout", container=bar,
+        captions=[_("pairs (2i, 2i+1)"), _("pairs (i, i + d/2)")],
+        help=_("`interleaved`: pairs (2i, 2i+1), as in RoFormer and Meta's Llama code. "
+               "`half`: pairs (i, i + d/2), as in GPT-NeoX and Hugging Face."))
+    with bar.expander(_("Advanced")):
+        device = controls.choice(_("Compute device"), list(rc.DEVICES), DEFAULTS["device"],
                                  "device")
         resolved = "cuda" if device != "cpu" and torch.cuda.is_available() else "cpu"
         if device == "cuda" and resolved == "cpu":
-            st.warning("No CUDA GPU on this server: computing on the CPU.")
-        st.caption(f"Computing on {resolved}.")
+            st.warning(_("No CUDA GPU on this server: computing on the CPU."))
+        st.caption(_("Computing on {device}.").format(device=resolved))
     for key, value in (("base", base), ("dim", dim), ("layout", layout), ("device", device)):
         controls.keep_in_link(key, str(value), str(DEFAULTS[key]))
     controls.keep_in_link("present", str(present).lower(), str(DEFAULTS["present"]).lower())

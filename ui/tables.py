@@ -20,6 +20,8 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from .i18n import _, integer, lang
+
 CACHE_ENTRIES = 32  # results kept per cached function (least recently used goes)
 CSV_ENTRIES = 8  # CSV files kept in memory
 MAX_CSV_CELLS = 2**20  # rows x columns of any one download (about 20 MB of CSV)
@@ -65,7 +67,9 @@ def _result(fn: Callable, args: tuple, part: str | None) -> pd.DataFrame:
 def download(fn: Callable, *args, filename: str, label: str, key: str,
              part: str | None = None) -> None:
     """A CSV download of the table ``fn(*args)`` (or its entry ``part``, for a
-    function returning a dict of tables) and an optional view of it.
+    function returning a dict of tables) and an optional view of it. ``label``
+    names the table in the run's language ("θ table"); the CSV's columns
+    stay English (programs read them).
 
     ``fn`` must be decorated with :func:`table`. The button carries only the
     recipe; the bytes are written on the first click and cached per setting.
@@ -75,15 +79,22 @@ def download(fn: Callable, *args, filename: str, label: str, key: str,
     df = _result(fn, args, part)
     rows, cols = df.shape
     left, right = st.columns([1, 2], vertical_alignment="center")
+    button = _("Download {table} (CSV)").format(table=label)
     if rows * cols > MAX_CSV_CELLS:
-        left.button(f"Download {label} (CSV)", disabled=True, key=f"csv_{key}",
-                    help=f"{rows:,} × {cols} values is more than the {MAX_CSV_CELLS:,} "
-                         "one download may hold: choose a smaller setting.")
+        left.button(button, disabled=True, key=f"csv_{key}",
+                    help=_("{rows} × {cols} values is more than the {most} one download may "
+                           "hold: choose a smaller setting.").format(
+                        rows=integer(rows), cols=cols, most=integer(MAX_CSV_CELLS)))
     else:
-        left.download_button(f"Download {label} (CSV)",
+        left.download_button(button,
                              data=functools.partial(_cached_csv, fn.table_name, args, part),
                              file_name=filename, mime="text/csv", on_click="ignore",
                              key=f"csv_{key}", icon=":material/download:",
-                             help=f"{rows:,} rows × {cols} columns: {filename}")
-    if right.toggle(f"Show the {label} ({rows:,} rows)", key=f"show_{key}"):
+                             help=_("{rows} rows × {cols} columns: {file}").format(
+                                 rows=integer(rows), cols=cols, file=filename))
+    if right.toggle(_("Show the {table} ({rows} rows)").format(table=label, rows=integer(rows)),
+                    key=f"show_{key}"):
+        if lang() != "en":  # the table is the CSV: say why its columns are English
+            st.caption(_("Column names stay in English, as in the CSV file, so that programs "
+                         "can read them."))
         st.dataframe(df, hide_index=True, width="stretch", height=320)

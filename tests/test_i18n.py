@@ -1,0 +1,292 @@
+"""The translation catalogs: complete, current, compiled, and used everywhere.
+
+* every message extracted from the code (tools/i18n.py's keywords) is in the
+  Chinese catalog with a translation, and the catalog has nothing else;
+* each translation keeps its message's named placeholders;
+* the compiled .mo says what the .po says;
+* no visible string in pages/ or ui/ bypasses the catalog (a literal or
+  f-string with English words handed straight to a display call);
+* rope_core's error templates translate, and numbers follow the locale.
+"""
+
+from __future__ import annotations
+
+import ast
+import gettext
+import io
+import pathlib
+import re
+import string
+import sys
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from babel.messages.pofile import read_po
+from i18n_helpers import english_words, latex_words
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+import i18n as tool  # noqa: E402 (tools/i18n.py: the one list of sources and keywords)
+
+PO = ROOT / "locale" / "zh" / "LC_MESSAGES" / "messages.po"
+MO = PO.with_suffix(".mo")
+GLOSSARY = ROOT / "locale" / "GLOSSARY.md"
+
+
+def _keywords() -> dict:
+    out = {}
+    for spec in tool.KEYWORDS:
+        name, _, args = spec.partition(":")
+        out[name] = tuple(int(a) for a in args.split(",")) if args else None
+    return out
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    with PO.open("rb") as f:
+        return read_po(f)
+
+
+@pytest.fixture(scope="module")
+def extracted() -> dict:
+    """msgid -> files, straight from the code with Babel's extractor."""
+    from babel.messages.extract import extract_from_file
+
+    out: dict = {}
+    for source in tool.SOURCES:
+        path = ROOT / source
+        if path.is_file():
+            found = [(source, *m) for m in extract_from_file("python", str(path),
+                                                             keywords=_keywords())]
+        else:
+            found = [(f"{source}/{m[0]}", *m[1:]) for m in extract_from_dir(
+                str(path), method_map=[("**.py", "python")], keywords=_keywords())]
+        for file, _lineno, message, *_rest in found:
+            key = message[0] if isinstance(message, tuple) else message
+            out.setdefault(key, set()).add(file)
+    return out
+
+
+def _placeholders(text: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+
+
+def test_catalog_holds_exactly_the_extracted_messages(catalog, extracted):
+    in_catalog = {m.id[0] if isinstance(m.id, tuple) else m.id for m in catalog if m.id}
+    missing = set(extracted) - in_catalog
+    stale = in_catalog - set(extracted)
+    fix = "run `python tools/i18n.py all`"
+    assert not missing, f"{fix}; not in the catalog: {sorted(missing)[:10]}"
+    assert not stale, f"{fix}; no longer in the code: {sorted(stale)[:10]}"
+
+
+def test_every_message_has_a_chinese_translation(catalog):
+    untranslated = [m.id for m in catalog if m.id and (
+        m.fuzzy or not (all(m.string) if isinstance(m.string, tuple) else m.string))]
+    assert not untranslated, f"{len(untranslated)} untranslated, e.g. {untranslated[:10]}"
+
+
+def test_translations_keep_the_named_placeholders(catalog):
+    for m in catalog:
+        if not m.id:
+            continue
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strings = m.string if isinstance(m.string, tuple) else (m.string,)
+        wanted = _placeholders(ids[-1]) | _placeholders(ids[0])
+        for s in strings:
+            if not s:
+                continue  # untranslated: the completeness test reports it
+            assert _placeholders(s) <= wanted and _placeholders(ids[0]) - {"n"} <= \
+                _placeholders(s) | {"n"}, (m.id, s)
+        for text in (*ids, *strings):  # every message formats with its own fields
+            text.format(**{k: "x" for k in _placeholders(text)})
+
+
+def test_messages_use_named_placeholders_only(extracted):
+    for msgid in extracted:
+        for _, field, _, _ in string.Formatter().parse(msgid):
+            assert field is None or re.fullmatch(r"[a-z_][a-z0-9_]*", field), (msgid, field)
+
+
+def test_chinese_catalog_is_chinese(catalog):
+    for m in catalog:
+        if not m.id:
+            continue
+        for s in (m.string if isinstance(m.string, tuple) else (m.string,)):
+            assert not english_words(s), (m.id, s, english_words(s))
+
+
+def test_compiled_catalog_matches_the_po(catalog):
+    with MO.open("rb") as f:
+        mo = gettext.GNUTranslations(f)
+    for m in catalog:
+        if not m.id:
+            continue
+        if not (m.string[0] if isinstance(m.id, tuple) else m.string):
+            continue  # untranslated: the completeness test reports it
+        if isinstance(m.id, tuple):
+            assert mo.ngettext(m.id[0], m.id[1], 1) == m.string[0], m.id
+        else:
+            assert mo.gettext(m.id) == m.string, "run `python tools/i18n.py compile`"
+    assert mo.info()["plural-forms"] == "nplurals=1; plural=0;"
+
+
+def test_chinese_plural_form_is_one(catalog):
+    assert catalog.num_plurals == 1
+
+
+# ------------------------------------------------------ nothing bypasses _() ----
+DISPLAY = {
+    "markdown", "caption", "title", "header", "subheader", "write", "error", "warning",
+    "info", "success", "toast", "button", "toggle", "radio", "selectbox", "slider", "metric",
+    "tabs", "expander", "page_link", "download_button", "text_input", "number_input",
+    "multiselect", "select_slider", "checkbox", "latex", "text", "popover", "text_area",
+    "file_uploader", "segmented_control", "pills", "explain", "choice", "number", "status",
+    "spinner", "add_annotation", "add_hline", "add_vline", "style",
+}
+VISIBLE_KEYWORDS = {
+    "label", "help", "caption", "title", "name", "text", "placeholder", "hovertemplate",
+    "x", "y", "prefix", "title_text", "annotation_text", "allowed", "captions", "value",
+    "delta", "body", "legendgrouptitle_text", "colorbar_title", "texttemplate",
+}
+NOT_VISIBLE_KEYWORDS = {"key", "filename", "file_name", "icon", "mime", "url_path", "part"}
+
+
+def _literals(node: ast.AST) -> list[str]:
+    """The literal text in an argument: a string, an f-string's text parts, or the
+    string items of a list or tuple (never what sits inside a call such as _())."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return ["".join(v.value if isinstance(v, ast.Constant) else " " for v in node.values)]
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [t for item in node.elts for t in _literals(item)]
+    if isinstance(node, ast.BinOp):
+        return _literals(node.left) + _literals(node.right)
+    if isinstance(node, ast.IfExp):
+        return _literals(node.body) + _literals(node.orelse)
+    return []
+
+
+def bypasses(source: str, filename: str) -> list[str]:
+    """Literal English text handed to a display call without going through _()."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        args = list(node.args) if name in DISPLAY else []
+        if name in {"format"}:  # "...".format(): the template itself must be _()'d
+            args = [func.value] if isinstance(func, ast.Attribute) else []
+        args += [kw.value for kw in node.keywords if kw.arg in VISIBLE_KEYWORDS]
+        for arg in args:
+            for text in _literals(arg):
+                if name == "latex":
+                    text = latex_words(text)
+                if english_words(text):
+                    found.append(f"{filename}:{node.lineno}: {text[:70]!r}")
+    return found
+
+
+def test_no_visible_string_bypasses_the_catalog():
+    found = []
+    for path in sorted([ROOT / "app.py", *(ROOT / "pages").glob("*.py"),
+                        *(ROOT / "ui").glob("*.py")]):
+        found += bypasses(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    assert not found, "\n".join(found[:40])
+
+
+def test_bypass_check_catches_literals():
+    src = ('st.markdown("Hello world")\nst.caption(f"pairs {n}")\n'
+           'ui.style(fig, title="Score against distance", x=_("ok"), y="θ")\n'
+           'st.write("{n} pairs".format(n=1))\nst.markdown(_("Hello world"))\n')
+    assert len(bypasses(src, "x.py")) == 4
+
+
+# --------------------------------------------------------- rope_core errors ----
+def test_rope_core_errors_translate(monkeypatch):
+    import rope_core as rc
+    from ui import i18n
+
+    monkeypatch.setattr(i18n, "lang", lambda: "zh")
+    with pytest.raises(ValueError) as info:
+        rc.theta(3)
+    assert str(info.value).startswith("dim=3 is not allowed: dim must be")
+    text = i18n.error_text(info.value)
+    assert "dim=3" in text and "4096" in text and not english_words(text), text
+
+
+def test_every_rope_core_template_is_a_catalog_message(extracted):
+    """fail()'s templates in rope_core are literals (so Babel extracts them):
+    no f-string or concatenation is passed as the allowed text."""
+    bad = []
+    for path in sorted((ROOT / "rope_core").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
+                    "fail", "RopeError", "Message"):
+                index = 2 if node.func.id == "fail" else 0
+                if len(node.args) > index and not (
+                        isinstance(node.args[index], ast.Constant)
+                        or path.name == "_checks.py"):
+                    bad.append(f"{path.name}:{node.lineno}")
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and \
+                    getattr(node.exc.func, "id", "") == "ValueError":
+                bad.append(f"{path.name}:{node.lineno}: raise ValueError (use RopeError)")
+    assert not bad, bad
+
+
+# ------------------------------------------------------------------ numbers ----
+def test_numbers_follow_the_locale():
+    from babel.numbers import format_decimal
+
+    from ui import i18n
+
+    for lang, locale in i18n.BABEL_LOCALES.items():
+        assert i18n.integer(131072, lang) == format_decimal(131072, "#,##0", locale=locale)
+        assert i18n.number(0.5, "0.000", lang) == format_decimal(0.5, "0.000", locale=locale)
+    assert i18n.integer(131072, "en") == "131,072"
+    assert i18n.integer(131072, "zh") == "131,072"  # CLDR zh_Hans_CN groups by thousands too
+    assert i18n.decimal_sign("zh") == "."
+
+
+def test_glossary_lists_the_required_terms():
+    text = GLOSSARY.read_text(encoding="utf-8")
+    for term in ("旋转位置编码", "远程衰减", "正弦位置编码", "相对位置"):
+        assert term in text
+
+
+def test_glossary_terms_are_used_consistently(catalog):
+    """Where a message says a glossary term in English, its translation uses the
+    glossary's Chinese term (rows of the glossary's table: | English | 中文 |)."""
+    enforced = GLOSSARY.read_text("utf-8").split("## Enforced terms")[1].split("\n## ")[0]
+    rows = re.findall(r"^\|\s*([^|]+?)\s*\|\s*([^|]+?)\s*\|", enforced, re.M)
+    terms = {en.lower(): zh for en, zh in rows if zh != "中文"}
+    assert len(terms) >= 10
+    problems = []
+    for m in catalog:
+        if not m.id or isinstance(m.id, tuple):
+            continue
+        for en, zh in terms.items():
+            if re.search(rf"\b{re.escape(en)}\b", m.id.lower()) and zh not in m.string:
+                problems.append((en, zh, m.id[:60], m.string[:60]))
+    assert not problems, problems[:10]
+
+
+def test_wrap_title_breaks_chinese_lines():
+    from ui.figures import text_width, wrap_title
+
+    title = "每个相对距离上查询与键的得分，有无旋转位置编码的对比，以及远程衰减的上界"
+    lines = wrap_title(title).split("<br>")
+    assert len(lines) > 1 and "".join(lines) == title
+    assert all(text_width(line) <= 42 for line in lines)
+    assert wrap_title("a short title") == "a short title"
+
+
+def test_po_file_parses_back_identically():
+    """The catalog is plain UTF-8 gettext that Babel reads and writes unchanged."""
+    with PO.open("rb") as f:
+        data = f.read()
+    cat = read_po(io.BytesIO(data))
+    assert cat.locale is not None and str(cat.locale) == "zh"

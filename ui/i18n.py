@@ -1,0 +1,132 @@
+"""The app in English and Simplified Chinese: gettext catalogs, the language of
+this run, and numbers written for it.
+
+Every sentence a visitor reads goes through :func:`_` (or :func:`ngettext`
+where English needs a plural): a whole sentence with named placeholders,
+filled in *after* translation, so a translator may reorder it::
+
+    st.caption(_("{n} pairs turn within {length} tokens.").format(n=..., length=...))
+
+Text kept in module-level constants is marked with :func:`N_` (no translation
+at import time) and translated where it is shown: ``_(spec.title)``. Errors from
+rope_core carry their template (:class:`rope_core.Message`); :func:`message`
+translates them. The catalogs live in ``locale/`` and are managed with Babel
+(``python tools/i18n.py all``; README, "Translations"). CSV column names stay
+English on purpose: programs read them.
+
+The language is the sidebar's switch, bound to ``?lang=en`` / ``?lang=zh``;
+a visitor without one in the link gets the browser's preferred language when it
+is Chinese, else English.
+"""
+
+from __future__ import annotations
+
+import functools
+import gettext
+from pathlib import Path
+
+import streamlit as st
+from babel import Locale
+from babel.numbers import format_decimal
+
+from rope_core import Message
+
+LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
+DOMAIN = "messages"
+LANGUAGES = {"en": "English", "zh": "中文"}  # each language named in itself
+DEFAULT_LANG = "en"
+BABEL_LOCALES = {"en": "en_US", "zh": "zh_Hans_CN"}  # number formats
+LANG_KEY = "lang"  # the widget key and the link's ?lang=
+
+
+@functools.cache
+def _catalog(lang: str) -> gettext.NullTranslations:
+    if lang == DEFAULT_LANG:
+        return gettext.NullTranslations()  # the messages are English
+    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
+
+
+def lang() -> str:
+    """The language of this run ("en" or "zh"); English outside a run."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    if get_script_run_ctx() is None:
+        return DEFAULT_LANG
+    value = st.session_state.get(LANG_KEY, DEFAULT_LANG)
+    return value if value in LANGUAGES else DEFAULT_LANG
+
+
+def _(message: str) -> str:
+    """``message`` in this run's language."""
+    return _catalog(lang()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of a message for count ``n`` in this run's language (Chinese has one)."""
+    return _catalog(lang()).ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
+    """Mark ``message`` for the catalog without translating it yet (constants)."""
+    return message
+
+
+def message(msg: Message | str) -> str:
+    """A rope_core message (an error's ``.message``) in this run's language."""
+    return msg.render(_) if isinstance(msg, Message) else str(msg)
+
+
+def error_text(err: Exception) -> str:
+    """The sentence to show for an error: translated when it carries a Message."""
+    msg = getattr(err, "message", None)
+    return message(msg) if isinstance(msg, Message) else str(err)
+
+
+# ---------------------------------------------------------------- numbers ----
+def number(value: float, pattern: str = "#,##0.###", lang_: str | None = None) -> str:
+    """``value`` written for the language (Babel's CLDR data: digit grouping and
+    decimal sign), with a Babel/CLDR ``pattern``: "#,##0" for whole numbers,
+    "0.000" for three decimals, "0.0##E0" for scientific."""
+    return format_decimal(value, format=pattern, locale=BABEL_LOCALES[lang_ or lang()])
+
+
+def integer(value: int, lang_: str | None = None) -> str:
+    """A whole number with the language's digit grouping: 131072 -> "131,072"."""
+    return number(value, "#,##0", lang_)
+
+
+def decimal_sign(lang_: str | None = None) -> str:
+    return Locale.parse(BABEL_LOCALES[lang_ or lang()]).number_symbols["latn"]["decimal"]
+
+
+# --------------------------------------------------------------- the switch ----
+def browser_language() -> str:
+    """"zh" when the browser prefers Chinese (``st.context.locale``), else English."""
+    try:
+        locale = st.context.locale or ""
+    except Exception:  # noqa: BLE001 (no browser, e.g. AppTest): the default
+        locale = ""
+    return "zh" if locale.lower().startswith("zh") else DEFAULT_LANG
+
+
+def language_switch() -> str:
+    """The sidebar's language switch, bound to ``?lang=``; returns the language.
+
+    The first run of a session takes the link's value when it is exactly "en" or
+    "zh" (anything else is dropped with a warning, under the app's rule for link
+    values), else the browser's language. The address always carries the
+    language, so a shared link opens in it.
+    """
+    from . import controls
+
+    if LANG_KEY not in st.session_state:
+        values = controls.link_value(LANG_KEY)
+        valid = values is not None and len(values) == 1 and values[0] in LANGUAGES
+        st.session_state[LANG_KEY] = values[0] if valid else browser_language()
+        controls.check_link(LANG_KEY, _("Language"),
+                            controls.one_of(list(LANGUAGES), _("en or zh")),
+                            st.session_state[LANG_KEY])
+    chosen = st.sidebar.radio("Language · 语言", list(LANGUAGES), key=LANG_KEY,
+                              format_func=LANGUAGES.__getitem__, horizontal=True)
+    controls.keep_in_link(LANG_KEY, chosen, None)
+    return chosen
