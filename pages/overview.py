@@ -6,7 +6,8 @@ from plotly.subplots import make_subplots
 
 import rope_core.lesson as lesson
 import ui
-from ui.navigation import by_name, sections
+from ui.i18n import _
+from ui.navigation import PageSpec, by_name, sections
 
 SENTENCES = list(lesson.TOY_SENTENCES)
 SHOWN = 16  # output coordinates drawn per token
@@ -34,10 +35,14 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     seq, shown = len(words), min(SHOWN, dim)
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
                         horizontal_spacing=0.12,
-                        subplot_titles=(f"no positions:<br>“{sentence}”",
-                                        f"no positions:<br>“{' '.join(moved)}”",
-                                        f"RoPE on q and k:<br>“{sentence}”",
-                                        f"RoPE on q and k:<br>“{' '.join(moved)}”"))
+                        subplot_titles=(
+                            _("no positions:<br>“{sentence}”").format(sentence=sentence),
+                            _("no positions:<br>“{sentence}”").format(sentence=" ".join(moved)),
+                            _("RoPE on q and k:<br>“{sentence}”").format(sentence=sentence),
+                            _("RoPE on q and k:<br>“{sentence}”").format(
+                                sentence=" ".join(moved))))
+    hover = _("{token}, coordinate {j}<br>{value}").format(
+        token="%{y}", j="%{x}", value="%{z:.4f}") + "<extra></extra>"
     for row, encoding in enumerate(lesson.ENCODINGS, start=1):
         part = out[(out["encoding"] == encoding) & (out["coordinate j"] < shown)]
         for col, (value, position) in enumerate(
@@ -49,32 +54,39 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
             labels = [f"{w} @{t}" for t, w in enumerate(words if col == 1 else moved)]
             fig.add_trace(go.Heatmap(
                 z=z, x=list(range(shown)), y=labels, coloraxis="coloraxis",
-                hovertemplate="%{y}, coordinate %{x}<br>%{z:.4f}<extra></extra>"),
+                hovertemplate=hover),
                 row=row, col=col)
     for axis in fig.layout:
         if axis.startswith("yaxis"):
             fig.layout[axis].autorange = "reversed"
-    fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title="output")))
-    ui.style(fig, title=f"Output rows of one head (first {shown} of d = {dim} coordinates)",
-             x="output coordinate j", y="", height=260 + 90 * seq)
+    fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title=_("output"))))
+    ui.style(fig, title=_("Output rows of one head (first {shown} of d = {dim} coordinates)")
+             .format(shown=shown, dim=dim),
+             x=_("output coordinate j"), y="", height=260 + 90 * seq)
     fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for two-line panel titles
-    fig.update_xaxes(title_text="output coordinate j", row=2)
+    fig.update_xaxes(title_text=_("output coordinate j"), row=2)
     fig.update_xaxes(title_text="", row=1)
     return fig
 
 
+def link_label(spec: PageSpec) -> str:
+    """A page's title and summary, for its link."""
+    return _("{title}: {summary}").format(title=_(spec.title), summary=_(spec.summary))
+
+
 s = ui.settings()
-st.title("Why attention needs positions")
-st.markdown(
+st.title(_("Why attention needs positions"))
+st.markdown(_(
     "An attention head compares every token with every other one, but nothing in the "
     "comparison says *where* a token sits. Give it a sentence, then the same words in "
-    "another order, and watch what it does.")
+    "another order, and watch what it does."))
 st.latex(r"\operatorname{out}(x) = \operatorname{softmax}\!\big(QK^{\top}/\sqrt{d}\big)\,V")
 st.latex(r"Q = xW_q^{\top},\ K = xW_k^{\top},\ V = xW_v^{\top}")
 c1, c2 = st.columns([2, 1])
-sentence = ui.choice("Sentence", SENTENCES, SENTENCES[0], "why_sentence", container=c1,
-                     help="Each sentence comes with the shuffle that swaps who does what.")
-seed = ui.number("Random seed (word vectors, W_q, W_k, W_v)", 0, MAX_SEED, 0, "why_seed",
+# the toy sentences are data (rope_core.lesson): the words the head reads, shown as they are
+sentence = ui.choice(_("Sentence"), SENTENCES, SENTENCES[0], "why_sentence", container=c1,
+                     help=_("Each sentence comes with the shuffle that swaps who does what."))
+seed = ui.number(_("Random seed (word vectors, W_q, W_k, W_v)"), 0, MAX_SEED, 0, "why_seed",
                  container=c2)
 
 with ui.friendly_errors():
@@ -87,42 +99,43 @@ shuffled = " ".join(moved)
 ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs")
 
 k1, k2 = st.columns(2)
-k1.metric("No positions: max |out(P x) − P out(x)|", f"{gap['none']:.1e}")
-k2.metric("RoPE: max |out(P x) − P out(x)|", f"{gap['rope']:.2g}")
+k1.metric(_("No positions: max |out(P x) − P out(x)|"), f"{gap['none']:.1e}")
+k2.metric(_("RoPE: max |out(P x) − P out(x)|"), f"{gap['rope']:.2g}")
 st.latex(r"\operatorname{out}(Px) = P\,\operatorname{out}(x)")
-st.caption("P moves the tokens: (Px)ₜ is the word the shuffle puts at position t.")
+st.caption(_("P moves the tokens: (Px)ₜ is the word the shuffle puts at position t."))
 first = moved[0]
-ui.explain(
-    f"**Without positions, “{first}” gets the same output in both sentences**, only in "
-    f"another row: shuffling the tokens shuffles the output rows and changes nothing else. "
-    f"The largest difference between out(P x) and P out(x) here is {gap['none']:.1e}, "
-    f"float64 rounding. So to the head “{sentence}” and “{shuffled}” are the same bag of "
-    f"words. With RoPE on q and k the same comparison differs by up to {gap['rope']:.2g}: "
+ui.explain(_(
+    "**Without positions, “{first}” gets the same output in both sentences**, only in "
+    "another row: shuffling the tokens shuffles the output rows and changes nothing else. "
+    "The largest difference between out(P x) and P out(x) here is {none}, "
+    "float64 rounding. So to the head “{sentence}” and “{shuffled}” are the same bag of "
+    "words. With RoPE on q and k the same comparison differs by up to {rope}: "
     "the outputs now depend on the order. (A causal mask would also break the symmetry, "
     "since each token then sees only the ones before it, but it says nothing about how far "
-    "apart two tokens are.)")
+    "apart two tokens are.)").format(first=first, none=f"{gap['none']:.1e}", sentence=sentence,
+                                     shuffled=shuffled, rope=f"{gap['rope']:.2g}"))
 ui.download(shuffle, sentence, s.dim, s.base, s.layout, seed, part="outputs",
             filename=f"why_positions_{sentence.replace(' ', '_')}_dim{s.dim}_base"
                      f"{ui.slug(s.base)}_{s.layout}_seed{seed}.csv",
-            label="output table", key="why")
+            label=_("output table"), key="why")
 
-st.subheader("Two answers")
+st.subheader(_("Two answers"))
 sin_spec, rot_spec, der_spec = by_name("sinusoidal"), by_name("rotation"), by_name("derivation")
-st.markdown(
+st.markdown(_(
     "**Add a position vector.** The original Transformer adds a sinusoidal vector p_m to the "
     "token at position m before W_q, W_k and W_v, so the scores mix content and absolute "
-    "position.")
-st.page_link(sin_spec.file, label=f"{sin_spec.title}: {sin_spec.summary}", icon=sin_spec.icon)
-st.markdown(
+    "position."))
+st.page_link(sin_spec.file, label=link_label(sin_spec), icon=sin_spec.icon)
+st.markdown(_(
     "**Rotate q and k.** RoPE turns the query at position m and the key at position n by "
-    "angles proportional to their positions, so their dot product depends on n − m alone.")
-st.page_link(der_spec.file, label=f"{der_spec.title}: {der_spec.summary}", icon=der_spec.icon)
-st.page_link(rot_spec.file, label=f"{rot_spec.title}: {rot_spec.summary}", icon=rot_spec.icon)
+    "angles proportional to their positions, so their dot product depends on n − m alone."))
+st.page_link(der_spec.file, label=link_label(der_spec), icon=der_spec.icon)
+st.page_link(rot_spec.file, label=link_label(rot_spec), icon=rot_spec.icon)
 
-st.subheader("The lesson")
+st.subheader(_("The lesson"))
 for section, specs in sections().items():
     rest = [spec for spec in specs if not spec.default]
     if rest:
-        st.markdown(f"**{section}**")
+        st.markdown(f"**{_(section)}**")
     for spec in rest:
-        st.page_link(spec.file, label=f"{spec.title}: {spec.summary}", icon=spec.icon)
+        st.page_link(spec.file, label=link_label(spec), icon=spec.icon)

@@ -6,7 +6,9 @@ from urllib.parse import parse_qs
 
 import pytest
 from apptest_helpers import run_page, shown, warnings
+from i18n_helpers import untranslated
 
+import rope_core.lesson as lesson
 from ui.navigation import PAGES, by_name
 
 WIDGETS = ("select_slider", "slider", "number_input", "radio", "toggle", "text_input",
@@ -164,3 +166,48 @@ def test_first_negative_b_m_inside_llama_2s_context(titles):
     _, text = reveal(number_of(titles, "long_context"))
     assert f"At m = {first:,} (B_m = {b[first]:.4f}), inside Llama 2's" in text
     assert "Answer: Inside the training context, before 4,096." in text
+
+
+# ------------------------------------------------------------------ Chinese ----
+# The toy sentences ("dog bites man") are rope_core.lesson data: the words the head
+# reads, quoted as they are in both languages (step 1 names them).
+TOY_WORDS = {w for words, _order in lesson.TOY_SENTENCES.values() for w in words}
+
+
+def untranslated_but_toy_words(at):
+    found = {text: [w for w in words if w.lower() not in TOY_WORDS]
+             for text, words in untranslated(at).items()}
+    return {text: words for text, words in found.items() if words}
+
+
+@pytest.mark.parametrize("number", range(1, N + 1))
+def test_every_step_in_chinese_with_its_answer_shows_no_english(number):
+    at = run_page("tour", {"lang": "zh", "tour_step": str(number)})
+    at.toggle(key=f"tour_reveal_{number}").set_value(True)
+    at.run()
+    assert not at.exception
+    assert at.subheader[0].value.startswith(f"{number}. ")
+    assert f"第 {number} 步，共 {N} 步" in at.get("progress")[0].proto.text
+    assert any(m.value.startswith("**答案：") for m in at.markdown)
+    assert at.info and at.info[0].value.startswith("没有做出预测")
+    assert untranslated_but_toy_words(at) == {}
+
+
+def test_prediction_survives_a_language_switch_and_is_judged_in_chinese(titles):
+    # AppTest formats a radio's value outside the run, that is in English: so the
+    # guess is made in English and the language switched afterwards
+    number = number_of(titles, "frequencies", "A larger base")
+    at, _text = reveal(number, "It shrinks")
+    at.sidebar.radio(key="lang").set_value("zh").run()
+    assert not at.exception
+    radio = at.radio(key=f"tour_guess_{number}")
+    assert at.session_state[f"tour_guess_{number}"] == "It shrinks"  # the value stays English
+    assert radio.options == ["变短", "变长，但不到 5 倍", "变长 5 到 20 倍", "和底数一样变长 50 倍"]
+    assert at.info[0].value == "你的预测是“变短”；实时计算的结果是“变长 5 到 20 倍”。"
+    text = " ".join(m.value for m in at.markdown)
+    assert "**答案：变长 5 到 20 倍**。λ₄₀ 从 1,987 词元变为 22,911 词元" in text
+    assert untranslated(at) == {}
+    at, _text = reveal(number, "It grows, by 5× to 20×")
+    assert at.success[0].value == "Your prediction, “It grows, by 5× to 20×”, was right."
+    at.sidebar.radio(key="lang").set_value("zh").run()
+    assert at.success[0].value == "你的预测“变长 5 到 20 倍”是对的。"
