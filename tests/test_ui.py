@@ -123,3 +123,22 @@ def test_readme_lists_the_pages_in_navigation_order():
     table = readme[readme.index("| section | pages |"):]
     positions = [table.index(spec.title) for spec in PAGES]
     assert positions == sorted(positions)
+
+
+def test_each_figure_builder_has_a_cache_of_its_own():
+    """Two builders called with the same arguments give their own figures (one
+    cache per builder, keyed by language too)."""
+    import plotly.graph_objects as go
+
+    import ui
+
+    @ui.figure
+    def first(n: int) -> go.Figure:
+        return go.Figure(go.Scatter(x=[0, n], y=[1, 1], name="first"))
+
+    @ui.figure
+    def second(n: int) -> go.Figure:
+        return go.Figure(go.Scatter(x=[0, n], y=[2, 2], name="second"))
+
+    assert first(3).spec["data"][0]["name"] == "first"
+    assert second(3).spec["data"][0]["name"] == "second"

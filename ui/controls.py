@@ -70,6 +70,19 @@ def keep_in_link(key: str, value: str | list[str], default: str | list[str]) -> 
             qp._send_query_param_msg()
 
 
+def _relabel_link(key: str, fmt: Callable, value, default) -> None:
+    """Keep the link's label in the run's language. Streamlit writes a bound
+    widget's ``fmt(value)`` into the address when the widget changes; a label
+    that is translated (``fmt`` calls ``_``) would otherwise stay in the old
+    language after a language switch, and a copied link would then be refused."""
+    if fmt is str:
+        return
+    if isinstance(value, list):
+        keep_in_link(key, [fmt(v) for v in value], [fmt(d) for d in default])
+    else:
+        keep_in_link(key, fmt(value), fmt(default))
+
+
 def _one_value(values: list[str]) -> str:
     return _("this setting takes one value, the link gives {n}").format(n=len(values))
 
@@ -131,8 +144,10 @@ def select_slider(label: str, options: Sequence, default, key: str, *, container
     check_link(key, label, one_of(labels, allowed or _("one of {first} … {last}").format(
         first=labels[0], last=labels[-1])),
                fmt(default))
-    return (container or st).select_slider(label, options=options, value=default, key=key,
-                                           format_func=fmt, bind="query-params", **kwargs)
+    value = (container or st).select_slider(label, options=options, value=default, key=key,
+                                            format_func=fmt, bind="query-params", **kwargs)
+    _relabel_link(key, fmt, value, default)
+    return value
 
 
 def slider(label: str, low: int, high: int, default: int, key: str, *, step: int = 1,
@@ -158,9 +173,11 @@ def choice(label: str, options: Sequence[str], default: str, key: str, *, contai
     labels = [fmt(o) for o in options]
     check_link(key, label, one_of(labels, _("one of {values}").format(values=", ".join(labels))),
                fmt(default))
-    return (container or st).radio(label, options, index=list(options).index(default), key=key,
-                                   horizontal=horizontal, format_func=fmt, bind="query-params",
-                                   **kwargs)
+    value = (container or st).radio(label, options, index=list(options).index(default), key=key,
+                                    horizontal=horizontal, format_func=fmt, bind="query-params",
+                                    **kwargs)
+    _relabel_link(key, fmt, value, default)
+    return value
 
 
 def toggle(label: str, default: bool, key: str, *, container=None, **kwargs) -> bool:
@@ -203,6 +220,8 @@ def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
                 first=labels[0], last=labels[-1])
         return None
     check_link(key, label, valid, ", ".join(fmt(d) for d in default) or _("none"))
-    return (container or st).multiselect(label, options, default=list(default), key=key,
-                                         max_selections=max_selections, format_func=fmt,
-                                         bind="query-params", **kwargs)
+    value = (container or st).multiselect(label, options, default=list(default), key=key,
+                                          max_selections=max_selections, format_func=fmt,
+                                          bind="query-params", **kwargs)
+    _relabel_link(key, fmt, value, default)
+    return value

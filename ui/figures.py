@@ -169,6 +169,11 @@ def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
     def wrap(f: Callable) -> Callable:
         def build(lang: str, *args, **kwargs) -> Frozen:
             return freeze(f(*args, **kwargs))
+        # Streamlit keys a cache on the function's module, qualified name and
+        # source: those of ``f`` (with its file, as pages all run as __main__),
+        # so that every builder gets a cache of its own.
+        build.__module__ = f"{f.__module__}:{f.__code__.co_filename}"
+        build.__qualname__ = f.__qualname__
         cached = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
 
         @functools.wraps(f)
