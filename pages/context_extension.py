@@ -9,13 +9,19 @@ import streamlit as st
 import rope_core as rc
 import ui
 from rope_core import compare
+from ui import i18n
+from ui.i18n import N_, _
 
-CUSTOM = "sidebar settings"
+CUSTOM = N_("sidebar settings")  # the option, the link value in English, the CSV's model
 MODEL_OPTIONS = [CUSTOM] + list(rc.PRESETS)
 CONTEXT_OPTIONS = [2**e for e in range(8, 19)]  # 256 ... 262,144 tokens
 FACTOR_OPTIONS = [2, 4, 8, 16, 32]  # s * L stays within 10^7 tokens
 AXES = list(compare.AXES)
+DEFAULT_AXIS = AXES[0]  # "linear", a link value
 REGIME_CODES = {"kept": 0, "blended": 1, "interpolated": 2}
+REGIME_NAMES = {"kept": N_("kept"), "blended": N_("blended"), "interpolated": N_("interpolated")}
+REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
+               "interpolated": N_("interpolated {pairs}")}
 REGIME_COLORS = ["#2ca02c", "#ff7f0e", "#d62728"]
 
 
@@ -42,7 +48,7 @@ def spectrum_lines(cfg_key: tuple, factor: float, axis: str, column: str,
     tables, colors, dashes = method_styles(cfg_key, factor, axis)
     fig = go.Figure()
     for m, block in tables["spectra"].groupby("method", sort=False):
-        label = rc.SCALING_LABELS[m]
+        label = _(rc.SCALING_LABELS[m])
         fig.add_scatter(x=block["pair"], y=block[column], name=label,
                         mode="lines+markers", line=dict(color=colors[m], dash=dashes[m]),
                         marker=dict(size=4), legendgroup=m,
@@ -55,8 +61,8 @@ def spectrum_lines(cfg_key: tuple, factor: float, axis: str, column: str,
 def ratio_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """θ′ᵢ/θᵢ per pair under each method."""
     fig = spectrum_lines(cfg_key, factor, axis, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")
-    ui.style(fig, title="θ′ᵢ / θᵢ per pair (log scale)", x="pair index i",
-             y="ratio θ′ᵢ/θᵢ", height=420)
+    ui.style(fig, title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"),
+             y=_("ratio θ′ᵢ/θᵢ"), height=420)
     return fig
 
 
@@ -64,13 +70,16 @@ def ratio_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
 def wavelength_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """Wavelengths under each method, L and s·L dotted."""
     L = compare.config_from_key(cfg_key).original_context
-    fig = spectrum_lines(cfg_key, factor, axis, "wavelength [tokens]", "λ=%{y:,.1f} tokens")
-    ui.style(fig, title="Wavelength 2π/θ′ᵢ against L and s·L (log scale)",
-             x="pair index i", y="wavelength [tokens]", height=420)
+    fig = spectrum_lines(cfg_key, factor, axis, "wavelength [tokens]",
+                         _("λ={value} tokens").format(value="%{y:,.1f}"))
+    ui.style(fig, title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"),
+             x=_("pair index i"), y=_("wavelength [tokens]"), height=420)
     for tokens, text, color in ((L, "L", "black"), (int(round(factor * L)), "s·L", "gray")):
         fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
         fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
-                           yanchor="bottom", text=f"{text} = {tokens:,} tokens",
+                           yanchor="bottom",
+                           text=_("{length} = {n} tokens").format(length=text,
+                                                                  n=i18n.integer(tokens)),
                            showarrow=False, font=dict(size=13, color=color))
     return fig
 
@@ -90,31 +99,33 @@ def regime_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     pairs = int((tables["spectra"]["method"] == "none").sum())
     fig = go.Figure(go.Heatmap(
         z=[[REGIME_CODES[r] for r in row] for row in regime_rows],
-        x=list(range(pairs)), y=[rc.SCALING_LABELS[m] for m in order],
-        customdata=regime_rows, zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
+        x=list(range(pairs)), y=[_(rc.SCALING_LABELS[m]) for m in order],
+        customdata=[[_(REGIME_NAMES[r]) for r in row] for row in regime_rows],
+        zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
         colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
                     [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
                     [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
-        colorbar=dict(tickvals=[0, 1, 2], ticktext=list(REGIME_CODES), title="pair is"),
+        colorbar=dict(tickvals=[0, 1, 2], ticktext=[_(REGIME_NAMES[r]) for r in REGIME_CODES],
+                      title=_("pair is")),
         hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>"))
-    ui.style(fig, title="Which pairs each method keeps, blends or interpolates (divides by s)",
-             x="pair index i", y="", height=120 + 45 * len(order))
+    ui.style(fig, title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
+             x=_("pair index i"), y="", height=120 + 45 * len(order))
     return fig
 
 
 @ui.figure
 def attention_factor_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """The logit multiplier a² of each method."""
-    tables, colors, _ = method_styles(cfg_key, factor, axis)
+    tables, colors, _dashes = method_styles(cfg_key, factor, axis)
     attention = tables["attention"]
     methods = list(attention["method"])
-    fig = go.Figure(go.Bar(x=[rc.SCALING_LABELS[m] for m in methods],
+    fig = go.Figure(go.Bar(x=[_(rc.SCALING_LABELS[m]) for m in methods],
                            y=attention["logit multiplier"],
                            marker_color=[colors[m] for m in methods],
                            text=[f"a = {a:.4f}" for a in attention["attention factor"]],
                            hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>"))
-    ui.style(fig, title="Logit multiplier a² (a multiplies cos and sin of q and of k)",
-             x="method", y="a² (logit multiplier)", height=380)
+    ui.style(fig, title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
+             x=_("method"), y=_("a² (logit multiplier)"), height=380)
     return fig
 
 
@@ -125,7 +136,7 @@ def softmax_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     fig = go.Figure()
     for n, (label, block) in enumerate(softmax.groupby("method", sort=False)):
         if n == 0:
-            fig.add_bar(x=block["key"], y=block["weight"], name="plain softmax (a = 1)",
+            fig.add_bar(x=block["key"], y=block["weight"], name=_("plain softmax (a = 1)"),
                         marker_color="#999")
         if float(block["attention factor"].iloc[0]) != 1.0:
             fig.add_bar(x=block["key"], y=block["weight with factor"],
@@ -133,25 +144,28 @@ def softmax_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
                         marker_color=ui.COLORS[(n + 1) % len(ui.COLORS)])
     logits = list(softmax.groupby("method", sort=False).get_group(
         softmax["method"].iloc[0])["logit"])
-    ui.style(fig, title="Softmax of the logits " + ", ".join(f"{v:g}" for v in logits),
-             x="key j", y="attention weight", height=380)
+    ui.style(fig, title=_("Softmax of the logits {logits}").format(
+        logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"), y=_("attention weight"),
+             height=380)
     return fig
 
 
 @ui.figure
 def dynamic_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """Dynamic NTK's effective base against the current length, L dotted."""
-    tables, colors, _ = method_styles(cfg_key, factor, axis)
+    tables, colors, _dashes = method_styles(cfg_key, factor, axis)
     dyn = tables["dynamic"]
     fig = go.Figure()
     fig.add_scatter(x=dyn["sequence length [tokens]"], y=dyn["effective base"], mode="lines",
-                    name="effective base", line=dict(color=colors.get("dynamic", "#1f77b4")),
-                    hovertemplate="n=%{x:,}<br>base′=%{y:.4g}<extra></extra>")
+                    name=_("effective base"), line=dict(color=colors.get("dynamic", "#1f77b4")),
+                    hovertemplate=_("n={length}<br>base′={base}").format(
+                        length="%{x:,}", base="%{y:.4g}") + "<extra></extra>")
     fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
                   line=dict(color="black", dash="dot"))
-    ui.style(fig, title="Dynamic NTK: effective base against the current length n",
-             x="current sequence length n [tokens]" + (" (log scale)" if axis == "log" else ""),
-             y="effective base", height=380)
+    ui.style(fig, title=_("Dynamic NTK: effective base against the current length n"),
+             x=_("current sequence length n [tokens] (log scale)") if axis == "log"
+             else _("current sequence length n [tokens]"),
+             y=_("effective base"), height=380)
     fig.update_yaxes(type="log", exponentformat="power")
     if axis == "log":
         fig.update_xaxes(type="log", exponentformat="power")
@@ -164,13 +178,13 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
     tables, colors, dashes = method_styles(cfg_key, factor, axis)
     fig = go.Figure()
     for m, block in tables["decay"].groupby("method", sort=False):
-        label = rc.SCALING_LABELS[m]
+        label = _(rc.SCALING_LABELS[m])
         fig.add_scatter(x=block["distance [tokens]"], y=block[column], name=label,
                         mode="lines", line=dict(color=colors[m], dash=dashes[m]),
                         legendgroup=m,
                         hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label + "</extra>")
-    ui.style(fig, title=title, x="relative distance r [tokens]"
-             + (" (log scale)" if axis == "log" else ""), y=y, height=400)
+    ui.style(fig, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
+             else _("relative distance r [tokens]"), y=y, height=400)
     fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
                   line=dict(color="black", dash="dot"))
     if axis == "log":
@@ -182,45 +196,68 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
 def bound_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """RoFormer's decay bound under each method, up to s·L."""
     extended = int(round(factor * compare.config_from_key(cfg_key).original_context))
-    return decay_lines(cfg_key, factor, axis, "upper bound", "bound=%{y:.3f}",
-                       f"Long-term decay bound, up to s·L = {extended:,}",
-                       "relative upper bound")
+    return decay_lines(cfg_key, factor, axis, "upper bound",
+                       _("bound={value}").format(value="%{y:.3f}"),
+                       _("Long-term decay bound, up to s·L = {n}").format(
+                           n=i18n.integer(extended)),
+                       _("relative upper bound"))
 
 
 @ui.figure
 def score_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """The all-ones score under each method (attention factor included)."""
-    return decay_lines(cfg_key, factor, axis, "score q=k=1", "score=%{y:.3f}",
-                       "Score of q = k = all ones (× a², pass-through dims included)", "qᵀR_r k")
+    return decay_lines(cfg_key, factor, axis, "score q=k=1",
+                       _("score={value}").format(value="%{y:.3f}"),
+                       _("Score of q = k = all ones (× a², pass-through dims included)"),
+                       "qᵀR_r k")
+
+
+def model_label(option: str) -> str:
+    """A model option as shown (and carried by the link): the sidebar option in the
+    run's language, a preset by its name."""
+    return _(option) if option == CUSTOM else option
+
+
+def listed(items) -> str:
+    return _(", ").join(items)
 
 
 s = ui.settings()
-st.title("Context extension")
-st.markdown(
+st.title(_("Context extension"))
+st.markdown(_(
     "A model trained on L tokens meets angles mθᵢ it never saw once the input is longer. "
     "Context-extension methods change θᵢ (and sometimes the attention temperature) so that "
     "s·L tokens look familiar. Below, one base model under every method, on the same axes; "
-    "each method is evaluated at the extended length s·L.")
+    "each method is evaluated at the extended length s·L."))
 
 c1, c2, c3 = st.columns([2, 1, 1])
-model = ui.choice("Base model", MODEL_OPTIONS, "Llama 3.1 8B", "ce_model", container=c1,
-                  help="A preset, or the sidebar's base, head dim and layout with L and s "
-                       "chosen here.")
+model = ui.choice(_("Base model"), MODEL_OPTIONS, "Llama 3.1 8B", "ce_model", container=c1,
+                  fmt=model_label,
+                  help=_("A preset, or the sidebar's base, head dim and layout with L and s "
+                         "chosen here."))
 own_factor = 1.0 if model == CUSTOM else compare.scaling_factor(rc.PRESETS[model])
-context = ui.select_slider("Original context L [tokens]", CONTEXT_OPTIONS, 4096, "ce_L",
+context = ui.select_slider(_("Original context L [tokens]"), CONTEXT_OPTIONS, 4096, "ce_L",
                            container=c2, fmt=str, disabled=model != CUSTOM)
-factor = ui.select_slider("Factor s (new context = s·L)", FACTOR_OPTIONS, 8, "ce_s",
+factor = ui.select_slider(_("Factor s (new context = s·L)"), FACTOR_OPTIONS, 8, "ce_s",
                           container=c2, fmt=str, disabled=own_factor > 1)
-axis = ui.choice("Distance axis", AXES, "linear", "ce_axis", container=c3)
+axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "ce_axis", container=c3,
+                 help=_("`linear`: distances evenly spaced up to s·L; `log`: a logarithmic "
+                        "axis that shows short distances in detail."))
 if model == CUSTOM:
     base_cfg = rc.RopeConfig(name=CUSTOM, head_dim=s.dim, rotary_dim=s.dim, base=s.base,
                              layout=s.layout, original_context=context, max_context=context)
-    c3.caption("Base, head dim and layout from the sidebar.")
+    c3.caption(_("Base, head dim and layout from the sidebar."))
 else:
     base_cfg = rc.PRESETS[model]
-    c3.caption(f"{ui.plain(model)}: L = {base_cfg.original_context:,} tokens from its "
-               "config.json" + (f", s = {own_factor:g} from its own scaling" if own_factor > 1
-                                else "; s chosen here") + ".")
+    if own_factor > 1:
+        c3.caption(_("{model}: L = {length} tokens from its `config.json`, s = {factor} from "
+                     "its own scaling.").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context),
+            factor=f"{own_factor:g}"))
+    else:
+        c3.caption(_("{model}: L = {length} tokens from its `config.json`; s chosen "
+                     "here.").format(model=ui.plain(model),
+                                     length=i18n.integer(base_cfg.original_context)))
 s_used = own_factor if own_factor > 1 else float(factor)
 L = base_cfg.original_context
 
@@ -233,14 +270,20 @@ extended = int(round(s_used * L))
 
 # --- what each method does ------------------------------------------------------------
 with st.container(border=True):
-    st.markdown("**The methods** (evaluated at s·L = " f"{extended:,} tokens)")
+    st.markdown(_("**The methods** (evaluated at s·L = {n} tokens)").format(
+        n=i18n.integer(extended)))
     for m in methods:
         spec = rc.SCALINGS[m]
-        own = " (this model's own setting)" if m == base_cfg.method and m != "none" else ""
-        st.markdown(f"- **{spec.label}**{own}: {spec.description} *{spec.citation}.*")
+        texts = dict(label=_(spec.label), description=_(spec.description),
+                     citation=_(spec.citation))
+        if m == base_cfg.method and m != "none":
+            st.markdown(_("- **{label}** (this model's own setting): {description} "
+                          "*{citation}.*").format(**texts))
+        else:
+            st.markdown(_("- **{label}**: {description} *{citation}.*").format(**texts))
     if "longrope" not in methods:
-        st.caption("LongRoPE's per-pair factors come from a search done for each model, so "
-                   "it is shown only for a model that publishes them (Phi-3.5 mini).")
+        st.caption(_("LongRoPE's per-pair factors come from a search done for each model, so "
+                     "it is shown only for a model that publishes them (Phi-3.5 mini)."))
 
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
@@ -253,12 +296,14 @@ plain = spectra[spectra["method"] == "none"]
 beyond = int((plain["wavelength [tokens]"] > L).sum())
 slowest = {m: float(b["ratio theta/theta plain"].iloc[-1])
            for m, b in spectra.groupby("method", sort=False)}
-ui.explain(
-    f"**What to notice.** Unscaled, {beyond} of {len(plain)} pairs have wavelengths longer "
-    f"than L = {L:,}: within training they never completed a turn, so at s·L they would "
-    "reach angles never seen. Every method slows those pairs; they differ in what they do "
-    "to the fast pairs, which carry local word order. Ratio of the slowest pair: "
-    + ", ".join(f"{m} {v:.3g}" for m, v in slowest.items()) + f" (1/s = {1 / s_used:.3g}).")
+ui.explain(_(
+    "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer than "
+    "L = {length}: within training they never completed a turn, so at s·L they would reach "
+    "angles never seen. Every method slows those pairs; they differ in what they do to the "
+    "fast pairs, which carry local word order. Ratio of the slowest pair: {ratios} "
+    "(1/s = {inverse}).").format(
+    beyond=beyond, pairs=len(plain), length=i18n.integer(L),
+    ratios=listed(f"`{m}` {v:.3g}" for m, v in slowest.items()), inverse=f"{1 / s_used:.3g}"))
 
 # --- regimes ---------------------------------------------------------------------------
 order, regime_rows = regimes(tables)
@@ -266,17 +311,20 @@ ui.show(regime_figure(cfg_key, s_used, axis), key="ce_regime_plot")
 run_text = []
 for m, row in zip(order, regime_rows):
     runs = compare.regime_runs(row)
-    run_text.append(f"{m}: " + ", ".join(
-        f"{label} {a}" + (f"–{b}" if b > a else "") for label, a, b in runs))
+    run_text.append(_("`{method}`: {runs}").format(method=m, runs=listed(
+        _(REGIME_RUNS[label]).format(pairs=f"{a}–{b}" if b > a else str(a))
+        for label, a, b in runs)))
 if "yarn" in methods:
     p = rc.resolve_params("yarn", base_cfg.rotary_dim,
                           dict(base_cfg.params_dict if base_cfg.method == "yarn" else
                                {"factor": s_used, "original_max_position_embeddings": L}))
     low, high = rc.yarn_ramp_bounds(base_cfg.rotary_dim, base_cfg.base, L, p["beta_fast"],
                                     p["beta_slow"], p["truncate"])
-    run_text.append(f"YaRN's ramp runs from pair {low:g} (turns {p['beta_fast']:g} times "
-                    f"within L) to pair {high:g} (turns {p['beta_slow']:g} time)")
-ui.explain("Pairs, by method: " + "; ".join(run_text) + ".")
+    run_text.append(_("YaRN's ramp runs from pair {low} (turns {fast} times within L) to pair "
+                      "{high} (turns {slow} time)").format(
+        low=f"{low:g}", fast=f"{p['beta_fast']:g}", high=f"{high:g}",
+        slow=f"{p['beta_slow']:g}"))
+ui.explain(_("Pairs, by method: {methods}.").format(methods=_("; ").join(run_text)))
 
 # --- attention factor ------------------------------------------------------------------
 softmax = tables["softmax"]
@@ -288,25 +336,29 @@ with right:
 sharp = softmax[softmax["attention factor"] != 1.0]
 if len(sharp):
     top = sharp.groupby("method", sort=False).first()
-    ui.explain(
+    ui.explain(_(
         "**Attention factor.** Slowing θᵢ blurs nearby positions and, over a longer "
         "context, spreads attention over more keys; a factor a > 1 sharpens it back. On "
-        f"the logits above, the largest weight goes from {top['weight'].iloc[0]:.3f} to "
-        + ", ".join(f"{w:.3f} ({m})" for m, w in top["weight with factor"].items()) + ".")
+        "the logits above, the largest weight goes from {plain} to {weights}.").format(
+        plain=f"{top['weight'].iloc[0]:.3f}",
+        weights=listed(f"{w:.3f} (`{m}`)" for m, w in top["weight with factor"].items())))
 else:
-    ui.explain("**Attention factor.** None of these methods changes the attention "
-               "temperature for this model (a = 1), so the softmax is unchanged.")
+    ui.explain(_("**Attention factor.** None of these methods changes the attention "
+                 "temperature for this model (a = 1), so the softmax is unchanged."))
 
 # --- dynamic NTK -----------------------------------------------------------------------
 dyn = tables["dynamic"]
 ui.show(dynamic_figure(cfg_key, s_used, axis), key="ce_dynamic_plot")
 end = dyn.iloc[-1]
-ui.explain(
-    f"**Dynamic NTK** runs the trained base {ui.fmt_base(base_cfg.base)} up to n = L = {L:,} "
-    f"(dotted), then raises it with every token: at n = {end['sequence length [tokens]']:,.0f} "
-    f"it is {end['effective base']:.4g}, and the slowest pair's wavelength has grown to "
-    f"{end['longest wavelength [tokens]']:,.0f} tokens. Short inputs run exactly as trained; "
-    "the price is that cached keys were rotated with an older base.")
+ui.explain(_(
+    "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then raises "
+    "it with every token: at n = {n} it is {effective}, and the slowest pair's wavelength has "
+    "grown to {wavelength} tokens. Short inputs run exactly as trained; the price is that "
+    "cached keys were rotated with an older base.").format(
+    base=ui.fmt_base(base_cfg.base), length=i18n.integer(L),
+    n=i18n.integer(round(end["sequence length [tokens]"])),
+    effective=f"{end['effective base']:.4g}",
+    wavelength=i18n.integer(round(end["longest wavelength [tokens]"]))))
 
 # --- decay -----------------------------------------------------------------------------
 left, right = st.columns(2)
@@ -316,22 +368,22 @@ with right:
     ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot")
 far = decay[decay["distance [tokens]"] >= extended / 2]
 at_end = far.groupby("method", sort=False)["upper bound"].mean()
-ui.explain(
+ui.explain(_(
     "**Decay.** Slowing the pairs keeps phases aligned for longer, so the bound decays more "
-    "slowly: averaged over distances from s·L/2 to s·L it is "
-    + ", ".join(f"{v:.2f} ({m})" for m, v in at_end.items())
-    + ". The dotted line marks L: interpolating methods stretch the curve of the first L "
-    "tokens over s·L.")
+    "slowly: averaged over distances from s·L/2 to s·L it is {values}. The dotted line marks "
+    "L: interpolating methods stretch the curve of the first L tokens over s·L.").format(
+    values=listed(f"{v:.2f} (`{m}`)" for m, v in at_end.items())))
 if axis == "linear" and extended >= compare.MAX_POINTS:
-    st.caption(f"At most {compare.MAX_POINTS:,} distances per method, evenly spaced: ripples "
-               "between samples are not drawn. Use the log axis for short distances.")
+    st.caption(_("At most {n} distances per method, evenly spaced: ripples between samples are "
+                 "not drawn. Use the log axis for short distances.").format(
+        n=i18n.integer(compare.MAX_POINTS)))
 
 name = (f"custom_dim{s.dim}_base{ui.slug(s.base)}" if model == CUSTOM
         else re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-"))  # a preset's name: app text
 tag = f"{name}_L{L}_s{ui.slug(s_used)}"
-for part, label in (("spectra", "spectra table"), ("decay", "decay table"),
-                    ("attention", "attention factors"), ("softmax", "softmax example"),
-                    ("dynamic", "dynamic NTK table")):
+for part, label in (("spectra", N_("spectra table")), ("decay", N_("decay table")),
+                    ("attention", N_("attention factors")), ("softmax", N_("softmax example")),
+                    ("dynamic", N_("dynamic NTK table"))):
     ui.download(extension, cfg_key, s_used, axis,
-                filename=f"context_extension_{part}_{tag}_{axis}.csv", label=label,
+                filename=f"context_extension_{part}_{tag}_{axis}.csv", label=_(label),
                 key=f"ce_{part}_csv", part=part)

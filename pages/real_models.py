@@ -2,6 +2,7 @@
 
 import dataclasses
 import html
+from numbers import Real
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -10,10 +11,17 @@ import rope_core as rc
 import ui
 from rope_core import compare
 from rope_core.config import MAX_JSON_BYTES
+from ui import i18n
+from ui.i18n import N_, _, ngettext
 
 PRESET_NAMES = list(rc.PRESETS)
 DEFAULT_MODELS = ["Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"]
 AXES = list(compare.AXES)
+DEFAULT_AXIS = AXES[0]  # "linear", a link value
+PASTED = "config.json: "  # the name of a pasted model starts so (English in the CSV)
+UNNAMED = N_("custom model")  # rope_core's name for a config.json without model_type
+REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
+                 "interpolated": N_("{n} interpolated")}
 
 
 @ui.table
@@ -32,30 +40,50 @@ def pasted_config(text: str, upload) -> rc.RopeConfig | None:
     escaped error while the rest of the page keeps working."""
     if upload is not None:
         if upload.size > MAX_JSON_BYTES:
-            ui.error(f"The uploaded file is {upload.size:,} bytes; a config.json may be at "
-                     f"most {MAX_JSON_BYTES:,} bytes. It was not added.")
+            not_added(_("The uploaded file is {size} bytes; a `config.json` may be at most "
+                        "{most} bytes. It was not added.").format(
+                size=i18n.integer(upload.size), most=i18n.integer(MAX_JSON_BYTES)))
             return None
-        data, source = upload.getvalue(), "uploaded file"
+        data, failed = upload.getvalue(), _("The uploaded file was not added: {error}")
     elif text.strip():
-        data, source = text, "pasted config"
+        data, failed = text, _("The pasted `config.json` was not added: {error}")
     else:
         return None
     try:
         cfg = rc.RopeConfig.from_json(data)
     except (ValueError, RecursionError) as err:
-        ui.error(f"The {source} was not added: {err}")
+        not_added(failed.format(error=ui.plain(i18n.error_text(err))))
         return None
-    return dataclasses.replace(cfg, name=f"config.json: {ui.capped(cfg.name, 40)}")
+    return dataclasses.replace(cfg, name=PASTED + ui.capped(cfg.name, 40))
+
+
+def not_added(message: str) -> None:
+    """An error box: app-written Markdown whose visitor parts are already escaped."""
+    st.error(message, icon=":material/block:")
+
+
+def shown_name(name: str) -> str:
+    """A model's name for people: a pasted model's CSV name "config.json: llama" is
+    written in the run's language."""
+    if not name.startswith(PASTED):
+        return name
+    rest = name[len(PASTED):]
+    return _("config.json: {name}").format(name=_(UNNAMED) if rest == UNNAMED else rest)
 
 
 def legend(name: str) -> str:
     """A model name for plotly, which renders a subset of HTML in trace names."""
-    return html.escape(name, quote=False)
+    return html.escape(shown_name(name), quote=False)
 
 
 def model_colors(models) -> dict:
     """A colour per model, in the order of the cards."""
     return {name: ui.COLORS[n % len(ui.COLORS)] for n, name in enumerate(models["model"])}
+
+
+def distance_title(axis: str) -> str:
+    return _("relative distance r [tokens] (log scale)") if axis == "log" else \
+        _("relative distance r [tokens]")
 
 
 def spectrum_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
@@ -70,7 +98,7 @@ def spectrum_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
         fig.add_scatter(x=block["pair"], y=block[column], name=label, mode="lines+markers",
                         line=dict(color=colors[name]), marker=dict(size=4), legendgroup=label,
                         hovertemplate="i=%{x}<br>" + hover + "<extra>" + label + "</extra>")
-    ui.style(fig, title=title, x="pair index i", y=y, height=400)
+    ui.style(fig, title=title, x=_("pair index i"), y=y, height=400)
     fig.update_yaxes(type="log", exponentformat="power")
     return fig
 
@@ -78,16 +106,19 @@ def spectrum_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
 @ui.figure
 def theta_figure(keys: tuple, axis: str) -> go.Figure:
     """θᵢ of each model at its maximum context."""
-    return spectrum_lines(keys, axis, "theta [rad/token]", "θ=%{y:.3e} rad/token",
-                          "θᵢ in use at the maximum context (log scale)", "θᵢ [rad/token]")
+    return spectrum_lines(keys, axis, "theta [rad/token]",
+                          _("θ={theta} rad/token").format(theta="%{y:.3e}"),
+                          _("θᵢ in use at the maximum context (log scale)"),
+                          _("θᵢ [rad/token]"))
 
 
 @ui.figure
 def wavelength_figure(keys: tuple, axis: str) -> go.Figure:
     """Wavelengths of each model, its maximum context dotted."""
-    fig = spectrum_lines(keys, axis, "wavelength [tokens]", "λ=%{y:,.1f} tokens",
-                         "Wavelength 2π/θᵢ; dotted: each model's maximum context",
-                         "wavelength [tokens]")
+    fig = spectrum_lines(keys, axis, "wavelength [tokens]",
+                         _("λ={value} tokens").format(value="%{y:,.1f}"),
+                         _("Wavelength 2π/θᵢ; dotted: each model's maximum context"),
+                         _("wavelength [tokens]"))
     models = comparison(keys, axis)["models"]
     colors = model_colors(models)
     for name, m in models.set_index("model").iterrows():
@@ -99,7 +130,7 @@ def wavelength_figure(keys: tuple, axis: str) -> go.Figure:
 def ratio_figure(keys: tuple, axis: str) -> go.Figure:
     """Scaled θᵢ over the plain base^(−2i/d) of each model."""
     return spectrum_lines(keys, axis, "ratio theta/theta plain", "θ′/θ=%{y:.4f}",
-                          "Scaled θᵢ / plain base^(−2i/d) (log scale)", "ratio θ′ᵢ/θᵢ")
+                          _("Scaled θᵢ / plain base^(−2i/d) (log scale)"), _("ratio θ′ᵢ/θᵢ"))
 
 
 def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
@@ -108,14 +139,14 @@ def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
     tables = comparison(keys, axis)
     colors = model_colors(tables["models"])
     fig = go.Figure()
+    distance = _("r={distance} tokens").format(distance="%{x:,}")
     for name, block in tables["decay"].groupby("model", sort=False):
         label = legend(name)
         fig.add_scatter(x=block["distance [tokens]"], y=block[column], name=label,
                         mode="lines", line=dict(color=colors[name]),
-                        hovertemplate="r=%{x:,} tokens<br>" + hover + "<extra>" + label
+                        hovertemplate=distance + "<br>" + hover + "<extra>" + label
                                       + "</extra>")
-    ui.style(fig, title=title, x="relative distance r [tokens]"
-             + (" (log scale)" if axis == "log" else ""), y=y, height=400)
+    ui.style(fig, title=title, x=distance_title(axis), y=y, height=400)
     if axis == "log":
         fig.update_xaxes(type="log", exponentformat="power")
     return fig
@@ -124,44 +155,101 @@ def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
 @ui.figure
 def bound_figure(keys: tuple, axis: str) -> go.Figure:
     """RoFormer's decay bound of each model over its value at r = 0."""
-    return decay_lines(keys, axis, "upper bound / bound(0)", "bound/bound(0)=%{y:.3f}",
-                       "Long-term decay bound / its value at r = 0", "bound(r) / bound(0)")
+    return decay_lines(keys, axis, "upper bound / bound(0)",
+                       _("bound/bound(0)={value}").format(value="%{y:.3f}"),
+                       _("Long-term decay bound / its value at r = 0"),
+                       _("bound(r) / bound(0)"))
 
 
 @ui.figure
 def score_figure(keys: tuple, axis: str) -> go.Figure:
     """The all-ones score of each model over its head dim."""
-    return decay_lines(keys, axis, "score q=k=1 / head_dim", "score/head_dim=%{y:.3f}",
-                       "Score of q = k = all ones / head dim (pass-through dims included)",
+    return decay_lines(keys, axis, "score q=k=1 / head_dim",
+                       _("score/head_dim={value}").format(value="%{y:.3f}"),
+                       _("Score of q = k = all ones / head dim (pass-through dims included)"),
                        "qᵀR_r k / head_dim")
 
 
+def parameters(cfg: rc.RopeConfig) -> str:
+    """The method's parameters as one line of Markdown (names as code); a per-pair
+    factor list is summarised (rope_core.compare.describe_params, for people)."""
+    parts = []
+    for name, value in cfg.params:
+        if isinstance(value, tuple):
+            shown = _("{n} values from {low} to {high}").format(
+                n=len(value), low=f"{min(value):.4g}", high=f"{max(value):.4g}")
+        elif isinstance(value, bool):
+            shown = f"`{str(value).lower()}`"
+        elif isinstance(value, Real):
+            shown = f"{value:,.6g}"
+        else:
+            shown = ui.plain(value)
+        parts.append(_("`{name}`: {value}").format(name=name, value=shown))
+    return _("; ").join(parts) or _("none")
+
+
+def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
+    """The lines of a model's card (app-written Markdown; names shown as code)."""
+    dims = dict(head_dim=m["head_dim"], rotary_dim=m["rotary_dim"])
+    if m["rotary_dim"] == m["head_dim"]:
+        dim_line = _("head dim {head_dim}, rotary dim {rotary_dim}").format(**dims)
+    else:
+        dim_line = _("head dim {head_dim}, rotary dim {rotary_dim} ({share} rotary; the rest "
+                     "pass through)").format(share=f"{m['rotary_dim'] / m['head_dim']:.0%}",
+                                             **dims)
+    base_line = (_("base {base}").format(base=ui.fmt_base(m["base"])) if cfg.local_base is None
+                 else _("base {base}, local layers {local_base}").format(
+                     base=ui.fmt_base(m["base"]), local_base=ui.fmt_base(cfg.local_base)))
+    lines = [
+        dim_line, base_line,
+        _("layout: {layout}").format(layout=f"`{m['layout']}`"),
+        _("method: {method}").format(method=_(rc.SCALING_LABELS[m["method"]])),
+        _("parameters: {parameters}").format(parameters=parameters(cfg)),
+        _("training context L: {n} tokens").format(
+            n=i18n.integer(int(m["original context [tokens]"]))),
+        _("maximum context: {n} tokens").format(n=i18n.integer(int(m["max context [tokens]"]))),
+        _("longest wavelength: {n} tokens").format(
+            n=i18n.integer(round(m["longest wavelength [tokens]"]))),
+        _("attention factor: {factor} (logits × {multiplier})").format(
+            factor=f"{m['attention factor']:.4f}", multiplier=f"{m['logit multiplier']:.4f}"),
+    ]
+    if cfg.mrope_section is not None:
+        lines.append(_("M-RoPE pairs (time, height, width): {sections}").format(
+            sections=", ".join(str(v) for v in cfg.mrope_section)))
+    return lines
+
+
 s = ui.settings()
-st.title("Real models")
-st.markdown(
+st.title(_("Real models"))
+st.markdown(_(
     "How published models configure RoPE, from their `config.json`: how many coordinates of "
     "a head rotate, the base, the pair layout, and the context-extension method with its "
     "parameters. Everything is computed from those fields with the formulas of Hugging Face "
-    "transformers; the sidebar settings do not apply here.")
+    "transformers; the sidebar settings do not apply here."))
 
 c1, c2 = st.columns([2, 1])
-names = ui.multiselect("Models (up to 3)", PRESET_NAMES, DEFAULT_MODELS, "rm_models",
+names = ui.multiselect(_("Models (up to 3)"), PRESET_NAMES, DEFAULT_MODELS, "rm_models",
                        max_selections=3, container=c1)
-axis = ui.choice("Distance axis", AXES, "linear", "rm_axis", container=c2)
-with st.expander("Add your own config.json"):
-    st.caption(f"Paste or upload a model's config.json (at most {MAX_JSON_BYTES:,} bytes); "
-               "it is added as one more model. An uploaded file is used before pasted text.")
-    text = st.text_area("config.json text", key="rm_config_text", height=160,
+axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "rm_axis", container=c2,
+                 help=_("`linear`: distances evenly spaced up to each model's maximum "
+                        "context; `log`: a logarithmic axis that shows short distances in "
+                        "detail."))
+with st.expander(_("Add your own `config.json`")):
+    st.caption(_("Paste or upload a model's `config.json` (at most {most} bytes); it is added "
+                 "as one more model. An uploaded file is used before pasted text.").format(
+        most=i18n.integer(MAX_JSON_BYTES)))
+    text = st.text_area(_("`config.json` text"), key="rm_config_text", height=160,
                         max_chars=MAX_JSON_BYTES,
                         placeholder='{"model_type": "llama", "hidden_size": 4096, ...}')
-    upload = st.file_uploader("config.json file", type=["json"], key="rm_config_file")
+    upload = st.file_uploader(_("`config.json` file"), type=["json"], key="rm_config_file")
     mine = pasted_config(text, upload)
     if mine is not None:
-        st.success(f"Added {ui.plain(mine.name)}.", icon=":material/check:")
+        st.success(_("Added {name}.").format(name=ui.plain(shown_name(mine.name))),
+                   icon=":material/check:")
 
 configs = [rc.PRESETS[n] for n in names] + ([mine] if mine is not None else [])
 if not configs:
-    st.info("Choose at least one model, or add a config.json.", icon=":material/info:")
+    st.info(_("Choose at least one model, or add a `config.json`."), icon=":material/info:")
     st.stop()
 keys = tuple(compare.config_key(c) for c in configs)
 with ui.friendly_errors():
@@ -169,28 +257,10 @@ with ui.friendly_errors():
 models, spectra, decay = tables["models"], tables["spectra"], tables["decay"]
 
 # --- cards -----------------------------------------------------------------------------
-for col, (_, m), cfg in zip(st.columns(len(configs)), models.iterrows(), configs):
+for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows(), configs):
     with col.container(border=True):
-        st.markdown(f"**{ui.plain(m['model'])}**")
-        partial = "" if m["rotary_dim"] == m["head_dim"] else \
-            f" ({m['rotary_dim'] / m['head_dim']:.0%} rotary; the rest pass through)"
-        lines = [
-            f"head dim {m['head_dim']}, rotary dim {m['rotary_dim']}{partial}",
-            f"base {ui.fmt_base(m['base'])}" + ("" if cfg.local_base is None else
-                                                f", local layers {ui.fmt_base(cfg.local_base)}"),
-            f"layout: {m['layout']}",
-            f"method: {rc.SCALING_LABELS[m['method']]}",
-            f"parameters: {m['parameters']}",
-            f"training context L: {m['original context [tokens]']:,} tokens",
-            f"maximum context: {m['max context [tokens]']:,} tokens",
-            f"longest wavelength: {m['longest wavelength [tokens]']:,.0f} tokens",
-            f"attention factor: {m['attention factor']:.4f} (logits × "
-            f"{m['logit multiplier']:.4f})",
-        ]
-        if cfg.mrope_section is not None:
-            lines.append("M-RoPE pairs (time, height, width): "
-                         + ", ".join(str(v) for v in cfg.mrope_section))
-        st.markdown("  \n".join(ui.plain(line) for line in lines))
+        st.markdown(f"**{ui.plain(shown_name(m['model']))}**")
+        st.markdown("  \n".join(card_lines(m, cfg)))
 
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
@@ -204,13 +274,18 @@ for name, block in spectra.groupby("model", sort=False):
     m = models.set_index("model").loc[name]
     turns = int((block["wavelength [tokens]"] <= m["max context [tokens]"]).sum())
     counts = block["regime"].value_counts()
-    scaled = ", ".join(f"{counts.get(r, 0)} {r}" for r in ("kept", "blended", "interpolated")
-                       if counts.get(r, 0))
-    sentences.append(f"{ui.plain(name)}: {turns} of {len(block)} pairs turn at least once "
-                     f"within {m['max context [tokens]']:,} tokens; pairs {scaled}")
-ui.explain("**What to notice.** A larger base (or a larger d) pushes the slow pairs' "
-           "wavelengths far beyond the context, so their angle alone orders every position. "
-           + "; ".join(sentences) + ".")
+    scaled = _(", ").join(_(REGIME_COUNTS[r]).format(n=counts.get(r, 0))
+                          for r in REGIME_COUNTS if counts.get(r, 0))
+    sentences.append(ngettext(
+        "{model}: {turns} of {n} pair turns at least once within {context} tokens; "
+        "pairs {regimes}",
+        "{model}: {turns} of {n} pairs turn at least once within {context} tokens; "
+        "pairs {regimes}", len(block)).format(
+        model=ui.plain(shown_name(name)), turns=turns, n=len(block),
+        context=i18n.integer(int(m["max context [tokens]"])), regimes=scaled))
+ui.explain(_("**What to notice.** A larger base (or a larger d) pushes the slow pairs' "
+             "wavelengths far beyond the context, so their angle alone orders every position. "
+             "{models}.").format(models=_("; ").join(sentences)))
 
 left, right = st.columns(2)
 with left:
@@ -222,38 +297,42 @@ ratio_text = []
 for name, block in spectra.groupby("model", sort=False):
     r = block["ratio theta/theta plain"]
     if (r - 1).abs().max() < 1e-12:
-        ratio_text.append(f"{ui.plain(name)} runs its plain spectrum (ratio 1)")
+        ratio_text.append(_("{model} runs its plain spectrum (ratio 1)").format(
+            model=ui.plain(shown_name(name))))
     else:
-        ratio_text.append(f"{ui.plain(name)} keeps pair 0 at ratio {r.iloc[0]:.3g} and slows "
-                          f"its slowest pair to {r.iloc[-1]:.3g}")
-ui.explain("**Left:** how each model's scaling changes θᵢ at its maximum context: "
-           + "; ".join(ratio_text) + ". **Right:** RoFormer's bound, each curve divided by "
-           "its value (d/2 + 1)/2 at r = 0 so that different rotary dims share one axis; it "
-           "runs up to each model's maximum context.")
+        ratio_text.append(_("{model} keeps pair 0 at ratio {first} and slows its slowest pair "
+                            "to {last}").format(model=ui.plain(shown_name(name)),
+                                                first=f"{r.iloc[0]:.3g}",
+                                                last=f"{r.iloc[-1]:.3g}"))
+ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum context: {models}. "
+             "**Right:** RoFormer's bound, each curve divided by its value (d/2 + 1)/2 at "
+             "r = 0 so that different rotary dims share one axis; it runs up to each model's "
+             "maximum context.").format(models=_("; ").join(ratio_text)))
 
 ui.show(score_figure(keys, axis), key="rm_score_plot")
 score_text = []
 for name, block in decay.groupby("model", sort=False):
     first, last = block.iloc[0], block.iloc[-1]
-    score_text.append(f"{ui.plain(name)}: {first['score q=k=1 / head_dim']:.3f} at "
-                      f"r = {first['distance [tokens]']:,.0f}, "
-                      f"{last['score q=k=1 / head_dim']:.3f} at r = "
-                      f"{last['distance [tokens]']:,.0f}, lowest "
-                      f"{block['score q=k=1 / head_dim'].min():.3f}")
-ui.explain("**Aligned vectors fade with distance, and partial rotary models fade less:** "
-           "their pass-through coordinates add a constant that no rotation reduces, and an "
-           "attention factor a > 1 multiplies the rotary part by a². " + "; ".join(score_text)
-           + ".")
+    score = block["score q=k=1 / head_dim"]
+    score_text.append(_("{model}: {first} at r = {r_first}, {last} at r = {r_last}, lowest "
+                        "{lowest}").format(
+        model=ui.plain(shown_name(name)), first=f"{score.iloc[0]:.3f}",
+        r_first=i18n.integer(round(first["distance [tokens]"])), last=f"{score.iloc[-1]:.3f}",
+        r_last=i18n.integer(round(last["distance [tokens]"])), lowest=f"{score.min():.3f}"))
+ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fade less:** "
+             "their pass-through coordinates add a constant that no rotation reduces, and an "
+             "attention factor a > 1 multiplies the rotary part by a². {models}.").format(
+    models=_("; ").join(score_text)))
 if axis == "linear" and int(models["max context [tokens]"].max()) >= compare.MAX_POINTS:
-    st.caption(f"At most {compare.MAX_POINTS:,} distances per model, evenly spaced: the "
-               "ripples of the fast pairs between samples are not drawn. Use the log axis "
-               "to see short distances in detail.")
+    st.caption(_("At most {n} distances per model, evenly spaced: the ripples of the fast "
+                 "pairs between samples are not drawn. Use the log axis to see short distances "
+                 "in detail.").format(n=i18n.integer(compare.MAX_POINTS)))
 
 # file names carry no visitor text
 ui.download(comparison, keys, axis,
-            filename="real_models_cards.csv", label="model cards", key="rm_models_csv",
+            filename="real_models_cards.csv", label=_("model cards"), key="rm_models_csv",
             part="models")
 ui.download(comparison, keys, axis, filename="real_models_spectra.csv",
-            label="spectra table", key="rm_spectra_csv", part="spectra")
+            label=_("spectra table"), key="rm_spectra_csv", part="spectra")
 ui.download(comparison, keys, axis, filename=f"real_models_decay_{axis}.csv",
-            label="decay table", key="rm_decay_csv", part="decay")
+            label=_("decay table"), key="rm_decay_csv", part="decay")

@@ -11,6 +11,7 @@ import math
 
 import pytest
 from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page
+from i18n_helpers import untranslated
 
 import rope_core as rc
 
@@ -123,3 +124,17 @@ FIGURE_KEYS = {"ce_ratio_plot", "ce_wave_plot", "ce_regime_plot", "ce_attention_
                                         "dim": "64", "ce_s": "4"}])
 def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch, query):
     assert_frozen_once(monkeypatch, PAGE, query, FIGURE_KEYS)
+
+
+@pytest.mark.parametrize("query", [
+    {"ce_model": "侧边栏设置", "ce_axis": "log", "ce_s": "4", "dim": "64"},
+    {"ce_model": "Phi-3.5 mini"},
+], ids=["sidebar settings, log axis", "Phi-3.5 mini"])
+def test_chinese_other_settings(query):
+    """The sidebar option (its link value is its Chinese label under ?lang=zh), the log
+    axis and a model with its own LongRoPE scaling, in Chinese."""
+    at = run_page(PAGE, {"lang": "zh", **query})
+    assert not at.error and not at.first_warnings and len(at.get("plotly_chart")) == 8
+    assert at.radio(key="ce_model").value == query["ce_model"].replace("侧边栏设置",
+                                                                       "sidebar settings")
+    assert untranslated(at) == {}

@@ -10,6 +10,7 @@ import re
 
 import pytest
 from apptest_helpers import assert_frozen_once, csv_frame, figure, no_exceptions, run_page
+from i18n_helpers import untranslated
 
 import rope_core as rc
 
@@ -181,3 +182,28 @@ def test_a_pasted_config_is_drawn_from_its_key_once(monkeypatch):
         at.text_area(key="rm_config_text").set_value(text).run()
 
     assert_frozen_once(monkeypatch, PAGE, None, FIGURE_KEYS, then=add_config)
+
+
+def test_chinese_with_other_models_and_a_pasted_config():
+    """Cards the default view does not show (partial rotary, local layers, per-pair
+    factors, YaRN, M-RoPE, a pasted model without model_type), the log axis, in Chinese."""
+    at = run_page(PAGE, {"lang": "zh", "rm_models": ["Phi-3.5 mini", "Gemma 3 4B", "Qwen2-VL 7B"],
+                         "rm_axis": "log"})
+    at.text_area(key="rm_config_text").set_value(
+        '{"head_dim": 64, "max_position_embeddings": 4096, "partial_rotary_factor": 0.5, '
+        '"rope_scaling": {"rope_type": "yarn", "factor": 4, '
+        '"original_max_position_embeddings": 1024}}').run()
+    no_exceptions(at)
+    assert not at.error and len(at.get("plotly_chart")) == 5
+    assert at.success and at.success[0].value.startswith("已添加")
+    assert untranslated(at) == {}
+
+
+@pytest.mark.parametrize("text", [MALFORMED["bad JSON"], MALFORMED["bad scaling"]],
+                         ids=["bad JSON", "bad scaling"])
+def test_chinese_error_for_a_malformed_config(text):
+    at = run_page(PAGE, {"lang": "zh"})
+    at.text_area(key="rm_config_text").set_value(text).run()
+    no_exceptions(at)
+    assert len(at.error) == 1 and at.error[0].value.startswith("粘贴的 `config.json` 未添加：")
+    assert untranslated(at) == {}
