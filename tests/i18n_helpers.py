@@ -34,6 +34,8 @@ _URL = re.compile(r"(?:https?|ftp)\u200b?://\S+|www\.\S+")
 _TAG = re.compile(r"<[^>]+>|&[a-z]+;")
 _FIELD = re.compile(r"\{[a-z_][a-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}")  # a message's {placeholder}
 _HOVER = re.compile(r"%\{[^}]*\}|<extra>.*?</extra>")
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+_COMMAND = re.compile(r"\\[A-Za-z]+")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.\-']*")
 _IDENTIFIER = re.compile(r"[A-Za-z0-9_.\-]+")
 
@@ -46,9 +48,13 @@ def latex_words(latex: str) -> str:
 def english_words(text: str) -> list[str]:
     """English words of 4+ letters in ``text``, outside formulas (only their \\text
     words count), code spans, addresses, HTML tags, hover fields and names."""
-    text = _FIELD.sub(" ", _HOVER.sub(" ", text))
+    text = _HOVER.sub(" ", text)
     text = _MATH.sub(lambda m: " " + latex_words(m.group(0)) + " ", text)
+    text = _LATEX_TEXT.sub(lambda m: " " + m.group(1) + " ", text)  # a bare formula's words
+    text = _FIELD.sub(" ", text)
     text = _CODE.sub(" ", _URL.sub(" ", _TAG.sub(" ", text)))
+    text = _ESCAPED.sub(r"\1", text)  # Markdown escapes: rot\_mode is rot_mode
+    text = _COMMAND.sub(" ", text)  # LaTeX command names (\frac, \qquad); \text words stay
     text = text.replace("\\", " ")
     out = []
     for word in _WORD.findall(text):

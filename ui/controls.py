@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from .i18n import _, integer
+from .i18n import LANGUAGES, _, integer, speaking
 from .safety import plain, quoted
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
@@ -68,6 +68,27 @@ def keep_in_link(key: str, value: str | list[str], default: str | list[str]) -> 
         elif current != value:
             qp._query_params[key] = value
             qp._send_query_param_msg()
+
+
+def _translate_link(key: str, options: Sequence, fmt: Callable) -> None:
+    """A link may carry an option's label in the other language (copied before a
+    language switch, or shared across languages): replace it by the same option's
+    label in this run's language before the widget is seeded from the link."""
+    if fmt is str:
+        return
+    values = link_value(key)
+    here = [fmt(o) for o in options]
+    if values is None or all(v in here for v in values):
+        return
+    mapping = {}
+    for code in LANGUAGES:
+        with speaking(code):
+            mapping.update({fmt(o): label for o, label in zip(options, here)})
+    translated = [mapping.get(v, v) for v in values]
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as qp:
+        qp._initial_query_params[key] = translated if len(translated) > 1 else translated[0]
 
 
 def _relabel_link(key: str, fmt: Callable, value, default) -> None:
@@ -140,6 +161,7 @@ def _integer_in(low: int, high: int, step: int = 1) -> Callable[[list[str]], str
 def select_slider(label: str, options: Sequence, default, key: str, *, container=None,
                   fmt: Callable = str, allowed: str | None = None, **kwargs):
     """A select slider bound to ?key=..., the link carrying ``fmt(option)``."""
+    _translate_link(key, options, fmt)
     labels = [fmt(o) for o in options]
     check_link(key, label, one_of(labels, allowed or _("one of {first} … {last}").format(
         first=labels[0], last=labels[-1])),
@@ -170,6 +192,7 @@ def number(label: str, low: int, high: int, default: int, key: str, *, container
 def choice(label: str, options: Sequence[str], default: str, key: str, *, container=None,
            horizontal: bool = True, fmt: Callable = str, **kwargs) -> str:
     """A radio choice bound to ?key=... (the link carries ``fmt(option)``)."""
+    _translate_link(key, options, fmt)
     labels = [fmt(o) for o in options]
     check_link(key, label, one_of(labels, _("one of {values}").format(values=", ".join(labels))),
                fmt(default))
@@ -205,6 +228,7 @@ def text(label: str, default: str, key: str, *, container=None, max_chars: int =
 def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
                 max_selections: int, container=None, fmt: Callable = str, **kwargs) -> list:
     """A multiselect bound to ?key=a&key=b, at most ``max_selections`` distinct items."""
+    _translate_link(key, options, fmt)
     labels = [fmt(o) for o in options]
     allowed = set(labels)
 

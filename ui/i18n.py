@@ -21,6 +21,8 @@ is Chinese, else English.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import gettext
 from pathlib import Path
@@ -46,10 +48,26 @@ def _catalog(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
 
 
+_SPEAKING: contextvars.ContextVar[str | None] = contextvars.ContextVar("speaking", default=None)
+
+
+@contextlib.contextmanager
+def speaking(lang_: str):
+    """Translate into ``lang_`` inside the block (e.g. to know an option's label
+    in the other language)."""
+    token = _SPEAKING.set(lang_)
+    try:
+        yield
+    finally:
+        _SPEAKING.reset(token)
+
+
 def lang() -> str:
     """The language of this run ("en" or "zh"); English outside a run."""
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+    if _SPEAKING.get() is not None:
+        return _SPEAKING.get()
     if get_script_run_ctx() is None:
         return DEFAULT_LANG
     value = st.session_state.get(LANG_KEY, DEFAULT_LANG)
