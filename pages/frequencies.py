@@ -8,9 +8,17 @@ import streamlit as st
 
 import rope_core as rc
 import ui
+from ui import i18n
+from ui.i18n import N_, _
 
 CONTEXT_OPTIONS = [2**e for e in range(7, 21)]  # 128 ... 1,048,576 tokens
 FACTOR_OPTIONS = [1, 2, 4, 8, 16, 32, 64]
+# the scalings that need only s and L (LongRoPE needs per-pair factor lists), each with
+# its short name in the legend ("base 10⁴, linear x4")
+PAGE_SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
+# Translators: short names of scaling methods in a plot's legend ("base 10⁴, linear x4").
+LEGEND_NAMES = {"linear": N_("linear"), "ntk": N_("ntk"), "dynamic": N_("dynamic"),
+                "yarn": N_("yarn"), "llama3": N_("llama3")}
 
 
 @ui.table
@@ -40,7 +48,9 @@ def spectrum_lines(dim: int, bases: tuple, context: int, method: str, factor: in
     fig = go.Figure()
     for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
         color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
-        name = f"base {ui.fmt_base(base)}" + ("" if scaling == "none" else f", {scaling}")
+        name = (_("base {base}").format(base=ui.fmt_base(base)) if scaling == "none" else
+                _("base {base}, {method} x{factor}").format(
+                    base=ui.fmt_base(base), method=_(LEGEND_NAMES[method]), factor=factor))
         line = dict(color=color, dash="solid" if scaling == "none" else "dash")
         fig.add_scatter(x=block["pair i"], y=block[column], name=name, mode="lines+markers",
                         line=line, marker=dict(size=4),
@@ -53,7 +63,9 @@ def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:
     (Annotations on a log axis take log10 of the value, so the label is separate.)"""
     fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
     fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
-                       yanchor="bottom", text=f"{label} = {tokens:,} tokens", showarrow=False,
+                       yanchor="bottom", showarrow=False,
+                       text=_("{label} = {tokens} tokens").format(label=label,
+                                                                  tokens=i18n.integer(tokens)),
                        font=dict(size=13, color=color))
 
 
@@ -62,9 +74,9 @@ def theta_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
                  device: str) -> go.Figure:
     """θᵢ per pair, log scale."""
     fig = spectrum_lines(dim, bases, context, method, factor, device, "theta_i [rad/token]",
-                         "θ=%{y:.3e} rad/token")
-    ui.style(fig, title="Frequency θᵢ of each pair (log scale)",
-             x="pair index i", y="θᵢ [rad/token]", height=380)
+                         _("θ={theta} rad/token").format(theta="%{y:.3e}"))
+    ui.style(fig, title=_("Frequency θᵢ of each pair (log scale)"),
+             x=_("pair index i"), y=_("θᵢ [rad/token]"), height=380)
     fig.update_yaxes(type="log", exponentformat="power")
     return fig
 
@@ -74,9 +86,9 @@ def wavelength_figure(dim: int, bases: tuple, context: int, method: str, factor:
                       device: str) -> go.Figure:
     """λᵢ per pair, log scale, with L (and s·L when scaled) marked."""
     fig = spectrum_lines(dim, bases, context, method, factor, device, "wavelength [tokens]",
-                         "λ=%{y:,.1f} tokens")
-    ui.style(fig, title="Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)",
-             x="pair index i", y="wavelength λᵢ [tokens]", height=420)
+                         _("λ={value} tokens").format(value="%{y:,.1f}"))
+    ui.style(fig, title=_("Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)"),
+             x=_("pair index i"), y=_("wavelength λᵢ [tokens]"), height=420)
     fig.update_yaxes(type="log", exponentformat="power")
     context_line(fig, context, "L", "black")
     if method != "none":
@@ -85,24 +97,28 @@ def wavelength_figure(dim: int, bases: tuple, context: int, method: str, factor:
 
 
 s = ui.settings()
-st.title("Frequencies and wavelengths")
-st.latex(r"\theta_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\theta_i}"
-         r"\ \text{tokens},\qquad \text{turns within } L = \frac{L\,\theta_i}{2\pi}")
+st.title(_("Frequencies and wavelengths"))
+# A formula with words, as Markdown display math (what st.latex sends), so that the catalog
+# holds it between $$ like every formula in prose.
+# Translators: a LaTeX formula (braces doubled, as in every message with fields): translate
+# only the words inside \text{{…}}.
+st.markdown(_("$$\n"
+              r"\theta_i = \text{{base}}^{{-2i/d}},\qquad \lambda_i = \frac{{2\pi}}{{\theta_i}}"
+              r"\ \text{{tokens}},\qquad \text{{turns within }} L = \frac{{L\,\theta_i}}{{2\pi}}"
+              "\n$$").format())
 
 c1, c2 = st.columns(2)
-context = ui.select_slider("Context length L [tokens]", CONTEXT_OPTIONS, 4096, "L",
-                               container=c1, fmt=str)
-others = ui.multiselect("Compare with bases (up to 2 more)",
-                            [b for b in ui.BASE_OPTIONS], [], "compare", max_selections=2,
-                            container=c2, fmt=str)
+context = ui.select_slider(_("Context length L [tokens]"), CONTEXT_OPTIONS, 4096, "L",
+                           container=c1, fmt=str)
+others = ui.multiselect(_("Compare with bases (up to 2 more)"),
+                        [b for b in ui.BASE_OPTIONS], [], key="compare", max_selections=2,
+                        container=c2, fmt=str)
 c3, c4 = st.columns(2)
-# the scalings that need only s and L (LongRoPE needs per-pair factor lists)
-PAGE_SCALINGS = ("none", "linear", "ntk", "dynamic", "yarn", "llama3")
-method = ui.choice("Context-extension scaling", list(PAGE_SCALINGS), "none", "scaling",
-                       container=c3,
-                       help="; ".join(f"{k}: {rc.SCALING_LABELS[k]}" for k in PAGE_SCALINGS))
-factor = ui.select_slider("Scaling factor s (new context = s·L)", FACTOR_OPTIONS, 4,
-                              "factor", container=c4, fmt=str, disabled=method == "none")
+method = ui.choice(_("Context-extension scaling"), list(PAGE_SCALINGS), default="none",
+                   key="scaling", container=c3,
+                   help="; ".join(f"`{k}`: {_(rc.SCALING_LABELS[k])}" for k in PAGE_SCALINGS))
+factor = ui.select_slider(_("Scaling factor s (new context = s·L)"), FACTOR_OPTIONS, 4,
+                          key="factor", container=c4, fmt=str, disabled=method == "none")
 
 bases = tuple(dict.fromkeys([s.base] + [float(b) for b in others]))  # keep order, no repeats
 with ui.friendly_errors():
@@ -119,35 +135,40 @@ main = df[(df["base"] == s.base) & (df["scaling"] == "none")]
 full = int(main["full turn within L"].sum())
 half = s.dim // 2
 first_slow = main.loc[~main["full turn within L"], "pair i"]
-slow_text = (f"pairs i ≥ {int(first_slow.iloc[0])} never complete one turn within L: their "
-             "angle alone orders every position in the context" if len(first_slow) else
-             "every pair completes at least one turn within L")
+counts = dict(full=full, half=half, context=i18n.integer(context))
 ui.explain(
-    f"With base {ui.fmt_base(s.base)} and d = {s.dim}, θᵢ falls geometrically from "
-    f"1 rad/token (a turn every 2π ≈ 6.3 tokens) to "
-    f"{float(main['theta_i [rad/token]'].iloc[-1]):.2e}. "
-    f"**{full} of {half} pairs** turn at least once within L = {context:,} tokens (below the "
-    f"dotted line); {slow_text}. Those slow pairs are also the ones that meet angles never "
-    "seen in training once a model reads beyond L, so having more of them is no benefit in "
-    "itself. Long-context models raise the base for two other reasons: a larger base lifts "
-    "every wavelength but the first, so the low-frequency pairs rotate more slowly and the "
-    "angles at long distances stay inside the range seen in training for longer; and the "
-    "score's cosine sum B_m = Σᵢ cos(m θᵢ) stays positive out to a longer distance m before "
-    "it first turns negative, so attention can still favour similar tokens that far back "
-    "(Men et al. 2024, “Base of RoPE bounds context length”).")
-st.markdown("**Two ways to count pairs.** The RoFormer paper numbers pairs from 1: "
-            "θᵢ = 10000^(−2(i−1)/d), i = 1 … d/2. This app numbers them from 0: "
-            "θᵢ = base^(−2i/d), i = 0 … d/2 − 1. The same frequency has index i here and "
-            "i + 1 in the paper (θ₀ here is the paper's θ₁ = 1 rad/token).")
+    _("With base {base} and d = {dim}, θᵢ falls geometrically from 1 rad/token (a turn every "
+      "2π ≈ 6.3 tokens) to {last}.").format(
+          base=ui.fmt_base(s.base), dim=s.dim,
+          last=f"{float(main['theta_i [rad/token]'].iloc[-1]):.2e}"),
+    _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
+      "dotted line); pairs i ≥ {first} never complete one turn within L: their angle alone "
+      "orders every position in the context.").format(first=int(first_slow.iloc[0]), **counts)
+    if len(first_slow) else
+    _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
+      "dotted line); every pair completes at least one turn within L.").format(**counts),
+    _("Those slow pairs are also the ones that meet angles never seen in training once a model "
+      "reads beyond L, so having more of them is no benefit in itself."),
+    _("Long-context models raise the base for two other reasons: a larger base lifts every "
+      "wavelength but the first, so the low-frequency pairs rotate more slowly and the angles at "
+      "long distances stay inside the range seen in training for longer; and the score's cosine "
+      "sum B_m = Σᵢ cos(m θᵢ) stays positive out to a longer distance m before it first turns "
+      "negative, so attention can still favour similar tokens that far back (Men et al. 2024, "
+      "“Base of RoPE bounds context length”)."))
+st.markdown(_("**Two ways to count pairs.** The RoFormer paper numbers pairs from 1: "
+              "θᵢ = 10000^(−2(i−1)/d), i = 1 … d/2. This app numbers them from 0: "
+              "θᵢ = base^(−2i/d), i = 0 … d/2 − 1. The same frequency has index i here and "
+              "i + 1 in the paper (θ₀ here is the paper's θ₁ = 1 rad/token)."))
 if method != "none":
     ui.explain(
-        "Dashed lines: the same base after the chosen scaling, judged against the extended "
-        f"context s·L = {context * factor:,}. Linear interpolation slows every pair by s; "
-        "NTK, YaRN and Llama 3.1 keep the fast pairs (local order) and slow mainly the slow "
-        "ones, which are the pairs that would otherwise see angles never met in training.")
+        _("Dashed lines: the same base after the chosen scaling, judged against the extended "
+          "context s·L = {extended}. Linear interpolation slows every pair by s; NTK, YaRN and "
+          "Llama 3.1 keep the fast pairs (local order) and slow mainly the slow ones, which are "
+          "the pairs that would otherwise see angles never met in training.").format(
+              extended=i18n.integer(context * factor)))
 
 tag = "" if method == "none" else f"_{method}x{factor}"
 ui.download(
     theta_tables, s.dim, bases, context, method, factor, s.device,
     filename=f"theta_dim{s.dim}_base{'-'.join(ui.slug(b) for b in bases)}_L{context}{tag}.csv",
-    label="frequency table", key="frequencies")
+    label=_("frequency table"), key="frequencies")

@@ -12,6 +12,8 @@ from plotly.subplots import make_subplots
 
 import rope_core as rc
 import ui
+from ui import i18n
+from ui.i18n import N_, _, ngettext
 
 MAX_PAIR = ui.DIM_OPTIONS[-1] // 2 - 1  # 511: the last pair of the largest head dim
 MAX_START = 2048  # start positions m0, n0
@@ -22,8 +24,10 @@ MAX_FRAMES = 120  # the work is 120 frames whatever the step: positions reach at
 MAX_COORD = 1e6  # |x|, |y| of q and k
 MIN_LENGTH = 1e-6  # |q|, |k| (a zero vector has no direction)
 FRAME_MS = 120  # animation speed: one frame every 120 ms
-# Option label (what the radio shows and the URL carries) -> short name in file names.
-MODES = {"advance the query": "advance", "shift both together": "shift"}
+# Option label (what the radio shows, in the run's language, and the URL carries) -> short
+# name in file names.
+ADVANCE, SHIFT = N_("advance the query"), N_("shift both together")
+MODES = {ADVANCE: "advance", SHIFT: "shift"}
 
 COL_DOT = "dot product q'.k'"
 COL_DEG = "angle from q' to k' [deg]"
@@ -43,22 +47,26 @@ def parse_vector(text: str, name: str) -> tuple:
     """'x, y' (brackets optional) -> (x, y); ValueError naming what is wrong."""
     body = text.strip().strip("()[]").strip()
     parts = [p for p in re.split(r"[,;\s]+", body) if p]
-    allowed = (f"two numbers written as “x, y” (e.g. “1, 0.5”), each between "
-               f"−{MAX_COORD:,.0f} and {MAX_COORD:,.0f}, not both zero")
+    allowed = _("two numbers written as “x, y” (e.g. “1, 0.5”), each between −{most} and "
+                "{most}, not both zero").format(most=i18n.integer(int(MAX_COORD)))
+    fields = dict(name=name, text=text, allowed=allowed)
     if len(parts) != 2:
-        raise ValueError(f"{name} = “{text}” is not allowed: {name} must be {allowed}; "
-                         f"found {len(parts)} value(s).")
+        raise ValueError(ngettext("{name} = “{text}” is not allowed: {name} must be {allowed}; "
+                                  "found {n} value.",
+                                  "{name} = “{text}” is not allowed: {name} must be {allowed}; "
+                                  "found {n} values.", len(parts)).format(n=len(parts), **fields))
     try:
         x, y = (float(p) for p in parts)
     except ValueError:
-        raise ValueError(f"{name} = “{text}” is not allowed: {name} must be {allowed}; "
-                         "one of the values is not a number.") from None
+        raise ValueError(_("{name} = “{text}” is not allowed: {name} must be {allowed}; one of "
+                           "the values is not a number.").format(**fields)) from None
     if not (math.isfinite(x) and math.isfinite(y)) or max(abs(x), abs(y)) > MAX_COORD:
-        raise ValueError(f"{name} = “{text}” is not allowed: {name} must be {allowed}.")
+        raise ValueError(_("{name} = “{text}” is not allowed: {name} must be {allowed}.").format(
+            **fields))
     if math.hypot(x, y) < MIN_LENGTH:
-        raise ValueError(f"{name} = “{text}” is not allowed: {name} must not be the zero "
-                         f"vector (length at least {MIN_LENGTH:g}): it has no direction "
-                         "to rotate.")
+        raise ValueError(_("{name} = “{text}” is not allowed: {name} must not be the zero vector "
+                           "(length at least {least}): it has no direction to rotate.").format(
+                               name=name, text=text, least=f"{MIN_LENGTH:g}"))
     return x, y
 
 
@@ -81,9 +89,11 @@ def tips(xs, ys, name: str, color: str) -> go.Scatter:
 def frame_title(row, pair: int) -> str:
     """Where q and k sit, then the angle between them and their dot product (three
     lines, each short enough for a phone)."""
-    return (f"Pair i = {pair}: q at m = {int(row[COL_M])}, "
-            f"k at n = {int(row[COL_N])}<br><span style='font-size:15px'>"
-            f"angle from q' to k' = {row[COL_DEG]:+.1f}° ({row[COL_RAD]:+.3f} rad)<br>"
+    where = _("Pair i = {pair}: q at m = {m}, k at n = {n}").format(
+        pair=pair, m=int(row[COL_M]), n=int(row[COL_N]))
+    angle = _("angle from q' to k' = {degrees}° ({radians} rad)").format(
+        degrees=f"{row[COL_DEG]:+.1f}", radians=f"{row[COL_RAD]:+.3f}")
+    return (f"{where}<br><span style='font-size:15px'>{angle}<br>"
             f"q'·k' = {row[COL_DOT]:+.4f}</span>")
 
 
@@ -105,25 +115,27 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     # One figure, two panels: the pair's plane (left) and q'·k' against the query position m
     # (right), so that one animation moves the arrows and the marker of the current frame.
     fig = make_subplots(rows=1, cols=2, column_widths=[0.56, 0.44], horizontal_spacing=0.16,
-                        subplot_titles=("the pair's plane",
-                                        "q'·k' against<br>the query position m"))
-    for r, name, color, dash in [(1.0, "unit circle", "#bbbbbb", "solid"),
+                        subplot_titles=(_("the pair's plane"),
+                                        _("q'·k' against<br>the query position m")))
+    for r, name, color, dash in [(1.0, _("unit circle"), "#bbbbbb", "solid"),
                                  (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]:
         fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
                         line=dict(color=color, width=1, dash=dash), opacity=0.35, hoverinfo="skip",
                         showlegend=False, row=1, col=1)
-    fig.add_trace(tips(qx, qy, "q' in every frame", Q), row=1, col=1)
-    fig.add_trace(tips(kx, ky, "k' in every frame", K), row=1, col=1)
-    fig.add_trace(arrow(float(qx[0]), float(qy[0]), "q' (position m)", Q), row=1, col=1)  # 5
-    fig.add_trace(arrow(float(kx[0]), float(ky[0]), "k' (position n)", K), row=1, col=1)  # 6
+    fig.add_trace(tips(qx, qy, _("q' in every frame"), Q), row=1, col=1)
+    fig.add_trace(tips(kx, ky, _("k' in every frame"), K), row=1, col=1)
+    fig.add_trace(arrow(float(qx[0]), float(qy[0]), _("q' (position m)"), Q), row=1, col=1)  # 5
+    fig.add_trace(arrow(float(kx[0]), float(ky[0]), _("k' (position n)"), K), row=1, col=1)  # 6
     fig.add_scatter(x=ms, y=dots, mode="lines+markers", name="q'·k'", row=1, col=2,
                     line=dict(color=D, width=3), marker=dict(size=4),
                     customdata=df[[COL_N, COL_DEG]].to_numpy(),
-                    hovertemplate="m=%{x}, n=%{customdata[0]}<br>angle %{customdata[1]:+.1f}°"
-                                  "<br>q'·k' = %{y:.4f}<extra></extra>")
-    fig.add_scatter(x=[ms[0]], y=[dots.iloc[0]], mode="markers", name="current frame",
+                    hovertemplate=_("m={m}, n={n}<br>angle {angle}°<br>q'·k' = {dot}").format(
+                        m="%{x}", n="%{customdata[0]}", angle="%{customdata[1]:+.1f}",
+                        dot="%{y:.4f}") + "<extra></extra>")
+    fig.add_scatter(x=[ms[0]], y=[dots.iloc[0]], mode="markers", name=_("current frame"),
                     marker=dict(color="black", size=14, symbol="circle-open", line=dict(width=3)),
-                    hovertemplate="current frame: m=%{x}, q'·k'=%{y:.4f}<extra></extra>",
+                    hovertemplate=_("current frame: m={m}, q'·k'={dot}").format(
+                        m="%{x}", dot="%{y:.4f}") + "<extra></extra>",
                     row=1, col=2)  # 8: moves with the frames
     # Each frame carries only what changes: the two arrow tips, the marker and the title.
     fig.frames = [go.Frame(name=str(t), traces=[5, 6, 8],
@@ -132,9 +144,9 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                                  dict(type="scatter", x=[int(ms[t])], y=[float(dots.iloc[t])])],
                            layout=dict(title_text=frame_title(row, pair)))
                   for t, row in enumerate(rows)]
-    ui.style(fig, title=frame_title(rows[0], pair), x="pair coordinate x", y="pair coordinate y",
-             height=720)
-    fig.update_xaxes(title_text="query position m [tokens]", row=1, col=2)
+    ui.style(fig, title=frame_title(rows[0], pair), x=_("pair coordinate x"),
+             y=_("pair coordinate y"), height=720)
+    fig.update_xaxes(title_text=_("query position m [tokens]"), row=1, col=2)
     fig.update_yaxes(title_text="q'·k'", range=[-1.15 * bound, 1.15 * bound], row=1, col=2)
     for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
         fig.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
@@ -143,17 +155,17 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                       updatemenus=[dict(
                           type="buttons", direction="left", x=0.0, xanchor="left", y=-0.27,
                           yanchor="top", pad=dict(r=10, t=10), showactive=False,
-                          buttons=[dict(label="▶ Play", method="animate",
+                          buttons=[dict(label=_("▶ Play"), method="animate",
                                         args=[None, dict(frame=dict(duration=FRAME_MS, redraw=True),
                                                          transition=dict(duration=0),
                                                          fromcurrent=True, mode="immediate")]),
-                                   dict(label="Pause", method="animate",
+                                   dict(label=_("Pause"), method="animate",
                                         args=[[None], dict(frame=dict(duration=0, redraw=False),
                                                            transition=dict(duration=0),
                                                            mode="immediate")])])],
                       sliders=[dict(
                           active=0, x=0.3, len=0.7, y=-0.24, yanchor="top", pad=dict(t=10),
-                          currentvalue=dict(prefix="query position m = ", xanchor="right",
+                          currentvalue=dict(prefix=_("query position m = "), xanchor="right",
                                             font=dict(size=14)),
                           transition=dict(duration=0),
                           steps=[dict(label=str(int(row[COL_M])), method="animate",
@@ -171,45 +183,55 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
 
 
 s = ui.settings()
-st.title("Rotation of one pair")
-st.markdown(
+st.title(_("Rotation of one pair"))
+st.markdown(_(
     "RoPE splits q and k into d/2 two-dimensional pairs and turns pair i of a vector at "
     "position m by the angle m·θᵢ. Here you watch **one pair**: the query's pair is turned by "
     "m·θᵢ, the key's by n·θᵢ, and their dot product is the contribution of this pair to the "
-    "attention score.")
+    "attention score."))
 st.latex(r"q' = R(m\theta_i)\,q,\qquad k' = R(n\theta_i)\,k,\qquad "
          r"R(\alpha) = \begin{bmatrix}\cos\alpha & -\sin\alpha\\ "
          r"\sin\alpha & \cos\alpha\end{bmatrix}")
-st.latex(r"q'\cdot k' = q^{\top}R\big((n-m)\theta_i\big)\,k = "
-         r"\lVert q\rVert\,\lVert k\rVert\cos\!\big((n-m)\theta_i + \varphi_k - "
-         r"\varphi_q\big),\qquad \varphi = \text{angle of the vector}")
+# A formula with words, as Markdown display math (what st.latex sends), so that the catalog
+# holds it between $$ like every formula in prose.
+# Translators: a LaTeX formula (braces doubled, as in every message with fields): translate
+# only the words inside \text{{…}}.
+st.markdown(_("$$\n"
+              r"q'\cdot k' = q^{{\top}}R\big((n-m)\theta_i\big)\,k = "
+              r"\lVert q\rVert\,\lVert k\rVert\cos\!\big((n-m)\theta_i + \varphi_k - "
+              r"\varphi_q\big),\qquad \varphi = \text{{angle of the vector}}"
+              "\n$$").format())
 
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-mode_label = ui.choice("Animation", list(MODES), "advance the query", "rot_mode",
-                           container=c1, horizontal=False,
-                           help="advance the query: k stays at n₀ while m = m₀, m₀+step, … "
-                                "shift both together: m and n both move by the step.")
+# the options in this run's language (the link carries them); a lookup rather than fmt=_
+# itself, so that formatting later, outside the run (AppTest), keeps the run's language
+mode_names = {option: _(option) for option in MODES}
+mode_label = ui.choice(_("Animation"), list(MODES), ADVANCE, "rot_mode",
+                       container=c1, horizontal=False, fmt=mode_names.__getitem__,
+                       help=_("advance the query: k stays at n₀ while m = m₀, m₀+step, … "
+                              "shift both together: m and n both move by the step."))
 mode = MODES[mode_label]
-pair_asked = ui.number("Pair index i", 0, MAX_PAIR, 8, "rot_i", container=c2,
-                           help=f"0 … d/2 − 1 = {s.dim // 2 - 1} for d = {s.dim}. "
-                                "Small i turns fast, large i slowly.")
+pair_asked = ui.number(_("Pair index i"), 0, MAX_PAIR, 8, "rot_i", container=c2,
+                       help=_("0 … d/2 − 1 = {last} for d = {dim}. Small i turns fast, large i "
+                              "slowly.").format(last=s.dim // 2 - 1, dim=s.dim))
 q_text = ui.text("q = (x, y)", "1, 0.3", "rot_q", container=c3, max_chars=60,
-                     help="The query's two coordinates of pair i, e.g. 1, 0.3")
+                 help=_("The query's two coordinates of pair i, e.g. 1, 0.3"))
 k_text = ui.text("k = (x, y)", "0.6, 0.9", "rot_k", container=c4, max_chars=60,
-                     help="The key's two coordinates of pair i, e.g. 0.6, 0.9")
+                 help=_("The key's two coordinates of pair i, e.g. 0.6, 0.9"))
 c5, c6, c7, c8 = st.columns(4)
-m0 = ui.number("Query start position m₀", 0, MAX_START, 0, "rot_m0", container=c5)
-n0 = ui.number("Key position n₀", 0, MAX_START, 10, "rot_n0", container=c6)
+m0 = ui.number(_("Query start position m₀"), 0, MAX_START, 0, "rot_m0", container=c5)
+n0 = ui.number(_("Key position n₀"), 0, MAX_START, 10, "rot_n0", container=c6)
 step_asked = ui.select_slider(
-    "Positions per frame [tokens]", STEP_OPTIONS, AUTO, "rot_step", container=c7, fmt=str,
-    help="auto: just enough positions per frame for the pair to finish one full turn within "
-         "the frames (slow pairs, large i, need thousands). Or choose 1 … 4096.")
-frames = ui.slider("Frames", 10, MAX_FRAMES, 60, "rot_frames", container=c8)
+    _("Positions per frame [tokens]"), STEP_OPTIONS, AUTO, "rot_step", container=c7, fmt=str,
+    help=_("`auto`: just enough positions per frame for the pair to finish one full turn within "
+           "the frames (slow pairs, large i, need thousands). Or choose 1 … 4096."))
+frames = ui.slider(_("Frames"), 10, MAX_FRAMES, 60, "rot_frames", container=c8)
 
 pair = min(pair_asked, s.dim // 2 - 1)
 if pair != pair_asked:
-    st.info(f"Pair i = {pair_asked} does not exist for d = {s.dim} (pairs 0 … {s.dim // 2 - 1}): "
-            f"showing the last pair, i = {pair}.", icon="ℹ️")
+    st.info(_("Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): showing the "
+              "last pair, i = {pair}.").format(asked=pair_asked, dim=s.dim,
+                                               last=s.dim // 2 - 1, pair=pair), icon="ℹ️")
 with ui.friendly_errors():
     q = parse_vector(q_text, "q")
     k = parse_vector(k_text, "k")
@@ -229,40 +251,61 @@ per_frame = math.degrees(step * theta_i)
 wavelength = float(rc.wavelength(torch.tensor([theta_i]))[0])
 span = int(ms[-1] - ms[0])  # tokens the query travels over all frames
 turns = float(rc.turns_within(torch.tensor([theta_i]), max(span, 1)))
-chosen = (f"auto chose {step:,} position(s) per frame, so the {frames} frames cover "
-          f"{span:,} tokens, {turns:.2f} turns of this pair" if step_asked == AUTO else
-          f"with {step:,} position(s) per frame the {frames} frames cover {span:,} tokens, "
-          f"{turns:.2f} turns of this pair")
-common = (f"Pair i = {pair} of d = {s.dim} (base {ui.fmt_base(s.base)}) turns by "
-          f"θᵢ = {theta_i:.4g} rad = {math.degrees(theta_i):.3g}° per token, one full turn "
-          f"every {wavelength:,.1f} tokens; {chosen}; each moving arrow turns "
-          f"{per_frame:.3g}° per frame. On the right, the open black circle marks the "
-          "current frame on the curve of q'·k' against the query position m.")
+numbers = dict(pair=pair, dim=s.dim, base=ui.fmt_base(s.base), theta=f"{theta_i:.4g}",
+               degrees=f"{math.degrees(theta_i):.3g}",
+               wavelength=i18n.number(wavelength, "#,##0.0"), step=i18n.integer(step),
+               frames=frames, span=i18n.integer(span), turns=f"{turns:.2f}",
+               per_frame=f"{per_frame:.3g}")
+if step_asked == AUTO:
+    common = ngettext(
+        "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° per "
+        "token, one full turn every {wavelength} tokens; `auto` chose {step} position per frame, "
+        "so the {frames} frames cover {span} tokens, {turns} turns of this pair; each moving "
+        "arrow turns {per_frame}° per frame.",
+        "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° per "
+        "token, one full turn every {wavelength} tokens; `auto` chose {step} positions per "
+        "frame, so the {frames} frames cover {span} tokens, {turns} turns of this pair; each "
+        "moving arrow turns {per_frame}° per frame.", step).format(**numbers)
+else:
+    common = ngettext(
+        "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° per "
+        "token, one full turn every {wavelength} tokens; with {step} position per frame the "
+        "{frames} frames cover {span} tokens, {turns} turns of this pair; each moving arrow "
+        "turns {per_frame}° per frame.",
+        "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° per "
+        "token, one full turn every {wavelength} tokens; with {step} positions per frame the "
+        "{frames} frames cover {span} tokens, {turns} turns of this pair; each moving arrow "
+        "turns {per_frame}° per frame.", step).format(**numbers)
+marker_text = _("On the right, the open black circle marks the current frame on the curve of "
+                "q'·k' against the query position m.")
 if mode == "advance":
     ui.explain(
-        common,
-        f"Only q moves: the angle between q' and k' changes by {per_frame:.3g}° per frame, so "
-        f"the dot product swings between {dots.min():+.3f} and {dots.max():+.3f} in these "
-        f"{frames} frames, inside the bounds ±|q||k| = ±{bound:.3f}. Its value depends on "
-        "n − m alone, which here changes every frame.")
+        common, marker_text,
+        _("Only q moves: the angle between q' and k' changes by {per_frame}° per frame, so the "
+          "dot product swings between {low} and {high} in these {frames} frames, inside the "
+          "bounds ±|q||k| = ±{bound}. Its value depends on n − m alone, which here changes "
+          "every frame.").format(per_frame=f"{per_frame:.3g}", low=f"{dots.min():+.3f}",
+                                 high=f"{dots.max():+.3f}", frames=frames, bound=f"{bound:.3f}"))
 else:
     spread = float(dots.max() - dots.min())
     ui.explain(
-        common,
-        f"Both arrows turn by the same angle each frame, so the angle between them stays at "
-        f"{df[COL_DEG].iloc[0]:+.2f}° and **the dot product stays constant** at "
-        f"{dots.iloc[0]:+.4f} (largest change over {frames} frames: {spread:.1e}, rounding "
-        f"error): n − m = {n0 - m0} never changes. This is RoPE's relative-position property: "
-        "shifting a query and a key together leaves their score unchanged.")
+        common, marker_text,
+        _("Both arrows turn by the same angle each frame, so the angle between them stays at "
+          "{angle}° and **the dot product stays constant** at {dot} (largest change over "
+          "{frames} frames: {spread}, rounding error): n − m = {gap} never changes. This is "
+          "RoPE's relative-position property: shifting a query and a key together leaves their "
+          "score unchanged.").format(angle=f"{df[COL_DEG].iloc[0]:+.2f}",
+                                     dot=f"{dots.iloc[0]:+.4f}", frames=frames,
+                                     spread=f"{spread:.1e}", gap=n0 - m0))
 if per_frame > 180:
     seen = (per_frame + 180.0) % 360.0 - 180.0  # what the eye sees: the turn modulo 360°
-    st.warning(f"Each frame turns the arrows by {per_frame:.0f}°, more than half a turn: on "
-               f"screen that looks like a turn of {seen:+.0f}° per frame, so the arrows can "
-               "seem to turn backwards or jump. Choose a larger pair index i or fewer "
-               "positions per frame.", icon="⚠️")
+    st.warning(_("Each frame turns the arrows by {per_frame}°, more than half a turn: on screen "
+                 "that looks like a turn of {seen}° per frame, so the arrows can seem to turn "
+                 "backwards or jump. Choose a larger pair index i or fewer positions per "
+                 "frame.").format(per_frame=f"{per_frame:.0f}", seen=f"{seen:+.0f}"), icon="⚠️")
 
 ui.download(
     rotation_frames, q, k, pair, s.dim, s.base, mode, m0, n0, step, frames,
     filename=f"rotation_pair{pair}_dim{s.dim}_base{ui.slug(s.base)}_{mode}"
         f"_m{m0}_n{n0}_step{step}.csv",
-    label="frame table", key="rotation")
+    label=_("frame table"), key="rotation")

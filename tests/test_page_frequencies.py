@@ -5,6 +5,9 @@ import math
 import pandas.testing as pdt
 import pytest
 from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page, shown_table
+from i18n_helpers import untranslated
+
+import rope_core as rc
 
 
 def test_default_table_matches_hand_formulas():
@@ -92,3 +95,19 @@ def test_csv_carries_dim_and_context_with_ascii_names():
 @pytest.mark.parametrize("query", [{}, {"compare": ["100"], "scaling": "yarn", "factor": "8"}])
 def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch, query):
     assert_frozen_once(monkeypatch, "frequencies", query, {"theta_plot", "wavelength_plot"})
+
+
+def test_chinese_scaled_comparison_is_translated():
+    at = run_page("frequencies", {"lang": "zh", "compare": ["100"], "scaling": "linear",
+                                  "factor": "8"})
+    text = " ".join(md.value for md in at.markdown)
+    assert "s·L = 32,768" in text and "**64 个维度对中有 46 个**" in text
+    names = {trace["name"] for i in range(2) for trace in figure(at, i)["data"]}
+    assert "底数 10⁴，线性 x8" in names and "底数 10²" in names
+    at.toggle(key="show_frequencies").set_value(True).run()
+    # the scaling help lists rope_core's SCALING_LABELS, translated by rope_core's catalog
+    # entries; the default view's test (test_i18n_pages.py) checks that help text
+    labels = [rc.SCALING_LABELS[k] for k in ("none", "linear")]
+    found = {text: words for text, words in untranslated(at).items()
+             if not all(label in text for label in labels)}
+    assert found == {}

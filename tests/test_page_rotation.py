@@ -10,6 +10,7 @@ import math
 import pandas as pd
 import pytest
 from apptest_helpers import array, csv_frame, figure, no_exceptions, run_page, shown_table, warnings
+from i18n_helpers import untranslated
 
 PAGE = "rotation"
 DOT = "dot product q'.k'"
@@ -216,3 +217,27 @@ def test_large_explicit_step_is_allowed():
     at = run_page(PAGE, {"rot_step": "4096", "rot_i": "63"})
     _, table = csv_frame(at)
     assert table[M].iloc[-1] == 59 * 4096
+
+
+# ------------------------------------------------------------ in Chinese ----
+def test_chinese_shift_clamp_warning_and_bad_vector_are_translated():
+    # shift mode (its label in Chinese, as the Chinese app writes the link), a pair index
+    # clamped to d = 8 and a step that turns more than half a turn per frame
+    at = run_page(PAGE, {"lang": "zh", "rot_mode": "两者一起平移", "dim": "8", "rot_i": "10",
+                         "rot_step": "4096"})
+    no_exceptions(at)
+    assert at.session_state["rot_mode"] == "shift both together"
+    assert at.info and "i = 3" in at.info[0].value
+    assert at.warning and "235°" in at.warning[0].value  # 4.096 rad
+    assert "点积保持不变" in " ".join(md.value for md in at.markdown)
+    at.toggle(key="show_rotation").set_value(True).run()  # the table and its caption
+    assert untranslated(at) == {}
+    # a vector with three values, then one typed in that is too large
+    at = run_page(PAGE, {"lang": "zh", "rot_q": "1, 2, 3"})
+    assert at.error and "3 个值" in at.error[0].value
+    assert untranslated(at) == {}
+    at.text_input(key="rot_q").input("1, 0.3").run()
+    at.text_input(key="rot_k").input("1e400, 2").run()
+    no_exceptions(at)
+    assert at.error and "1e400" in at.error[0].value
+    assert untranslated(at) == {}
