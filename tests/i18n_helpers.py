@@ -26,6 +26,7 @@ PROPER_NAMES = {
     "peng", "bloc", "emozilla", "kaiokendev", "nope", "yarn", "longrope", "polar",
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
     "mistralai", "zhipu", "glm", "anthropic", "openai",
+    "haviv", "kazemnejad", "toeplitz",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
