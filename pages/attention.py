@@ -8,9 +8,13 @@ from plotly.subplots import make_subplots
 
 import rope_core as rc
 import ui
+from ui import i18n
+from ui.i18n import N_, _, ngettext
 
 M_COL, N_COL = "m [tokens]", "n [tokens]"
 VARIANTS = rc.tables.ATTENTION_VARIANTS  # ("without RoPE", "with RoPE")
+# the panels' titles (the CSV's column names keep the English variant)
+VARIANT_TITLES = dict(zip(VARIANTS, (N_("without RoPE"), N_("with RoPE"))))
 
 
 def logit_col(variant: str) -> str:
@@ -60,19 +64,23 @@ def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: d
                  log: bool = False) -> go.Figure:
     """Two heatmaps side by side (without | with RoPE) on one colour scale."""
     masked = masked_cells(df, seq)
-    fig = make_subplots(rows=1, cols=2, subplot_titles=VARIANTS, horizontal_spacing=0.1)
-    for col, variant in enumerate(VARIANTS, start=1):
+    titles = [_(VARIANT_TITLES[v]) for v in VARIANTS]
+    hover = (_("m={m}, n={n}<br>logit={value}") if kind == "logit" else
+             _("m={m}, n={n}<br>weight={value}")).format(m="%{y}", n="%{x}",
+                                                         value="%{customdata:.4f}")
+    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
+    for col, (variant, variant_title) in enumerate(zip(VARIANTS, titles), start=1):
         column = logit_col(variant) if kind == "logit" else weight_col(variant)
         values = grid(df, column, seq, masked)
         # log colour: log10 of the weight, so 1, 1/2, 1/3, ... 1/L stay apart
         z = np.log10(np.where(values > 0, values, np.nan)) if log else values
         fig.add_heatmap(z=z, customdata=values, x=list(range(seq)),
                         y=list(range(seq)), coloraxis="coloraxis", row=1, col=col,
-                        name=variant, xgap=1 if seq <= 32 else 0, ygap=1 if seq <= 32 else 0,
-                        hovertemplate="m=%{y}, n=%{x}<br>" + kind + "=%{customdata:.4f}"
-                                      "<extra>" + variant + "</extra>")
-    ui.style(fig, title=title, x="key position n [tokens]", y="query position m [tokens]",
-                 height=480)
+                        name=variant_title, xgap=1 if seq <= 32 else 0,
+                        ygap=1 if seq <= 32 else 0,
+                        hovertemplate=hover + "<extra>" + variant_title + "</extra>")
+    ui.style(fig, title=title, x=_("key position n [tokens]"), y=_("query position m [tokens]"),
+             height=480)
     fig.update_layout(coloraxis=coloraxis, plot_bgcolor="#c8c8c8")
     fig.update_annotations(yshift=10)  # subplot titles clear of the top row
     fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False)
@@ -89,10 +97,12 @@ def logits_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base:
     df = attention_table(seq, seed, same, causal, dim, base, layout, device)
     finite_logits = df[[logit_col(v) for v in VARIANTS]].to_numpy()
     reach = float(np.abs(finite_logits[np.isfinite(finite_logits)]).max())
+    titles = {"interleaved": _("Logits ℓ = q·k/√d (L = {seq}, d = {dim}, base {base}, "
+                               "interleaved)"),
+              "half": _("Logits ℓ = q·k/√d (L = {seq}, d = {dim}, base {base}, half)")}
     return heatmap_pair(
-        df, "logit", seq,
-        f"Logits ℓ = q·k/√d (L = {seq}, d = {dim}, base {ui.fmt_base(base)}, {layout})",
-        dict(colorscale="RdBu", cmin=-reach, cmax=reach, colorbar=dict(title="logit")))
+        df, "logit", seq, titles[layout].format(seq=seq, dim=dim, base=ui.fmt_base(base)),
+        dict(colorscale="RdBu", cmin=-reach, cmax=reach, colorbar=dict(title=_("logit"))))
 
 
 @ui.figure
@@ -104,36 +114,40 @@ def weights_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base
     ticks = [t for t in (1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)
              if np.log10(t) >= lowest - 1e-12]
     return heatmap_pair(
-        df, "weight", seq, "Softmax weights (each row sums to 1), log colour scale",
+        df, "weight", seq, _("Softmax weights (each row sums to 1), log colour scale"),
         dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
-             colorbar=dict(title="weight", tickvals=[float(np.log10(t)) for t in ticks],
+             colorbar=dict(title=_("weight"), tickvals=[float(np.log10(t)) for t in ticks],
                            ticktext=[f"{t:g}" for t in ticks])), log=True)
 
 
 s = ui.settings()
-st.title("Attention with and without RoPE")
-st.markdown(
+st.title(_("Attention with and without RoPE"))
+st.markdown(_(
     "One attention head on a toy sequence: token m has a query qₘ and token n a key kₙ "
     "(entries drawn from N(0, 1); at first the same q and k at every position). The logit "
     "of query m for key n is their scaled dot product; softmax along each row turns the "
     "logits into weights. RoPE rotates qₘ by Rₘ and kₙ by Rₙ before the dot product, and "
-    "nothing else changes.")
+    "nothing else changes."))
 st.latex(r"\ell_{mn} = \frac{(R_m q_m)^{\top}(R_n k_n)}{\sqrt{d}} = "
          r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}},\qquad "
          r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}")
-st.latex(r"\text{causal mask: } \ell_{mn} = -\infty \ \text{ for } n > m "
-         r"\quad\Rightarrow\quad a_{mn} = \frac{e^{-\infty}}{\sum_{n'} e^{\ell_{mn'}}} = 0"
-         r"\ \text{ exactly}")
+# A formula with words: one message, in $$ … $$ (display math, as st.latex draws it);
+# its braces are doubled because the message is a format template.
+st.markdown(_("$$\n"
+              r"\text{{causal mask: }} \ell_{{mn}} = -\infty \ \text{{ for }} n > m "
+              r"\quad\Rightarrow\quad a_{{mn}} = \frac{{e^{{-\infty}}}}{{\sum_{{n'}} "
+              r"e^{{\ell_{{mn'}}}}}} = 0\ \text{{ exactly}}"
+              "\n$$").format())
 
 c1, c2, c3, c4 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
-seq = ui.slider("Sequence length L [tokens]", 2, 64, 16, "att_seq", container=c1)
-seed = ui.number("Random seed", 0, 1_000_000, 0, "att_seed", container=c2)
-same = ui.toggle("every token has the same q and k", True, "att_same", container=c3,
-                help="On: one draw of q and of k repeated at every position, the case that "
-                     "shows what RoPE and the mask do on their own. Off: a random q and k "
-                     "per token.")
-causal = ui.toggle("causal mask", True, "att_causal", container=c4,
-                       help="Query m may only attend to keys n ≤ m.")
+seq = ui.slider(_("Sequence length L [tokens]"), 2, 64, 16, "att_seq", container=c1)
+seed = ui.number(_("Random seed"), 0, 1_000_000, 0, "att_seed", container=c2)
+same = ui.toggle(_("every token has the same q and k"), True, "att_same", container=c3,
+                 help=_("On: one draw of q and of k repeated at every position, the case that "
+                        "shows what RoPE and the mask do on their own. Off: a random q and k "
+                        "per token."))
+causal = ui.toggle(_("causal mask"), True, "att_causal", container=c4,
+                   help=_("Query m may only attend to keys n ≤ m."))
 
 with ui.friendly_errors():
     df = attention_table(seq, seed, same, causal, s.dim, s.base, s.layout, s.device)
@@ -144,49 +158,67 @@ ui.show(logits_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device
         key="att_logits")
 ui.show(weights_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
         key="att_weights")
-st.caption(f"The weight colours are on a log scale from {10 ** lowest:.2g} to 1, so that "
-           "the rows 1, 1/2, 1/3, … 1/L of equal weights keep distinct colours; hover for "
-           "the value.")
+st.caption(_("The weight colours are on a log scale from {lowest} to 1, so that the rows 1, "
+             "1/2, 1/3, … 1/L of equal weights keep distinct colours; hover for the "
+             "value.").format(lowest=f"{10 ** lowest:.2g}"))
 
 if causal:
-    st.caption(
-        f"Grey cells: the {checks['masked']:.0f} masked pairs with n > m (keys in the future). "
-        f"Their logit is −inf, not a large negative number, so their weight is exactly 0 "
-        f"(largest weight among them: {checks['masked_weight']:g}). The CSV writes those "
-        "logits as -inf; the figure leaves them blank because a plotly figure cannot hold −inf.")
+    masked = int(checks["masked"])
+    st.caption(ngettext(
+        "Grey cells: the {count} masked pair with n > m (a key in the future). Its logit is "
+        "−inf, not a large negative number, so its weight is exactly 0 (the weight there: "
+        "{largest}). The CSV writes that logit as -inf; the figure leaves it blank because a "
+        "plotly figure cannot hold −inf.",
+        "Grey cells: the {count} masked pairs with n > m (keys in the future). Their logit is "
+        "−inf, not a large negative number, so their weight is exactly 0 (largest weight "
+        "among them: {largest}). The CSV writes those logits as -inf; the figure leaves them "
+        "blank because a plotly figure cannot hold −inf.", masked).format(
+        count=i18n.integer(masked), largest=f"{checks['masked_weight']:g}"))
 else:
-    st.caption("No mask: every query attends to every key, including later ones.")
+    st.caption(_("No mask: every query attends to every key, including later ones."))
 
 if same:
-    ui.explain(
-        "**Same q and k at every position.** Without RoPE every visible logit is the same, "
-        f"{checks['first_without']:.4f} (spread {checks['spread_without']:.1e}), so each query "
-        "spreads its weight evenly over the keys it may see"
-        + (": row m gives 1/(m+1) to each of keys 0 … m (row 0: 1, row 1: 1/2, row "
-           f"{seq - 1}: 1/{seq} = {1 / seq:.4f}). The model is not blind to position even "
-           "so: with the causal mask the spread of the weights itself tells how many tokens "
-           "came before, and causal models trained without any position encoding (NoPE) do "
-           "learn positions (Haviv et al. 2022; Kazemnejad et al. 2023)."
-           if causal else f" (1/{seq} each): without a mask and without RoPE nothing in "
-           "this head depends on position.") +
-        " With RoPE the logit depends only on n − m: **each diagonal has one colour** "
-        f"(largest spread along any diagonal: {checks['toeplitz_with']:.1e}), a Toeplitz "
-        "matrix. The weights now depend on how far back each key is.")
+    numbers = dict(first=f"{checks['first_without']:.4f}",
+                   spread=f"{checks['spread_without']:.1e}", seq=seq)
+    if causal:
+        flat = _(
+            "**Same q and k at every position.** Without RoPE every visible logit is the "
+            "same, {first} (spread {spread}), so each query spreads its weight evenly over "
+            "the keys it may see: row m gives 1/(m+1) to each of keys 0 … m (row 0: 1, row 1: "
+            "1/2, row {last_row}: 1/{seq} = {last_weight}). The model is not blind to "
+            "position even so: with the causal mask the spread of the weights itself tells "
+            "how many tokens came before, and causal models trained without any position "
+            "encoding (NoPE) do learn positions (Haviv et al. 2022; Kazemnejad et al. "
+            "2023).").format(last_row=seq - 1, last_weight=f"{1 / seq:.4f}", **numbers)
+    else:
+        flat = _(
+            "**Same q and k at every position.** Without RoPE every visible logit is the "
+            "same, {first} (spread {spread}), so each query spreads its weight evenly over "
+            "the keys it may see (1/{seq} each): without a mask and without RoPE nothing in "
+            "this head depends on position.").format(**numbers)
+    ui.explain(flat, _(
+        "With RoPE the logit depends only on n − m: **each diagonal has one colour** "
+        "(largest spread along any diagonal: {spread}), a Toeplitz matrix. The weights now "
+        "depend on how far back each key is.").format(spread=f"{checks['toeplitz_with']:.1e}"))
 else:
-    ui.explain(
+    ui.explain(_(
         "**Random q and k at every position.** On the main diagonal m = n both vectors are "
-        f"turned by the same angle, so RoPE leaves those logits unchanged (largest difference "
-        f"{checks['diagonal_change']:.1e}). Off the diagonal qₘ meets kₙ through the rotation "
-        f"Rₙ₋ₘ, which changes the logits by up to {checks['largest_change']:.2f} here. Switch "
-        "on *every token has the same q and k* to see the pattern RoPE imposes on its own.")
-ui.explain(
-    f"Every row of weights sums to 1 (largest deviation {checks['row_sum_gap']:.1e})"
-    + (f"; row 0 can only see key 0, so its weight there is "
-       f"{float(df[weight_col(VARIANTS[1])].iloc[0]):g}." if causal else "."))
+        "turned by the same angle, so RoPE leaves those logits unchanged (largest difference "
+        "{diagonal}). Off the diagonal qₘ meets kₙ through the rotation Rₙ₋ₘ, which changes "
+        "the logits by up to {largest} here. Switch on *every token has the same q and k* to "
+        "see the pattern RoPE imposes on its own.").format(
+        diagonal=f"{checks['diagonal_change']:.1e}", largest=f"{checks['largest_change']:.2f}"))
+gap = f"{checks['row_sum_gap']:.1e}"
+if causal:
+    ui.explain(_("Every row of weights sums to 1 (largest deviation {gap}); row 0 can only see "
+                 "key 0, so its weight there is {weight}.").format(
+        gap=gap, weight=f"{float(df[weight_col(VARIANTS[1])].iloc[0]):g}"))
+else:
+    ui.explain(_("Every row of weights sums to 1 (largest deviation {gap}).").format(gap=gap))
 
 tag = "sameqk_" if same else ""
 ui.download(
     attention_table, seq, seed, same, causal, s.dim, s.base, s.layout, s.device,
     filename=f"attention_seq{seq}_seed{seed}_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_"
         f"{tag}{'causal' if causal else 'full'}.csv",
-    label="attention table", key="attention")
+    label=_("attention table"), key="attention")

@@ -25,7 +25,12 @@ PROPER_NAMES = {
     "qwen", "softmax", "streamlit", "torch", "transformer", "transformers", "vaswani",
     "peng", "bloc", "emozilla", "kaiokendev", "nope", "yarn", "longrope", "polar",
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
+<<<<<<< HEAD
     "mistralai", "zhipu", "glm", "anthropic", "openai", "mini",
+=======
+    "mistralai", "zhipu", "glm", "anthropic", "openai",
+    "haviv", "kazemnejad", "toeplitz",
+>>>>>>> i18n-model
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)

@@ -22,6 +22,7 @@ from apptest_helpers import (
     shown_table,
     warnings,
 )
+from i18n_helpers import untranslated
 
 import rope_core as rc
 
@@ -185,3 +186,15 @@ def test_weight_colour_scale_shows_every_row_of_equal_weights():
 @pytest.mark.parametrize("query", [{}, {"att_same": "false", "att_causal": "false"}])
 def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch, query):
     assert_frozen_once(monkeypatch, PAGE, query, {"att_logits", "att_weights"})
+
+
+@pytest.mark.parametrize("query", [
+    {"att_same": "false", "att_causal": "false"},  # random q, k; no mask
+    {"att_causal": "false"},                       # shared q, k; no mask
+    {"att_seq": "2", "att_same": "false"},          # one masked cell (singular)
+    {"layout": "half"},                            # the other layout's title
+])
+def test_other_settings_in_chinese_show_no_english(query):
+    at = run_page(PAGE, {"lang": "zh", **query})
+    assert untranslated(at) == {}
+    assert at.title[0].value == "有无 RoPE 时的注意力"

@@ -11,6 +11,7 @@ import math
 
 import pytest
 from apptest_helpers import csv_frame, figure, no_exceptions, run_page, shown_table, warnings
+from i18n_helpers import untranslated
 from pandas.testing import assert_frame_equal
 
 PAGE = "decay"
@@ -180,3 +181,16 @@ def test_bound_at_a_million_is_above_the_bound_at_256():
     assert bound.loc[1_000_000] == pytest.approx(bound_by_hand(1_000_000, 128, 10_000),
                                                  rel=1e-9)
     assert bound.loc[1_000_000] > bound_by_hand(256, 128, 10_000)
+
+
+@pytest.mark.parametrize("query", [
+    # one random pair, log axis, the other layout
+    {"decay_trials": "1", "decay_axis": "log", "layout": "half"},
+    # sampled linear axis (its caption), overlays (sampled first distances)
+    {"decay_max": "5000", "decay_bases": ["500000", "100"], "decay_dims": ["32"]},
+])
+def test_other_settings_in_chinese_show_no_english(query):
+    at = run_page(PAGE, {"lang": "zh", **query})
+    assert untranslated(at) == {}
+    text = " ".join(md.value for md in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "远程衰减" in at.title[0].value and "上界" in text
