@@ -7,13 +7,34 @@ import streamlit as st
 import rope_core as rc
 import rope_core.lesson as lesson
 import ui
+from ui import i18n
+from ui.i18n import N_, _
 
 SEED = 7  # the q and k of every check (rope_core.toy_qk draws)
 MAX_PAIR = 511
 MAX_POSITION = 100_000
 SIZE = 48  # positions of the identity heatmap
 ARTICLE_001 = "一文通透位置编码:从标准位置编码到旋转位置编码RoPE"
-ARTICLE_002 = "RoFormer: Enhanced Transformer with Rotary Position Embedding"
+# Translators: the title of an English article (a summary of the RoFormer paper).
+ARTICLE_002 = N_("RoFormer: Enhanced Transformer with Rotary Position Embedding")
+# The "check" column of lesson.derivation_checks (the CSV keeps it in English), shown as
+# metric labels through _().
+CHECK_LABELS = (
+    # Translators: a check of the derivation (metric label): "a vs b" compares the measured a
+    # with the expected b; write theta, psi, phi as θ, ψ, φ and "shift" as s (shift s of both).
+    N_("|f(q, m)| vs |q|"),
+    N_("|f(q, m)| |f(k, n)| vs |q| |k|"),
+    N_("psi(m) from q vs psi(m) from k [rad]"),
+    N_("Theta_f(q, m) - Theta_f(k, n) vs phi_q - phi_k + (m - n) theta [rad]"),
+    N_("psi(m) - psi(m - 1) vs theta [rad]"),
+    N_("psi(m) vs m theta [rad]"),
+    N_("Re[f(q, m) conj f(k, n)] vs |q| |k| cos(phi_q - phi_k + (m - n) theta)"),
+    N_("Re[f(q, m) conj f(k, n)] vs the same at m + shift, n + shift"),
+    N_("(R_m q)^T (R_n k) vs q^T R_(n-m) k"),
+    N_("(R_(m+shift) q)^T (R_(n+shift) k) vs q^T R_(n-m) k"),
+    N_("max |R_m^T R_m - I|"),
+    N_("|R_m q| vs |q|"),
+)
 
 
 @ui.table
@@ -40,11 +61,12 @@ def identity_figure(dim: int, base: float, layout: str, device: str):
     table = identity_table(dim, base, layout, device)
     z = table["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
     fig = go.Figure(go.Heatmap(z=z, x=list(range(SIZE)), y=list(range(SIZE)),
-                               colorscale="RdBu", zmid=0, colorbar=dict(title="score"),
-                               hovertemplate="m=%{y}, n=%{x}<br>score=%{z:.3f}<extra></extra>"))
-    ui.style(fig, title=f"One q and one k at every pair of positions (d={dim}, "
-                        f"base={ui.fmt_base(base)})",
-             x="key position n [tokens]", y="query position m [tokens]", height=480)
+                               colorscale="RdBu", zmid=0, colorbar=dict(title=_("score")),
+                               hovertemplate=_("m={m}, n={n}<br>score={score}").format(
+                                   m="%{y}", n="%{x}", score="%{z:.3f}") + "<extra></extra>"))
+    ui.style(fig, title=_("One q and one k at every pair of positions (d={dim}, "
+                          "base={base})").format(dim=dim, base=ui.fmt_base(base)),
+             x=_("key position n [tokens]"), y=_("query position m [tokens]"), height=480)
     ui.square(fig)
     fig.update_yaxes(autorange="reversed")
     return fig
@@ -54,133 +76,160 @@ def show_checks(frame, step: int) -> None:
     """The rows of one step as metrics: the measured value and its gap to the expected one."""
     rows = frame[frame["step"] == step]
     cols = st.columns(len(rows))
-    for col, (_, row) in zip(cols, rows.iterrows()):
-        col.metric(row["check"], f"{row['value']:.6g}",
-                   delta=f"difference {row['difference']:.1e}", delta_color="off")
+    for col, (_row_index, row) in zip(cols, rows.iterrows()):
+        check = row["check"]  # English, as in the CSV: one of CHECK_LABELS
+        col.metric(_(check), f"{row['value']:.6g}",
+                   delta=_("difference {value}").format(value=f"{row['difference']:.1e}"),
+                   delta_color="off")
+
+
+def formula(message: str) -> None:
+    """A formula with words in it, from the catalog: there it is display math ($$…$$, so
+    that only its \\text words count as prose) with doubled braces (so that it holds no
+    placeholder); .format() makes the braces single again."""
+    st.latex(message.format().removeprefix("$$").removesuffix("$$"))
 
 
 s = ui.settings()
-st.title("Derivation: why a rotation")
-st.markdown(
+st.title(_("Derivation: why a rotation"))
+st.markdown(_(
     "RoFormer (Su et al.; §3.2 states RoPE, §3.4.1 derives it) asks for a way f to put a "
-    "position into a query q and a key "
-    "k such that their dot product only sees the *difference* of the positions, and finds "
-    "that the simplest answer is a rotation. Each step below is checked on the app's own "
-    "RoPE, for a random q and k, the position m of the query and n of the key you pick.")
+    "position into a query q and a key k such that their dot product only sees the "
+    "*difference* of the positions, and finds that the simplest answer is a rotation. Each "
+    "step below is checked on the app's own RoPE, for a random q and k, the position m of "
+    "the query and n of the key you pick."))
 st.latex(r"\langle f(q, m),\, f(k, n)\rangle = g(q, k, m - n)")
 st.latex(r"f(q, 0) = q,\qquad f(k, 0) = k")
 
 c1, c2, c3, c4 = st.columns(4)
-pair_asked = ui.number("Pair index i", 0, MAX_PAIR, 8, "der_i", container=c1,
-                       help=f"0 … d/2 − 1 = {s.dim // 2 - 1}: the 2-D steps use θ = θᵢ.")
-m = ui.number("Query position m [tokens]", 0, MAX_POSITION, 5, "der_m", container=c2)
-n = ui.number("Key position n [tokens]", 0, MAX_POSITION, 2, "der_n", container=c3)
-shift = ui.number("Shift s of both [tokens]", 0, MAX_POSITION, 100, "der_shift", container=c4,
-                  help="Checks that the score at (m + s, n + s) equals the one at (m, n).")
+pair_asked = ui.number(_("Pair index i"), 0, MAX_PAIR, 8, "der_i", container=c1,
+                       help=_("0 … d/2 − 1 = {last}: the 2-D steps use θ = θᵢ.").format(
+                           last=s.dim // 2 - 1))
+m = ui.number(_("Query position m [tokens]"), 0, MAX_POSITION, 5, "der_m", container=c2)
+n = ui.number(_("Key position n [tokens]"), 0, MAX_POSITION, 2, "der_n", container=c3)
+shift = ui.number(_("Shift s of both [tokens]"), 0, MAX_POSITION, 100, "der_shift",
+                  container=c4,
+                  help=_("Checks that the score at (m + s, n + s) equals the one at (m, n)."))
 pair = min(pair_asked, s.dim // 2 - 1)
 if pair != pair_asked:
-    st.info(f"Pair i = {pair_asked} does not exist for d = {s.dim} (pairs 0 … "
-            f"{s.dim // 2 - 1}): using the last pair, i = {pair}.", icon="ℹ️")
+    st.info(_("Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): using the "
+              "last pair, i = {pair}.").format(asked=pair_asked, dim=s.dim,
+                                               last=s.dim // 2 - 1, pair=pair), icon="ℹ️")
 with ui.friendly_errors():
     df = checks(s.dim, s.base, s.layout, pair, m, n, shift)
     sign = signs(s.dim, s.base, pair, m, n)
 theta_i = float(df["theta_i [rad/token]"].iloc[0])
 worst = float(df["difference"].max())
-st.caption(f"θ = θ{pair} = base^(−2·{pair}/d) = {theta_i:.6g} rad/token (d = {s.dim}, base "
-           f"{ui.fmt_base(s.base)}); q and k: random, seed {SEED}.")
+st.caption(_("θ = θ{pair} = base^(−2·{pair}/d) = {theta} rad/token (d = {dim}, base {base}); "
+             "q and k: random, seed {seed}.").format(
+    pair=pair, theta=f"{theta_i:.6g}", dim=s.dim, base=ui.fmt_base(s.base), seed=SEED))
 
-st.subheader("1. Two dimensions as complex numbers")
-st.markdown("Read a 2-D vector (x, y) as the complex number x + ιy, with ι = √−1 (i stays "
-            "the pair index). The dot product is the real part of one number times the "
-            "conjugate of the other:")
+st.subheader(_("1. Two dimensions as complex numbers"))
+st.markdown(_("Read a 2-D vector (x, y) as the complex number x + ιy, with ι = √−1 (i stays "
+              "the pair index). The dot product is the real part of one number times the "
+              "conjugate of the other:"))
 st.latex(r"\langle q, k\rangle = \operatorname{Re}\big[q\,k^{*}\big]")
-st.markdown("Suppose f(q, m) f(k, n)* equals a complex g(q, k, m − n), and write every "
-            "number by its length and angle:")
+st.markdown(_("Suppose f(q, m) f(k, n)* equals a complex g(q, k, m − n), and write every "
+              "number by its length and angle:"))
 st.latex(r"q = \lVert q\rVert\, e^{\iota\varphi_q}")
 st.latex(r"f(q, m) = R_f(q, m)\, e^{\iota\,\Theta_f(q, m)}")
 st.latex(r"g(q, k, m-n) = R_g(q, k, m-n)\, e^{\iota\,\Theta_g(q, k, m-n)}")
-st.markdown("Lengths multiply and angles subtract, so the equation splits in two:")
+st.markdown(_("Lengths multiply and angles subtract, so the equation splits in two:"))
 st.latex(r"R_f(q, m)\, R_f(k, n) = R_g(q, k, m-n)")
 st.latex(r"\Theta_f(q, m) - \Theta_f(k, n) = \Theta_g(q, k, m-n)")
 
-st.subheader("2. The length does not change")
-st.markdown("Put n = m, then use f(q, 0) = q:")
+st.subheader(_("2. The length does not change"))
+st.markdown(_("Put n = m, then use f(q, 0) = q:"))
 st.latex(r"R_f(q, m)\,R_f(k, m) = R_g(q, k, 0)")
 st.latex(r"= R_f(q, 0)\,R_f(k, 0) = \lVert q\rVert\,\lVert k\rVert")
-st.markdown("The simplest solution keeps every length: R_f(q, m) = ‖q‖.")
+st.markdown(_("The simplest solution keeps every length: R_f(q, m) = ‖q‖."))
 show_checks(df, 1)
 
-st.subheader("3. The angle moves by a function of m alone")
-st.markdown("Put n = m in the angle equation:")
+st.subheader(_("3. The angle moves by a function of m alone"))
+st.markdown(_("Put n = m in the angle equation:"))
 st.latex(r"\Theta_f(q, m) - \Theta_f(k, m) = \Theta_g(q, k, 0) = \varphi_q - \varphi_k")
-st.markdown("so Θ_f(q, m) − φ_q = Θ_f(k, m) − φ_k is the same for every vector; call it ψ(m):")
+st.markdown(_("so Θ_f(q, m) − φ_q = Θ_f(k, m) − φ_k is the same for every vector; call it "
+              "ψ(m):"))
 st.latex(r"\Theta_f(q, m) = \varphi_q + \psi(m)")
 show_checks(df, 2)
 
-st.subheader("4. ψ grows by the same step θ: ψ(m) = mθ")
-st.markdown("Put n = m − 1:")
+st.subheader(_("4. ψ grows by the same step θ: ψ(m) = mθ"))
+st.markdown(_("Put n = m − 1:"))
 st.latex(r"\psi(m) - \psi(m-1) = \Theta_g(q, k, 1) + \varphi_k - \varphi_q")
-st.markdown("The right side does not depend on m: call it θ. With ψ(0) = 0 (from f(q, 0) = q) "
-            "the angle grows by θ per token, ψ(m) = mθ, and")
+st.markdown(_("The right side does not depend on m: call it θ. With ψ(0) = 0 (from "
+              "f(q, 0) = q) the angle grows by θ per token, ψ(m) = mθ, and"))
 st.latex(r"f(q, m) = \lVert q\rVert\, e^{\iota(\varphi_q + m\theta)} = q\, e^{\iota m\theta}")
 st.latex(r"f(q, m) = \begin{bmatrix}\cos m\theta & -\sin m\theta\\"
          r"\sin m\theta & \cos m\theta\end{bmatrix} q")
-st.markdown("Multiplying by e^(ιmθ) *is* turning the vector by the angle mθ. Angles are "
-            "compared modulo 2π.")
+st.markdown(_("Multiplying by e^(ιmθ) *is* turning the vector by the angle mθ. Angles are "
+              "compared modulo 2π."))
 show_checks(df, 3)
 
-st.subheader("5. The score sees m − n only")
+st.subheader(_("5. The score sees m − n only"))
 st.latex(r"\operatorname{Re}\big[q e^{\iota m\theta}\,(k e^{\iota n\theta})^{*}\big]"
          r" = \operatorname{Re}\big[q k^{*} e^{\iota (m-n)\theta}\big]")
 st.latex(r"= \lVert q\rVert \lVert k\rVert \cos\!\big(\varphi_q - \varphi_k + (m-n)\theta\big)")
 show_checks(df, 4)
 
-st.subheader("6. d dimensions: one rotation per pair")
-st.markdown("Cut the head vector into d/2 pairs and turn pair i with its own θᵢ. The dot "
-            "product is a sum over pairs, so each pair keeps the property, and together:")
-st.latex(r"R_m = \operatorname{diag}\big(R(m\theta_0), \dots, R(m\theta_{d/2-1})\big)")
-st.latex(r"\theta_i = \text{base}^{-2i/d},\quad i = 0, \dots, \tfrac{d}{2} - 1")
+st.subheader(_("6. d dimensions: one rotation per pair"))
+st.markdown(_("Cut the head vector into d/2 pairs and turn pair i with its own θᵢ. The dot "
+              "product is a sum over pairs, so each pair keeps the property, and together:"))
+st.latex(r"R_m = \begin{bmatrix}R(m\theta_0) & & \\ & \ddots & \\"
+         r" & & R(m\theta_{d/2-1})\end{bmatrix}")
+# Translators: a LaTeX formula between $$ with doubled braces; translate only the words
+# inside \text{{…}} and keep every brace.
+formula(_(r"$$\theta_i = \text{{base}}^{{-2i/d}},\quad "
+           r"i = 0, \dots, \tfrac{{d}}{{2}} - 1$$"))
 st.latex(r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
-st.caption("The RoFormer paper counts pairs from 1: its θᵢ = 10000^(−2(i−1)/d), "
-           "i = 1 … d/2, is this page's θ₍ᵢ₋₁₎. Same frequencies, index shifted by one.")
+st.caption(_("The RoFormer paper counts pairs from 1: its θᵢ = 10000^(−2(i−1)/d), "
+             "i = 1 … d/2, is this page's θ₍ᵢ₋₁₎. Same frequencies, index shifted by one."))
 show_checks(df, 5)
-st.markdown("R_m is orthogonal (each block is), so it keeps every length:")
+st.markdown(_("R_m is orthogonal (each block is), so it keeps every length:"))
 st.latex(r"R_m^{\top} R_m = I,\qquad \lVert R_m q\rVert = \lVert q\rVert")
 show_checks(df, 6)
-ui.explain(
-    f"All {len(df)} checks hold: the largest difference is {worst:.1e}, float64 rounding "
-    f"for positions up to {max(m, n) + shift:,}. The score at (m, n) = ({m}, {n}) equals "
-    f"the one at ({m + shift}, {n + shift}), because both pairs are {m - n} apart.")
+ui.explain(_(
+    "All {checks} checks hold: the largest difference is {worst}, float64 rounding for "
+    "positions up to {furthest}. The score at (m, n) = ({m}, {n}) equals the one at "
+    "({m_shifted}, {n_shifted}), because both pairs are {apart} apart.").format(
+        checks=len(df), worst=f"{worst:.1e}", furthest=i18n.integer(max(m, n) + shift), m=m,
+        n=n, m_shifted=m + shift, n_shifted=n + shift, apart=m - n))
 
 by_form = dict(zip(sign["form"], sign["value"]))
 right = by_form["q^T R((n - m) theta) k"]
 wrong = by_form["q^T R((m - n) theta) k"]
 score = by_form["(R(m theta) q)^T (R(n theta) k)"]
-st.info(
-    f"**About the sign of the relative rotation in two of the articles.** In “{ARTICLE_001}” "
+numbers = dict(pair=pair, score=f"{score:.6f}", right=f"{right:.6f}", wrong=f"{wrong:.6f}")
+if abs(score - wrong) < 1e-12:
+    measured = _("Here, with pair {pair}: the score is {score}, qᵀR((n − m)θ)k = {right} and "
+                 "qᵀR((m − n)θ)k = {wrong} (equal only because m = n or the sine term "
+                 "vanishes here).").format(**numbers)
+else:
+    measured = _("Here, with pair {pair}: the score is {score}, qᵀR((n − m)θ)k = {right} and "
+                 "qᵀR((m − n)θ)k = {wrong}.").format(**numbers)
+# Translators: {measured} is the sentence "Here, with pair {pair}: …", translated on its own.
+st.info(_(
+    "**About the sign of the relative rotation in two of the articles.** In “{article_001}” "
     "(positional encoding from the standard one to RoPE), the 2-D matrix form writes the "
     "product of the two rotations as the matrix with −sin((m − n)θ) in its top right "
     "corner, that is R((m − n)θ). But R(mθ)ᵀR(nθ) = R((n − m)θ): its top right entry is "
     "+sin((m − n)θ), and only this one matches the article's own formula for g. In "
-    f"“{ARTICLE_002}” (a summary of the paper, not the paper itself), the general case "
-    "writes q R_m R_nᵀ kᵀ for row vectors; the transpose "
-    "belongs on R_m (q R_mᵀ R_n kᵀ), since R_m R_nᵀ = R_(m−n); the result it states, "
-    f"q R_(n−m) kᵀ, is right. Here, with pair {pair}: the score is {score:.6f}, "
-    f"qᵀR((n − m)θ)k = {right:.6f} and qᵀR((m − n)θ)k = {wrong:.6f}"
-    + (" (equal only because m = n or the sine term vanishes here)." if abs(score - wrong) <
-       1e-12 else "."), icon="ℹ️")
+    "“{article_002}” (a summary of the paper, not the paper itself), the general case "
+    "writes q R_m R_nᵀ kᵀ for row vectors; the transpose belongs on R_m (q R_mᵀ R_n kᵀ), "
+    "since R_m R_nᵀ = R_(m−n); the result it states, q R_(n−m) kᵀ, is right. {measured}").format(
+        article_001=ARTICLE_001, article_002=_(ARTICLE_002), measured=measured), icon="ℹ️")
 ui.download(checks, s.dim, s.base, s.layout, pair, m, n, shift,
             filename=f"derivation_checks_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_i{pair}"
-                     f"_m{m}_n{n}_s{shift}.csv", label="check table", key="der")
+                     f"_m{m}_n{n}_s{shift}.csv", label=_("check table"), key="der")
 
-st.subheader("The whole picture: every (m, n) at once")
+st.subheader(_("The whole picture: every (m, n) at once"))
 with ui.friendly_errors():
     table = identity_table(s.dim, s.base, s.layout, s.device)
 ui.show(identity_figure(s.dim, s.base, s.layout, s.device), key="derivation_heatmap")
 gap = float((table["<R_m q, R_n k>"] - table["q^T R_(n-m) k"]).abs().max())
-ui.explain(
+ui.explain(_(
     "**Every diagonal has one colour**: the score depends on n − m alone. The table lists "
-    f"both sides of the identity; their largest difference here is {gap:.1e}.")
+    "both sides of the identity; their largest difference here is {gap}.").format(
+        gap=f"{gap:.1e}"))
 ui.download(identity_table, s.dim, s.base, s.layout, s.device,
             filename=f"identity_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}.csv",
-            label="score table", key="der_identity")
+            label=_("score table"), key="der_identity")

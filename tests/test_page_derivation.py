@@ -103,3 +103,18 @@ def test_identity_heatmap_is_toeplitz_and_matches_a_dense_matrix():
 
 def test_figure_is_built_once_per_setting_and_sent_as_float32(monkeypatch):
     assert_frozen_once(monkeypatch, "derivation", {"dim": "16"}, {"derivation_heatmap"})
+
+
+def test_last_pair_and_equal_positions_read_in_chinese():
+    """The pair notice, the m = n variant of the sign note and the metrics, in Chinese."""
+    from i18n_helpers import untranslated
+
+    at = run_page("derivation", {"lang": "zh", "dim": "8", "der_i": "20", "der_m": "3",
+                                 "der_n": "3"})
+    assert untranslated(at) == {}
+    info = " ".join(shown(i.value) for i in at.info)
+    assert "不存在第 i = 20 对" in info and "只是因为 m = n" in info
+    assert "《RoFormer：用旋转位置编码增强的 Transformer》" in info
+    assert all(m.delta.startswith("差值 ") for m in at.metric)
+    assert "ψ(m) 对比 mθ（弧度）" in metrics(at)
+    assert any(r"\text{底数}" in latex.value for latex in at.latex)

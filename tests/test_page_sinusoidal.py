@@ -168,3 +168,16 @@ def test_text_does_not_credit_rope_with_telling_before_from_after(default):
     assert "so it can." not in text
     assert "with q = k its score" in text and "just as symmetric" in text
     assert "q ≠ k" in text and "W_Q W_Kᵀ" in text
+
+
+def test_capped_table_and_other_base_read_in_chinese():
+    """The cap notice and the forms' text for another base and head dim, in Chinese."""
+    from i18n_helpers import untranslated
+
+    at = run_page(PAGE, {"lang": "zh", "sin_positions": "4096", "sin_dmodel": "512",
+                         "base": "10", "dim": "8"})
+    assert untranslated(at) == {}
+    assert any("**256**" in i.value and "4,096" in i.value for i in at.info)
+    text = " ".join(md.value for md in at.markdown)
+    assert "幂形式更精确。" in text and "舍入误差" in text
+    assert any(r"\text{底数}" in latex.value for latex in at.latex)
