@@ -9,6 +9,8 @@ import streamlit as st
 import rope_core as rc
 import rope_core.breaks as br
 import ui
+from ui import i18n
+from ui.i18n import _, ngettext
 
 TRAIN_OPTIONS = [2**e for e in range(9, 18)]  # 512 ... 131,072 tokens
 FACTOR_OPTIONS = [1, 2, 4, 8, 16, 32, 64]
@@ -66,7 +68,25 @@ def preset_table() -> pd.DataFrame:
 
 
 def tokens(x: float) -> str:
-    return f"{x:,.0f} tokens"
+    n = round(x)
+    return ngettext("{n} token", "{n} tokens", n).format(n=i18n.integer(n))
+
+
+def method_label(method: str) -> str:
+    """The method's name for people (rope_core's label, translated)."""
+    return _(rc.SCALING_LABELS[method])
+
+
+def listing(items) -> str:
+    """Items joined for a sentence ("a, b" / "a、b")."""
+    # Translators: the separator between the items of a list ("1,024, 4,096"); Chinese "、".
+    return _(", ").join(items)
+
+
+def source(paper: dict) -> str:
+    """A paper's citation from rope_core.breaks, translated (marked there for the catalog)."""
+    citation = paper["citation"]
+    return _(citation)
 
 
 def log_y(fig: go.Figure) -> go.Figure:
@@ -82,25 +102,29 @@ def ood_figure(dim: int, base: float, train: int, factor: int, method: str):
     scaled_rows = ood[ood["method"] == method]
     pairs = plain_rows["pair i"]
     fig = go.Figure()
-    fig.add_scatter(x=pairs, y=plain_rows["train max angle [rad]"], name=f"training: L·θᵢ, "
-                    f"L = {train:,}", mode="lines", line=dict(color=ui.COLORS[0], width=2.5))
+    fig.add_scatter(x=pairs, y=plain_rows["train max angle [rad]"],
+                    name=_("training: L·θᵢ, L = {length}").format(length=i18n.integer(train)),
+                    mode="lines", line=dict(color=ui.COLORS[0], width=2.5))
     fig.add_scatter(x=pairs, y=plain_rows["inference max angle [rad]"],
-                    name=f"inference at s·L = {factor * train:,}, no scaling", mode="lines",
+                    name=_("inference at s·L = {length}, no scaling").format(
+                        length=i18n.integer(factor * train)), mode="lines",
                     line=dict(color=ui.COLORS[1], width=1.8))
     fig.add_scatter(x=pairs, y=scaled_rows["inference max angle [rad]"],
-                    name=f"inference at s·L, {method}", mode="lines",
-                    line=dict(color=ui.COLORS[2], width=1.8, dash="dash"))
-    for rows, color, label in ((plain_rows, ui.COLORS[1], "no scaling"),
-                               (scaled_rows, ui.COLORS[2], method)):
+                    name=_("inference at s·L, {method}").format(method=method_label(method)),
+                    mode="lines", line=dict(color=ui.COLORS[2], width=1.8, dash="dash"))
+    for rows, color, label in ((plain_rows, ui.COLORS[1], _("no scaling")),
+                               (scaled_rows, ui.COLORS[2], method_label(method))):
         bad = rows[rows["unseen"]]
         if len(bad):
             fig.add_scatter(x=bad["pair i"], y=bad["inference max angle [rad]"],
                             mode="markers", marker=dict(color=color, size=7, symbol="x"),
-                            name=f"unseen angles ({label}): {len(bad)} pairs")
+                            name=ngettext("unseen angles, {method}: {n} pair",
+                                          "unseen angles, {method}: {n} pairs",
+                                          len(bad)).format(method=label, n=len(bad)))
     fig.add_hline(y=TWO_PI, line=dict(color="#888", dash="dot"),
-                  annotation_text="2π: one turn")
-    ui.style(fig, title="Largest angle per pair: training vs inference", x="pair i",
-             y="largest angle [rad] (log scale)")
+                  annotation_text=_("2π: one turn"))
+    ui.style(fig, title=_("Largest angle per pair: training vs inference"), x=_("pair i"),
+             y=_("largest angle [rad] (log scale)"))
     return log_y(fig)
 
 
@@ -113,14 +137,14 @@ def wavelength_figure(dim: int, base: float, train: int, factor: int, method: st
     critical_pair = liu_summary(dim, base, train, float(new_base))["critical_pair"]
     fig = go.Figure()
     fig.add_scatter(x=plain_rows["pair i"], y=plain_rows["wavelength [tokens]"], mode="lines",
-                    name="wavelength 2π/θᵢ", line=dict(color=ui.COLORS[0], width=2.5))
+                    name=_("wavelength 2π/θᵢ"), line=dict(color=ui.COLORS[0], width=2.5))
     fig.add_hline(y=train, line=dict(color=ui.COLORS[1], dash="dash"),
-                  annotation_text=f"L = {train:,} tokens")
+                  annotation_text=_("L = {length} tokens").format(length=i18n.integer(train)))
     fig.add_vline(x=critical_pair, line=dict(color=ui.COLORS[3], dash="dot"),
                   annotation_text=f"d_extra/2 = {critical_pair}")
-    ui.style(fig, title=f"Wavelengths and the critical dimension (d = {dim}, "
-                        f"base {ui.fmt_base(base)})", x="pair i",
-             y="wavelength [tokens] (log scale)")
+    ui.style(fig, title=_("Wavelengths and the critical dimension (d = {dim}, base {base})")
+             .format(dim=dim, base=ui.fmt_base(base)), x=_("pair i"),
+             y=_("wavelength [tokens] (log scale)"))
     return log_y(fig)
 
 
@@ -135,12 +159,14 @@ def bm_figure(dim: int, base: float, max_distance: int, train: int):
     fig.add_hline(y=0, line=dict(color="#888"))
     if neg is not None:
         fig.add_vline(x=neg, line=dict(color=ui.COLORS[1], dash="dash"),
-                      annotation_text=f"first B_m < 0: m = {neg:,}")
+                      annotation_text=_("first B_m < 0: m = {m}").format(m=i18n.integer(neg)))
     if train <= max_distance:
         fig.add_vline(x=train, line=dict(color=ui.COLORS[2], dash="dot"),
-                      annotation_text=f"L = {train:,}", annotation_position="bottom right")
-    ui.style(fig, title=f"B_m against distance (d = {dim}, base {ui.fmt_base(base)})",
-             x="distance m [tokens]", y="B_m = Σᵢ cos(m·θᵢ)")
+                      annotation_text=f"L = {i18n.integer(train)}",
+                      annotation_position="bottom right")
+    ui.style(fig, title=_("B_m against distance (d = {dim}, base {base})").format(
+                 dim=dim, base=ui.fmt_base(base)),
+             x=_("distance m [tokens]"), y="B_m = Σᵢ cos(m·θᵢ)")
     return fig
 
 
@@ -150,45 +176,48 @@ def scan_figure(dim: int, context: int):
     best = min_base(dim, context)
     scan = scan_table(dim, context, best)
     fig = go.Figure()
-    for passes, color, name in ((True, ui.COLORS[2], "passes: B_m ≥ 0 for all m < L"),
-                                (False, ui.COLORS[1], "fails: some B_m < 0")):
+    for passes, color, name in ((True, ui.COLORS[2], _("passes: B_m ≥ 0 for all m < L")),
+                                (False, ui.COLORS[1], _("fails: some B_m < 0"))):
         part = scan[scan["passes"] == passes]
         fig.add_scatter(x=part["base"], y=[1 if passes else 0] * len(part), mode="markers",
                         name=name, marker=dict(color=color, size=9, symbol="line-ns-open"))
     fig.add_vline(x=best, line=dict(color="#444", dash="dot"),
-                  annotation_text=f"smallest: {best:,.0f}")
-    ui.style(fig, title=f"Which bases pass for L = {context:,} (d = {dim})",
-             x="base (log scale)", y="passes (1) or fails (0)", height=300)
+                  annotation_text=_("smallest: {base}").format(
+                      base=i18n.number(best, "#,##0")))
+    ui.style(fig, title=_("Which bases pass for L = {length} (d = {dim})").format(
+                 length=i18n.integer(context), dim=dim),
+             x=_("base (log scale)"), y=_("passes (1) or fails (0)"), height=300)
     fig.update_xaxes(type="log", exponentformat="power")
     fig.update_yaxes(tickvals=[0, 1], range=[-0.5, 1.5])
     return fig
 
 
 s = ui.settings()
-st.title("Long context: where RoPE breaks")
-st.markdown(
+st.title(_("Long context: where RoPE breaks"))
+st.markdown(_(
     "A model trained on L tokens has seen each pair's angle m·θᵢ only for m < L. Run it at "
     "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
     "angles they never saw. Context-extension methods shrink θᵢ so that s·L·θ'ᵢ stays inside "
     "what training covered. A second, independent limit: B_m = Σᵢ cos(m·θᵢ), half the "
     "score of q = k = all ones, must stay ≥ 0, which needs a base large enough for the "
-    "context.")
+    "context."))
 
 # ---------------------------------------------------------------- 1. OOD angles
-st.header("1. Angles never seen in training")
+st.header(_("1. Angles never seen in training"))
 c1, c2, c3, c4 = st.columns(4)
-train = ui.select_slider("Training context L [tokens]", TRAIN_OPTIONS, 4096, "lc_train",
+train = ui.select_slider(_("Training context L [tokens]"), TRAIN_OPTIONS, 4096, "lc_train",
                          container=c1, fmt=str)
-factor = ui.select_slider("Extension factor s", FACTOR_OPTIONS, 8, "lc_factor",
+factor = ui.select_slider(_("Extension factor s"), FACTOR_OPTIONS, 8, "lc_factor",
                           container=c2, fmt=str)
-method = ui.choice("Scaling method", METHODS, "yarn", "lc_method", container=c3,
+method = ui.choice(_("Scaling method"), METHODS, "yarn", "lc_method", container=c3,
                    fmt=lambda m: m, horizontal=False,
-                   help="From the app's scaling registry (LongRoPE needs per-pair searched "
-                        "factors and is left out).")
-new_base = ui.select_slider("Base after tuning (Liu et al.)", ui.BASE_OPTIONS, 1_000_000,
+                   captions=[method_label(m) for m in METHODS],
+                   help=_("From the app's scaling registry (LongRoPE needs per-pair searched "
+                          "factors and is left out)."))
+new_base = ui.select_slider(_("Base after tuning (Liu et al.)"), ui.BASE_OPTIONS, 1_000_000,
                             "lc_newbase", container=c4, fmt=str,
-                            help="T_extra = 2π·base^(d_extra/d) for a model whose critical "
-                                 "dimension d_extra was set in pre-training.")
+                            help=_("T_extra = 2π·base^(d_extra/d) for a model whose critical "
+                                   "dimension d_extra was set in pre-training."))
 
 with ui.friendly_errors():
     ood = ood_table(s.dim, s.base, train, factor, method)
@@ -206,132 +235,205 @@ with right:
             key="lc_wl_plot")
 
 m1, m2, m3 = st.columns(3)
-m1.metric("Critical dimension d_extra", f"{liu['critical_dimension']}",
-          help="2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]")
-m2.metric(f"Extrapolation limit at base {ui.fmt_base(s.base)}", tokens(liu["limit_at_base"]))
-m3.metric(f"Extrapolation limit at base {ui.fmt_base(new_base)}",
+m1.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
+          help=_("2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]"))
+m2.metric(_("Extrapolation limit at base {base}").format(base=ui.fmt_base(s.base)),
+          tokens(liu["limit_at_base"]))
+m3.metric(_("Extrapolation limit at base {base}").format(base=ui.fmt_base(new_base)),
           tokens(liu["limit_at_new_base"]))
 n_plain = int(plain_rows["unseen"].sum())
 n_scaled = int(scaled_rows["unseen"].sum())
 turned = int((plain_rows["train max angle [rad]"] >= TWO_PI).sum())
 ui.explain(
-    f"**What to notice.** With d = {s.dim}, base {ui.fmt_base(s.base)} and L = {train:,}, "
-    f"{turned} of {s.dim // 2} pairs complete at least one turn in training (their angles "
-    f"cover every value mod 2π); the critical dimension is d_extra = "
-    f"{liu['critical_dimension']} (pair {liu['critical_pair']} is the boundary). Running "
-    f"at s·L = {factor * train:,} tokens without scaling pushes {n_plain} pairs past "
-    f"anything they saw (marked ×); with {method} the count is {n_scaled}. Liu et al.'s "
-    f"bound: a model whose critical dimension was set in pre-training carries "
-    f"2π·base^(d_extra/d) tokens, {tokens(liu['limit_at_base'])} at the training base and "
-    f"{tokens(liu['limit_at_new_base'])} once the base is changed to {ui.fmt_base(new_base)}.")
-st.caption(f"Source: {br.LIU_2023['citation']}. They report the critical dimension "
-           f"{br.LIU_2023['critical_dimension']} for LLaMA 2 (d = 128, base 10⁴, "
-           "L = 4096); the app computes it from the formula:")
+    ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
+             "{pairs} pairs completes at least one turn in training (its angles cover every "
+             "value mod 2π); the critical dimension is d_extra = {critical} (pair {pair} is "
+             "the boundary).",
+             "**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
+             "{pairs} pairs complete at least one turn in training (their angles cover every "
+             "value mod 2π); the critical dimension is d_extra = {critical} (pair {pair} is "
+             "the boundary).", turned).format(
+        dim=s.dim, base=ui.fmt_base(s.base), length=i18n.integer(train), n=turned,
+        pairs=s.dim // 2, critical=liu["critical_dimension"], pair=liu["critical_pair"]),
+    ngettext("Running at s·L = {length} tokens without scaling pushes {n} pair past anything "
+             "it saw (marked ×); with {method} the count is {scaled}.",
+             "Running at s·L = {length} tokens without scaling pushes {n} pairs past anything "
+             "they saw (marked ×); with {method} the count is {scaled}.", n_plain).format(
+        length=i18n.integer(factor * train), n=n_plain, method=method_label(method),
+        scaled=n_scaled),
+    _("Liu et al.'s bound: a model whose critical dimension was set in pre-training carries "
+      "2π·base^(d_extra/d) tokens, {at_base} at the training base and {at_new_base} once the "
+      "base is changed to {new_base}.").format(
+        at_base=tokens(liu["limit_at_base"]), at_new_base=tokens(liu["limit_at_new_base"]),
+        new_base=ui.fmt_base(new_base)))
+st.caption(_("Source: {citation}. They report the critical dimension {critical} for {model} "
+             "(d = 128, base 10⁴, L = 4096); the app computes it from the formula:").format(
+    citation=source(br.LIU_2023), critical=br.LIU_2023["critical_dimension"],
+    model=br.LIU_2023["model"]))
 row = liu_cmp.iloc[0]
-flag = "agrees" if row["matches"] else f"DIFFERS by {row['difference']}"
-st.dataframe(liu_cmp, hide_index=True)
-st.caption(f"Paper {row['paper critical dimension']}, app {row['app critical dimension']}: "
-           f"{flag}.")
+st.dataframe(liu_cmp.rename(columns={
+    "model": _("model"), "base": _("base"),
+    "train context L [tokens]": _("train context L [tokens]"),
+    "paper critical dimension": _("paper critical dimension"),
+    "app critical dimension": _("app critical dimension"), "difference": _("difference"),
+    "matches": _("matches")}), hide_index=True)
+if row["matches"]:
+    st.caption(_("Paper {paper}, app {app}: agrees.").format(
+        paper=row["paper critical dimension"], app=row["app critical dimension"]))
+else:
+    st.caption(_("Paper {paper}, app {app}: DIFFERS by {difference}.").format(
+        paper=row["paper critical dimension"], app=row["app critical dimension"],
+        difference=row["difference"]))
 ui.download(ood_table, s.dim, s.base, train, factor, method,
             filename=f"long_context_angles_dim{s.dim}_base{ui.slug(s.base)}_L{train}_"
-                     f"s{factor}_{method}.csv", label="angle table", key="lc_ood")
+                     f"s{factor}_{method}.csv", label=_("angle table"), key="lc_ood")
 
 # ---------------------------------------------------------------- 2. base bounds context
-st.header("2. The base bounds the context")
-st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad "
-         r"\text{need } B_m \ge 0 \text{ for every } m < L")
+st.header(_("2. The base bounds the context"))
+# The condition is one phrase (math inside it between $): no LaTeX braces in the message.
+st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \text{"
+         + _(r"need $B_m \ge 0$ for every $m < L$") + "}")
 c1, c2 = st.columns(2)
-bmax = ui.select_slider("Largest distance m [tokens]", BMAX_OPTIONS, 16384, "lc_bmax",
+bmax = ui.select_slider(_("Largest distance m [tokens]"), BMAX_OPTIONS, 16384, "lc_bmax",
                         container=c1, fmt=str)
-target = ui.select_slider("Target context L [tokens]", TARGET_OPTIONS, 4096, "lc_target",
+target = ui.select_slider(_("Target context L [tokens]"), TARGET_OPTIONS, 4096, "lc_target",
                           container=c2, fmt=str)
 with ui.friendly_errors():
     bm = bm_table(s.dim, s.base, bmax)
     neg = first_negative(s.dim, s.base, bmax)
 
 ui.show(bm_figure(s.dim, s.base, bmax, train), key="lc_bm_plot")
-sampled = len(bm) < bmax + 1
-where = (f"first turns negative at m = {neg:,}" if neg is not None
-         else f"stays ≥ 0 for every m up to {bmax:,}")
-verdict = ("" if neg is None else
-           f" That is {'inside' if neg < train else 'beyond'} the training length "
-           f"L = {train:,}.")
-ui.explain(
-    f"**B_m starts at d/2 = {bm['B_m'].iloc[0]:.0f}** and, for base "
-    f"{ui.fmt_base(s.base)}, {where} (found exactly, integer by integer).{verdict} "
-    + (f"The curve is sampled at {len(bm):,} distances; the crossing is exact. "
-       if sampled else ""))
+start = f"{bm['B_m'].iloc[0]:.0f}"
+if neg is not None:
+    where = _("**B_m starts at d/2 = {start}** and, for base {base}, first turns negative at "
+              "m = {m} (found exactly, integer by integer).").format(
+        start=start, base=ui.fmt_base(s.base), m=i18n.integer(neg))
+    if neg < train:
+        verdict = _("That is inside the training length L = {length}.")
+    else:
+        verdict = _("That is beyond the training length L = {length}.")
+    verdict = verdict.format(length=i18n.integer(train))
+else:
+    where = _("**B_m starts at d/2 = {start}** and, for base {base}, stays ≥ 0 for every m up "
+              "to {most} (found exactly, integer by integer).").format(
+        start=start, base=ui.fmt_base(s.base), most=i18n.integer(bmax))
+    verdict = ""
+sampled = ""
+if len(bm) < bmax + 1:
+    sampled = _("The curve is sampled at {n} distances; the crossing is exact.").format(
+        n=i18n.integer(len(bm)))
+ui.explain(*(t for t in (where, verdict, sampled) if t))
 
 ok_context = True
 try:
     br.check_context_work(s.dim, target)
 except ValueError as err:
     ok_context = False
-    ui.error(f"The smallest base for L = {target:,} is not computed at d = {s.dim}: "
-             f"{err} Choose a smaller target context or a smaller head dim.")
+    ui.error(_("The smallest base for L = {length} is not computed at d = {dim}: {reason} "
+               "Choose a smaller target context or a smaller head dim.").format(
+        length=i18n.integer(target), dim=s.dim, reason=i18n.error_text(err)))
 if ok_context:
     with ui.friendly_errors():
         best = min_base(s.dim, target)
     if best is None:
-        ui.warning(f"No base up to 10^15 keeps B_m ≥ 0 for every m < {target:,} at "
-                   f"d = {s.dim}.")
+        ui.warning(_("No base up to 10^15 keeps B_m ≥ 0 for every m < {length} at "
+                     "d = {dim}.").format(length=i18n.integer(target), dim=s.dim))
     else:
         with ui.friendly_errors():
             scan = scan_table(s.dim, target, best)
         fit = br.men_fit_base(target)
         k1, k2, k3 = st.columns(3)
-        k1.metric(f"Smallest base for L = {target:,} (app, d = {s.dim})", f"{best:,.0f}")
-        k2.metric("Men et al. fit 0.0424·L^1.628", f"{fit:,.0f}")
-        k3.metric("Ratio app / fit", f"{best / fit:.2f}")
+        k1.metric(_("Smallest base for L = {length} (app, d = {dim})").format(
+            length=i18n.integer(target), dim=s.dim), i18n.number(best, "#,##0"))
+        k2.metric(_("Men et al. fit 0.0424·L^1.628"), i18n.number(fit, "#,##0"))
+        k3.metric(_("Ratio app / fit"), f"{best / fit:.2f}")
         ui.show(scan_figure(s.dim, target), key="lc_scan_plot")
         above = scan[scan["base"] > best]
         refail = above[~above["passes"]]
-        ui.explain(
-            f"**The passing set is not an interval.** The search walks the grid 1.01^k "
-            f"upward and stops at the first base that passes, {best:,.0f} (so the answer is "
-            f"exact to 1% on that grid). Of the {len(above)} scanned bases above it, "
-            f"{len(refail)} fail again"
-            + (f", the largest at {refail['base'].max():,.0f}" if len(refail) else "")
-            + ": raising the base moves a negative dip of B_m inside [0, L), so a bigger "
-              "base is not automatically safe.")
+        first_pass = _("**The passing set is not an interval.** The search walks the grid "
+                       "1.01^k upward and stops at the first base that passes, {base} (so the "
+                       "answer, on that grid, is exact to 1%).").format(
+            base=i18n.number(best, "#,##0"))
+        if len(refail):
+            again = ngettext(
+                "Of the {n} scanned bases above it, {failing} fails again, the largest at "
+                "{largest}: raising the base moves a negative dip of B_m inside [0, L), so a "
+                "bigger base is not automatically safe.",
+                "Of the {n} scanned bases above it, {failing} fail again, the largest at "
+                "{largest}: raising the base moves a negative dip of B_m inside [0, L), so a "
+                "bigger base is not automatically safe.", len(refail)).format(
+                n=len(above), failing=len(refail),
+                largest=i18n.number(refail["base"].max(), "#,##0"))
+        else:
+            again = _("Of the {n} scanned bases above it, 0 fail again: raising the base "
+                      "moves a negative dip of B_m inside [0, L), so a bigger base is not "
+                      "automatically safe.").format(n=len(above))
+        ui.explain(first_pass, again)
         ui.download(scan_table, s.dim, target, best,
                     filename=f"long_context_base_scan_dim{s.dim}_L{target}.csv",
-                    label="base scan", key="lc_scan")
+                    label=_("base scan"), key="lc_scan")
 
-st.subheader("Published fit beside the app")
-st.caption(f"Source: {br.MEN_2024['citation']}. Their Figure 1 fits the lower bound of the "
-           "base as 0.0424·L^1.628. The paper's per-length table values could not be "
-           "verified here, so only the published fit is compared. Their models have d = 128.")
-if ui.toggle("Compute the app's minimum for 1K … 1M tokens at d = 128 (about 10–30 s the "
-             "first time, then cached for every visitor)", False, "lc_men"):
+st.subheader(_("Published fit beside the app"))
+st.caption(_("Source: {citation}. Their Figure 1 fits the lower bound of the base as "
+             "0.0424·L^1.628. The paper's per-length table values could not be verified "
+             "here, so only the published fit is compared. Their models have d = 128.").format(
+    citation=source(br.MEN_2024)))
+if ui.toggle(_("Compute the app's minimum for 1K … 1M tokens at d = 128 (about 10–30 s the "
+               "first time, then cached for every visitor)"), False, "lc_men"):
     with ui.friendly_errors():
         men = men_table(128, MEN_CONTEXTS)
     far = men[(men["ratio app/fit"] < 0.5) | (men["ratio app/fit"] > 2)]
-    st.dataframe(men, hide_index=True)
-    ui.explain(
-        f"App / fit ratios range from {men['ratio app/fit'].min():.2f} to "
-        f"{men['ratio app/fit'].max():.2f}; "
-        + (f"{len(far)} context(s) differ by more than a factor 2 (flagged: "
-           + ", ".join(f"{int(L):,}" for L in far["context L [tokens]"]) + ")."
-           if len(far) else "none differs by more than a factor 2.")
-        + " A fit through a few points is not the exact bound; the app's values are exact "
-          "to 1% on its grid.")
+    st.dataframe(men.rename(columns={
+        "context L [tokens]": _("context L [tokens]"), "app min base": _("app min base"),
+        "paper fit base": _("paper fit base"), "ratio app/fit": _("ratio app/fit")}),
+        hide_index=True)
+    ratios = _("App / fit ratios range from {low} to {high}.").format(
+        low=f"{men['ratio app/fit'].min():.2f}", high=f"{men['ratio app/fit'].max():.2f}")
+    if len(far):
+        differ = ngettext(
+            "{n} context differs by more than a factor 2 (flagged: {contexts}).",
+            "{n} contexts differ by more than a factor 2 (flagged: {contexts}).",
+            len(far)).format(n=len(far), contexts=listing(
+                i18n.integer(int(L)) for L in far["context L [tokens]"]))
+    else:
+        differ = _("None differs by more than a factor 2.")
+    ui.explain(ratios, differ,
+               _("A fit through a few points is not the exact bound; the app's values, on "
+                 "its grid, are exact to 1%."))
     ui.download(men_table, 128, MEN_CONTEXTS, filename="long_context_men_fit_dim128.csv",
-                label="fit comparison", key="lc_men_csv")
+                label=_("fit comparison"), key="lc_men_csv")
 
-st.subheader("Real models: does the base carry the context?")
+st.subheader(_("Real models: does the base carry the context?"))
 presets = preset_table()
-st.dataframe(presets, hide_index=True)
+KINDS = {"original": _("original"), "max": _("maximum")}
+shown_presets = presets.assign(**{"context kind": presets["context kind"].map(
+    lambda k: KINDS.get(k, k))})
+st.dataframe(shown_presets.rename(columns={
+    "preset": _("preset"), "rotary dim": _("rotary dim"), "base": _("base"),
+    "context kind": _("context kind"), "context L [tokens]": _("context L [tokens]"),
+    "passes": _("passes"), "first negative distance [tokens]":
+        _("first negative distance [tokens]")}), hide_index=True)
 fails = presets[~presets["passes"]]
-ui.explain(
-    f"Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
-    f"checked for its original and its maximum context: {len(fails)} of {len(presets)} "
-    "rows have some B_m < 0 inside the context"
-    + (" (" + ", ".join(dict.fromkeys(fails["preset"])) + ")" if len(fails) else "")
-    + ". A failing row is where Men et al.'s argument says the base alone cannot carry "
-      "the context; scaling methods change θᵢ and are not counted here.")
-ui.download(preset_table, filename="long_context_presets.csv", label="preset table",
+if len(fails):
+    preset_verdict = ngettext(
+        "Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
+        "checked for its original and its maximum context: {n} of {rows} rows has some B_m < 0 "
+        "inside the context ({presets}).",
+        "Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
+        "checked for its original and its maximum context: {n} of {rows} rows have some "
+        "B_m < 0 inside the context ({presets}).", len(fails)).format(
+        n=len(fails), rows=len(presets),
+        presets=listing(dict.fromkeys(fails["preset"])))
+else:
+    preset_verdict = _(
+        "Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
+        "checked for its original and its maximum context: 0 of {rows} rows have some "
+        "B_m < 0 inside the context.").format(rows=len(presets))
+ui.explain(preset_verdict,
+           _("A failing row is where Men et al.'s argument says the base alone cannot carry "
+             "the context; scaling methods change θᵢ and are not counted here."))
+ui.download(preset_table, filename="long_context_presets.csv", label=_("preset table"),
             key="lc_presets")
 ui.download(bm_table, s.dim, s.base, bmax,
             filename=f"long_context_bm_dim{s.dim}_base{ui.slug(s.base)}_max{bmax}.csv",
-            label="B_m curve", key="lc_bm")
+            label=_("B_m curve"), key="lc_bm")

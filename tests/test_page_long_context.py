@@ -114,3 +114,17 @@ def test_men_fit_comparison_table():
 def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
     assert_frozen_once(monkeypatch, PAGE, {"lc_factor": "4", "lc_target": "1024"},
                        {"lc_ood_plot", "lc_wl_plot", "lc_bm_plot", "lc_scan_plot"})
+
+
+def test_chinese_fit_table_and_other_branches_show_no_english():
+    """Non-default settings in Chinese: the fit table and its sentences, B_m's first
+    negative distance inside the training length, another method (labels from rope_core)."""
+    from i18n_helpers import untranslated
+
+    at = run_page(PAGE, {"lang": "zh", "lc_men": "true", "lc_train": "131072",
+                         "lc_method": "linear", "lc_factor": "1"})
+    no_exceptions(at)
+    assert len(at.dataframe) == 3  # Liu et al., the fit comparison, the presets
+    headers = " ".join(str(c) for df in at.dataframe for c in df.value.columns)
+    assert "论文拟合的底数" in headers and "临界维度" in headers
+    assert untranslated(at) == {}

@@ -111,3 +111,15 @@ def test_first_open_fits_the_payload_budget_and_draws_table_points(default_page)
         assert 800 <= len(x) <= 1_200 and x[0] == 1 and x[-1] == 1_000_000
         by_position = rows.set_index("position m [tokens]")["max cos error"]
         np.testing.assert_allclose(y, by_position.loc[x].to_numpy(), rtol=1e-6, atol=1e-30)
+
+
+def test_chinese_without_overflow_shows_no_english():
+    """float32 alone up to 1,000, recipe cache: the sentences without float16's overflow."""
+    from i18n_helpers import untranslated
+
+    at = run_page(PAGE, {"lang": "zh", "pr_dtypes": ["float32"], "pr_max": "1000",
+                         "pr_recipe": "cache", "pr_gap": "1"})
+    no_exceptions(at)
+    text = " ".join(md.value for md in at.markdown)
+    assert "根本没有角度" not in text and "m = 1,000" in text  # no float16 overflow
+    assert untranslated(at) == {}
