@@ -25,16 +25,8 @@ PROPER_NAMES = {
     "qwen", "softmax", "streamlit", "torch", "transformer", "transformers", "vaswani",
     "peng", "bloc", "emozilla", "kaiokendev", "nope", "yarn", "longrope", "polar",
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
-<<<<<<< HEAD
-<<<<<<< HEAD
-    "mistralai", "zhipu", "glm", "anthropic", "openai", "mini",
-=======
-    "mistralai", "zhipu", "glm", "anthropic", "openai",
-    "haviv", "kazemnejad", "toeplitz",
->>>>>>> i18n-model
-=======
     "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox",
->>>>>>> i18n-breaks
+    "haviv", "kazemnejad", "toeplitz",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
