@@ -141,11 +141,9 @@ axis = ui.choice(_("Distance axis"), AXES, AXES[0], "decay_axis", container=c1,
                  captions=[_("evenly spaced distances from 0"),
                            _("log-spaced distances from 1")])
 extra_bases = ui.multiselect(_("Overlay other bases (up to 3)"), ui.BASE_OPTIONS, [],
-                             "decay_bases", max_selections=3, container=c2, fmt=str,
-                             placeholder=_("Choose options"))
+                             "decay_bases", max_selections=3, container=c2)
 extra_dims = ui.multiselect(_("Overlay other head dims (up to 3)"), DIM_CHOICES, [],
-                            "decay_dims", max_selections=3, container=c2, fmt=str,
-                            placeholder=_("Choose options"))
+                            "decay_dims", max_selections=3, container=c2)
 trials = ui.slider(_("Random (q, k) pairs"), 1, MAX_TRIALS, 64, "decay_trials", container=c3)
 seed = ui.number(_("Random seed"), 0, 2**31 - 1, 0, "decay_seed", container=c3)
 

@@ -6,10 +6,17 @@ from plotly.subplots import make_subplots
 
 import rope_core.lesson as lesson
 import ui
-from ui.i18n import _
+from ui import i18n
+from ui.i18n import N_, _
 from ui.navigation import PageSpec, by_name, sections
 
 SENTENCES = list(lesson.TOY_SENTENCES)
+# The toy sentences are data (rope_core.lesson) and link values (?why_sentence=);
+# each is also a message whose translation names the same words in the visitor's
+# language, one for each English word, so that the shuffle moves the same roles.
+# Translators: keep exactly one space-separated word per English word, in the same order.
+SENTENCE_MESSAGES = (N_("dog bites man"), N_("the cat chased the mouse"),
+                     N_("alice gave bob a book"))
 SHOWN = 16  # output coordinates drawn per token
 MAX_SEED = 1000
 
@@ -22,9 +29,11 @@ def shuffle(sentence: str, dim: int, base: float, layout: str, seed: int):
 
 
 def shuffled_words(sentence: str) -> tuple[list[str], list[str]]:
-    """The sentence's words and the same words in its shuffle's order."""
-    words, order = lesson.TOY_SENTENCES[sentence]
-    return list(words), [words[t] for t in order]
+    """The sentence's words, in the run's language, and the same words in its
+    shuffle's order."""
+    words = i18n.words(sentence)
+    order = lesson.TOY_SENTENCES[sentence][1]
+    return words, [words[t] for t in order]
 
 
 @ui.figure
@@ -36,9 +45,10 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
                         horizontal_spacing=0.12,
                         subplot_titles=(
-                            _("no positions:<br>“{sentence}”").format(sentence=sentence),
+                            _("no positions:<br>“{sentence}”").format(sentence=" ".join(words)),
                             _("no positions:<br>“{sentence}”").format(sentence=" ".join(moved)),
-                            _("RoPE on q and k:<br>“{sentence}”").format(sentence=sentence),
+                            _("RoPE on q and k:<br>“{sentence}”").format(
+                                sentence=" ".join(words)),
                             _("RoPE on q and k:<br>“{sentence}”").format(
                                 sentence=" ".join(moved))))
     hover = _("{token}, coordinate {j}<br>{value}").format(
@@ -83,8 +93,8 @@ st.markdown(_(
 st.latex(r"\operatorname{out}(x) = \operatorname{softmax}\!\big(QK^{\top}/\sqrt{d}\big)\,V")
 st.latex(r"Q = xW_q^{\top},\ K = xW_k^{\top},\ V = xW_v^{\top}")
 c1, c2 = st.columns([2, 1])
-# the toy sentences are data (rope_core.lesson): the words the head reads, shown as they are
 sentence = ui.choice(_("Sentence"), SENTENCES, SENTENCES[0], "why_sentence", container=c1,
+                     fmt=lambda text: " ".join(i18n.words(text)),
                      help=_("Each sentence comes with the shuffle that swaps who does what."))
 seed = ui.number(_("Random seed (word vectors, W_q, W_k, W_v)"), 0, MAX_SEED, 0, "why_seed",
                  container=c2)
@@ -93,7 +103,7 @@ with ui.friendly_errors():
     tables = shuffle(sentence, s.dim, s.base, s.layout, seed)
 summary = tables["summary"]
 gap = dict(zip(summary["encoding"], summary["max |out(P x) - P out(x)|"]))
-moved = shuffled_words(sentence)[1]
+words, moved = shuffled_words(sentence)
 shuffled = " ".join(moved)
 
 ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs")
@@ -112,7 +122,8 @@ ui.explain(_(
     "words. With RoPE on q and k the same comparison differs by up to {rope}: "
     "the outputs now depend on the order. (A causal mask would also break the symmetry, "
     "since each token then sees only the ones before it, but it says nothing about how far "
-    "apart two tokens are.)").format(first=first, none=f"{gap['none']:.1e}", sentence=sentence,
+    "apart two tokens are.)").format(first=first, none=f"{gap['none']:.1e}",
+                                     sentence=" ".join(words),
                                      shuffled=shuffled, rope=f"{gap['rope']:.2g}"))
 ui.download(shuffle, sentence, s.dim, s.base, s.layout, seed, part="outputs",
             filename=f"why_positions_{sentence.replace(' ', '_')}_dim{s.dim}_base"

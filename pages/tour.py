@@ -42,16 +42,22 @@ def _same(a: float, b: float) -> bool:
 SIDEBAR = {"base": "10000", "dim": "128", "layout": "interleaved"}
 CHOSEN_PAIR = 40  # step 6: the pair whose wavelength the base change stretches
 LAST_ROW = 15  # step 8: the last query of 16 tokens
-SENTENCE = "dog bites man"  # step 1: a toy sentence of rope_core.lesson (data, shown as is)
-_WORDS, _ORDER = lesson.TOY_SENTENCES[SENTENCE]
-# the values of the named placeholders in the steps' texts
-PLACES = {"pair": CHOSEN_PAIR, "row": LAST_ROW, "keys": LAST_ROW + 1, "sentence": SENTENCE,
-          "shuffled": " ".join(_WORDS[t] for t in _ORDER)}
+SENTENCE = "dog bites man"  # step 1: a toy sentence of rope_core.lesson (pages/overview.py)
+_ORDER = lesson.TOY_SENTENCES[SENTENCE][1]
+
+
+def places() -> dict:
+    """The values of the named placeholders in the steps' texts, in the run's language
+    (the toy sentence's words are translated word for word: ui.i18n.words)."""
+    words = i18n.words(SENTENCE)
+    return {"pair": CHOSEN_PAIR, "row": LAST_ROW, "keys": LAST_ROW + 1,
+            "sentence": " ".join(words), "shuffled": " ".join(words[t] for t in _ORDER),
+            "word": words[0]}
 
 
 def say(text: str) -> str:
     """A step's text (an N_ message) in the run's language, placeholders filled."""
-    return _(text).format(**PLACES)
+    return _(text).format(**places())
 
 
 def _self_similarity(r: dict) -> str:
@@ -80,9 +86,9 @@ STEPS: tuple[Step, ...] = (
         N_("Attention alone cannot tell word orders apart"), "overview",
         {**SIDEBAR, "why_sentence": SENTENCE, "why_seed": "0"},
         N_("The two top panels: the output rows of the head without positions, for the "
-           "sentence and for its shuffle. Find the row of “dog” in each."),
+           "sentence and for its shuffle. Find the row of “{word}” in each."),
         N_("Without position information the head reads “{shuffled}” instead of "
-           "“{sentence}”. What happens to the output for “dog”?"),
+           "“{sentence}”. What happens to the output for “{word}”?"),
         (N_("It is the same vector, only in another row"), N_("It changes a little"),
          N_("It changes completely")),
         lambda p: tour.shuffle_gaps(p["why_sentence"], int(p["dim"]), float(p["base"]),

@@ -12,6 +12,7 @@ import pandas as pd
 from streamlit.runtime.media_file_manager import MediaFileManager
 from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.element_tree import ElementTree
 
 from ui import read_csv
 
@@ -48,6 +49,27 @@ def _navigation_pages_init(self, *args, **kwargs):
 
 
 PagesManager.__init__ = _navigation_pages_init
+
+
+# AppTest reads each widget's value back through its format_func on the test's
+# own thread, outside any script run, where ui.i18n falls back to English; a
+# widget whose labels are translated (fmt=_) then fails to find its Chinese label.
+# Read the widget states in the session's language, as the browser does.
+_original_widget_states = ElementTree.get_widget_states
+
+
+def _widget_states_in_language(self):
+    from ui import i18n
+
+    try:
+        lang = self._runner.session_state[i18n.LANG_KEY]
+    except (KeyError, AttributeError):
+        lang = i18n.DEFAULT_LANG
+    with i18n.speaking(lang if lang in i18n.LANGUAGES else i18n.DEFAULT_LANG):
+        return _original_widget_states(self)
+
+
+ElementTree.get_widget_states = _widget_states_in_language
 
 
 def run_page(page: str | None = None, query: dict | None = None) -> AppTest:

@@ -305,3 +305,13 @@ def test_po_file_parses_back_identically():
         data = f.read()
     cat = read_po(io.BytesIO(data))
     assert cat.locale is not None and str(cat.locale) == "zh"
+
+
+def test_toy_sentences_translate_word_for_word(catalog):
+    """Each toy sentence (rope_core.lesson data) is a message whose translation has
+    one word per English word, so the shuffle moves the same roles (ui.i18n.words)."""
+    from rope_core.lesson import TOY_SENTENCES
+
+    for sentence, (words, _order) in TOY_SENTENCES.items():
+        entry = catalog.get(sentence)
+        assert entry is not None and len(entry.string.split(" ")) == len(words), sentence

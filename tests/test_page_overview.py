@@ -97,7 +97,7 @@ def test_figure_is_built_once_per_setting_and_sent_as_float32(monkeypatch):
 
 
 def test_chinese_page_with_another_sentence_and_its_table():
-    """Everything but the toy sentences (rope_core.lesson data, quoted as they are) in Chinese."""
+    """Everything in Chinese, the toy sentence translated word for word."""
     at = run_page(None, {"lang": "zh", "why_sentence": "the cat chased the mouse",
                          "why_seed": "3"})
     for t in at.toggle:
@@ -105,17 +105,14 @@ def test_chinese_page_with_another_sentence_and_its_table():
             t.set_value(True)
     at.run()
     assert at.title[0].value == "注意力为什么需要位置"
-    assert at.radio(key="why_sentence").value == "the cat chased the mouse"
+    assert at.session_state["why_sentence"] == "the cat chased the mouse"
     labels = [link.proto.label for link in at.get("page_link")]
     assert "正弦位置编码：原始 Transformer 的加性位置编码" in labels
     assert "导览：按编号的步骤：打开页面，先预测，再揭晓实时计算的答案" in labels
     gaps, _out = reference_gaps("the cat chased the mouse", seed=3)
     assert metric(at, "RoPE：") == f"{gaps['rope']:.2g}"
     text = " ".join(shown(md.value) for md in at.markdown)
-    assert "“the cat chased the mouse” 和 “the mouse chased the cat”" in text
+    assert "“那只 猫 追 那只 老鼠” 和 “那只 老鼠 追 那只 猫”" in text  # word for word
     spec = figure(at)
     assert spec["layout"]["xaxis3"]["title"]["text"] == "输出坐标 j"
-    toy = {w for words, _order in lesson.TOY_SENTENCES.values() for w in words}
-    left = {text: [w for w in words if w.lower() not in toy]
-            for text, words in untranslated(at).items()}
-    assert {text: words for text, words in left.items() if words} == {}
+    assert untranslated(at) == {}

@@ -8,7 +8,6 @@ import pytest
 from apptest_helpers import run_page, shown, warnings
 from i18n_helpers import untranslated
 
-import rope_core.lesson as lesson
 from ui.navigation import PAGES, by_name
 
 WIDGETS = ("select_slider", "slider", "number_input", "radio", "toggle", "text_input",
@@ -169,17 +168,6 @@ def test_first_negative_b_m_inside_llama_2s_context(titles):
 
 
 # ------------------------------------------------------------------ Chinese ----
-# The toy sentences ("dog bites man") are rope_core.lesson data: the words the head
-# reads, quoted as they are in both languages (step 1 names them).
-TOY_WORDS = {w for words, _order in lesson.TOY_SENTENCES.values() for w in words}
-
-
-def untranslated_but_toy_words(at):
-    found = {text: [w for w in words if w.lower() not in TOY_WORDS]
-             for text, words in untranslated(at).items()}
-    return {text: words for text, words in found.items() if words}
-
-
 @pytest.mark.parametrize("number", range(1, N + 1))
 def test_every_step_in_chinese_with_its_answer_shows_no_english(number):
     at = run_page("tour", {"lang": "zh", "tour_step": str(number)})
@@ -190,7 +178,7 @@ def test_every_step_in_chinese_with_its_answer_shows_no_english(number):
     assert f"第 {number} 步，共 {N} 步" in at.get("progress")[0].proto.text
     assert any(m.value.startswith("**答案：") for m in at.markdown)
     assert at.info and at.info[0].value.startswith("没有做出预测")
-    assert untranslated_but_toy_words(at) == {}
+    assert untranslated(at) == {}
 
 
 def test_prediction_survives_a_language_switch_and_is_judged_in_chinese(titles):

@@ -104,6 +104,13 @@ def _relabel_link(key: str, fmt: Callable, value, default) -> None:
         keep_in_link(key, fmt(value), fmt(default))
 
 
+def code(text: str) -> str:
+    """App-written text as a Markdown code span (a name, a link value); text with
+    a backtick is escaped instead."""
+    text = str(text)
+    return plain(text) if "`" in text or not text else f"`{text}`"
+
+
 def _one_value(values: list[str]) -> str:
     return _("this setting takes one value, the link gives {n}").format(n=len(values))
 
@@ -124,10 +131,12 @@ def check_link(key: str, label: str, valid: Callable[[list[str]], str | None],
     if problem is None:
         return
     _drop_link_value(key)
+    # key, problem, label and default are the app's own text; only the values
+    # come from the visitor, quoted as plain text.
     st.warning(_("The link sets {key} = {values}, which is not used: {problem}. "
                  "{label} keeps its default, {default}.").format(
-                     key=plain(key), values=_shown(values), problem=plain(problem),
-                     label=plain(label), default=plain(default_text)),
+                     key=code(key), values=_shown(values), problem=problem,
+                     label=label, default=code(default_text)),
                icon=":material/link_off:")
 
 
@@ -164,7 +173,7 @@ def select_slider(label: str, options: Sequence, default, key: str, *, container
     _translate_link(key, options, fmt)
     labels = [fmt(o) for o in options]
     check_link(key, label, one_of(labels, allowed or _("one of {first} … {last}").format(
-        first=labels[0], last=labels[-1])),
+        first=code(labels[0]), last=code(labels[-1]))),
                fmt(default))
     value = (container or st).select_slider(label, options=options, value=default, key=key,
                                             format_func=fmt, bind="query-params", **kwargs)
@@ -194,8 +203,8 @@ def choice(label: str, options: Sequence[str], default: str, key: str, *, contai
     """A radio choice bound to ?key=... (the link carries ``fmt(option)``)."""
     _translate_link(key, options, fmt)
     labels = [fmt(o) for o in options]
-    check_link(key, label, one_of(labels, _("one of {values}").format(values=", ".join(labels))),
-               fmt(default))
+    allowed = _("one of {values}").format(values=_(", ").join(map(code, labels)))
+    check_link(key, label, one_of(labels, allowed), fmt(default))
     value = (container or st).radio(label, options, index=list(options).index(default), key=key,
                                     horizontal=horizontal, format_func=fmt, bind="query-params",
                                     **kwargs)
@@ -241,9 +250,10 @@ def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
         bad = [v for v in values if v not in allowed]
         if bad:
             return _("each value must be one of {first} … {last}").format(
-                first=labels[0], last=labels[-1])
+                first=code(labels[0]), last=code(labels[-1]))
         return None
     check_link(key, label, valid, ", ".join(fmt(d) for d in default) or _("none"))
+    kwargs.setdefault("placeholder", _("Choose options"))
     value = (container or st).multiselect(label, options, default=list(default), key=key,
                                           max_selections=max_selections, format_func=fmt,
                                           bind="query-params", **kwargs)

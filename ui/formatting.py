@@ -26,5 +26,9 @@ def slug(value: float) -> str:
 
 
 def explain(*sentences: str) -> None:
-    """The 'what to notice' text under a plot (app-written Markdown only)."""
-    st.markdown(" ".join(sentences))
+    """The 'what to notice' text under a plot (app-written Markdown only).
+    Sentences are joined with a space in English and without one in Chinese,
+    whose full stop carries its own space."""
+    from .i18n import lang
+
+    st.markdown(("" if lang() == "zh" else " ").join(sentences))

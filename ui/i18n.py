@@ -89,6 +89,15 @@ def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
     return message
 
 
+def words(sentence: str) -> list[str]:
+    """A message of space-separated words (a toy sentence whose words are data),
+    word for word in the run's language. Its translation lists the same number
+    of words in the same roles; one that does not is not used."""
+    english = sentence.split(" ")
+    translated = _(sentence).split(" ")
+    return translated if len(translated) == len(english) else english
+
+
 def message(msg: Message | str) -> str:
     """A rope_core message (an error's ``.message``) in this run's language."""
     return msg.render(_) if isinstance(msg, Message) else str(msg)
