@@ -7,6 +7,7 @@ import streamlit as st
 
 import rope_core as rc
 import ui
+from ui.i18n import N_, _, ngettext
 
 DEFAULT_Q = "1, 2, 3, 4"
 DEFAULT_M = 2
@@ -14,40 +15,55 @@ ARTICLE_TITLE = "RoPE 旋转位置编码详解与计算示例"  # the seed artic
 MAX_LEN = 16
 MAX_ABS_ENTRY = 1e12
 M_LIMIT = 10**6
+# the layouts named in figure titles (Plotly shows no `code`); the link values stay
+LAYOUT_NAMES = {"interleaved": N_("interleaved layout"), "half": N_("half layout")}
+# the per-pair table's headers as shown on the page (the CSV keeps the English ones)
+PAIR_HEADERS = {
+    "base": N_("base"), "layout": N_("layout"), "d": "d", "m [tokens]": N_("m [tokens]"),
+    "pair i": N_("pair i"), "coordinate a": N_("coordinate a"), "coordinate b": N_("coordinate b"),
+    "theta_i [rad/token]": N_("theta_i [rad/token]"),
+    "angle m*theta_i [rad]": N_("angle m*theta_i [rad]"),
+    "angle mod 2pi [rad]": N_("angle mod 2pi [rad]"), "cos": "cos", "sin": "sin",
+}
 
 
 def parse_vector(text: str) -> tuple:
     """'1, 2, 3, 4' -> (1.0, 2.0, 3.0, 4.0); ValueError with a readable message."""
     body = text.strip().strip("[]()").strip()
     if not body:
-        raise ValueError("q is empty: type 2 to 16 numbers separated by commas, "
-                         "for example 1, 2, 3, 4.")
+        raise ValueError(_("q is empty: type 2 to {most} numbers separated by commas, "
+                           "for example 1, 2, 3, 4.").format(most=MAX_LEN))
     pieces = body.split(",") if "," in body else body.split()
     values = []
     for n, piece in enumerate(pieces, start=1):
         piece = piece.strip()
         if not piece:
-            raise ValueError(f"Entry {n} of q is empty (two commas in a row, or a comma at "
-                             "the end?). Type numbers separated by commas, e.g. 1, 2, 3, 4.")
+            raise ValueError(_("Entry {n} of q is empty (two commas in a row, or a comma at "
+                               "the end?). Type numbers separated by commas, e.g. 1, 2, 3, "
+                               "4.").format(n=n))
         try:
             value = float(piece)
         except ValueError:
-            raise ValueError(f"Entry {n} of q, {piece!r}, is not a number. Type numbers "
-                             "separated by commas, e.g. 1, 2, 3, 4.") from None
+            raise ValueError(_("Entry {n} of q, {entry}, is not a number. Type numbers "
+                               "separated by commas, e.g. 1, 2, 3, 4.").format(
+                                   n=n, entry=repr(piece))) from None
         if not math.isfinite(value):
-            raise ValueError(f"Entry {n} of q is {piece!r}: every entry must be a finite "
-                             "number (no NaN or infinity).")
+            raise ValueError(_("Entry {n} of q is {entry}: every entry must be a finite "
+                               "number (no NaN or infinity).").format(n=n, entry=repr(piece)))
         if abs(value) > MAX_ABS_ENTRY:
-            raise ValueError(f"Entry {n} of q is {piece}: entries must be at most "
-                             f"{MAX_ABS_ENTRY:.0e} in absolute value.")
+            raise ValueError(_("Entry {n} of q is {entry}: entries must be at most "
+                               "{most} in absolute value.").format(
+                                   n=n, entry=piece, most=f"{MAX_ABS_ENTRY:.0e}"))
         values.append(value)
     if len(values) > MAX_LEN:
-        raise ValueError(f"q has {len(values)} numbers; this page works through at most "
-                         f"{MAX_LEN} by hand.")
+        raise ValueError(_("q has {n} numbers; this page works through at most {most} by "
+                           "hand.").format(n=len(values), most=MAX_LEN))
     if len(values) < 2 or len(values) % 2:
-        raise ValueError(f"q has {len(values)} number{'s' if len(values) != 1 else ''}; RoPE "
-                         "rotates pairs of coordinates, so q needs an even count from 2 to "
-                         f"{MAX_LEN}.")
+        raise ValueError(ngettext(
+            "q has {n} number; RoPE rotates pairs of coordinates, so q needs an even count "
+            "from 2 to {most}.",
+            "q has {n} numbers; RoPE rotates pairs of coordinates, so q needs an even count "
+            "from 2 to {most}.", len(values)).format(n=len(values), most=MAX_LEN))
     return tuple(values)
 
 
@@ -85,11 +101,14 @@ def matrix_figure(q: tuple, m: int, base: float, layout: str):
     fig = go.Figure(go.Heatmap(z=z, x=list(range(d)), y=list(range(d)), text=labels,
                                texttemplate="%{text}", textfont=dict(size=13 if d <= 8 else 10),
                                colorscale="RdBu", zmid=0, zmin=-1, zmax=1,
-                               colorbar=dict(title="entry"), xgap=1, ygap=1,
-                               hovertemplate="row %{y}, column %{x}<br>%{z:.6f}<extra></extra>"))
-    ui.style(fig, title=f"Dense R_m for m = {m} (d = {d}, base {ui.fmt_base(base)}, "
-                        f"{layout}): blank cells are 0",
-             x="column", y="row", height=380 + 20 * d)
+                               colorbar=dict(title=_("entry")), xgap=1, ygap=1,
+                               hovertemplate=_("row {row}, column {column}<br>{value}").format(
+                                   row="%{y}", column="%{x}", value="%{z:.6f}")
+                               + "<extra></extra>"))
+    ui.style(fig, title=_("Dense R_m for m = {m} (d = {d}, base {base}, {layout}): blank cells "
+                          "are 0").format(m=m, d=d, base=ui.fmt_base(base),
+                                          layout=_(LAYOUT_NAMES[layout])),
+             x=_("column"), y=_("row"), height=380 + 20 * d)
     ui.square(fig, dtick=1)
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(dtick=1)
@@ -97,17 +116,17 @@ def matrix_figure(q: tuple, m: int, base: float, layout: str):
 
 
 s = ui.settings()
-st.title("Step by step")
-st.markdown(
+st.title(_("Step by step"))
+st.markdown(_(
     "Type a short vector q and a position m, and follow RoPE by hand: compute the "
     "frequencies, turn each pair of coordinates, then check that the dense matrix, the "
     "element-wise formula used in code and the complex-number form all land on the same "
-    "vector.")
+    "vector."))
 c1, c2 = st.columns([2, 1])
-text = ui.text("Vector q (2 to 16 numbers, comma separated, even count)", DEFAULT_Q,
-                   "step_q", container=c1)
-m = int(ui.number("Position m [tokens]", -M_LIMIT, M_LIMIT, DEFAULT_M, "step_m",
-                      container=c2))
+text = ui.text(_("Vector q ({low} to {high} numbers, comma separated, even count)").format(
+    low=2, high=MAX_LEN), DEFAULT_Q, "step_q", container=c1)
+m = int(ui.number(_("Position m [tokens]"), -M_LIMIT, M_LIMIT, DEFAULT_M, "step_m",
+                  container=c2))
 
 try:
     q = parse_vector(text)
@@ -115,114 +134,139 @@ except ValueError as err:
     ui.error(str(err))
     st.stop()
 d = len(q)
-st.caption(f"Here d = len(q) = {d}, **not** the sidebar's head dim ({s.dim}); the base "
-           f"({ui.fmt_base(s.base)}) and the pair layout ({s.layout}) come from the "
-           "sidebar.")
+st.caption(_("Here d = len(q) = {d}, **not** the sidebar's head dim ({dim}); the base ({base}) "
+             "and the pair layout (`{layout}`) come from the sidebar.").format(
+                 d=d, dim=s.dim, base=ui.fmt_base(s.base), layout=s.layout))
 with ui.friendly_errors():
     tables = steps(q, m, s.base, s.layout)
     table, pairs, matrix = tables["coordinates"], tables["pairs"], tables["matrix"]
 
-st.subheader("1. One frequency per pair, one angle per pair")
-st.latex(r"\theta_i = \text{base}^{-2i/d},\quad i = 0,\dots,\tfrac{d}{2}-1"
-         rf"\qquad (d = {d},\ \text{{base}} = {s.base:.0f},\ m = {m})")
+st.subheader(_("1. One frequency per pair, one angle per pair"))
+# Translators: a LaTeX formula ($$…$$) with doubled braces ({{ }}): keep them and the named
+# fields; translate only the word inside \text{{…}}.
+st.markdown(_("$$\n" r"\theta_i = \text{{base}}^{{-2i/d}},\quad i = 0,\dots,\tfrac{{d}}{{2}}-1"
+              r"\qquad (d = {d},\ \text{{base}} = {base_value},\ m = {m})" "\n$$").format(
+               d=d, base_value=f"{s.base:.0f}", m=m))
 pair_text = (r"(q_{2i},\,q_{2i+1})" if s.layout == "interleaved"
              else r"(q_{i},\,q_{i+d/2})")
-st.markdown(f"The {s.layout} layout pairs coordinates as ${pair_text}$. Each pair gets its "
-            "own frequency θᵢ and turns by the angle m·θᵢ.")
-st.dataframe(pairs, hide_index=True, width="stretch")
+st.markdown(_("The `{layout}` layout pairs coordinates as ${pairs}$. Each pair gets its own "
+              "frequency θᵢ and turns by the angle m·θᵢ.").format(layout=s.layout,
+                                                                  pairs=pair_text))
+# the headers in the run's language, on a copy for display (the CSV keeps English)
+st.dataframe(pairs.rename(columns={c: _(h) for c, h in PAIR_HEADERS.items()}),
+             hide_index=True, width="stretch")
 
-st.subheader("2. Turn each pair by its 2×2 rotation")
-for _, p in pairs.iterrows():
+st.subheader(_("2. Turn each pair by its 2×2 rotation"))
+for _row_index, p in pairs.iterrows():
     i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
     c, sn = p["cos"], p["sin"]
     qa, qb = table["q_j"].iloc[a], table["q_j"].iloc[b]
     out_a, out_b = table["dense R_m q"].iloc[a], table["dense R_m q"].iloc[b]
     with st.container():
-        st.markdown(f"**Pair {i}**: coordinates ({a}, {b}), angle m·θ{sub(i)} = "
-                    f"{m}·{p['theta_i [rad/token]']:.6g} = {p['angle m*theta_i [rad]']:.6g} rad")
+        st.markdown(_("**Pair {i}**: coordinates ({a}, {b}), angle m·θ{index} = {m}·{theta} = "
+                      "{angle} rad").format(i=i, a=a, b=b, index=sub(i), m=m,
+                                            theta=f"{p['theta_i [rad/token]']:.6g}",
+                                            angle=f"{p['angle m*theta_i [rad]']:.6g}"))
         st.latex(rf"\begin{{bmatrix}} q'_{{{a}}} \\ q'_{{{b}}} \end{{bmatrix}} = "
                  rf"\begin{{bmatrix}} {num(c)} & {num(-sn)} \\ {num(sn)} & {num(c)} "
                  rf"\end{{bmatrix}} {column([qa, qb])} = {column([out_a, out_b])}")
-st.markdown("Put back in place, the pairs give the rotated vector:")
+st.markdown(_("Put back in place, the pairs give the rotated vector:"))
 st.latex(r"R_m\,q = " + row_vector(table["dense R_m q"]))
 
-st.subheader("3. The same thing as one matrix R_m")
+st.subheader(_("3. The same thing as one matrix R_m"))
 ui.show(matrix_figure(q, m, s.base, s.layout), key="step_matrix_plot")
 ui.explain(
-    "Each pair owns a 2×2 block on its rows and columns"
-    + (", so the blocks sit on the diagonal." if s.layout == "interleaved" else
-       "; in the half layout pair i uses rows i and i + d/2, so the blocks are spread out.")
-    + " Everything else is 0, which is why code never builds this matrix.")
+    _("Each pair owns a 2×2 block on its rows and columns, so the blocks sit on the diagonal. "
+      "Everything else is 0, which is why code never builds this matrix.")
+    if s.layout == "interleaved" else
+    _("Each pair owns a 2×2 block on its rows and columns; in the half layout pair i uses "
+      "rows i and i + d/2, so the blocks are spread out. Everything else is 0, which is why "
+      "code never builds this matrix."))
 
-st.subheader("4. Element-wise form (what the code runs)")
+st.subheader(_("4. Element-wise form (what the code runs)"))
 rotate_text = (r"(-q_1,\ q_0,\ -q_3,\ q_2,\ \dots)" if s.layout == "interleaved" else
                r"(-q_{d/2},\dots,-q_{d-1},\ q_0,\dots,q_{d/2-1})")
-st.latex(r"R_m q = q \odot \cos(m\theta) + \operatorname{rotate}(q) \odot \sin(m\theta),"
-         r"\qquad \operatorname{rotate}(q) = " + rotate_text)
+# Translators: a LaTeX formula ($$…$$) with doubled braces ({{ }}): keep them and the named
+# fields; translate only the word inside \operatorname{{…}} (e.g. as \text{{…}}).
+st.markdown(_("$$\n" r"R_m q = q \odot \cos(m\theta) + \operatorname{{rotate}}(q) \odot "
+              r"\sin(m\theta),\qquad \operatorname{{rotate}}(q) = {rotated}" "\n$$").format(
+                  rotated=rotate_text))
 st.latex(r"\cos = " + row_vector(table["cos"]))
 st.latex(r"\sin = " + row_vector(table["sin"]))
-st.latex(r"\operatorname{rotate}(q) = " + row_vector(table["rotate(q)_j"]))
-st.latex(r"q \odot \cos + \operatorname{rotate}(q) \odot \sin = "
-         + row_vector(table["elementwise"]))
+# Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
+st.markdown(_("$$\n" r"\operatorname{{rotate}}(q) = {vector}" "\n$$").format(
+    vector=row_vector(table["rotate(q)_j"])))
+# Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
+st.markdown(_("$$\n" r"q \odot \cos + \operatorname{{rotate}}(q) \odot \sin = {vector}"
+              "\n$$").format(
+    vector=row_vector(table["elementwise"])))
 
-st.subheader("5. Complex-number form")
+st.subheader(_("5. Complex-number form"))
 st.latex(r"z_i = q_a + \iota\,q_b,\qquad z'_i = z_i\, e^{\iota m\theta_i} = "
          r"z_i\,(\cos m\theta_i + \iota\sin m\theta_i),\qquad \iota = \sqrt{-1}")
-st.caption("ι (iota) is the imaginary unit √−1; i stays the pair index.")
+st.caption(_("ι (iota) is the imaginary unit √−1; i stays the pair index."))
 cplx = table["complex form"]
-for _, p in pairs.iterrows():
+for _row_index, p in pairs.iterrows():
     i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
     qa, qb = table["q_j"].iloc[a], table["q_j"].iloc[b]
     st.latex(rf"z'_{{{i}}} = ({num(qa)} {'+' if qb >= 0 else '-'} {num(abs(qb))}\,\iota)"
              rf"\,({num(p['cos'])} {'+' if p['sin'] >= 0 else '-'} "
              rf"{num(abs(p['sin']))}\,\iota) = {num(cplx.iloc[a])} "
              rf"{'+' if cplx.iloc[b] >= 0 else '-'} {num(abs(cplx.iloc[b]))}\,\iota")
-st.caption("The real part of z′ᵢ goes back to coordinate a, the imaginary part to b "
-           + ("(LLaMA's torch.view_as_complex reads the interleaved layout this way)."
-              if s.layout == "interleaved" else "(for the half layout: q_i + ι·q_(i+d/2))."))
+st.caption(
+    _("The real part of z′ᵢ goes back to coordinate a, the imaginary part to b (LLaMA's "
+      "`torch.view_as_complex` reads the interleaved layout this way).")
+    if s.layout == "interleaved" else
+    _("The real part of z′ᵢ goes back to coordinate a, the imaginary part to b (for the half "
+      "layout: q_i + ι·q_(i+d/2))."))
 
 summary = tables["summary"].iloc[0]
 gap = float(summary["largest difference between forms"])
 norm_q, norm_out = float(summary["norm of q"]), float(summary["norm of R_m q"])
 k1, k2, k3 = st.columns(3)
-k1.metric("Largest difference between the three forms", f"{gap:.1e}")
+k1.metric(_("Largest difference between the three forms"), f"{gap:.1e}")
 k2.metric("‖q‖", f"{norm_q:.6f}")
 k3.metric("‖R_m q‖", f"{norm_out:.6f}")
+lengths = dict(norm_q=f"{norm_q:.6f}", norm_out=f"{norm_out:.6f}",
+               diff=f"{abs(norm_q - norm_out):.1e}")
 ui.explain(
-    ("The three forms agree exactly here" if gap == 0 else
-     f"The three forms agree to {gap:.1e}, float64 rounding") +
-    ": they are one computation written three ways. "
-    f"The length is kept (‖q‖ = {norm_q:.6f}, ‖R_m q‖ = {norm_out:.6f}, "
-    f"difference {abs(norm_q - norm_out):.1e}) because every block is a rotation.")
+    _("The three forms agree exactly here: they are one computation written three ways. "
+      "The length is kept (‖q‖ = {norm_q}, ‖R_m q‖ = {norm_out}, difference {diff}) because "
+      "every block is a rotation.").format(**lengths)
+    if gap == 0 else
+    _("The three forms agree to {gap}, float64 rounding: they are one computation written "
+      "three ways. The length is kept (‖q‖ = {norm_q}, ‖R_m q‖ = {norm_out}, difference "
+      "{diff}) because every block is a rotation.").format(gap=f"{gap:.1e}", **lengths))
 
 default_example = q == parse_vector(DEFAULT_Q) and m == DEFAULT_M and s.base == 10_000
 # the article's second pair: turned by its angle 2 * 0.0001 rad instead of 2 * theta_1
 article_pair = rc.pair_trajectory((3.0, 4.0), (1.0, 0.0), 1e-4, [2], [0])["q_rot"][0]
 if default_example and s.layout == "interleaved":
     ours = table["dense R_m q"]
-    here = (f"This page gives q′ = ({ours.iloc[0]:.6f}, {ours.iloc[1]:.6f}, {ours.iloc[2]:.6f}, "
-            f"{ours.iloc[3]:.6f}).")
+    here = _("This page gives q′ = ({q0}, {q1}, {q2}, {q3}).").format(
+        q0=f"{ours.iloc[0]:.6f}", q1=f"{ours.iloc[1]:.6f}", q2=f"{ours.iloc[2]:.6f}",
+        q3=f"{ours.iloc[3]:.6f}")
 else:
-    here = ("Set q = 1, 2, 3, 4, m = 2, base 10⁴ and the interleaved layout to see the "
-            "correct numbers.")
-st.info(
-    f"**About the worked example in the article “{ARTICLE_TITLE}” (RoPE rotary position "
+    here = _("Set q = 1, 2, 3, 4, m = 2, base 10⁴ and the `interleaved` layout to see the "
+             "correct numbers.")
+st.info(_(
+    "**About the worked example in the article “{title}” (RoPE rotary position "
     "encoding explained, with a worked example; d = 4, m = 2, q = [1, 2, 3, 4]).** "
     "It computes a frequency for each of the four coordinates instead of one per pair, so "
     "the second pair (q₂, q₃) is turned by 2·0.0001 = 0.0002 rad instead of 2·θ₁ = 2·0.01 = "
     "0.02 rad. Even for that angle its products are off: 3·cos 0.0002 − 4·sin 0.0002 = "
-    f"{float(article_pair[0]):.8f} and 3·sin 0.0002 + 4·cos 0.0002 = "
-    f"{float(article_pair[1]):.8f}, not the 2.99999194 and 4.00000594 it prints. Of its first "
-    "pair, (−2.2347, 0.0771), only the first number is correct: it multiplies cos 2 and "
-    "sin 2 rounded to −0.4161 and 0.9093, and 1·0.9093 + 2·(−0.4161) = 0.0771 is that "
-    "rounding's artefact. With cos 2 = −0.416147 and sin 2 = 0.909297 the pair is "
-    "1·cos 2 − 2·sin 2 = −2.234742 and 1·sin 2 + 2·cos 2 = 0.077004. "
-    f"{here}", icon="ℹ️")
+    "{first} and 3·sin 0.0002 + 4·cos 0.0002 = {second}, not the 2.99999194 and 4.00000594 "
+    "it prints. Of its first pair, (−2.2347, 0.0771), only the first number is correct: it "
+    "multiplies cos 2 and sin 2 rounded to −0.4161 and 0.9093, and 1·0.9093 + 2·(−0.4161) = "
+    "0.0771 is that rounding's artefact. With cos 2 = −0.416147 and sin 2 = 0.909297 the "
+    "pair is 1·cos 2 − 2·sin 2 = −2.234742 and 1·sin 2 + 2·cos 2 = 0.077004. {result}").format(
+        title=ARTICLE_TITLE, first=f"{float(article_pair[0]):.8f}",
+        second=f"{float(article_pair[1]):.8f}", result=here), icon="ℹ️")
 
-st.subheader("Tables")
+st.subheader(_("Tables"))
 tag = f"d{d}_m{m}_base{ui.slug(s.base)}_{s.layout}"
 ui.download(steps, q, m, s.base, s.layout, part="coordinates",
-            filename=f"step_by_step_{tag}.csv", label="step table", key="step")
+            filename=f"step_by_step_{tag}.csv", label=_("step table"), key="step")
 ui.download(steps, q, m, s.base, s.layout, part="matrix",
-            filename=f"step_by_step_matrix_{tag}.csv", label="R_m table",
-                     key="step_matrix")
+            filename=f"step_by_step_matrix_{tag}.csv", label=_("R_m table"),
+            key="step_matrix")

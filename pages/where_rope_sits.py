@@ -5,6 +5,8 @@ import streamlit as st
 
 import rope_core.lesson as lesson
 import ui
+from ui import i18n
+from ui.i18n import N_, _
 
 SEED = 0
 N_HEADS = 2  # heads of the toy checkpoint
@@ -13,16 +15,29 @@ LAYOUT_SEQ = 6  # tokens of the layout check
 DRAWN = 32  # coordinates drawn in the picture of indices
 MAX_SEQ = lesson.MAX_SEQ
 
-# the diagram: node -> (x, y, text); edges run tail -> head
+# the diagram: node -> (x, y, text); edges run tail -> head; the texts go through _()
 NODES = {
-    "x": (0.0, 1.0, "x (token)"),
+    "x": (0.0, 1.0, N_("x (token)")),
     "wq": (1.3, 2.0, "W_q"), "wk": (1.3, 1.0, "W_k"), "wv": (1.3, 0.0, "W_v"),
     "rq": (2.7, 2.0, "RoPE: R_m q"), "rk": (2.7, 1.0, "RoPE: R_n k"),
-    "cache": (4.1, 0.5, "KV cache<br>R_n k_n, v_n"),
-    "att": (5.6, 1.5, "softmax(qᵀk/√d) v"), "out": (6.9, 1.5, "output"),
+    "cache": (4.1, 0.5, N_("KV cache<br>R_n k_n, v_n")),
+    "att": (5.6, 1.5, "softmax(qᵀk/√d) v"), "out": (6.9, 1.5, N_("output")),
 }
 EDGES = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "rq"), ("wk", "rk"), ("rk", "cache"),
          ("wv", "cache"), ("rq", "att"), ("cache", "att"), ("att", "out")]
+# rope_core.lesson.layout_tables' checks (the CSV's "check" column, English) as the
+# metrics name them, in the run's language
+CHECK_LABELS = {
+    "max |W_q,half x - (W_q x)[p]| per head": N_("max |W_q,half x - (W_q x)[p]| per head"),
+    "max |RoPE_half(q[p]) - RoPE_interleaved(q)[p]|":
+        N_("max |RoPE_half(q[p]) - RoPE_interleaved(q)[p]|"),
+    "max |scores half (converted) - scores interleaved (Meta)|":
+        N_("max |scores half (converted) - scores interleaved (Meta)|"),
+    "max |scores half (not converted) - scores interleaved (Meta)|":
+        N_("max |scores half (not converted) - scores interleaved (Meta)|"),
+}
+# the rows of the picture of indices
+LAYOUT_ROWS = (N_("pair i, interleaved"), N_("pair i, half"), N_("p_j (moved to j)"))
 
 
 @ui.table
@@ -42,20 +57,20 @@ def diagram_figure():
     """One attention layer as boxes and arrows; the RoPE boxes in red."""
     fig = go.Figure()
     for tail, head in EDGES:
-        (x0, y0, _), (x1, y1, _) = NODES[tail], NODES[head]
+        (x0, y0, _tail_text), (x1, y1, _head_text) = NODES[tail], NODES[head]
         fig.add_annotation(x=x1 - 0.45, y=y1, ax=x0 + 0.45, ay=y0, xref="x", yref="y",
                            axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=1.6,
                            arrowcolor="#555", text="")
     for name, (x, y, label) in NODES.items():
         rope = name in ("rq", "rk")
-        fig.add_annotation(x=x, y=y, text=label, showarrow=False, font=dict(size=14),
+        fig.add_annotation(x=x, y=y, text=_(label), showarrow=False, font=dict(size=14),
                            bgcolor="#fde0dd" if rope else "#eef3fb",
                            bordercolor=ui.COLORS[1] if rope else ui.COLORS[0], borderwidth=2,
                            borderpad=6)
     fig.update_xaxes(visible=False, range=[-0.6, 7.5])
     fig.update_yaxes(visible=False, range=[-0.5, 2.5])
-    ui.style(fig, title="One attention layer (repeated in every layer): RoPE turns q and k "
-                        "only", x="", y="", height=340)
+    ui.style(fig, title=_("One attention layer (repeated in every layer): RoPE turns q and k "
+                          "only"), x="", y="", height=340)
     fig.update_xaxes(visible=False)
     fig.update_yaxes(visible=False)
     return fig
@@ -68,16 +83,17 @@ def cache_figure(dim: int, base: float, layout: str, seq: int):
     last = scores[scores["t [tokens]"] == seq - 1]
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["recomputed"], mode="lines",
-                             name="recomputed from scratch",
+                             name=_("recomputed from scratch"),
                              line=dict(color=ui.COLORS[0], width=3)))
     fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["from cache"], mode="markers",
-                             name="from the cache of R_n k_n",
+                             name=_("from the cache of R_n k_n"),
                              marker=dict(color=ui.COLORS[2], size=9, symbol="circle-open")))
     fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["cache rotated again"],
-                             mode="lines+markers", name="bug: cache rotated again by t",
+                             mode="lines+markers", name=_("bug: cache rotated again by t"),
                              line=dict(color=ui.COLORS[1], dash="dash")))
-    ui.style(fig, title=f"Scores of the last query (t = {seq - 1}) with every cached key",
-             x="key position n [tokens]", y="score (R_t q_t)ᵀ(R_n k_n)", height=400)
+    ui.style(fig, title=_("Scores of the last query (t = {t}) with every cached key").format(
+                 t=seq - 1),
+             x=_("key position n [tokens]"), y=_("score (R_t q_t)ᵀ(R_n k_n)"), height=400)
     return fig
 
 
@@ -86,80 +102,83 @@ def layouts_figure(dim: int, base: float):
     """Which coordinates pair up in each layout, and the permutation p_j."""
     pairs = layouts(dim, base)["pairs"]
     drawn = pairs[pairs["coordinate j"] < DRAWN]
-    rows = ["pair i, interleaved", "pair i, half", "p_j (moved to j)"]
+    rows = [_(row) for row in LAYOUT_ROWS]
     z = [drawn["pair i interleaved"].tolist(), drawn["pair i half"].tolist(),
          drawn["pair i half"].tolist()]
     text = [[str(v) for v in drawn["pair i interleaved"]],
             [str(v) for v in drawn["pair i half"]], [str(v) for v in drawn["p_j"]]]
     fig = go.Figure(go.Heatmap(z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
                                texttemplate="%{text}", colorscale="Turbo", xgap=1, ygap=2,
-                               colorbar=dict(title="pair i"),
-                               hovertemplate="%{y}, coordinate j = %{x}: %{text}"
-                                             "<extra></extra>"))
-    ui.style(fig, title=f"Which coordinates pair up (d = {dim}"
-                        + (f", first {DRAWN} coordinates drawn)" if dim > DRAWN else ")"),
-             x="coordinate j", y="", height=300)
+                               colorbar=dict(title=_("pair i")),
+                               hovertemplate=_("{row}, coordinate j = {j}: {value}").format(
+                                   row="%{y}", j="%{x}", value="%{text}") + "<extra></extra>"))
+    ui.style(fig, title=(_("Which coordinates pair up (d = {dim}, first {n} coordinates drawn)")
+                         if dim > DRAWN else _("Which coordinates pair up (d = {dim})")).format(
+                             dim=dim, n=DRAWN),
+             x=_("coordinate j"), y="", height=300)
     fig.update_yaxes(autorange="reversed")
     return fig
 
 
 s = ui.settings()
-st.title("Where RoPE sits in a model")
-st.markdown(
+st.title(_("Where RoPE sits in a model"))
+st.markdown(_(
     "In every attention layer, each token's vector x is projected to a query, a key and a "
     "value. RoPE acts **after** the projections W_q and W_k, on q and k only; the value v is "
     "never rotated. Nothing is added to x, so the positions never mix into the token's "
-    "content, and every layer rotates its own q and k again.")
+    "content, and every layer rotates its own q and k again."))
 
 ui.show(diagram_figure(), key="where_diagram")
 
-st.subheader("The KV cache stores rotated keys")
-st.markdown(
+st.subheader(_("The KV cache stores rotated keys"))
+st.markdown(_(
     "When a model generates text, the key of token n is computed once, rotated once at its "
     "own position n, and kept: the cache holds R_n k_n. Later queries are rotated at their "
-    "position t and compared with the cache as it is, because")
+    "position t and compared with the cache as it is, because"))
 st.latex(r"(R_t q_t)^{\top}(R_n k_n) = q_t^{\top} R_{n-t}\, k_n")
-seq = ui.slider("Tokens generated L [tokens]", 2, MAX_SEQ, 12, "where_seq")
+seq = ui.slider(_("Tokens generated L [tokens]"), 2, MAX_SEQ, 12, "where_seq")
 with ui.friendly_errors():
     cache = cache_tables(s.dim, s.base, s.layout, seq)
 scores, summary = cache["scores"], cache["summary"]
 gaps = dict(zip(summary["way"], summary["max |score - recomputed|"]))
 ui.show(cache_figure(s.dim, s.base, s.layout, seq), key="where_cache")
 k1, k2 = st.columns(2)
-k1.metric("Cache of R_n k_n: max |score − recomputed|", f"{gaps['from cache']:.1e}")
-k2.metric("Cache rotated again: max |score − recomputed|",
+k1.metric(_("Cache of R_n k_n: max |score − recomputed|"), f"{gaps['from cache']:.1e}")
+k2.metric(_("Cache rotated again: max |score − recomputed|"),
           f"{gaps['cache rotated again']:.2g}")
-ui.explain(
-    f"Over all {len(scores)} scores of {seq} decoding steps, reading the cache of rotated "
-    f"keys differs from recomputing everything by at most {gaps['from cache']:.1e} "
-    "(rounding): a key is rotated once, at its own position, and never again. Rotating the "
-    "cached keys once more by the current position t would give qᵀR_n k, which forgets "
-    f"where the query is: that differs by up to {gaps['cache rotated again']:.2g}.")
+ui.explain(_(
+    "Over all {n} scores of {steps} decoding steps, reading the cache of rotated keys differs "
+    "from recomputing everything by at most {cache_gap} (rounding): a key is rotated once, at "
+    "its own position, and never again. Rotating the cached keys once more by the current "
+    "position t would give qᵀR_n k, which forgets where the query is: that differs by up to "
+    "{again_gap}.").format(n=i18n.integer(len(scores)), steps=seq,
+                           cache_gap=f"{gaps['from cache']:.1e}",
+                           again_gap=f"{gaps['cache rotated again']:.2g}"))
 ui.download(cache_tables, s.dim, s.base, s.layout, seq, part="scores",
             filename=f"kv_cache_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_L{seq}.csv",
-            label="cache score table", key="where_cache")
+            label=_("cache score table"), key="where_cache")
 
-st.subheader("Two layouts, one rotation")
-st.markdown(
-    "Meta's Llama code pairs coordinates (2i, 2i + 1) (interleaved); Hugging Face and "
-    "GPT-NeoX pair (i, i + d/2) (half). They are the same rotation once the coordinates are "
-    "permuted: coordinate j of the half layout is coordinate p_j of the interleaved one.")
+st.subheader(_("Two layouts, one rotation"))
+st.markdown(_(
+    "Meta's Llama code pairs coordinates (2i, 2i + 1) (`interleaved`); Hugging Face and "
+    "GPT-NeoX pair (i, i + d/2) (`half`). They are the same rotation once the coordinates are "
+    "permuted: coordinate j of the half layout is coordinate p_j of the interleaved one."))
 st.latex(r"p_{c\,d/2 + i} = 2i + c,\qquad c \in \{0, 1\}")
 with ui.friendly_errors():
     lay = layouts(s.dim, s.base)
 checks = lay["checks"]
 ui.show(layouts_figure(s.dim, s.base), key="where_layouts")
-ui.explain(
+ui.explain(_(
     "Equal colours are one pair. In the interleaved row each pair sits side by side; in the "
-    f"half row pair i uses coordinates i and i + {s.dim // 2}. The bottom row lists p_j, "
-    "the interleaved coordinate moved to j: its colour matches the half row, so after the "
-    "permutation the pairs line up.")
+    "half row pair i uses coordinates i and i + {half}. The bottom row lists p_j, the "
+    "interleaved coordinate moved to j: its colour matches the half row, so after the "
+    "permutation the pairs line up.").format(half=s.dim // 2))
 
-st.markdown(
+st.markdown(_(
     "A checkpoint converter applies this permutation once, to the rows of W_q and W_k of "
-    "every head (transformers' convert_llama_weights_to_hf.py), so that the half layout "
+    "every head (transformers' `convert_llama_weights_to_hf.py`), so that the half layout "
     "gives the scores Meta's model was trained with. W_v and the output projection stay "
-    "as they are.")
+    "as they are."))
 st.code("def permute(w, n_heads, dim1, dim2):\n"
         "    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2)"
         ".transpose(1, 2).reshape(dim1, dim2)", language="python")
@@ -167,18 +186,24 @@ value = dict(zip(checks["check"], checks["value"]))
 names = list(value)
 cols = st.columns(2)
 for col, name in zip(cols * 2, names):
-    col.metric(name, f"{value[name]:.2g}")
+    col.metric(_(CHECK_LABELS.get(name, name)), f"{value[name]:.2g}")
+facts = dict(heads=N_HEADS, dim=s.dim, tokens=LAYOUT_SEQ, converted=f"{value[names[2]]:.1e}",
+             unconverted=f"{value[names[3]]:.2g}")
 ui.explain(
-    f"On a toy model with {N_HEADS} heads of d = {s.dim} and {LAYOUT_SEQ} tokens: the "
-    "converted weights give the Meta model's scores up to "
-    f"{value[names[2]]:.1e}, because q and k are permuted the same way and a dot product "
-    "does not care about the order of its terms. The half layout on *unconverted* weights "
-    f"differs by up to {value[names[3]]:.2g}"
-    + (" (for d = 2 both layouts pair the same two coordinates)." if s.dim == 2 else
-       ": the pairs would mix unrelated coordinates."))
+    _("On a toy model with {heads} heads of d = {dim} and {tokens} tokens: the converted "
+      "weights give the Meta model's scores up to {converted}, because q and k are permuted "
+      "the same way and a dot product does not care about the order of its terms. The half "
+      "layout on *unconverted* weights differs by up to {unconverted} (for d = 2 both layouts "
+      "pair the same two coordinates).").format(**facts)
+    if s.dim == 2 else
+    _("On a toy model with {heads} heads of d = {dim} and {tokens} tokens: the converted "
+      "weights give the Meta model's scores up to {converted}, because q and k are permuted "
+      "the same way and a dot product does not care about the order of its terms. The half "
+      "layout on *unconverted* weights differs by up to {unconverted}: the pairs would mix "
+      "unrelated coordinates.").format(**facts))
 ui.download(layouts, s.dim, s.base, part="pairs",
-            filename=f"layout_permutation_dim{s.dim}.csv", label="permutation table",
+            filename=f"layout_permutation_dim{s.dim}.csv", label=_("permutation table"),
             key="where_pairs")
 ui.download(layouts, s.dim, s.base, part="checks",
             filename=f"layout_checks_dim{s.dim}_base{ui.slug(s.base)}.csv",
-            label="layout check table", key="where_checks")
+            label=_("layout check table"), key="where_checks")

@@ -194,3 +194,17 @@ def test_info_corrects_the_articles_first_pair(default_page):
 def test_imaginary_unit_is_not_the_pair_index(default_page):
     shown = " ".join(x.value for x in default_page.latex)
     assert r"\iota" in shown and r"\mathrm{i}" not in shown
+
+
+def test_half_layout_and_bad_vector_in_chinese():
+    """Texts the default view does not show (the half layout's captions, the
+    article box's hint, the error for a bad vector) are translated too."""
+    from i18n_helpers import untranslated
+
+    at = run_page(PAGE, {"lang": "zh", "layout": "half", "step_q": "0.1, -2.7, 3.3, 4e5, 1, 2",
+                         "step_m": "12345"})
+    assert not at.error and untranslated(at) == {}
+    for text in ["1, two", "1,2,3", "", "1, nan", "1,,2", "1, 1e13", ",".join(["1"] * 18)]:
+        at = run_page(PAGE, {"lang": "zh", "step_q": text})
+        assert len(at.error) == 1 and "q" in at.error[0].value, text
+        assert untranslated(at) == {}, (text, at.error[0].value)

@@ -81,3 +81,12 @@ def test_dim_two_says_the_layouts_coincide():
 def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
     assert_frozen_once(monkeypatch, "where_rope_sits", {"where_seq": "7"},
                        {"where_diagram", "where_cache", "where_layouts"})
+
+
+def test_other_settings_in_chinese():
+    """d = 2 (its own sentence) and a capped picture of indices, in Chinese."""
+    from i18n_helpers import untranslated
+
+    for query in ({"dim": "2"}, {"dim": "256", "layout": "half", "where_seq": "30"}):
+        at = run_page("where_rope_sits", {"lang": "zh", **query})
+        assert untranslated(at) == {}, query
