@@ -16,7 +16,7 @@ language_switch()  # first: every title below is in the chosen language
 page = st.navigation({
     _(section): [st.Page(spec.file, title=_(spec.title), icon=spec.icon, default=spec.default)
                  for spec in specs]
-    for section, specs in sections().items()})
+    for section, specs in sections().items()}, expanded=True)  # every page shown: no "View more"
 settings = ui.sidebar_settings()
 ui.remember(settings)
 ui.page_style(settings.present)
