@@ -97,9 +97,13 @@ def run_page(page: str | None = None, query: dict | None = None) -> AppTest:
 _ESCAPED = re.compile(r"\\([" + re.escape(string.punctuation) + "])")
 
 
+_CODE_TICK = re.compile(r"(?<!\\)`")
+
+
 def shown(markdown: str) -> str:
-    """The text a visitor reads for app-escaped Markdown (backslash escapes removed)."""
-    return _ESCAPED.sub(r"\1", markdown).replace("\u200b", "")
+    """The text a visitor reads for app-escaped Markdown: code-span backticks and
+    backslash escapes removed (an escaped backtick stays)."""
+    return _ESCAPED.sub(r"\1", _CODE_TICK.sub("", markdown)).replace("\u200b", "")
 
 
 def warnings(at: AppTest) -> list[str]:
