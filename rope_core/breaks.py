@@ -133,7 +133,7 @@ def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
         fail("factor", s, "a number from 1 to 1000")
     methods = tuple(methods)
     if not methods or any(m not in OOD_METHODS for m in methods):
-        fail("methods", methods, "a non-empty list from " + ", ".join(OOD_METHODS))
+        fail("methods", methods, "a non-empty list from {choices}", choices=", ".join(OOD_METHODS))
     th = plain_theta(dim, base)  # (h,)
     train = L * th  # (h,)
     n = max(1, round(s * L))
@@ -219,8 +219,8 @@ def check_context_work(dim: int, context: int) -> int:
     dim = check_dim(dim)
     context = check_int(context, "context", 1, MAX_CONTEXT)
     if context * (dim // 2) > MAX_CONTEXT_WORK:
-        fail("context", context, f"at most {MAX_CONTEXT_WORK // (dim // 2):,} tokens at "
-                                 f"dim = {dim} (context * dim/2 <= 2^26, to bound the work)")
+        fail("context", context, "at most {n} tokens at dim = {dim} (context * dim/2 <= 2^26, "
+             "to bound the work)", n=f"{MAX_CONTEXT_WORK // (dim // 2):,}", dim=dim)
     return context
 
 
@@ -327,11 +327,11 @@ def log_positions(max_position: int, points: int = MAX_PRECISION_POINTS) -> torc
 def _dtypes(dtypes) -> tuple[str, ...]:
     dtypes = tuple(dtypes)
     if not dtypes:
-        fail("dtypes", dtypes, "a non-empty list from " + ", ".join(DTYPES))
+        fail("dtypes", dtypes, "a non-empty list from {choices}", choices=", ".join(DTYPES))
     for d in dtypes:
         resolve_dtype(d, "dtypes")
         if not isinstance(d, str):
-            fail("dtypes", d, "dtype names, one of " + ", ".join(DTYPES))
+            fail("dtypes", d, "dtype names, one of {choices}", choices=", ".join(DTYPES))
     return tuple(dict.fromkeys(dtypes))
 
 
@@ -384,7 +384,7 @@ def error_table(dim: int, base: float, max_position: int,
     dim, base = check_dim(dim), check_base(base)
     recipes = tuple(dict.fromkeys(recipes))
     if not recipes or any(r not in RECIPES for r in recipes):
-        fail("recipes", recipes, "a non-empty list from " + ", ".join(RECIPES))
+        fail("recipes", recipes, "a non-empty list from {choices}", choices=", ".join(RECIPES))
     m = log_positions(max_position, points)
     frames = []
     for d in _dtypes(dtypes):
