@@ -185,8 +185,8 @@ class RopeConfig:
         """Parse a config.json text (str or bytes, at most 1 MB), then :meth:`from_hf`."""
         if isinstance(text, (bytes, bytearray)):
             if len(text) > MAX_JSON_BYTES:
-                fail("config", Message("<{n} bytes>", n=len(text)), "at most {limit} bytes",
-                     limit=MAX_JSON_BYTES)
+                size = Message("<{n} bytes>", n=len(text))
+                fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
             try:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as e:
@@ -195,8 +195,8 @@ class RopeConfig:
         if not isinstance(text, str):
             fail("config", type(text).__name__, "JSON text (str or bytes)")
         if len(text.encode("utf-8")) > MAX_JSON_BYTES:
-            fail("config", Message("<{n} characters>", n=len(text)), "at most {limit} bytes",
-                 limit=MAX_JSON_BYTES)
+            size = Message("<{n} characters>", n=len(text))
+            fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
 
         def no_constant(c):
             raise RopeError("config is not valid JSON: {constant} is not a JSON number",

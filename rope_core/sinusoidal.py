@@ -116,8 +116,8 @@ def relative_errors(values, exact, *, digits: int = REFERENCE_DIGITS) -> list[fl
     arithmetic (each float value is read exactly), returned as floats."""
     values, exact = list(values), list(exact)
     if len(values) != len(exact):
-        fail("values", Message("{n} values", n=len(values)), "as many as exact ({n})",
-             n=len(exact))
+        count = Message("{n} values", n=len(values))  # not inside fail(): Babel's extractor
+        fail("values", count, "as many as exact ({n})", n=len(exact))
     out = []
     with localcontext() as ctx:
         ctx.prec = digits
