@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ._checks import Message, check_choice, check_int, fail
+from ._checks import check_choice, check_int, fail
 from .config import RopeConfig
 from .decay import relative_upper_bound, score_vs_distance
 from .frequencies import theta as plain_theta
@@ -83,25 +83,20 @@ def scaling_factor(cfg: RopeConfig) -> float:
     return 1.0
 
 
-def describe_params(cfg: RopeConfig) -> Message:
-    """The method's parameters as one line, a :class:`Message` (``str()`` is the
-    English line of the model cards' CSV; a page translates it); a per-pair factor
-    list is summarised as 'n values from min to max'."""
-    line = None
+def describe_params(cfg: RopeConfig) -> str:
+    """The method's parameters as one line; a per-pair factor list is summarised as
+    'n values from min to max'."""
+    parts = []
     for name, value in cfg.params:
         if isinstance(value, tuple):
-            part = Message("{name}: {n} values from {low} to {high}", name=name, n=len(value),
-                           low=f"{min(value):.4g}", high=f"{max(value):.4g}")
+            parts.append(f"{name}: {len(value)} values from {min(value):.4g} to {max(value):.4g}")
         elif isinstance(value, bool):
-            part = Message("{name}: {value}", name=name, value=str(value).lower())
+            parts.append(f"{name}: {str(value).lower()}")
         elif isinstance(value, Real):
-            part = Message("{name}: {value}", name=name, value=f"{value:,.6g}")
+            parts.append(f"{name}: {value:,.6g}")
         else:
-            part = Message("{name}: {value}", name=name, value=str(value))
-        # Translators: two items of a list of parameters ("factor: 8; rope_theta: 500,000")
-        line = part if line is None else Message("{first}; {second}", first=line, second=part)
-    # Translators: a model's context-extension method has no parameters
-    return Message("none") if line is None else line
+            parts.append(f"{name}: {value}")
+    return "; ".join(parts) or "none"
 
 
 def models_table(configs) -> pd.DataFrame:
@@ -117,7 +112,7 @@ def models_table(configs) -> pd.DataFrame:
         rows.append({
             "model": cfg.name, "head_dim": cfg.head_dim, "rotary_dim": cfg.rotary_dim,
             "base": cfg.base, "layout": cfg.layout, "method": cfg.method,
-            "parameters": str(describe_params(cfg)),
+            "parameters": describe_params(cfg),
             "local_base": cfg.local_base if cfg.local_base is not None else math.nan,
             "original context [tokens]": cfg.original_context,
             "max context [tokens]": cfg.max_context,
