@@ -387,6 +387,12 @@ def resolve_params(method: str, dim: int, params: dict) -> dict:
         fail("high_freq_factor", out["high_freq_factor"],
              "greater than low_freq_factor = {low_freq_factor}",
              low_freq_factor=f"{out['low_freq_factor']:g}")
+    if method == "longrope" and out["attention_factor"] is None and \
+            out["original_max_position_embeddings"] < 2 and _resolve_factor(
+                out["factor"], 1, out["max_position_embeddings"]) > 1:
+        # its default attention factor sqrt(1 + ln s / ln L) divides by ln L = 0
+        fail("original_max_position_embeddings", out["original_max_position_embeddings"],
+             "at least 2 when longrope derives its attention factor from s (it divides by ln L)")
     if out.get("max_position_embeddings") is not None and \
             out["max_position_embeddings"] < out["original_max_position_embeddings"]:
         fail("max_position_embeddings", out["max_position_embeddings"],
