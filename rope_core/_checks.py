@@ -1,7 +1,11 @@
 """Argument validation shared by every rope_core module.
 
-Each check raises ``ValueError`` whose message names the parameter, the value
-that was given and what is allowed, so that the dashboard can show it as is.
+Each check raises :class:`RopeError` (a ``ValueError``) whose message names the
+parameter, the value that was given and what is allowed, so that the dashboard
+can show it as is. Its templates are literals (messages of the app's gettext
+catalog): ``fail(name, value, "an integer from {low} to {high}", low=1, high=8)``
+with the values as named parameters, never formatted into the template.
+Prose in rope_core's constants that a page shows is marked with :func:`N_`.
 """
 
 from __future__ import annotations
@@ -9,17 +13,28 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
+from typing import NoReturn
 
 import torch
 
 MAX_DIM = 4096  # head dims beyond this are not a teaching use case
 
 
-def _fmt(value) -> str:
+def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
+    """Mark ``message`` for the app's catalog without translating it: text kept
+    in rope_core's constants that a page shows (and translates where it shows it)."""
+    return message
+
+
+def _fmt(value):
+    """The value as the error shows it: its ``repr``, or for a tensor a
+    :class:`Message` (its values, or its shape when it is large)."""
+    if isinstance(value, Message):
+        return value  # already a sentence, e.g. "<12 bytes>"
     if isinstance(value, torch.Tensor):
         if value.numel() <= 6:
-            return f"tensor({value.tolist()})"
-        return f"tensor of shape {tuple(value.shape)}"
+            return Message("tensor({values})", values=str(value.tolist()))
+        return Message("tensor of shape {shape}", shape=str(tuple(value.shape)))
     return repr(value)
 
 
@@ -61,20 +76,26 @@ class RopeError(ValueError):
         super().__init__(str(self.message))
 
 
-def fail(name: str, value, allowed: str, **params) -> None:
+def fail(name: str, value, allowed: str, **params) -> NoReturn:
     """Raise the error for argument ``name``: ``allowed`` says what is allowed, as
-    a template whose ``{placeholders}`` are filled from ``params``."""
+    a literal template whose ``{placeholders}`` are filled from ``params``."""
+    reject(name, value, Message(allowed, **params))
+
+
+def reject(name: str, value, allowed: Message) -> NoReturn:
+    """:func:`fail` with the allowed text already a :class:`Message` (built from
+    literal templates elsewhere, e.g. ``Param.allowed()``)."""
     raise RopeError("{name}={value} is not allowed: {name} must be {allowed}.",
-                    name=name, value=_fmt(value), allowed=Message(allowed, **params))
+                    name=name, value=_fmt(value), allowed=allowed)
 
 
 def check_dim(dim, name: str = "dim") -> int:
     """An even integer in [2, MAX_DIM]."""
     if isinstance(dim, bool) or not isinstance(dim, Integral):
-        fail(name, dim, f"an even integer from 2 to {MAX_DIM}")
+        fail(name, dim, "an even integer from 2 to {high}", high=MAX_DIM)
     dim = int(dim)
     if dim < 2 or dim > MAX_DIM or dim % 2:
-        fail(name, dim, f"an even integer from 2 to {MAX_DIM}")
+        fail(name, dim, "an even integer from 2 to {high}", high=MAX_DIM)
     return dim
 
 
@@ -91,26 +112,26 @@ def check_base(base, name: str = "base") -> float:
 def check_positive_float(value, name: str, upper: float = math.inf) -> float:
     """A finite real number in (0, upper]."""
     if isinstance(value, bool) or not isinstance(value, Real):
-        fail(name, value, f"a finite number greater than 0 and at most {upper:g}")
+        fail(name, value, "a finite number greater than 0 and at most {upper}", upper=f"{upper:g}")
     value = float(value)
     if not math.isfinite(value) or value <= 0 or value > upper:
-        fail(name, value, f"a finite number greater than 0 and at most {upper:g}")
+        fail(name, value, "a finite number greater than 0 and at most {upper}", upper=f"{upper:g}")
     return value
 
 
 def check_int(value, name: str, low: int, high: int) -> int:
     """An integer in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, Integral):
-        fail(name, value, f"an integer from {low} to {high}")
+        fail(name, value, "an integer from {low} to {high}", low=low, high=high)
     value = int(value)
     if value < low or value > high:
-        fail(name, value, f"an integer from {low} to {high}")
+        fail(name, value, "an integer from {low} to {high}", low=low, high=high)
     return value
 
 
 def check_choice(value, name: str, choices: Sequence[str]) -> str:
     if value not in choices:
-        fail(name, value, "one of " + ", ".join(repr(c) for c in choices))
+        fail(name, value, "one of {choices}", choices=", ".join(repr(c) for c in choices))
     return value
 
 
@@ -153,9 +174,10 @@ def as_integer_positions(positions, name: str = "positions", length: int | None 
         if not bool(torch.isfinite(t).all()) or not bool((t == torch.round(t)).all()):
             fail(name, t, "integer-valued (whole numbers, no NaN or inf)")
     if t.numel() and float(t.abs().max()) > max_abs:
-        fail(name, t, f"integers with absolute value at most {max_abs:g}")
+        fail(name, t, "integers with absolute value at most {max_abs}", max_abs=f"{max_abs:g}")
     if length is not None and t.numel() != length:
-        fail(name, t, f"of length {length} (one position per row of x), got length {t.numel()}")
+        fail(name, t, "of length {length} (one position per row of x), got length {n}",
+             length=length, n=t.numel())
     return t.to(torch.int64)
 
 
@@ -176,7 +198,7 @@ def as_distances(distances, name: str = "distances", max_abs: float = 1e9,
     if not bool(torch.isfinite(t).all()):
         fail(name, t, "finite (no NaN or inf)")
     if float(t.abs().max()) > max_abs:
-        fail(name, t, f"numbers with absolute value at most {max_abs:g}")
+        fail(name, t, "numbers with absolute value at most {max_abs}", max_abs=f"{max_abs:g}")
     return t if device is None else t.to(device)
 
 

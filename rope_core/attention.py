@@ -52,7 +52,7 @@ def attention(q: torch.Tensor, k: torch.Tensor, theta: torch.Tensor | None, *,
         if not isinstance(v, torch.Tensor) or v.ndim != 2 or not v.dtype.is_floating_point:
             fail(name, v, "a floating-point tensor of shape (seq, dim)")
     if q.shape != k.shape:
-        fail("k.shape", tuple(k.shape), f"equal to q.shape = {tuple(q.shape)}")
+        fail("k.shape", tuple(k.shape), "equal to q.shape = {shape}", shape=str(tuple(q.shape)))
     layout = check_layout(layout)
     seq, dim = q.shape
     if theta is not None:
@@ -91,7 +91,7 @@ def diagonal_spread(matrix: torch.Tensor, visible: torch.Tensor | None = None) -
         visible = torch.ones(seq, seq, dtype=torch.bool)
     if not isinstance(visible, torch.Tensor) or visible.shape != matrix.shape or \
             visible.dtype != torch.bool:
-        fail("visible", visible, f"a bool tensor of shape {tuple(matrix.shape)}")
+        fail("visible", visible, "a bool tensor of shape {shape}", shape=str(tuple(matrix.shape)))
     worst = 0.0
     m = matrix.to(torch.float64).cpu()
     vis = visible.cpu()

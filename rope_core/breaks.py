@@ -32,7 +32,7 @@ import math
 import pandas as pd
 import torch
 
-from ._checks import check_base, check_dim, check_int, check_positive_float, fail
+from ._checks import N_, check_base, check_dim, check_int, check_positive_float, fail
 from .capacity import (
     MAX_CONTEXT,
     MAX_CONTEXT_WORK,
@@ -70,18 +70,20 @@ MAX_PRECISION_POINTS = 2000
 # ---------------------------------------------------------------- published numbers
 
 LIU_2023 = {  # Liu et al. 2023, "Scaling Laws of RoPE-based Extrapolation" (arXiv:2310.05209)
-    "citation": "Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation (arXiv:2310.05209)",
+    "citation": N_("Liu et al. 2023, Scaling Laws of RoPE-based Extrapolation "
+                   "(arXiv:2310.05209)"),
     "model": "LLaMA 2", "dim": 128, "base": 10_000.0, "train_context": 4096,
     "critical_dimension": 92,
 }
 MEN_2024 = {  # Men et al. 2024, "Base of RoPE Bounds Context Length" (arXiv:2405.14591), Fig. 1
-    "citation": "Men et al. 2024, Base of RoPE Bounds Context Length (arXiv:2405.14591)",
+    "citation": N_("Men et al. 2024, Base of RoPE Bounds Context Length (arXiv:2405.14591)"),
     "coefficient": 0.0424, "exponent": 1.628,
 }
 NEOX_1003 = {  # the numbers printed in the issue's reproducer output (CUDA, fp16)
     "repository": "EleutherAI/gpt-neox", "number": 1003,
-    "title": "RotaryEmbedding computation is wrong for certain position/feature pairs in "
-             "reduced precision (both fp16 and bfloat)",
+    # Translators: the title of a GitHub issue, quoted on the Precision page
+    "title": N_("RotaryEmbedding computation is wrong for certain position/feature pairs in "
+                "reduced precision (both fp16 and bfloat)"),
     "url": "https://github.com/EleutherAI/gpt-neox/issues/1003",
     "seq_len": 2048, "dim": 32, "base": 10_000.0, "dtype": "float16", "recipe": "product",
     "position": 1857, "pair": 1,
@@ -133,7 +135,7 @@ def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
         fail("factor", s, "a number from 1 to 1000")
     methods = tuple(methods)
     if not methods or any(m not in OOD_METHODS for m in methods):
-        fail("methods", methods, "a non-empty list from " + ", ".join(OOD_METHODS))
+        fail("methods", methods, "a non-empty list from {choices}", choices=", ".join(OOD_METHODS))
     th = plain_theta(dim, base)  # (h,)
     train = L * th  # (h,)
     n = max(1, round(s * L))
@@ -219,8 +221,8 @@ def check_context_work(dim: int, context: int) -> int:
     dim = check_dim(dim)
     context = check_int(context, "context", 1, MAX_CONTEXT)
     if context * (dim // 2) > MAX_CONTEXT_WORK:
-        fail("context", context, f"at most {MAX_CONTEXT_WORK // (dim // 2):,} tokens at "
-                                 f"dim = {dim} (context * dim/2 <= 2^26, to bound the work)")
+        fail("context", context, "at most {n} tokens at dim = {dim} (context * dim/2 <= 2^26, "
+             "to bound the work)", n=f"{MAX_CONTEXT_WORK // (dim // 2):,}", dim=dim)
     return context
 
 
@@ -327,11 +329,11 @@ def log_positions(max_position: int, points: int = MAX_PRECISION_POINTS) -> torc
 def _dtypes(dtypes) -> tuple[str, ...]:
     dtypes = tuple(dtypes)
     if not dtypes:
-        fail("dtypes", dtypes, "a non-empty list from " + ", ".join(DTYPES))
+        fail("dtypes", dtypes, "a non-empty list from {choices}", choices=", ".join(DTYPES))
     for d in dtypes:
         resolve_dtype(d, "dtypes")
         if not isinstance(d, str):
-            fail("dtypes", d, "dtype names, one of " + ", ".join(DTYPES))
+            fail("dtypes", d, "dtype names, one of {choices}", choices=", ".join(DTYPES))
     return tuple(dict.fromkeys(dtypes))
 
 
@@ -384,7 +386,7 @@ def error_table(dim: int, base: float, max_position: int,
     dim, base = check_dim(dim), check_base(base)
     recipes = tuple(dict.fromkeys(recipes))
     if not recipes or any(r not in RECIPES for r in recipes):
-        fail("recipes", recipes, "a non-empty list from " + ", ".join(RECIPES))
+        fail("recipes", recipes, "a non-empty list from {choices}", choices=", ".join(RECIPES))
     m = log_positions(max_position, points)
     frames = []
     for d in _dtypes(dtypes):
@@ -453,9 +455,11 @@ def neox_issue_table() -> pd.DataFrame:
     a16 = float(torch.tensor(float(m), dtype=torch.float16) * th[i].to(torch.float16))
     _, cos_err, _ = max_angle_error(torch.arange(p["seq_len"]), p["dim"], p["base"],
                                     p["dtype"], p["recipe"])
-    rows = [("angle m*theta_1 at m = 1857, float32 [rad]", p["angle_float32"], a32, 1e-4),
-            ("angle m*theta_1 at m = 1857, float16 cache [rad]", p["angle_float16"], a16, 0.5),
-            ("max |cos float16 - cos float32| over m < 2048, all pairs",
+    # the quantities are CSV cells (English); N_ lets a page show them translated
+    rows = [(N_("angle m*theta_1 at m = 1857, float32 [rad]"), p["angle_float32"], a32, 1e-4),
+            (N_("angle m*theta_1 at m = 1857, float16 cache [rad]"), p["angle_float16"], a16,
+             0.5),
+            (N_("max |cos float16 - cos float32| over m < 2048, all pairs"),
              p["max_cos_error"], float(cos_err.max()), 1e-4)]
     return pd.DataFrame([{"quantity": q, "reported": rep, "app": app, "difference": app - rep,
                           "agrees": abs(app - rep) <= tol} for q, rep, app, tol in rows])

@@ -95,7 +95,7 @@ def extrapolation_limit(dim: int, base: float, critical_dim: int) -> float:
     base = check_base(base)
     d_extra = check_int(critical_dim, "critical_dim", 0, dim)
     if d_extra % 2:
-        fail("critical_dim", d_extra, f"an even integer from 0 to dim = {dim}")
+        fail("critical_dim", d_extra, "an even integer from 0 to dim = {dim}", dim=dim)
     return 2.0 * math.pi * base ** (d_extra / dim)
 
 
@@ -273,8 +273,8 @@ def _check_context(dim: int, context) -> int:
     context = check_int(context, "context", 1, MAX_CONTEXT)
     if context * (dim // 2) > MAX_CONTEXT_WORK:
         fail("context", context,
-             f"at most {MAX_CONTEXT_WORK // (dim // 2)} at dim = {dim} "
-             f"(context * dim/2 <= {MAX_CONTEXT_WORK}, to bound the work)")
+             "at most {n} at dim = {dim} (context * dim/2 <= {work}, to bound the work)",
+             n=MAX_CONTEXT_WORK // (dim // 2), dim=dim, work=MAX_CONTEXT_WORK)
     return context
 
 
@@ -300,7 +300,7 @@ def passing_bases(dim: int, context: int, bases) -> torch.Tensor:
     context = _check_context(dim, context)
     b = as_distances(bases, name="bases", max_abs=math.inf)  # (N,)
     if b.numel() > MAX_BASES:
-        fail("bases", b, f"at most {MAX_BASES} bases")
+        fail("bases", b, "at most {n} bases", n=MAX_BASES)
     if not bool((b > 1).all()):
         fail("bases", b, "numbers greater than 1")
     checker = _BaseChecker(dim, context)

@@ -57,7 +57,7 @@ def config_from_key(key: tuple) -> RopeConfig:
     """The RopeConfig of :func:`config_key` (validated again by RopeConfig)."""
     n = len(dataclasses.fields(RopeConfig))
     if not isinstance(key, tuple) or len(key) != n:
-        fail("key", key, f"a tuple of {n} RopeConfig fields (from config_key)")
+        fail("key", key, "a tuple of {n} RopeConfig fields (from config_key)", n=n)
     return RopeConfig(*key)
 
 
@@ -67,7 +67,7 @@ def _configs(configs) -> list[RopeConfig]:
     configs = list(configs)
     if not 1 <= len(configs) <= MAX_MODELS or \
             not all(isinstance(c, RopeConfig) for c in configs):
-        fail("configs", configs, f"1 to {MAX_MODELS} RopeConfig objects")
+        fail("configs", configs, "1 to {n} RopeConfig objects", n=MAX_MODELS)
     return configs
 
 
@@ -240,7 +240,8 @@ def extension_variants(cfg: RopeConfig, factor: float,
     L = cfg.original_context
     extended = int(round(factor * L))
     if extended > MAX_LENGTH:
-        fail("factor", factor, f"at most {MAX_LENGTH} / L = {MAX_LENGTH / L:g} for L = {L}")
+        fail("factor", factor, "at most {length} / L = {ratio} for L = {context}",
+             length=MAX_LENGTH, ratio=f"{MAX_LENGTH / L:g}", context=L)
     methods = tuple(SCALINGS) if methods is None else tuple(methods)
     for m in methods:
         check_choice(m, "methods", tuple(SCALINGS))
@@ -275,12 +276,14 @@ def softmax_table(factors: dict, logits: Sequence[float] = DEFAULT_LOGITS) -> pd
         weight with factor), len(factors) * len(logits) rows.
     """
     if not isinstance(factors, dict) or not 1 <= len(factors) <= MAX_MODELS:
-        fail("factors", factors, f"a dict of 1 to {MAX_MODELS} labels to attention factors")
+        fail("factors", factors, "a dict of 1 to {n} labels to attention factors",
+             n=MAX_MODELS)
     z = list(logits) if not isinstance(logits, str) else None
     if z is None or not 1 <= len(z) <= MAX_LOGITS or any(
             isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v)
             or abs(v) > 100 for v in z):
-        fail("logits", logits, f"1 to {MAX_LOGITS} finite numbers with absolute value <= 100")
+        fail("logits", logits, "1 to {n} finite numbers with absolute value <= 100",
+             n=MAX_LOGITS)
     zt = torch.tensor(z, dtype=torch.float64)  # (K,)
     plain = torch.softmax(zt, dim=0)  # (K,)
     blocks = []

@@ -46,12 +46,37 @@ from numbers import Integral, Real
 
 import torch
 
-from ._checks import MAX_DIM, check_base, check_choice, check_dim, check_int, fail
+from ._checks import (
+    MAX_DIM,
+    N_,
+    Message,
+    RopeError,
+    check_base,
+    check_choice,
+    check_dim,
+    check_int,
+    fail,
+)
 from .frequencies import DEFAULT_BASE
 from .frequencies import theta as plain_theta
 from .scaling import MAX_LENGTH, SCALINGS, resolve_params, scaled_theta
 
 MAX_JSON_BYTES = 1_000_000
+
+# Python's json error messages (JSONDecodeError.msg) as translatable phrases; the
+# error names the line and column after them. Others fall back to a plain sentence.
+_JSON_PROBLEMS = {
+    "Expecting value": Message("Expecting value"),
+    "Expecting property name enclosed in double quotes":
+        Message("Expecting property name enclosed in double quotes"),
+    "Expecting ':' delimiter": Message("Expecting ':' delimiter"),
+    "Expecting ',' delimiter": Message("Expecting ',' delimiter"),
+    "Unterminated string starting at": Message("Unterminated string starting"),
+    "Invalid control character at": Message("Invalid control character"),
+    "Invalid \\escape": Message("Invalid \\escape"),
+    "Invalid \\uXXXX escape": Message("Invalid \\uXXXX escape"),
+    "Extra data": Message("Extra data"),
+}
 INTERLEAVED_MODEL_TYPES = ("gptj", "chatglm", "deepseek_v2", "deepseek_v3")
 HF_TYPES = {"default": "none", "mrope": "none", "linear": "linear", "dynamic": "dynamic",
             "yarn": "yarn", "llama3": "llama3", "longrope": "longrope", "su": "longrope"}
@@ -98,11 +123,12 @@ class RopeConfig:
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not 0 < len(self.name) <= 200:
-            fail("name", self.name, "a non-empty string of at most 200 characters")
+            fail("name", self.name, "a non-empty string of at most {n} characters", n=200)
         check_dim(self.head_dim, "head_dim")
         check_dim(self.rotary_dim, "rotary_dim")
         if self.rotary_dim > self.head_dim:
-            fail("rotary_dim", self.rotary_dim, f"at most head_dim = {self.head_dim}")
+            fail("rotary_dim", self.rotary_dim, "at most head_dim = {head_dim}",
+                 head_dim=self.head_dim)
         object.__setattr__(self, "base", check_base(self.base))
         check_choice(self.layout, "layout", ("interleaved", "half"))
         check_choice(self.method, "method", tuple(SCALINGS))
@@ -123,7 +149,8 @@ class RopeConfig:
                     isinstance(v, bool) or not isinstance(v, Integral) or v < 0 for v in sec) \
                     or sum(sec) != self.rotary_dim // 2:
                 fail("mrope_section", self.mrope_section,
-                     f"non-negative integers summing to rotary_dim/2 = {self.rotary_dim // 2}")
+                     "non-negative integers summing to rotary_dim/2 = {half}",
+                     half=self.rotary_dim // 2)
             object.__setattr__(self, "mrope_section", sec)
 
     @property
@@ -140,7 +167,8 @@ class RopeConfig:
         """
         if local:
             if self.local_base is None:
-                fail("local", local, f"False: {self.name} has no separate local-layer base")
+                fail("local", local, "False: {model} has no separate local-layer base",
+                     model=self.name)
             return plain_theta(self.rotary_dim, self.local_base, device=device, dtype=dtype), 1.0
         return scaled_theta(self.rotary_dim, self.base, self.method, seq_len=seq_len,
                             device=device, dtype=dtype, **self.params_dict)
@@ -157,31 +185,39 @@ class RopeConfig:
         """Parse a config.json text (str or bytes, at most 1 MB), then :meth:`from_hf`."""
         if isinstance(text, (bytes, bytearray)):
             if len(text) > MAX_JSON_BYTES:
-                fail("config", f"<{len(text)} bytes>", f"at most {MAX_JSON_BYTES} bytes")
+                size = Message("<{n} bytes>", n=len(text))
+                fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
             try:
                 text = bytes(text).decode("utf-8")
             except UnicodeDecodeError as e:
-                raise ValueError(f"config is not UTF-8 text: {e}") from None
+                raise RopeError("config is not UTF-8 text: the byte at position {position} "
+                                "cannot be decoded.", position=e.start) from None
         if not isinstance(text, str):
             fail("config", type(text).__name__, "JSON text (str or bytes)")
         if len(text.encode("utf-8")) > MAX_JSON_BYTES:
-            fail("config", f"<{len(text)} characters>", f"at most {MAX_JSON_BYTES} bytes")
+            size = Message("<{n} characters>", n=len(text))
+            fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
 
         def no_constant(c):
-            raise ValueError(f"config is not valid JSON: {c} is not a JSON number")
+            raise RopeError("config is not valid JSON: {constant} is not a JSON number",
+                            constant=c)
 
         try:
             data = json.loads(text, parse_constant=no_constant)
         except json.JSONDecodeError as e:
-            raise ValueError(f"config is not valid JSON: {e.msg} at line {e.lineno}, "
-                             f"column {e.colno}.") from None
+            problem = _JSON_PROBLEMS.get(e.msg)
+            if problem is None:
+                raise RopeError("config is not valid JSON: an error at line {line}, "
+                                "column {column}.", line=e.lineno, column=e.colno) from None
+            raise RopeError("config is not valid JSON: {problem} at line {line}, column {column}.",
+                            problem=problem, line=e.lineno, column=e.colno) from None
         except RecursionError:
-            raise ValueError("config is not valid JSON: nested too deeply.") from None
-        except ValueError as e:
-            if str(e).startswith("config"):  # from no_constant
-                raise
+            raise RopeError("config is not valid JSON: nested too deeply.") from None
+        except RopeError:  # from no_constant
+            raise
+        except ValueError:
             # json.loads: an integer of more than 4300 digits
-            raise ValueError("config is not valid JSON: a number has too many digits.") from None
+            raise RopeError("config is not valid JSON: a number has too many digits.") from None
         return cls.from_hf(data, name=name)
 
     @classmethod
@@ -198,7 +234,8 @@ class RopeConfig:
         model_type = _get(cfg, "model_type", str)
         types = {model_type, _get(dict(config), "model_type", str)} - {None}
         if name is None:
-            name = model_type or "custom model"
+            # Translators: the name of a model read from a config.json without model_type
+            name = model_type or N_("custom model")
 
         # head and rotary dims
         head_dim = _get(cfg, "head_dim", int) or _get(cfg, "kv_channels", int)
@@ -210,12 +247,13 @@ class RopeConfig:
             hidden = _first(cfg, ("hidden_size", "n_embd", "d_model"), int)
             heads = _first(cfg, ("num_attention_heads", "n_head", "num_heads"), int)
             if hidden is None or heads is None:
-                raise ValueError("head_dim is missing: config needs head_dim, or hidden_size "
-                                 "and num_attention_heads.")
+                raise RopeError("head_dim is missing: config needs head_dim, or hidden_size "
+                                "and num_attention_heads.")
             heads = check_int(heads, "num_attention_heads", 1, 100_000)
             hidden = check_int(hidden, "hidden_size", 1, 100_000_000)
             if hidden % heads:
-                fail("hidden_size", hidden, f"a multiple of num_attention_heads = {heads}")
+                fail("hidden_size", hidden, "a multiple of num_attention_heads = {heads}",
+                     heads=heads)
             head_dim = hidden // heads
         head_dim = check_int(head_dim, "head_dim", 2, MAX_DIM)
 
@@ -239,8 +277,8 @@ class RopeConfig:
         if rotary_dim is None:
             rotary_dim = head_dim
         if rotary_dim < 2 or rotary_dim > head_dim or rotary_dim % 2:
-            fail(field_name, rotary_dim, f"a rotary dim that is even, at least 2 and at most "
-                                         f"head_dim = {head_dim}")
+            fail(field_name, rotary_dim, "a rotary dim that is even, at least 2 and at most "
+                                         "head_dim = {head_dim}", head_dim=head_dim)
 
         # base
         base = _get(scaling, "rope_theta", float)
@@ -259,8 +297,8 @@ class RopeConfig:
         max_context = _first(cfg, ("max_position_embeddings", "n_positions", "seq_length",
                                    "max_sequence_length"), int)
         if max_context is None:
-            raise ValueError("max_position_embeddings is missing: config needs "
-                             "max_position_embeddings (or n_positions / seq_length).")
+            raise RopeError("max_position_embeddings is missing: config needs "
+                            "max_position_embeddings (or n_positions / seq_length).")
         max_context = check_int(max_context, "max_position_embeddings", 1, MAX_LENGTH)
 
         # method and its parameters
@@ -268,11 +306,13 @@ class RopeConfig:
         legacy = _get(scaling, "type", str)
         if rope_type is not None and legacy is not None and rope_type != legacy \
                 and HF_TYPES.get(rope_type) != HF_TYPES.get(legacy) and legacy != "mrope":
-            fail("rope_scaling.type", legacy, f"the same as rope_type = {rope_type!r}")
+            fail("rope_scaling.type", legacy, "the same as rope_type = {rope_type}",
+                 rope_type=repr(rope_type))
         hf_type = rope_type if rope_type not in (None, "default") or legacy is None else legacy
         hf_type = hf_type or "default"
         if hf_type not in HF_TYPES:
-            fail("rope_scaling.rope_type", hf_type, "one of " + ", ".join(map(repr, HF_TYPES)))
+            fail("rope_scaling.rope_type", hf_type, "one of {choices}",
+                 choices=", ".join(map(repr, HF_TYPES)))
         method = HF_TYPES[hf_type]
         accepted = SCALINGS[method].param_names
         params = {}
@@ -280,9 +320,13 @@ class RopeConfig:
             if key in _SCALING_META_KEYS:
                 continue
             if key not in accepted and key != "original_max_position_embeddings":
+                if not accepted:
+                    fail(f"rope_scaling.{key}", value,
+                         "absent for rope_type {rope_type} (it accepts no parameters)",
+                         rope_type=repr(hf_type))
                 fail(f"rope_scaling.{key}", value,
-                     f"absent for rope_type {hf_type!r} (it accepts "
-                     f"{', '.join(accepted) or 'no parameters'})")
+                     "absent for rope_type {rope_type} (it accepts {names})",
+                     rope_type=repr(hf_type), names=", ".join(accepted))
             params[key] = value
         top_original = _get(cfg, "original_max_position_embeddings", int)
         in_dict = params.pop("original_max_position_embeddings", None)
@@ -300,7 +344,7 @@ class RopeConfig:
         try:
             resolve_params(method, rotary_dim, params)
         except ValueError as e:
-            raise ValueError(f"rope_scaling: {e}") from None
+            raise RopeError("rope_scaling: {error}", error=_message(e)) from None
 
         # layout, local layers, M-RoPE
         layout = "interleaved" if types & set(INTERLEAVED_MODEL_TYPES) else "half"
@@ -317,12 +361,17 @@ class RopeConfig:
                 isinstance(v, int) and not isinstance(v, bool) for v in section)):
             fail("mrope_section", section, "a list of integers")
         try:
-            return cls(name=str(name)[:200] or "custom model", head_dim=head_dim,
+            return cls(name=str(name)[:200] or N_("custom model"), head_dim=head_dim,
                        rotary_dim=rotary_dim, base=base, layout=layout, method=method,
                        params=params, original_context=original, max_context=max_context,
                        local_base=local_base, mrope_section=section)
         except ValueError as e:
-            raise ValueError(f"config: {e}") from None
+            raise RopeError("config: {error}", error=_message(e)) from None
+
+
+def _message(err: ValueError):
+    """The error's Message (translatable), or its text for a foreign ValueError."""
+    return getattr(err, "message", None) or str(err)
 
 
 def _get(cfg: Mapping, key: str, kind):
@@ -339,9 +388,13 @@ def _get(cfg: Mapping, key: str, kind):
     else:
         ok = isinstance(value, kind)
     if not ok:
-        what = {bool: "true or false", int: "an integer", float: "a finite number",
-                str: "a string"}[kind]
-        fail(key, value, what)
+        if kind is bool:
+            fail(key, value, "true or false")
+        if kind is int:
+            fail(key, value, "an integer")
+        if kind is float:
+            fail(key, value, "a finite number")
+        fail(key, value, "a string")
     return value
 
 

@@ -69,9 +69,10 @@ def score_vs_distance(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.
         if not isinstance(v, torch.Tensor) or not v.dtype.is_floating_point or v.ndim < 1:
             fail(name, v, "a floating-point tensor of shape (..., dim)")
         if v.shape[-1] != 2 * theta.numel():
-            fail(f"{name}.shape[-1]", v.shape[-1], f"2 * len(theta) = {2 * theta.numel()}")
+            fail(f"{name}.shape[-1]", v.shape[-1], "2 * len(theta) = {width}",
+                 width=2 * theta.numel())
     if q.shape != k.shape:
-        fail("k.shape", tuple(k.shape), f"equal to q.shape = {tuple(q.shape)}")
+        fail("k.shape", tuple(k.shape), "equal to q.shape = {shape}", shape=str(tuple(q.shape)))
     r = as_distances(distances, device=theta.device)  # (R,)
     q64, k64 = q.to(theta.device, torch.float64), k.to(theta.device, torch.float64)
     q_a, q_b = pair_views(q64, layout)  # (..., d/2)
@@ -164,7 +165,8 @@ def first_below(distances, values, threshold: float) -> tuple[int | None, int | 
     r = as_distances(distances)
     v = torch.tensor(values, dtype=torch.float64).reshape(-1)
     if v.numel() != r.numel():
-        fail("values", tuple(v.shape), f"of length {r.numel()} (one value per distance)")
+        fail("values", tuple(v.shape), "of length {length} (one value per distance)",
+             length=r.numel())
     if isinstance(threshold, bool) or not math.isfinite(float(threshold)):
         fail("threshold", threshold, "a finite number")
     below = torch.nonzero(v < float(threshold)).flatten()
@@ -210,7 +212,7 @@ def bound_prefactor(q: torch.Tensor, k: torch.Tensor, *, layout: str = "interlea
         if not isinstance(v, torch.Tensor) or v.ndim != 1 or v.numel() < 2 or v.numel() % 2:
             fail(name, v, "a 1-D tensor of even length")
     if q.shape != k.shape:
-        fail("k.shape", tuple(k.shape), f"equal to q.shape = {tuple(q.shape)}")
+        fail("k.shape", tuple(k.shape), "equal to q.shape = {shape}", shape=str(tuple(q.shape)))
     q_a, q_b = pair_views(q.to(torch.float64), layout)
     k_a, k_b = pair_views(k.to(torch.float64), layout)
     h = torch.complex(q_a, q_b) * torch.complex(k_a, -k_b)  # (d/2,)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import check_choice
+from ._checks import RopeError, check_choice
 
 DEVICES = ("auto", "cpu", "cuda")
 
@@ -19,6 +19,6 @@ def resolve_device(name: str = "auto") -> torch.device:
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if name == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device='cuda' is not allowed: no CUDA GPU is available on this "
-                         "machine; device must be 'auto' or 'cpu'.")
+        raise RopeError("device='cuda' is not allowed: no CUDA GPU is available on this "
+                        "machine; device must be 'auto' or 'cpu'.")
     return torch.device(name)

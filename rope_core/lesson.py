@@ -51,7 +51,7 @@ ENCODINGS = ("none", "rope")
 def _check_words(words) -> tuple[str, ...]:
     if isinstance(words, str) or not isinstance(words, Sequence) or not words or \
             len(words) > MAX_TOKENS or not all(isinstance(w, str) and w for w in words):
-        fail("words", words, f"a sequence of 1 to {MAX_TOKENS} non-empty strings")
+        fail("words", words, "a sequence of 1 to {n} non-empty strings", n=MAX_TOKENS)
     return tuple(words)
 
 
@@ -60,7 +60,8 @@ def _check_order(order, length: int) -> tuple[int, ...]:
     if isinstance(order, str) or not isinstance(order, Sequence) or \
             sorted(order) != list(range(length)) or \
             not all(isinstance(t, int) and not isinstance(t, bool) for t in order):
-        fail("order", order, f"a permutation of 0 ... {length - 1} (one index per word)")
+        fail("order", order, "a permutation of 0 ... {last} (one index per word)",
+             last=length - 1)
     return tuple(order)
 
 
@@ -115,9 +116,10 @@ def attention_output(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor,
         fail("x", x, "a floating-point tensor of shape (seq, in_dim)")
     for name, w in (("w_q", w_q), ("w_k", w_k), ("w_v", w_v)):
         if not isinstance(w, torch.Tensor) or w.ndim != 2 or w.shape[1] != x.shape[1]:
-            fail(name, w, f"a tensor of shape (dim, {x.shape[1]})")
+            fail(name, w, "a tensor of shape (dim, {in_dim})", in_dim=x.shape[1])
     if w_q.shape != w_k.shape:
-        fail("w_k.shape", tuple(w_k.shape), f"equal to w_q.shape = {tuple(w_q.shape)}")
+        fail("w_k.shape", tuple(w_k.shape), "equal to w_q.shape = {shape}",
+             shape=str(tuple(w_q.shape)))
     x = x.to(torch.float64)
     q, k, v = x @ w_q.T.double(), x @ w_k.T.double(), x @ w_v.T.double()  # (seq, dim) each
     _, weights = attention(q, k, theta, causal=False, layout=layout)  # (seq, seq)
@@ -398,8 +400,8 @@ def permute_for_half(w: torch.Tensor, n_heads: int) -> torch.Tensor:
     """
     n_heads = check_int(n_heads, "n_heads", 1, MAX_HEADS)
     if not isinstance(w, torch.Tensor) or w.ndim != 2 or w.shape[0] % (2 * n_heads):
-        fail("w", w, f"a 2-D tensor whose row count is a multiple of 2 * n_heads = "
-                     f"{2 * n_heads}")
+        fail("w", w, "a 2-D tensor whose row count is a multiple of 2 * n_heads = {n}",
+             n=2 * n_heads)
     out_dim, in_dim = w.shape
     return w.view(n_heads, out_dim // n_heads // 2, 2, in_dim).transpose(1, 2) \
         .reshape(out_dim, in_dim)

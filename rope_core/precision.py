@@ -49,8 +49,8 @@ def resolve_dtype(dtype, name: str = "dtype") -> torch.dtype:
         return DTYPES[dtype]
     if isinstance(dtype, torch.dtype) and dtype in DTYPES.values():
         return dtype
-    fail(name, dtype, "one of " + ", ".join(repr(k) for k in DTYPES)
-         + " (or the matching torch dtype)")
+    fail(name, dtype, "one of {choices} (or the matching torch dtype)",
+         choices=", ".join(repr(k) for k in DTYPES))
 
 
 def _positions(positions, name: str = "positions") -> torch.Tensor:
@@ -160,7 +160,7 @@ def _check_common(positions, dim, base, dtype, recipe):
     base = check_base(base)
     dtype = resolve_dtype(dtype)
     if recipe not in RECIPES:
-        fail("recipe", recipe, "one of " + ", ".join(repr(r) for r in RECIPES))
+        fail("recipe", recipe, "one of {choices}", choices=", ".join(repr(r) for r in RECIPES))
     return _positions(positions), dim, base, dtype
 
 
@@ -202,8 +202,9 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
     m, dim, base, dtype = _check_common(positions, dim, base, dtype, recipe)
     h = dim // 2
     if m.numel() * h > MAX_FULL_ELEMENTS:
-        fail("positions", m, f"at most {MAX_FULL_ELEMENTS // h} positions at dim = {dim} "
-             "(positions * dim/2 <= 2^20; max_angle_error reduces over pairs without this limit)")
+        fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^20; "
+             "max_angle_error reduces over pairs without this limit)",
+             n=MAX_FULL_ELEMENTS // h, dim=dim)
     outs = [torch.empty(m.numel(), h, dtype=torch.float64) for _ in range(3)]  # 3 x (P, h)
     for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
         for out, err in zip(outs, errs):
@@ -223,8 +224,8 @@ def max_angle_error(positions, dim: int, base: float, dtype, recipe: str):
     """
     m, dim, base, dtype = _check_common(positions, dim, base, dtype, recipe)
     if m.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
-        fail("positions", m, f"at most {MAX_WORK_ELEMENTS // (dim // 2)} positions at "
-             f"dim = {dim} (positions * dim/2 <= 2^28, to bound the work)")
+        fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^28, "
+             "to bound the work)", n=MAX_WORK_ELEMENTS // (dim // 2), dim=dim)
     outs = [torch.empty(m.numel(), dtype=torch.float64) for _ in range(3)]  # 3 x (P,)
     for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
         for out, err in zip(outs, errs):
@@ -236,8 +237,8 @@ def max_angle_error(positions, dim: int, base: float, dtype, recipe: str):
 
 def _check_vector(v, name: str, dim: int) -> torch.Tensor:
     if not isinstance(v, torch.Tensor) or not v.dtype.is_floating_point or v.shape != (dim,):
-        fail(name, v, f"a floating-point tensor of shape ({dim},) "
-             "(one entry per rotated coordinate)")
+        fail(name, v, "a floating-point tensor of shape ({dim},) "
+             "(one entry per rotated coordinate)", dim=dim)
     if not bool(torch.isfinite(v).all()):
         fail(name, v, "finite everywhere")
     return v.to(torch.float64).cpu()
@@ -279,21 +280,21 @@ def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n
     base = check_base(base)
     dtype = resolve_dtype(dtype)
     if recipe not in RECIPES:
-        fail("recipe", recipe, "one of " + ", ".join(repr(r) for r in RECIPES))
+        fail("recipe", recipe, "one of {choices}", choices=", ".join(repr(r) for r in RECIPES))
     layout = check_layout(layout)
     for name, v in (("m", m), ("n", n)):
         if isinstance(v, bool) or not isinstance(v, Integral) or not 0 <= v <= MAX_POSITION:
-            fail(name, v, f"an integer from 0 to {MAX_POSITION}")
+            fail(name, v, "an integer from 0 to {high}", high=MAX_POSITION)
     m, n = int(m), int(n)
     scalar = isinstance(shift, Integral) and not isinstance(shift, bool)
     D = _positions([shift] if scalar else shift, name="shift")  # (S,)
     if D.numel() == 0 or D.numel() > MAX_SHIFTS or D.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
-        fail("shift", D, f"1 to {min(MAX_SHIFTS, MAX_WORK_ELEMENTS // (dim // 2))} shifts at "
-             f"dim = {dim}")
+        fail("shift", D, "1 to {n} shifts at dim = {dim}",
+             n=min(MAX_SHIFTS, MAX_WORK_ELEMENTS // (dim // 2)), dim=dim)
     lo, hi = -min(m, n), MAX_POSITION - max(m, n)
     if D.numel() and (int(D.min()) < lo or int(D.max()) > hi):
-        fail("shift", D, f"integers from {lo} to {hi} "
-             f"(m + shift and n + shift in [0, {MAX_POSITION}])")
+        fail("shift", D, "integers from {low} to {high} (m + shift and n + shift in [0, {last}])",
+             low=lo, high=hi, last=MAX_POSITION)
     ones = torch.ones(dim, dtype=torch.float64)
     q64 = ones if q is None else _check_vector(q, "q", dim)
     k64 = ones if k is None else _check_vector(k, "k", dim)

@@ -30,9 +30,10 @@ def _check_x(x, theta: torch.Tensor, name: str = "x") -> torch.Tensor:
         fail(name, x, "a floating-point tensor of shape (..., seq, dim)")
     if x.shape[-1] != 2 * theta.numel():
         fail(f"{name}.shape[-1]", x.shape[-1],
-             f"2 * len(theta) = {2 * theta.numel()} (one pair per frequency)")
+             "2 * len(theta) = {width} (one pair per frequency)", width=2 * theta.numel())
     if x.device != theta.device:
-        fail("theta.device", str(theta.device), f"the device of {name} ({x.device})")
+        fail("theta.device", str(theta.device), "the device of {tensor} ({device})", tensor=name,
+             device=str(x.device))
     return x
 
 
@@ -72,10 +73,10 @@ def _rotary_width(x, theta: torch.Tensor, rotary_dim) -> int:
         fail("x", x, "a floating-point tensor of shape (..., seq, dim)")
     width = 2 * theta.numel()
     if rotary_dim is not None and (isinstance(rotary_dim, bool) or rotary_dim != width):
-        fail("rotary_dim", rotary_dim, f"2 * len(theta) = {width} (or None)")
+        fail("rotary_dim", rotary_dim, "2 * len(theta) = {width} (or None)", width=width)
     if x.shape[-1] < width:
         fail("x.shape[-1]", x.shape[-1],
-             f"at least 2 * len(theta) = {width} (one pair per frequency)")
+             "at least 2 * len(theta) = {width} (one pair per frequency)", width=width)
     return width
 
 

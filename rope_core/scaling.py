@@ -64,6 +64,10 @@ from numbers import Integral, Real
 import torch
 
 from ._checks import (
+    N_,
+    Message,
+    RopeError,
+    _fmt,
     as_integer_positions,
     check_base,
     check_choice,
@@ -72,6 +76,7 @@ from ._checks import (
     check_int,
     check_positive_float,
     fail,
+    reject,
 )
 from .frequencies import theta as plain_theta
 
@@ -103,22 +108,26 @@ class Param:
     required: bool = False
     doc: str = ""
 
-    def allowed(self) -> str:
+    def allowed(self) -> Message:
+        """What the parameter accepts, as a :class:`Message` (``str()`` is English)."""
+        low, high = f"{self.low:g}", f"{self.high:g}"
         if self.kind == "bool":
-            return "True or False"
+            return Message("True or False")
         if self.kind == "int":
-            return f"an integer from {self.low:g} to {self.high:g}"
+            return Message("an integer from {low} to {high}", low=low, high=high)
         if self.kind == "factors":
-            return (f"a list of dim/2 finite numbers, each greater than {self.low:g} "
-                    f"and at most {self.high:g}")
-        lo = f"greater than {self.low:g}" if self.open_low else f"at least {self.low:g}"
-        return f"a finite number {lo} and at most {self.high:g}"
+            return Message("a list of dim/2 finite numbers, each greater than {low} "
+                           "and at most {high}", low=low, high=high)
+        if self.open_low:
+            return Message("a finite number greater than {low} and at most {high}",
+                           low=low, high=high)
+        return Message("a finite number at least {low} and at most {high}", low=low, high=high)
 
     def check(self, value, half: int):
         """The validated value (float, int, bool or tuple of floats)."""
         if self.kind == "bool":
             if not isinstance(value, bool):
-                fail(self.name, value, self.allowed())
+                reject(self.name, value, self.allowed())
             return value
         if self.kind == "int":
             return check_int(value, self.name, int(self.low), int(self.high))
@@ -126,24 +135,25 @@ class Param:
             if isinstance(value, torch.Tensor):
                 value = value.tolist()
             if isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-                fail(self.name, value, self.allowed())
+                reject(self.name, value, self.allowed())
             if len(value) != half:
-                fail(self.name, value, f"a list of exactly dim/2 = {half} numbers, "
-                                       f"got {len(value)}")
+                fail(self.name, value, "a list of exactly dim/2 = {half} numbers, got {n}",
+                     half=half, n=len(value))
             out = []
             for j, v in enumerate(value):
                 if isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(float(v)) \
                         or not self.low < float(v) <= self.high:
-                    fail(f"{self.name}[{j}]", v, f"a finite number greater than {self.low:g} "
-                                                 f"and at most {self.high:g}")
+                    fail(f"{self.name}[{j}]", v, "a finite number greater than {low} "
+                                                 "and at most {high}",
+                         low=f"{self.low:g}", high=f"{self.high:g}")
                 out.append(float(v))
             return tuple(out)
         if isinstance(value, bool) or not isinstance(value, Real):
-            fail(self.name, value, self.allowed())
+            reject(self.name, value, self.allowed())
         value = float(value)
         if not math.isfinite(value) or value > self.high or value < self.low \
                 or (self.open_low and value <= self.low):
-            fail(self.name, value, self.allowed())
+            reject(self.name, value, self.allowed())
         return value
 
 
@@ -284,27 +294,27 @@ def _longrope(dim, base, seq_len, short_factor, long_factor, original_max_positi
 
 
 SCALINGS: dict[str, Scaling] = {s.name: s for s in (
-    Scaling("none", _none, "none (original RoPE)",
-            "theta_i = base^(-2i/d) unchanged: the model as trained.",
-            "Su et al. 2021, RoFormer (arXiv:2104.09864)", ()),
-    Scaling("linear", _linear, "linear (position interpolation)",
-            "Divides every theta_i by s, squeezing s L positions into the angles the model saw "
-            "in training; cheap, but blurs the fast pairs that encode nearby order.",
-            "Chen et al. 2023, Position Interpolation (arXiv:2306.15595)", (FACTOR,)),
-    Scaling("ntk", _ntk, "static NTK-aware base change",
-            "Raises the base to base s^(d/(d-2)): the fastest pair is untouched and the slowest "
-            "is divided by s, so local order stays sharp while long wavelengths stretch.",
-            "bloc97 2023, NTK-aware scaled RoPE (reddit r/LocalLLaMA)", (FACTOR,)),
-    Scaling("dynamic", _dynamic, "dynamic NTK",
-            "Keeps the trained spectrum up to L and grows the NTK base with the current "
-            "length, so short inputs run exactly as trained.",
-            "emozilla 2023, Dynamically scaled RoPE (reddit r/LocalLLaMA)",
+    Scaling("none", _none, N_("none (original RoPE)"),
+            N_("theta_i = base^(-2i/d) unchanged: the model as trained."),
+            N_("Su et al. 2021, RoFormer (arXiv:2104.09864)"), ()),
+    Scaling("linear", _linear, N_("linear (position interpolation)"),
+            N_("Divides every theta_i by s, squeezing s L positions into the angles the model saw "
+               "in training; cheap, but blurs the fast pairs that encode nearby order."),
+            N_("Chen et al. 2023, Position Interpolation (arXiv:2306.15595)"), (FACTOR,)),
+    Scaling("ntk", _ntk, N_("static NTK-aware base change"),
+            N_("Raises the base to base s^(d/(d-2)): the fastest pair is untouched and the slowest "
+               "is divided by s, so local order stays sharp while long wavelengths stretch."),
+            N_("bloc97 2023, NTK-aware scaled RoPE (reddit r/LocalLLaMA)"), (FACTOR,)),
+    Scaling("dynamic", _dynamic, N_("dynamic NTK"),
+            N_("Keeps the trained spectrum up to L and grows the NTK base with the current "
+               "length, so short inputs run exactly as trained."),
+            N_("emozilla 2023, Dynamically scaled RoPE (reddit r/LocalLLaMA)"),
             (FACTOR, ORIGINAL), uses_seq_len=True),
-    Scaling("yarn", _yarn, "YaRN (NTK-by-parts + attention factor)",
-            "Keeps pairs that turn often within L, interpolates pairs that turn less than once, "
-            "blends in between, and multiplies cos and sin by 0.1 ln s + 1 (the logits by its "
-            "square) to sharpen attention against the blur.",
-            "Peng et al. 2023, YaRN (arXiv:2309.00071)",
+    Scaling("yarn", _yarn, N_("YaRN (NTK-by-parts + attention factor)"),
+            N_("Keeps pairs that turn often within L, interpolates pairs that turn less than once, "
+               "blends in between, and multiplies cos and sin by 0.1 ln s + 1 (the logits by its "
+               "square) to sharpen attention against the blur."),
+            N_("Peng et al. 2023, YaRN (arXiv:2309.00071)"),
             (FACTOR_OPTIONAL, ORIGINAL, MAX_POSITIONS,
              Param("beta_fast", "float", 32.0, 0.0, MAX_BETA, open_low=True,
                    doc="pairs turning more often than this within L are kept"),
@@ -315,20 +325,20 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
                    doc="denominator k of 0.1 k ln s + 1"),
              ATTENTION,
              Param("truncate", "bool", True, doc="floor/ceil the ramp bounds"))),
-    Scaling("llama3", _llama3, "Llama 3.1 (wavelength bands)",
-            "Keeps wavelengths shorter than L / high_freq_factor, divides those longer than "
-            "L / low_freq_factor by s, and blends in between, smoothly in L / wavelength.",
-            "Meta 2024, The Llama 3 Herd of Models (arXiv:2407.21783)",
+    Scaling("llama3", _llama3, N_("Llama 3.1 (wavelength bands)"),
+            N_("Keeps wavelengths shorter than L / high_freq_factor, divides those longer than "
+               "L / low_freq_factor by s, and blends in between, smoothly in L / wavelength."),
+            N_("Meta 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"),
             (FACTOR, ORIGINAL,
              Param("low_freq_factor", "float", 1.0, 0.0, MAX_FACTOR, open_low=True,
                    doc="wavelengths above L / low_freq_factor are divided by s"),
              Param("high_freq_factor", "float", 4.0, 0.0, MAX_FACTOR, open_low=True,
                    doc="wavelengths below L / high_freq_factor are kept"))),
-    Scaling("longrope", _longrope, "LongRoPE (searched per-pair factors)",
-            "Divides each theta_i by its own searched factor, a short set up to L and a long set "
-            "beyond, and multiplies cos and sin by sqrt(1 + ln s / ln L) (the logits by "
-            "1 + ln s / ln L).",
-            "Ding et al. 2024, LongRoPE (arXiv:2402.13753)",
+    Scaling("longrope", _longrope, N_("LongRoPE (searched per-pair factors)"),
+            N_("Divides each theta_i by its own searched factor, a short set up to L and a long "
+               "set beyond, and multiplies cos and sin by sqrt(1 + ln s / ln L) (the logits by "
+               "1 + ln s / ln L)."),
+            N_("Ding et al. 2024, LongRoPE (arXiv:2402.13753)"),
             (Param("short_factor", "factors", None, 0.0, MAX_FACTOR, required=True,
                    doc="per-pair divisors while seq_len <= L"),
              Param("long_factor", "factors", None, 0.0, MAX_FACTOR, required=True,
@@ -336,6 +346,8 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
              ORIGINAL, FACTOR_OPTIONAL, MAX_POSITIONS, ATTENTION), uses_seq_len=True),
 )}
 
+# Labels, descriptions and citations are English (N_-marked): a page shows them
+# through its translation function, e.g. ``_(SCALING_LABELS[name])``.
 SCALING_LABELS = {name: s.label for name, s in SCALINGS.items()}
 
 
@@ -351,29 +363,41 @@ def resolve_params(method: str, dim: int, params: dict) -> dict:
     dim = check_dim(dim)
     for name, value in params.items():
         if name not in spec.param_names:
-            accepted = ", ".join(spec.param_names) or "no parameters"
-            raise ValueError(f"{name}={value!r} is not allowed: method {method!r} accepts "
-                             f"{accepted}.")
+            if not spec.param_names:
+                raise RopeError("{name}={value} is not allowed: method {method} accepts "
+                                "no parameters.", name=name, value=_fmt(value),
+                                method=repr(method))
+            raise RopeError("{name}={value} is not allowed: method {method} accepts {names}.",
+                            name=name, value=_fmt(value), method=repr(method),
+                            names=", ".join(spec.param_names))
     out = {}
     for p in spec.params:
         value = params.get(p.name)
         if value is None:
             if p.required:
-                raise ValueError(f"{p.name} is missing: method {method!r} needs {p.name} "
-                                 f"({p.allowed()}).")
+                raise RopeError("{name} is missing: method {method} needs {name} ({allowed}).",
+                                name=p.name, method=repr(method), allowed=p.allowed())
             out[p.name] = p.default
         else:
             out[p.name] = p.check(value, dim // 2)
     if method == "yarn" and out["beta_fast"] <= out["beta_slow"]:
-        fail("beta_fast", out["beta_fast"], f"greater than beta_slow = {out['beta_slow']:g}")
+        fail("beta_fast", out["beta_fast"], "greater than beta_slow = {beta_slow}",
+             beta_slow=f"{out['beta_slow']:g}")
     if method == "llama3" and out["high_freq_factor"] <= out["low_freq_factor"]:
         fail("high_freq_factor", out["high_freq_factor"],
-             f"greater than low_freq_factor = {out['low_freq_factor']:g}")
+             "greater than low_freq_factor = {low_freq_factor}",
+             low_freq_factor=f"{out['low_freq_factor']:g}")
+    if method == "longrope" and out["attention_factor"] is None and \
+            out["original_max_position_embeddings"] < 2 and _resolve_factor(
+                out["factor"], 1, out["max_position_embeddings"]) > 1:
+        # its default attention factor sqrt(1 + ln s / ln L) divides by ln L = 0
+        fail("original_max_position_embeddings", out["original_max_position_embeddings"],
+             "at least 2 when longrope derives its attention factor from s (it divides by ln L)")
     if out.get("max_position_embeddings") is not None and \
             out["max_position_embeddings"] < out["original_max_position_embeddings"]:
         fail("max_position_embeddings", out["max_position_embeddings"],
-             f"at least original_max_position_embeddings = "
-             f"{out['original_max_position_embeddings']}")
+             "at least original_max_position_embeddings = {original}",
+             original=out["original_max_position_embeddings"])
     return out
 
 
@@ -430,14 +454,16 @@ def effective_base(dim: int, base: float, factor: float, original_max_position_e
     else:
         n = as_integer_positions(seq_len, name="seq_len", max_abs=MAX_SEQ_LEN).to(torch.float64)
         if n.numel() == 0 or bool((n < 1).any()) or n.numel() > 100_000:
-            fail("seq_len", seq_len, f"a non-empty sequence of at most 100000 integers from 1 "
-                                     f"to {MAX_SEQ_LEN}")
+            fail("seq_len", seq_len, "a non-empty sequence of at most 100000 integers from 1 "
+                                     "to {high}", high=MAX_SEQ_LEN)
     alpha = (s * n / L - (s - 1)).clamp(min=1.0)  # (n,)
     out = base * alpha ** (dim / (dim - 2)) if dim > 2 else torch.full_like(n, base)  # (n,)
     return out[0] if scalar else out
 
 
-REGIMES = ("kept", "interpolated", "blended")
+# Translators: what a context-extension method does to one pair of dimensions:
+# keeps its frequency, divides it by s (interpolated), or something in between (blended).
+REGIMES = (N_("kept"), N_("interpolated"), N_("blended"))
 
 
 def pair_regime(dim: int, base: float, method: str = "none", *, seq_len: int | None = None,

@@ -12,7 +12,15 @@ from decimal import Decimal, localcontext
 
 import torch
 
-from ._checks import as_integer_positions, check_base, check_dim, check_float_dtype, check_int, fail
+from ._checks import (
+    Message,
+    as_integer_positions,
+    check_base,
+    check_dim,
+    check_float_dtype,
+    check_int,
+    fail,
+)
 from .frequencies import DEFAULT_BASE, theta
 
 MAX_POSITIONS = 1_000_000
@@ -71,8 +79,9 @@ def frequency_forms(dim: int, base: float = DEFAULT_BASE, *,
     base = check_base(base)
     dtype = check_float_dtype(dtype)
     if base > torch.finfo(dtype).max:
-        fail("base", base, f"at most {torch.finfo(dtype).max:g}, the largest {dtype} number, "
-                           "to be written in that dtype")
+        fail("base", base, "at most {largest}, the largest {dtype} number, "
+                           "to be written in that dtype",
+             largest=f"{torch.finfo(dtype).max:g}", dtype=str(dtype))
     two_i = torch.arange(0, dim, 2, dtype=dtype)  # (dim/2,)
     pow_form = torch.pow(torch.tensor(base, dtype=dtype), -two_i / dim)
     exp_form = torch.exp(two_i * torch.tensor(-math.log(base) / dim, dtype=dtype))
@@ -107,7 +116,8 @@ def relative_errors(values, exact, *, digits: int = REFERENCE_DIGITS) -> list[fl
     arithmetic (each float value is read exactly), returned as floats."""
     values, exact = list(values), list(exact)
     if len(values) != len(exact):
-        fail("values", f"{len(values)} values", f"as many as exact ({len(exact)})")
+        count = Message("{n} values", n=len(values))  # not inside fail(): Babel's extractor
+        fail("values", count, "as many as exact ({n})", n=len(exact))
     out = []
     with localcontext() as ctx:
         ctx.prec = digits

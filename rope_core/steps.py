@@ -114,10 +114,11 @@ def rope_steps(q, m: int, base: float, layout: str = "interleaved") -> dict[str,
         try:
             x = torch.tensor([float(v) for v in q], dtype=torch.float64)
         except (TypeError, ValueError):
-            fail("q", q, f"2 to {MAX_STEP_LENGTH} finite numbers, an even count")
+            fail("q", q, "2 to {n} finite numbers, an even count", n=MAX_STEP_LENGTH)
     d = x.numel()
     if d < 2 or d > MAX_STEP_LENGTH or d % 2 or not bool(torch.isfinite(x).all()):
-        fail("q", tuple(x.tolist()), f"2 to {MAX_STEP_LENGTH} finite numbers, an even count")
+        fail("q", tuple(x.tolist()), "2 to {n} finite numbers, an even count",
+             n=MAX_STEP_LENGTH)
     m = check_int(m, "m", -10**9, 10**9)
     base = check_base(base)
     layout = check_layout(layout)

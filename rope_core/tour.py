@@ -16,7 +16,7 @@ step's settings, from the same maths the other pages use:
 * :func:`exact_integers`: the largest position a dtype holds with every integer below it
 * :func:`ntk_slowdown`: theta'_i / theta_i of NTK-aware scaling = s^(-2i/(d-2))
 
-Every function validates its arguments and raises ``ValueError`` naming the
+Every function validates its arguments and raises ``ValueError`` (a RopeError) naming the
 parameter, the value and the allowed range.
 """
 
@@ -62,7 +62,8 @@ def shuffle_gaps(sentence: str, dim: int, base: float, layout: str, seed: int) -
         {"none": gap without positions, "rope": gap with RoPE}.
     """
     if sentence not in TOY_SENTENCES:
-        fail("sentence", sentence, "one of " + ", ".join(repr(s) for s in TOY_SENTENCES))
+        fail("sentence", sentence, "one of {choices}",
+             choices=", ".join(repr(s) for s in TOY_SENTENCES))
     words, order = TOY_SENTENCES[sentence]
     summary = shuffle_tables(words, order, dim, base, layout, seed)["summary"]
     gaps = dict(zip(summary["encoding"], summary["max |out(P x) - P out(x)|"]))

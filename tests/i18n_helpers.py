@@ -25,7 +25,7 @@ PROPER_NAMES = {
     "qwen", "softmax", "streamlit", "torch", "transformer", "transformers", "vaswani",
     "peng", "bloc", "emozilla", "kaiokendev", "nope", "yarn", "longrope", "polar",
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
-    "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox",
+    "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox", "ding", "reddit",
     "haviv", "kazemnejad", "toeplitz",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")

@@ -261,6 +261,21 @@ def identity_params(method, half, L):
                          "factor": 1.0, "original_max_position_embeddings": L}}[method]
 
 
+def test_longrope_needs_ln_l_for_its_default_attention_factor():
+    """sqrt(1 + ln s / ln L) is undefined for L = 1: an error naming L, not a ZeroDivisionError."""
+    ones = [1.0, 1.0]
+    with pytest.raises(rc.RopeError, match="original_max_position_embeddings=1 .*ln L"):
+        rc.scaled_theta(4, 10000.0, "longrope", short_factor=ones, long_factor=ones,
+                        original_max_position_embeddings=1, factor=2.0)
+    _, att = rc.scaled_theta(4, 10000.0, "longrope", short_factor=ones, long_factor=ones,
+                             original_max_position_embeddings=1, factor=2.0,
+                             attention_factor=1.5)
+    assert att == 1.5
+    _, att = rc.scaled_theta(4, 10000.0, "longrope", short_factor=ones, long_factor=ones,
+                             original_max_position_embeddings=1)  # s = 1: factor 1
+    assert att == 1.0
+
+
 def test_identity_params_cover_the_registry():
     assert {m for m in rc.SCALINGS if identity_params(m, 1, 1) is not None} == set(rc.SCALINGS)
 
@@ -293,9 +308,9 @@ def random_params(method, half):
             "llama3": st.fixed_dictionaries(
                 {"factor": s, "original_max_position_embeddings": L,
                  "low_freq_factor": st.floats(0.01, 10.0), "high_freq_factor": st.floats(20, 999)}),
-            "longrope": st.fixed_dictionaries(
+            "longrope": st.fixed_dictionaries(  # L = 1: see test_longrope_needs_ln_l
                 {"short_factor": per_pair, "long_factor": per_pair,
-                 "original_max_position_embeddings": L},
+                 "original_max_position_embeddings": st.integers(2, 10**7)},
                 optional={"factor": s, "attention_factor": st.floats(0.01, 100.0)}),
             }[method]
 

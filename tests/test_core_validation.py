@@ -1,11 +1,19 @@
 """Every bad argument raises ValueError naming the parameter and the bad value."""
 
+import ast
+import functools
 import math
+import pathlib
+import string
 
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as hst
+from i18n_helpers import english_words
 
 import rope_core as rc
+from rope_core import breaks, lesson, tour
 
 TH4 = rc.theta(4)
 X4 = torch.zeros(2, 4, dtype=torch.float64)
@@ -226,3 +234,163 @@ def test_frequency_forms_refuses_a_base_its_dtype_cannot_hold():
     with pytest.raises(ValueError, match=r"base=500000.0.*65504"):
         rc.frequency_forms(8, 500000.0, dtype=torch.float16)
     assert torch.isfinite(rc.frequency_forms(8, 60000.0, dtype=torch.float16)["pow"]).all()
+
+
+# ------------------------------------------------ errors are translatable (issue 13) ----
+# Every error is a RopeError whose Message renders to str(err) in English, and each
+# template in it (nested values included) is a message of the Chinese catalog with a
+# translation, so ui.i18n.error_text can show it in Chinese.
+
+CATALOG_PO = pathlib.Path(__file__).resolve().parents[1] / "locale" / "zh" / "LC_MESSAGES" / \
+    "messages.po"
+
+
+@functools.cache
+def zh_catalog() -> dict[str, str]:
+    from babel.messages.pofile import read_po
+
+    with CATALOG_PO.open("rb") as f:
+        return {m.id: m.string for m in read_po(f) if m.id and isinstance(m.id, str)}
+
+
+def templates(msg: rc.Message) -> list[str]:
+    """The message's template and those of the Messages among its values."""
+    out = [msg.template]
+    for value in msg.params.values():
+        if isinstance(value, rc.Message):
+            out += templates(value)
+    return out
+
+
+def check_translatable(fn) -> rc.RopeError:
+    with pytest.raises(rc.RopeError) as info:
+        fn()
+    err = info.value
+    assert isinstance(err, ValueError)
+    assert err.message.render() == str(err)
+    catalog = zh_catalog()
+    for template in templates(err.message):
+        assert template in catalog, f"not in the catalog (run tools/i18n.py): {template!r}"
+        assert catalog[template], f"no Chinese translation: {template!r}"
+    chinese = err.message.render(lambda t: catalog[t])
+    assert chinese != str(err) and not english_words(chinese), chinese
+    return err
+
+
+_CFG = rc.RopeConfig("x", 8, 8, 10000.0)
+_HF = {"head_dim": 8, "max_position_embeddings": 10}
+BAD_CALLS = {
+    "dim": lambda: rc.theta(3),
+    "base": lambda: rc.theta(4, 0.5),
+    "dtype": lambda: rc.theta(4, dtype=torch.int64),
+    "positions length": lambda: rc.apply_rope(X4, [0, 1, 2], TH4),
+    "positions tensor": lambda: rc.apply_rope(X4, torch.tensor([0.5, 1.0]), TH4),
+    "large tensor": lambda: rc.apply_rope(torch.zeros(20, 4, dtype=torch.int64), range(20), TH4),
+    "rotary_dim": lambda: rc.apply_rope(torch.zeros(2, 6, dtype=torch.float64), [0, 1], TH4,
+                                        rotary_dim=6),
+    "layout": lambda: rc.apply_rope(X4, [0, 1], TH4, layout="foo"),
+    "k.shape": lambda: rc.attention(torch.zeros(3, 4, dtype=torch.float64),
+                                    torch.zeros(2, 4, dtype=torch.float64), TH4),
+    "theta": lambda: rc.angles([0], torch.tensor([-1.0])),
+    "distances": lambda: rc.relative_upper_bound([math.nan], TH4),
+    "critical_dim": lambda: rc.extrapolation_limit(8, 10000.0, 5),
+    "context work": lambda: rc.min_base_for_context(4096, 100000),
+    "config name": lambda: rc.RopeConfig("", 8, 8, 10000.0),
+    "local base": lambda: _CFG.theta(local=True),
+    "unknown parameter": lambda: rc.RopeConfig("x", 8, 8, 10000.0, method="linear",
+                                               params={"foo": 1}),
+    "no parameters": lambda: rc.RopeConfig("x", 8, 8, 10000.0, params={"foo": 1}),
+    "missing parameter": lambda: rc.scaled_theta(8, 10000.0, "dynamic", factor=2.0),
+    "bool parameter": lambda: rc.scaled_theta(8, 10000.0, "yarn", factor=2.0,
+                                              original_max_position_embeddings=100, truncate=3),
+    "float parameter": lambda: rc.scaled_theta(8, 10000.0, "yarn", factor=2.0,
+                                               original_max_position_embeddings=100,
+                                               mscale=-1.0),
+    "factor list": lambda: rc.scaled_theta(8, 10000.0, "longrope", short_factor=[1.0],
+                                           long_factor=[1.0] * 4,
+                                           original_max_position_embeddings=10),
+    "beta": lambda: rc.scaled_theta(8, 10000.0, "yarn", factor=2.0,
+                                    original_max_position_embeddings=100, beta_fast=1.0,
+                                    beta_slow=2.0),
+    "json syntax": lambda: rc.RopeConfig.from_json("{"),
+    "json extra data": lambda: rc.RopeConfig.from_json('{"a": 1} x'),
+    "json constant": lambda: rc.RopeConfig.from_json('{"a": Infinity}'),
+    "json bytes": lambda: rc.RopeConfig.from_json(b"\xff\xfe"),
+    "json size": lambda: rc.RopeConfig.from_json(b" " * 2_000_000),
+    "json depth": lambda: rc.RopeConfig.from_json("[" * 100_000),
+    "head_dim missing": lambda: rc.RopeConfig.from_hf({}),
+    "max_position_embeddings missing": lambda: rc.RopeConfig.from_hf({"head_dim": 8}),
+    "rope_type": lambda: rc.RopeConfig.from_hf({**_HF, "rope_scaling": {"rope_type": "zzz"}}),
+    "rope_scaling key": lambda: rc.RopeConfig.from_hf(
+        {**_HF, "rope_scaling": {"rope_type": "linear", "factor": 2, "zz": 1}}),
+    "rope_scaling value": lambda: rc.RopeConfig.from_hf(
+        {**_HF, "rope_scaling": {"rope_type": "linear", "factor": 0.5}}),
+    "json type": lambda: rc.RopeConfig.from_hf({**_HF, "rope_interleave": 1}),
+    "nested config error": lambda: rc.RopeConfig.from_hf({**_HF, "mrope_section": [1]}),
+    "dtype name": lambda: rc.resolve_dtype("fp16"),
+    "relative_errors": lambda: rc.relative_errors([1.0], [1.0, 2.0]),
+    "frequency_forms": lambda: rc.frequency_forms(8, 500000.0, dtype=torch.float16),
+    "toy sentence": lambda: tour.shuffle_gaps("zz", 4, 10000.0, "half", 0),
+    "words": lambda: lesson.toy_embeddings([], 4, 0),
+    "methods": lambda: breaks.ood_angle_table(8, 10000.0, 100, 2.0, ("zz",)),
+    "axis": lambda: rc.distance_grid(10, "zz"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CALLS))
+def test_errors_are_translatable_rope_errors(case):
+    check_translatable(BAD_CALLS[case])
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a CUDA GPU is present")
+def test_cuda_error_is_translatable():
+    check_translatable(lambda: rc.resolve_device("cuda"))
+
+
+def test_unknown_json_problem_is_translatable(monkeypatch):
+    from rope_core import config
+
+    monkeypatch.setattr(config, "_JSON_PROBLEMS", {})  # e.g. a newer Python's wording
+    err = check_translatable(lambda: rc.RopeConfig.from_json("{"))
+    assert str(err) == "config is not valid JSON: an error at line 1, column 2."
+
+
+def test_english_text_of_nested_messages():
+    err = check_translatable(lambda: rc.RopeConfig.from_json(b" " * 2_000_000))
+    assert str(err) == ("config=<2000000 bytes> is not allowed: config must be at most "
+                        "1000000 bytes.")
+    err = check_translatable(lambda: rc.apply_rope(X4, torch.tensor([0.5, 1.0]), TH4))
+    assert "positions=tensor([0.5, 1.0]) is not allowed" in str(err)
+
+
+@given(hst.one_of(hst.integers(-10**6, 1), hst.integers(4097, 10**6),
+                  hst.integers(1, 2048).map(lambda k: 2 * k + 1)))
+def test_any_bad_dim_is_translatable(dim):
+    err = check_translatable(lambda: rc.theta(dim))
+    assert str(err).startswith(f"dim={dim} is not allowed: dim must be ")
+
+
+@given(hst.one_of(hst.floats(max_value=1.0), hst.floats(allow_nan=True).filter(math.isnan),
+                  hst.text(string.ascii_letters + string.digits + " .-", max_size=5),
+                  hst.none()))
+def test_any_bad_base_is_translatable(base):
+    check_translatable(lambda: rc.theta(4, base))
+
+
+def test_every_literal_template_is_in_the_catalog():
+    """Babel extracts every template of fail() / RopeError / Message / N_ in rope_core
+    (a keyword call nested in fail()'s arguments would hide fail's template from it)."""
+    catalog = zh_catalog()
+    missing = []
+    for path in sorted(pathlib.Path(rc.__file__).parent.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            index = {"fail": 2, "RopeError": 0, "Message": 0, "N_": 0}.get(
+                getattr(node.func, "id", ""))
+            if index is None or len(node.args) <= index:
+                continue
+            arg = node.args[index]
+            if isinstance(arg, ast.Constant) and not catalog.get(arg.value):
+                missing.append(f"{path.name}:{node.lineno}: {arg.value[:60]!r}")
+    assert not missing, missing
