@@ -92,7 +92,8 @@ _LATEX_COMMAND = re.compile(r"\\[A-Za-z]{2,}")
 def _is_formula(msgid: str) -> bool:
     """A LaTeX message shown as is (``st.latex(_(r"\\text{score} = …"))``): its braces
     are LaTeX groups, not placeholders. One that the code formats doubles them."""
-    return bool(_LATEX_COMMAND.search(msgid)) and "{{" not in msgid
+    return bool(_LATEX_COMMAND.search(msgid)) and bool(re.search(r"[{^_]", msgid)) and \
+        "{{" not in msgid
 
 
 def test_translations_keep_the_named_placeholders(catalog):
@@ -164,7 +165,7 @@ VISIBLE_KEYWORDS = {
     "x", "y", "prefix", "title_text", "annotation_text", "allowed", "captions", "value",
     "delta", "body", "legendgrouptitle_text", "colorbar_title", "texttemplate",
 }
-NOT_VISIBLE_KEYWORDS = {"key", "filename", "file_name", "icon", "mime", "url_path", "part"}
+SAME_IN_BOTH = "# i18n: the same in both languages"
 
 
 def _literals(node: ast.AST) -> list[str]:
@@ -186,12 +187,20 @@ def _literals(node: ast.AST) -> list[str]:
 def bypasses(source: str, filename: str) -> list[str]:
     """Literal English text handed to a display call without going through _()."""
     found = []
+    lines = source.splitlines()
     for node in ast.walk(ast.parse(source, filename)):
         if not isinstance(node, ast.Call):
             continue
+        if SAME_IN_BOTH in lines[node.lineno - 1]:
+            continue  # deliberately the same text in both languages
         func = node.func
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        args = list(node.args) if name in DISPLAY else []
+        receiver = getattr(func, "value", None)
+        if isinstance(receiver, ast.Name) and "log" in receiver.id.lower():
+            continue  # a server log line, not shown to visitors
+        # the first argument is the text (a widget's label); later positional ones
+        # are values, options and keys
+        args = list(node.args[:1]) if name in DISPLAY else []
         if name in {"format"}:  # "...".format(): the template itself must be _()'d
             args = [func.value] if isinstance(func, ast.Attribute) else []
         args += [kw.value for kw in node.keywords if kw.arg in VISIBLE_KEYWORDS]

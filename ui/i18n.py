@@ -153,7 +153,9 @@ def language_switch() -> str:
         controls.check_link(LANG_KEY, _("Language"),
                             controls.one_of(list(LANGUAGES), _("en or zh")),
                             st.session_state[LANG_KEY])
-    chosen = st.sidebar.radio("Language · 语言", list(LANGUAGES), key=LANG_KEY,
+    # the switch's label names itself in both languages, so anyone can find it
+    label = "Language · 语言"  # i18n: the same in both languages
+    chosen = st.sidebar.radio(label, list(LANGUAGES), key=LANG_KEY,
                               format_func=LANGUAGES.__getitem__, horizontal=True)
     controls.keep_in_link(LANG_KEY, chosen, None)
     return chosen
