@@ -131,13 +131,10 @@ st.markdown(_(
 st.latex(r"\ell_{mn} = \frac{(R_m q_m)^{\top}(R_n k_n)}{\sqrt{d}} = "
          r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}},\qquad "
          r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}")
-# A formula with words: one message, in $$ … $$ (display math, as st.latex draws it);
-# its braces are doubled because the message is a format template.
-st.markdown(_("$$\n"
-              r"\text{{causal mask: }} \ell_{{mn}} = -\infty \ \text{{ for }} n > m "
-              r"\quad\Rightarrow\quad a_{{mn}} = \frac{{e^{{-\infty}}}}{{\sum_{{n'}} "
-              r"e^{{\ell_{{mn'}}}}}} = 0\ \text{{ exactly}}"
-              "\n$$").format())
+# Translators: a LaTeX formula; translate only the words inside \text{…}.
+st.latex(_(r"\text{causal mask: } \ell_{mn} = -\infty \ \text{ for } n > m "
+           r"\quad\Rightarrow\quad a_{mn} = \frac{e^{-\infty}}{\sum_{n'} "
+           r"e^{\ell_{mn'}}} = 0\ \text{ exactly}"))
 
 c1, c2, c3, c4 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
 seq = ui.slider(_("Sequence length L [tokens]"), 2, 64, 16, "att_seq", container=c1)

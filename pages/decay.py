@@ -120,15 +120,11 @@ st.markdown(_(
 st.latex(r"q^{\top} R_r k = \operatorname{Re}\sum_{i=0}^{d/2-1} h_i\, e^{-\iota r\theta_i},"
          r"\qquad h_i = q_{[i]}\,\overline{k_{[i]}},\qquad "
          r"q_{[i]} = q_{a_i} + \iota\, q_{b_i},\quad \iota = \sqrt{-1}")
-# A formula with words: one message, in $$ … $$ (display math, as st.latex draws it);
-# its braces are doubled because the message is a format template.
-st.markdown(_("$$\n"
-              r"\big|q^{{\top}} R_r k\big| \;\le\; \Big(\max_i \lvert h_{{i+1}}-h_i\rvert\Big)"
-              r"\sum_{{j=1}}^{{d/2}} \lvert S_j\rvert,\qquad "
-              r"S_j = \sum_{{l=0}}^{{j-1}} e^{{\iota\,r\,\theta_l}},\qquad h_{{d/2}} = 0,\qquad "
-              r"\text{{bound}}(r) = \frac{{1}}{{d/2}}\sum_{{j=1}}^{{d/2}}\lvert S_j\rvert"
-              "\n$$"
-              ).format())
+# Translators: a LaTeX formula; translate only the words inside \text{…}.
+st.latex(_(r"\big|q^{\top} R_r k\big| \;\le\; \Big(\max_i \lvert h_{i+1}-h_i\rvert\Big)"
+           r"\sum_{j=1}^{d/2} \lvert S_j\rvert,\qquad "
+           r"S_j = \sum_{l=0}^{j-1} e^{\iota\,r\,\theta_l},\qquad h_{d/2} = 0,\qquad "
+           r"\text{bound}(r) = \frac{1}{d/2}\sum_{j=1}^{d/2}\lvert S_j\rvert"))
 st.caption(_("The key's pair is conjugated: hᵢ = q₍ᵢ₎·conj(k₍ᵢ₎), the product of pair i of q "
              "and pair i of k as complex numbers (RoFormer eq. 35). The prefactor depends on q "
              "and k, the curve bound(r) does not. At r = 0 every term is aligned, |S_j| = j, so "

@@ -83,13 +83,6 @@ def show_checks(frame, step: int) -> None:
                    delta_color="off")
 
 
-def formula(message: str) -> None:
-    """A formula with words in it, from the catalog: there it is display math ($$…$$, so
-    that only its \\text words count as prose) with doubled braces (so that it holds no
-    placeholder); .format() makes the braces single again."""
-    st.latex(message.format().removeprefix("$$").removesuffix("$$"))
-
-
 s = ui.settings()
 st.title(_("Derivation: why a rotation"))
 st.markdown(_(
@@ -176,10 +169,8 @@ st.markdown(_("Cut the head vector into d/2 pairs and turn pair i with its own �
               "product is a sum over pairs, so each pair keeps the property, and together:"))
 st.latex(r"R_m = \begin{bmatrix}R(m\theta_0) & & \\ & \ddots & \\"
          r" & & R(m\theta_{d/2-1})\end{bmatrix}")
-# Translators: a LaTeX formula between $$ with doubled braces; translate only the words
-# inside \text{{…}} and keep every brace.
-formula(_(r"$$\theta_i = \text{{base}}^{{-2i/d}},\quad "
-           r"i = 0, \dots, \tfrac{{d}}{{2}} - 1$$"))
+# Translators: a LaTeX formula; translate only the words inside \text{…}.
+st.latex(_(r"\theta_i = \text{base}^{-2i/d},\quad i = 0, \dots, \tfrac{d}{2} - 1"))
 st.latex(r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
 st.caption(_("The RoFormer paper counts pairs from 1: its θᵢ = 10000^(−2(i−1)/d), "
              "i = 1 … d/2, is this page's θ₍ᵢ₋₁₎. Same frequencies, index shifted by one."))

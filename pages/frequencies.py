@@ -98,14 +98,9 @@ def wavelength_figure(dim: int, bases: tuple, context: int, method: str, factor:
 
 s = ui.settings()
 st.title(_("Frequencies and wavelengths"))
-# A formula with words, as Markdown display math (what st.latex sends), so that the catalog
-# holds it between $$ like every formula in prose.
-# Translators: a LaTeX formula (braces doubled, as in every message with fields): translate
-# only the words inside \text{{…}}.
-st.markdown(_("$$\n"
-              r"\theta_i = \text{{base}}^{{-2i/d}},\qquad \lambda_i = \frac{{2\pi}}{{\theta_i}}"
-              r"\ \text{{tokens}},\qquad \text{{turns within }} L = \frac{{L\,\theta_i}}{{2\pi}}"
-              "\n$$").format())
+# Translators: a LaTeX formula; translate only the words inside \text{…}.
+st.latex(_(r"\theta_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\theta_i}"
+           r"\ \text{tokens},\qquad \text{turns within } L = \frac{L\,\theta_i}{2\pi}"))
 
 c1, c2 = st.columns(2)
 context = ui.select_slider(_("Context length L [tokens]"), CONTEXT_OPTIONS, 4096, "L",

@@ -192,15 +192,10 @@ st.markdown(_(
 st.latex(r"q' = R(m\theta_i)\,q,\qquad k' = R(n\theta_i)\,k,\qquad "
          r"R(\alpha) = \begin{bmatrix}\cos\alpha & -\sin\alpha\\ "
          r"\sin\alpha & \cos\alpha\end{bmatrix}")
-# A formula with words, as Markdown display math (what st.latex sends), so that the catalog
-# holds it between $$ like every formula in prose.
-# Translators: a LaTeX formula (braces doubled, as in every message with fields): translate
-# only the words inside \text{{…}}.
-st.markdown(_("$$\n"
-              r"q'\cdot k' = q^{{\top}}R\big((n-m)\theta_i\big)\,k = "
-              r"\lVert q\rVert\,\lVert k\rVert\cos\!\big((n-m)\theta_i + \varphi_k - "
-              r"\varphi_q\big),\qquad \varphi = \text{{angle of the vector}}"
-              "\n$$").format())
+# Translators: a LaTeX formula; translate only the words inside \text{…}.
+st.latex(_(r"q'\cdot k' = q^{\top}R\big((n-m)\theta_i\big)\,k = "
+           r"\lVert q\rVert\,\lVert k\rVert\cos\!\big((n-m)\theta_i + \varphi_k - "
+           r"\varphi_q\big),\qquad \varphi = \text{angle of the vector}"))
 
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
 # the options in this run's language (the link carries them); a lookup rather than fmt=_

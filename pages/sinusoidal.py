@@ -120,13 +120,6 @@ def forms_figure(dim: int, base: float):
     return fig
 
 
-def formula(message: str) -> None:
-    """A formula with words in it, from the catalog: there it is display math ($$…$$, so
-    that only its \\text words count as prose) with doubled braces (so that it holds no
-    placeholder); .format() makes the braces single again."""
-    st.latex(message.format().removeprefix("$$").removesuffix("$$"))
-
-
 s = ui.settings()
 st.title(_("Sinusoidal position encoding"))
 st.markdown(_(
@@ -134,15 +127,12 @@ st.markdown(_(
     "of the table is a vector of d_model numbers: pairs of sines and cosines of p·ωᵢ, with "
     "the same geometric frequencies that RoPE uses to rotate q and k."))
 st.latex(r"PE_{p,\,2i} = \sin(p\,\omega_i),\qquad PE_{p,\,2i+1} = \cos(p\,\omega_i)")
-# Translators: a LaTeX formula between $$ with doubled braces; translate only the words
-# inside \text{{…}} and keep every brace.
-formula(_(r"$$\omega_i = \text{{base}}^{{-2i/d_{{\text{{model}}}}}},\quad i = 0,\dots,"
-           r"\tfrac{{d_{{\text{{model}}}}}}{{2}}-1$$"))
-# Translators: a LaTeX formula between $$ with doubled braces; translate only the words
-# inside \text{{…}} and keep every brace.
-formula(_(r"$$PE_m \cdot PE_n = \sum_{{i=0}}^{{d_{{\text{{model}}}}/2-1}} "
+# Translators: LaTeX formulas; translate only the words inside \text{…}.
+st.latex(_(r"\omega_i = \text{base}^{-2i/d_{\text{model}}},\quad i = 0,\dots,"
+           r"\tfrac{d_{\text{model}}}{2}-1"))
+st.latex(_(r"PE_m \cdot PE_n = \sum_{i=0}^{d_{\text{model}}/2-1} "
            r"\big(\sin m\omega_i \sin n\omega_i + \cos m\omega_i \cos n\omega_i\big)"
-           r" = \sum_{{i=0}}^{{d_{{\text{{model}}}}/2-1}} \cos\big((m-n)\,\omega_i\big)$$"))
+           r" = \sum_{i=0}^{d_{\text{model}}/2-1} \cos\big((m-n)\,\omega_i\big)"))
 
 c1, c2 = st.columns(2)
 positions = ui.slider(_("Positions P [tokens]"), 16, 4096, 512, "sin_positions", step=16,
@@ -236,10 +226,9 @@ st.markdown(_(
     "and in float64 for the sidebar's d = {dim} and base {base}, against a {digits}-digit "
     "decimal value of base^(−2i/d).").format(dim=s.dim, base=ui.fmt_base(s.base),
                                             digits=REFERENCE_DIGITS))
-# Translators: a LaTeX formula between $$ with doubled braces; translate only the words
-# inside \text{{…}} and keep every brace.
-formula(_(r"$$\omega_i = \text{{base}}^{{-2i/d}} = "
-           r"\exp\!\Big(-\tfrac{{2i}}{{d}}\,\ln\text{{base}}\Big)$$"))
+# Translators: a LaTeX formula; translate only the words inside \text{…}.
+st.latex(_(r"\omega_i = \text{base}^{-2i/d} = "
+           r"\exp\!\Big(-\tfrac{2i}{d}\,\ln\text{base}\Big)"))
 with ui.friendly_errors():
     forms = forms_table(s.dim, s.base)
 

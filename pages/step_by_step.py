@@ -142,11 +142,11 @@ with ui.friendly_errors():
     table, pairs, matrix = tables["coordinates"], tables["pairs"], tables["matrix"]
 
 st.subheader(_("1. One frequency per pair, one angle per pair"))
-# Translators: a LaTeX formula ($$…$$) with doubled braces ({{ }}): keep them and the named
-# fields; translate only the word inside \text{{…}}.
-st.markdown(_("$$\n" r"\theta_i = \text{{base}}^{{-2i/d}},\quad i = 0,\dots,\tfrac{{d}}{{2}}-1"
-              r"\qquad (d = {d},\ \text{{base}} = {base_value},\ m = {m})" "\n$$").format(
-               d=d, base_value=f"{s.base:.0f}", m=m))
+# Translators: a LaTeX formula with named fields, so its braces are doubled ({{ }}): keep
+# them and the fields; translate only the word inside \text{{…}}.
+st.latex(_(r"\theta_i = \text{{base}}^{{-2i/d}},\quad i = 0,\dots,\tfrac{{d}}{{2}}-1"
+           r"\qquad (d = {d},\ \text{{base}} = {base_value},\ m = {m})").format(
+    d=d, base_value=f"{s.base:.0f}", m=m))
 pair_text = (r"(q_{2i},\,q_{2i+1})" if s.layout == "interleaved"
              else r"(q_{i},\,q_{i+d/2})")
 st.markdown(_("The `{layout}` layout pairs coordinates as ${pairs}$. Each pair gets its own "
@@ -186,19 +186,18 @@ ui.explain(
 st.subheader(_("4. Element-wise form (what the code runs)"))
 rotate_text = (r"(-q_1,\ q_0,\ -q_3,\ q_2,\ \dots)" if s.layout == "interleaved" else
                r"(-q_{d/2},\dots,-q_{d-1},\ q_0,\dots,q_{d/2-1})")
-# Translators: a LaTeX formula ($$…$$) with doubled braces ({{ }}): keep them and the named
-# fields; translate only the word inside \operatorname{{…}} (e.g. as \text{{…}}).
-st.markdown(_("$$\n" r"R_m q = q \odot \cos(m\theta) + \operatorname{{rotate}}(q) \odot "
-              r"\sin(m\theta),\qquad \operatorname{{rotate}}(q) = {rotated}" "\n$$").format(
-                  rotated=rotate_text))
+# Translators: a LaTeX formula with named fields, so its braces are doubled ({{ }}): keep
+# them and the fields; translate only the word inside \operatorname{{…}} (e.g. as \text{{…}}).
+st.latex(_(r"R_m q = q \odot \cos(m\theta) + \operatorname{{rotate}}(q) \odot "
+           r"\sin(m\theta),\qquad \operatorname{{rotate}}(q) = {rotated}").format(
+    rotated=rotate_text))
 st.latex(r"\cos = " + row_vector(table["cos"]))
 st.latex(r"\sin = " + row_vector(table["sin"]))
 # Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
-st.markdown(_("$$\n" r"\operatorname{{rotate}}(q) = {vector}" "\n$$").format(
+st.latex(_(r"\operatorname{{rotate}}(q) = {vector}").format(
     vector=row_vector(table["rotate(q)_j"])))
 # Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
-st.markdown(_("$$\n" r"q \odot \cos + \operatorname{{rotate}}(q) \odot \sin = {vector}"
-              "\n$$").format(
+st.latex(_(r"q \odot \cos + \operatorname{{rotate}}(q) \odot \sin = {vector}").format(
     vector=row_vector(table["elementwise"])))
 
 st.subheader(_("5. Complex-number form"))
