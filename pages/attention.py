@@ -162,11 +162,11 @@ st.caption(_("The weight colours are on a log scale from {lowest} to 1, so that 
 if causal:
     masked = int(checks["masked"])
     st.caption(ngettext(
-        "Grey cells: the {count} masked pair with n > m (a key in the future). Its logit is "
+        "Grey cells: the {count} masked cell with n > m (a key in the future). Its logit is "
         "−inf, not a large negative number, so its weight is exactly 0 (the weight there: "
         "{largest}). The CSV writes that logit as -inf; the figure leaves it blank because a "
         "plotly figure cannot hold −inf.",
-        "Grey cells: the {count} masked pairs with n > m (keys in the future). Their logit is "
+        "Grey cells: the {count} masked cells with n > m (keys in the future). Their logit is "
         "−inf, not a large negative number, so their weight is exactly 0 (largest weight "
         "among them: {largest}). The CSV writes those logits as -inf; the figure leaves them "
         "blank because a plotly figure cannot hold −inf.", masked).format(

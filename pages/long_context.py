@@ -378,7 +378,7 @@ st.caption(_("Source: {citation}. Their Figure 1 fits the lower bound of the bas
              "0.0424·L^1.628. The paper's per-length table values could not be verified "
              "here, so only the published fit is compared. Their models have d = 128.").format(
     citation=source(br.MEN_2024)))
-if ui.toggle(_("Compute the app's minimum for 1K … 1M tokens at d = 128 (about 10–30 s the "
+if ui.toggle(_("Compute the app's minimum base for 1K … 1M tokens at d = 128 (about 10–30 s the "
                "first time, then cached for every visitor)"), False, "lc_men"):
     with ui.friendly_errors():
         men = men_table(128, MEN_CONTEXTS)
