@@ -48,6 +48,10 @@ _WIDE = "⺀-鿿豈-﫿＀-￯"
 _WORDS = re.compile(rf"<[^>]+>|[{_WIDE}]|[^\s{_WIDE}<]+|\s+")
 
 
+# Punctuation that may not start a line (it stays with the word before it).
+_NO_START = set("）)]}」』】》〉，,。.：:；;、！!？?%")
+
+
 def text_width(text: str) -> int:
     """Width of visible text in Latin-letter units (a Chinese character counts 2)."""
     visible = _TAG.sub("", text)
@@ -66,7 +70,7 @@ def wrap_title(text: str, width: int = TITLE_CHARS) -> str:
                 current += " " if current else ""
                 continue
             candidate = current + token
-            if current.strip() and text_width(candidate) > width:
+            if current.strip() and text_width(candidate) > width and token[0] not in _NO_START:
                 out.append(current.rstrip())
                 current = token
             else:
