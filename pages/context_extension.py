@@ -320,8 +320,9 @@ if "yarn" in methods:
                                {"factor": s_used, "original_max_position_embeddings": L}))
     low, high = rc.yarn_ramp_bounds(base_cfg.rotary_dim, base_cfg.base, L, p["beta_fast"],
                                     p["beta_slow"], p["truncate"])
-    run_text.append(_("YaRN's ramp runs from pair {low} to pair {high}, the pairs that turn "
-                      "between `beta_slow` = {slow} and `beta_fast` = {fast} times within L").format(
+    run_text.append(_("YaRN's ramp runs from pair {low} to pair {high}, the pairs that "
+                      "turn between `beta_slow` = {slow} and `beta_fast` = {fast} times "
+                      "within L").format(
         low=f"{low:g}", fast=f"{p['beta_fast']:g}", high=f"{high:g}",
         slow=f"{p['beta_slow']:g}"))
 ui.explain(_("Pairs, by method: {methods}.").format(methods=_("; ").join(run_text)))

@@ -314,7 +314,8 @@ def test_wrap_title_breaks_chinese_lines():
     assert all(text_width(line) <= 42 for line in lines)
     assert wrap_title("a short title") == "a short title"
     # closing punctuation never starts a line
-    angle = "第 i = 8 对：q 位于 m = 0，k 位于 n = 10<br>从 q' 到 k' 的角度 = -139.2°（-2.430 弧度）"
+    angle = ("第 i = 8 对：q 位于 m = 0，k 位于 n = 10<br>"
+             "从 q' 到 k' 的角度 = -139.2°（-2.430 弧度）")
     assert not any(line.startswith("）") for line in wrap_title(angle).split("<br>"))
 
 
