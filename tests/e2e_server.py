@@ -9,6 +9,7 @@ the browser is /usr/bin/chromium, never a Playwright-managed one.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import signal
@@ -305,3 +306,35 @@ FIGURES_JS = """
     }),
   }))
 """
+
+
+# ------------------------------------------------- shared by the browser tests ----
+@contextlib.contextmanager
+def chromium(**launch):
+    """Debian's Chromium through Playwright (sync API), closed afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
+                                     args=CHROMIUM_ARGS, **launch)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def full_page_screenshot(page, path: pathlib.Path) -> None:
+    """The whole page: the window is made as tall as the content for the shot
+    (Streamlit scrolls inside its own containers, which a full-page shot would
+    cut), then given back its size."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    viewport = page.viewport_size
+    height = page.evaluate(
+        "() => Math.max(document.documentElement.scrollHeight, ...Array.from("
+        "document.querySelectorAll('[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"],"
+        " [data-testid=\"stSidebarContent\"]')).map(e => e.scrollHeight))")
+    if height > viewport["height"]:
+        page.set_viewport_size({"width": viewport["width"], "height": min(int(height), 12_000)})
+        page.wait_for_timeout(300)  # let Plotly re-layout to the new size
+    page.screenshot(path=str(path), full_page=True)
+    page.set_viewport_size(viewport)

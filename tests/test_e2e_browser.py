@@ -24,20 +24,20 @@ import pytest
 from e2e_server import (
     ARTIFACTS,
     CHART_PAGES,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     FIGURES_JS,
     PAGES,
     RUN_COUNTER_JS,
     RUNS_DONE_JS,
     SETTLED_JS,
     StreamlitServer,
+    chromium,
+    full_page_screenshot,
     skip_without_browser,
 )
 
 skip_without_browser()
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page  # noqa: E402
 
 SHOTS = ARTIFACTS / "screenshots"
 DOWNLOADS = ARTIFACTS / "downloads"
@@ -55,10 +55,8 @@ BASE_THUMB = f'{SIDEBAR} input[aria-label="RoPE base"]'
 # ------------------------------------------------------------- fixtures ----
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _new_page(browser) -> Page:
@@ -160,17 +158,7 @@ def thumb_value(page: Page, selector: str) -> str | None:
 
 
 def full_screenshot(page: Page, name: str) -> None:
-    """The whole page, also when Streamlit scrolls inside its own container."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    height = page.evaluate(
-        "() => Math.max(document.documentElement.scrollHeight, ...Array.from("
-        "document.querySelectorAll('[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"],"
-        " [data-testid=\"stSidebarContent\"]')).map(e => e.scrollHeight))")
-    if height > VIEWPORT["height"]:
-        page.set_viewport_size({"width": VIEWPORT["width"], "height": min(int(height), 12_000)})
-        page.wait_for_timeout(300)  # let Plotly re-layout to the new size
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-    page.set_viewport_size(VIEWPORT)
+    full_page_screenshot(page, SHOTS / f"{name}.png")
 
 
 def quick_pick(page: Page, value: int):

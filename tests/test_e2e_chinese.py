@@ -26,12 +26,14 @@ from e2e_server import (
     RUN_COUNTER_JS,
     SETTLED_JS,
     StreamlitServer,
+    chromium,
+    full_page_screenshot,
     skip_without_browser,
 )
 
 skip_without_browser()
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page  # noqa: E402
 
 SHOTS = ARTIFACTS / "screenshots"
 VIEWPORT = {"width": 1400, "height": 900}
@@ -51,10 +53,8 @@ MAX_NODES = 80  # elements checked per page (the first ones in document order)
 
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 def _page(browser, locale: str) -> Page:
@@ -123,16 +123,7 @@ def glyph_problems(page: Page) -> tuple[int, list[str]]:
 
 
 def _screenshot(page: Page, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    height = page.evaluate(
-        "() => Math.max(document.documentElement.scrollHeight, ...Array.from("
-        "document.querySelectorAll('[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"]'"
-        ")).map(e => e.scrollHeight))")
-    if height > VIEWPORT["height"]:
-        page.set_viewport_size({"width": VIEWPORT["width"], "height": min(int(height), 12_000)})
-        page.wait_for_timeout(300)
-    page.screenshot(path=str(SHOTS / f"zh-{name}.png"), full_page=True)
-    page.set_viewport_size(VIEWPORT)
+    full_page_screenshot(page, SHOTS / f"zh-{name}.png")
 
 
 @pytest.mark.parametrize("name", list(PAGES))

@@ -24,18 +24,18 @@ import pytest
 from e2e_server import (
     ARTIFACTS,
     CHART_PAGES,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PAGES,
     RUN_COUNTER_JS,
     SETTLED_JS,
     StreamlitServer,
+    chromium,
+    full_page_screenshot,
     skip_without_browser,
 )
 
 skip_without_browser()
 
-from playwright.sync_api import Page, sync_playwright  # noqa: E402
+from playwright.sync_api import Page  # noqa: E402
 
 SHOTS = ARTIFACTS / "screenshots"
 WIDTHS = (1400, 800, 390)
@@ -52,10 +52,8 @@ PRESENT_WIDTHS = (1400, 800)
 # ------------------------------------------------------------- fixtures ----
 @pytest.fixture(scope="module")
 def browser():
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
@@ -97,19 +95,8 @@ def open_path(page: Page, server: StreamlitServer, path: str) -> None:
     _wait_settled(page)
 
 
-def screenshot(page: Page, name: str, width: int) -> None:
-    """The whole page: the window is made as tall as the content (Streamlit
-    scrolls inside its own container, which a full-page shot would cut)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    height = page.evaluate(
-        "() => Math.max(document.documentElement.scrollHeight, ...Array.from("
-        "document.querySelectorAll('[data-testid=\"stMain\"], [data-testid=\"stAppViewContainer\"]'"
-        ")).map(e => e.scrollHeight))")
-    if height > HEIGHT:
-        page.set_viewport_size({"width": width, "height": min(int(height), 12_000)})
-        page.wait_for_timeout(300)  # let Plotly re-layout to the new size
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-    page.set_viewport_size({"width": width, "height": HEIGHT})
+def screenshot(page: Page, name: str) -> None:
+    full_page_screenshot(page, SHOTS / f"{name}.png")
 
 
 # Everything that sticks out past the right edge of the window, with what it
@@ -234,7 +221,7 @@ def test_contrast_helper():
 def test_page_fits_the_window(tabs, server, name, width):
     page = tabs(width)
     open_path(page, server, PAGES[name])
-    screenshot(page, f"{name}-{width}", width)
+    screenshot(page, f"{name}-{width}")
     assert_no_errors(page, server)
     problems = page.evaluate(OVERFLOW_JS)
     assert not problems, f"{PAGES[name]} at {width} px:\n" + "\n".join(problems)
@@ -256,7 +243,7 @@ def test_page_fits_the_window(tabs, server, name, width):
 def test_presentation_mode_has_large_high_contrast_axis_text(tabs, server, name, width):
     page = tabs(width)
     open_path(page, server, PAGES[name] + "?present=true")
-    screenshot(page, f"{name}-present-{width}", width)
+    screenshot(page, f"{name}-present-{width}")
     assert_no_errors(page, server)
     assert not page.locator('[data-testid="stAlertContentWarning"]').count()
     assert "present=true" in page.url
