@@ -197,15 +197,21 @@ class Cluster:
                                  "requests to itself")
         self.python, self.app_dir, self.extra_args = python, Path(app_dir), extra_args
         self.run_dir = Path(tempfile.mkdtemp(prefix="rope-serve-"))
-        self.log_dir = Path(log_dir) if log_dir else self.run_dir
+        self.log_dir = Path(log_dir).resolve() if log_dir else self.run_dir
         self.backend_ports: list[int] = []
         self.procs: list[subprocess.Popen] = []
         self.nginx: subprocess.Popen | None = None
         self._logs: list = []
 
     @property
+    def listen(self) -> str:
+        """nginx's listen address, host:port ([host]:port for IPv6)."""
+        return str(Upstream(self.host, self.port))
+
+    @property
     def url(self) -> str:
-        return f"http://{'127.0.0.1' if self.host == '0.0.0.0' else self.host}:{self.port}"
+        local = {"0.0.0.0": "127.0.0.1", "::": "::1"}.get(self.host, self.host)
+        return Upstream(local, self.port).url
 
     @property
     def backends(self) -> list[str]:
@@ -227,6 +233,7 @@ class Cluster:
         # STREAMLIT_SERVER_COOKIE_SECRET there and here.
         secret = os.environ.get("STREAMLIT_SERVER_COOKIE_SECRET") or secrets.token_hex(16)
         nginx = nginx_binary()  # before anything starts
+        _check_can_listen(self.host, self.port)
         for n in range(self.processes):
             if stopping():
                 raise Stopped("before starting every process")
@@ -242,7 +249,7 @@ class Cluster:
                 preexec_fn=_die_with_parent(os.getpid())))
         servers = "\n".join(f"        server {b} max_fails=0;" for b in self.backends)
         conf = TEMPLATE.read_text().format(run_dir=self.run_dir, servers=servers,
-                                           host=self.host, port=self.port)
+                                           log_dir=self.log_dir, listen=self.listen)
         (self.run_dir / "nginx.conf").write_text(conf)
         for n, (p, proc) in enumerate(zip(self.backend_ports, self.procs)):
             try:
@@ -268,14 +275,14 @@ class Cluster:
         try:
             wait_healthy(self.url, 30, stopping, self.nginx)
         except (RuntimeError, TimeoutError) as err:
-            raise RuntimeError(f"nginx on {self.host}:{self.port}: {err}\n"
-                               + self._tail("nginx.log")
-                               + self._tail("nginx-error.log", self.run_dir)) from None
+            raise RuntimeError(f"nginx on {self.listen}: {err}\n"
+                               + (self._tail("nginx.log")
+                                  or self._tail("nginx-error.log"))) from None
         return self
 
-    def _tail(self, name: str, folder: Path | None = None, lines: int = 15) -> str:
+    def _tail(self, name: str, lines: int = 15) -> str:
         try:
-            text = ((folder or self.log_dir) / name).read_text(errors="replace")
+            text = (self.log_dir / name).read_text(errors="replace")
         except OSError:
             return ""
         return "".join(f"  | {line}\n" for line in text.splitlines()[-lines:])
@@ -286,10 +293,12 @@ class Cluster:
     def exited(self) -> str | None:
         """Which child has exited on its own (None while all run)."""
         if self.nginx is not None and self.nginx.poll() is not None:
-            return f"nginx exited with status {self.nginx.returncode}"
+            return (f"nginx exited with status {self.nginx.returncode}\n"
+                    + (self._tail("nginx.log") or self._tail("nginx-error.log")))
         for n, proc in enumerate(self.procs):
             if proc.poll() is not None:
-                return f"Streamlit process {n} exited with status {proc.returncode}"
+                return (f"Streamlit process {n} exited with status {proc.returncode}\n"
+                        + self._tail(f"streamlit-{n}.log"))
         return None
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -314,6 +323,20 @@ class Cluster:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def _check_can_listen(host: str, port: int) -> None:
+    """Fail before anything starts when nginx could not listen on host:port (taken,
+    a privileged port, an address this machine does not have)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as nginx does
+            s.bind((host, port))
+            s.listen()
+    except OSError as err:
+        raise RuntimeError(f"cannot listen on {Upstream(host, port)}: "
+                           f"{err.strerror or err}") from None
 
 
 def _is_local(host: str) -> bool:
@@ -404,6 +427,9 @@ def main(argv: list[str] | None = None) -> int:
                          "IPv6 in brackets, [2001:db8::5]:8501")
     ap.add_argument("--host", default="127.0.0.1", help="address nginx listens on")
     ap.add_argument("--port", type=int, default=8501, help="port nginx listens on")
+    ap.add_argument("--log-dir", type=Path, default=None,
+                    help="keep the logs of nginx and the Streamlit processes here (default: "
+                         "a temporary folder, removed when serve.py stops)")
     ap.add_argument("--timeout", type=float, default=90.0,
                     help="seconds to wait for each Streamlit process to answer (default 90)")
     args = ap.parse_args(argv)
@@ -414,9 +440,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--port {args.port}: the port must be from 1 to 65535")
     if not 0 < args.timeout <= 3600:
         ap.error(f"--timeout {args.timeout:g}: from more than 0 to 3600 seconds")
+    if args.log_dir is not None:
+        try:
+            args.log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as err:
+            ap.error(f"--log-dir {args.log_dir}: {err.strerror or err}")
     with StopSignals() as stop:
         try:
-            cluster = Cluster(processes, args.host, args.port, upstreams=args.upstream)
+            cluster = Cluster(processes, args.host, args.port, upstreams=args.upstream,
+                              log_dir=args.log_dir)
         except ValueError as err:
             ap.error(str(err))
         try:
@@ -429,7 +461,8 @@ def main(argv: list[str] | None = None) -> int:
                 where.append(f"{len(cluster.upstreams)} upstream: "
                              + ", ".join(map(str, cluster.upstreams)))
             print(f"RoPE Explorer behind nginx at {cluster.url}  (Streamlit processes: "
-                  f"{'; '.join(where)}; logs in {cluster.log_dir}). Ctrl-C stops.", flush=True)
+                  f"{'; '.join(where)}; logs in {cluster.log_dir}"
+                  f"{'' if args.log_dir else ', removed at stop'}). Ctrl-C stops.", flush=True)
             problem = stop.wait(cluster.exited)
         except Stopped:
             problem = None

@@ -286,8 +286,9 @@ def _request(port: int, path: str, cookie: str | None = None,
         conn.close()
 
 
-def test_upstreams_on_two_machines_share_students_with_affinity(machines):
-    serve = Serve(*(a for up in machines for a in ("--upstream", str(up))))
+def test_upstreams_on_two_machines_share_students_with_affinity(machines, tmp_path):
+    serve = Serve(*(a for up in machines for a in ("--upstream", str(up))),
+                  "--log-dir", str(tmp_path / "logs"))
     try:
         serve.wait_output(r"RoPE Explorer behind nginx at ")
         assert "127.0.0.2" in serve.output and "127.0.0.3" in serve.output
@@ -314,6 +315,7 @@ def test_upstreams_on_two_machines_share_students_with_affinity(machines):
     finally:
         serve.kill()
     assert all(_health(up.url) for up in machines)  # SIGTERM leaves the upstreams alone
+    assert (tmp_path / "logs" / "nginx.log").exists()  # --log-dir: kept after the stop
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigterm-while-starting", "sigkill"])
