@@ -247,7 +247,13 @@ class Cluster:
                 cwd=self.app_dir, stdout=self._log(f"streamlit-{n}.log"),
                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
                 preexec_fn=_die_with_parent(os.getpid())))
-        servers = "\n".join(f"        server {b} max_fails=0;" for b in self.backends)
+        # A local process ends only with serve.py (which then stops): never mark it
+        # down. A machine elsewhere can fail on its own: after one failed connection
+        # nginx skips it for 30 s, and its students go to the next process on the
+        # hash ring (each to one, so they stay put), not each request 5 s late.
+        servers = "\n".join(
+            [f"        server 127.0.0.1:{p} max_fails=0;" for p in self.backend_ports]
+            + [f"        server {u} max_fails=1 fail_timeout=30s;" for u in self.upstreams])
         conf = TEMPLATE.read_text().format(run_dir=self.run_dir, servers=servers,
                                            log_dir=self.log_dir, listen=self.listen)
         (self.run_dir / "nginx.conf").write_text(conf)

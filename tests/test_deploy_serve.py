@@ -120,16 +120,19 @@ def _health(url: str) -> bool:
         return False
 
 
-@pytest.fixture(scope="module")
-def machines():
-    """Two Streamlit processes, on 127.0.0.2 and 127.0.0.3, started as an operator
-    would on two machines (same cookie secret, as README asks)."""
+SECRET = secrets.token_hex(16)  # one cookie secret on every machine, as README asks
+
+
+@contextlib.contextmanager
+def streamlit_on(*hosts: str):
+    """One Streamlit process per host address, started as an operator would start
+    them on those machines; yields (their Upstreams, the processes) once all answer."""
     _need_nginx()
     ARTIFACTS.mkdir(exist_ok=True)
-    env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": secrets.token_hex(16)}
+    env = {**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": SECRET}
     ups, procs, logs = [], [], []
     try:
-        for host in HOSTS:
+        for host in hosts:
             port = free_port(host)
             logs.append(open(ARTIFACTS / f"serve-upstream-{host}.log", "w"))
             procs.append(subprocess.Popen(
@@ -144,19 +147,30 @@ def machines():
                 assert proc.poll() is None, f"streamlit on {up} exited"
                 assert time.monotonic() < deadline, f"streamlit on {up} did not start"
                 time.sleep(0.25)
-        yield ups
+        yield ups, procs
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-        for proc in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        _stop(procs)
         for f in logs:
             f.close()
+
+
+def _stop(procs: list[subprocess.Popen]) -> None:
+    for proc in procs:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+    for proc in procs:
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def machines():
+    """Two Streamlit processes, on 127.0.0.2 and 127.0.0.3, standing for two machines."""
+    with streamlit_on(*HOSTS) as (ups, _):
+        yield ups
 
 
 class Serve:
@@ -316,6 +330,30 @@ def test_upstreams_on_two_machines_share_students_with_affinity(machines, tmp_pa
         serve.kill()
     assert all(_health(up.url) for up in machines)  # SIGTERM leaves the upstreams alone
     assert (tmp_path / "logs" / "nginx.log").exists()  # --log-dir: kept after the stop
+
+
+def test_students_of_a_machine_that_stops_move_to_one_other_and_stay(machines):
+    with streamlit_on("127.0.0.4") as ([third], third_procs):
+        serve = Serve(*(a for up in [*machines, third] for a in ("--upstream", str(up))))
+        try:
+            serve.wait_output(r"RoPE Explorer behind nginx at ")
+            on_third = []
+            while len(on_third) < 3:  # students the hash sends to the third machine
+                _, headers = _request(serve.port, "/")
+                if headers["x-rope-backend"] == str(third):
+                    on_third.append(re.search(r"rope_sid=(\w+)", headers["set-cookie"])[1])
+            _stop(third_procs)  # the third machine goes down
+            live = {str(up) for up in machines}
+            for sid in on_third:
+                served_by = set()
+                for _ in range(4):
+                    status, headers = _request(serve.port, "/_stcore/health", sid)
+                    assert status == 200
+                    served_by.add(headers["x-rope-backend"].split(", ")[-1])
+                assert len(served_by) == 1 and served_by <= live, served_by
+            assert serve.proc.poll() is None  # a machine elsewhere does not stop serve.py
+        finally:
+            serve.kill()
 
 
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm", "sigterm-while-starting", "sigkill"])
