@@ -130,7 +130,7 @@ def _die_with_parent(parent: int) -> Callable[[], None] | None:
 
 
 def free_port(host: str = "127.0.0.1") -> int:
-    with socket.socket() as s:
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET) as s:
         s.bind((host, 0))
         return s.getsockname()[1]
 
@@ -345,6 +345,13 @@ def _check_can_listen(host: str, port: int) -> None:
                            f"{err.strerror or err}") from None
 
 
+def _is_public(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_global
+    except ValueError:
+        return False  # a name: cannot tell without resolving it
+
+
 def _is_local(host: str) -> bool:
     if host == "localhost":
         return True
@@ -464,11 +471,15 @@ def main(argv: list[str] | None = None) -> int:
                 where.append(f"{processes} here on 127.0.0.1:"
                              + ", ".join(map(str, cluster.backend_ports)))
             if cluster.upstreams:
-                where.append(f"{len(cluster.upstreams)} upstream: "
+                where.append(f"{len(cluster.upstreams)} elsewhere: "
                              + ", ".join(map(str, cluster.upstreams)))
             print(f"RoPE Explorer behind nginx at {cluster.url}  (Streamlit processes: "
                   f"{'; '.join(where)}; logs in {cluster.log_dir}"
                   f"{'' if args.log_dir else ', removed at stop'}). Ctrl-C stops.", flush=True)
+            for u in cluster.upstreams:
+                if _is_public(u.host):
+                    print(f"Note: upstream {u} has a public address; let only this machine "
+                          "reach it (README: More than one machine).", flush=True)
             problem = stop.wait(cluster.exited)
         except Stopped:
             problem = None

@@ -27,7 +27,14 @@ import pytest
 from e2e_server import ARTIFACTS, ROOT
 
 sys.path.insert(0, str(ROOT / "deploy"))
-from serve import Upstream, free_port, main, nginx_binary, parse_upstream  # noqa: E402
+from serve import (  # noqa: E402
+    Upstream,
+    _is_public,
+    free_port,
+    main,
+    nginx_binary,
+    parse_upstream,
+)
 
 SERVE = ROOT / "deploy" / "serve.py"
 HOSTS = ("127.0.0.2", "127.0.0.3")
@@ -47,6 +54,12 @@ def test_upstream_addresses_accepted(text, expected):
     # nginx's spelling: IPv6 in brackets, everything else as host:port
     assert str(up) == (f"[{expected[0]}]:{expected[1]}" if ":" in expected[0]
                        else f"{expected[0]}:{expected[1]}")
+
+
+def test_public_upstreams_are_noted():
+    assert _is_public("203.0.114.7") and _is_public("2a00:1450::1")
+    assert not any(map(_is_public, ["10.0.0.5", "192.168.1.2", "127.0.0.2", "fd00::5",
+                                    "class-b.example.org"]))
 
 
 @pytest.mark.parametrize(("text", "reason"), [
@@ -113,7 +126,7 @@ def _need_nginx() -> None:
 def _health(url: str) -> bool:
     host, port = url.removeprefix("http://").rsplit(":", 1)
     try:
-        conn = http.client.HTTPConnection(host, int(port), timeout=2)
+        conn = http.client.HTTPConnection(host.strip("[]"), int(port), timeout=2)
         conn.request("GET", "/_stcore/health")
         return conn.getresponse().read().strip() == b"ok"
     except OSError:
