@@ -17,7 +17,8 @@ Students open http://<host>:<port>/. Ctrl-C (SIGINT) or SIGTERM stops nginx,
 then every Streamlit process this script started, and exits with status 0; the
 processes on other machines are left running (they are not this script's).
 Needs nginx from the system's packages (apt-get install nginx); nothing runs
-as a system service and nothing is written outside a temporary folder.
+as a system service and nothing is written outside a temporary folder (and
+--log-dir, when given).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Sequence
@@ -117,8 +119,10 @@ _PR_SET_PDEATHSIG = 1
 
 def _die_with_parent(parent: int) -> Callable[[], None] | None:
     """A preexec_fn (Linux) that has the child sent SIGTERM when serve.py dies,
-    even by SIGKILL, which no handler can catch: no orphan keeps the ports."""
-    if _PRCTL is None:
+    even by SIGKILL, which no handler can catch: no orphan keeps the ports.
+    None where prctl is missing, or when other threads run (a preexec_fn is not
+    safe then: the child could deadlock before exec; serve.py has one thread)."""
+    if _PRCTL is None or threading.active_count() > 1:
         return None
 
     def preexec() -> None:
