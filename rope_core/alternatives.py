@@ -26,12 +26,16 @@ frequency theta_i = base^(-2i/d).
 from __future__ import annotations
 
 import math
+from numbers import Real
 
+import pandas as pd
 import torch
 
 from ._checks import (
+    N_,
     as_integer_positions,
     check_base,
+    check_choice,
     check_dim,
     check_float_dtype,
     check_int,
@@ -40,14 +44,16 @@ from ._checks import (
     check_theta,
     fail,
 )
+from .attention import toy_qk
+from .decay import distance_grid
 from .frequencies import DEFAULT_BASE, theta
 from .rotation import apply_rope, pair_views
-from .sinusoidal import sinusoidal_pe
 
 MAX_HEADS = 1024
 MAX_BIAS_ELEMENTS = 1 << 25  # n_heads * seq^2 of an ALiBi bias: 256 MiB of float64 at most
 XPOS_GAMMA = 0.4  # torchscale's XPOS: (2i + 0.4 d) / (1.4 d)
 XPOS_SCALE_BASE = 512.0
+MAX_POSITION = 1_000_000
 
 
 # ---------------------------------------------------------------- ALiBi
@@ -113,6 +119,13 @@ def alibi_bias(n_heads: int, seq_len: int, *, device=None,
 # ---------------------------------------------------------------- p-RoPE
 
 
+def _check_p(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, Real) or not math.isfinite(p) \
+            or not 0.0 <= p <= 1.0:
+        fail("p", p, "a number from {low} to {high}", low=0, high=1)
+    return float(p)
+
+
 def p_rope_pairs(dim: int, p: float) -> int:
     """How many pairs p-RoPE rotates: int(p * dim // 2), the rounding of Gemma's
     ``apply_rope(rope_proportion=p)`` (Barbero et al.'s group's reference code):
@@ -124,10 +137,7 @@ def p_rope_pairs(dim: int, p: float) -> int:
         an integer from 0 to dim/2.
     """
     dim = check_dim(dim)
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not math.isfinite(p) \
-            or not 0.0 <= p <= 1.0:
-        fail("p", p, "a number from {low} to {high}", low=0, high=1)
-    return int(p * dim // 2)
+    return int(_check_p(p) * dim // 2)
 
 
 def p_rope_theta(dim: int, base: float = DEFAULT_BASE, p: float = 0.75, *, device=None,
@@ -332,6 +342,30 @@ def alibi_logits(q: torch.Tensor, k: torch.Tensor, distances, slope: float) -> t
     return nope_logits(q, k, distances) - slope * _distances(distances, q.device)
 
 
+def sinusoidal_rows(positions, dim: int, base: float = DEFAULT_BASE, *,
+                    device=None) -> torch.Tensor:
+    """Rows PE_p of :func:`rope_core.sinusoidal.sinusoidal_pe` at any integer positions.
+
+    PE_p pairs (sin p omega_i, cos p omega_i) with omega_i = base^(-2i/d), which is
+    the unit vector (0, 1) of each pair turned by the angle -p omega_i:
+    R(-a) (0, 1) = (sin a, cos a). So the rows come from :func:`apply_rope`
+    (interleaved layout) instead of a second copy of the table's formula, and
+    cost one rotation per row asked for, not a table from position 0 up.
+
+    Args:
+        positions: ``(P,)`` integers, |p| <= 10^9; dim: even; base: > 1.
+    Returns:
+        ``(P, dim)`` float64 tensor, equal to ``sinusoidal_pe(max + 1, dim, base)[positions]``
+        for non-negative positions.
+    """
+    omega = theta(dim, base, device=device)  # (dim/2,)
+    p = as_integer_positions(positions)  # (P,)
+    unit = torch.zeros(p.numel(), 2 * omega.numel(), dtype=torch.float64,
+                       device=omega.device)  # (P, dim)
+    unit[:, 1::2] = 1.0  # (0, 1) in every pair
+    return apply_rope(unit, -p, omega, layout="interleaved")  # (P, dim)
+
+
 def sinusoidal_logits(q: torch.Tensor, k: torch.Tensor, distances, query_position: int,
                       base: float = DEFAULT_BASE) -> torch.Tensor:
     """The additive sinusoidal encoding's logit: (q + PE_m).(k + PE_n)/sqrt(d) with
@@ -339,23 +373,204 @@ def sinusoidal_logits(q: torch.Tensor, k: torch.Tensor, distances, query_positio
 
     = [q.k + q.PE_n + PE_m.k + PE_m.PE_n]/sqrt(d); PE_m.PE_n = sum_i cos(r omega_i)
     depends on r alone, the two cross terms on the absolute positions. (No
-    projections: a trained model's W_q, W_k mix these terms.) PE comes from
-    :func:`rope_core.sinusoidal.sinusoidal_pe`.
+    projections: a trained model's W_q, W_k mix these terms.) PE rows from
+    :func:`sinusoidal_rows`.
 
     Args:
         distances: ``(R,)`` integers from 0 to query_position.
-        query_position: 0 ... 100000.
+        query_position: 0 ... 10^6.
     Returns:
         ``(R,)`` float64 tensor.
     """
     q, k = _check_qk(q, k)
     base = check_base(base)
-    query_position = check_int(query_position, "query_position", 0, 100_000)
+    query_position = check_int(query_position, "query_position", 0, MAX_POSITION)
     r = as_integer_positions(distances, name="distances")  # (R,)
     if r.numel() and (int(r.min()) < 0 or int(r.max()) > query_position):
         fail("distances", r, "from 0 to query_position = {m} (keys at m - r >= 0)",
              m=query_position)
-    pe = sinusoidal_pe(query_position + 1, q.numel(), base, device=q.device)  # (m+1, dim)
-    keys = k.to(q.device)[None, :] + pe[query_position - r.to(q.device)]  # (R, dim)
-    query = q + pe[query_position]  # (dim,)
-    return keys @ query / math.sqrt(q.numel())
+    pe = sinusoidal_rows(torch.cat([torch.tensor([query_position]), query_position - r]),
+                         q.numel(), base, device=q.device)  # (1 + R, dim)
+    keys = k.to(q.device)[None, :] + pe[1:]  # (R, dim)
+    return keys @ (q + pe[0]) / math.sqrt(q.numel())
+
+
+# ---------------------------------------------------------------- one head, every encoding
+
+ENCODINGS = ("rope", "p_rope", "xpos", "alibi", "nope", "sinusoidal")
+ENCODING_NAMES = {"rope": "RoPE", "p_rope": "p-RoPE", "xpos": "xPos", "alibi": "ALiBi",
+                  "nope": "NoPE", "sinusoidal": N_("sinusoidal")}
+ENCODING_NAMES_EN = {**ENCODING_NAMES, "sinusoidal": "sinusoidal"}  # the CSV's names
+
+
+def check_encoding(encoding) -> str:
+    return check_choice(encoding, "encoding", ENCODINGS)
+
+
+def encoding_logits(encoding: str, q: torch.Tensor, k: torch.Tensor, positions, *,
+                    base: float = DEFAULT_BASE, p: float = 0.75, slope: float = 1 / 16,
+                    gamma: float = XPOS_GAMMA, scale_base: float = XPOS_SCALE_BASE
+                    ) -> torch.Tensor:
+    """One head's logits l[m, n] under ``encoding`` (no mask), query row m and key
+    column n at the given positions:
+
+    * rope: (R_m q_m).(R_n k_n)/sqrt(d); p_rope: the same with :func:`p_rope_theta`;
+    * xpos: :func:`apply_xpos` on q_m and (downscaled) k_n, positions centred on the
+      window's middle first for the scale (as torchscale does; only m - n matters);
+    * alibi: q_m.k_n/sqrt(d) - slope (m - n); nope: q_m.k_n/sqrt(d);
+    * sinusoidal: (q_m + PE_m).(k_n + PE_n)/sqrt(d).
+
+    Rotations use the interleaved layout, as RoFormer and torchscale do.
+
+    Args:
+        q, k: ``(seq, dim)`` float tensors; positions: ``(seq,)`` integers, |p| <= 10^6.
+    Returns:
+        ``(seq, seq)`` float64 tensor.
+    """
+    encoding = check_encoding(encoding)
+    for name, v in (("q", q), ("k", k)):
+        if not isinstance(v, torch.Tensor) or v.ndim != 2 or not v.dtype.is_floating_point:
+            fail(name, v, "a floating-point tensor of shape (seq, dim)")
+    if q.shape != k.shape:
+        fail("k.shape", tuple(k.shape), "equal to q.shape = {shape}", shape=str(tuple(q.shape)))
+    seq, dim = q.shape
+    dim = check_dim(dim, "q.shape[-1]")
+    pos = as_integer_positions(positions, length=seq, max_abs=MAX_POSITION)  # (seq,)
+    q, k = q.to(torch.float64), k.to(torch.float64)
+    scale = 1.0 / math.sqrt(dim)
+    if encoding in ("rope", "p_rope"):
+        th = theta(dim, base, device=q.device) if encoding == "rope" else \
+            p_rope_theta(dim, base, _check_p(p), device=q.device)  # (dim/2,)
+        return apply_rope(q, pos, th) @ apply_rope(k, pos, th).T * scale
+    if encoding == "xpos":
+        th = theta(dim, base, device=q.device)  # (dim/2,)
+        rq, rk = apply_rope(q, pos, th), apply_rope(k, pos, th)  # (seq, dim) each
+        middle = (int(pos.min()) + int(pos.max())) // 2 if seq else 0
+        centred = pos - middle  # (seq,)
+        sq = xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base, device=q.device)
+        sk = xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base, downscale=True,
+                        device=q.device)  # (seq, dim/2) each
+        return (rq * sq.repeat_interleave(2, -1)) @ (rk * sk.repeat_interleave(2, -1)).T * scale
+    if encoding == "sinusoidal":
+        base = check_base(base)
+        pe = sinusoidal_rows(pos, dim, base, device=q.device)  # (seq, dim)
+        return (q + pe) @ (k + pe).T * scale
+    logits = q @ k.T * scale  # (seq, seq)
+    if encoding == "alibi":
+        slope = check_positive_float(slope, "slope", upper=1.0)
+        m = pos.to(device=q.device, dtype=torch.float64)
+        logits = logits - slope * (m[:, None] - m[None, :])
+    return logits
+
+
+def causal_weights(logits: torch.Tensor) -> torch.Tensor:
+    """Softmax over each row's visible keys n <= m (row m, column n); future cells get
+    weight exactly 0.
+
+    Args:
+        logits: ``(seq, seq)``.
+    Returns:
+        ``(seq, seq)`` tensor, rows summing to 1.
+    """
+    if not isinstance(logits, torch.Tensor) or logits.ndim != 2 or \
+            logits.shape[0] != logits.shape[1] or not logits.dtype.is_floating_point:
+        fail("logits", logits, "a square floating-point tensor of shape (seq, seq)")
+    seq = logits.shape[0]
+    future = torch.ones(seq, seq, dtype=torch.bool, device=logits.device).triu(1)
+    return torch.softmax(logits.masked_fill(future, float("-inf")), dim=-1)
+
+
+# ---------------------------------------------------------------- tables for the page
+
+VECTORS = ("q = k", "random q, k")
+SCORE_POINTS = 600  # distances sampled on the score plot (all of them up to 599)
+
+
+def score_vectors(vectors: str, dim: int, seed: int, *, device=None) -> tuple[torch.Tensor,
+                                                                               torch.Tensor]:
+    """The q and k of the score plot: one Gaussian draw (rope_core.toy_qk with one
+    token), k = q for ``"q = k"``, an independent k for ``"random q, k"``.
+
+    Returns:
+        ``(q, k)``, each ``(dim,)`` float64.
+    """
+    vectors = check_choice(vectors, "vectors", VECTORS)
+    q, k = toy_qk(1, dim, seed, device=device)  # (1, dim) each
+    return q[0], (q[0] if vectors == "q = k" else k[0])
+
+
+def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float, slope: float,
+                    seed: int, query_position: int, gamma: float = XPOS_GAMMA,
+                    scale_base: float = XPOS_SCALE_BASE, device=None) -> dict[str, torch.Tensor]:
+    """Every encoding's logit against distance r = m - n for the vectors of
+    :func:`score_vectors` (the sinusoidal one with the query at ``query_position``).
+
+    Returns:
+        dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
+    """
+    q, k = score_vectors(vectors, dim, seed, device=device)
+    base = check_base(base)
+    return {
+        "rope": rope_logits(q, k, distances, theta(dim, base, device=device)),
+        "p_rope": rope_logits(q, k, distances, p_rope_theta(dim, base, p, device=device)),
+        "xpos": xpos_logits(q, k, distances, theta(dim, base, device=device), gamma=gamma,
+                            scale_base=scale_base),
+        "alibi": alibi_logits(q, k, distances, slope),
+        "nope": nope_logits(q, k, distances),
+        "sinusoidal": sinusoidal_logits(q, k, distances, query_position, base),
+    }
+
+
+def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p: float,
+                   slope: float, seed: int, gamma: float = XPOS_GAMMA,
+                   scale_base: float = XPOS_SCALE_BASE, points: int = SCORE_POINTS,
+                   device=None) -> pd.DataFrame:
+    """Tidy table of :func:`distance_logits` at ``points`` evenly spaced integer
+    distances 0 ... max_distance (rope_core.distance_grid), the query at
+    m = max_distance: settings first, then encoding, distance r [tokens], logit.
+    """
+    max_distance = check_int(max_distance, "max_distance", 1, MAX_POSITION)
+    r = distance_grid(max_distance, "linear", linear_points=points)  # (R,)
+    logits = distance_logits(vectors, dim, base, r, p=p, slope=slope, seed=seed,
+                             query_position=max_distance, gamma=gamma, scale_base=scale_base,
+                             device=device)
+    blocks = [pd.DataFrame({"encoding": ENCODING_NAMES_EN[e], "distance r [tokens]": r.numpy(),
+                            "logit": v.cpu().numpy()}) for e, v in logits.items()]
+    df = pd.concat(blocks, ignore_index=True)
+    settings = {"vectors": vectors, "dim": dim, "base": base, "p": p, "alibi slope": slope,
+                "xpos gamma": gamma, "xpos scale base": scale_base, "seed": seed,
+                "query position m [tokens]": max_distance}
+    for n, (name, value) in enumerate(settings.items()):
+        df.insert(n, name, value)
+    return df
+
+
+def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
+                         shared: bool, *, p: float, slope: float, gamma: float = XPOS_GAMMA,
+                         scale_base: float = XPOS_SCALE_BASE, device=None) -> pd.DataFrame:
+    """One toy head (rope_core.toy_qk: Gaussian q, k per token, or one shared draw)
+    over the causal window of positions start ... start + seq - 1, under every
+    encoding: one row per encoding and visible cell (key n <= query m), with its
+    logit and softmax weight. Masked cells (n > m, weight exactly 0) are left out.
+    """
+    seq = check_int(seq, "seq", 1, 256)
+    start = check_int(start, "start", 0, MAX_POSITION - 256)
+    q, k = toy_qk(seq, dim, seed, shared=bool(shared), device=device)  # (seq, dim) each
+    pos = torch.arange(start, start + seq)  # (seq,)
+    m, n = torch.tril_indices(seq, seq)  # visible cells, row by row
+    blocks = []
+    for e in ENCODINGS:
+        logits = encoding_logits(e, q, k, pos, base=base, p=p, slope=slope, gamma=gamma,
+                                 scale_base=scale_base)  # (seq, seq)
+        weights = causal_weights(logits)
+        blocks.append(pd.DataFrame({"encoding": ENCODING_NAMES_EN[e],
+                                    "m [tokens]": (start + m).numpy(),
+                                    "n [tokens]": (start + n).numpy(),
+                                    "logit": logits[m, n].cpu().numpy(),
+                                    "weight": weights[m, n].cpu().numpy()}))
+    df = pd.concat(blocks, ignore_index=True)
+    settings = {"dim": dim, "base": base, "seed": seed, "same q k": bool(shared), "p": p,
+                "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base}
+    for i, (name, value) in enumerate(settings.items()):
+        df.insert(i, name, value)
+    return df
