@@ -48,6 +48,7 @@ from .attention import toy_qk
 from .decay import distance_grid
 from .frequencies import DEFAULT_BASE, theta
 from .rotation import apply_rope, pair_views
+from .tables import to_frame
 
 MAX_HEADS = 1024
 MAX_BIAS_ELEMENTS = 1 << 25  # n_heads * seq^2 of an ALiBi bias: 256 MiB of float64 at most
@@ -240,11 +241,14 @@ def apply_xpos(x: torch.Tensor, positions, theta: torch.Tensor, *, gamma: float 
     pos = as_integer_positions(positions, max_abs=limit)
     scale = xpos_scale(pos, dim, gamma=gamma, scale_base=scale_base, downscale=downscale,
                        device=x.device).to(x.dtype)  # (seq, dim/2)
+    return rotated * _spread(scale, layout)
+
+
+def _spread(per_pair: torch.Tensor, layout: str) -> torch.Tensor:
+    """A value per pair onto both coordinates of the pair: ``(..., dim/2)`` -> ``(..., dim)``."""
     if layout == "interleaved":
-        factor = scale.repeat_interleave(2, dim=-1)  # (seq, dim): (s0, s0, s1, s1, ...)
-    else:
-        factor = torch.cat([scale, scale], dim=-1)  # (seq, dim): (s0, s1, ..., s0, s1, ...)
-    return rotated * factor
+        return per_pair.repeat_interleave(2, dim=-1)  # (s0, s0, s1, s1, ...)
+    return torch.cat([per_pair, per_pair], dim=-1)  # (s0, s1, ..., s0, s1, ...)
 
 
 # ---------------------------------------------------------------- scores against distance
@@ -409,8 +413,8 @@ def check_encoding(encoding) -> str:
 
 def encoding_logits(encoding: str, q: torch.Tensor, k: torch.Tensor, positions, *,
                     base: float = DEFAULT_BASE, p: float = 0.75, slope: float = 1 / 16,
-                    gamma: float = XPOS_GAMMA, scale_base: float = XPOS_SCALE_BASE
-                    ) -> torch.Tensor:
+                    gamma: float = XPOS_GAMMA, scale_base: float = XPOS_SCALE_BASE,
+                    layout: str = "interleaved") -> torch.Tensor:
     """One head's logits l[m, n] under ``encoding`` (no mask), query row m and key
     column n at the given positions:
 
@@ -420,7 +424,8 @@ def encoding_logits(encoding: str, q: torch.Tensor, k: torch.Tensor, positions, 
     * alibi: q_m.k_n/sqrt(d) - slope (m - n); nope: q_m.k_n/sqrt(d);
     * sinusoidal: (q_m + PE_m).(k_n + PE_n)/sqrt(d).
 
-    Rotations use the interleaved layout, as RoFormer and torchscale do.
+    Pairs follow ``layout`` (torchscale's xPos is interleaved; the sinusoidal table
+    pairs (sin, cos) as it always does).
 
     Args:
         q, k: ``(seq, dim)`` float tensors; positions: ``(seq,)`` integers, |p| <= 10^6.
@@ -428,6 +433,7 @@ def encoding_logits(encoding: str, q: torch.Tensor, k: torch.Tensor, positions, 
         ``(seq, seq)`` float64 tensor.
     """
     encoding = check_encoding(encoding)
+    layout = check_layout(layout)
     for name, v in (("q", q), ("k", k)):
         if not isinstance(v, torch.Tensor) or v.ndim != 2 or not v.dtype.is_floating_point:
             fail(name, v, "a floating-point tensor of shape (seq, dim)")
@@ -441,16 +447,19 @@ def encoding_logits(encoding: str, q: torch.Tensor, k: torch.Tensor, positions, 
     if encoding in ("rope", "p_rope"):
         th = theta(dim, base, device=q.device) if encoding == "rope" else \
             p_rope_theta(dim, base, _check_p(p), device=q.device)  # (dim/2,)
-        return apply_rope(q, pos, th) @ apply_rope(k, pos, th).T * scale
+        return apply_rope(q, pos, th, layout=layout) @ apply_rope(k, pos, th, layout=layout).T \
+            * scale
     if encoding == "xpos":
         th = theta(dim, base, device=q.device)  # (dim/2,)
-        rq, rk = apply_rope(q, pos, th), apply_rope(k, pos, th)  # (seq, dim) each
         middle = (int(pos.min()) + int(pos.max())) // 2 if seq else 0
-        centred = pos - middle  # (seq,)
-        sq = xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base, device=q.device)
-        sk = xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base, downscale=True,
-                        device=q.device)  # (seq, dim/2) each
-        return (rq * sq.repeat_interleave(2, -1)) @ (rk * sk.repeat_interleave(2, -1)).T * scale
+        centred = pos - middle  # (seq,): the scale's positions, centred as torchscale does
+        sq = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                                device=q.device), layout)  # (seq, dim)
+        sk = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                                downscale=True, device=q.device), layout)
+        rq = apply_rope(q, pos, th, layout=layout) * sq  # (seq, dim)
+        rk = apply_rope(k, pos, th, layout=layout) * sk
+        return rq @ rk.T * scale
     if encoding == "sinusoidal":
         base = check_base(base)
         pe = sinusoidal_rows(pos, dim, base, device=q.device)  # (seq, dim)
@@ -482,7 +491,7 @@ def causal_weights(logits: torch.Tensor) -> torch.Tensor:
 
 # ---------------------------------------------------------------- tables for the page
 
-VECTORS = ("q = k", "random q, k")
+VECTORS = (N_("q = k"), N_("random q, k"))  # shown translated, kept English in the CSV
 SCORE_POINTS = 600  # distances sampled on the score plot (all of them up to 599)
 
 
@@ -501,7 +510,8 @@ def score_vectors(vectors: str, dim: int, seed: int, *, device=None) -> tuple[to
 
 def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float, slope: float,
                     seed: int, query_position: int, gamma: float = XPOS_GAMMA,
-                    scale_base: float = XPOS_SCALE_BASE, device=None) -> dict[str, torch.Tensor]:
+                    scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                    device=None) -> dict[str, torch.Tensor]:
     """Every encoding's logit against distance r = m - n for the vectors of
     :func:`score_vectors` (the sinusoidal one with the query at ``query_position``).
 
@@ -511,10 +521,11 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     q, k = score_vectors(vectors, dim, seed, device=device)
     base = check_base(base)
     return {
-        "rope": rope_logits(q, k, distances, theta(dim, base, device=device)),
-        "p_rope": rope_logits(q, k, distances, p_rope_theta(dim, base, p, device=device)),
+        "rope": rope_logits(q, k, distances, theta(dim, base, device=device), layout=layout),
+        "p_rope": rope_logits(q, k, distances, p_rope_theta(dim, base, p, device=device),
+                              layout=layout),
         "xpos": xpos_logits(q, k, distances, theta(dim, base, device=device), gamma=gamma,
-                            scale_base=scale_base),
+                            scale_base=scale_base, layout=layout),
         "alibi": alibi_logits(q, k, distances, slope),
         "nope": nope_logits(q, k, distances),
         "sinusoidal": sinusoidal_logits(q, k, distances, query_position, base),
@@ -523,8 +534,8 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
 
 def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p: float,
                    slope: float, seed: int, gamma: float = XPOS_GAMMA,
-                   scale_base: float = XPOS_SCALE_BASE, points: int = SCORE_POINTS,
-                   device=None) -> pd.DataFrame:
+                   scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                   points: int = SCORE_POINTS, device=None) -> pd.DataFrame:
     """Tidy table of :func:`distance_logits` at ``points`` evenly spaced integer
     distances 0 ... max_distance (rope_core.distance_grid), the query at
     m = max_distance: settings first, then encoding, distance r [tokens], logit.
@@ -533,21 +544,19 @@ def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p:
     r = distance_grid(max_distance, "linear", linear_points=points)  # (R,)
     logits = distance_logits(vectors, dim, base, r, p=p, slope=slope, seed=seed,
                              query_position=max_distance, gamma=gamma, scale_base=scale_base,
-                             device=device)
-    blocks = [pd.DataFrame({"encoding": ENCODING_NAMES_EN[e], "distance r [tokens]": r.numpy(),
-                            "logit": v.cpu().numpy()}) for e, v in logits.items()]
-    df = pd.concat(blocks, ignore_index=True)
-    settings = {"vectors": vectors, "dim": dim, "base": base, "p": p, "alibi slope": slope,
-                "xpos gamma": gamma, "xpos scale base": scale_base, "seed": seed,
-                "query position m [tokens]": max_distance}
-    for n, (name, value) in enumerate(settings.items()):
-        df.insert(n, name, value)
-    return df
+                             layout=layout, device=device)
+    settings = {"vectors": vectors, "dim": dim, "base": base, "layout": layout, "p": p,
+                "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base,
+                "seed": seed, "query position m [tokens]": max_distance}
+    return pd.concat([to_frame({"distance r [tokens]": r, "logit": v}, **settings,
+                               encoding=ENCODING_NAMES_EN[e])
+                      for e, v in logits.items()], ignore_index=True)
 
 
 def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
                          shared: bool, *, p: float, slope: float, gamma: float = XPOS_GAMMA,
-                         scale_base: float = XPOS_SCALE_BASE, device=None) -> pd.DataFrame:
+                         scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                         device=None) -> pd.DataFrame:
     """One toy head (rope_core.toy_qk: Gaussian q, k per token, or one shared draw)
     over the causal window of positions start ... start + seq - 1, under every
     encoding: one row per encoding and visible cell (key n <= query m), with its
@@ -558,19 +567,15 @@ def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
     q, k = toy_qk(seq, dim, seed, shared=bool(shared), device=device)  # (seq, dim) each
     pos = torch.arange(start, start + seq)  # (seq,)
     m, n = torch.tril_indices(seq, seq)  # visible cells, row by row
+    settings = {"dim": dim, "base": base, "layout": layout, "seed": seed,
+                "same q k": bool(shared), "window start [tokens]": start, "p": p,
+                "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base}
     blocks = []
     for e in ENCODINGS:
         logits = encoding_logits(e, q, k, pos, base=base, p=p, slope=slope, gamma=gamma,
-                                 scale_base=scale_base)  # (seq, seq)
+                                 scale_base=scale_base, layout=layout)  # (seq, seq)
         weights = causal_weights(logits)
-        blocks.append(pd.DataFrame({"encoding": ENCODING_NAMES_EN[e],
-                                    "m [tokens]": (start + m).numpy(),
-                                    "n [tokens]": (start + n).numpy(),
-                                    "logit": logits[m, n].cpu().numpy(),
-                                    "weight": weights[m, n].cpu().numpy()}))
-    df = pd.concat(blocks, ignore_index=True)
-    settings = {"dim": dim, "base": base, "seed": seed, "same q k": bool(shared), "p": p,
-                "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base}
-    for i, (name, value) in enumerate(settings.items()):
-        df.insert(i, name, value)
-    return df
+        blocks.append(to_frame({"m [tokens]": start + m, "n [tokens]": start + n,
+                                "logit": logits[m, n], "weight": weights[m, n]},
+                               **settings, encoding=ENCODING_NAMES_EN[e]))
+    return pd.concat(blocks, ignore_index=True)
