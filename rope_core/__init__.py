@@ -28,7 +28,6 @@ whose ``message`` a user interface can translate).
 
 from ._checks import Message, RopeError
 from .alternatives import (
-    ENCODINGS,
     alibi_bias,
     alibi_logits,
     alibi_slopes,
@@ -149,7 +148,7 @@ __all__ = [
     "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
     "turns_within", "wavelength", "yarn_ramp_bounds",
     # alternatives to RoPE
-    "ENCODINGS", "alibi_bias", "alibi_logits", "alibi_slopes", "apply_xpos", "causal_weights",
+    "alibi_bias", "alibi_logits", "alibi_slopes", "apply_xpos", "causal_weights",
     "encoding_logits", "nope_logits", "p_rope_pairs", "p_rope_theta", "pair_terms",
     "rope_logits", "sinusoidal_logits", "sinusoidal_rows", "xpos_logits", "xpos_max_position",
     "xpos_scale", "xpos_zeta",
