@@ -232,8 +232,8 @@ def score_section() -> None:
     d1, d2, d3 = st.columns(3)
     train = ui.select_slider(_("Training length L [tokens]"), TRAIN_OPTIONS, 512, "beyond_L",
                              container=d1, fmt=str)
-    reach = ui.select_slider(_("Distances shown, up to"), REACH_OPTIONS, 4, "beyond_reach",
-                             container=d2, fmt=lambda n: _("{n}·L").format(n=n))
+    reach = ui.select_slider(_("Distances shown, up to (multiples of L)"), REACH_OPTIONS, 4,
+                             "beyond_reach", container=d2, fmt=str)
     vectors = ui.choice(_("Vectors"), list(alt.VECTORS), "q = k", "beyond_vectors",
                         container=d3, fmt=_,
                         captions=[_("one Gaussian draw, used as both"),
