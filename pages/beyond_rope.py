@@ -64,10 +64,16 @@ def attention_table(dim: int, base: float, seq: int, start: int, seed: int, same
                                     layout=layout, device=device)
 
 
-def y_range(df: pd.DataFrame) -> list[float]:
+def by_encoding(df: pd.DataFrame, column: str) -> np.ndarray:
+    """A column of a tidy table as one row per encoding: the tables are blocks of equal
+    length in ENCODINGS order, so this is a reshape, not six filters."""
+    return df[column].to_numpy().reshape(len(ENCODINGS), -1)
+
+
+def y_range(logits: np.ndarray) -> list[float]:
     """The logit axis: every curve but ALiBi's, padded (ALiBi's falling line may leave
     the plot at the bottom rather than flatten all the others)."""
-    values = df.loc[df["encoding"] != "ALiBi", "logit"].to_numpy()
+    values = np.delete(logits, ENCODINGS.index("alibi"), axis=0)
     low, high = float(values.min()), float(values.max())
     pad = 0.08 * max(high - low, 1e-9)
     return [low - pad, high + pad]
@@ -80,45 +86,47 @@ def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p:
     shaded, each curve's value at r = L as a marker."""
     max_distance = train * reach
     df = score_table(vectors, dim, base, max_distance, p, slope, seed, layout, device)
+    logits = by_encoding(df, "logit")  # (6, R)
+    r = df[R_COL].to_numpy()[:logits.shape[1]]  # (R,)
     marks = at_training_length(vectors, dim, base, train, max_distance, p, slope, seed, layout,
                                device)["logit"]
-    fig = go.Figure()
-    fig.add_vrect(x0=train, x1=max_distance, fillcolor="#8c959f", opacity=0.12, line_width=0)
-    fig.add_vline(x=train, line=dict(color="black", dash="dot"))
-    fig.add_annotation(x=train, y=1, yref="paper", yanchor="bottom", xanchor="left",
-                       showarrow=False, font=dict(size=13),
-                       text=_("L = {train}: past it, shaded").format(
-                           train=i18n.integer(train)))
-    for e, block in df.groupby("encoding", sort=False):
-        key = next(k for k, v in alt.ENCODING_NAMES_EN.items() if v == e)
-        label = name(key)
-        fig.add_scatter(x=block[R_COL], y=block["logit"], mode="lines", name=label,
-                        line=dict(color=COLOR[key], width=2.2 if key == "rope" else 1.6),
-                        hovertemplate=_("r={r} tokens<br>logit={value}").format(
-                            r="%{x:,}", value="%{y:.3f}") + "<extra>" + label + "</extra>")
-    fig.add_scatter(x=[train] * len(ENCODINGS), y=[marks[e] for e in ENCODINGS],
-                    mode="markers", name=_("value at r = L"),
-                    marker=dict(color=[COLOR[e] for e in ENCODINGS], size=10, symbol="diamond",
-                                line=dict(color="black", width=1)),
-                    customdata=[name(e) for e in ENCODINGS],
-                    hovertemplate=_("{encoding} at r = L: logit={value}").format(
-                        encoding="%{customdata}", value="%{y:.3f}") + "<extra></extra>")
+    hover = _("r={r} tokens<br>logit={value}").format(r="%{x:,}", value="%{y:.3f}")
+    traces = [go.Scatter(x=r, y=logits[j], mode="lines", name=name(e),
+                         line=dict(color=COLOR[e], width=2.2 if e == "rope" else 1.6),
+                         hovertemplate=hover + "<extra>" + name(e) + "</extra>")
+              for j, e in enumerate(ENCODINGS)]
+    traces.append(go.Scatter(
+        x=[train] * len(ENCODINGS), y=[marks[e] for e in ENCODINGS], mode="markers",
+        name=_("value at r = L"), customdata=[name(e) for e in ENCODINGS],
+        marker=dict(color=[COLOR[e] for e in ENCODINGS], size=10, symbol="diamond",
+                    line=dict(color="black", width=1)),
+        hovertemplate=_("{encoding} at r = L: logit={value}").format(
+            encoding="%{customdata}", value="%{y:.3f}") + "<extra></extra>"))
+    past = dict(type="rect", xref="x", yref="paper", x0=train, x1=max_distance, y0=0, y1=1,
+                fillcolor="#8c959f", opacity=0.12, line_width=0, layer="below")
+    line = dict(type="line", xref="x", yref="paper", x0=train, x1=train, y0=0, y1=1,
+                line=dict(color="black", dash="dot"))
+    note = dict(x=train, y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
+                font=dict(size=13),
+                text=_("L = {train}: past it, shaded").format(train=i18n.integer(train)))
+    fig = go.Figure(data=traces, layout=dict(shapes=[past, line], annotations=[note]))
     titles = {"q = k": _("Logit against distance, q = k (d = {dim}, base {base})"),
               "random q, k": _("Logit against distance, random q, k (d = {dim}, base {base})")}
     ui.style(fig, title=titles[vectors].format(dim=dim, base=ui.fmt_base(base)),
              x=_("relative distance r = m − n [tokens]"), y=_("logit ℓ (before softmax)"),
              height=500)
-    fig.update_yaxes(range=y_range(df))
+    fig.update_yaxes(range=y_range(logits))
     return fig
 
 
-def weight_grid(block: pd.DataFrame, seq: int, start: int) -> np.ndarray:
-    """The visible cells' weights as a seq x seq matrix (rows m, columns n), NaN above
-    the diagonal (masked: plotly leaves it blank)."""
-    grid = np.full((seq, seq), np.nan)
-    grid[block["m [tokens]"].to_numpy() - start, block["n [tokens]"].to_numpy() - start] = \
-        block["weight"].to_numpy()
-    return grid
+def window_weights(df: pd.DataFrame, seq: int) -> np.ndarray:
+    """The toy head's weights as (encoding, m, n) matrices, NaN above the diagonal
+    (masked: plotly leaves it blank). The table lists each encoding's visible cells
+    row by row (torch.tril_indices order)."""
+    grids = np.full((len(ENCODINGS), seq, seq), np.nan)
+    m, n = np.tril_indices(seq)
+    grids[:, m, n] = by_encoding(df, "weight")
+    return grids
 
 
 @ui.figure
@@ -126,19 +134,19 @@ def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed:
                same: bool, p: float, slope: float, layout: str, device: str) -> go.Figure:
     """The chosen encoding's softmax weights, log colour scale."""
     df = attention_table(dim, base, seq, start, seed, same, p, slope, layout, device)
-    block = df[df["encoding"] == alt.ENCODING_NAMES_EN[encoding]]
-    weights = weight_grid(block, seq, start)
+    weights = window_weights(df, seq)[ENCODINGS.index(encoding)]  # (seq, seq)
     lowest = max(float(np.nanmin(weights[weights > 0])), 1e-6)
     lowest = min(math.log10(lowest), math.log10(1 / seq))
     ticks = [t for t in (1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)
              if math.log10(t) >= lowest - 1e-12]
-    positions = list(range(start, start + seq))
-    z = np.log10(np.where(weights > 0, weights, np.nan))
-    fig = go.Figure()
-    fig.add_heatmap(z=z, customdata=weights, x=positions, y=positions, coloraxis="coloraxis",
-                    xgap=1 if seq <= 32 else 0, ygap=1 if seq <= 32 else 0,
-                    hovertemplate=_("m={m}, n={n}<br>weight={value}").format(
-                        m="%{y}", n="%{x}", value="%{customdata:.4f}") + "<extra></extra>")
+    positions = np.arange(start, start + seq)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.log10(np.where(weights > 0, weights, np.nan))
+    gap = 1 if seq <= 32 else 0
+    fig = go.Figure(go.Heatmap(
+        z=z, customdata=weights, x=positions, y=positions, coloraxis="coloraxis", xgap=gap,
+        ygap=gap, hovertemplate=_("m={m}, n={n}<br>weight={value}").format(
+            m="%{y}", n="%{x}", value="%{customdata:.4f}") + "<extra></extra>"))
     ui.style(fig, title=_("Softmax weights under {encoding} (log colour scale)").format(
         encoding=name(encoding)), x=_("key position n [tokens]"),
         y=_("query position m [tokens]"), height=480)
@@ -146,9 +154,10 @@ def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed:
                                      colorbar=dict(title=_("weight"),
                                                    tickvals=[math.log10(t) for t in ticks],
                                                    ticktext=[f"{t:g}" for t in ticks])),
-                      plot_bgcolor="#c8c8c8")
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False, scaleanchor="x")
-    fig.update_xaxes(showgrid=False, zeroline=False)
+                      plot_bgcolor="#c8c8c8",
+                      xaxis=dict(showgrid=False, zeroline=False),
+                      yaxis=dict(autorange="reversed", showgrid=False, zeroline=False,
+                                 scaleanchor="x"))
     return fig
 
 
@@ -157,26 +166,23 @@ def last_row_figure(dim: int, base: float, seq: int, start: int, seed: int, same
                     p: float, slope: float, layout: str, device: str) -> go.Figure:
     """The last query's weights over its keys, one line per encoding."""
     df = attention_table(dim, base, seq, start, seed, same, p, slope, layout, device)
-    last = start + seq - 1
-    fig = go.Figure()
-    for e in ENCODINGS:
-        row = df[(df["encoding"] == alt.ENCODING_NAMES_EN[e]) & (df["m [tokens]"] == last)]
-        label = name(e)
-        fig.add_scatter(x=last - row["n [tokens]"], y=row["weight"], mode="lines+markers",
-                        name=label, line=dict(color=COLOR[e], width=1.6),
-                        marker=dict(size=4),
-                        hovertemplate=_("r={r} tokens<br>weight={value}").format(
-                            r="%{x}", value="%{y:.4f}") + "<extra>" + label + "</extra>")
+    last_row = by_encoding(df, "weight")[:, -seq:]  # (6, seq): the last query, keys n = start ...
+    r = np.arange(seq - 1, -1, -1)  # distance m - n of those keys
+    hover = _("r={r} tokens<br>weight={value}").format(r="%{x}", value="%{y:.4f}")
+    fig = go.Figure([go.Scatter(x=r, y=last_row[j], mode="lines+markers", name=name(e),
+                                line=dict(color=COLOR[e], width=1.6), marker=dict(size=4),
+                                hovertemplate=hover + "<extra>" + name(e) + "</extra>")
+                     for j, e in enumerate(ENCODINGS)])
     ui.style(fig, title=_("The last query (m = {m}): weight on the key r tokens back").format(
-        m=i18n.integer(last)), x=_("distance r = m − n [tokens]"), y=_("softmax weight"),
-        height=480)
+        m=i18n.integer(start + seq - 1)), x=_("distance r = m − n [tokens]"),
+        y=_("softmax weight"), height=480)
     return fig
 
 
-def mean_distance(df: pd.DataFrame, encoding: str, last: int) -> float:
-    """Σₙ a_(last, n) (last − n): how far back the last query looks on average."""
-    row = df[(df["encoding"] == alt.ENCODING_NAMES_EN[encoding]) & (df["m [tokens]"] == last)]
-    return float((row["weight"] * (last - row["n [tokens]"])).sum())
+def mean_distances(df: pd.DataFrame, seq: int) -> np.ndarray:
+    """Σₙ a_(last, n) (last − n) per encoding: how far back the last query looks."""
+    last_row = by_encoding(df, "weight")[:, -seq:]  # (6, seq), keys n = start ... last
+    return last_row @ np.arange(seq - 1, -1, -1, dtype=float)
 
 
 # ------------------------------------------------------------------ the page
@@ -247,9 +253,9 @@ def score_section() -> None:
     ui.show(score_figure(vectors, s.dim, s.base, train, reach, p, slope, seed, s.layout,
                          s.device), key="beyond_score_plot")
     logit = facts["logit"]
-    alibi = df[df["encoding"] == "ALiBi"]
-    low = y_range(df)[0]
-    below = alibi.loc[alibi["logit"] < low, R_COL]
+    logits = by_encoding(df, "logit")  # (6, R)
+    r = df[R_COL].to_numpy()[:logits.shape[1]]
+    below = r[logits[ENCODINGS.index("alibi")] < y_range(logits)[0]]
     kept = facts["kept"]
     if kept == half:
         p_text = _("**p-RoPE** with p = {p} rotates all {half} pairs: its curve is RoPE's.")
@@ -266,7 +272,7 @@ def score_section() -> None:
         _("**ALiBi** is that line tilted down by {slope} per token: at r = L it is {drop} "
           "lower, and it keeps falling at the same rate past L{exit}.").format(
             slope=slope_label(exponent), drop=f"{slope * train:.1f}",
-            exit=_(" (it leaves the plot at r ≈ {r})").format(r=i18n.integer(int(below.iloc[0])))
+            exit=_(" (it leaves the plot at r ≈ {r})").format(r=i18n.integer(int(below[0])))
             if len(below) else ""),
         p_text.format(p=f"{p:g}", half=half, kept=kept, rest=half - kept),
         _("**xPos** is RoPE with pair i's term multiplied by ζᵢ^(r/512): at r = L that factor "
@@ -280,7 +286,7 @@ def score_section() -> None:
     if max_distance >= alt.SCORE_POINTS:
         st.caption(_("Sampled at {count} distances (every ≈{step} tokens): RoPE's fastest pair "
                      "turns every 2π ≈ 6.3 tokens, so its ripples between samples are not "
-                     "drawn.").format(count=i18n.integer(df[R_COL].nunique()),
+                     "drawn.").format(count=i18n.integer(len(r)),
                                       step=i18n.integer(round(max_distance /
                                                               (alt.SCORE_POINTS - 1)))))
 
@@ -349,12 +355,10 @@ def attention_section() -> None:
     with right:
         ui.show(last_row_figure(s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
                                 s.device), key="beyond_row_plot")
-    last = start + seq - 1
     # Translators: the separator between the encodings' values in a list ("a; b; c")
     distances = _("; ").join(
-        _("{encoding} {value}").format(encoding=name(e),
-                                       value=f"{mean_distance(df, e, last):.1f}")
-        for e in ENCODINGS)
+        _("{encoding} {value}").format(encoding=name(e), value=f"{value:.1f}")
+        for e, value in zip(ENCODINGS, mean_distances(df, seq)))
     ui.explain(
         _("How far back the last query looks on average, Σₙ aₘₙ (m − n) in tokens "
           "(uniform weights give {uniform}): {distances}.").format(
