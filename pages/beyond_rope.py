@@ -154,10 +154,9 @@ def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed:
                                      colorbar=dict(title=_("weight"),
                                                    tickvals=[math.log10(t) for t in ticks],
                                                    ticktext=[f"{t:g}" for t in ticks])),
-                      plot_bgcolor="#c8c8c8",
-                      xaxis=dict(showgrid=False, zeroline=False),
-                      yaxis=dict(autorange="reversed", showgrid=False, zeroline=False,
-                                 scaleanchor="x"))
+                      plot_bgcolor="#c8c8c8")
+    ui.square(fig, showgrid=False, zeroline=False)
+    fig.update_yaxes(autorange="reversed")
     return fig
 
 
