@@ -205,13 +205,15 @@ with st.expander(_("The six formulas"), expanded=True):
     st.latex(_(r"\theta_i^{(p)} = \begin{cases}\text{base}^{-2i/d}, & i < \lfloor p\,d/2"
                r"\rfloor\\ 0\ \text{(unrotated)}, & \text{otherwise}\end{cases}"))
     st.markdown(_("**xPos** (Sun et al. 2022) rotates like RoPE and scales pair i of q by "
-                  "ζᵢ^(m/B) and of k by ζᵢ^(−n/B), so each pair's term decays with r:"))
+                  "ζᵢ^(m/B) and of k by ζᵢ^(−n/B), so each pair's term [ … ]ᵢ of RoPE's sum "
+                  "decays with r:"))
     st.latex(r"\ell_{mn} = \frac{1}{\sqrt{d}}\sum_{i=0}^{d/2-1}\zeta_i^{\,r/B}\,[\dots]_i,"
              r"\qquad \zeta_i = \frac{2i/d+\gamma}{1+\gamma},\quad \gamma = 0.4,\quad B = 512")
     st.markdown(_("**ALiBi** (Press et al. 2022) adds a bias that falls linearly with distance, "
-                  "a slope per head (2⁻¹ … 2⁻⁸ for 8 heads):"))
+                  "a slope per head (2⁻¹ … 2⁻⁸ for 8 heads; other head counts follow the "
+                  "reference code's rule, `rope_core.alibi_slopes`):"))
     st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}} - s_h\,(m-n),\qquad "
-             r"s_h = 2^{-8h/H},\ h = 1 \dots H")
+             r"s_h = 2^{-8h/H},\quad h = 1 \dots H,\quad H = 8")
     st.markdown(_("**NoPE** (Kazemnejad et al. 2023) adds nothing: the logit cannot depend on "
                   "r, and only the causal mask tells a head which tokens came before:"))
     st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}}")
@@ -229,6 +231,31 @@ exponent = ui.select_slider(_("ALiBi slope (one head of 8)"), SLOPE_EXPONENTS, 4
 seed = ui.number(_("Random seed"), 0, 2**31 - 1, 0, "beyond_seed", container=c3)
 slope = 2.0 ** -exponent
 half = s.dim // 2
+
+
+def p_past_text(kept: int, half: int, full: int, train: int) -> str:
+    """p-RoPE past L: what its unrotated and rotated pairs meet, and what the paper reports."""
+    paper = _("Barbero et al. (2024) argue that the slowest pairs serve as meaning-carrying "
+              "channels that drift over long contexts, and report that leaving them unrotated "
+              "improved perplexity in their Gemma 2B experiments.")
+    if kept == 0:
+        first = _("**p-RoPE** with p = 0 rotates nothing: it is NoPE, and nothing positional "
+                  "can leave its range.")
+    elif kept == half:
+        first = _("**p-RoPE** with p = 1 rotates every pair: it is RoPE, with RoPE's unseen "
+                  "angles past L.")
+    else:
+        first = ngettext(
+            "**p-RoPE**: the {rest} unrotated pair carries no position, so it meets nothing "
+            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "tokens (past L their angles repeat); the rest still meet new angles.",
+            "**p-RoPE**: the {rest} unrotated pairs carry no position, so they meet nothing "
+            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "tokens (past L their angles repeat); the rest still meet new angles.",
+            half - kept).format(rest=half - kept, kept=kept, full=full,
+                                train=i18n.integer(train))
+    # Translators: two sentences joined ("A. B."); Chinese joins them without a space.
+    return _("{first} {paper}").format(first=first, paper=paper)
 
 
 @st.fragment
@@ -296,17 +323,7 @@ def score_section() -> None:
           "al. (2022) found rotary models extrapolate only a little beyond L; Chen et al. "
           "(2023) show LLaMA's perplexity rising steeply past L unless positions are "
           "interpolated (see Context extension)."),
-        ngettext("**p-RoPE**: the {rest} unrotated pair carries no position, so it meets "
-                 "nothing new past L. Of the {kept} rotated pairs, {full} turn fully within "
-                 "L = {train} tokens (past L their angles repeat); the rest still meet new "
-                 "angles. Barbero et al. (2024) report perplexity at the training length and "
-                 "leave longer contexts open.",
-                 "**p-RoPE**: the {rest} unrotated pairs carry no position, so they meet "
-                 "nothing new past L. Of the {kept} rotated pairs, {full} turn fully within "
-                 "L = {train} tokens (past L their angles repeat); the rest still meet new "
-                 "angles. Barbero et al. (2024) report perplexity at the training length and "
-                 "leave longer contexts open.", half - kept).format(
-            rest=half - kept, kept=kept, full=full, train=i18n.integer(train)),
+        p_past_text(kept, half, full, train),
         _("**xPos**: the rotation is RoPE's, so the slow pairs meet the same unseen angles; the "
           "decay makes far keys count less. Sun et al. (2022) train at 1024 tokens and, with "
           "blockwise causal attention, report perplexity that does not rise up to 4096."),

@@ -97,6 +97,8 @@ def test_p_one_is_rope_and_p_zero_is_nope_on_the_page(p, same_as):
     p_rope = df[df["encoding"] == "p-RoPE"]["logit"].to_numpy()
     other = df[df["encoding"] == same_as]["logit"].to_numpy()
     np.testing.assert_allclose(p_rope, other, rtol=1e-12, atol=1e-12)
+    text = " ".join(md.value for md in at.markdown)
+    assert f"rotates {'every pair: it is RoPE' if p == '1' else 'nothing: it is NoPE'}" in text
 
 
 def test_attention_map_closed_forms_for_shared_q_and_k():
