@@ -128,9 +128,11 @@ def _check_p(p) -> float:
 
 
 def p_rope_pairs(dim: int, p: float) -> int:
-    """How many pairs p-RoPE rotates: int(p * dim // 2), the rounding of Gemma's
-    ``apply_rope(rope_proportion=p)`` (Barbero et al.'s group's reference code):
-    floor(p * d / 2), evaluated in floating point as written there.
+    """How many pairs p-RoPE rotates: int(p * dim // 2) = floor(p * d / 2), the
+    rounding of ``apply_rope(..., rope_proportion=p)`` in google-deepmind/gemma
+    (gm/math/_positional_embeddings.py), an open implementation of the idea,
+    evaluated in floating point as written there (so p * d just below an even
+    number rounds down: 0.58 * 100 = 57.99... gives 28, not 29).
 
     Args:
         dim: even head dimension; p: fraction in [0, 1].

@@ -98,6 +98,8 @@ def test_p_rope_pair_count_by_hand():
     assert rc.p_rope_pairs(8, 0.0) == 0
     assert rc.p_rope_pairs(8, 1.0) == 4
     assert rc.p_rope_pairs(2, 0.99) == 0  # floor(0.99)
+    # Gemma's int(p * d // 2) in floating point: 0.58 * 100 = 57.999..., so 28, not 29
+    assert rc.p_rope_pairs(100, 0.58) == 28 and rc.p_rope_pairs(100, 0.6) == 30
 
 
 def test_p_rope_theta_by_hand():
