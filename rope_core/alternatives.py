@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 from numbers import Real
 
+import numpy as np
 import pandas as pd
 import torch
 
@@ -517,20 +518,33 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     """Every encoding's logit against distance r = m - n for the vectors of
     :func:`score_vectors` (the sinusoidal one with the query at ``query_position``).
 
+    RoPE's pair terms term_i(r) (:func:`pair_terms`) are formed once and shared:
+    RoPE sums them, xPos weights them by zeta_i^(r/B), and p-RoPE keeps the k
+    rotated pairs' terms and each unrotated pair's term_i(0) = q_a k_a + q_b k_b
+    (the same numbers as :func:`rope_logits` with :func:`p_rope_theta` and
+    :func:`xpos_logits`, which the tests check).
+
     Returns:
         dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
     """
     q, k = score_vectors(vectors, dim, seed, device=device)
     base = check_base(base)
+    kept = p_rope_pairs(dim, p)
+    th = theta(dim, base, device=device)  # (dim/2,)
+    r = _distances(distances, q.device)  # (R,)
+    terms = pair_terms(q, k, r, th, layout=layout)  # (R, dim/2)
+    still = pair_terms(q, k, [0], th, layout=layout)[0, kept:].sum()  # unrotated pairs
+    zeta = xpos_zeta(dim, gamma, device=q.device)  # (dim/2,)
+    scale_base = _check_scale_base(scale_base)
+    decay = torch.exp(torch.outer(r / scale_base, zeta.log()))  # (R, dim/2): zeta_i^(r/B)
+    root = math.sqrt(dim)
     return {
-        "rope": rope_logits(q, k, distances, theta(dim, base, device=device), layout=layout),
-        "p_rope": rope_logits(q, k, distances, p_rope_theta(dim, base, p, device=device),
-                              layout=layout),
-        "xpos": xpos_logits(q, k, distances, theta(dim, base, device=device), gamma=gamma,
-                            scale_base=scale_base, layout=layout),
-        "alibi": alibi_logits(q, k, distances, slope),
-        "nope": nope_logits(q, k, distances),
-        "sinusoidal": sinusoidal_logits(q, k, distances, query_position, base),
+        "rope": terms.sum(dim=-1) / root,
+        "p_rope": (terms[:, :kept].sum(dim=-1) + still) / root,
+        "xpos": (decay * terms).sum(dim=-1) / root,
+        "alibi": alibi_logits(q, k, r, slope),
+        "nope": nope_logits(q, k, r),
+        "sinusoidal": sinusoidal_logits(q, k, r, query_position, base),
     }
 
 
@@ -550,9 +564,9 @@ def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p:
     settings = {"vectors": vectors, "dim": dim, "base": base, "layout": layout, "p": p,
                 "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base,
                 "seed": seed, "query position m [tokens]": max_distance}
-    return pd.concat([to_frame({"distance r [tokens]": r, "logit": v}, **settings,
-                               encoding=ENCODING_NAMES_EN[e])
-                      for e, v in logits.items()], ignore_index=True)
+    names = np.repeat([ENCODING_NAMES_EN[e] for e in logits], r.numel())  # (6 R,)
+    return to_frame({"encoding": names, "distance r [tokens]": r.repeat(len(logits)),
+                     "logit": torch.cat(list(logits.values()))}, **settings)
 
 
 def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
@@ -572,12 +586,13 @@ def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
     settings = {"dim": dim, "base": base, "layout": layout, "seed": seed,
                 "same q k": bool(shared), "window start [tokens]": start, "p": p,
                 "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base}
-    blocks = []
-    for e in ENCODINGS:
-        logits = encoding_logits(e, q, k, pos, base=base, p=p, slope=slope, gamma=gamma,
-                                 scale_base=scale_base, layout=layout)  # (seq, seq)
-        weights = causal_weights(logits)
-        blocks.append(to_frame({"m [tokens]": start + m, "n [tokens]": start + n,
-                                "logit": logits[m, n], "weight": weights[m, n]},
-                               **settings, encoding=ENCODING_NAMES_EN[e]))
-    return pd.concat(blocks, ignore_index=True)
+    logits = torch.stack([encoding_logits(e, q, k, pos, base=base, p=p, slope=slope,
+                                          gamma=gamma, scale_base=scale_base, layout=layout)
+                          for e in ENCODINGS])  # (6, seq, seq)
+    weights = torch.stack([causal_weights(x) for x in logits])  # (6, seq, seq)
+    cells = m.numel()
+    return to_frame({"encoding": np.repeat([ENCODING_NAMES_EN[e] for e in ENCODINGS], cells),
+                     "m [tokens]": (start + m).repeat(len(ENCODINGS)),
+                     "n [tokens]": (start + n).repeat(len(ENCODINGS)),
+                     "logit": logits[:, m, n].reshape(-1),
+                     "weight": weights[:, m, n].reshape(-1)}, **settings)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
@@ -400,3 +401,44 @@ def test_bad_arguments_name_parameter_value_and_range(call, name, value):
         call()
     text = str(info.value)
     assert text.startswith(f"{name}=") and value in text and "must be" in text
+
+
+@pytest.mark.parametrize("vectors,dim,p,layout", [("q = k", 16, 0.75, "interleaved"),
+                                                  ("random q, k", 10, 0.5, "half"),
+                                                  ("random q, k", 8, 0.0, "interleaved"),
+                                                  ("q = k", 8, 1.0, "half")])
+def test_distance_logits_share_terms_but_equal_each_encodings_own_function(vectors, dim, p,
+                                                                           layout):
+    r = torch.tensor([0, 1, 5, 100, 999])
+    got = rc.alternatives.distance_logits(vectors, dim, 500.0, r, p=p, slope=0.25, seed=2,
+                                          query_position=1000, layout=layout)
+    q, k = rc.alternatives.score_vectors(vectors, dim, 2)
+    th = rc.theta(dim, 500.0)
+    want = {"rope": rc.rope_logits(q, k, r, th, layout=layout),
+            "p_rope": rc.rope_logits(q, k, r, rc.p_rope_theta(dim, 500.0, p), layout=layout),
+            "xpos": rc.xpos_logits(q, k, r, th, layout=layout),
+            "alibi": rc.alibi_logits(q, k, r, 0.25), "nope": rc.nope_logits(q, k, r),
+            "sinusoidal": rc.sinusoidal_logits(q, k, r, 1000, 500.0)}
+    assert list(got) == list(rc.alternatives.ENCODINGS)
+    for e in got:
+        torch.testing.assert_close(got[e], want[e], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine")
+def test_tables_on_cuda_match_cpu():
+    for layout in ("interleaved", "half"):
+        cpu = rc.alternatives.distance_table("random q, k", 64, 1e4, 5000, p=0.5, slope=0.125,
+                                             seed=1, layout=layout)
+        gpu = rc.alternatives.distance_table("random q, k", 64, 1e4, 5000, p=0.5, slope=0.125,
+                                             seed=1, layout=layout, device="cuda")
+        np.testing.assert_allclose(gpu["logit"], cpu["logit"], rtol=1e-10, atol=1e-10)
+        cpu = rc.alternatives.attention_maps_table(64, 1e4, 16, 4096, 2, False, p=0.5,
+                                                   slope=0.125, layout=layout)
+        gpu = rc.alternatives.attention_maps_table(64, 1e4, 16, 4096, 2, False, p=0.5,
+                                                   slope=0.125, layout=layout, device="cuda")
+        np.testing.assert_allclose(gpu["weight"], cpu["weight"], rtol=1e-10, atol=1e-12)
+    x = torch.randn(3, 8, 32, dtype=torch.float64)
+    th = rc.p_rope_theta(32, 1e4, 0.5)
+    torch.testing.assert_close(rc.apply_xpos(x.cuda(), range(8), th.cuda()).cpu(),
+                               rc.apply_xpos(x, range(8), th), rtol=1e-12, atol=1e-12)
+    assert rc.alibi_bias(4, 8, device="cuda").device.type == "cuda"
