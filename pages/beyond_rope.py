@@ -109,13 +109,13 @@ def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p:
     note = dict(x=train, y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
                 font=dict(size=13),
                 text=_("L = {train}: past it, shaded").format(train=i18n.integer(train)))
-    fig = go.Figure(data=traces, layout=dict(shapes=[past, line], annotations=[note]))
+    fig = go.Figure(data=traces, layout=dict(shapes=[past, line], annotations=[note],
+                                             yaxis=dict(range=y_range(logits))))
     titles = {"q = k": _("Logit against distance, q = k (d = {dim}, base {base})"),
               "random q, k": _("Logit against distance, random q, k (d = {dim}, base {base})")}
     ui.style(fig, title=titles[vectors].format(dim=dim, base=ui.fmt_base(base)),
              x=_("relative distance r = m − n [tokens]"), y=_("logit ℓ (before softmax)"),
              height=500)
-    fig.update_yaxes(range=y_range(logits))
     return fig
 
 
@@ -143,20 +143,22 @@ def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.log10(np.where(weights > 0, weights, np.nan))
     gap = 1 if seq <= 32 else 0
-    fig = go.Figure(go.Heatmap(
+    heatmap = go.Heatmap(
         z=z, customdata=weights, x=positions, y=positions, coloraxis="coloraxis", xgap=gap,
         ygap=gap, hovertemplate=_("m={m}, n={n}<br>weight={value}").format(
-            m="%{y}", n="%{x}", value="%{customdata:.4f}") + "<extra></extra>"))
+            m="%{y}", n="%{x}", value="%{customdata:.4f}") + "<extra></extra>")
+    colors = dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
+                  colorbar=dict(title=_("weight"), tickvals=[math.log10(t) for t in ticks],
+                                ticktext=[f"{t:g}" for t in ticks]))
+    # square cells without padding (what ui.square sets), rows downwards, in one layout
+    fig = go.Figure(heatmap, layout=dict(
+        coloraxis=colors, plot_bgcolor="#c8c8c8",
+        xaxis=dict(constrain="domain", showgrid=False, zeroline=False),
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed",
+                   showgrid=False, zeroline=False)))
     ui.style(fig, title=_("Softmax weights under {encoding} (log colour scale)").format(
         encoding=name(encoding)), x=_("key position n [tokens]"),
         y=_("query position m [tokens]"), height=480)
-    fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
-                                     colorbar=dict(title=_("weight"),
-                                                   tickvals=[math.log10(t) for t in ticks],
-                                                   ticktext=[f"{t:g}" for t in ticks])),
-                      plot_bgcolor="#c8c8c8")
-    ui.square(fig, showgrid=False, zeroline=False)
-    fig.update_yaxes(autorange="reversed")
     return fig
 
 
