@@ -27,6 +27,7 @@ PROPER_NAMES = {
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
     "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox", "ding", "reddit",
     "haviv", "kazemnejad", "toeplitz",
+    "xpos", "barbero",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)

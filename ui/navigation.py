@@ -75,6 +75,9 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/context_extension.py", N_("Context extension"), ":material/open_in_full:",
              N_("Real models"),
              N_("every context-extension method on one model")),
+    PageSpec("pages/beyond_rope.py", N_("Beyond RoPE"), ":material/alt_route:",
+             N_("Beyond RoPE"),
+             N_("ALiBi, NoPE, xPos, p-RoPE and sinusoidal on RoPE's axes")),
 )
 
 
