@@ -75,6 +75,9 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/context_extension.py", N_("Context extension"), ":material/open_in_full:",
              N_("Real models"),
              N_("every context-extension method on one model")),
+    PageSpec("pages/images_video.py", N_("Images and video"), ":material/grid_view:",
+             N_("Beyond text"),
+             N_("2D RoPE for patches, M-RoPE's three ids for text, images and video")),
 )
 
 
