@@ -61,26 +61,30 @@ SCORE_COLUMNS = {"flat": "score flat", "axial": "score axial 2D", "mrope": "scor
 @ui.figure
 def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row: int,
                 col: int, qk: str, model: str, scheme: str) -> go.Figure:
-    """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite)."""
+    """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite).
+    Built in one pass (traces and axes given at construction): Plotly's validated
+    updates are the cost of a figure."""
     df = grid_table(dim, base, layout, height, width, row, col, qk, model)
     q, k = vectors(dim, qk)
     norm = float(q.norm() * k.norm())
     z = df[SCORE_COLUMNS[scheme]].to_numpy().reshape(height, width) / norm
     every = df[list(SCORE_COLUMNS.values())].to_numpy() / norm  # one scale for the 3 panels
     low, high = float(np.nanmin(every)), float(np.nanmax(every))
-    fig = go.Figure(go.Heatmap(
+    heatmap = go.Heatmap(
         z=z, x=np.arange(width), y=np.arange(height), colorscale="Viridis", zmin=low,
         zmax=high if high > low else low + 1e-9,
         colorbar=dict(title=dict(text=_("score / (|q||k|)"), side="right"), thickness=12),
         hovertemplate=_("row {row}, column {col}<br>score / (|q||k|) = {score}").format(
-            row="%{y}", col="%{x}", score="%{z:.3f}") + "<extra></extra>"))
-    fig.add_scatter(x=[col], y=[row], mode="markers", name=_("query patch"), hoverinfo="skip",
-                    marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
+            row="%{y}", col="%{x}", score="%{z:.3f}") + "<extra></extra>")
+    query = go.Scatter(x=[col], y=[row], mode="markers", name=_("query patch"),
+                       hoverinfo="skip",
+                       marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
+    fig = go.Figure(data=[heatmap, query], layout=dict(
+        xaxis=dict(constrain="domain"),
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
     title = _(SCHEME_TITLES[scheme]).format(model=model_name(model))
-    ui.style(fig, title=title, x=_("column [patches]"), y=_("row [patches]"), height=420)
-    ui.square(fig)
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    return ui.style(fig, title=title, x=_("column [patches]"), y=_("row [patches]"),
+                    height=420)
 
 
 @st.fragment
@@ -195,40 +199,40 @@ def sequence_tables(text: int, image_h: int, image_w: int, video_t: int, video_h
 @ui.figure
 def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
                video_w: int, resume: str, time: str, tps: int, seconds: float) -> go.Figure:
-    """The t, h and w ids over the tokens, three rows; vision blocks shaded."""
+    """The t, h and w ids over the tokens, three rows; vision blocks shaded, a dotted
+    line where the text resumes. Built in one pass."""
     tables = sequence_tables(text, image_h, image_w, video_t, video_h, video_w, resume, time,
                              tps, seconds)
     tokens, blocks = tables["tokens"], tables["blocks"]
-    fig = go.Figure()
     x = tokens["token"].to_numpy()
     mode = "lines+markers" if len(x) <= 400 else "lines"
-    domains = {"t": [0.70, 1.0], "h": [0.35, 0.65], "w": [0.0, 0.30]}
-    names = {"t": "y3", "h": "y2", "w": "y"}
-    for a, axis in enumerate(rc.AXES):
-        fig.add_scatter(x=x, y=tokens[f"{axis} id"].to_numpy(), yaxis=names[axis], mode=mode,
-                        name=_(AXIS_NAMES[axis]), line=dict(color=AXIS_COLORS[a], width=2),
-                        marker=dict(size=4),
-                        hovertemplate=_("token {token}<br>{axis} id = {value}").format(
-                            token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
-    fig.update_layout(yaxis=dict(domain=domains["w"]),
-                      yaxis2=dict(domain=domains["h"], anchor="x"),
-                      yaxis3=dict(domain=domains["t"], anchor="x"))
-    ui.style(fig, title=_("Position ids of text, image, text, video, text"),
-             x=_("token index"), y="", height=560)
-    fig.update_layout(yaxis=dict(title_text=_("w id")), yaxis2=dict(title_text=_("h id")),
-                      yaxis3=dict(title_text=_("t id")))
+    axis_of = {"t": "y3", "h": "y2", "w": "y"}
+    traces = [go.Scatter(x=x, y=tokens[f"{axis} id"].to_numpy(), yaxis=axis_of[axis], mode=mode,
+                         name=_(AXIS_NAMES[axis]), line=dict(color=AXIS_COLORS[a], width=2),
+                         marker=dict(size=4),
+                         hovertemplate=_("token {token}<br>{axis} id = {value}").format(
+                             token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
+              for a, axis in enumerate(rc.AXES)]
+    shapes, notes = [], []
     for _i, block in blocks.iterrows():
         start, end = block["first token"] - 0.5, block["first token"] + block["tokens"] - 0.5
         if block["kind"] == "text":
             if block["segment"] > 0:  # where the text resumes after a vision block
-                fig.add_shape(type="line", x0=start + 0.5, x1=start + 0.5, y0=0, y1=1,
-                              xref="x", yref="paper", line=dict(color="#444", dash="dot"))
+                shapes.append(dict(type="line", x0=start + 0.5, x1=start + 0.5, y0=0, y1=1,
+                                   xref="x", yref="paper", line=dict(color="#444", dash="dot")))
             continue
         kind_name = KIND_NAMES[block["kind"]]
-        fig.add_shape(type="rect", x0=start, x1=end, y0=0, y1=1, xref="x", yref="paper",
-                      fillcolor="#8c8c8c", opacity=0.15, line_width=0, layer="below")
-        fig.add_annotation(x=start, y=1, xref="x", yref="paper", xanchor="left",
-                           yanchor="bottom", showarrow=False, text=_(kind_name))
+        shapes.append(dict(type="rect", x0=start, x1=end, y0=0, y1=1, xref="x", yref="paper",
+                           fillcolor="#8c8c8c", opacity=0.15, line_width=0, layer="below"))
+        notes.append(dict(x=start, y=1, xref="x", yref="paper", xanchor="left",
+                          yanchor="bottom", showarrow=False, text=_(kind_name)))
+    fig = go.Figure(data=traces, layout=dict(
+        yaxis=dict(domain=[0.0, 0.30]), yaxis2=dict(domain=[0.35, 0.65], anchor="x"),
+        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes))
+    ui.style(fig, title=_("Position ids of text, image, text, video, text"),
+             x=_("token index"), y="", height=560)
+    fig.update_layout(yaxis_title_text=_("w id"), yaxis2_title_text=_("h id"),
+                      yaxis3_title_text=_("t id"))
     return fig
 
 
@@ -251,52 +255,53 @@ def model_axes(model: str, dim: int) -> torch.Tensor:
 @ui.figure
 def allocation_figure(dim: int) -> go.Figure:
     """One strip per model over the pair index, coloured by the axis each pair reads."""
-    fig = go.Figure()
     rows = {"qwen2_vl": 1.5, "qwen3_vl": 0.0}
+    bars = []
     for model in MODELS:
         axes = model_axes(model, dim).numpy()
         for a, axis in enumerate(rc.AXES):
             pairs = np.flatnonzero(axes == a)
-            fig.add_bar(x=pairs, y=np.ones(len(pairs)), base=rows[model], width=1.0,
-                        marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
-                        name=_(AXIS_NAMES[axis]), legendgroup=axis,
-                        showlegend=model == MODELS[0],
-                        hovertemplate=_("pair {pair}: {axis}").format(
-                            pair="%{x}", axis=axis) + "<extra></extra>")
-    fig.update_layout(barmode="overlay", bargap=0)
-    ui.style(fig, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
+            bars.append(go.Bar(x=pairs, y=np.ones(len(pairs)), base=rows[model], width=1.0,
+                               marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
+                               name=_(AXIS_NAMES[axis]), legendgroup=axis,
+                               showlegend=model == MODELS[0],
+                               hovertemplate=_("pair {pair}: {axis}").format(
+                                   pair="%{x}", axis=axis) + "<extra></extra>"))
+    fig = go.Figure(data=bars, layout=dict(
+        barmode="overlay", bargap=0, xaxis=dict(range=[-0.5, dim // 2 - 0.5]),
+        yaxis=dict(tickvals=[rows[m] + 0.5 for m in MODELS],
+                   ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
+                   range=[-0.15, 2.65], showgrid=False, zeroline=False)))
+    return ui.style(fig, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
         dim=dim, pairs=dim // 2), x=_("pair index i (θᵢ falls as i grows)"), y="", height=320)
-    fig.update_yaxes(tickvals=[rows[m] + 0.5 for m in MODELS],
-                     ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
-                     range=[-0.15, 2.65], showgrid=False, zeroline=False)
-    fig.update_xaxes(range=[-0.5, dim // 2 - 0.5])
-    return fig
 
 
 @ui.figure
 def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Figure:
-    """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the id span of each axis."""
+    """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the id span of each axis
+    (dotted lines; annotations on a log axis take log10 of the value)."""
     theta = rc.theta(dim, base)
     wave = (2 * math.pi / theta).numpy()
     axes = model_axes(model, dim).numpy()
-    fig = go.Figure()
+    points = []
     for a, axis in enumerate(rc.AXES):
         pairs = np.flatnonzero(axes == a)
-        fig.add_scatter(x=pairs, y=wave[pairs], mode="markers", name=_(AXIS_NAMES[axis]),
-                        marker=dict(color=AXIS_COLORS[a], size=6),
-                        hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
-                            pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>")
-    for a, axis in enumerate(rc.AXES):
-        fig.add_hline(y=spans[a], line=dict(color=AXIS_COLORS[a], dash="dot", width=2))
-        fig.add_annotation(x=0.02 + 0.33 * a, xref="paper", xanchor="left",
-                           y=math.log10(spans[a]), yanchor="bottom", showarrow=False,
-                           text=_("{axis} span {span}").format(axis=axis, span=spans[a]),
-                           font=dict(size=12, color=AXIS_COLORS[a]))
-    ui.style(fig, title=_("{model}: wavelength of each pair against the span of its axis")
-             .format(model=model_name(model)),
-             x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+        points.append(go.Scatter(
+            x=pairs, y=wave[pairs], mode="markers", name=_(AXIS_NAMES[axis]),
+            marker=dict(color=AXIS_COLORS[a], size=6),
+            hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
+                pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
+    lines = [dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=spans[a], y1=spans[a],
+                  line=dict(color=AXIS_COLORS[a], dash="dot", width=2)) for a in range(3)]
+    labels = [dict(x=0.02 + 0.33 * a, xref="paper", xanchor="left", y=math.log10(spans[a]),
+                   yanchor="bottom", showarrow=False,
+                   text=_("{axis} span {span}").format(axis=axis, span=spans[a]),
+                   font=dict(size=12, color=AXIS_COLORS[a])) for a, axis in enumerate(rc.AXES)]
+    fig = go.Figure(data=points, layout=dict(
+        shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power")))
+    return ui.style(fig, title=_("{model}: wavelength of each pair against the span of its "
+                                 "axis").format(model=model_name(model)),
+                    x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)
 
 
 @st.fragment

@@ -59,6 +59,9 @@ MAX_GRID = 4096  # patches along one axis of one grid
 MAX_TOKENS = 1_000_000  # tokens in one sequence
 MAX_MERGE = 8
 MAX_TIME_STEP = 10_000.0  # ids per temporal patch (tokens_per_second x seconds)
+# Angles formed at once in mrope_score (bounded memory for long inputs; at most
+# torch's grain size, so that a page's small tables never wake intra-op threads).
+_GRAIN = 32768
 
 
 # ------------------------------------------------------------------ position ids ----
@@ -431,8 +434,23 @@ def mrope_score(q: torch.Tensor, k: torch.Tensor, distance, theta: torch.Tensor,
     k_a, k_b = pair_views(k.to(theta.device, torch.float64), layout)
     along = q_a * k_a + q_b * k_b  # (d/2,)
     across = q_b * k_a - q_a * k_b
-    angle = r[..., axes] * theta.to(torch.float64)  # (..., d/2)
-    return angle.cos() @ along + angle.sin() @ across  # (...)
+    th = theta.to(torch.float64)
+    out = torch.zeros(r.shape[:-1], dtype=torch.float64, device=theta.device)  # (...)
+    # The sum splits by axis: score = sum_a f_a(r[..., a]), each f_a over its own pairs.
+    # So each f_a is evaluated once per distinct difference (a grid has few), not per cell.
+    for a in range(3):
+        mine = axes == a  # (d/2,)
+        if not bool(mine.any()):
+            continue
+        values, where = torch.unique(r[..., a], return_inverse=True)  # (U,), (...)
+        th_a, along_a, across_a = th[mine], along[mine], across[mine]  # (P_a,)
+        f = torch.empty_like(values)  # (U,)
+        rows = max(1, _GRAIN // th_a.numel())
+        for start in range(0, values.numel(), rows):
+            angle = torch.outer(values[start:start + rows], th_a)  # (rows, P_a)
+            f[start:start + rows] = angle.cos() @ along_a + angle.sin() @ across_a
+        out += f[where]
+    return out
 
 
 def patch_distances(height: int, width: int, row: int, col: int, scheme: str) -> torch.Tensor:
