@@ -84,7 +84,7 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
         yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
     title = _(SCHEME_TITLES[scheme]).format(model=model_name(model))
     return ui.style(fig, title=title, x=_("column [patches]"), y=_("row [patches]"),
-                    height=420)
+                    height=380)
 
 
 @st.fragment
@@ -136,9 +136,9 @@ def grid_section(s) -> None:
           "score depends on the row and column differences only. The three panels share "
           "one colour scale, from the lowest to the highest score among them.").format(
               row=row, col=col, w=width)]
+    q, k = vectors(s.dim, qk)
     neighbour = row + 1 if row + 1 < height else row - 1
     if neighbour >= 0:
-        q, k = vectors(s.dim, qk)
         cell = df[(df["row"] == neighbour) & (df["col"] == col)].iloc[0]
         norm = float(q.norm() * k.norm())
 
@@ -157,6 +157,16 @@ def grid_section(s) -> None:
     else:
         sentences.append(_("With random q and k the pattern is less regular, but it still "
                            "depends only on the differences of the ids."))
+    if model == "qwen2_vl" and section[1] and s.dim % 4 == 0:
+        spread = {c: float(df[c].max() - df[c].min()) / float(q.norm() * k.norm())
+                  for c in ("score axial 2D", "score M-RoPE")}
+        sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
+                           "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
+                           "pairs (from pair {first} on; see “Which pairs encode which axis” "
+                           "below).").format(
+                               mrope=i18n.number(spread["score M-RoPE"], "0.000"),
+                               axial=i18n.number(spread["score axial 2D"], "0.000"),
+                               first=section[0]))
     sentences.append(_("Inside one image every patch has the same time id, so the {t} time "
                        "pairs of M-RoPE (of {pairs}) never turn: only the {hw} row and column "
                        "pairs tell the patches apart.").format(
@@ -293,7 +303,8 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
                 pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
     lines = [dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=spans[a], y1=spans[a],
                   line=dict(color=AXIS_COLORS[a], dash="dot", width=2)) for a in range(3)]
-    labels = [dict(x=0.02 + 0.33 * a, xref="paper", xanchor="left", y=math.log10(spans[a]),
+    # labels at the lower right, where the wavelengths have long left the spans behind
+    labels = [dict(x=0.40 + 0.2 * a, xref="paper", xanchor="left", y=math.log10(spans[a]),
                    yanchor="bottom", showarrow=False,
                    text=_("{axis} span {span}").format(axis=axis, span=spans[a]),
                    font=dict(size=12, color=AXIS_COLORS[a])) for a, axis in enumerate(rc.AXES)]
