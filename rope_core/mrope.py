@@ -186,6 +186,11 @@ def mrope_position_ids(segments, *, spatial_merge_size: int = 2, resume: str = "
     grid's side. transformers' rule then gives the following text ids the video's
     later frames already use; the original rule never reuses an id.
 
+    Two vision blocks with no text between them are laid out one after the other,
+    as the original release does. transformers 5.x groups consecutive tokens of
+    one modality, so two adjacent images fail there (a shape error); real prompts
+    put <|vision_start|> and <|vision_end|> text tokens around every block.
+
     Args:
         segments: the sequence, in order (at most 1,000,000 tokens).
         spatial_merge_size: s, 1 ... 8 (2 in every Qwen-VL), dividing every h and w.

@@ -430,3 +430,11 @@ def test_axial_equals_qwen2_vl_vision_rotary_embedding():
     want_cos, want_sin = _cos_from_axes(ids, rc.axial_theta(64, 10000.0), rc.axial_pair_axes(64))
     assert torch.allclose(cos.double(), want_cos, atol=1e-5)
     assert torch.allclose(sin.double(), want_sin, atol=1e-5)
+
+
+def test_adjacent_vision_blocks_are_laid_out_one_after_the_other():
+    # image 4x4 (merged 2x2) at 2, resumes at 2 + 2 = 4; image 2x2 (1x1) at 4; text at 5
+    ids = rc.mrope_position_ids([("text", 2), ("image", (1, 4, 4)), ("image", (1, 2, 2)),
+                                 ("text", 2)])
+    assert ids.tolist() == [[0, 1, 2, 2, 2, 2, 4, 5, 6], [0, 1, 2, 2, 3, 3, 4, 5, 6],
+                            [0, 1, 2, 3, 2, 3, 4, 5, 6]]
