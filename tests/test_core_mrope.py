@@ -446,3 +446,21 @@ def test_adjacent_vision_blocks_are_laid_out_one_after_the_other():
                                  ("text", 2)])
     assert ids.tolist() == [[0, 1, 2, 2, 2, 2, 4, 5, 6], [0, 1, 2, 2, 3, 3, 4, 5, 6],
                             [0, 1, 2, 3, 2, 3, 4, 5, 6]]
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine")
+def test_scores_and_rotation_on_cuda_match_the_cpu():
+    g = torch.Generator().manual_seed(3)
+    q, k = torch.randn(2, 64, generator=g, dtype=torch.float64)
+    theta, axes = rc.scheme_frequencies("mrope", 64, 10**6, model="qwen3_vl")
+    distance = rc.patch_distances(6, 9, 2, 7, "mrope")
+    cpu = rc.mrope_score(q, k, distance, theta, axes)
+    gpu = rc.mrope_score(q.cuda(), k.cuda(), distance.cuda(), theta.cuda(), axes.cuda())
+    assert gpu.device.type == "cuda"
+    torch.testing.assert_close(gpu.cpu(), cpu, rtol=1e-12, atol=1e-12)
+    ids = rc.mrope_position_ids([("text", 3), ("video", (4, 4, 6)), ("text", 2)])
+    x = torch.randn(ids.shape[1], 64, generator=g, dtype=torch.float64)
+    cpu = rc.apply_mrope(x, ids, theta, axes)
+    gpu = rc.apply_mrope(x.cuda(), ids.cuda(), theta.cuda(), axes.cuda())
+    assert gpu.device.type == "cuda"
+    torch.testing.assert_close(gpu.cpu(), cpu, rtol=1e-12, atol=1e-12)
