@@ -324,6 +324,10 @@ def sequence_section(s) -> None:
                   "of h × w patches becomes h′ × w′ = h/2 × w/2 tokens. A text token's three "
                   "ids are equal; a patch gets the block's start id plus its frame, row and "
                   "column."))
+    st.caption(_("Qwen3-VL writes each frame's time as text (a timestamp) before the frame "
+                 "and gives every frame t = 1: transformers' Qwen3-VL get_rope_index splits "
+                 "video_grid_thw frame by frame and applies the same rule to each frame. The "
+                 "sequence below follows Qwen2-VL and Qwen2.5-VL."))
     c1, c2, c3 = st.columns(3)
     text = ui.slider(_("Text tokens between blocks"), 1, 8, 3, "iv_text", container=c1)
     image_h = ui.slider(_("Image height h [patches]"), 2, 32, 8, "iv_img_h", step=2,
