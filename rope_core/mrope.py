@@ -567,7 +567,9 @@ def patch_score_table(q: torch.Tensor, k: torch.Tensor, height: int, width: int,
     """One row per patch: its row and column, the 1D (row-major) distance and the
     row/column differences from the query, and its score under the three schemes
     (the axial column is empty when dim is not a multiple of 4)."""
-    dim = int(q.shape[0])
+    if not isinstance(q, torch.Tensor) or q.ndim != 1:
+        fail("q", q, "a 1-D floating-point tensor of length dim")
+    dim = check_dim(q.shape[0], "q.shape[0]")
     flat = patch_distances(height, width, row, col, "flat")[..., 0]  # (h, w)
     grid = patch_distances(height, width, row, col, "mrope")  # (h, w, 3)
     scores = {}

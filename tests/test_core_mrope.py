@@ -464,3 +464,17 @@ def test_scores_and_rotation_on_cuda_match_the_cpu():
     gpu = rc.apply_mrope(x.cuda(), ids.cuda(), theta.cuda(), axes.cuda())
     assert gpu.device.type == "cuda"
     torch.testing.assert_close(gpu.cpu(), cpu, rtol=1e-12, atol=1e-12)
+
+
+def test_bad_vectors_name_the_argument():
+    q = torch.ones(8, dtype=torch.float64)
+    with pytest.raises(RopeError, match=r"^q="):
+        rc.patch_score_table([1.0] * 8, q, 2, 2, 0, 0, base=100.0)
+    with pytest.raises(RopeError, match=r"^k\.shape\[-1\]=6"):
+        rc.patch_scores(q, torch.ones(6, dtype=torch.float64), 2, 2, 0, 0, scheme="flat",
+                        base=100.0)
+    with pytest.raises(RopeError, match=r"^position_ids\.shape="):
+        theta, axes = rc.scheme_frequencies("mrope", 8, 100.0)
+        rc.apply_mrope(torch.ones(3, 8, dtype=torch.float64), torch.zeros(2, 3), theta, axes)
+    with pytest.raises(RopeError, match=r"^axes="):
+        rc.mrope_score(q, q, [0, 0, 0], rc.theta(8, 100.0), torch.tensor([0, 1, 2, 3]))
