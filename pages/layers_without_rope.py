@@ -85,11 +85,13 @@ def pattern_figure(names: tuple) -> go.Figure:
         scale += [[c / 4, color], [(c + 1) / 4, color]]
     fig = go.Figure(go.Heatmap(
         z=z, x=list(range(depth)), y=list(names), customdata=text, zmin=-0.5, zmax=3.5,
-        colorscale=scale, xgap=1, ygap=3, hovertemplate="%{y}<br>%{customdata}<extra></extra>",
-        colorbar=dict(tickvals=list(CODES), ticktext=[_(label) for _c, label in CODES.values()],
-                      title="")))
+        colorscale=scale, xgap=1, ygap=3, showscale=False,
+        hovertemplate="%{y}<br>%{customdata}<extra></extra>"))
+    for color, label in CODES.values():  # a legend instead of a colour bar: fits 390 px
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=_(label), hoverinfo="skip",
+                        marker=dict(symbol="square", size=12, color=color))
     ui.style(fig, title=_("Which layers rotate"), x=_("layer (0 = first)"), y="",
-             height=110 + 45 * len(names))
+             height=170 + 45 * len(names))
     fig.update_yaxes(autorange="reversed")
     return fig
 

@@ -216,12 +216,13 @@ def stack_figure(keys: tuple, axis: str) -> go.Figure:
         scale += [[code / 4, color], [(code + 1) / 4, color]]
     fig = go.Figure(go.Heatmap(
         z=z, x=list(range(depth)), y=[legend(m) for m in models], customdata=text,
-        zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3,
-        colorbar=dict(tickvals=list(STACK), ticktext=[_(label) for _c, label in STACK.values()],
-                      title=""),
+        zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3, showscale=False,
         hovertemplate="%{y}<br>%{customdata}<extra></extra>"))
+    for color, label in STACK.values():  # a legend instead of a colour bar: fits 390 px
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=_(label), hoverinfo="skip",
+                        marker=dict(symbol="square", size=12, color=color))
     ui.style(fig, title=_("Layer stack: which layers rotate, with which base, how far they see"),
-             x=_("layer (0 = first)"), y="", height=110 + 45 * len(models))
+             x=_("layer (0 = first)"), y="", height=170 + 45 * len(models))
     fig.update_yaxes(autorange="reversed")
     return fig
 
