@@ -11,6 +11,8 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rope_core as rc
 from rope_core import compare
@@ -239,3 +241,25 @@ def test_extended_context_stays_within_the_configured_context():
     assert compare.extended_context(rc.PRESETS["Llama 3.1 8B"], 8.0) == 65536
     assert compare.extended_context(rc.PRESETS["Llama 2 7B"], 8.0) == 32768  # chosen s
     assert compare.extended_context(rc.PRESETS["Llama 4 Scout"], 16.0) == 131072
+
+
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 64), base=st.floats(10.0, 1e7), window=st.integers(8, 10**6),
+       every=st.integers(2, 6))
+def test_layer_reach_is_the_closed_form(half, base, window, every):
+    """A windowed RoPE layer of an unscaled model: the pairs that turn within its window
+    are those with 2 pi base^(2i/d) <= window, i <= (d/2) ln(window / 2 pi) / ln base."""
+    kinds = tuple("nope" if (i + 1) % every == 0 else "rope" for i in range(2 * every))
+    attention = tuple("full" if k == "nope" else "sliding" for k in kinds)
+    cfg = rc.RopeConfig("h", 2 * half, 2 * half, base, original_context=10**7,
+                        max_context=10**7, layer_kinds=kinds, layer_attention=attention,
+                        window=window)
+    t = compare.layer_table([cfg])
+    rope = t[t["kind"] == "rope"]
+    limit = half * math.log(window / (2 * math.pi)) / math.log(base)
+    wavelengths = [2 * math.pi * base ** (i / half) for i in range(half)]
+    if all(abs(w - window) > 1e-9 * window for w in wavelengths):  # not on a boundary
+        expected = 0 if limit < 0 else min(half, math.floor(limit) + 1)
+        assert set(rope["pairs turning within reach"]) == {expected}
+    assert set(rope["reach [tokens]"]) == {window}
+    assert set(t.loc[t["kind"] == "nope", "reach [tokens]"]) == {10**7}

@@ -4,6 +4,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rope_core as rc
 
@@ -221,3 +223,17 @@ def test_layout_per_family(family, layout):
     c = rc.RopeConfig.from_hf({"model_type": family, "head_dim": 64,
                                "max_position_embeddings": 8})
     assert c.layout == layout and c.family == family
+
+
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 64), base=st.floats(10.0, 1e7), L=st.integers(16, 10**6),
+       s=st.floats(1.0, 64.0), f=st.floats(0.25, 8.0))
+def test_llama3_equal_freq_factors_is_a_step(half, base, L, s, f):
+    """low = high = f: wavelengths above L / f divided by s, the others kept (no band)."""
+    theta, _ = rc.scaled_theta(2 * half, base, "llama3", factor=s,
+                               original_max_position_embeddings=L, low_freq_factor=f,
+                               high_freq_factor=f)
+    for i, t in enumerate(theta.tolist()):
+        plain = base ** (-i / half)
+        expected = plain / s if 2 * math.pi / plain > L / f else plain
+        assert t == pytest.approx(expected, rel=1e-12)
