@@ -184,7 +184,9 @@ HF_CONFIGS: dict[str, dict] = {
             "model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40,
             "head_dim": 128, "num_hidden_layers": 48, "max_position_embeddings": 10485760,
             "rope_theta": 500000.0, "attention_chunk_size": 8192,
-            "no_rope_layer_interval": 4, "attn_temperature_tuning": 4,
+            # attn_temperature_tuning: 4 in config.json; the modeling code only tests it for
+            # truth, and transformers 5.23's Llama4TextConfig accepts only a bool
+            "no_rope_layer_interval": 4, "attn_temperature_tuning": True,
             "floor_scale": 8192, "attn_scale": 0.1,
             "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
                              "original_max_position_embeddings": 8192, "rope_type": "llama3"},
