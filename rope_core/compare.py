@@ -157,8 +157,9 @@ def layer_table(configs) -> pd.DataFrame:
     "sliding", "chunked"), window [tokens] (the sliding window or attention chunk;
     NaN for full attention), spectrum ("global": base and scaling; "local": Gemma 3's
     local base, unscaled; "none": NoPE), base (NaN for NoPE), method, reach [tokens]
-    = the farthest key a query sees, min(window, max context) (a chunked layer's
-    query sees at most window - 1 keys back, its chunk start), longest wavelength
+    = how many tokens a query sees, itself included, min(window, max context): the
+    farthest key is reach - 1 back (a sliding window of w keys; a chunked layer's
+    query sees back to its chunk's start, at most w - 1), longest wavelength
     [tokens] 2 pi / min_i theta'_i(max context) of the layer's spectrum (NaN for NoPE),
     pairs turning within reach = #{i : 2 pi / theta'_i <= reach} of d/2 pairs.
     Models whose config gives no layers contribute no rows.
