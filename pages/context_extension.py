@@ -69,12 +69,14 @@ def ratio_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
 @ui.figure
 def wavelength_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """Wavelengths under each method, L and s·L dotted."""
-    L = compare.config_from_key(cfg_key).original_context
+    cfg = compare.config_from_key(cfg_key)
+    L = cfg.original_context
     fig = spectrum_lines(cfg_key, factor, axis, "wavelength [tokens]",
                          _("λ={value} tokens").format(value="%{y:,.1f}"))
     ui.style(fig, title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"),
              x=_("pair index i"), y=_("wavelength [tokens]"), height=420)
-    for tokens, text, color in ((L, "L", "black"), (int(round(factor * L)), "s·L", "gray")):
+    for tokens, text, color in ((L, "L", "black"),
+                                (compare.extended_context(cfg, factor), "s·L", "gray")):
         fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
         fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
                            yanchor="bottom",
@@ -195,7 +197,7 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
 @ui.figure
 def bound_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """RoFormer's decay bound under each method, up to s·L."""
-    extended = int(round(factor * compare.config_from_key(cfg_key).original_context))
+    extended = compare.extended_context(compare.config_from_key(cfg_key), factor)
     return decay_lines(cfg_key, factor, axis, "upper bound",
                        _("bound={value}").format(value="%{y:.3f}"),
                        _("Long-term decay bound, up to s·L = {n}").format(
@@ -249,15 +251,18 @@ if model == CUSTOM:
     c3.caption(_("Base, head dim and layout from the sidebar."))
 else:
     base_cfg = rc.PRESETS[model]
-    if own_factor > 1:
-        c3.caption(_("{model}: L = {length} tokens from its `config.json`, s = {factor} from "
-                     "its own scaling.").format(
+    if base_cfg.training_context is None:
+        c3.caption(_("{model}: its `config.json` does not say how long it was trained; L is "
+                     "its configured context, {length} tokens; s chosen here.").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
+    elif own_factor > 1:
+        c3.caption(_("{model}: trained at L = {length} tokens, s = {factor} from its own "
+                     "scaling; configured for {configured} tokens.").format(
             model=ui.plain(model), length=i18n.integer(base_cfg.original_context),
-            factor=f"{own_factor:g}"))
+            factor=f"{own_factor:g}", configured=i18n.integer(base_cfg.max_context)))
     else:
-        c3.caption(_("{model}: L = {length} tokens from its `config.json`; s chosen "
-                     "here.").format(model=ui.plain(model),
-                                     length=i18n.integer(base_cfg.original_context)))
+        c3.caption(_("{model}: trained at L = {length} tokens; s chosen here.").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
 s_used = own_factor if own_factor > 1 else float(factor)
 L = base_cfg.original_context
 
@@ -266,7 +271,7 @@ with ui.friendly_errors():
     tables = extension(cfg_key, s_used, axis)
 spectra, decay, attention = tables["spectra"], tables["decay"], tables["attention"]
 methods = list(attention["method"])
-extended = int(round(s_used * L))
+extended = compare.extended_context(base_cfg, s_used)  # s·L, within the configured context
 
 # --- what each method does ------------------------------------------------------------
 with st.container(border=True):

@@ -138,3 +138,21 @@ def test_chinese_other_settings(query):
     assert at.radio(key="ce_model").value == query["ce_model"].replace("侧边栏设置",
                                                                        "sidebar settings")
     assert untranslated(at) == {}
+
+
+def test_llama32_extension_stops_at_its_configured_context():
+    """Issue 19.2: s = 32 and L = 8,192 would give 262,144; the model is configured for
+    131,072, and every method is compared up to that."""
+    at = run_page(PAGE, {"ce_model": "Llama 3.2 1B"})
+    assert not at.error
+    decay = csvs(at)["decay"][1]
+    assert decay["distance [tokens]"].max() == 131072
+    text = " ".join(m.value for m in at.caption)
+    assert "trained at L = 8,192 tokens" in text and "131,072" in text
+
+
+def test_configured_context_is_not_called_training():
+    at = run_page(PAGE, {"ce_model": "Qwen2.5 7B"})
+    assert not at.error
+    text = " ".join(m.value for m in at.caption)
+    assert "does not say how long it was trained" in text
