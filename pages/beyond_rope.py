@@ -244,18 +244,18 @@ def p_past_text(kept: int, half: int, full: int, train: int) -> str:
               "slightly improved perplexity in their Gemma 2B experiments, measured at the "
               "8,192-token training length, not past it.")
     if kept == 0:
-        first = _("**p-RoPE** with p = 0 rotates nothing: it is NoPE, and nothing positional "
-                  "can leave its range.")
+        first = _("**p-RoPE** with p = 0 rotates nothing: it is NoPE (below), with no angle "
+                  "that could leave its range.")
     elif kept == half:
         first = _("**p-RoPE** with p = 1 rotates every pair: it is RoPE, with RoPE's unseen "
                   "angles past L.")
     else:
         first = ngettext(
-            "**p-RoPE**: the {rest} unrotated pair carries no position, so it meets nothing "
-            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "**p-RoPE**: the {rest} unrotated pair does not turn with position, so it meets no "
+            "new angle past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
             "tokens (past L their angles repeat); the rest still meet new angles.",
-            "**p-RoPE**: the {rest} unrotated pairs carry no position, so they meet nothing "
-            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "**p-RoPE**: the {rest} unrotated pairs do not turn with position, so they meet no "
+            "new angle past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
             "tokens (past L their angles repeat); the rest still meet new angles.",
             half - kept).format(rest=half - kept, kept=kept, full=full,
                                 train=i18n.integer(train))
