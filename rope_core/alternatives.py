@@ -86,6 +86,11 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
       then every other slope of 2c (its 1st, 3rd, 5th, ...) until there are n
       (n = 6: 1/4, 1/16, 1/64, 1/256, then 1/2, 1/8).
 
+    The paper's sentence "for n heads, the geometric sequence that starts at
+    2^(-8/n) and uses that same value as its ratio" matches the code for powers
+    of two only; for other n (6: 2^(-4/3), 2^(-8/3), ...) this is the code's rule,
+    not the paper's sentence.
+
     Args:
         n_heads: number of heads, 1 ... 1024.
     Returns:
