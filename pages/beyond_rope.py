@@ -216,8 +216,10 @@ with st.expander(_("The six formulas"), expanded=True):
                   "reference code's rule, `rope_core.alibi_slopes`):"))
     st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}} - s_h\,(m-n),\qquad "
              r"s_h = 2^{-8h/H},\quad h = 1 \dots H,\quad H = 8")
-    st.markdown(_("**NoPE** (Kazemnejad et al. 2023) adds nothing: the logit cannot depend on "
-                  "r, and only the causal mask tells a head which tokens came before:"))
+    st.markdown(_("**NoPE** (Haviv et al. 2022; Kazemnejad et al. 2023) adds nothing: for "
+                  "given q and k the logit does not depend on r. A trained model still learns "
+                  "position from the causal mask (a token can count the tokens before it), so "
+                  "past the first layer q and k themselves can carry it:"))
     st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}}")
     st.markdown(_("**Sinusoidal** (Vaswani et al. 2017) adds a position vector to each token "
                   "before the dot product (no projections here):"))
@@ -239,20 +241,21 @@ def p_past_text(kept: int, half: int, full: int, train: int) -> str:
     """p-RoPE past L: what its unrotated and rotated pairs meet, and what the paper reports."""
     paper = _("Barbero et al. (2024) argue that the slowest pairs serve as meaning-carrying "
               "channels that drift over long contexts, and report that leaving them unrotated "
-              "improved perplexity in their Gemma 2B experiments.")
+              "slightly improved perplexity in their Gemma 2B experiments, measured at the "
+              "8,192-token training length, not past it.")
     if kept == 0:
-        first = _("**p-RoPE** with p = 0 rotates nothing: it is NoPE, and nothing positional "
-                  "can leave its range.")
+        first = _("**p-RoPE** with p = 0 rotates nothing: it is NoPE (below), with no angle "
+                  "that could leave its range.")
     elif kept == half:
         first = _("**p-RoPE** with p = 1 rotates every pair: it is RoPE, with RoPE's unseen "
                   "angles past L.")
     else:
         first = ngettext(
-            "**p-RoPE**: the {rest} unrotated pair carries no position, so it meets nothing "
-            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "**p-RoPE**: the {rest} unrotated pair does not turn with position, so it meets no "
+            "new angle past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
             "tokens (past L their angles repeat); the rest still meet new angles.",
-            "**p-RoPE**: the {rest} unrotated pairs carry no position, so they meet nothing "
-            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "**p-RoPE**: the {rest} unrotated pairs do not turn with position, so they meet no "
+            "new angle past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
             "tokens (past L their angles repeat); the rest still meet new angles.",
             half - kept).format(rest=half - kept, kept=kept, full=full,
                                 train=i18n.integer(train))
@@ -321,26 +324,33 @@ def score_section() -> None:
     st.subheader(_("Past the training length L"))
     full = facts["kept_full_turn"]
     st.markdown("\n".join("- " + line for line in (
-        _("**RoPE**: past L the slow pairs reach angles m·θᵢ never seen in training. Press et "
-          "al. (2022) found rotary models extrapolate only a little beyond L; Chen et al. "
-          "(2023) show LLaMA's perplexity rising steeply past L unless positions are "
-          "interpolated (see Context extension)."),
+        _("**RoPE**: past L the slow pairs reach angles (m − n)·θᵢ never seen in training. "
+          "Press et al. (2022) found a rotary model's WikiText-103 perplexity improving only "
+          "up to 200 tokens past L = 512 (100 past L = 1,024); Chen et al. (2023) report "
+          "LLaMA 7B (L = 2,048) above 10³ perplexity at 8,192 tokens, and below 20 with "
+          "interpolated positions even before fine-tuning (see Context extension)."),
         p_past_text(kept, half, full, train),
-        _("**xPos**: the rotation is RoPE's, so the slow pairs meet the same unseen angles; the "
-          "decay makes far keys count less. Sun et al. (2022) train at 1024 tokens and, with "
-          "blockwise causal attention, report perplexity that does not rise up to 4096."),
+        _("**xPos**: the rotation is RoPE's, so under full attention the slow pairs meet the "
+          "same unseen angles past L; the decay only makes far keys count less. Sun et al. "
+          "(2022) train at 1,024 tokens and report perplexity that does not rise up to 4,096 "
+          "with blockwise causal attention at inference: blocks of L/2 tokens, each query "
+          "seeing its own block and the one before, so no key is more than {reach} tokens "
+          "back here. Their result is about distances below L; the curve past L is what full "
+          "attention would meet, which their model never uses.").format(
+            reach=i18n.integer(alt.blockwise_reach(train))),
         _("**ALiBi**: no angle can leave its range; the bias keeps growing linearly, so far "
           "keys fade further and a head acts like a window on recent tokens. Press et al. "
-          "(2022) train on 1024 tokens and match, at 2048, a sinusoidal model trained on "
-          "2048."),
-        _("**NoPE**: nothing positional can leave its range; what changes past L is how many "
-          "keys softmax shares its weight among. Kazemnejad et al. (2023) found it "
-          "generalised to longer inputs better than explicit encodings on small models "
-          "trained on synthetic tasks; whether that holds for large language models is "
-          "open."),
+          "(2022) train a 1.3B model on 1,024 tokens that matches, in perplexity at 2,048, a "
+          "sinusoidal model trained on 2,048."),
+        _("**NoPE**: no explicit positional term can leave its range, but the position a "
+          "NoPE model learns from the causal mask does, and softmax shares its weight among "
+          "more keys. Kazemnejad et al. (2023) found it generalised to longer inputs better "
+          "than explicit encodings on small models trained on reasoning and arithmetic "
+          "tasks; in their 1B-scale code models trained on 1,024 tokens, NoPE's perplexity, "
+          "like ALiBi's, held up to about twice L, and was less stable than ALiBi's beyond."),
         _("**Sinusoidal**: the vectors PEₘ for m > L were never added to a training input. "
-          "Press et al. (2022) found sinusoidal models' perplexity rising steeply a short way "
-          "past L."))))
+          "Press et al. (2022) found a sinusoidal model's WikiText-103 perplexity no longer "
+          "improving 20 to 50 tokens past L, and rising after that."))))
     ui.download(score_table, vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout,
                 s.device,
                 filename=f"beyond_scores_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_"

@@ -16,9 +16,13 @@ frequency theta_i = base^(-2i/d).
   rotation, with pair i of q scaled by zeta_i^(m/B) and of k by zeta_i^(-n/B),
   zeta_i = (2i/d + gamma)/(1 + gamma), gamma = 0.4, scale base B = 512, so the
   pair's term in q.k is multiplied by zeta_i^((m-n)/B): a decay with distance.
-* **NoPE**: no positional term at all. A causal head's logit q_m.k_n then does
-  not depend on r; order reaches it only through the causal mask (a query at m
-  averages over m + 1 keys), as Kazemnejad et al. 2023 discuss.
+  Sun et al. report extrapolation with blockwise causal attention at inference
+  (:func:`blockwise_causal_mask`), which keeps every key within l - 1 tokens.
+* **NoPE**: no positional term at all. For given q_m, k_n the logit does not
+  depend on r; a trained causal model still learns position, through the causal
+  mask (a query at m averages over m + 1 keys, so a layer can count its
+  predecessors: Haviv et al. 2022), and later layers' q and k can carry it
+  (Kazemnejad et al. 2023 prove a first layer can recover absolute positions).
 * **Sinusoidal** (Vaswani et al. 2017): PE_p added to the token vector before
   the projections; reused from :mod:`rope_core.sinusoidal`.
 """
@@ -81,6 +85,11 @@ def alibi_slopes(n_heads: int) -> torch.Tensor:
     * otherwise, with c the largest power of two below n: the c slopes of c,
       then every other slope of 2c (its 1st, 3rd, 5th, ...) until there are n
       (n = 6: 1/4, 1/16, 1/64, 1/256, then 1/2, 1/8).
+
+    The paper's sentence "for n heads, the geometric sequence that starts at
+    2^(-8/n) and uses that same value as its ratio" matches the code for powers
+    of two only; for other n (6: 2^(-4/3), 2^(-8/3), ...) this is the code's rule,
+    not the paper's sentence.
 
     Args:
         n_heads: number of heads, 1 ... 1024.
@@ -245,6 +254,36 @@ def apply_xpos(x: torch.Tensor, positions, theta: torch.Tensor, *, gamma: float 
     scale = xpos_scale(pos, dim, gamma=gamma, scale_base=scale_base, downscale=downscale,
                        device=x.device).to(x.dtype)  # (seq, dim/2)
     return rotated * _spread(scale, layout)
+
+
+def blockwise_causal_mask(seq_len: int, train_len: int, *, device=None) -> torch.Tensor:
+    """Which keys each query sees under xPos' blockwise causal attention, the mask Sun
+    et al. (2022, section 3.3) use at inference only (training uses the plain causal
+    mask): with pre-training length l the queries are cut into blocks of b = l // 2
+    tokens, and each query attends to its own block (causally) and the block before.
+
+    visible[m, n] = (n <= m) and (n // b >= m // b - 1)
+
+    So no key is ever more than :func:`blockwise_reach` = 2b - 1 tokens back (l - 1
+    for an even l): the relative distances stay inside the training range.
+
+    Args:
+        seq_len: 1 ... 8192; train_len: pre-training length l, 2 ... 10^6.
+    Returns:
+        ``(seq, seq)`` bool tensor, True where query m (row) sees key n (column).
+    """
+    seq_len = check_int(seq_len, "seq_len", 1, 8192)
+    block = check_int(train_len, "train_len", 2, MAX_POSITION) // 2
+    pos = torch.arange(seq_len, device=device)  # (seq,)
+    m, n = pos[:, None], pos[None, :]
+    return (n <= m) & (n // block >= m // block - 1)  # (seq, seq)
+
+
+def blockwise_reach(train_len: int) -> int:
+    """The farthest key a query sees under :func:`blockwise_causal_mask`: the last
+    query of a block b = l // 2 tokens long, looking back to the first key of the
+    block before, 2b - 1 tokens (l - 1 for an even training length l)."""
+    return 2 * (check_int(train_len, "train_len", 2, MAX_POSITION) // 2) - 1
 
 
 def _spread(per_pair: torch.Tensor, layout: str) -> torch.Tensor:

@@ -186,6 +186,29 @@ def test_xpos_scores_match_torchscale(length, dim):
     torch.testing.assert_close(window, expected / math.sqrt(dim), rtol=1e-12, atol=1e-12)
 
 
+def test_blockwise_causal_mask_by_hand():
+    # Sun et al. 3.3: pre-training length l = 8 -> query blocks of 4 tokens (0-3, 4-7, 8-11,
+    # ...); a query sees, causally, its own block and the whole block before it.
+    visible = rc.alternatives.blockwise_causal_mask(14, 8)
+    seen = {m: [n for n in range(14) if visible[m, n]] for m in range(14)}
+    assert seen[0] == [0] and seen[3] == [0, 1, 2, 3]
+    assert seen[4] == [0, 1, 2, 3, 4]  # block 1: block 0 and itself
+    assert seen[7] == list(range(8))
+    assert seen[8] == [4, 5, 6, 7, 8]  # block 2: block 0 is dropped
+    assert seen[11] == list(range(4, 12))  # the farthest key: 11 - 4 = 7 = l - 1 back
+    assert seen[13] == list(range(8, 14))
+
+
+@pytest.mark.parametrize("train", [2, 3, 8, 9, 64])
+def test_blockwise_reach_is_the_masks_farthest_key(train):
+    visible = rc.alternatives.blockwise_causal_mask(4 * train + 3, train)
+    m, n = torch.nonzero(visible, as_tuple=True)
+    farthest = int((m - n).max())
+    assert rc.alternatives.blockwise_reach(train) == farthest
+    assert farthest == (train - 1 if train % 2 == 0 else train - 2)  # 2 * (l // 2) - 1
+    assert farthest < train  # every distance stays inside the training range
+
+
 def test_xpos_logit_by_hand():
     # d = 2, theta_0 = 1, q = k = (1, 0): term_0(r) = cos r, zeta_0 = 0.4/1.4 = 2/7
     q = torch.tensor([1.0, 0.0], **F64)
@@ -367,6 +390,9 @@ def test_tables_settings_first_and_complete():
 
 @pytest.mark.parametrize("call,name,value", [
     (lambda: rc.alibi_slopes(0), "n_heads", "0"),
+    (lambda: rc.alternatives.blockwise_causal_mask(4, 1), "train_len", "1"),
+    (lambda: rc.alternatives.blockwise_causal_mask(0, 8), "seq_len", "0"),
+    (lambda: rc.alternatives.blockwise_reach(True), "train_len", "True"),
     (lambda: rc.alibi_slopes(1025), "n_heads", "1025"),
     (lambda: rc.alibi_slopes(4.0), "n_heads", "4.0"),
     (lambda: rc.alibi_bias(8, 0), "seq_len", "0"),

@@ -70,6 +70,9 @@ def test_default_scores_match_closed_forms():
     assert "rotates the 48 fastest of the 64 pairs" in text
     assert f"{0.4 / 1.4:.3g} for the fastest pair" in text  # zeta_0^(512/512)
     assert f"{(126 / 128 + 0.4) / 1.4:.3g} for the slowest" in text
+    # blockwise causal attention at L = 512: blocks of 256, farthest key 2 * 256 - 1 back
+    assert "no key is more than 511 tokens back" in text
+    assert "Gemma 2B experiments, measured at the 8,192-token training length" in text
 
 
 def test_markers_sit_on_each_curve_at_the_training_length():
