@@ -34,6 +34,8 @@ from .alternatives import (
     alibi_logits,
     alibi_slopes,
     apply_xpos,
+    blockwise_causal_mask,
+    blockwise_reach,
     causal_weights,
     encoding_logits,
     nope_logits,
@@ -171,7 +173,8 @@ __all__ = [
     "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
     "turns_within", "wavelength", "yarn_ramp_bounds",
     # alternatives to RoPE
-    "alibi_bias", "alibi_logits", "alibi_slopes", "apply_xpos", "causal_weights",
+    "alibi_bias", "alibi_logits", "alibi_slopes", "blockwise_causal_mask",
+    "blockwise_reach", "apply_xpos", "causal_weights",
     "encoding_logits", "nope_logits", "p_rope_pairs", "p_rope_theta", "pair_terms",
     "rope_logits", "sinusoidal_logits", "sinusoidal_rows", "xpos_logits", "xpos_max_position",
     "xpos_scale", "xpos_zeta",
