@@ -110,8 +110,8 @@ def reach_figure(names: tuple) -> go.Figure:
     """Per model: how far a RoPE layer sees, its slowest pair's wavelength, the context."""
     summary = layers(names)["summary"]
     fig = go.Figure()
-    bars = (("RoPE reach [tokens]", _("shortest reach of a RoPE layer (its window, or the "
-                                      "context)"), ui.COLORS[5]),
+    bars = (("RoPE reach [tokens]", _("shortest RoPE reach (window or context)"),
+             ui.COLORS[5]),
             ("longest wavelength [tokens]", _("slowest pair's wavelength in those layers"),
              ui.COLORS[3]),
             ("context [tokens]", _("configured context (NoPE layers see all of it)"),
