@@ -189,7 +189,7 @@ HF_CONFIGS: dict[str, dict] = {
             "rope_theta": 500000.0, "attention_chunk_size": 8192,
             # attn_temperature_tuning: 4 in config.json; the modeling code only tests it for
             # truth, and transformers 5.23's Llama4TextConfig accepts only a bool
-            "no_rope_layer_interval": 4, "attn_temperature_tuning": True,
+            "no_rope_layers": [1, 1, 1, 0] * 12, "attn_temperature_tuning": True,
             "floor_scale": 8192, "attn_scale": 0.1,
             "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
                              "original_max_position_embeddings": 8192, "rope_type": "llama3"},
@@ -295,8 +295,8 @@ SOURCES: dict[str, str] = {
     "ChatGLM3 6B": "Hub THUDM/chatglm3-6b, config.json",
     "Qwen2-VL 7B": "Hub Qwen/Qwen2-VL-7B-Instruct, config.json",
     "Llama 4 Scout": "Hub meta-llama/Llama-4-Scout-17B-16E-Instruct, config.json text_config "
-                     "(gated; no_rope_layers [1, 1, 1, 0] x 12, as Llama4TextConfig derives "
-                     "it from no_rope_layer_interval 4); llama3 scaling as in "
+                     "(gated; no_rope_layers [1, 1, 1, 0] x 12, what Llama4TextConfig also "
+                     "derives from its default no_rope_layer_interval 4); llama3 scaling as in "
                      "github.com/meta-llama/llama-models, models/llama4/args.py (Scout only: "
                      "rope_scaling_factor 16, rope_high_freq_factor 1; floor_scale 8192, "
                      "attn_scale 0.1) and model.py (apply_scaling: low_freq_factor 1, "
