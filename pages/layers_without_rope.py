@@ -240,7 +240,9 @@ ui.explain(_("**Llama 4's NoPE layers also sharpen with length.** Without positi
              "{floor} tokens to {end} at position {last}; far beyond {floor} it grows like "
              "ln p, and so do the logits. Both codes cite Scalable-Softmax (Nakanishi 2025, "
              "*Scalable-Softmax Is Superior for Attention*, arXiv:2501.19399), which "
-             "multiplies the logits by s ln n for n keys.").format(
+             "multiplies the logits by s ln n for n keys. Scout's NoPE layers also skip the "
+             "weight-free RMS norm of q and k (`use_qk_norm`) that its RoPE layers apply after "
+             "rotating.").format(
     floor=i18n.integer(int(floor_scale)), scale=f"{attn_scale:g}",
     first=i18n.integer(int(floor_scale) - 2), end=f"{end:.4f}",
     last=i18n.integer(scout.max_context - 1)))
