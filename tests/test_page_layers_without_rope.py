@@ -107,6 +107,8 @@ def test_llama4_temperature_by_hand(default_page):
     assert len(t) <= 300
     text = " ".join(m.value for m in default_page.markdown)
     assert f"{1 + 0.1 * math.log(1281):.4f}" in text  # at p = 10,485,759: floor = 1280
+    # floor((p + 1) / 8192) = 0 up to p = 8190; p = 8191 gives floor(8192 / 8192) = 1
+    assert "the factor is 1 up to position 8,190" in text
 
 
 def test_other_models_and_bad_links():
