@@ -35,22 +35,31 @@ def code(kind: str, spectrum: str, attention: str) -> int:
 
 @ui.table
 def layers(names: tuple) -> dict:
-    """Per layer (compare.layer_table) and one summary row per model."""
+    """Per layer (compare.layer_table) and one summary row per model.
+
+    Summary: RoPE reach = the shortest reach of a RoPE layer (the window of the windowed
+    ones, else the context); longest wavelength and pairs turning within reach are those
+    of the RoPE layers with that reach (Gemma 3: its local layers, not its global ones);
+    windowed / full-attention RoPE layers count the RoPE layers with and without a window.
+    """
     configs = [rc.PRESETS[n] for n in names]
     table = compare.layer_table(configs)
     rows = []
     for cfg in configs:
         block = table[table["model"] == cfg.name]
         rope = block[block["kind"] == "rope"]
+        windowed = int(rope["window [tokens]"].notna().sum())
+        shortest = rope[rope["reach [tokens]"] == rope["reach [tokens]"].min()]
         rows.append({
             "model": cfg.name, "layers": len(block), "RoPE layers": len(rope),
             "NoPE layers": len(block) - len(rope),
+            "windowed RoPE layers": windowed, "full-attention RoPE layers": len(rope) - windowed,
             "window [tokens]": cfg.window if cfg.window is not None else math.nan,
             "context [tokens]": cfg.max_context,
-            "RoPE reach [tokens]": int(rope["reach [tokens]"].min()),
+            "RoPE reach [tokens]": int(shortest["reach [tokens]"].iloc[0]),
             "NoPE reach [tokens]": cfg.max_context if len(rope) < len(block) else math.nan,
-            "longest wavelength [tokens]": float(rope["longest wavelength [tokens]"].max()),
-            "pairs turning within reach": int(rope["pairs turning within reach"].min()),
+            "longest wavelength [tokens]": float(shortest["longest wavelength [tokens]"].max()),
+            "pairs turning within reach": int(shortest["pairs turning within reach"].min()),
             "pairs": cfg.rotary_dim // 2,
         })
     return {"layers": table, "summary": pd.DataFrame(rows)}
@@ -101,8 +110,10 @@ def reach_figure(names: tuple) -> go.Figure:
     """Per model: how far a RoPE layer sees, its slowest pair's wavelength, the context."""
     summary = layers(names)["summary"]
     fig = go.Figure()
-    bars = (("RoPE reach [tokens]", _("RoPE layers see at most (window)"), ui.COLORS[5]),
-            ("longest wavelength [tokens]", _("slowest pair's wavelength"), ui.COLORS[3]),
+    bars = (("RoPE reach [tokens]", _("shortest RoPE reach (window or context)"),
+             ui.COLORS[5]),
+            ("longest wavelength [tokens]", _("slowest pair's wavelength in those layers"),
+             ui.COLORS[3]),
             ("context [tokens]", _("configured context (NoPE layers see all of it)"),
              ui.COLORS[0]))
     for column, label, color in bars:
@@ -137,18 +148,26 @@ st.title(_("Layers without RoPE"))
 st.markdown(_(
     "Several open models of 2024–2026 rotate queries and keys in only some of their layers. "
     "Llama 4 (iRoPE), SmolLM3 and Command R7B leave every fourth layer without any "
-    "positional encoding (NoPE); Gemma 2 and 3 and gpt-oss alternate windowed layers with "
-    "global ones, and Gemma 3 gives its local layers their own base. Everything here is read "
+    "positional encoding (NoPE); Gemma 2 and gpt-oss alternate sliding-window and global "
+    "layers one to one, Gemma 3 has five sliding-window layers per global one and gives "
+    "them their own base. Everything here is read "
     "from each model's `config.json` the way transformers builds the model; the sidebar "
     "settings do not apply."))
 st.markdown(_(
-    "**Why hybrids.** A RoPE layer knows word order directly, but its scores depend on the "
-    "distance, and at distances beyond its training the angles are new. A NoPE layer has no "
-    "positional signal at all except the causal mask, so nothing in it changes with "
-    "distance: it can retrieve a token from anywhere in the context, but it cannot tell "
-    "nearby order well. Giving the RoPE layers a window keeps their angles inside what "
-    "training covered; the NoPE layers carry long-range retrieval (Yang et al. 2025, "
-    "*Rope to Nope and Back Again*, arXiv:2501.18795)."))
+    "**Why hybrids.** A RoPE layer sees word order directly, but its scores depend on the "
+    "distance, and at distances beyond its training the angles are new. A NoPE layer adds "
+    "no positional signal of its own: its scores q·k do not depend on the distance, only "
+    "on what the hidden states carry (order learnt through the causal mask and from the "
+    "RoPE layers below), so it meets nothing new when the input grows and can retrieve a "
+    "token from anywhere in the context, but it is weak at local order. Giving the RoPE "
+    "layers a window keeps their angles inside what training covered. Yang et al. 2025 "
+    "(*Rope to Nope and Back Again: A New Hybrid Attention Strategy*, arXiv:2501.18795) "
+    "find this division of labour, NoPE layers retrieving over long range and RoPE layers "
+    "with a recency bias for local order, and propose RoPE in sliding-window layers with "
+    "NoPE in full-attention ones. Meta's Llama 4 post (*The Llama 4 herd*, 2025) names "
+    "interleaved attention layers without positional embeddings, with inference-time "
+    "temperature scaling of attention, as how Llama 4 generalises beyond its training "
+    "length (iRoPE: Scout trained at 256K, configured for 10M)."))
 
 names = tuple(ui.multiselect(_("Models (up to 4)"), HYBRIDS, DEFAULT_MODELS, "lw_models",
                              max_selections=MAX_MODELS))
@@ -166,24 +185,41 @@ for _i, row in summary.iterrows():
     pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
         model=row["model"], rope=int(row["RoPE layers"]), n=int(row["layers"]),
         nope=int(row["NoPE layers"])))
-ui.explain(_("**What to notice.** Grey cells are NoPE layers: the same weights, no rotation. "
-             "{models}.").format(models=_("; ").join(pattern_text)))
+ui.explain(_("**What to notice.** Grey cells are NoPE layers: attention like the others, "
+             "but q and k are not rotated. {models}.").format(
+    models=_("; ").join(pattern_text)))
 
 # --- reach -----------------------------------------------------------------------------
 ui.show(reach_figure(names), key="lw_reach_plot")
 reach_text = []
 for _i, row in summary.iterrows():
-    reach_text.append(_("{model}: a RoPE layer sees {reach} tokens, where {turning} of "
-                        "{pairs} pairs turn at least once; the context is {context}").format(
-        model=row["model"], reach=i18n.integer(int(row["RoPE reach [tokens]"])),
-        turning=int(row["pairs turning within reach"]), pairs=int(row["pairs"]),
-        context=i18n.integer(int(row["context [tokens]"]))))
+    numbers = dict(model=row["model"], reach=i18n.integer(int(row["RoPE reach [tokens]"])),
+                   turning=int(row["pairs turning within reach"]), pairs=int(row["pairs"]),
+                   context=i18n.integer(int(row["context [tokens]"])),
+                   windowed=int(row["windowed RoPE layers"]),
+                   full=int(row["full-attention RoPE layers"]))
+    if not numbers["windowed"]:
+        reach_text.append(_("{model}: its RoPE layers see the whole context of {context} "
+                            "tokens, where {turning} of {pairs} pairs turn at least "
+                            "once").format(**numbers))
+    elif numbers["full"]:
+        reach_text.append(_("{model}: its {windowed} windowed RoPE layers see at most {reach} "
+                            "tokens, where {turning} of {pairs} pairs turn at least once; its "
+                            "{full} global RoPE layers see the whole context of {context} "
+                            "tokens").format(**numbers))
+    else:
+        reach_text.append(_("{model}: every RoPE layer sees at most {reach} tokens, where "
+                            "{turning} of {pairs} pairs turn at least once; only the NoPE "
+                            "layers see the whole context of {context} tokens").format(
+            **numbers))
 ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never meets a "
-             "distance longer than its window, so its angles stay those of training however "
-             "long the input; its slow pairs, whose wavelength exceeds the window, barely turn "
-             "and act almost as a constant. A layer with full attention (Gemma's global "
-             "layers, SmolLM3's RoPE layers) sees the whole context. {models}.").format(
-    models=_("; ").join(reach_text)))
+             "distance longer than its window (a sliding window of w tokens reaches w − 1 "
+             "back; an attention chunk back to the chunk's start), so its angles stay those "
+             "of training however long the input; its slow pairs, whose wavelength exceeds "
+             "the window, turn less than once within it, and the slowest barely move. A RoPE "
+             "layer with full attention (the global layers of Gemma and gpt-oss, SmolLM3's "
+             "RoPE layers) sees the whole context. The bars show each model's shortest-reaching "
+             "RoPE layers. {models}.").format(models=_("; ").join(reach_text)))
 
 # --- Llama 4's temperature -------------------------------------------------------------
 scout = rc.PRESETS["Llama 4 Scout"]
@@ -196,12 +232,17 @@ st.latex(_(r"q'_p = q_p\left(1 + {attn_scale}\,\ln\!\left(1 + \left\lfloor "
     attn_scale=f"{attn_scale:g}", floor_scale=int(floor_scale)))
 ui.explain(_("**Llama 4's NoPE layers also sharpen with length.** Without positions, a query "
              "far into a long input spreads its attention over ever more keys. Llama 4 "
-             "multiplies the query of its NoPE layers (only those) by the factor above "
-             "(transformers' `Llama4TextAttention`, `attn_temperature_tuning`, `floor_scale` "
-             "= {floor}, `attn_scale` = {scale}), so the logits grow like ln p: the factor is "
-             "1 up to position {first}, then rises in steps of {floor} tokens to {end} at "
-             "position {last}. The idea is Scalable-Softmax (Nakanishi 2025, "
-             "arXiv:2501.19399).").format(
+             "multiplies the query of its NoPE layers (only those; keys and the RoPE layers "
+             "are untouched) by the factor above (transformers' `Llama4TextAttention` and "
+             "Meta's reference code, `attn_temperature_tuning`, `floor_scale` = {floor}, "
+             "`attn_scale` = {scale}; p is the token's index in the sequence): the factor is "
+             "1 up to position {first}, so short inputs are unchanged, then rises in steps of "
+             "{floor} tokens to {end} at position {last}; far beyond {floor} it grows like "
+             "ln p, and so do the logits. Both codes cite Scalable-Softmax (Nakanishi 2025, "
+             "*Scalable-Softmax Is Superior for Attention*, arXiv:2501.19399), which "
+             "multiplies the logits by s ln n for n keys. Scout's NoPE layers also skip the "
+             "weight-free RMS norm of q and k (`use_qk_norm`) that its RoPE layers apply after "
+             "rotating.").format(
     floor=i18n.integer(int(floor_scale)), scale=f"{attn_scale:g}",
     first=i18n.integer(int(floor_scale) - 2), end=f"{end:.4f}",
     last=i18n.integer(scout.max_context - 1)))

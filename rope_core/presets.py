@@ -10,9 +10,12 @@ written out and marked "(class default)".
 
 :data:`TRAINING` holds the pre-training context of the presets whose
 config.json does not say it (its max_position_embeddings is a configured
-context, not the training length), with the paper or card that does; the
-preset's ``original_context`` (the L of context extension) and
-``training_context`` are set from it.
+context, not the training length), with the paper or card that does. It sets
+the preset's ``training_context``; it also sets ``original_context`` (the L of
+context extension) unless the config's rope_scaling already names one
+(``original_max_position_embeddings``, the L its scaling was built on, which
+stays: Llama 4 Scout's llama3 scaling starts from 8,192 though the model was
+trained at 262,144).
 """
 
 from __future__ import annotations
@@ -186,7 +189,7 @@ HF_CONFIGS: dict[str, dict] = {
             "rope_theta": 500000.0, "attention_chunk_size": 8192,
             # attn_temperature_tuning: 4 in config.json; the modeling code only tests it for
             # truth, and transformers 5.23's Llama4TextConfig accepts only a bool
-            "no_rope_layer_interval": 4, "attn_temperature_tuning": True,
+            "no_rope_layers": [1, 1, 1, 0] * 12, "attn_temperature_tuning": True,
             "floor_scale": 8192, "attn_scale": 0.1,
             "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
                              "original_max_position_embeddings": 8192, "rope_type": "llama3"},
@@ -217,8 +220,8 @@ HF_CONFIGS: dict[str, dict] = {
                          "original_max_position_embeddings": 4096, "rope_type": "yarn",
                          "truncate": False},
     },
-    # THUDM/GLM-4-9B-0414, config.json (model_type glm4: half of each head rotates,
-    # interleaved pairs)
+    # zai-org/GLM-4-9B-0414 (formerly THUDM/GLM-4-9B-0414), config.json (model_type glm4:
+    # half of each head rotates, interleaved pairs)
     "GLM-4-9B-0414": {
         "model_type": "glm4", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
         "num_hidden_layers": 40, "partial_rotary_factor": 0.5, "rope_theta": 10000.0,
@@ -234,7 +237,8 @@ HF_CONFIGS: dict[str, dict] = {
                          "type": "longrope"},
     },
     # CohereLabs/c4ai-command-r7b-12-2024, config.json (cohere2: RoPE on the three
-    # sliding-window layers of every four, the fourth global without positions)
+    # sliding-window layers of every four, the fourth global without positions).
+    # max_position_embeddings 132096 is the current Hub file; early copies said 8192.
     "Command R7B": {
         "model_type": "cohere2", "hidden_size": 4096, "num_attention_heads": 32,
         "head_dim": 128, "num_hidden_layers": 32, "max_position_embeddings": 132096,
@@ -273,8 +277,9 @@ SOURCES: dict[str, str] = {
     "Llama 2 7B": "Hub meta-llama/Llama-2-7b-hf, config.json",
     "Llama 3.1 8B": "Hub meta-llama/Llama-3.1-8B, config.json",
     "Llama 3.2 1B": "Hub meta-llama/Llama-3.2-1B, config.json",
-    "Mistral 7B v0.1": "Hub mistralai/Mistral-7B-v0.1, config.json; training context 8,192: "
-                       "Jiang et al. 2023, Mistral 7B (arXiv:2310.06825), Table 1",
+    "Mistral 7B v0.1": "Hub mistralai/Mistral-7B-v0.1, config.json; context 8,192: "
+                       "Jiang et al. 2023, Mistral 7B (arXiv:2310.06825), Table 1 "
+                       "(model architecture, context_len 8192)",
     "Mistral 7B v0.3": "Hub mistralai/Mistral-7B-v0.3, config.json",
     "Qwen2.5 7B": "Hub Qwen/Qwen2.5-7B-Instruct, config.json",
     "Qwen2.5 7B (YaRN 128K)": "Hub Qwen/Qwen2.5-7B-Instruct, README.md (Processing Long Texts)",
@@ -282,7 +287,7 @@ SOURCES: dict[str, str] = {
     "Gemma 3 4B": "Hub google/gemma-3-4b-it, config.json text_config, Gemma3TextConfig "
                   "defaults; training context 32K and RoPE rescaled x8 on the global layers "
                   "only: Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786), "
-                  "section 2 (Long context)",
+                  "its long-context paragraphs",
     "Phi-3.5 mini": "Hub microsoft/Phi-3.5-mini-instruct, config.json",
     "DeepSeek-V3": "Hub deepseek-ai/DeepSeek-V3, config.json",
     "GPT-NeoX-20B": "Hub EleutherAI/gpt-neox-20b, config.json",
@@ -290,19 +295,25 @@ SOURCES: dict[str, str] = {
     "ChatGLM3 6B": "Hub THUDM/chatglm3-6b, config.json",
     "Qwen2-VL 7B": "Hub Qwen/Qwen2-VL-7B-Instruct, config.json",
     "Llama 4 Scout": "Hub meta-llama/Llama-4-Scout-17B-16E-Instruct, config.json text_config "
-                     "(gated; values as in transformers' Llama4TextConfig docs and public "
-                     "copies); no_rope_layers as Llama4TextConfig derives it from "
-                     "no_rope_layer_interval 4 (class default)",
+                     "(gated; no_rope_layers [1, 1, 1, 0] x 12, what Llama4TextConfig also "
+                     "derives from its default no_rope_layer_interval 4); llama3 scaling as in "
+                     "github.com/meta-llama/llama-models, models/llama4/args.py (Scout only: "
+                     "rope_scaling_factor 16, rope_high_freq_factor 1; floor_scale 8192, "
+                     "attn_scale 0.1) and model.py (apply_scaling: low_freq_factor 1, "
+                     "old_context_len 8192); training context 262,144: Meta 2025, The Llama 4 "
+                     "herd (ai.meta.com blog, 5 April 2025): Scout pre- and post-trained "
+                     "with a 256K context length",
     "Qwen3 8B": "Hub Qwen/Qwen3-8B, config.json",
     "Qwen3 8B (YaRN 128K)": "Hub Qwen/Qwen3-8B, README.md (Processing Long Texts): "
                             "rope_type yarn, factor 4.0, original_max_position_embeddings "
                             "32768",
-    "gpt-oss-20b": "Hub openai/gpt-oss-20b, config.json (checked against the copy in "
-                   "github.com/ParagEkbote/hf-model-inspector, model_inspection_report.md)",
-    "GLM-4-9B-0414": "Hub THUDM/GLM-4-9B-0414, config.json",
+    "gpt-oss-20b": "Hub openai/gpt-oss-20b, config.json and model card",
+    "GLM-4-9B-0414": "Hub zai-org/GLM-4-9B-0414 (formerly THUDM/GLM-4-9B-0414), "
+                     "config.json",
     "Phi-4-mini": "Hub microsoft/Phi-4-mini-instruct, config.json (revision cfbefacb; "
                   "long_factor checked against several public copies of that file)",
-    "Command R7B": "Hub CohereLabs/c4ai-command-r7b-12-2024, config.json; transformers' "
+    "Command R7B": "Hub CohereLabs/c4ai-command-r7b-12-2024, config.json "
+                   "(max_position_embeddings 132096; early copies 8192); transformers' "
                    "docs/source/en/model_doc/cohere2.md (three sliding-window RoPE layers, "
                    "a fourth global layer without positional embeddings)",
     "SmolLM3 3B": "Hub HuggingFaceTB/SmolLM3-3B, config.json (copy: github.com/fetchwiki/"
@@ -314,8 +325,11 @@ SOURCES: dict[str, str] = {
 # Pre-training contexts that a config.json does not give (its max_position_embeddings is
 # only a configured context), with their source in SOURCES.
 TRAINING: dict[str, int] = {
-    "Mistral 7B v0.1": 8192,  # the paper's context_len; config.json says 32768
+    "Mistral 7B v0.1": 8192,  # the paper's context_len (Table 1); config.json says 32768
     "Gemma 3 4B": 32768,  # pre-trained at 32K, then RoPE x8 (linear) on the global layers
+    # Meta: pre- and post-trained at 256K. Its llama3 original_max_position_embeddings
+    # 8192 is the chunk size its scaling starts from, not the training length; it stays L.
+    "Llama 4 Scout": 262144,
 }
 
 # Notes shown with a preset (English; a page translates them).
@@ -324,12 +338,14 @@ NOTES: dict[str, str] = {
                      "pre-training by dividing the global layers' θᵢ by 8 (linear "
                      "interpolation, base 1,000,000); the local layers keep base 10,000 "
                      "unscaled. The factor 8 is not 131,072 / 32,768 = 4."),
-    "Mistral 7B v0.1": N_("Trained at 8,192 tokens (its paper); `config.json`'s 32,768 is the "
-                          "configured context."),
+    "Mistral 7B v0.1": N_("Its paper gives a context length of 8,192 tokens (Table 1, model "
+                          "architecture); `config.json`'s 32,768 is the configured context."),
     "Llama 3.2 1B": N_("Its llama3 factor 32 would reach 32 × 8,192 = 262,144 tokens; the "
                        "model is configured for 131,072."),
-    "Llama 4 Scout": N_("Configured for 10,485,760 tokens (10M). Its llama3 scaling has "
-                        "low_freq_factor = high_freq_factor = 1: no blended band, every "
+    "Llama 4 Scout": N_("Pre-trained and post-trained at 262,144 tokens (256K, Meta's Llama 4 "
+                        "post), configured for 10,485,760 (10M). Its llama3 scaling starts "
+                        "from L = 8,192 (original_max_position_embeddings, the chunk size) and "
+                        "has low_freq_factor = high_freq_factor = 1: no blended band, every "
                         "wavelength longer than 8,192 tokens is divided by 16."),
 }
 
@@ -337,7 +353,10 @@ NOTES: dict[str, str] = {
 def _preset(name: str, cfg: dict) -> RopeConfig:
     preset = RopeConfig.from_hf(cfg, name=name)
     if name in TRAINING:
-        preset = dataclasses.replace(preset, original_context=TRAINING[name],
+        # an original_max_position_embeddings the config names is its scaling's L: kept
+        original = preset.original_context if preset.training_context is not None \
+            else TRAINING[name]
+        preset = dataclasses.replace(preset, original_context=original,
                                      training_context=TRAINING[name])
     return preset
 

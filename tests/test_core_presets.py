@@ -1,5 +1,6 @@
 """PRESETS: each real model's published config.json, read by RopeConfig.from_hf."""
 
+import dataclasses
 import math
 
 import pytest
@@ -53,7 +54,11 @@ def test_preset_fields(name):
     assert (p.head_dim, p.rotary_dim, p.base, p.layout, p.method, p.original_context,
             p.max_context) == EXPECTED[name]
     parsed = rc.RopeConfig.from_hf(HF_CONFIGS[name], name=name)  # parser round trip
-    if name in TRAINING:  # the paper's training context replaces the configured one
+    if name in TRAINING and parsed.training_context is not None:  # its scaling's L stays
+        assert p.original_context == parsed.original_context != TRAINING[name]
+        assert p.training_context == TRAINING[name]
+        assert p == dataclasses.replace(parsed, training_context=TRAINING[name])
+    elif name in TRAINING:  # the paper's training context replaces the configured one
         assert parsed.original_context == parsed.max_context
         assert (p.original_context, p.training_context) == (TRAINING[name], TRAINING[name])
     else:
@@ -149,3 +154,12 @@ def test_deepseek_softmax_scale_by_hand():
 def test_qwen3_vl_interleaved_sections():
     p = rc.PRESETS["Qwen3-VL 8B"]
     assert p.mrope_section == (24, 20, 20) and p.mrope_interleaved  # 64 = 128 / 2 pairs
+
+
+def test_llama4_scout_training_context_is_meta_256k():
+    """Meta: Scout pre- and post-trained at 256K = 262,144 tokens; its llama3 scaling's
+    original_max_position_embeddings 8,192 (the chunk size) stays the L of the spectrum."""
+    p = rc.PRESETS["Llama 4 Scout"]
+    assert p.training_context == 256 * 1024 == 262144
+    assert p.original_context == 8192 == p.params_dict["original_max_position_embeddings"]
+    assert p.max_context == 10 * 1024 * 1024  # configured: 10,485,760

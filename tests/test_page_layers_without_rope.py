@@ -65,6 +65,24 @@ def test_summary_by_hand(default_page):
     gemma = summary.loc["Gemma 3 4B"]
     assert (gemma["NoPE layers"], gemma["RoPE reach [tokens]"]) == (0, 1024)
     assert math.isnan(gemma["NoPE reach [tokens]"])
+    # sliding_window_pattern 6 over 34 layers: 5, 11, 17, 23, 29 global, 29 local
+    assert (gemma["windowed RoPE layers"], gemma["full-attention RoPE layers"]) == (29, 5)
+    # the shortest-reaching layers are the local ones: base 10000 unscaled, d = 256, so
+    # their slowest pair is i = 127, 2 pi 10000^(254/256) (not the global 1e6 x 8 one)
+    assert gemma["longest wavelength [tokens]"] == pytest.approx(
+        2 * math.pi * 1e4 ** (254 / 256), rel=1e-12)
+    assert gemma["pairs turning within reach"] == \
+        math.floor(128 * math.log(1024 / (2 * math.pi)) / math.log(1e4)) + 1
+    assert (scout["windowed RoPE layers"], scout["full-attention RoPE layers"]) == (36, 0)
+    assert (smol["windowed RoPE layers"], smol["full-attention RoPE layers"]) == (0, 27)
+
+
+def test_reach_text_names_global_rope_layers(default_page):
+    text = " ".join(m.value for m in default_page.markdown)
+    assert "Gemma 3 4B: its 29 windowed RoPE layers see at most 1,024 tokens" in text
+    assert "its 5 global RoPE layers see the whole context of 131,072 tokens" in text
+    assert "SmolLM3 3B: its RoPE layers see the whole context of 65,536 tokens" in text
+    assert "Llama 4 Scout: every RoPE layer sees at most 8,192 tokens" in text
 
 
 def test_layer_table_patterns(default_page):
@@ -89,6 +107,8 @@ def test_llama4_temperature_by_hand(default_page):
     assert len(t) <= 300
     text = " ".join(m.value for m in default_page.markdown)
     assert f"{1 + 0.1 * math.log(1281):.4f}" in text  # at p = 10,485,759: floor = 1280
+    # floor((p + 1) / 8192) = 0 up to p = 8190; p = 8191 gives floor(8192 / 8192) = 1
+    assert "the factor is 1 up to position 8,190" in text
 
 
 def test_other_models_and_bad_links():
@@ -97,6 +117,11 @@ def test_other_models_and_bad_links():
     summary = frames(at)["layers_without_rope_summary.csv"].set_index("model")
     assert summary.loc["gpt-oss-20b", "RoPE reach [tokens]"] == 128
     assert summary.loc["Gemma 2 9B", "RoPE reach [tokens]"] == 4096
+    # 24 layers alternating sliding / full: 12 and 12; 42 layers: 21 and 21
+    assert tuple(summary.loc["gpt-oss-20b", ["windowed RoPE layers",
+                                             "full-attention RoPE layers"]]) == (12, 12)
+    assert tuple(summary.loc["Gemma 2 9B", ["windowed RoPE layers",
+                                            "full-attention RoPE layers"]]) == (21, 21)
     at = run_page(PAGE, {"lw_models": ["Llama 2 7B"]})  # not a hybrid: the link is ignored
     assert not at.error and (at.first_warnings or at.warning)
     assert list(figure(at, 0)["data"][0]["y"]) == ["Llama 4 Scout", "Command R7B",
