@@ -18,6 +18,8 @@ One module per concept:
 * :mod:`~rope_core.tables`: tidy DataFrames for the CSV downloads
 * :mod:`~rope_core.tour`: the guided tour's answers, one computation per question
 * :mod:`~rope_core.device`: resolve_device
+* :mod:`~rope_core.tiny_model`: a tiny causal transformer with a pluggable position
+  encoding, its look-back task and the live evaluation of the shipped models
 
 Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range (a :class:`RopeError`,
@@ -108,6 +110,7 @@ from .tables import (
     theta_table,
     to_frame,
 )
+from .tiny_model import TinyConfig, TinyTransformer
 
 __all__ = [
     "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "Message", "PRESETS", "Param", "RECIPES",
@@ -126,4 +129,5 @@ __all__ = [
     "scaled_theta", "score_table", "score_vs_distance", "similarity_table", "sinusoidal_dot",
     "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
     "turns_within", "wavelength", "yarn_ramp_bounds",
+    "TinyConfig", "TinyTransformer",
 ]
