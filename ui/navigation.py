@@ -75,6 +75,9 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/context_extension.py", N_("Context extension"), ":material/open_in_full:",
              N_("Real models"),
              N_("every context-extension method on one model")),
+    PageSpec("pages/trained_models.py", N_("Trained tiny models"), ":material/neurology:",
+             N_("Beyond RoPE"),
+             N_("six position encodings trained on one task, evaluated past their length")),
 )
 
 

@@ -1,0 +1,333 @@
+"""Trained tiny models: six position encodings, one task, evaluated live past L_train."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+from plotly.subplots import make_subplots
+
+import ui
+from rope_core import tiny_model as tm
+from ui import i18n
+from ui.i18n import N_, _
+
+L_TRAIN = tm.TRAINING["length"]
+K = tm.TRAINING["k"]
+LENGTHS = tm.eval_lengths(8)  # L_train ... 8 L_train
+MAP_LENGTHS = (16, 32, 64)  # attention-map examples (a heatmap per head: small)
+# Translators: names of position encodings in a legend and a choice.
+ENCODING_NAMES = {"nope": N_("NoPE"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"),
+                  "alibi": N_("ALiBi"), "p_rope": N_("p-RoPE"),
+                  "hybrid": N_("hybrid")}
+# Translators: context-extension methods applied to the RoPE model at inference.
+METHOD_NAMES = {"linear": N_("RoPE + position interpolation"),
+                "ntk": N_("RoPE + NTK-aware"), "yarn": N_("RoPE + YaRN")}
+SETTINGS_COLUMNS = {"L_train [tokens]": L_TRAIN, "k [tokens]": K,
+                    "eval sequences": tm.EVAL_SEQUENCES}
+FACTOR = LENGTHS[-1] // L_TRAIN  # s of the context-extension methods: L_train -> 8 L_train
+
+
+@st.cache_resource(show_spinner=False)
+def shipped(encoding: str) -> tm.TinyTransformer:
+    """A shipped model, loaded once per process (read-only afterwards)."""
+    torch.set_num_threads(1)
+    return tm.load_model(encoding)
+
+
+@st.cache_resource(show_spinner=False)
+def shipped_record() -> dict:
+    return json.loads((tm.WEIGHTS_DIR / "models.json").read_text())
+
+
+@ui.table
+def curve(encoding: str, method: str) -> pd.DataFrame:
+    """One encoding's accuracy at every evaluation length (one cached call per curve)."""
+    accuracy = tm.length_curve(shipped(encoding), LENGTHS, method)
+    return pd.DataFrame([dict(SETTINGS_COLUMNS, **{
+        "scaling factor s": 1 if method == "none" else FACTOR, "encoding": encoding,
+        "method": method, "length [tokens]": n, "accuracy": a}) for n, a in zip(LENGTHS, accuracy)])
+
+
+def curves() -> list[tuple[str, str]]:
+    return [(e, "none") for e in tm.ENCODINGS] + [("rope", m) for m in METHOD_NAMES]
+
+
+@ui.table
+def accuracy_table() -> pd.DataFrame:
+    """Every curve: one row per encoding, method and length."""
+    return pd.concat([curve(e, m) for e, m in curves()], ignore_index=True)
+
+
+def accuracy_lines(fig: go.Figure, pairs: list[tuple[str, str]]) -> None:
+    """One line per (encoding, method): a colour per curve, dashed when scaled."""
+    for j, (encoding, method) in enumerate(pairs):
+        df = curve(encoding, method)
+        name = _(ENCODING_NAMES[encoding]) if method == "none" else _(METHOD_NAMES[method])
+        dash = "solid" if method == "none" else "dash"
+        fig.add_scatter(x=df["length [tokens]"], y=df["accuracy"], name=name,
+                        mode="lines+markers", line=dict(color=ui.COLORS[j % len(ui.COLORS)],
+                                                        dash=dash),
+                        hovertemplate=_("length {n} tokens<br>accuracy {acc}").format(
+                            n="%{x}", acc="%{y:.3f}") + "<extra>" + name + "</extra>")
+    fig.add_vline(x=L_TRAIN, line=dict(color="black", dash="dot"))
+    fig.add_hline(y=1 / tm.TRAINING["model"]["vocab"], line=dict(color="gray", dash="dot"))
+    fig.update_xaxes(type="log", tickvals=list(LENGTHS), ticktext=[str(n) for n in LENGTHS])
+    fig.update_yaxes(range=[0, 1.03])
+
+
+@ui.figure
+def accuracy_figure() -> go.Figure:
+    """The six encodings' accuracy against evaluation length."""
+    fig = go.Figure()
+    accuracy_lines(fig, [(e, "none") for e in tm.ENCODINGS])
+    ui.style(fig, title=_("Accuracy against evaluation length, one model per encoding "
+                          "(trained at L_train = {train} tokens)").format(train=L_TRAIN),
+             x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"), height=460)
+    return fig
+
+
+@ui.figure
+def scaling_figure() -> go.Figure:
+    """The RoPE model as trained and with three context-extension scalings (s = 8)."""
+    fig = go.Figure()
+    accuracy_lines(fig, [("rope", m) for m in ("none", *METHOD_NAMES)])
+    ui.style(fig, title=_("The RoPE model with context extension at inference, no fine-tuning "
+                          "(s = {s}: L_train → {longest} tokens)").format(
+                              s=FACTOR, longest=LENGTHS[-1]),
+             x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"), height=420)
+    return fig
+
+
+@ui.table
+def attention_table(encoding: str, length: int, layer: int) -> pd.DataFrame:
+    """One layer's attention weights on one example: one row per head, query m, key n."""
+    weights = tm.attention_example(shipped(encoding), length)[layer - 1]  # (heads, m, n)
+    heads, m, n = np.meshgrid(np.arange(weights.shape[0]), np.arange(length),
+                              np.arange(length), indexing="ij")
+    return pd.DataFrame({"encoding": encoding, "layer": layer, "length [tokens]": length,
+                         "head": heads.ravel() + 1, "query m [tokens]": m.ravel(),
+                         "key n [tokens]": n.ravel(),
+                         "weight": weights.numpy().astype(np.float64).ravel()})
+
+
+@ui.figure
+def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
+    df = attention_table(encoding, length, layer)
+    heads = int(df["head"].max())
+    z = df["weight"].to_numpy().reshape(heads, length, length)
+    z = np.where(np.tril(np.ones((length, length), dtype=bool)), z, np.nan)  # (heads, m, n)
+    fig = make_subplots(rows=2, cols=2, subplot_titles=[_("head {h}").format(h=h + 1)
+                                                        for h in range(heads)],
+                        horizontal_spacing=0.1, vertical_spacing=0.12)
+    hover = _("m={m}, n={n}<br>weight={value}").format(m="%{y}", n="%{x}", value="%{z:.3f}")
+    for h in range(heads):
+        fig.add_heatmap(z=z[h], coloraxis="coloraxis", row=h // 2 + 1, col=h % 2 + 1,
+                        hovertemplate=hover + "<extra></extra>")
+    ui.style(fig, title=_("{model}, layer {layer}: attention weights on one sequence of "
+                          "{n} tokens").format(model=_(ENCODING_NAMES[encoding]), layer=layer,
+                                               n=length),
+             x=_("key position n [tokens]"), y=_("query position m [tokens]"), height=640)
+    fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=0, cmax=1,
+                                     colorbar=dict(title=_("weight"))),
+                      plot_bgcolor="#c8c8c8")
+    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False)
+    fig.update_xaxes(showgrid=False, zeroline=False)
+    fig.update_xaxes(title_text="", row=1)  # axis titles on the outer panels only
+    fig.update_yaxes(title_text="", col=2)
+    return fig
+
+
+@ui.table
+def norms_table(encoding: str) -> pd.DataFrame:
+    """Mean norm of each pair of q and k, per layer and head (Barbero et al. 2024)."""
+    model = shipped(encoding)
+    norms = tm.pair_norms(model)  # (layers, heads, 2, pairs)
+    layers, heads, _two, pairs = norms.shape
+    theta = tm.model_theta(model.cfg)
+    rows = []
+    for layer in range(layers):
+        for head in range(heads):
+            rows += [{"encoding": encoding, "layer": layer + 1, "head": head + 1, "pair i": i,
+                      "theta_i [rad/token]": float(theta[i]),
+                      "wavelength [tokens]": float(2 * np.pi / theta[i]) if theta[i] > 0
+                      else float("inf"),
+                      "mean |q_i|": float(norms[layer, head, 0, i]),
+                      "mean |k_i|": float(norms[layer, head, 1, i])} for i in range(pairs)]
+    return pd.DataFrame(rows)
+
+
+@ui.figure
+def norms_figure(encoding: str) -> go.Figure:
+    df = norms_table(encoding)
+    fig = go.Figure()
+    j = 0
+    for layer, block in df.groupby("layer"):
+        mean = block.groupby("pair i")[["mean |q_i|", "mean |k_i|"]].mean()
+        for column, label, dash in (("mean |q_i|", _("layer {layer}, query"), "solid"),
+                                    ("mean |k_i|", _("layer {layer}, key"), "dash")):
+            name = label.format(layer=layer)
+            fig.add_scatter(x=mean.index, y=mean[column], name=name, mode="lines+markers",
+                            line=dict(color=ui.COLORS[layer - 1], dash=dash),
+                            hovertemplate=_("pair {i}<br>mean norm {value}").format(
+                                i="%{x}", value="%{y:.3f}") + "<extra>" + name + "</extra>")
+            j += 1
+    ui.style(fig, title=_("{model}: how much each frequency pair carries (mean norm of q and "
+                          "k per pair, heads averaged)").format(model=_(ENCODING_NAMES[encoding])),
+             x=_("pair index i (0 = fastest, θ₀ = 1 rad/token)"), y=_("mean norm"), height=440)
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+ui.settings()
+st.title(_("Trained tiny models"))
+record = shipped_record()
+cfg = record["training"]["model"]
+st.markdown(_(
+    "Six small causal transformers, trained in this repository (`tiny/train.py`, on one CPU "
+    "core), identical except for the position encoding: {layers} layers, d_model = {d}, "
+    "{heads} heads of {dh} dimensions, {vocab} symbols. The task needs token order and "
+    "nothing else: read a sequence of random symbols and, at every position m, answer the "
+    "symbol k = {k} places back. Every model saw only sequences of L_train = {train} tokens; "
+    "the page evaluates the shipped weights live on {n} fixed random sequences of "
+    "{longest} tokens, never seen in training (the accuracy at length n counts the answers "
+    "within their first n tokens).").format(
+        layers=cfg["n_layers"], d=cfg["d_model"], heads=cfg["n_heads"],
+        dh=cfg["d_model"] // cfg["n_heads"], vocab=cfg["vocab"], k=K, train=L_TRAIN,
+        longest=LENGTHS[-1], n=tm.EVAL_SEQUENCES))
+st.caption(_("The sidebar's base and head dim do not apply here: these models were trained "
+             "with base {base} and heads of {dh} dimensions.").format(
+                 base=ui.fmt_base(cfg["base"]), dh=cfg["d_model"] // cfg["n_heads"]))
+
+with st.spinner(_("Evaluating the models…")):
+    table = accuracy_table()
+
+
+def accuracy_at(encoding: str, length: int, method: str = "none") -> float:
+    rows = table[(table["encoding"] == encoding) & (table["method"] == method)
+                 & (table["length [tokens]"] == length)]
+    return float(rows["accuracy"].iloc[0])
+
+
+def pct(value: float) -> str:
+    """A share as a percentage in the run's number format: 0.934 -> "93.4%"."""
+    return i18n.number(100 * value, "0.#") + "%"
+
+
+longest = LENGTHS[-1]
+end = {e: pct(accuracy_at(e, longest)) for e in tm.ENCODINGS}
+end.update({m: pct(accuracy_at("rope", longest, m)) for m in METHOD_NAMES})
+trained = {e: pct(v["accuracy_at_L_train"]) for e, v in record["models"].items()}
+
+ui.show(accuracy_figure(), key="accuracy_plot")
+ui.explain(
+    _("Dotted lines: L_train (vertical) and chance, 1/{vocab} (horizontal). Trained at "
+      "L_train, on {held} held-out sequences of that length: {trained}.").format(
+          vocab=cfg["vocab"], held=tm.HELDOUT_SEQUENCES, trained=_(", ").join(
+              _("{model} {acc}").format(model=_(ENCODING_NAMES[e]), acc=trained[e])
+              for e in tm.ENCODINGS)),
+    _("At {n} tokens: {ranking}.").format(
+        n=longest, ranking=_(", ").join(
+            _("{model} {acc}").format(model=_(ENCODING_NAMES[e]), acc=end[e])
+            for e in sorted(tm.ENCODINGS, key=lambda e: -accuracy_at(e, longest)))),
+    _("The accuracy at length n counts every answered position up to n, so at 8·L_train one "
+      "position in eight still lies within the trained length."))
+ui.download(accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",
+            label=_("accuracy table"), key="accuracy")
+
+st.subheader(_("Context extension without fine-tuning"))
+ui.show(scaling_figure(), key="scaling_plot")
+ui.explain(_(
+    "The RoPE model's weights unchanged, its frequencies replaced at inference by "
+    "rope_core's scalings for s = {s} (original_max_position_embeddings = L_train): position "
+    "interpolation divides every θᵢ by s; NTK-aware scaling raises the base so the fastest "
+    "pair keeps θ₀ = 1 and the slowest is divided by s; YaRN keeps the fast pairs, "
+    "interpolates the slow ones and multiplies the logits by its attention factor squared. "
+    "The scaling is set once for {longest} tokens, as a model's config sets it, so it "
+    "applies at L_train too. At {longest} tokens: {linear} with position interpolation, "
+    "{ntk} with NTK-aware scaling, {yarn} with YaRN, against {rope} unscaled.").format(
+        s=FACTOR, longest=longest, linear=end["linear"], ntk=end["ntk"], yarn=end["yarn"],
+        rope=end["rope"]))
+
+st.subheader(_("What the literature reports, and what these models do"))
+facts = dict(alibi=end["alibi"], rope=end["rope"], sin=end["sinusoidal"], nope=end["nope"],
+             nope_train=trained["nope"], linear_train=pct(accuracy_at("rope", L_TRAIN, "linear")),
+             p_rope=end["p_rope"], hybrid=end["hybrid"], ntk=end["ntk"], n=longest)
+st.markdown("\n".join([
+    "- " + _("**ALiBi** (Press et al. 2022): language models with "
+             "ALiBi keep their perplexity on inputs longer than those they were trained on, "
+             "where sinusoidal models fail at once and rotary ones hold only a little past "
+             "their length. *Here the same order:* ALiBi {alibi}, RoPE {rope}, sinusoidal "
+             "{sin} at {n} tokens. ALiBi's bias only grows with distance, so a head that "
+             "looks k back meets nothing new in a longer sequence; the sinusoidal model meets "
+             "position vectors it never saw.").format(**facts),
+    "- " + _("**NoPE** (Kazemnejad et al. 2023): small decoder-only models without any "
+             "position encoding generalised to longer inputs better than those with absolute "
+             "encodings, and as well as or better than RoPE and ALiBi, on their synthetic "
+             "tasks. *Here only in part:* NoPE beats the sinusoidal model ({nope} against "
+             "{sin} at {n} tokens) but not RoPE or ALiBi, and it learned the task least well "
+             "({nope_train} at L_train): an exact offset is hard to build from the causal "
+             "mask alone, and this task is nothing but an exact offset.").format(**facts),
+    "- " + _("**Position interpolation** (Chen et al. 2023): dividing every position by s "
+             "keeps RoPE's angles within the trained range; Chen et al. extend LLaMA this "
+             "way and then fine-tune briefly (within 1000 steps), and show that extrapolating "
+             "without interpolation fails. *Here, without the fine-tuning,* interpolation "
+             "fails at every length, L_train included ({linear_train}): the head learned the "
+             "angle between tokens k apart, and interpolation shows it that angle only "
+             "s·k tokens apart. NTK-aware scaling, which keeps the fastest pairs, holds "
+             "{ntk} at {n} tokens.").format(**facts),
+    "- " + _("**p-RoPE** (Barbero et al. 2024) leaves the slowest quarter of the pairs "
+             "unrotated; its curve follows the RoPE model's ({p_rope} against {rope}), "
+             "because this task uses mainly the fastest pairs (below). The **hybrid**, whose "
+             "second layer has no position encoding, falls off sooner than RoPE "
+             "({hybrid}).").format(**facts),
+]))
+st.caption(_("These are 2-layer models trained for half a minute each on one synthetic task; "
+             "the papers train far larger models on language and other tasks. Other seeds or "
+             "sizes may reorder curves that lie close together."))
+
+
+@st.fragment
+def attention_section() -> None:
+    st.subheader(_("Where a trained head looks"))
+    c1, c2, c3 = st.columns(3)
+    encoding = ui.choice(_("Model"), list(tm.ENCODINGS), "rope", key="model", container=c1,
+                         fmt=lambda e: _(ENCODING_NAMES[e]), horizontal=False)
+    length = ui.select_slider(_("Example length [tokens]"), MAP_LENGTHS, 32, key="length",
+                              container=c2, fmt=str)
+    layer = ui.choice(_("Layer"), [1, 2], 1, key="layer", container=c3, fmt=str)
+    ui.show(attention_figure(encoding, length, layer), key="attention_plot")
+    ui.explain(_("Each row is one query position m; bright cells are the keys it reads. A "
+                 "head that solves the task puts its weight on the diagonal n = m − {k}. "
+                 "Rows below m = {train} lie beyond L_train: the head meets distances and "
+                 "positions it never saw.").format(k=K, train=L_TRAIN))
+    ui.download(attention_table, encoding, length, layer,
+                filename=f"tiny_attention_{encoding}_L{length}_layer{layer}.csv",
+                label=_("attention weights"), key="attention")
+
+
+attention_section()
+
+st.subheader(_("Which frequencies the RoPE model uses"))
+ui.show(norms_figure("rope"), key="norms_plot")
+norms = norms_table("rope")
+by_pair = norms.groupby(["layer", "pair i"])[["mean |q_i|", "mean |k_i|"]].mean().sum(axis=1)
+top = by_pair.loc[2].sort_values(ascending=False)
+ui.explain(
+    _("A pair whose q and k are short barely moves the score, however it turns. In layer 2 "
+      "the largest norms sit in pairs {first} and {second} (wavelengths {w1} and {w2} "
+      "tokens): the head that finds the symbol k back reads short distances, which only the "
+      "fast pairs resolve.").format(
+          first=int(top.index[0]), second=int(top.index[1]),
+          w1=i18n.number(2 * np.pi / float(tm.model_theta(shipped("rope").cfg)[top.index[0]]),
+                         "0.#"),
+          w2=i18n.number(2 * np.pi / float(tm.model_theta(shipped("rope").cfg)[top.index[1]]),
+                         "0.#")),
+    _("Barbero et al. (2024) read Gemma 7B this way: it builds its positional attention "
+      "patterns from the highest frequencies, as here, but overall puts the largest norms in "
+      "the lowest frequencies, which they take to carry meaning rather than position; this "
+      "task has no meaning to carry."))
+ui.download(norms_table, "rope", filename="tiny_pair_norms_rope.csv",
+            label=_("pair norms"), key="norms")
