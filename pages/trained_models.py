@@ -25,6 +25,13 @@ ENCODING_NAMES = {"nope": N_("NoPE"), "sinusoidal": N_("sinusoidal"), "rope": N_
 # Translators: context-extension methods applied to the RoPE model at inference.
 METHOD_NAMES = {"linear": N_("RoPE + position interpolation"),
                 "ntk": N_("RoPE + NTK-aware"), "yarn": N_("RoPE + YaRN")}
+# a colour per curve, the same in both figures (RoPE green in each); p-RoPE dotted, since
+# it lies on RoPE's curve; the scalings dashed
+STYLE = {("nope", "none"): (0, "solid"), ("sinusoidal", "none"): (1, "solid"),
+         ("rope", "none"): (2, "solid"), ("alibi", "none"): (3, "solid"),
+         ("p_rope", "none"): (4, "dot"), ("hybrid", "none"): (5, "solid"),
+         ("rope", "linear"): (0, "dash"), ("rope", "ntk"): (3, "dash"),
+         ("rope", "yarn"): (4, "dash")}
 SETTINGS_COLUMNS = {"L_train [tokens]": L_TRAIN, "k [tokens]": K,
                     "eval sequences": tm.EVAL_SEQUENCES}
 FACTOR = LENGTHS[-1] // L_TRAIN  # s of the context-extension methods: L_train -> 8 L_train
@@ -62,14 +69,13 @@ def accuracy_table() -> pd.DataFrame:
 
 
 def accuracy_lines(fig: go.Figure, pairs: list[tuple[str, str]]) -> None:
-    """One line per (encoding, method): a colour per curve, dashed when scaled."""
-    for j, (encoding, method) in enumerate(pairs):
+    """One line per (encoding, method), styled by STYLE."""
+    for encoding, method in pairs:
         df = curve(encoding, method)
         name = _(ENCODING_NAMES[encoding]) if method == "none" else _(METHOD_NAMES[method])
-        dash = "solid" if method == "none" else "dash"
+        color, dash = STYLE[encoding, method]
         fig.add_scatter(x=df["length [tokens]"], y=df["accuracy"], name=name,
-                        mode="lines+markers", line=dict(color=ui.COLORS[j % len(ui.COLORS)],
-                                                        dash=dash),
+                        mode="lines+markers", line=dict(color=ui.COLORS[color], dash=dash),
                         hovertemplate=_("length {n} tokens<br>accuracy {acc}").format(
                             n="%{x}", acc="%{y:.3f}") + "<extra>" + name + "</extra>")
     fig.add_vline(x=L_TRAIN, line=dict(color="black", dash="dot"))
@@ -211,6 +217,15 @@ def accuracy_at(encoding: str, length: int, method: str = "none") -> float:
     return float(rows["accuracy"].iloc[0])
 
 
+def unrotated_angles() -> dict:
+    """The largest angle, in the RoPE model, of the pairs p-RoPE leaves unrotated:
+    m theta_i for its fastest such pair, at m = L_train and at the longest length."""
+    theta = tm.model_theta(shipped("rope").cfg)  # (d_head/2,)
+    fastest_dropped = float(theta[tm.model_theta(shipped("p_rope").cfg) == 0].max())
+    return {"angle_train": i18n.number(L_TRAIN * fastest_dropped, "0.###"),
+            "angle_end": i18n.number(LENGTHS[-1] * fastest_dropped, "0.###")}
+
+
 def pct(value: float) -> str:
     """A share as a percentage in the run's number format: 0.934 -> "93.4%"."""
     return i18n.number(100 * value, "0.#") + "%"
@@ -254,7 +269,9 @@ ui.explain(_(
 st.subheader(_("What the literature reports, and what these models do"))
 facts = dict(alibi=end["alibi"], rope=end["rope"], sin=end["sinusoidal"], nope=end["nope"],
              nope_train=trained["nope"], linear_train=pct(accuracy_at("rope", L_TRAIN, "linear")),
-             p_rope=end["p_rope"], hybrid=end["hybrid"], ntk=end["ntk"], n=longest)
+             p_rope=end["p_rope"], hybrid=end["hybrid"], ntk=end["ntk"], n=longest,
+             base=ui.fmt_base(cfg["base"]), pairs=cfg["d_model"] // cfg["n_heads"] // 2,
+             **unrotated_angles())
 st.markdown("\n".join([
     "- " + _("**ALiBi** (Press et al. 2022): language models with "
              "ALiBi keep their perplexity on inputs longer than those they were trained on, "
@@ -279,10 +296,13 @@ st.markdown("\n".join([
              "s·k tokens apart. NTK-aware scaling, which keeps the fastest pairs, holds "
              "{ntk} at {n} tokens.").format(**facts),
     "- " + _("**p-RoPE** (Barbero et al. 2024) leaves the slowest quarter of the pairs "
-             "unrotated; its curve follows the RoPE model's ({p_rope} against {rope}), "
-             "because this task uses mainly the fastest pairs (below). The **hybrid**, whose "
-             "second layer has no position encoding, falls off sooner than RoPE "
-             "({hybrid}).").format(**facts),
+             "unrotated. Its curve lies on the RoPE model's ({p_rope} against {rope}) for a "
+             "plain reason: with base {base} and {pairs} pairs per head, the pairs it leaves "
+             "unrotated turn by at most {angle_train} rad within L_train in the RoPE model "
+             "too ({angle_end} rad at {n} tokens), so at these lengths the two models (same "
+             "seed, same data) are nearly the same network. p-RoPE is about long contexts, "
+             "where those pairs do turn. The **hybrid**, whose second layer has no position "
+             "encoding, falls off sooner than RoPE ({hybrid}).").format(**facts),
 ]))
 st.caption(_("These are 2-layer models trained for half a minute each on one synthetic task; "
              "the papers train far larger models on language and other tasks. Other seeds or "
@@ -297,11 +317,14 @@ def attention_section() -> None:
                          fmt=lambda e: _(ENCODING_NAMES[e]), horizontal=False)
     length = ui.select_slider(_("Example length [tokens]"), MAP_LENGTHS, 32, key="length",
                               container=c2, fmt=str)
-    layer = ui.choice(_("Layer"), [1, 2], 1, key="layer", container=c3, fmt=str)
+    layer = ui.choice(_("Layer"), [1, 2], 2, key="layer", container=c3, fmt=str)
     ui.show(attention_figure(encoding, length, layer), key="attention_plot")
     ui.explain(_("Each row is one query position m; bright cells are the keys it reads. A "
-                 "head that solves the task puts its weight on the diagonal n = m − {k}. "
-                 "Rows below m = {train} lie beyond L_train: the head meets distances and "
+                 "head that reads the answer directly puts its weight on the diagonal "
+                 "n = m − {k}: the RoPE, p-RoPE and sinusoidal models do so in layer 2, the "
+                 "hybrid in its RoPE layer 1. The ALiBi and NoPE models spread their weight "
+                 "over several recent keys in both layers and assemble the answer across the "
+                 "two. Rows below m = {train} lie beyond L_train: the head meets distances and "
                  "positions it never saw.").format(k=K, train=L_TRAIN))
     ui.download(attention_table, encoding, length, layer,
                 filename=f"tiny_attention_{encoding}_L{length}_layer{layer}.csv",

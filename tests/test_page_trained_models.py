@@ -21,7 +21,7 @@ def page():
 def test_four_figures_and_three_csvs(page):
     assert len(page.get("plotly_chart")) == 4
     frames = csv_frames(page)
-    assert set(frames) == {f"tiny_accuracy_Ltrain{L}.csv", "tiny_attention_rope_L32_layer1.csv",
+    assert set(frames) == {f"tiny_accuracy_Ltrain{L}.csv", "tiny_attention_rope_L32_layer2.csv",
                            "tiny_pair_norms_rope.csv"}
 
 
@@ -60,7 +60,7 @@ def test_a_live_value_is_an_independent_evaluation(page, encoding, method, n):
 
 
 def test_attention_csv_rows_are_causal_distributions(page):
-    df = csv_frames(page)["tiny_attention_rope_L32_layer1.csv"]
+    df = csv_frames(page)["tiny_attention_rope_L32_layer2.csv"]
     assert len(df) == 4 * 32 * 32
     assert (df.loc[df["key n [tokens]"] > df["query m [tokens]"], "weight"] == 0).all()
     sums = df.groupby(["head", "query m [tokens]"])["weight"].sum()
@@ -77,15 +77,15 @@ def test_pair_norms_csv(page):
 
 
 def test_links_choose_model_length_and_layer():
-    at = run_page("trained_models", {"model": "ALiBi", "length": "64", "layer": "2"})
-    assert "tiny_attention_alibi_L64_layer2.csv" in csv_frames(at)
+    at = run_page("trained_models", {"model": "ALiBi", "length": "64", "layer": "1"})
+    assert "tiny_attention_alibi_L64_layer1.csv" in csv_frames(at)
     spec = figure(at, 2)
     assert len(spec["data"]) == 4  # one heatmap per head
 
 
 def test_bad_link_values_are_ignored_with_a_warning():
     at = run_page("trained_models", {"model": "xpos", "length": "1000"})
-    assert "tiny_attention_rope_L32_layer1.csv" in csv_frames(at)
+    assert "tiny_attention_rope_L32_layer2.csv" in csv_frames(at)
     assert len(at.warning) >= 1
 
 
@@ -114,3 +114,17 @@ def test_what_the_text_claims_holds_for_the_shipped_models(page):
     assert acc("hybrid", end) < acc("rope", end)
     text = " ".join(m.value for m in page.markdown)
     assert "In layer 2 the largest norms sit in pairs 0 and 1" in text
+
+
+def test_what_the_attention_text_claims_holds():
+    """Weight on the diagonal n = m - k within L_train, per layer and head."""
+    k = tm.TRAINING["k"]
+
+    def diagonal(encoding):
+        w = tm.attention_example(tm.load_model(encoding), 2 * L)  # (layers, heads, m, n)
+        return torch.diagonal(w, offset=-k, dim1=-2, dim2=-1)[..., :L - k].mean(-1)
+    for encoding in ("rope", "p_rope", "sinusoidal"):
+        assert (diagonal(encoding)[1] > 0.9).all(), encoding
+    assert (diagonal("hybrid")[0] > 0.7).all()
+    for encoding in ("alibi", "nope"):
+        assert (diagonal(encoding) < 0.3).all(), encoding
