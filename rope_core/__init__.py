@@ -18,6 +18,8 @@ One module per concept:
 * :mod:`~rope_core.tables`: tidy DataFrames for the CSV downloads
 * :mod:`~rope_core.tour`: the guided tour's answers, one computation per question
 * :mod:`~rope_core.device`: resolve_device
+* :mod:`~rope_core.alternatives`: ALiBi, p-RoPE, xPos, NoPE and the additive
+  sinusoidal encoding, scored against distance on RoPE's axes
 * :mod:`~rope_core.tiny_model`: a tiny causal transformer with a pluggable position
   encoding, its look-back task and the live evaluation of the shipped models
 
@@ -27,6 +29,25 @@ whose ``message`` a user interface can translate).
 """
 
 from ._checks import Message, RopeError
+from .alternatives import (
+    alibi_bias,
+    alibi_logits,
+    alibi_slopes,
+    apply_xpos,
+    causal_weights,
+    encoding_logits,
+    nope_logits,
+    p_rope_pairs,
+    p_rope_theta,
+    pair_terms,
+    rope_logits,
+    sinusoidal_logits,
+    sinusoidal_rows,
+    xpos_logits,
+    xpos_max_position,
+    xpos_scale,
+    xpos_zeta,
+)
 from .attention import (
     attention,
     attention_checks,
@@ -129,5 +150,10 @@ __all__ = [
     "scaled_theta", "score_table", "score_vs_distance", "similarity_table", "sinusoidal_dot",
     "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
     "turns_within", "wavelength", "yarn_ramp_bounds",
+    # alternatives to RoPE
+    "alibi_bias", "alibi_logits", "alibi_slopes", "apply_xpos", "causal_weights",
+    "encoding_logits", "nope_logits", "p_rope_pairs", "p_rope_theta", "pair_terms",
+    "rope_logits", "sinusoidal_logits", "sinusoidal_rows", "xpos_logits", "xpos_max_position",
+    "xpos_scale", "xpos_zeta",
     "TinyConfig", "TinyTransformer",
 ]

@@ -12,9 +12,10 @@ Where position enters depends on ``encoding``:
 * ``"rope"``: q and k of every head rotated by m theta_i,
   theta_i = base^(-2i/d_head) (Su et al. 2021), in the interleaved layout.
 * ``"alibi"``: the bias -slope_h (m - n) added to the logit of query m and key n
-  (Press et al. 2022), slopes as ALiBi's reference code.
+  (Press et al. 2022), slopes :func:`~rope_core.alternatives.alibi_slopes`.
 * ``"p_rope"``: RoPE on the highest-frequency fraction p of the pairs only, the
-  other pairs unrotated (theta = 0; Barbero et al. 2024).
+  other pairs unrotated (theta = 0, :func:`~rope_core.alternatives.p_rope_theta`;
+  Barbero et al. 2024).
 * ``"hybrid"``: RoPE in even layers (0, 2, ...), NoPE in odd ones, as Llama 4
   interleaves RoPE and NoPE layers.
 
@@ -38,7 +39,9 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ._checks import check_base, check_choice, check_int, check_positive_float, check_theta, fail
+from ._checks import check_base, check_choice, check_int, check_positive_float, fail
+from .alternatives import alibi_slopes, p_rope_theta
+from .frequencies import theta as rope_theta
 from .rotation import cos_sin
 from .scaling import scaled_theta
 from .sinusoidal import sinusoidal_pe
@@ -67,30 +70,6 @@ HELDOUT_SEQUENCES = 64  # sequences of L_train tokens for the recorded accuracy
 EVAL_SEED = 1000  # evaluation sequences' seed (training's is TRAINING["data_seed"])
 # Context-extension methods applied to the RoPE model at inference (rope_core.scaling names)
 INFERENCE_METHODS = ("none", "linear", "ntk", "yarn")
-
-
-def _alibi_slopes(n_heads: int) -> torch.Tensor:
-    """ALiBi's slopes (reference code's get_slopes): for n a power of two,
-    slope_h = 2^(-8 (h + 1) / n), h = 0 ... n-1; otherwise those of the power of
-    two below n, then every other slope of the power of two above."""
-    def power_of_two(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        return [start ** (h + 1) for h in range(n)]
-    if math.log2(n_heads).is_integer():
-        slopes = power_of_two(n_heads)
-    else:
-        closest = 2 ** math.floor(math.log2(n_heads))
-        slopes = power_of_two(closest) + power_of_two(2 * closest)[0::2][:n_heads - closest]
-    return torch.tensor(slopes, dtype=torch.float64)  # (n_heads,)
-
-
-def _p_rope_theta(dim: int, base: float, p: float) -> torch.Tensor:
-    """theta_i = base^(-2i/dim) for the round(p dim/2) fastest pairs, 0 for the rest."""
-    half = dim // 2
-    i = torch.arange(half, dtype=torch.float64)
-    theta = base ** (-2 * i / dim)  # (dim/2,)
-    theta[round(p * half):] = 0.0
-    return theta
 
 
 @dataclass(frozen=True)
@@ -198,7 +177,7 @@ class TinyTransformer(nn.Module):
         self.unembed = nn.Linear(cfg.d_model, cfg.vocab)
         d_head = cfg.d_head
         self.register_buffer("theta", model_theta(cfg), persistent=False)  # (d_head/2,)
-        self.register_buffer("slopes", _alibi_slopes(cfg.n_heads).float(), persistent=False)
+        self.register_buffer("slopes", alibi_slopes(cfg.n_heads).float(), persistent=False)
         if cfg.encoding == "sinusoidal":
             self.register_buffer("pe", sinusoidal_pe(cfg.max_length, cfg.d_model, cfg.base,
                                                      dtype=torch.float32), persistent=False)
@@ -277,20 +256,14 @@ def model_theta(cfg: TinyConfig) -> torch.Tensor:
     """The trained frequencies of a model's RoPE layers, ``(d_head/2,)`` float64:
     theta_i = base^(-2i/d_head); for p-RoPE 0 beyond the fastest fraction p."""
     if cfg.encoding == "p_rope":
-        return _p_rope_theta(cfg.d_head, cfg.base, cfg.p)
-    i = torch.arange(cfg.d_head // 2, dtype=torch.float64)
-    return cfg.base ** (-2 * i / cfg.d_head)
+        return p_rope_theta(cfg.d_head, cfg.base, cfg.p)  # (d_head/2,), 0 for unrotated pairs
+    return rope_theta(cfg.d_head, cfg.base)  # (d_head/2,)
 
 
 def rope_cos_sin(seq: int, theta: torch.Tensor, attention_factor: float = 1.0):
     """cos(m theta_i) and sin(m theta_i) times the attention factor, m = 0 ... seq-1,
     each ``(seq, d/2)`` float32 (theta = 0 gives cos 1, sin 0: an unrotated pair)."""
-    if bool((theta > 0).all()):
-        check_theta(theta)
-        cos, sin = cos_sin(range(seq), theta.to(torch.float64), torch.float32)
-    else:  # p-RoPE's unrotated pairs
-        angle = torch.outer(torch.arange(seq, dtype=torch.float64), theta.to(torch.float64))
-        cos, sin = angle.cos().float(), angle.sin().float()
+    cos, sin = cos_sin(range(seq), theta.to(torch.float64), torch.float32)  # (seq, d/2) each
     return cos * attention_factor, sin * attention_factor
 
 

@@ -26,7 +26,8 @@ PROPER_NAMES = {
     "peng", "bloc", "emozilla", "kaiokendev", "nope", "yarn", "longrope", "polar",
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
     "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox", "ding", "reddit",
-    "haviv", "kazemnejad", "toeplitz", "barbero",
+    "haviv", "kazemnejad", "toeplitz",
+    "xpos", "barbero",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)

@@ -40,12 +40,19 @@ def test_rotation_is_differentiable():
     assert x.grad.shape == (1, 4, 8)
 
 
-def test_alibi_slopes_match_the_reference_formula():
-    # 4 heads: 2^(-8/4 (h+1)) = 1/4, 1/16, 1/64, 1/256
-    assert tm._alibi_slopes(4).tolist() == [0.25, 0.0625, 0.015625, 0.00390625]
-    # 6 heads (not a power of two): the 4-head slopes, then every other 8-head slope
-    # (2^-1, 2^-3)
-    assert tm._alibi_slopes(6).tolist() == [0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125]
+def test_alibi_model_adds_the_reference_slopes_times_distance():
+    # 4 heads: 2^(-8h/4), h = 1 ... 4 = 1/4, 1/16, 1/64, 1/256
+    model = tm.TinyTransformer(tm.TinyConfig(encoding="alibi"))
+    assert model.slopes.tolist() == [0.25, 0.0625, 0.015625, 0.00390625]
+    # with q = k = 0 (biases only, zero weights) the logits are the bias alone:
+    # softmax over n <= m of -slope (m - n)
+    with torch.no_grad():
+        for p in model.blocks[0].qkv.parameters():
+            p.zero_()
+        _, maps = model(torch.zeros(1, 5, dtype=torch.long), return_attention=True)
+    for h, slope in enumerate([0.25, 0.0625, 0.015625, 0.00390625]):
+        row = torch.tensor([math.exp(-slope * (4 - n)) for n in range(5)])
+        assert torch.allclose(maps[0][0, h, 4], (row / row.sum()).float(), atol=1e-6)
 
 
 def test_p_rope_keeps_the_fastest_fraction_and_leaves_the_rest_unrotated():
