@@ -7,7 +7,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 import torch
-from plotly.subplots import make_subplots
 
 import ui
 from rope_core import tiny_model as tm
@@ -68,43 +67,53 @@ def accuracy_table() -> pd.DataFrame:
     return pd.concat([curve(e, m) for e, m in curves()], ignore_index=True)
 
 
-def accuracy_lines(fig: go.Figure, pairs: list[tuple[str, str]]) -> None:
+def accuracy_traces(pairs: list[tuple[str, str]]) -> list[go.Scatter]:
     """One line per (encoding, method), styled by STYLE."""
+    hover = _("length {n} tokens<br>accuracy {acc}").format(n="%{x}", acc="%{y:.3f}")
+    traces = []
     for encoding, method in pairs:
         df = curve(encoding, method)
         name = _(ENCODING_NAMES[encoding]) if method == "none" else _(METHOD_NAMES[method])
         color, dash = STYLE[encoding, method]
-        fig.add_scatter(x=df["length [tokens]"], y=df["accuracy"], name=name,
-                        mode="lines+markers", line=dict(color=ui.COLORS[color], dash=dash),
-                        hovertemplate=_("length {n} tokens<br>accuracy {acc}").format(
-                            n="%{x}", acc="%{y:.3f}") + "<extra>" + name + "</extra>")
-    fig.add_vline(x=L_TRAIN, line=dict(color="black", dash="dot"))
-    fig.add_hline(y=1 / tm.TRAINING["model"]["vocab"], line=dict(color="gray", dash="dot"))
-    fig.update_xaxes(type="log", tickvals=list(LENGTHS), ticktext=[str(n) for n in LENGTHS])
-    fig.update_yaxes(range=[0, 1.03])
+        traces.append(go.Scatter(x=df["length [tokens]"].to_numpy(), y=df["accuracy"].to_numpy(),
+                                 name=name, mode="lines+markers",
+                                 line=dict(color=ui.COLORS[color], dash=dash),
+                                 hovertemplate=hover + "<extra>" + name + "</extra>"))
+    return traces
+
+
+def accuracy_layout() -> dict:
+    """Dotted lines at L_train and at chance; log length axis ticked at the lengths."""
+    dotted = dict(type="line", line=dict(dash="dot", width=1.5))
+    return dict(
+        shapes=[dict(dotted, x0=L_TRAIN, x1=L_TRAIN, y0=0, y1=1, yref="paper",
+                     line=dict(dotted["line"], color="black")),
+                dict(dotted, x0=0, x1=1, xref="paper", y0=1 / tm.TRAINING["model"]["vocab"],
+                     y1=1 / tm.TRAINING["model"]["vocab"],
+                     line=dict(dotted["line"], color="gray"))],
+        xaxis=dict(type="log", tickvals=list(LENGTHS), ticktext=[str(n) for n in LENGTHS]),
+        yaxis=dict(range=[0, 1.03]))
 
 
 @ui.figure
 def accuracy_figure() -> go.Figure:
     """The six encodings' accuracy against evaluation length."""
-    fig = go.Figure()
-    accuracy_lines(fig, [(e, "none") for e in tm.ENCODINGS])
-    ui.style(fig, title=_("Accuracy against evaluation length, one model per encoding "
-                          "(trained at L_train = {train} tokens)").format(train=L_TRAIN),
-             x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"), height=460)
-    return fig
+    title = _("Accuracy against evaluation length, one model per encoding "
+              "(trained at L_train = {train} tokens)").format(train=L_TRAIN)
+    fig = go.Figure(accuracy_traces([(e, "none") for e in tm.ENCODINGS]), accuracy_layout())
+    return ui.style(fig, title=title, x=_("evaluation length [tokens] (log scale)"),
+                    y=_("accuracy"), height=460)
 
 
 @ui.figure
 def scaling_figure() -> go.Figure:
     """The RoPE model as trained and with three context-extension scalings (s = 8)."""
-    fig = go.Figure()
-    accuracy_lines(fig, [("rope", m) for m in ("none", *METHOD_NAMES)])
-    ui.style(fig, title=_("The RoPE model with context extension at inference, no fine-tuning "
-                          "(s = {s}: L_train → {longest} tokens)").format(
-                              s=FACTOR, longest=LENGTHS[-1]),
-             x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"), height=420)
-    return fig
+    title = _("The RoPE model with context extension at inference, no fine-tuning "
+              "(s = {s}: L_train → {longest} tokens)").format(s=FACTOR, longest=LENGTHS[-1])
+    fig = go.Figure(accuracy_traces([("rope", m) for m in ("none", *METHOD_NAMES)]),
+                    accuracy_layout())
+    return ui.style(fig, title=title, x=_("evaluation length [tokens] (log scale)"),
+                    y=_("accuracy"), height=420)
 
 
 @ui.table
@@ -121,29 +130,45 @@ def attention_table(encoding: str, length: int, layer: int) -> pd.DataFrame:
 
 @ui.figure
 def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
+    """One heatmap per head on a 2 x 2 grid (axes laid out by hand: make_subplots is slow)."""
     df = attention_table(encoding, length, layer)
     heads = int(df["head"].max())
     z = df["weight"].to_numpy().reshape(heads, length, length)
     z = np.where(np.tril(np.ones((length, length), dtype=bool)), z, np.nan)  # (heads, m, n)
-    fig = make_subplots(rows=2, cols=2, subplot_titles=[_("head {h}").format(h=h + 1)
-                                                        for h in range(heads)],
-                        horizontal_spacing=0.1, vertical_spacing=0.12)
     hover = _("m={m}, n={n}<br>weight={value}").format(m="%{y}", n="%{x}", value="%{z:.3f}")
+    columns, rows = ([0, 0.45], [0.55, 1]), ([0.56, 1], [0, 0.44])  # domains, top row first
+    traces, layout, titles = [], {}, []
     for h in range(heads):
-        fig.add_heatmap(z=z[h], coloraxis="coloraxis", row=h // 2 + 1, col=h % 2 + 1,
-                        hovertemplate=hover + "<extra></extra>")
-    ui.style(fig, title=_("{model}, layer {layer}: attention weights on one sequence of "
-                          "{n} tokens").format(model=_(ENCODING_NAMES[encoding]), layer=layer,
+        suffix = "" if h == 0 else str(h + 1)
+        row, col = divmod(h, 2)
+        traces.append(go.Heatmap(z=z[h], coloraxis="coloraxis", xaxis=f"x{suffix}",
+                                 yaxis=f"y{suffix}", hovertemplate=hover + "<extra></extra>"))
+        layout[f"xaxis{suffix}"] = dict(domain=columns[col], anchor=f"y{suffix}",
+                                        showgrid=False, zeroline=False)
+        layout[f"yaxis{suffix}"] = dict(domain=rows[row], anchor=f"x{suffix}",
+                                        autorange="reversed", showgrid=False, zeroline=False)
+        titles.append(dict(text=_("head {h}").format(h=h + 1), showarrow=False,
+                           x=sum(columns[col]) / 2, y=rows[row][1], xref="paper", yref="paper",
+                           xanchor="center", yanchor="bottom"))
+    # the app's style, set on an empty figure (one pair of axes, cheap), copied to each panel
+    styled = ui.style(go.Figure(), title=_("{model}, layer {layer}: attention weights on one "
+                                           "sequence of {n} tokens").format(
+                                               model=_(ENCODING_NAMES[encoding]), layer=layer,
                                                n=length),
-             x=_("key position n [tokens]"), y=_("query position m [tokens]"), height=640)
-    fig.update_layout(coloraxis=dict(colorscale="Viridis", cmin=0, cmax=1,
-                                     colorbar=dict(title=_("weight"))),
-                      plot_bgcolor="#c8c8c8")
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_xaxes(showgrid=False, zeroline=False)
-    fig.update_xaxes(title_text="", row=1)  # axis titles on the outer panels only
-    fig.update_yaxes(title_text="", col=2)
-    return fig
+                      x=_("key position n [tokens]"), y=_("query position m [tokens]"),
+                      height=640).layout.to_plotly_json()
+    for name, axis in layout.items():
+        outer = name in ("xaxis3", "xaxis4") if name.startswith("x") else name in ("yaxis",
+                                                                                     "yaxis3")
+        style = dict(styled[name[0] + "axis"])
+        if not outer:  # axis titles on the outer panels only
+            style.pop("title", None)
+        layout[name] = dict(style, **axis)
+    styled.update(layout, annotations=[*styled.get("annotations", []), *titles],
+                  plot_bgcolor="#c8c8c8",
+                  coloraxis=dict(colorscale="Viridis", cmin=0, cmax=1,
+                                 colorbar=dict(title=_("weight"))))
+    return go.Figure(traces, styled)
 
 
 @ui.table
@@ -168,23 +193,23 @@ def norms_table(encoding: str) -> pd.DataFrame:
 @ui.figure
 def norms_figure(encoding: str) -> go.Figure:
     df = norms_table(encoding)
-    fig = go.Figure()
-    j = 0
-    for layer, block in df.groupby("layer"):
-        mean = block.groupby("pair i")[["mean |q_i|", "mean |k_i|"]].mean()
+    mean = df.groupby(["layer", "pair i"])[["mean |q_i|", "mean |k_i|"]].mean()  # heads averaged
+    hover = _("pair {i}<br>mean norm {value}").format(i="%{x}", value="%{y:.3f}")
+    traces = []
+    for layer in sorted(set(df["layer"])):
+        block = mean.loc[layer]
         for column, label, dash in (("mean |q_i|", _("layer {layer}, query"), "solid"),
                                     ("mean |k_i|", _("layer {layer}, key"), "dash")):
             name = label.format(layer=layer)
-            fig.add_scatter(x=mean.index, y=mean[column], name=name, mode="lines+markers",
-                            line=dict(color=ui.COLORS[layer - 1], dash=dash),
-                            hovertemplate=_("pair {i}<br>mean norm {value}").format(
-                                i="%{x}", value="%{y:.3f}") + "<extra>" + name + "</extra>")
-            j += 1
-    ui.style(fig, title=_("{model}: how much each frequency pair carries (mean norm of q and "
-                          "k per pair, heads averaged)").format(model=_(ENCODING_NAMES[encoding])),
-             x=_("pair index i (0 = fastest, θ₀ = 1 rad/token)"), y=_("mean norm"), height=440)
-    fig.update_yaxes(rangemode="tozero")
-    return fig
+            traces.append(go.Scatter(x=block.index.to_numpy(), y=block[column].to_numpy(),
+                                     name=name, mode="lines+markers",
+                                     line=dict(color=ui.COLORS[layer - 1], dash=dash),
+                                     hovertemplate=hover + "<extra>" + name + "</extra>"))
+    title = _("{model}: how much each frequency pair carries (mean norm of q and k per pair, "
+              "heads averaged)").format(model=_(ENCODING_NAMES[encoding]))
+    fig = go.Figure(traces, dict(yaxis=dict(rangemode="tozero")))
+    return ui.style(fig, title=title, x=_("pair index i (0 = fastest, θ₀ = 1 rad/token)"),
+                    y=_("mean norm"), height=440)
 
 
 ui.settings()

@@ -178,10 +178,12 @@ class TinyTransformer(nn.Module):
         d_head = cfg.d_head
         self.register_buffer("theta", model_theta(cfg), persistent=False)  # (d_head/2,)
         self.register_buffer("slopes", alibi_slopes(cfg.n_heads).float(), persistent=False)
-        if cfg.encoding == "sinusoidal":
-            self.register_buffer("pe", sinusoidal_pe(cfg.max_length, cfg.d_model, cfg.base,
-                                                     dtype=torch.float32), persistent=False)
         self.d_head = d_head
+
+    def positional(self, seq: int) -> torch.Tensor:
+        """The sinusoidal table PE[0 ... seq-1], ``(seq, d_model)`` float32 (each row
+        is the same whatever seq: its angles are formed in float64 one by one)."""
+        return sinusoidal_pe(seq, self.cfg.d_model, self.cfg.base, dtype=torch.float32)
 
     def forward(self, tokens: torch.Tensor, *, theta: torch.Tensor | None = None,
                 attention_factor: float = 1.0, return_attention: bool = False):
@@ -210,7 +212,7 @@ class TinyTransformer(nn.Module):
         attention_factor = check_positive_float(attention_factor, "attention_factor", 100.0)
         x = self.embed(tokens)  # (batch, seq, d_model)
         if cfg.encoding == "sinusoidal":
-            x = x + self.pe[:seq]
+            x = x + self.positional(seq)
         causal = torch.full((seq, seq), float("-inf")).triu(1)  # (seq, seq)
         distance = torch.arange(seq).view(-1, 1) - torch.arange(seq).view(1, -1)  # m - n
         rot = None
@@ -238,7 +240,7 @@ class TinyTransformer(nn.Module):
         out = []
         x = self.embed(tokens)
         if self.cfg.encoding == "sinusoidal":
-            x = x + self.pe[:tokens.shape[1]]
+            x = x + self.positional(tokens.shape[1])
         seq = tokens.shape[1]
         causal = torch.full((seq, seq), float("-inf")).triu(1).unsqueeze(0)
         distance = torch.arange(seq).view(-1, 1) - torch.arange(seq).view(1, -1)
