@@ -128,6 +128,25 @@ def attention_table(encoding: str, length: int, layer: int) -> pd.DataFrame:
                          "weight": weights.numpy().astype(np.float64).ravel()})
 
 
+def diagonal_summary(encoding: str, length: int, layer: int) -> dict:
+    """Heads averaged: the mean weight at distance m - n = k in rows m < L_train and
+    m >= L_train, and beyond L_train the most-read other distance and its weight."""
+    df = attention_table(encoding, length, layer)
+    m, n = df["query m [tokens]"], df["key n [tokens]"]
+    heads = df["head"].max()
+    per_row = df[m >= K].assign(distance=m - n)
+    inside = per_row[per_row["query m [tokens]"] < L_TRAIN]
+    beyond = per_row[per_row["query m [tokens]"] >= L_TRAIN]
+    out = {"inside": inside.loc[inside["distance"] == K, "weight"].sum()
+           / (heads * inside["query m [tokens]"].nunique())}
+    if len(beyond):
+        rows = heads * beyond["query m [tokens]"].nunique()
+        by_distance = beyond.groupby("distance")["weight"].sum() / rows
+        other = by_distance.drop(K)
+        out.update(beyond=by_distance[K], other=int(other.idxmax()), other_weight=other.max())
+    return out
+
+
 @ui.figure
 def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
     """One heatmap per head on a 2 x 2 grid (axes laid out by hand: make_subplots is slow)."""
@@ -136,7 +155,7 @@ def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
     z = df["weight"].to_numpy().reshape(heads, length, length)
     z = np.where(np.tril(np.ones((length, length), dtype=bool)), z, np.nan)  # (heads, m, n)
     hover = _("m={m}, n={n}<br>weight={value}").format(m="%{y}", n="%{x}", value="%{z:.3f}")
-    columns, rows = ([0, 0.45], [0.55, 1]), ([0.56, 1], [0, 0.44])  # domains, top row first
+    columns, rows = ([0, 0.45], [0.55, 1]), ([0.6, 1], [0, 0.4])  # domains, top row first
     traces, layout, titles = [], {}, []
     for h in range(heads):
         suffix = "" if h == 0 else str(h + 1)
@@ -351,6 +370,16 @@ def attention_section() -> None:
                  "over several recent keys in both layers and assemble the answer across the "
                  "two. Rows below m = {train} lie beyond L_train: the head meets distances and "
                  "positions it never saw.").format(k=K, train=L_TRAIN))
+    d = diagonal_summary(encoding, length, layer)
+    if "beyond" in d:
+        st.markdown(_("Here, heads averaged: weight {inside} on n = m − {k} in rows within "
+                      "L_train, {beyond} in rows beyond it, where the other distance read most "
+                      "is m − n = {other} ({weight}).").format(
+                          inside=pct(d["inside"]), k=K, beyond=pct(d["beyond"]),
+                          other=d["other"], weight=pct(d["other_weight"])))
+    else:
+        st.markdown(_("Here, heads averaged: weight {inside} on n = m − {k}.").format(
+            inside=pct(d["inside"]), k=K))
     ui.download(attention_table, encoding, length, layer,
                 filename=f"tiny_attention_{encoding}_L{length}_layer{layer}.csv",
                 label=_("attention weights"), key="attention")

@@ -128,3 +128,15 @@ def test_what_the_attention_text_claims_holds():
     assert (diagonal("hybrid")[0] > 0.7).all()
     for encoding in ("alibi", "nope"):
         assert (diagonal(encoding) < 0.3).all(), encoding
+
+
+def test_attention_summary_reads_the_csv(page):
+    """The sentence under the map: the weight on m - n = k within and beyond L_train."""
+    df = csv_frames(page)["tiny_attention_rope_L32_layer2.csv"]
+    k = tm.TRAINING["k"]
+    on_diagonal = df[df["query m [tokens]"] - df["key n [tokens]"] == k]
+    inside = on_diagonal[on_diagonal["query m [tokens]"] < L]["weight"].mean()
+    beyond = on_diagonal[on_diagonal["query m [tokens]"] >= L]["weight"].mean()
+    text = " ".join(m.value for m in page.markdown)
+    pct = lambda v: f"{100 * v:.1f}".rstrip("0").rstrip(".") + "%"  # noqa: E731
+    assert f"weight {pct(inside)} on n = m − {k} in rows within L_train, {pct(beyond)}" in text
