@@ -177,10 +177,11 @@ def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
                       x=_("key position n [tokens]"), y=_("query position m [tokens]"),
                       height=640).layout.to_plotly_json()
     for name, axis in layout.items():
-        outer = name in ("xaxis3", "xaxis4") if name.startswith("x") else name in ("yaxis",
-                                                                                     "yaxis3")
+        # axis titles once per row and column of the left panels (two x titles side by
+        # side would run into each other on a phone)
+        outer = name in ("xaxis3", "yaxis", "yaxis3")
         style = dict(styled[name[0] + "axis"])
-        if not outer:  # axis titles on the outer panels only
+        if not outer:
             style.pop("title", None)
         layout[name] = dict(style, **axis)
     styled.update(layout, annotations=[*styled.get("annotations", []), *titles],
