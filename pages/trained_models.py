@@ -6,7 +6,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-import torch
 
 import ui
 from rope_core import tiny_model as tm
@@ -39,7 +38,6 @@ FACTOR = LENGTHS[-1] // L_TRAIN  # s of the context-extension methods: L_train -
 @st.cache_resource(show_spinner=False)
 def shipped(encoding: str) -> tm.TinyTransformer:
     """A shipped model, loaded once per process (read-only afterwards)."""
-    torch.set_num_threads(1)
     return tm.load_model(encoding)
 
 

@@ -38,7 +38,15 @@ def train(encoding: str, settings: dict = tm.TRAINING, *, steps: int | None = No
     then cosine decay, cross-entropy on every answered position.
 
     Returns the model (eval mode) and the loss of every step."""
-    torch.set_num_threads(1)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # deterministic; given back afterwards (a test runs this)
+    try:
+        return _train(encoding, settings, steps, log)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _train(encoding: str, settings: dict, steps: int | None, log):
     torch.manual_seed(settings["seed"])
     cfg = tm.TinyConfig(encoding=encoding, **settings["model"])
     model = tm.TinyTransformer(cfg)
@@ -73,6 +81,7 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true",
                         help="retrain and compare accuracies with the shipped models.json")
     args = parser.parse_args(argv)
+    torch.set_num_threads(1)  # training and the recorded evaluation on one thread
     shipped = json.loads((tm.WEIGHTS_DIR / "models.json").read_text()) if args.check else None
     settings = dict(tm.TRAINING, steps=args.steps or tm.TRAINING["steps"])
     record = {"training": settings, "torch": torch.__version__, "models": {}}
