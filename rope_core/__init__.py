@@ -22,6 +22,8 @@ One module per concept:
 * :mod:`~rope_core.device`: resolve_device
 * :mod:`~rope_core.alternatives`: ALiBi, p-RoPE, xPos, NoPE and the additive
   sinusoidal encoding, scored against distance on RoPE's axes
+* :mod:`~rope_core.tiny_model`: a tiny causal transformer with a pluggable position
+  encoding, its look-back task and the live evaluation of the shipped models
 
 Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range (a :class:`RopeError`,
@@ -154,6 +156,7 @@ from .tables import (
     theta_table,
     to_frame,
 )
+from .tiny_model import TinyConfig, TinyTransformer
 
 __all__ = [
     "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "Message", "PRESETS", "Param", "RECIPES",
@@ -183,4 +186,5 @@ __all__ = [
     "axial_pair_axes", "axial_theta", "axis_coverage_table", "mrope_blocks", "mrope_pair_axes",
     "mrope_position_ids", "mrope_score", "pair_axes_table", "patch_distances",
     "patch_score_table", "patch_scores", "scaled_mrope_section", "scheme_frequencies",
+    "TinyConfig", "TinyTransformer",
 ]

@@ -84,6 +84,9 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/beyond_rope.py", N_("Beyond RoPE"), ":material/alt_route:",
              N_("Beyond RoPE"),
              N_("ALiBi, NoPE, xPos, p-RoPE and sinusoidal on RoPE's axes")),
+    PageSpec("pages/trained_models.py", N_("Trained tiny models"), ":material/neurology:",
+             N_("Beyond RoPE"),
+             N_("six position encodings trained on one task, evaluated past their length")),
 )
 
 

@@ -1,0 +1,1 @@
+"""Training code of the tiny models (see tiny/train.py) and their shipped weights."""
