@@ -3,6 +3,7 @@
 import math
 import re
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -23,12 +24,42 @@ REGIME_NAMES = {"kept": N_("kept"), "blended": N_("blended"), "interpolated": N_
 REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
                "interpolated": N_("interpolated {pairs}")}
 REGIME_COLORS = ["#2ca02c", "#ff7f0e", "#d62728"]
+# transformers' `factor` of dynamic NTK: its own knob (1 = YaRN's definition, alpha = n / L)
+DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
+DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
 
 
 @ui.table
 def extension(key: tuple, factor: float, axis: str) -> dict:
     """Every table of the comparison (rope_core.compare.extension_tables)."""
     return compare.extension_tables(compare.config_from_key(key), factor, axis)
+
+
+@ui.table
+def dynamic(key: tuple, factor: float, axis: str, dynamic_factor: int) -> pd.DataFrame:
+    """Dynamic NTK's effective base against n, with transformers' factor 1 (YaRN's
+    definition) and, when different, ``dynamic_factor``."""
+    cfg = compare.config_from_key(key)
+    factors = dict.fromkeys([1, dynamic_factor])
+    return pd.concat([compare.dynamic_base_table(cfg, factor, axis, DYNAMIC_POINTS, float(f))
+                      for f in factors], ignore_index=True)
+
+
+@ui.table
+def yarn_ramps(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
+               beta_slow: float, truncate: bool) -> pd.DataFrame:
+    """YaRN's ramp per pair, linear in the pair index (the app, transformers, YaRN's code)
+    and linear in the turn count r = L/λ (the paper)."""
+    code = rc.yarn_ramp(dim, base, L, beta_fast, beta_slow, truncate)
+    paper = rc.yarn_paper_ramp(dim, base, L, beta_fast, beta_slow)
+    turns = rc.turns_within(rc.theta(dim, base), L)
+    return pd.DataFrame({"model": model, "L [tokens]": L, "s": float(factor),
+                         "rotary dim": dim, "base": base,
+                         "beta_fast": beta_fast, "beta_slow": beta_slow,
+                         "pair": range(dim // 2), "turns within L": turns.numpy(),
+                         "ramp linear in i (app, transformers)": code.numpy(),
+                         "ramp linear in r (paper)": paper.numpy(),
+                         "difference paper - app": (paper - code).numpy()})
 
 
 def method_styles(cfg_key: tuple, factor: float, axis: str) -> tuple[dict, dict, dict]:
@@ -151,24 +182,49 @@ def softmax_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
 
 
 @ui.figure
-def dynamic_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
-    """Dynamic NTK's effective base against the current length, L dotted."""
-    tables, colors, _dashes = method_styles(cfg_key, factor, axis)
-    dyn = tables["dynamic"]
+def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int) -> go.Figure:
+    """Dynamic NTK's effective base against the current length, one line per transformers
+    factor f, L and s·L dotted."""
+    dyn = dynamic(cfg_key, factor, axis, dynamic_factor)
     fig = go.Figure()
-    fig.add_scatter(x=dyn["sequence length [tokens]"], y=dyn["effective base"], mode="lines",
-                    name=_("effective base"), line=dict(color=colors.get("dynamic", "#1f77b4")),
-                    hovertemplate=_("n={length}<br>base′={base}").format(
-                        length="%{x:,}", base="%{y:.4g}") + "<extra></extra>")
-    fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
-                  line=dict(color="black", dash="dot"))
+    for n, (f, block) in enumerate(dyn.groupby("dynamic factor f", sort=False)):
+        name = (_("f = 1 (YaRN's definition: α = n/L)") if f == 1 else
+                _("f = {f}: α = f·n/L − (f − 1)").format(f=f"{f:g}"))
+        fig.add_scatter(x=block["sequence length [tokens]"], y=block["effective base"],
+                        mode="lines", name=name,
+                        line=dict(color=ui.COLORS[n], dash="solid" if f == 1 else "dash"),
+                        hovertemplate=_("n={length}<br>base′={base}").format(
+                            length="%{x:,}", base="%{y:.4g}") + "<extra></extra>")
+    L = compare.config_from_key(cfg_key).original_context
+    for tokens, color in ((L, "black"), (int(round(factor * L)), "gray")):
+        fig.add_vline(x=tokens, line=dict(color=color, dash="dot"))
     ui.style(fig, title=_("Dynamic NTK: effective base against the current length n"),
              x=_("current sequence length n [tokens] (log scale)") if axis == "log"
              else _("current sequence length n [tokens]"),
-             y=_("effective base"), height=380)
+             y=_("effective base (log scale)"), height=380)
     fig.update_yaxes(type="log", exponentformat="power")
     if axis == "log":
         fig.update_xaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
+                beta_slow: float, truncate: bool) -> go.Figure:
+    """YaRN's share of interpolation per pair: linear in i (app) and linear in r (paper)."""
+    ramps = yarn_ramps(model, factor, dim, base, L, beta_fast, beta_slow, truncate)
+    fig = go.Figure()
+    for n, (column, name) in enumerate((
+            ("ramp linear in i (app, transformers)",
+             _("linear in the pair index i (this app, transformers, YaRN's code)")),
+            ("ramp linear in r (paper)", _("linear in the turn count r = L/λ (YaRN's paper)")))):
+        fig.add_scatter(x=ramps["pair"], y=ramps[column], name=name, mode="lines+markers",
+                        marker=dict(size=4), line=dict(color=ui.COLORS[n],
+                                                       dash="solid" if n == 0 else "dash"),
+                        hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
+    ui.style(fig, title=_("YaRN's ramp: share of each pair divided by s"),
+             x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
+             height=360)
     return fig
 
 
@@ -226,9 +282,11 @@ s = ui.settings()
 st.title(_("Context extension"))
 st.markdown(_(
     "A model trained on L tokens meets angles mθᵢ it never saw once the input is longer. "
-    "Context-extension methods change θᵢ (and sometimes the attention temperature) so that "
-    "s·L tokens look familiar. Below, one base model under every method, on the same axes; "
-    "each method is evaluated at the extended length s·L."))
+    "Context-extension methods change θᵢ (and sometimes the attention temperature) to "
+    "carry it to s·L tokens; not all of them keep every angle s·L·θ′ᵢ inside what "
+    "training covered (see below). Below, one base model under every method, on the same "
+    "axes; each method is evaluated at the extended length s·L, dynamic NTK with "
+    "transformers' `factor` = 1, so that it too reaches α = s there (YaRN's definition)."))
 
 c1, c2, c3 = st.columns([2, 1, 1])
 model = ui.choice(_("Base model"), MODEL_OPTIONS, "Llama 3.1 8B", "ce_model", container=c1,
@@ -296,6 +354,13 @@ plain = spectra[spectra["method"] == "none"]
 beyond = int((plain["wavelength [tokens]"] > L).sum())
 slowest = {m: float(b["ratio theta/theta plain"].iloc[-1])
            for m, b in spectra.groupby("method", sort=False)}
+# a pair leaves what training covered when it never turned within L (L θᵢ < 2π) and
+# s·L·θ′ᵢ > L·θᵢ (relative tolerance: NTK's slowest pair is divided by exactly s)
+never = spectra["wavelength plain [tokens]"] > L
+outside = never & (s_used * spectra["theta [rad/token]"] >
+                   spectra["theta plain [rad/token]"] * (1 + 1e-9))
+outside_counts = outside.groupby(spectra["method"], sort=False).sum()
+inside = [m for m in outside_counts.index if m != "none" and outside_counts[m] == 0]
 ui.explain(_(
     "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer than "
     "L = {length}: within training they never completed a turn, so at s·L they would reach "
@@ -303,7 +368,15 @@ ui.explain(_(
     "fast pairs, which carry local word order. Ratio of the slowest pair: {ratios} "
     "(1/s = {inverse}).").format(
     beyond=beyond, pairs=len(plain), length=i18n.integer(L),
-    ratios=listed(f"`{m}` {v:.3g}" for m, v in slowest.items()), inverse=f"{1 / s_used:.3g}"))
+    ratios=listed(f"`{m}` {v:.3g}" for m, v in slowest.items()), inverse=f"{1 / s_used:.3g}"),
+    _("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds anything seen in training (L·θᵢ, "
+      "for pairs that never turned): {counts}.").format(
+        counts=listed(f"`{m}` {int(n)}" for m, n in outside_counts.items())),
+    *([_("Every pair stays inside with {methods}.").format(
+        methods=listed(f"`{m}`" for m in inside))] if inside else []),
+    *([_("NTK-aware scaling (static, and dynamic at s·L) divides only the slowest pair by "
+         "exactly s, so the other slow pairs still leave what training covered, as YaRN's "
+         "paper notes (§3.1).")] if outside_counts.get("ntk", 0) > 0 else []))
 
 # --- regimes ---------------------------------------------------------------------------
 order, regime_rows = regimes(tables)
@@ -327,6 +400,28 @@ if "yarn" in methods:
         slow=f"{p['beta_slow']:g}"))
 ui.explain(_("Pairs, by method: {methods}.").format(methods=_("; ").join(run_text)))
 
+# --- YaRN's ramp: in the pair index (code) or in the turn count (paper) -----------------
+if "yarn" in methods:
+    ramp_args = (base_cfg.name, s_used, base_cfg.rotary_dim, base_cfg.base, L,
+                 p["beta_fast"], p["beta_slow"], p["truncate"])
+    ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot")
+    ramps = yarn_ramps(*ramp_args)
+    gap_row = ramps.loc[ramps["difference paper - app"].abs().idxmax()]
+    ramp_text = _(
+        "The largest difference is at pair {pair} (r = {turns} turns within L): {code} "
+        "divided by s here, {paper} in the paper.").format(
+        pair=int(gap_row["pair"]), turns=f"{gap_row['turns within L']:.3g}",
+        code=f"{gap_row['ramp linear in i (app, transformers)']:.0%}",
+        paper=f"{gap_row['ramp linear in r (paper)']:.0%}") \
+        if abs(gap_row["difference paper - app"]) >= 0.005 else \
+        _("With these settings the two ramps agree on every pair.")
+    ui.explain(_(
+        "**Which ramp.** This app follows transformers and YaRN's official code: the share of "
+        "a pair divided by s rises linearly in the pair index i from pair {low} to pair "
+        "{high}. The paper writes its ramp γ(r) linearly in the turn count r = L/λᵢ instead, "
+        "and r falls geometrically with i, so the paper's ramp interpolates most blended "
+        "pairs more.").format(low=f"{low:g}", high=f"{high:g}"), ramp_text)
+
 # --- attention factor ------------------------------------------------------------------
 softmax = tables["softmax"]
 left, right = st.columns(2)
@@ -348,18 +443,49 @@ else:
                  "temperature for this model (a = 1), so the softmax is unchanged."))
 
 # --- dynamic NTK -----------------------------------------------------------------------
-dyn = tables["dynamic"]
-ui.show(dynamic_figure(cfg_key, s_used, axis), key="ce_dynamic_plot")
-end = dyn.iloc[-1]
-ui.explain(_(
-    "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then raises "
-    "it with every token: at n = {n} it is {effective}, and the slowest pair's wavelength has "
-    "grown to {wavelength} tokens. Short inputs run exactly as trained; the price is that "
-    "cached keys were rotated with an older base.").format(
-    base=ui.fmt_base(base_cfg.base), length=i18n.integer(L),
-    n=i18n.integer(round(end["sequence length [tokens]"])),
-    effective=f"{end['effective base']:.4g}",
-    wavelength=i18n.integer(round(end["longest wavelength [tokens]"]))))
+@st.fragment
+def dynamic_section(cfg_key: tuple, s_used: float, axis: str, tag: str) -> None:
+    """Dynamic NTK against the current length, with transformers' `factor` as its own knob
+    (a fragment: moving the knob reruns only this section)."""
+    base_cfg = compare.config_from_key(cfg_key)
+    L = base_cfg.original_context
+    f = ui.select_slider(_("transformers' `factor` f for dynamic NTK"), DYNAMIC_FACTORS, 1,
+                         "ce_dyn_f", fmt=str,
+                         help=_("transformers' dynamic NTK uses α = f·n/L − (f − 1) once the "
+                                "current length n exceeds L. f = 1 is YaRN's definition "
+                                "(α = n/L, so α = s at s·L)."))
+    dyn = dynamic(cfg_key, s_used, axis, f)
+    ui.show(dynamic_figure(cfg_key, s_used, axis, f), key="ce_dynamic_plot")
+    ends = dyn.groupby("dynamic factor f", sort=False).last()
+    one = ends.loc[1.0]
+    sentences = [_(
+        "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then "
+        "raises it with every token. With f = 1, at n = s·L = {n} α = {alpha} = s: the base "
+        "is {effective}, the same as static NTK, and the slowest pair's wavelength has grown "
+        "to {wavelength} tokens. Short inputs run exactly as trained; the price is that "
+        "cached keys were rotated with an older base.").format(
+        base=ui.fmt_base(base_cfg.base), length=i18n.integer(L),
+        n=i18n.integer(round(one["sequence length [tokens]"])), alpha=f"{one['alpha']:.4g}",
+        effective=f"{one['effective base']:.4g}",
+        wavelength=i18n.integer(round(one["longest wavelength [tokens]"])))]
+    if f != 1:
+        other = ends.loc[float(f)]
+        sentences.append(_(
+            "With transformers' `factor` f = {f}, α = f·s − f + 1 = {alpha} at s·L: the "
+            "slowest pair turns 1/{alpha} as fast instead of 1/s = 1/{s}, as if the context "
+            "were extended {alpha}-fold. Setting `factor` to s, as for the other methods, "
+            "overshoots (α = s² − s + 1).").format(
+            f=f, alpha=f"{other['alpha']:.4g}", s=f"{s_used:g}"))
+    ui.explain(*sentences)
+    ui.download(dynamic, cfg_key, s_used, axis, f,
+                filename=f"context_extension_dynamic_{tag}_{axis}_f{f}.csv",
+                label=_("dynamic NTK table"), key="ce_dynamic_csv")
+
+
+name = (f"custom_dim{s.dim}_base{ui.slug(s.base)}" if model == CUSTOM
+        else re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-"))  # a preset's name: app text
+tag = f"{name}_L{L}_s{ui.slug(s_used)}"
+dynamic_section(cfg_key, s_used, axis, tag)
 
 # --- decay -----------------------------------------------------------------------------
 left, right = st.columns(2)
@@ -379,12 +505,11 @@ if axis == "linear" and extended >= compare.MAX_POINTS:
                  "not drawn. Use the log axis for short distances.").format(
         n=i18n.integer(compare.MAX_POINTS)))
 
-name = (f"custom_dim{s.dim}_base{ui.slug(s.base)}" if model == CUSTOM
-        else re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-"))  # a preset's name: app text
-tag = f"{name}_L{L}_s{ui.slug(s_used)}"
 for part, label in (("spectra", N_("spectra table")), ("decay", N_("decay table")),
-                    ("attention", N_("attention factors")), ("softmax", N_("softmax example")),
-                    ("dynamic", N_("dynamic NTK table"))):
+                    ("attention", N_("attention factors")), ("softmax", N_("softmax example"))):
     ui.download(extension, cfg_key, s_used, axis,
                 filename=f"context_extension_{part}_{tag}_{axis}.csv", label=_(label),
                 key=f"ce_{part}_csv", part=part)
+if "yarn" in methods:
+    ui.download(yarn_ramps, *ramp_args, filename=f"context_extension_ramps_{tag}.csv",
+                label=_("YaRN ramps"), key="ce_ramps_csv")

@@ -30,9 +30,8 @@ def theta_tables(dim: int, bases: tuple, context: int, method: str, factor: int,
         theta = rc.theta(dim, base, device=device)
         blocks.append(rc.theta_table(theta, context, base=base, scaling="none"))
         if method != "none":
-            params = {"factor": float(factor)}
-            if "original_max_position_embeddings" in rc.SCALINGS[method].param_names:
-                params["original_max_position_embeddings"] = context
+            # dynamic NTK with transformers' factor 1: alpha = s at s L (YaRN's definition)
+            params = rc.comparison_params(method, float(factor), context)
             scaled = rc.scaled_theta(dim, base, method, seq_len=context * factor, **params)[0]
             # a scaled model runs at factor * context tokens
             blocks.append(rc.theta_table(scaled, context * factor, base=base,
@@ -137,8 +136,10 @@ ui.explain(
           base=ui.fmt_base(s.base), dim=s.dim,
           last=f"{float(main['theta_i [rad/token]'].iloc[-1]):.2e}"),
     _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
-      "dotted line); pairs i ≥ {first} never complete one turn within L: their angle alone "
-      "orders every position in the context.").format(first=int(first_slow.iloc[0]), **counts)
+      "dotted line); pairs i ≥ {first} never complete one turn within L: their angle never "
+      "wraps around, so it alone identifies every position in the context (it does not order "
+      "them: cos is monotone only over half a turn).").format(
+          first=int(first_slow.iloc[0]), **counts)
     if len(first_slow) else
     _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
       "dotted line); every pair completes at least one turn within L.").format(**counts),
@@ -161,6 +162,14 @@ if method != "none":
           "Llama 3.1 keep the fast pairs (local order) and slow mainly the slow ones, which are "
           "the pairs that would otherwise see angles never met in training.").format(
               extended=i18n.integer(context * factor)))
+    if method == "dynamic":
+        st.caption(_(
+            "Dynamic NTK is drawn at n = s·L with transformers' `factor` = 1: α = n/L = s, "
+            "the dynamic scaling of YaRN's paper, so it is compared with the others at the same "
+            "s. transformers computes α = f·n/L − (f − 1); setting its `factor` f to s instead "
+            "gives α = s² − s + 1 at s·L ({alpha} here), and the slowest pair turns 1/{alpha} "
+            "as fast, not 1/{factor}.").format(alpha=f"{factor * factor - factor + 1:g}",
+                                               factor=factor))
 
 tag = "" if method == "none" else f"_{method}x{factor}"
 ui.download(

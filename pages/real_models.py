@@ -214,8 +214,11 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
             factor=f"{m['attention factor']:.4f}", multiplier=f"{m['logit multiplier']:.4f}"),
     ]
     if cfg.mrope_section is not None:
-        lines.append(_("M-RoPE pairs (time, height, width): {sections}").format(
-            sections=", ".join(str(v) for v in cfg.mrope_section)))
+        t_, h_, w_ = cfg.mrope_section
+        lines.append(_("M-RoPE sections {sections}: pairs 0–{t_last} (the fastest) carry "
+                       "time, {h_first}–{h_last} height, {w_first}–{w_last} width").format(
+            sections=", ".join(str(v) for v in cfg.mrope_section), t_last=t_ - 1,
+            h_first=t_, h_last=t_ + h_ - 1, w_first=t_ + h_, w_last=t_ + h_ + w_ - 1))
     return lines
 
 
@@ -283,8 +286,10 @@ for name, block in spectra.groupby("model", sort=False):
         "pairs {regimes}", len(block)).format(
         model=ui.plain(shown_name(name)), turns=turns, n=len(block),
         context=i18n.integer(int(m["max context [tokens]"])), regimes=scaled))
-ui.explain(_("**What to notice.** A larger base (or a larger d) pushes the slow pairs' "
-             "wavelengths far beyond the context, so their angle alone orders every position. "
+ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
+             "beyond the context (a larger d alone does not: the share of pairs longer than "
+             "the context depends on the base, not on d), so their angle alone identifies "
+             "every position. "
              "{models}.").format(models=_("; ").join(sentences)))
 
 left, right = st.columns(2)

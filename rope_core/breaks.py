@@ -56,7 +56,7 @@ from .precision import (
     resolve_dtype,
 )
 from .presets import PRESETS
-from .scaling import SCALINGS, scaled_theta
+from .scaling import comparison_params, scaled_theta
 
 TWO_PI = 2.0 * math.pi
 
@@ -94,13 +94,8 @@ NEOX_1003 = {  # the numbers printed in the issue's reproducer output (CUDA, fp1
 # ---------------------------------------------------------------- long context
 
 def _method_params(method: str, factor: float, train_context: int) -> dict:
-    names = SCALINGS[method].param_names
-    params = {}
-    if "factor" in names:
-        params["factor"] = factor
-    if "original_max_position_embeddings" in names:
-        params["original_max_position_embeddings"] = train_context
-    return params
+    # dynamic NTK with transformers' factor 1 (alpha = s at s L, YaRN's definition)
+    return comparison_params(method, factor, train_context)
 
 
 def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
@@ -115,7 +110,8 @@ def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
     A pair that completed a turn in training (L theta_i >= 2 pi) has seen every
     angle mod 2 pi; one that did not meets angles it never saw once inference
     goes past L theta_i. The dynamic method is evaluated at the current length
-    n = s L.
+    n = s L with transformers' factor 1 (alpha = n / L = s, YaRN's definition of
+    dynamic scaling; :func:`rope_core.scaling.comparison_params`).
 
     Args:
         dim: rotary dim, even, 2 ... 4096.
