@@ -10,7 +10,11 @@ and the largest per setting, and the median and worst over all settings against
 the gate (largest <= 0.25 s, median <= 0.05 s). Noisy on a shared machine: the
 load average is printed.
 
+torch's intra-op threads spin while they wait, and on a busy 2-core host that spinning
+is counted as CPU: ``--threads 1`` shows the cost without it.
+
 Run: .venv/bin/python benchmarks/claims_pages.py [--repeats 3] [--page precision ...]
+[--threads 1]
 """
 
 from __future__ import annotations
@@ -79,8 +83,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--page", action="append", choices=sorted(SETTINGS))
+    ap.add_argument("--threads", type=int, default=0,
+                    help="torch.set_num_threads(N) first (0: leave torch's default)")
     args = ap.parse_args()
-    print(f"load average (1 min): {os.getloadavg()[0]:.2f}")
+    if args.threads:
+        import torch
+
+        torch.set_num_threads(args.threads)
+    import torch
+
+    print(f"load average (1 min): {os.getloadavg()[0]:.2f}; torch threads: "
+          f"{torch.get_num_threads()}")
     worst, medians = 0.0, []
     for page in args.page or list(SETTINGS):
         for query in SETTINGS[page]:

@@ -61,8 +61,10 @@ from .precision import (
     first_inexact_position,
     grid_spacing,
     max_angle_error,
+    max_angle_errors,
     relative_property_error,
     resolve_dtype,
+    transformers_inv_freq,
 )
 from .presets import PRESETS
 from .rotation import (
@@ -124,6 +126,7 @@ __all__ = [
     "extrapolation_limit", "first_below",
     "first_inexact_position", "first_negative_distance", "forms_table", "frequency_forms",
     "grid_spacing", "identity_table", "layout_permutation", "matrix_table", "max_angle_error",
+    "max_angle_errors", "transformers_inv_freq",
     "min_base_for_context", "pair_regime", "pair_trajectory", "passing_bases", "pe_table",
     "positions_per_frame", "random_score_stats", "reference_frequencies", "relative_errors",
     "relative_property_error", "relative_upper_bound", "resolve_device", "resolve_dtype",

@@ -188,3 +188,15 @@ def test_ntk_slowest_pair_is_not_counted_unseen():
     unseen = df[df["method"] == "ntk"]["unseen"]
     assert int(unseen.sum()) == 17
     assert not bool(unseen.iloc[63])
+
+
+def test_neox_rounding_steps_by_hand():
+    """theta_1 = 10^4^(-2/32) = 10^(-1/4); fl16 (spacing 2^-11 on [0.5, 1)) gives 1152/2048
+    = 0.5625; 1857 * 0.5625 = 1044.5625; fl16 (spacing 1 on [1024, 2048)) gives 1045."""
+    steps = br.neox_rounding_steps()
+    assert steps["theta"] == pytest.approx(10 ** -0.25, rel=1e-15)
+    assert steps["theta float16"] == 1152 / 2048
+    assert steps["product"] == 1044.5625
+    assert steps["held"] == 1045.0
+    assert steps["exact angle"] == pytest.approx(1857 * 10 ** -0.25, rel=1e-15)
+    assert steps["error"] == pytest.approx(1045 - 1857 * 10 ** -0.25, rel=1e-12)
