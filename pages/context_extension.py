@@ -3,6 +3,7 @@
 import math
 import re
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -26,6 +27,7 @@ REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
 REGIME_COLORS = ["#2ca02c", "#ff7f0e", "#d62728"]
 # transformers' `factor` of dynamic NTK: its own knob (1 = YaRN's definition, alpha = n / L)
 DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
+SPECTRA_AXIS = "linear"  # the extension tables' entry whose spectra every axis shares
 DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
 
 
@@ -62,9 +64,11 @@ def yarn_ramps(model: str, factor: float, dim: int, base: float, L: int, beta_fa
                          "difference paper - app": (paper - code).numpy()})
 
 
-def method_styles(cfg_key: tuple, factor: float, axis: str) -> tuple[dict, dict, dict]:
+def method_styles(cfg_key: tuple, factor: float, axis: str = SPECTRA_AXIS
+                  ) -> tuple[dict, dict, dict]:
     """The tables, and a colour and a dash per method: solid for no scaling and the
-    model's own method, dashed for the others."""
+    model's own method, dashed for the others. Spectra, attention factors and the softmax
+    do not depend on the distance axis: they come from the ``SPECTRA_AXIS`` entry."""
     tables = extension(cfg_key, factor, axis)
     own = compare.config_from_key(cfg_key).method
     methods = list(tables["attention"]["method"])
@@ -73,35 +77,35 @@ def method_styles(cfg_key: tuple, factor: float, axis: str) -> tuple[dict, dict,
     return tables, colors, dashes
 
 
-def spectrum_lines(cfg_key: tuple, factor: float, axis: str, column: str,
-                   hover: str) -> go.Figure:
-    """One line per method of the spectra column ``column`` against the pair index."""
-    tables, colors, dashes = method_styles(cfg_key, factor, axis)
-    fig = go.Figure()
+def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> go.Figure:
+    """One line per method of the spectra column ``column`` against the pair index (trace
+    dicts given to the constructor at once: a third of add_scatter's cost)."""
+    tables, colors, dashes = method_styles(cfg_key, factor)
+    traces = []
     for m, block in tables["spectra"].groupby("method", sort=False):
         label = _(rc.SCALING_LABELS[m])
-        fig.add_scatter(x=block["pair"], y=block[column], name=label,
-                        mode="lines+markers", line=dict(color=colors[m], dash=dashes[m]),
-                        marker=dict(size=4), legendgroup=m,
-                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + label + "</extra>")
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+        traces.append(dict(type="scatter", x=block["pair"].to_numpy(),
+                           y=block[column].to_numpy(), name=label, mode="lines+markers",
+                           line=dict(color=colors[m], dash=dashes[m]), marker=dict(size=4),
+                           legendgroup=m, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
+                           label + "</extra>"))
+    return go.Figure(data=traces, layout=dict(yaxis=dict(type="log", exponentformat="power")))
 
 
 @ui.figure
-def ratio_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def ratio_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """θ′ᵢ/θᵢ per pair under each method."""
-    fig = spectrum_lines(cfg_key, factor, axis, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")
+    fig = spectrum_lines(cfg_key, factor, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")
     ui.style(fig, title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"),
              y=_("ratio θ′ᵢ/θᵢ"), height=420)
     return fig
 
 
 @ui.figure
-def wavelength_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def wavelength_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """Wavelengths under each method, L and s·L dotted."""
     L = compare.config_from_key(cfg_key).original_context
-    fig = spectrum_lines(cfg_key, factor, axis, "wavelength [tokens]",
+    fig = spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                          _("λ={value} tokens").format(value="%{y:,.1f}"))
     ui.style(fig, title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"),
              x=_("pair index i"), y=_("wavelength [tokens]"), height=420)
@@ -123,15 +127,16 @@ def regimes(tables: dict) -> tuple[list, list]:
 
 
 @ui.figure
-def regime_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def regime_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """Which pairs each method keeps, blends or interpolates."""
-    tables = extension(cfg_key, factor, axis)
+    tables = extension(cfg_key, factor, SPECTRA_AXIS)
     order, regime_rows = regimes(tables)
     pairs = int((tables["spectra"]["method"] == "none").sum())
+    codes = np.array([[REGIME_CODES[r] for r in row] for row in regime_rows])  # (methods, pairs)
+    names = np.array([_(REGIME_NAMES[r]) for r in REGIME_CODES], dtype=object)
     fig = go.Figure(go.Heatmap(
-        z=[[REGIME_CODES[r] for r in row] for row in regime_rows],
-        x=list(range(pairs)), y=[_(rc.SCALING_LABELS[m]) for m in order],
-        customdata=[[_(REGIME_NAMES[r]) for r in row] for row in regime_rows],
+        z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
+        customdata=names[codes],
         zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
         colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
                     [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
@@ -145,9 +150,9 @@ def regime_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
 
 
 @ui.figure
-def attention_factor_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def attention_factor_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """The logit multiplier a² of each method."""
-    tables, colors, _dashes = method_styles(cfg_key, factor, axis)
+    tables, colors, _dashes = method_styles(cfg_key, factor)
     attention = tables["attention"]
     methods = list(attention["method"])
     fig = go.Figure(go.Bar(x=[_(rc.SCALING_LABELS[m]) for m in methods],
@@ -161,9 +166,9 @@ def attention_factor_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figu
 
 
 @ui.figure
-def softmax_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def softmax_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """A fixed row of logits through softmax, plain and with each attention factor."""
-    softmax = extension(cfg_key, factor, axis)["softmax"]
+    softmax = extension(cfg_key, factor, SPECTRA_AXIS)["softmax"]
     fig = go.Figure()
     for n, (label, block) in enumerate(softmax.groupby("method", sort=False)):
         if n == 0:
@@ -232,13 +237,15 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
                 y: str) -> go.Figure:
     """One line per method of the decay column ``column`` against the distance, L dotted."""
     tables, colors, dashes = method_styles(cfg_key, factor, axis)
-    fig = go.Figure()
+    traces = []
     for m, block in tables["decay"].groupby("method", sort=False):
         label = _(rc.SCALING_LABELS[m])
-        fig.add_scatter(x=block["distance [tokens]"], y=block[column], name=label,
-                        mode="lines", line=dict(color=colors[m], dash=dashes[m]),
-                        legendgroup=m,
-                        hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label + "</extra>")
+        traces.append(dict(type="scatter", x=block["distance [tokens]"].to_numpy(),
+                           y=block[column].to_numpy(), name=label, mode="lines",
+                           line=dict(color=colors[m], dash=dashes[m]), legendgroup=m,
+                           hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label +
+                           "</extra>"))
+    fig = go.Figure(data=traces)
     ui.style(fig, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
              else _("relative distance r [tokens]"), y=y, height=400)
     fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
@@ -298,9 +305,6 @@ context = ui.select_slider(_("Original context L [tokens]"), CONTEXT_OPTIONS, 40
                            container=c2, fmt=str, disabled=model != CUSTOM)
 factor = ui.select_slider(_("Factor s (new context = s·L)"), FACTOR_OPTIONS, 8, "ce_s",
                           container=c2, fmt=str, disabled=own_factor > 1)
-axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "ce_axis", container=c3,
-                 help=_("`linear`: distances evenly spaced up to s·L; `log`: a logarithmic "
-                        "axis that shows short distances in detail."))
 if model == CUSTOM:
     base_cfg = rc.RopeConfig(name=CUSTOM, head_dim=s.dim, rotary_dim=s.dim, base=s.base,
                              layout=s.layout, original_context=context, max_context=context)
@@ -321,8 +325,8 @@ L = base_cfg.original_context
 
 cfg_key = compare.config_key(base_cfg)
 with ui.friendly_errors():
-    tables = extension(cfg_key, s_used, axis)
-spectra, decay, attention = tables["spectra"], tables["decay"], tables["attention"]
+    tables = extension(cfg_key, s_used, SPECTRA_AXIS)
+spectra, attention = tables["spectra"], tables["attention"]
 methods = list(attention["method"])
 extended = int(round(s_used * L))
 
@@ -346,9 +350,9 @@ with st.container(border=True):
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
 with left:
-    ui.show(ratio_figure(cfg_key, s_used, axis), key="ce_ratio_plot")
+    ui.show(ratio_figure(cfg_key, s_used), key="ce_ratio_plot")
 with right:
-    ui.show(wavelength_figure(cfg_key, s_used, axis), key="ce_wave_plot")
+    ui.show(wavelength_figure(cfg_key, s_used), key="ce_wave_plot")
 
 plain = spectra[spectra["method"] == "none"]
 beyond = int((plain["wavelength [tokens]"] > L).sum())
@@ -380,7 +384,7 @@ ui.explain(_(
 
 # --- regimes ---------------------------------------------------------------------------
 order, regime_rows = regimes(tables)
-ui.show(regime_figure(cfg_key, s_used, axis), key="ce_regime_plot")
+ui.show(regime_figure(cfg_key, s_used), key="ce_regime_plot")
 run_text = []
 for m, row in zip(order, regime_rows):
     runs = compare.regime_runs(row)
@@ -426,9 +430,9 @@ if "yarn" in methods:
 softmax = tables["softmax"]
 left, right = st.columns(2)
 with left:
-    ui.show(attention_factor_figure(cfg_key, s_used, axis), key="ce_attention_plot")
+    ui.show(attention_factor_figure(cfg_key, s_used), key="ce_attention_plot")
 with right:
-    ui.show(softmax_figure(cfg_key, s_used, axis), key="ce_softmax_plot")
+    ui.show(softmax_figure(cfg_key, s_used), key="ce_softmax_plot")
 sharp = softmax[softmax["attention factor"] != 1.0]
 if len(sharp):
     top = sharp.groupby("method", sort=False).first()
@@ -442,19 +446,45 @@ else:
     ui.explain(_("**Attention factor.** None of these methods changes the attention "
                  "temperature for this model (a = 1), so the softmax is unchanged."))
 
-# --- dynamic NTK -----------------------------------------------------------------------
+# --- decay and dynamic NTK: against a distance or a length, on the axis chosen here -----
 @st.fragment
-def dynamic_section(cfg_key: tuple, s_used: float, axis: str, tag: str) -> None:
-    """Dynamic NTK against the current length, with transformers' `factor` as its own knob
-    (a fragment: moving the knob reruns only this section)."""
+def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
+    """The decay curves and dynamic NTK's base against the current length, with the
+    distance axis and transformers' `factor` as this section's own controls (a fragment:
+    moving them reruns only this section)."""
     base_cfg = compare.config_from_key(cfg_key)
     L = base_cfg.original_context
+    extended = int(round(s_used * L))
+    st.subheader(_("Against distance"))
+    c1, c2 = st.columns(2)
+    axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "ce_axis", container=c1,
+                     help=_("`linear`: distances evenly spaced up to s·L; `log`: a "
+                            "logarithmic axis that shows short distances in detail."))
     f = ui.select_slider(_("transformers' `factor` f for dynamic NTK"), DYNAMIC_FACTORS, 1,
-                         "ce_dyn_f", fmt=str,
+                         "ce_dyn_f", container=c2, fmt=str,
                          help=_("transformers' dynamic NTK uses α = f·n/L − (f − 1) once the "
                                 "current length n exceeds L. f = 1 is YaRN's definition "
                                 "(α = n/L, so α = s at s·L)."))
-    dyn = dynamic(cfg_key, s_used, axis, f)
+    with ui.friendly_errors():
+        decay = extension(cfg_key, s_used, axis)["decay"]
+        dyn = dynamic(cfg_key, s_used, axis, f)
+    left, right = st.columns(2)
+    with left:
+        ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot")
+    with right:
+        ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot")
+    far = decay[decay["distance [tokens]"] >= extended / 2]
+    at_end = far.groupby("method", sort=False)["upper bound"].mean()
+    ui.explain(_(
+        "**Decay.** Slowing the pairs keeps phases aligned for longer, so the bound decays "
+        "more slowly: averaged over distances from s·L/2 to s·L it is {values}. The dotted "
+        "line marks L: interpolating methods stretch the curve of the first L tokens over "
+        "s·L.").format(values=listed(f"{v:.2f} (`{m}`)" for m, v in at_end.items())))
+    if axis == "linear" and extended >= compare.EXTENSION_POINTS:
+        st.caption(_("At most {n} distances per method, evenly spaced: ripples between "
+                     "samples are not drawn. Use the log axis for short distances.").format(
+            n=i18n.integer(compare.EXTENSION_POINTS)))
+
     ui.show(dynamic_figure(cfg_key, s_used, axis, f), key="ce_dynamic_plot")
     ends = dyn.groupby("dynamic factor f", sort=False).last()
     one = ends.loc[1.0]
@@ -477,6 +507,9 @@ def dynamic_section(cfg_key: tuple, s_used: float, axis: str, tag: str) -> None:
             "overshoots (α = s² − s + 1).").format(
             f=f, alpha=f"{other['alpha']:.4g}", s=f"{s_used:g}"))
     ui.explain(*sentences)
+    ui.download(extension, cfg_key, s_used, axis,
+                filename=f"context_extension_decay_{tag}_{axis}.csv", label=_("decay table"),
+                key="ce_decay_csv", part="decay")
     ui.download(dynamic, cfg_key, s_used, axis, f,
                 filename=f"context_extension_dynamic_{tag}_{axis}_f{f}.csv",
                 label=_("dynamic NTK table"), key="ce_dynamic_csv")
@@ -485,30 +518,12 @@ def dynamic_section(cfg_key: tuple, s_used: float, axis: str, tag: str) -> None:
 name = (f"custom_dim{s.dim}_base{ui.slug(s.base)}" if model == CUSTOM
         else re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-"))  # a preset's name: app text
 tag = f"{name}_L{L}_s{ui.slug(s_used)}"
-dynamic_section(cfg_key, s_used, axis, tag)
+distance_sections(cfg_key, s_used, tag)
 
-# --- decay -----------------------------------------------------------------------------
-left, right = st.columns(2)
-with left:
-    ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot")
-with right:
-    ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot")
-far = decay[decay["distance [tokens]"] >= extended / 2]
-at_end = far.groupby("method", sort=False)["upper bound"].mean()
-ui.explain(_(
-    "**Decay.** Slowing the pairs keeps phases aligned for longer, so the bound decays more "
-    "slowly: averaged over distances from s·L/2 to s·L it is {values}. The dotted line marks "
-    "L: interpolating methods stretch the curve of the first L tokens over s·L.").format(
-    values=listed(f"{v:.2f} (`{m}`)" for m, v in at_end.items())))
-if axis == "linear" and extended >= compare.MAX_POINTS:
-    st.caption(_("At most {n} distances per method, evenly spaced: ripples between samples are "
-                 "not drawn. Use the log axis for short distances.").format(
-        n=i18n.integer(compare.MAX_POINTS)))
-
-for part, label in (("spectra", N_("spectra table")), ("decay", N_("decay table")),
-                    ("attention", N_("attention factors")), ("softmax", N_("softmax example"))):
-    ui.download(extension, cfg_key, s_used, axis,
-                filename=f"context_extension_{part}_{tag}_{axis}.csv", label=_(label),
+for part, label in (("spectra", N_("spectra table")), ("attention", N_("attention factors")),
+                    ("softmax", N_("softmax example"))):
+    ui.download(extension, cfg_key, s_used, SPECTRA_AXIS,
+                filename=f"context_extension_{part}_{tag}.csv", label=_(label),
                 key=f"ce_{part}_csv", part=part)
 if "yarn" in methods:
     ui.download(yarn_ramps, *ramp_args, filename=f"context_extension_ramps_{tag}.csv",

@@ -44,17 +44,18 @@ def spectrum_lines(dim: int, bases: tuple, context: int, method: str, factor: in
     """One line per base (and scaled spectrum) of ``column`` against the pair index:
     solid plain, dashed scaled, a colour per base."""
     df = theta_tables(dim, bases, context, method, factor, device)
-    fig = go.Figure()
+    traces = []  # trace dicts given to the constructor at once: a third of add_scatter's cost
     for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
         color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
         name = (_("base {base}").format(base=ui.fmt_base(base)) if scaling == "none" else
                 _("base {base}, {method} x{factor}").format(
                     base=ui.fmt_base(base), method=_(LEGEND_NAMES[method]), factor=factor))
         line = dict(color=color, dash="solid" if scaling == "none" else "dash")
-        fig.add_scatter(x=block["pair i"], y=block[column], name=name, mode="lines+markers",
-                        line=line, marker=dict(size=4),
-                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + name + "</extra>")
-    return fig
+        traces.append(dict(type="scatter", x=block["pair i"].to_numpy(),
+                           y=block[column].to_numpy(), name=name, mode="lines+markers",
+                           line=line, marker=dict(size=4),
+                           hovertemplate="i=%{x}<br>" + hover + "<extra>" + name + "</extra>"))
+    return go.Figure(data=traces)
 
 
 def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:

@@ -128,6 +128,23 @@ def test_dynamic_factor_knob_and_pairs_outside():
     assert "largest difference is at pair 30" in text and "38% divided by s here, 75%" in text
 
 
+def test_distance_section_controls_rerun_it():
+    """The distance axis and transformers' factor live in their own section (a fragment):
+    changing them redraws the decay and dynamic figures, the spectra stay the same."""
+    at = run_page(PAGE, {"ce_model": "sidebar settings"})
+    before = figure(at, 0)
+    at.radio(key="ce_axis").set_value("log")
+    at.select_slider(key="ce_dyn_f").set_value(4)
+    at.run()
+    assert not at.error and not at.exception
+    files = csvs(at)
+    assert files["decay"][1]["distance [tokens]"].min() == 1  # log axis starts at 1
+    end = files["dynamic"][1]
+    end = end[end["sequence length [tokens]"] == 8 * 4096].set_index("dynamic factor f")
+    assert end.loc[4.0, "alpha"] == 4 * 8 - 3  # f s - f + 1 = 29
+    assert figure(at, 0) == before
+
+
 @pytest.mark.parametrize("name", list(rc.PRESETS))
 def test_every_preset_renders(name):
     at = run_page(PAGE, {"ce_model": name, "ce_axis": "log"})
