@@ -227,7 +227,7 @@ def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_f
                         marker=dict(size=4), line=dict(color=ui.COLORS[n],
                                                        dash="solid" if n == 0 else "dash"),
                         hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
-    ui.style(fig, title=_("YaRN's ramp: share of each pair divided by s"),
+    ui.style(fig, title=_("YaRN's ramp: the code against the paper"),
              x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
              height=360)
     return fig

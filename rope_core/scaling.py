@@ -568,8 +568,9 @@ def pair_regime(dim: int, base: float, method: str = "none", *, seq_len: int | N
     """What the method does to each pair, from the ratio r_i = theta'_i / theta_i.
 
     "kept" when r_i = 1, "interpolated" when r_i = 1/s (s the method's factor,
-    max_position_embeddings / L when absent), "blended" otherwise, each within a
-    relative tolerance ``rtol``.
+    max_position_embeddings / L when absent; for dynamic NTK, alpha at the current
+    length, :func:`dynamic_alpha`, since its slowest pair is divided by alpha), "blended"
+    otherwise, each within a relative tolerance ``rtol``.
 
     Returns:
         ``dim/2`` labels, one per pair i.
@@ -578,7 +579,10 @@ def pair_regime(dim: int, base: float, method: str = "none", *, seq_len: int | N
     scaled, _ = scaled_theta(dim, base, method, seq_len=seq_len, **params)
     ratio = (scaled / plain_theta(dim, base)).tolist()  # (dim/2,)
     resolved = resolve_params(method, dim, params)
-    if "original_max_position_embeddings" in resolved:
+    if method == "dynamic":  # its factor is not the scale: alpha at the current length is
+        L = resolved["original_max_position_embeddings"]
+        s = dynamic_alpha(resolved["factor"], L, L if seq_len is None else seq_len)
+    elif "original_max_position_embeddings" in resolved:
         s = _resolve_factor(resolved.get("factor"), resolved["original_max_position_embeddings"],
                             resolved.get("max_position_embeddings"))
     else:

@@ -518,3 +518,21 @@ def test_yarn_ramps_by_hand():
     plain = py_theta(d, base)
     assert got.tolist() == pytest.approx(
         [t * (1 - c) + t / s * c for t, c in zip(plain, code)], rel=1e-13)
+
+
+def test_dynamic_regime_uses_alpha():
+    """Dynamic NTK divides its slowest pair by alpha(n) (= s at n = s L with factor 1, and
+    57 with factor 8 at s = 8): that pair is "interpolated", the fastest "kept", as static
+    NTK's."""
+    L = 4096
+    for f, alpha in ((1.0, 8.0), (8.0, 57.0)):
+        regime = rc.pair_regime(16, 1e4, "dynamic", seq_len=8 * L, factor=f,
+                                original_max_position_embeddings=L)
+        assert regime[0] == "kept" and regime[-1] == "interpolated"
+        assert set(regime[1:-1]) == {"blended"}
+        theta = rc.scaled_theta(16, 1e4, "dynamic", seq_len=8 * L, factor=f,
+                                original_max_position_embeddings=L)[0]
+        assert float(theta[-1]) == pytest.approx(1e4 ** (-14 / 16) / alpha, rel=1e-12)
+    assert rc.pair_regime(16, 1e4, "dynamic", seq_len=L, factor=8.0,
+                          original_max_position_embeddings=L) == ("kept",) * 8
+    assert rc.pair_regime(16, 1e4, "ntk", factor=8.0)[-1] == "interpolated"

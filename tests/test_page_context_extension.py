@@ -110,6 +110,9 @@ def test_dynamic_factor_knob_and_pairs_outside():
     text = " ".join(m.value for m in at.markdown)
     assert "`none` 18, `linear` 0, `ntk` 17, `dynamic` 17, `yarn` 0, `llama3` 0" in text
     assert "Every pair stays inside with `linear`, `yarn`, `llama3`." in text
+    # dynamic at s L (factor 1) is static NTK: the slowest pair divided by alpha = s
+    assert "`ntk`: kept 0, blended 1–62, interpolated 63" in text
+    assert "`dynamic`: kept 0, blended 1–62, interpolated 63" in text
     assert "α = f·s − f + 1 = 57 at s·L" in text and "1/57 as fast" in text
     dyn = csvs(at)["dynamic"][1]
     assert list(dyn.columns[:4]) == ["model", "L [tokens]", "s", "dynamic factor f"]
