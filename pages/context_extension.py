@@ -104,12 +104,14 @@ def ratio_figure(cfg_key: tuple, factor: float) -> go.Figure:
 @ui.figure
 def wavelength_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """Wavelengths under each method, L and s·L dotted."""
-    L = compare.config_from_key(cfg_key).original_context
+    cfg = compare.config_from_key(cfg_key)
+    L = cfg.original_context
     fig = spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                          _("λ={value} tokens").format(value="%{y:,.1f}"))
     ui.style(fig, title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"),
              x=_("pair index i"), y=_("wavelength [tokens]"), height=420)
-    for tokens, text, color in ((L, "L", "black"), (int(round(factor * L)), "s·L", "gray")):
+    for tokens, text, color in ((L, "L", "black"),
+                                (compare.extended_context(cfg, factor), "s·L", "gray")):
         fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
         fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
                            yanchor="bottom",
@@ -258,7 +260,7 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
 @ui.figure
 def bound_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
     """RoFormer's decay bound under each method, up to s·L."""
-    extended = int(round(factor * compare.config_from_key(cfg_key).original_context))
+    extended = compare.extended_context(compare.config_from_key(cfg_key), factor)
     return decay_lines(cfg_key, factor, axis, "upper bound",
                        _("bound={value}").format(value="%{y:.3f}"),
                        _("Long-term decay bound, up to s·L = {n}").format(
@@ -311,15 +313,18 @@ if model == CUSTOM:
     c3.caption(_("Base, head dim and layout from the sidebar."))
 else:
     base_cfg = rc.PRESETS[model]
-    if own_factor > 1:
-        c3.caption(_("{model}: L = {length} tokens from its `config.json`, s = {factor} from "
-                     "its own scaling.").format(
+    if base_cfg.training_context is None:
+        c3.caption(_("{model}: its `config.json` does not say how long it was trained; L is "
+                     "its configured context, {length} tokens; s chosen here.").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
+    elif own_factor > 1:
+        c3.caption(_("{model}: trained at L = {length} tokens, s = {factor} from its own "
+                     "scaling; configured for {configured} tokens.").format(
             model=ui.plain(model), length=i18n.integer(base_cfg.original_context),
-            factor=f"{own_factor:g}"))
+            factor=f"{own_factor:g}", configured=i18n.integer(base_cfg.max_context)))
     else:
-        c3.caption(_("{model}: L = {length} tokens from its `config.json`; s chosen "
-                     "here.").format(model=ui.plain(model),
-                                     length=i18n.integer(base_cfg.original_context)))
+        c3.caption(_("{model}: trained at L = {length} tokens; s chosen here.").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
 s_used = own_factor if own_factor > 1 else float(factor)
 L = base_cfg.original_context
 
@@ -328,7 +333,7 @@ with ui.friendly_errors():
     tables = extension(cfg_key, s_used, SPECTRA_AXIS)
 spectra, attention = tables["spectra"], tables["attention"]
 methods = list(attention["method"])
-extended = int(round(s_used * L))
+extended = compare.extended_context(base_cfg, s_used)  # s·L, within the configured context
 
 # --- what each method does ------------------------------------------------------------
 with st.container(border=True):
@@ -359,9 +364,10 @@ beyond = int((plain["wavelength [tokens]"] > L).sum())
 slowest = {m: float(b["ratio theta/theta plain"].iloc[-1])
            for m, b in spectra.groupby("method", sort=False)}
 # a pair leaves what training covered when it never turned within L (L θᵢ < 2π) and
-# s·L·θ′ᵢ > L·θᵢ (relative tolerance: NTK's slowest pair is divided by exactly s)
+# s·L·θ′ᵢ > L·θᵢ, s·L the length the comparison reaches (relative tolerance: NTK's slowest
+# pair is divided by exactly s)
 never = spectra["wavelength plain [tokens]"] > L
-outside = never & (s_used * spectra["theta [rad/token]"] >
+outside = never & (extended / L * spectra["theta [rad/token]"] >
                    spectra["theta plain [rad/token]"] * (1 + 1e-9))
 outside_counts = outside.groupby(spectra["method"], sort=False).sum()
 inside = [m for m in outside_counts.index if m != "none" and outside_counts[m] == 0]
@@ -454,7 +460,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
     moving them reruns only this section)."""
     base_cfg = compare.config_from_key(cfg_key)
     L = base_cfg.original_context
-    extended = int(round(s_used * L))
+    extended = compare.extended_context(base_cfg, s_used)
     st.subheader(_("Against distance"))
     c1, c2 = st.columns(2)
     axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "ce_axis", container=c1,
@@ -490,10 +496,10 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
     one = ends.loc[1.0]
     sentences = [_(
         "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then "
-        "raises it with every token. With f = 1, at n = s·L = {n} α = {alpha} = s: the base "
-        "is {effective}, the same as static NTK, and the slowest pair's wavelength has grown "
-        "to {wavelength} tokens. Short inputs run exactly as trained; the price is that "
-        "cached keys were rotated with an older base.").format(
+        "raises it with every token. With f = 1, at n = {n} α = n/L = {alpha} (α = s at "
+        "s·L, as static NTK's): the base is {effective}, and the slowest pair's wavelength "
+        "has grown to {wavelength} tokens. Short inputs run exactly as trained; the price is "
+        "that cached keys were rotated with an older base.").format(
         base=ui.fmt_base(base_cfg.base), length=i18n.integer(L),
         n=i18n.integer(round(one["sequence length [tokens]"])), alpha=f"{one['alpha']:.4g}",
         effective=f"{one['effective base']:.4g}",
@@ -501,11 +507,12 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
     if f != 1:
         other = ends.loc[float(f)]
         sentences.append(_(
-            "With transformers' `factor` f = {f}, α = f·s − f + 1 = {alpha} at s·L: the "
-            "slowest pair turns 1/{alpha} as fast instead of 1/s = 1/{s}, as if the context "
+            "With transformers' `factor` f = {f}, α = f·n/L − (f − 1) = {alpha} at n = {n}: "
+            "the slowest pair turns 1/{alpha} as fast instead of 1/{one}, as if the context "
             "were extended {alpha}-fold. Setting `factor` to s, as for the other methods, "
-            "overshoots (α = s² − s + 1).").format(
-            f=f, alpha=f"{other['alpha']:.4g}", s=f"{s_used:g}"))
+            "overshoots (α = s² − s + 1 at s·L).").format(
+            f=f, alpha=f"{other['alpha']:.4g}", one=f"{one['alpha']:.4g}",
+            n=i18n.integer(round(other["sequence length [tokens]"]))))
     ui.explain(*sentences)
     ui.download(extension, cfg_key, s_used, axis,
                 filename=f"context_extension_decay_{tag}_{axis}.csv", label=_("decay table"),

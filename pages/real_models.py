@@ -11,6 +11,7 @@ import rope_core as rc
 import ui
 from rope_core import compare
 from rope_core.config import MAX_JSON_BYTES
+from rope_core.presets import NOTES, SOURCES
 from ui import i18n
 from ui.i18n import N_, _, ngettext
 
@@ -22,6 +23,13 @@ PASTED = "config.json: "  # the name of a pasted model starts so (English in the
 UNNAMED = N_("custom model")  # rope_core's name for a config.json without model_type
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
+# the layer stack's colours: code, label
+STACK = {0: ("#1f77b4", N_("RoPE, full attention")),
+         1: ("#17becf", N_("RoPE, sliding window or chunk")),
+         2: ("#2ca02c", N_("RoPE, local base, sliding window")),
+         3: ("#bbbbbb", N_("NoPE (no rotation)"))}
+ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
+                   "chunked": N_("chunked attention")}
 
 
 @ui.table
@@ -30,7 +38,8 @@ def comparison(keys: tuple, axis: str) -> dict:
     configs = [compare.config_from_key(k) for k in keys]
     return {"models": compare.models_table(configs),
             "spectra": compare.spectrum_table(configs),
-            "decay": compare.decay_table(configs, axis)}
+            "decay": compare.decay_table(configs, axis),
+            "layers": compare.layer_table(configs)}
 
 
 def pasted_config(text: str, upload) -> rc.RopeConfig | None:
@@ -170,6 +179,54 @@ def score_figure(keys: tuple, axis: str) -> go.Figure:
                        "qᵀR_r k / head_dim")
 
 
+def stack_code(row) -> int:
+    """The layer stack's colour code of one layer_table row."""
+    if row["kind"] == "nope":
+        return 3
+    if row["spectrum"] == "local":
+        return 2
+    return 1 if row["attention"] in ("sliding", "chunked") else 0
+
+
+@ui.figure
+def stack_figure(keys: tuple, axis: str) -> go.Figure:
+    """Each model's layers as one row of cells: which rotate, at which base, how far."""
+    layers = comparison(keys, axis)["layers"]
+    models = list(dict.fromkeys(layers["model"]))
+    depth = int(layers["layer"].max()) + 1
+    z, text = [], []
+    for name in models:
+        block = layers[layers["model"] == name]
+        codes = [stack_code(r) for _i, r in block.iterrows()]
+        hover = []
+        for _i, r in block.iterrows():
+            span = ATTENTION_NAMES[r["attention"]]
+            if r["kind"] == "nope":
+                what = _("NoPE: no rotation; {attention}").format(attention=_(span))
+            else:
+                what = _("RoPE, base {base}; {attention}").format(base=ui.fmt_base(r["base"]),
+                                                                  attention=_(span))
+            hover.append(_("layer {layer}: {what}; reaches {reach} tokens").format(
+                layer=int(r["layer"]), what=what, reach=i18n.integer(int(r["reach [tokens]"]))))
+        pad = depth - len(codes)
+        z.append(codes + [None] * pad)
+        text.append(hover + [""] * pad)
+    scale = []
+    for code, (color, _label) in STACK.items():
+        scale += [[code / 4, color], [(code + 1) / 4, color]]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=list(range(depth)), y=[legend(m) for m in models], customdata=text,
+        zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3, showscale=False,
+        hovertemplate="%{y}<br>%{customdata}<extra></extra>"))
+    for color, label in STACK.values():  # a legend instead of a colour bar: fits 390 px
+        fig.add_scatter(x=[None], y=[None], mode="markers", name=_(label), hoverinfo="skip",
+                        marker=dict(symbol="square", size=12, color=color))
+    ui.style(fig, title=_("Layer stack: which layers rotate, with which base, how far they see"),
+             x=_("layer (0 = first)"), y="", height=170 + 45 * len(models))
+    fig.update_yaxes(autorange="reversed")
+    return fig
+
+
 def parameters(cfg: rc.RopeConfig) -> str:
     """The method's parameters as one line of Markdown (names as code); a per-pair
     factor list is summarised (rope_core.compare.describe_params, for people)."""
@@ -205,20 +262,51 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
         _("layout: {layout}").format(layout=f"`{m['layout']}`"),
         _("method: {method}").format(method=_(rc.SCALING_LABELS[m["method"]])),
         _("parameters: {parameters}").format(parameters=parameters(cfg)),
-        _("training context L: {n} tokens").format(
-            n=i18n.integer(int(m["original context [tokens]"]))),
-        _("maximum context: {n} tokens").format(n=i18n.integer(int(m["max context [tokens]"]))),
+        (_("training context L: {n} tokens").format(n=i18n.integer(cfg.training_context))
+         if cfg.training_context is not None else
+         _("training context: not given by `config.json`; L is taken as its configured "
+           "context")),
+        _("maximum (configured) context: {n} tokens").format(
+            n=i18n.integer(int(m["max context [tokens]"]))),
         _("longest wavelength: {n} tokens").format(
             n=i18n.integer(round(m["longest wavelength [tokens]"]))),
         _("attention factor: {factor} (logits × {multiplier})").format(
             factor=f"{m['attention factor']:.4f}", multiplier=f"{m['logit multiplier']:.4f}"),
     ]
+    if cfg.softmax_scale != 1.0:
+        lines.append(_("softmax scale × {scale}: the attention multiplies 1/√d by `mscale`² = "
+                       "(0.1 · `mscale_all_dim` · ln s + 1)², outside the rotary embedding "
+                       "(transformers' DeepSeek-V3 attention, `yarn_get_mscale`); the logits "
+                       "are multiplied by {scale} whatever the position").format(
+            scale=f"{cfg.softmax_scale:.4f}"))
     if cfg.mrope_section is not None:
-        t_, h_, w_ = cfg.mrope_section
-        lines.append(_("M-RoPE sections {sections}: pairs 0–{t_last} (the fastest) carry "
-                       "time, {h_first}–{h_last} height, {w_first}–{w_last} width").format(
-            sections=", ".join(str(v) for v in cfg.mrope_section), t_last=t_ - 1,
-            h_first=t_, h_last=t_ + h_ - 1, w_first=t_ + h_, w_last=t_ + h_ + w_ - 1))
+        if cfg.mrope_interleaved:
+            lines.append(_("M-RoPE pairs (time, height, width): {sections}").format(
+                sections=", ".join(str(v) for v in cfg.mrope_section)))
+            lines.append(_("M-RoPE sections interleaved across the pairs (time, height, width "
+                           "in turn) rather than in three blocks"))
+        else:  # three blocks, fastest pairs first (transformers' apply_multimodal_rotary_pos_emb)
+            t_, h_, w_ = cfg.mrope_section
+            lines.append(_("M-RoPE sections {sections}: pairs 0–{t_last} (the fastest) carry "
+                           "time, {h_first}–{h_last} height, {w_first}–{w_last} width").format(
+                sections=", ".join(str(v) for v in cfg.mrope_section), t_last=t_ - 1,
+                h_first=t_, h_last=t_ + h_ - 1, w_first=t_ + h_, w_last=t_ + h_ + w_ - 1))
+    if cfg.layers is not None:
+        nope = cfg.layer_kinds.count("nope")
+        window = "" if cfg.window is None else _("; window {n} tokens on the sliding or "
+                                                 "chunked layers").format(
+            n=i18n.integer(cfg.window))
+        lines.append(_("{n} layers: {rope} with RoPE, {nope} without (NoPE){window}").format(
+            n=cfg.layers, rope=cfg.layers - nope, nope=nope, window=window))
+    if cfg.nope_temperature is not None:
+        floor, scale = cfg.nope_temperature
+        lines.append(_("NoPE layers scale their queries by 1 + {scale} · ln(1 + ⌊(p + 1) / "
+                       "{floor}⌋) at position p").format(
+            scale=f"{scale:g}", floor=i18n.integer(int(floor))))
+    if m["model"] in NOTES:
+        lines.append(_(NOTES[m["model"]]))
+    if m["model"] in SOURCES:
+        lines.append(_("source: {source}").format(source=f"`{SOURCES[m['model']]}`"))
     return lines
 
 
@@ -264,6 +352,26 @@ for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows()
     with col.container(border=True):
         st.markdown(f"**{ui.plain(shown_name(m['model']))}**")
         st.markdown("  \n".join(card_lines(m, cfg)))
+
+# --- layer stack -----------------------------------------------------------------------
+layers = tables["layers"]
+if len(layers):
+    ui.show(stack_figure(keys, axis), key="rm_stack_plot")
+    stack_text = []
+    for name, block in layers.groupby("model", sort=False):
+        rope = block[block["kind"] == "rope"]
+        reaches = ", ".join(i18n.integer(int(v)) for v in sorted(set(rope["reach [tokens]"])))
+        stack_text.append(_("{model}: {rope} of {n} layers rotate, reaching {reaches} "
+                            "tokens").format(model=ui.plain(shown_name(name)), rope=len(rope),
+                                             n=len(block), reaches=reaches or "0"))
+    ui.explain(_("**Layers.** Each row is one model, each cell one layer. Grey layers have no "
+                 "positional encoding at all (NoPE): they see word order only through the "
+                 "causal mask, and carry retrieval across the whole context. {models}.")
+               .format(models=_("; ").join(stack_text)))
+missing = [shown_name(c.name) for c in configs if c.layers is None]
+if missing:
+    st.caption(_("No layer count in the `config.json` of {models}: no layer stack for "
+                 "them.").format(models=ui.plain(_(", ").join(missing))))
 
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
@@ -341,3 +449,6 @@ ui.download(comparison, keys, axis, filename="real_models_spectra.csv",
             label=_("spectra table"), key="rm_spectra_csv", part="spectra")
 ui.download(comparison, keys, axis, filename=f"real_models_decay_{axis}.csv",
             label=_("decay table"), key="rm_decay_csv", part="decay")
+if len(layers):
+    ui.download(comparison, keys, axis, filename="real_models_layers.csv",
+                label=_("layer table"), key="rm_layers_csv", part="layers")

@@ -15,9 +15,13 @@ One module per concept:
 * :mod:`~rope_core.attention`: a toy attention head with and without RoPE
 * :mod:`~rope_core.capacity`: critical dimension, extrapolation limit, B_m and the base bound
 * :mod:`~rope_core.precision`: positions, angles and cos/sin caches in low precision
+* :mod:`~rope_core.mrope`: images and video: M-RoPE position ids (Qwen2-VL), the split of
+  the pairs among t, h, w, 2D axial RoPE, scores between patches
 * :mod:`~rope_core.tables`: tidy DataFrames for the CSV downloads
 * :mod:`~rope_core.tour`: the guided tour's answers, one computation per question
 * :mod:`~rope_core.device`: resolve_device
+* :mod:`~rope_core.alternatives`: ALiBi, p-RoPE, xPos, NoPE and the additive
+  sinusoidal encoding, scored against distance on RoPE's axes
 
 Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range (a :class:`RopeError`,
@@ -25,6 +29,25 @@ whose ``message`` a user interface can translate).
 """
 
 from ._checks import Message, RopeError
+from .alternatives import (
+    alibi_bias,
+    alibi_logits,
+    alibi_slopes,
+    apply_xpos,
+    causal_weights,
+    encoding_logits,
+    nope_logits,
+    p_rope_pairs,
+    p_rope_theta,
+    pair_terms,
+    rope_logits,
+    sinusoidal_logits,
+    sinusoidal_rows,
+    xpos_logits,
+    xpos_max_position,
+    xpos_scale,
+    xpos_zeta,
+)
 from .attention import (
     attention,
     attention_checks,
@@ -53,6 +76,27 @@ from .decay import (
 )
 from .device import DEVICES, resolve_device
 from .frequencies import DEFAULT_BASE, angles, theta, turns_within, wavelength
+from .mrope import (
+    AXES,
+    MROPE_INTERLEAVED,
+    MROPE_SECTIONS,
+    RESUME_RULES,
+    SCHEMES,
+    apply_mrope,
+    axial_pair_axes,
+    axial_theta,
+    axis_coverage_table,
+    mrope_blocks,
+    mrope_pair_axes,
+    mrope_position_ids,
+    mrope_score,
+    pair_axes_table,
+    patch_distances,
+    patch_score_table,
+    patch_scores,
+    scaled_mrope_section,
+    scheme_frequencies,
+)
 from .precision import (
     DTYPES,
     RECIPES,
@@ -134,4 +178,14 @@ __all__ = [
     "scaled_theta", "score_table", "score_vs_distance", "similarity_table", "sinusoidal_dot",
     "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
     "turns_within", "wavelength", "yarn_paper_ramp", "yarn_ramp", "yarn_ramp_bounds",
+    # alternatives to RoPE
+    "alibi_bias", "alibi_logits", "alibi_slopes", "apply_xpos", "causal_weights",
+    "encoding_logits", "nope_logits", "p_rope_pairs", "p_rope_theta", "pair_terms",
+    "rope_logits", "sinusoidal_logits", "sinusoidal_rows", "xpos_logits", "xpos_max_position",
+    "xpos_scale", "xpos_zeta",
+    # mrope
+    "AXES", "MROPE_INTERLEAVED", "MROPE_SECTIONS", "RESUME_RULES", "SCHEMES", "apply_mrope",
+    "axial_pair_axes", "axial_theta", "axis_coverage_table", "mrope_blocks", "mrope_pair_axes",
+    "mrope_position_ids", "mrope_score", "pair_axes_table", "patch_distances",
+    "patch_score_table", "patch_scores", "scaled_mrope_section", "scheme_frequencies",
 ]

@@ -142,13 +142,14 @@ def check_float_dtype(dtype, name: str = "dtype") -> torch.dtype:
 
 
 def check_theta(theta, name: str = "theta") -> torch.Tensor:
-    """A 1-D, non-empty, finite, positive floating-point tensor."""
+    """A 1-D, non-empty, finite floating-point tensor with every entry >= 0
+    (theta_i = 0 is an unrotated pair, as in p-RoPE)."""
     if not isinstance(theta, torch.Tensor):
         fail(name, theta, "a 1-D torch tensor of frequencies (use rope_core.theta)")
     if theta.ndim != 1 or theta.numel() == 0 or not theta.dtype.is_floating_point:
         fail(name, theta, "a non-empty 1-D floating-point tensor")
-    if not bool(torch.isfinite(theta).all()) or not bool((theta > 0).all()):
-        fail(name, theta, "finite and greater than 0 everywhere")
+    if not bool(torch.isfinite(theta).all()) or not bool((theta >= 0).all()):
+        fail(name, theta, "finite and at least 0 everywhere (0 leaves a pair unrotated)")
     return theta
 
 

@@ -11,6 +11,9 @@ here, as tidy (long-form) pandas DataFrames with the model name in every row:
 * :func:`extension_variants`: one base model under every scaling method.
 * :func:`softmax_table`: what an attention factor a does to a softmax.
 * :func:`dynamic_base_table`: dynamic NTK's base against the current length.
+* :func:`layer_table`: per model and layer, RoPE or NoPE, attention span, base and reach.
+* :func:`nope_query_scale`: Llama 4's log-position temperature of its NoPE layers.
+* :func:`extended_context`: how far a context-extension comparison runs.
 
 Spectra are taken at the model's maximum context (``seq_len = max_context``),
 the length at which dynamic NTK and LongRoPE (long factors) are furthest from
@@ -29,12 +32,19 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ._checks import check_choice, check_int, fail
+from ._checks import (
+    as_integer_positions,
+    check_choice,
+    check_int,
+    check_positive_float,
+    fail,
+)
 from .config import RopeConfig
 from .decay import relative_upper_bound, score_vs_distance
 from .frequencies import theta as plain_theta
 from .scaling import (
     MAX_LENGTH,
+    MAX_SEQ_LEN,
     SCALINGS,
     comparison_params,
     effective_base,
@@ -122,12 +132,97 @@ def models_table(configs) -> pd.DataFrame:
             "parameters": describe_params(cfg),
             "local_base": cfg.local_base if cfg.local_base is not None else math.nan,
             "original context [tokens]": cfg.original_context,
+            "training context [tokens]": (cfg.training_context
+                                          if cfg.training_context is not None else math.nan),
             "max context [tokens]": cfg.max_context,
             "scaling factor": scaling_factor(cfg),
             "longest wavelength [tokens]": float(2 * math.pi / theta.min()),
             "attention factor": a, "logit multiplier": a * a,
+            "softmax scale multiplier": cfg.softmax_scale,
+            "layers": cfg.layers if cfg.layers is not None else math.nan,
+            "RoPE layers": (cfg.layer_kinds.count("rope") if cfg.layer_kinds is not None
+                            else math.nan),
+            "NoPE layers": (cfg.layer_kinds.count("nope") if cfg.layer_kinds is not None
+                            else math.nan),
+            "window [tokens]": cfg.window if cfg.window is not None else math.nan,
         })
     return pd.DataFrame(rows)
+
+
+# --- layers ---------------------------------------------------------------------------
+
+def layer_table(configs) -> pd.DataFrame:
+    """Per model and layer: which spectrum the layer rotates with, and how far it reaches.
+
+    Columns: model, layer (0-based), kind ("rope" / "nope"), attention ("full",
+    "sliding", "chunked"), window [tokens] (the sliding window or attention chunk;
+    NaN for full attention), spectrum ("global": base and scaling; "local": Gemma 3's
+    local base, unscaled; "none": NoPE), base (NaN for NoPE), method, reach [tokens]
+    = how many tokens a query sees, itself included, min(window, max context): the
+    farthest key is reach - 1 back (a sliding window of w keys; a chunked layer's
+    query sees back to its chunk's start, at most w - 1), longest wavelength
+    [tokens] 2 pi / min_i theta'_i(max context) of the layer's spectrum (NaN for NoPE),
+    pairs turning within reach = #{i : 2 pi / theta'_i <= reach} of d/2 pairs.
+    Models whose config gives no layers contribute no rows.
+    """
+    rows = []
+    for cfg in _configs(configs):
+        if cfg.layer_kinds is None:
+            continue
+        spectra = {}
+        for name, local in (("global", False), ("local", True)):
+            if local and cfg.local_base is None:
+                continue
+            theta, _ = cfg.theta(cfg.max_context, local=local)  # (d/2,)
+            spectra[name] = (2 * math.pi / theta).tolist()  # wavelengths [tokens]
+        attention = cfg.layer_attention or ("full",) * len(cfg.layer_kinds)
+        for layer, kind in enumerate(cfg.layer_kinds):
+            which = cfg.layer_spectrum(layer) or "none"
+            windowed = attention[layer] in ("sliding", "chunked") and cfg.window is not None
+            reach = min(cfg.window, cfg.max_context) if windowed else cfg.max_context
+            waves = spectra.get(which)
+            rows.append({
+                "model": cfg.name, "layer": layer, "kind": kind,
+                "attention": attention[layer],
+                "window [tokens]": cfg.window if windowed else math.nan,
+                "spectrum": which,
+                "base": (cfg.local_base if which == "local" else cfg.base)
+                if waves is not None else math.nan,
+                "method": cfg.method if which == "global" else "none",
+                "reach [tokens]": reach,
+                "longest wavelength [tokens]": max(waves) if waves else math.nan,
+                "pairs turning within reach": (sum(w <= reach for w in waves)
+                                               if waves else 0),
+                "pairs": cfg.rotary_dim // 2,
+            })
+    return pd.DataFrame(rows, columns=[
+        "model", "layer", "kind", "attention", "window [tokens]", "spectrum", "base", "method",
+        "reach [tokens]", "longest wavelength [tokens]", "pairs turning within reach",
+        "pairs"])
+
+
+def nope_query_scale(positions, floor_scale: float = 8192, attn_scale: float = 0.1):
+    """Llama 4's attention-temperature tuning of its NoPE layers (transformers'
+    Llama4TextAttention, ``attn_temperature_tuning``): the query at position p is
+    multiplied by
+
+        1 + attn_scale * ln(1 + floor((p + 1) / floor_scale)),
+
+    so the logits of a far query grow like ln p and its softmax stays sharp over
+    millions of keys (Nakanishi 2025, Scalable-Softmax, arXiv:2501.19399).
+
+    Args:
+        positions: ``(P,)`` integer positions, 0 ... 10^9.
+        floor_scale, attn_scale: positive numbers (8192 and 0.1 in Llama 4).
+    Returns:
+        ``(P,)`` float64 tensor.
+    """
+    p = as_integer_positions(positions, name="positions", max_abs=MAX_SEQ_LEN).to(torch.float64)
+    if p.numel() == 0 or p.numel() > 100_000 or bool((p < 0).any()):
+        fail("positions", positions, "1 to 100000 integers from 0 to {high}", high=MAX_SEQ_LEN)
+    floor_scale = check_positive_float(floor_scale, "floor_scale", upper=1e9)
+    attn_scale = check_positive_float(attn_scale, "attn_scale", upper=100.0)
+    return 1.0 + attn_scale * torch.log1p(torch.floor((p + 1.0) / floor_scale))  # (P,)
 
 
 # --- spectra --------------------------------------------------------------------------
@@ -222,18 +317,38 @@ def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.D
 
 # --- one model under every method -----------------------------------------------------
 
+def extended_context(cfg: RopeConfig, factor: float) -> int:
+    """How far a context-extension comparison of ``cfg`` by s = ``factor`` runs, in tokens.
+
+    s L, except when s is the model's own scaling factor and its config is set for less:
+    then the configured max_context (Llama 3.2 1B: s = 32, L = 8,192, configured for
+    131,072, not 262,144; Gemma 3: s = 8, L = 32,768, configured for 131,072).
+    """
+    if not isinstance(cfg, RopeConfig):
+        fail("cfg", cfg, "a RopeConfig")
+    if isinstance(factor, bool) or not isinstance(factor, Real) or not math.isfinite(factor):
+        fail("factor", factor, "a finite number from 1 to 1000")
+    extended = int(round(factor * cfg.original_context))
+    own = cfg.method != "none" and factor == scaling_factor(cfg)
+    if own and cfg.original_context < cfg.max_context < extended:
+        return cfg.max_context
+    return extended
+
+
 def extension_variants(cfg: RopeConfig, factor: float,
                        methods: Sequence[str] | None = None,
                        dynamic_factor: float = 1.0) -> dict[str, RopeConfig]:
     """The base model ``cfg`` extended from L = cfg.original_context to s L by each method.
 
-    Each variant keeps head and rotary dims, base and layout, has max_context = s L
-    and the method's parameters from :func:`rope_core.scaling.comparison_params`:
-    ``factor`` = s and ``original_max_position_embeddings`` = L where the method takes
-    them, Hugging Face defaults otherwise, and dynamic NTK with transformers' factor
-    f = ``dynamic_factor`` (default 1: alpha = n / L, so alpha = s at n = s L, YaRN's
-    definition; f = s would give alpha = s^2 - s + 1). The model's own method keeps all
-    its own parameters (beta_fast, mscale, low_freq_factor, ...).
+    Each variant keeps head and rotary dims, base and layout, has max_context =
+    :func:`extended_context` (s L, or the model's own configured context when its own
+    factor reaches further) and the method's parameters from
+    :func:`rope_core.scaling.comparison_params`: ``factor`` = s and
+    ``original_max_position_embeddings`` = L where the method takes them, Hugging Face
+    defaults otherwise, and dynamic NTK with transformers' factor f = ``dynamic_factor``
+    (default 1: alpha = n / L, so alpha = s at n = s L, YaRN's definition; f = s would
+    give alpha = s^2 - s + 1). The model's own method keeps all its own parameters
+    (beta_fast, mscale, low_freq_factor, ...).
     LongRoPE's per-pair factors come from a search for each model, so ``longrope``
     is included only when cfg's own method is longrope.
 
@@ -250,7 +365,7 @@ def extension_variants(cfg: RopeConfig, factor: float,
             not math.isfinite(factor) or not 1 <= factor <= 1000:
         fail("factor", factor, "a finite number from 1 to 1000")
     L = cfg.original_context
-    extended = int(round(factor * L))
+    extended = extended_context(cfg, factor)
     if extended > MAX_LENGTH:
         fail("factor", factor, "at most {length} / L = {ratio} for L = {context}",
              length=MAX_LENGTH, ratio=f"{MAX_LENGTH / L:g}", context=L)
@@ -266,7 +381,8 @@ def extension_variants(cfg: RopeConfig, factor: float,
         else:
             params = comparison_params(m, float(factor), L, dynamic_factor)
         out[m] = dataclasses.replace(cfg, method=m, params=params, max_context=extended,
-                                     local_base=None, mrope_section=None)
+                                     local_base=None, mrope_section=None, layer_kinds=None,
+                                     layer_attention=None, window=None)
     return out
 
 

@@ -24,8 +24,32 @@ of Gemma 3 and the M-RoPE sections of Qwen2-VL. ``theta()`` delegates to
   Face), else the one in the scaling dict, else max_position_embeddings; for
   dynamic, max_position_embeddings (Hugging Face's dynamic NTK uses that);
   otherwise the scaling dict's value or max_position_embeddings;
-* layout: "interleaved" for model types gptj, chatglm, deepseek_v2/v3 (or
-  ``rope_interleave``), "half" otherwise, as in Hugging Face.
+* layout: "interleaved" where transformers' modeling code rotates adjacent
+  pairs: gptj (rotate_every_two), chatglm, deepseek_v2/v3 (or
+  ``rope_interleave``), glm/glm4 (``rotate_half`` on ``x[..., 0::2]``),
+  cohere/cohere2 (``repeat_interleave``), llama4 (``view_as_complex``);
+  "half" otherwise;
+* required keys per rope type, as transformers' ``validate_rope`` (a
+  ``KeyError`` there, a ``ValueError`` naming the key here): linear, dynamic and
+  yarn need ``factor``; llama3 ``factor``, ``low_freq_factor`` and
+  ``high_freq_factor``; longrope ``short_factor`` and ``long_factor``;
+* layers (when the config gives ``num_hidden_layers``): ``layer_kinds``
+  "rope" or "nope" per layer from ``no_rope_layers`` (1 = RoPE) or
+  ``no_rope_layer_interval`` (llama4, smollm3: every interval-th layer NoPE),
+  cohere2's global layers (NoPE: it rotates only on sliding-window layers);
+  ``layer_attention`` "full", "sliding" or "chunked" per layer from
+  ``layer_types``, else the class defaults (gemma2 alternating, gemma3 every
+  ``sliding_window_pattern``-th layer global (6), cohere2 likewise (4), llama4
+  chunked on its RoPE layers, mistral windowed everywhere when
+  ``sliding_window`` is set); ``window`` = ``sliding_window`` or
+  ``attention_chunk_size``. Sliding layers of a model with a local base
+  (Gemma 3) rotate with that base, unscaled; every other RoPE layer uses the
+  global spectrum;
+* DeepSeek-V2/V3: ``softmax_scale`` = mscale(s, mscale_all_dim)^2 with
+  mscale(s, k) = 0.1 k ln s + 1, the factor transformers' DeepSeek attention
+  multiplies its softmax scale 1/sqrt(d_qk) by (``yarn_get_mscale``), outside
+  the rotary embedding; Llama 4's ``attn_temperature_tuning`` on its NoPE
+  layers as ``nope_temperature`` = (floor_scale, attn_scale).
 
 Unrelated top-level fields (vocab_size, ...) are ignored; unknown keys inside
 the scaling dict, wrong JSON types, inconsistent or out-of-range values raise
@@ -59,7 +83,7 @@ from ._checks import (
 )
 from .frequencies import DEFAULT_BASE
 from .frequencies import theta as plain_theta
-from .scaling import MAX_LENGTH, SCALINGS, resolve_params, scaled_theta
+from .scaling import SCALINGS, resolve_params, scaled_theta
 
 MAX_JSON_BYTES = 1_000_000
 
@@ -77,11 +101,24 @@ _JSON_PROBLEMS = {
     "Invalid \\uXXXX escape": Message("Invalid \\uXXXX escape"),
     "Extra data": Message("Extra data"),
 }
-INTERLEAVED_MODEL_TYPES = ("gptj", "chatglm", "deepseek_v2", "deepseek_v3")
+INTERLEAVED_MODEL_TYPES = ("gptj", "chatglm", "deepseek_v2", "deepseek_v3", "glm", "glm4",
+                           "cohere", "cohere2", "llama4", "llama4_text")
+# The key each rope type cannot do without (transformers' _validate_<type>_rope_parameters;
+# original_max_position_embeddings and rope_theta are filled in from the config there).
+REQUIRED_KEYS = {"linear": ("factor",), "dynamic": ("factor",), "yarn": ("factor",),
+                 "llama3": ("factor", "low_freq_factor", "high_freq_factor"),
+                 "longrope": ("short_factor", "long_factor"), "su": ("short_factor", "long_factor")}
+MAX_CONTEXT = 100_000_000  # tokens a config may name (Llama 4 Scout: 10,485,760)
+MAX_LAYERS = 1000
+LAYER_KINDS = ("rope", "nope")
+ATTENTION_KINDS = ("full", "sliding", "chunked")
+_HF_ATTENTION = {"full_attention": "full", "sliding_attention": "sliding",
+                 "chunked_attention": "chunked"}
 HF_TYPES = {"default": "none", "mrope": "none", "linear": "linear", "dynamic": "dynamic",
             "yarn": "yarn", "llama3": "llama3", "longrope": "longrope", "su": "longrope"}
 _NEEDS_ORIGINAL = ("llama3", "yarn", "longrope")
-_SCALING_META_KEYS = ("rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section")
+_SCALING_META_KEYS = ("rope_type", "type", "rope_theta", "partial_rotary_factor", "mrope_section",
+                      "mrope_interleaved")
 
 
 def _freeze(value):
@@ -107,6 +144,18 @@ class RopeConfig:
         max_context: the longest context the model is configured for.
         local_base: base of local (sliding-window) layers, if different (Gemma 3).
         mrope_section: M-RoPE pair counts per axis (temporal, height, width), Qwen2-VL.
+        layer_kinds: per layer, "rope" or "nope" (None when the config gives no layers).
+        layer_attention: per layer, "full", "sliding" or "chunked" (None likewise).
+        window: tokens a sliding or chunked layer sees (None: none).
+        family: the config's model_type ("" when unknown).
+        softmax_scale: what the attention multiplies its softmax scale 1/sqrt(d) by,
+            outside the rotary embedding (DeepSeek's mscale^2; 1 otherwise).
+        nope_temperature: (floor_scale, attn_scale) of Llama 4's NoPE-layer query
+            scaling 1 + attn_scale ln(1 + floor((p + 1) / floor_scale)), or None.
+        training_context: the context the model was pre-trained at, when known (an
+            explicit original_max_position_embeddings, or a paper / model card);
+            None when the config only says how long it is configured for.
+        mrope_interleaved: Qwen3-VL's interleaved M-RoPE sections.
     """
 
     name: str
@@ -120,6 +169,14 @@ class RopeConfig:
     max_context: int = 4096
     local_base: float | None = None
     mrope_section: tuple | None = field(default=None)
+    layer_kinds: tuple | None = None
+    layer_attention: tuple | None = None
+    window: int | None = None
+    family: str = ""
+    softmax_scale: float = 1.0
+    nope_temperature: tuple | None = None
+    training_context: int | None = None
+    mrope_interleaved: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not 0 < len(self.name) <= 200:
@@ -139,8 +196,8 @@ class RopeConfig:
             fail("params", self.params, "a mapping or a sequence of (name, value) pairs")
         object.__setattr__(self, "params", items)
         resolve_params(self.method, self.rotary_dim, dict(items))  # names, ranges
-        check_int(self.original_context, "original_context", 1, MAX_LENGTH)
-        check_int(self.max_context, "max_context", 1, MAX_LENGTH)
+        check_int(self.original_context, "original_context", 1, MAX_CONTEXT)
+        check_int(self.max_context, "max_context", 1, MAX_CONTEXT)
         if self.local_base is not None:
             object.__setattr__(self, "local_base", check_base(self.local_base, "local_base"))
         if self.mrope_section is not None:
@@ -152,6 +209,60 @@ class RopeConfig:
                      "non-negative integers summing to rotary_dim/2 = {half}",
                      half=self.rotary_dim // 2)
             object.__setattr__(self, "mrope_section", sec)
+        self._check_layers()
+
+    def _check_layers(self):
+        n = None
+        for name, allowed in (("layer_kinds", LAYER_KINDS), ("layer_attention", ATTENTION_KINDS)):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            value = _freeze(value)
+            if not isinstance(value, tuple) or not 1 <= len(value) <= MAX_LAYERS or \
+                    any(v not in allowed for v in value):
+                fail(name, getattr(self, name), "1 to {n} entries, each one of {choices}",
+                     n=MAX_LAYERS, choices=", ".join(map(repr, allowed)))
+            if n is not None and len(value) != n:
+                fail(name, getattr(self, name), "one entry per layer ({n}, as layer_kinds)", n=n)
+            n = len(value)
+            object.__setattr__(self, name, value)
+        if self.window is not None:
+            check_int(self.window, "window", 1, MAX_CONTEXT)
+        if not isinstance(self.family, str) or len(self.family) > 100:
+            fail("family", self.family, "a string of at most {n} characters", n=100)
+        if isinstance(self.softmax_scale, bool) or not isinstance(self.softmax_scale, Real) or \
+                not math.isfinite(self.softmax_scale) or not 0 < self.softmax_scale <= 1e4:
+            fail("softmax_scale", self.softmax_scale, "a number greater than 0 and at most 1e4")
+        if self.nope_temperature is not None:
+            t = _freeze(self.nope_temperature)
+            if not isinstance(t, tuple) or len(t) != 2 or any(
+                    isinstance(v, bool) or not isinstance(v, Real) or not math.isfinite(v)
+                    or not 0 < v <= MAX_CONTEXT for v in t):
+                fail("nope_temperature", self.nope_temperature,
+                     "a pair (floor_scale, attn_scale) of positive numbers")
+            object.__setattr__(self, "nope_temperature", t)
+        if self.training_context is not None:
+            check_int(self.training_context, "training_context", 1, MAX_CONTEXT)
+        if not isinstance(self.mrope_interleaved, bool):
+            fail("mrope_interleaved", self.mrope_interleaved, "true or false")
+
+    @property
+    def layers(self) -> int | None:
+        """Number of layers, when the config gives them."""
+        return None if self.layer_kinds is None else len(self.layer_kinds)
+
+    def layer_spectrum(self, layer: int) -> str | None:
+        """Which spectrum layer ``layer`` rotates with: "global" (base, method), "local"
+        (local_base, unscaled: a Gemma 3 sliding layer) or None (a NoPE layer)."""
+        if self.layer_kinds is None:
+            fail("layer", layer, "no layer: {model} gives no layers", model=self.name)
+        check_int(layer, "layer", 0, len(self.layer_kinds) - 1)
+        if self.layer_kinds[layer] == "nope":
+            return None
+        if self.local_base is not None and self.layer_attention is not None and \
+                self.layer_attention[layer] == "sliding":
+            return "local"
+        return "global"
 
     @property
     def params_dict(self) -> dict:
@@ -299,7 +410,7 @@ class RopeConfig:
         if max_context is None:
             raise RopeError("max_position_embeddings is missing: config needs "
                             "max_position_embeddings (or n_positions / seq_length).")
-        max_context = check_int(max_context, "max_position_embeddings", 1, MAX_LENGTH)
+        max_context = check_int(max_context, "max_position_embeddings", 1, MAX_CONTEXT)
 
         # method and its parameters
         rope_type = _get(scaling, "rope_type", str)
@@ -314,6 +425,11 @@ class RopeConfig:
             fail("rope_scaling.rope_type", hf_type, "one of {choices}",
                  choices=", ".join(map(repr, HF_TYPES)))
         method = HF_TYPES[hf_type]
+        for key in REQUIRED_KEYS.get(hf_type, ()):
+            if scaling.get(key) is None:
+                raise RopeError("rope_scaling.{key} is missing: rope_type {rope_type} needs "
+                                "{keys} (transformers refuses it without).", key=key,
+                                rope_type=repr(hf_type), keys=", ".join(REQUIRED_KEYS[hf_type]))
         accepted = SCALINGS[method].param_names
         params = {}
         for key, value in scaling.items():
@@ -336,7 +452,8 @@ class RopeConfig:
             original = top_original or in_dict or max_context
         else:
             original = in_dict or max_context
-        original = check_int(original, "original_max_position_embeddings", 1, MAX_LENGTH)
+        original = check_int(original, "original_max_position_embeddings", 1, MAX_CONTEXT)
+        known = top_original or in_dict if method in _NEEDS_ORIGINAL else None
         if "original_max_position_embeddings" in accepted:
             params["original_max_position_embeddings"] = original
         if method in ("yarn", "longrope") and "max_position_embeddings" not in params:
@@ -360,13 +477,87 @@ class RopeConfig:
         if section is not None and (not isinstance(section, list) or not all(
                 isinstance(v, int) and not isinstance(v, bool) for v in section)):
             fail("mrope_section", section, "a list of integers")
+        interleaved_sections = _get(scaling, "mrope_interleaved", bool) or False
+        family = model_type or _get(dict(config), "model_type", str) or ""
+        kinds, attention, window = _layers(cfg, types)
+        temperature = None
+        if types & {"llama4", "llama4_text"} and kinds is not None and "nope" in kinds:
+            tuning = cfg.get("attn_temperature_tuning", True)  # class default True
+            if tuning:
+                temperature = (_get(cfg, "floor_scale", float) or 8192,
+                               _get(cfg, "attn_scale", float) or 0.1)
+        softmax = 1.0
+        if types & {"deepseek_v2", "deepseek_v3"} and method != "none":
+            k = _get(scaling, "mscale_all_dim", float)
+            s = _get(scaling, "factor", float)
+            if k and s is not None and s > 1:  # yarn_get_mscale, squared
+                softmax = (0.1 * k * math.log(s) + 1.0) ** 2
         try:
             return cls(name=str(name)[:200] or N_("custom model"), head_dim=head_dim,
                        rotary_dim=rotary_dim, base=base, layout=layout, method=method,
                        params=params, original_context=original, max_context=max_context,
-                       local_base=local_base, mrope_section=section)
+                       local_base=local_base, mrope_section=section, layer_kinds=kinds,
+                       layer_attention=attention, window=window, family=family[:100],
+                       softmax_scale=softmax, nope_temperature=temperature,
+                       training_context=known, mrope_interleaved=interleaved_sections)
         except ValueError as e:
             raise RopeError("config: {error}", error=_message(e)) from None
+
+
+def _layers(cfg: Mapping, types: set):
+    """(layer_kinds, layer_attention, window) as transformers' config classes derive them,
+    or (None, None, None) when the config gives no number of layers."""
+    n = _first(cfg, ("num_hidden_layers", "n_layer", "num_layers"), int)
+    if n is None:
+        return None, None, None
+    n = check_int(n, "num_hidden_layers", 1, MAX_LAYERS)
+    hybrid = types & {"llama4", "llama4_text", "smollm3"}
+    flags = cfg.get("no_rope_layers")
+    if flags is not None and flags != []:
+        if not isinstance(flags, list) or len(flags) != n or any(
+                v not in (0, 1) or isinstance(v, float) for v in flags):
+            fail("no_rope_layers", flags, "a list of {n} entries, each 0 or 1 (1: the layer "
+                                          "uses RoPE)", n=n)
+        kinds = ["rope" if v else "nope" for v in flags]
+    elif hybrid:
+        interval = _get(cfg, "no_rope_layer_interval", int) or 4  # class default 4
+        interval = check_int(interval, "no_rope_layer_interval", 1, MAX_LAYERS)
+        kinds = ["rope" if (i + 1) % interval else "nope" for i in range(n)]
+    else:
+        kinds = ["rope"] * n
+
+    sliding = _get(cfg, "sliding_window", int)
+    chunk = _get(cfg, "attention_chunk_size", int)
+    given = cfg.get("layer_types")
+    if given is not None:
+        if not isinstance(given, list) or len(given) != n or any(
+                not isinstance(v, str) or v not in _HF_ATTENTION for v in given):
+            fail("layer_types", given, "a list of {n} entries, each one of {choices}", n=n,
+                 choices=", ".join(map(repr, _HF_ATTENTION)))
+        attention = [_HF_ATTENTION[v] for v in given]
+    elif types & {"llama4", "llama4_text"}:
+        attention = ["chunked" if k == "rope" else "full" for k in kinds]
+    elif types & {"gemma3", "gemma3_text", "cohere2"}:
+        pattern = _get(cfg, "sliding_window_pattern", int) or \
+            (4 if "cohere2" in types else 6)  # class defaults
+        pattern = check_int(pattern, "sliding_window_pattern", 1, MAX_LAYERS)
+        attention = ["sliding" if (i + 1) % pattern else "full" for i in range(n)]
+    elif "gemma2" in types:
+        attention = ["sliding" if (i + 1) % 2 else "full" for i in range(n)]
+    elif types & {"mistral"} and sliding is not None:
+        attention = ["sliding"] * n
+    else:
+        attention = ["full"] * n
+    if "cohere2" in types:  # Cohere2Attention rotates only when sliding_window is set
+        kinds = ["rope" if a == "sliding" else "nope" for a in attention]
+    if "smollm3" in types and given is None and cfg.get("use_sliding_window") and sliding:
+        attention = ["sliding" if k == "nope" else "full" for k in kinds]
+    if "sliding" in attention and sliding is None:
+        sliding = 4096  # gemma2, gemma3, cohere2 class default
+    window = sliding if "sliding" in attention else chunk if "chunked" in attention else None
+    if window is not None:
+        window = check_int(window, "sliding_window", 1, MAX_CONTEXT)
+    return tuple(kinds), tuple(attention), window
 
 
 def _message(err: ValueError):

@@ -2,13 +2,24 @@
 
 Each preset is :meth:`RopeConfig.from_hf` applied to a dict literal holding
 the RoPE-relevant fields of the model's ``config.json`` on the Hugging Face
-Hub (repo id and file named in a comment above each), so every preset also
-exercises the parser. Fields a config.json omits and transformers fills from
-the model class's defaults are written out and marked "(class default)".
+Hub, so every preset also exercises the parser. :data:`SOURCES` names, for
+each preset, where its values come from (the Hub repository's config.json,
+the public copy the values were checked against, the model card); fields a
+config.json omits and transformers fills from the model class's defaults are
+written out and marked "(class default)".
+
+:data:`TRAINING` holds the pre-training context of the presets whose
+config.json does not say it (its max_position_embeddings is a configured
+context, not the training length), with the paper or card that does; the
+preset's ``original_context`` (the L of context extension) and
+``training_context`` are set from it.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
+from ._checks import N_
 from .config import RopeConfig
 
 # microsoft/Phi-3.5-mini-instruct, config.json "rope_scaling" (type "longrope"): 48 = 96/2
@@ -42,63 +53,81 @@ PHI35_SHORT_FACTOR = [
     2.5899994373321533, 2.729999542236328, 2.749999523162842, 2.8399994373321533,
 ]
 
+# microsoft/Phi-4-mini-instruct, config.json "rope_scaling" (type "longrope"): 48 = 96/2
+# long factors (its short factors are 48 ones).
+PHI4_MINI_LONG_FACTOR = [
+    1, 1.118320672, 1.250641126, 1.398617824, 1.564103225, 1.74916897, 1.956131817,
+    2.187582649, 2.446418898, 2.735880826, 3.059592084, 3.421605075, 3.826451687,
+    4.279200023, 4.785517845, 5.351743533, 5.984965424, 6.693110555, 7.485043894,
+    8.370679318, 9.36110372, 10.4687158, 11.70738129, 13.09260651, 14.64173252,
+    16.37415215, 18.31155283, 20.47818807, 22.90118105, 25.61086418, 28.64115884,
+    32.03, 32.1, 32.13, 32.23, 32.6, 32.61, 32.64, 32.66, 32.7, 32.71, 32.93, 32.97, 33.28,
+    33.49, 33.5, 44.16, 47.77,
+]
+
 HF_CONFIGS: dict[str, dict] = {
     # meta-llama/Llama-2-7b-hf, config.json (no rope_theta: transformers' default 10000)
     "Llama 2 7B": {
         "model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
-        "max_position_embeddings": 4096, "rope_scaling": None,
+        "num_hidden_layers": 32, "max_position_embeddings": 4096, "rope_scaling": None,
     },
     # meta-llama/Llama-3.1-8B, config.json
     "Llama 3.1 8B": {
         "model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
-        "max_position_embeddings": 131072, "rope_theta": 500000.0,
+        "num_hidden_layers": 32, "max_position_embeddings": 131072, "rope_theta": 500000.0,
         "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                          "original_max_position_embeddings": 8192, "rope_type": "llama3"},
     },
     # meta-llama/Llama-3.2-1B, config.json
     "Llama 3.2 1B": {
         "model_type": "llama", "hidden_size": 2048, "num_attention_heads": 32, "head_dim": 64,
-        "max_position_embeddings": 131072, "rope_theta": 500000.0,
+        "num_hidden_layers": 16, "max_position_embeddings": 131072, "rope_theta": 500000.0,
         "rope_scaling": {"factor": 32.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                          "original_max_position_embeddings": 8192, "rope_type": "llama3"},
     },
     # mistralai/Mistral-7B-v0.1, config.json
     "Mistral 7B v0.1": {
         "model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32,
-        "max_position_embeddings": 32768, "rope_theta": 10000.0,
+        "num_hidden_layers": 32, "max_position_embeddings": 32768, "rope_theta": 10000.0,
+        "sliding_window": 4096,
     },
     # mistralai/Mistral-7B-v0.3, config.json
     "Mistral 7B v0.3": {
         "model_type": "mistral", "hidden_size": 4096, "num_attention_heads": 32,
-        "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        "num_hidden_layers": 32, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        "sliding_window": None,
     },
     # Qwen/Qwen2.5-7B-Instruct, config.json
     "Qwen2.5 7B": {
         "model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
-        "max_position_embeddings": 32768, "rope_theta": 1000000.0, "rope_scaling": None,
+        "num_hidden_layers": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        "rope_scaling": None,
     },
     # Qwen/Qwen2.5-7B-Instruct, README.md "Processing Long Texts": add this rope_scaling to
     # config.json for 131,072 tokens; max_position_embeddings set to that 4 x 32,768 here
     # (config.json itself keeps 32768).
     "Qwen2.5 7B (YaRN 128K)": {
         "model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
-        "max_position_embeddings": 131072, "rope_theta": 1000000.0,
+        "num_hidden_layers": 28, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
         "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768,
                          "type": "yarn"},
     },
     # google/gemma-2-9b, config.json
     "Gemma 2 9B": {
         "model_type": "gemma2", "hidden_size": 3584, "num_attention_heads": 16, "head_dim": 256,
-        "max_position_embeddings": 8192, "rope_theta": 10000.0,
+        "num_hidden_layers": 42, "max_position_embeddings": 8192, "rope_theta": 10000.0,
+        "sliding_window": 4096,
     },
-    # google/gemma-3-4b-it, config.json "text_config" (hidden_size, rope_scaling); head_dim,
-    # num_attention_heads, rope_theta, rope_local_base_freq, max_position_embeddings are
+    # google/gemma-3-4b-it, config.json "text_config" (hidden_size, num_hidden_layers,
+    # sliding_window, rope_scaling); head_dim, num_attention_heads, rope_theta,
+    # rope_local_base_freq, max_position_embeddings, sliding_window_pattern are
     # Gemma3TextConfig's (class default). Global layers: base 1e6, linear x8; local: 10000.
     "Gemma 3 4B": {
         "model_type": "gemma3",
         "text_config": {
             "model_type": "gemma3_text", "hidden_size": 2560, "num_attention_heads": 8,
-            "head_dim": 256, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
+            "head_dim": 256, "num_hidden_layers": 34, "sliding_window": 1024,
+            "sliding_window_pattern": 6, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
             "rope_local_base_freq": 10000.0,
             "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
         },
@@ -106,7 +135,8 @@ HF_CONFIGS: dict[str, dict] = {
     # microsoft/Phi-3.5-mini-instruct, config.json (LongRoPE; s = 131072 / 4096 = 32)
     "Phi-3.5 mini": {
         "model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 32,
-        "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+        "num_hidden_layers": 32, "max_position_embeddings": 131072,
+        "original_max_position_embeddings": 4096,
         "rope_theta": 10000.0,
         "rope_scaling": {"long_factor": PHI35_LONG_FACTOR, "short_factor": PHI35_SHORT_FACTOR,
                          "type": "longrope"},
@@ -116,6 +146,7 @@ HF_CONFIGS: dict[str, dict] = {
     "DeepSeek-V3": {
         "model_type": "deepseek_v3", "hidden_size": 7168, "num_attention_heads": 128,
         "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "max_position_embeddings": 163840,
+        "num_hidden_layers": 61,
         "rope_theta": 10000,
         "rope_scaling": {"beta_fast": 32, "beta_slow": 1, "factor": 40, "mscale": 1.0,
                          "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096,
@@ -125,25 +156,190 @@ HF_CONFIGS: dict[str, dict] = {
     "GPT-NeoX-20B": {
         "model_type": "gpt_neox", "hidden_size": 6144, "num_attention_heads": 64,
         "rotary_pct": 0.25, "rotary_emb_base": 10000, "max_position_embeddings": 2048,
+        "num_hidden_layers": 44,
     },
     # EleutherAI/gpt-j-6b, config.json (rotate_every_two: interleaved)
     "GPT-J 6B": {
         "model_type": "gptj", "n_embd": 4096, "n_head": 16, "rotary_dim": 64,
-        "n_positions": 2048,
+        "n_positions": 2048, "n_layer": 28,
     },
     # THUDM/chatglm3-6b, config.json (kv_channels 128; the model code rotates the first
     # kv_channels / 2 = 64 dims, interleaved; no rope_ratio, i.e. base 10000)
     "ChatGLM3 6B": {
         "model_type": "chatglm", "hidden_size": 4096, "num_attention_heads": 32,
-        "kv_channels": 128, "seq_length": 8192,
+        "kv_channels": 128, "seq_length": 8192, "num_layers": 28,
     },
     # Qwen/Qwen2-VL-7B-Instruct, config.json (M-RoPE: 16 temporal, 24 height, 24 width pairs)
     "Qwen2-VL 7B": {
         "model_type": "qwen2_vl", "hidden_size": 3584, "num_attention_heads": 28,
-        "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+        "num_hidden_layers": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
         "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    },
+    # meta-llama/Llama-4-Scout-17B-16E-Instruct, config.json "text_config" (iRoPE: RoPE with
+    # chunked attention on 3 of 4 layers, every 4th layer NoPE with global attention and the
+    # attention-temperature tuning of its queries; llama3 scaling with equal freq factors)
+    "Llama 4 Scout": {
+        "model_type": "llama4",
+        "text_config": {
+            "model_type": "llama4_text", "hidden_size": 5120, "num_attention_heads": 40,
+            "head_dim": 128, "num_hidden_layers": 48, "max_position_embeddings": 10485760,
+            "rope_theta": 500000.0, "attention_chunk_size": 8192,
+            # attn_temperature_tuning: 4 in config.json; the modeling code only tests it for
+            # truth, and transformers 5.23's Llama4TextConfig accepts only a bool
+            "no_rope_layer_interval": 4, "attn_temperature_tuning": True,
+            "floor_scale": 8192, "attn_scale": 0.1,
+            "rope_scaling": {"factor": 16.0, "high_freq_factor": 1.0, "low_freq_factor": 1.0,
+                             "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+        },
+    },
+    # Qwen/Qwen3-8B, config.json (explicit head_dim 128 = 4096 / 32)
+    "Qwen3 8B": {
+        "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+        "num_hidden_layers": 36, "max_position_embeddings": 40960, "rope_theta": 1000000.0,
+        "rope_scaling": None,
+    },
+    # Qwen/Qwen3-8B, README.md "Processing Long Texts": natively 32,768 tokens; add this
+    # rope_scaling for 131,072 (max_position_embeddings set to 4 x 32,768 here).
+    "Qwen3 8B (YaRN 128K)": {
+        "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+        "num_hidden_layers": 36, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
+        "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
+                         "original_max_position_embeddings": 32768},
+    },
+    # openai/gpt-oss-20b, config.json (YaRN without truncation; sliding window 128 on
+    # every other layer, the first sliding)
+    "gpt-oss-20b": {
+        "model_type": "gpt_oss", "hidden_size": 2880, "num_attention_heads": 64, "head_dim": 64,
+        "num_hidden_layers": 24, "max_position_embeddings": 131072, "rope_theta": 150000,
+        "sliding_window": 128,
+        "layer_types": ["sliding_attention", "full_attention"] * 12,
+        "rope_scaling": {"beta_fast": 32.0, "beta_slow": 1.0, "factor": 32.0,
+                         "original_max_position_embeddings": 4096, "rope_type": "yarn",
+                         "truncate": False},
+    },
+    # THUDM/GLM-4-9B-0414, config.json (model_type glm4: half of each head rotates,
+    # interleaved pairs)
+    "GLM-4-9B-0414": {
+        "model_type": "glm4", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+        "num_hidden_layers": 40, "partial_rotary_factor": 0.5, "rope_theta": 10000.0,
+        "max_position_embeddings": 32768,
+    },
+    # microsoft/Phi-4-mini-instruct, config.json (LongRoPE on 96 of 128 dims; short factors
+    # all 1)
+    "Phi-4-mini": {
+        "model_type": "phi3", "hidden_size": 3072, "num_attention_heads": 24,
+        "num_hidden_layers": 32, "partial_rotary_factor": 0.75, "rope_theta": 10000.0,
+        "max_position_embeddings": 131072, "original_max_position_embeddings": 4096,
+        "rope_scaling": {"long_factor": PHI4_MINI_LONG_FACTOR, "short_factor": [1.0] * 48,
+                         "type": "longrope"},
+    },
+    # CohereLabs/c4ai-command-r7b-12-2024, config.json (cohere2: RoPE on the three
+    # sliding-window layers of every four, the fourth global without positions)
+    "Command R7B": {
+        "model_type": "cohere2", "hidden_size": 4096, "num_attention_heads": 32,
+        "head_dim": 128, "num_hidden_layers": 32, "max_position_embeddings": 132096,
+        "rope_theta": 50000.0, "sliding_window": 4096, "sliding_window_pattern": 4,
+    },
+    # HuggingFaceTB/SmolLM3-3B, config.json (every 4th layer NoPE)
+    "SmolLM3 3B": {
+        "model_type": "smollm3", "hidden_size": 2048, "num_attention_heads": 16,
+        "num_hidden_layers": 36, "max_position_embeddings": 65536, "rope_theta": 5000000.0,
+        "rope_scaling": None, "no_rope_layer_interval": 4,
+        "no_rope_layers": [1, 1, 1, 0] * 9, "use_sliding_window": False,
+        "sliding_window": None,
+    },
+    # Qwen/Qwen2.5-VL-7B-Instruct, config.json (M-RoPE: 16 temporal, 24 height, 24 width
+    # pairs)
+    "Qwen2.5-VL 7B": {
+        "model_type": "qwen2_5_vl", "hidden_size": 3584, "num_attention_heads": 28,
+        "num_hidden_layers": 28, "max_position_embeddings": 128000, "rope_theta": 1000000.0,
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    },
+    # Qwen/Qwen3-VL-8B-Instruct, config.json "text_config" (interleaved M-RoPE 24/20/20)
+    "Qwen3-VL 8B": {
+        "model_type": "qwen3_vl",
+        "text_config": {
+            "model_type": "qwen3_vl_text", "hidden_size": 4096, "num_attention_heads": 32,
+            "head_dim": 128, "num_hidden_layers": 36, "max_position_embeddings": 262144,
+            "rope_theta": 5000000,
+            "rope_scaling": {"mrope_interleaved": True, "mrope_section": [24, 20, 20],
+                             "rope_type": "default"},
+        },
     },
 }
 
-PRESETS: dict[str, RopeConfig] = {name: RopeConfig.from_hf(cfg, name=name)
-                                  for name, cfg in HF_CONFIGS.items()}
+# Where each preset's values come from. "Hub" = huggingface.co/<repo>/blob/main/config.json.
+SOURCES: dict[str, str] = {
+    "Llama 2 7B": "Hub meta-llama/Llama-2-7b-hf, config.json",
+    "Llama 3.1 8B": "Hub meta-llama/Llama-3.1-8B, config.json",
+    "Llama 3.2 1B": "Hub meta-llama/Llama-3.2-1B, config.json",
+    "Mistral 7B v0.1": "Hub mistralai/Mistral-7B-v0.1, config.json; training context 8,192: "
+                       "Jiang et al. 2023, Mistral 7B (arXiv:2310.06825), Table 1",
+    "Mistral 7B v0.3": "Hub mistralai/Mistral-7B-v0.3, config.json",
+    "Qwen2.5 7B": "Hub Qwen/Qwen2.5-7B-Instruct, config.json",
+    "Qwen2.5 7B (YaRN 128K)": "Hub Qwen/Qwen2.5-7B-Instruct, README.md (Processing Long Texts)",
+    "Gemma 2 9B": "Hub google/gemma-2-9b, config.json",
+    "Gemma 3 4B": "Hub google/gemma-3-4b-it, config.json text_config, Gemma3TextConfig "
+                  "defaults; training context 32K and RoPE rescaled x8 on the global layers "
+                  "only: Gemma Team 2025, Gemma 3 Technical Report (arXiv:2503.19786), "
+                  "section 2 (Long context)",
+    "Phi-3.5 mini": "Hub microsoft/Phi-3.5-mini-instruct, config.json",
+    "DeepSeek-V3": "Hub deepseek-ai/DeepSeek-V3, config.json",
+    "GPT-NeoX-20B": "Hub EleutherAI/gpt-neox-20b, config.json",
+    "GPT-J 6B": "Hub EleutherAI/gpt-j-6b, config.json",
+    "ChatGLM3 6B": "Hub THUDM/chatglm3-6b, config.json",
+    "Qwen2-VL 7B": "Hub Qwen/Qwen2-VL-7B-Instruct, config.json",
+    "Llama 4 Scout": "Hub meta-llama/Llama-4-Scout-17B-16E-Instruct, config.json text_config "
+                     "(gated; values as in transformers' Llama4TextConfig docs and public "
+                     "copies); no_rope_layers as Llama4TextConfig derives it from "
+                     "no_rope_layer_interval 4 (class default)",
+    "Qwen3 8B": "Hub Qwen/Qwen3-8B, config.json",
+    "Qwen3 8B (YaRN 128K)": "Hub Qwen/Qwen3-8B, README.md (Processing Long Texts): "
+                            "rope_type yarn, factor 4.0, original_max_position_embeddings "
+                            "32768",
+    "gpt-oss-20b": "Hub openai/gpt-oss-20b, config.json (checked against the copy in "
+                   "github.com/ParagEkbote/hf-model-inspector, model_inspection_report.md)",
+    "GLM-4-9B-0414": "Hub THUDM/GLM-4-9B-0414, config.json",
+    "Phi-4-mini": "Hub microsoft/Phi-4-mini-instruct, config.json (revision cfbefacb; "
+                  "long_factor checked against several public copies of that file)",
+    "Command R7B": "Hub CohereLabs/c4ai-command-r7b-12-2024, config.json; transformers' "
+                   "docs/source/en/model_doc/cohere2.md (three sliding-window RoPE layers, "
+                   "a fourth global layer without positional embeddings)",
+    "SmolLM3 3B": "Hub HuggingFaceTB/SmolLM3-3B, config.json (copy: github.com/fetchwiki/"
+                  "HuggingFaceTB-SmolLM3-3B, config.json)",
+    "Qwen2.5-VL 7B": "Hub Qwen/Qwen2.5-VL-7B-Instruct, config.json",
+    "Qwen3-VL 8B": "Hub Qwen/Qwen3-VL-8B-Instruct, config.json text_config",
+}
+
+# Pre-training contexts that a config.json does not give (its max_position_embeddings is
+# only a configured context), with their source in SOURCES.
+TRAINING: dict[str, int] = {
+    "Mistral 7B v0.1": 8192,  # the paper's context_len; config.json says 32768
+    "Gemma 3 4B": 32768,  # pre-trained at 32K, then RoPE x8 (linear) on the global layers
+}
+
+# Notes shown with a preset (English; a page translates them).
+NOTES: dict[str, str] = {
+    "Gemma 3 4B": N_("Pre-trained at 32K tokens, then extended to 128K at the end of "
+                     "pre-training by dividing the global layers' θᵢ by 8 (linear "
+                     "interpolation, base 1,000,000); the local layers keep base 10,000 "
+                     "unscaled. The factor 8 is not 131,072 / 32,768 = 4."),
+    "Mistral 7B v0.1": N_("Trained at 8,192 tokens (its paper); `config.json`'s 32,768 is the "
+                          "configured context."),
+    "Llama 3.2 1B": N_("Its llama3 factor 32 would reach 32 × 8,192 = 262,144 tokens; the "
+                       "model is configured for 131,072."),
+    "Llama 4 Scout": N_("Configured for 10,485,760 tokens (10M). Its llama3 scaling has "
+                        "low_freq_factor = high_freq_factor = 1: no blended band, every "
+                        "wavelength longer than 8,192 tokens is divided by 16."),
+}
+
+
+def _preset(name: str, cfg: dict) -> RopeConfig:
+    preset = RopeConfig.from_hf(cfg, name=name)
+    if name in TRAINING:
+        preset = dataclasses.replace(preset, original_context=TRAINING[name],
+                                     training_context=TRAINING[name])
+    return preset
+
+
+PRESETS: dict[str, RopeConfig] = {name: _preset(name, cfg) for name, cfg in HF_CONFIGS.items()}

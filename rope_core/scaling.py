@@ -328,8 +328,10 @@ def _llama3(dim, base, seq_len, factor, original_max_position_embeddings, low_fr
     L = original_max_position_embeddings
     theta = plain_theta(dim, base)  # (dim/2,)
     wavelen = 2 * math.pi / theta  # (dim/2,)
-    g = (L / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)  # (dim/2,)
     out = torch.where(wavelen > L / low_freq_factor, theta / factor, theta)
+    if high_freq_factor == low_freq_factor:  # empty middle band (Llama 4 Scout), as transformers
+        return out, 1.0
+    g = (L / wavelen - low_freq_factor) / (high_freq_factor - low_freq_factor)  # (dim/2,)
     medium = (wavelen >= L / high_freq_factor) & (wavelen <= L / low_freq_factor)
     return torch.where(medium, (1 - g) * theta / factor + g * theta, out), 1.0
 
@@ -409,7 +411,7 @@ def resolve_params(method: str, dim: int, params: dict) -> dict:
 
     Raises ValueError naming an unknown parameter, a missing required one, or a
     value out of its range (and cross-parameter rules: beta_fast > beta_slow,
-    high_freq_factor > low_freq_factor, max_position_embeddings >= L).
+    high_freq_factor >= low_freq_factor, max_position_embeddings >= L).
     """
     method = check_choice(method, "method", tuple(SCALINGS))
     spec = SCALINGS[method]
@@ -436,9 +438,9 @@ def resolve_params(method: str, dim: int, params: dict) -> dict:
     if method == "yarn" and out["beta_fast"] <= out["beta_slow"]:
         fail("beta_fast", out["beta_fast"], "greater than beta_slow = {beta_slow}",
              beta_slow=f"{out['beta_slow']:g}")
-    if method == "llama3" and out["high_freq_factor"] <= out["low_freq_factor"]:
+    if method == "llama3" and out["high_freq_factor"] < out["low_freq_factor"]:
         fail("high_freq_factor", out["high_freq_factor"],
-             "greater than low_freq_factor = {low_freq_factor}",
+             "at least low_freq_factor = {low_freq_factor}",
              low_freq_factor=f"{out['low_freq_factor']:g}")
     if method == "longrope" and out["attention_factor"] is None and \
             out["original_max_position_embeddings"] < 2 and _resolve_factor(

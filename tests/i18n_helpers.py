@@ -27,6 +27,9 @@ PROPER_NAMES = {
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
     "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox", "ding", "reddit",
     "haviv", "kazemnejad", "toeplitz",
+    "xpos", "barbero",
+    "scout", "command", "cohere", "smollm", "yang",
+    "nakanishi", "scalable",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)

@@ -11,6 +11,8 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rope_core as rc
 from rope_core import compare
@@ -212,3 +214,71 @@ def test_every_preset_tables_are_finite():
             numbers = table.select_dtypes("number")
             assert not numbers.isna().any().any() and (numbers.abs() < math.inf).all().all()
         assert isinstance(tables["spectra"], pd.DataFrame)
+
+
+# --- layers, Llama 4's temperature, how far an extension runs (issue 20, issue 19.2) ------
+
+def test_layer_table_by_hand():
+    t = compare.layer_table([rc.PRESETS["Gemma 3 4B"], rc.PRESETS["Command R7B"]])
+    g = t[t["model"] == "Gemma 3 4B"].set_index("layer")
+    assert len(g) == 34 and list(g.loc[[0, 5], "spectrum"]) == ["local", "global"]
+    assert g.loc[0, "base"] == 1e4 and g.loc[5, "base"] == 1e6
+    assert g.loc[0, "reach [tokens]"] == 1024 and g.loc[5, "reach [tokens]"] == 131072
+    # local layer: base 10^4, d = 256: wavelength 2 pi 10^4^(2i/256) <= 1024 for
+    # i <= floor(128 ln(1024 / 2 pi) / ln 10^4) = 70, so 71 pairs turn within the window
+    assert g.loc[0, "pairs turning within reach"] == \
+        math.floor(128 * math.log(1024 / (2 * math.pi)) / math.log(1e4)) + 1 == 71
+    # global layer: base 10^6 divided by 8: 2 pi 8 10^6^(2i/256) <= 131072 for
+    # i <= floor(128 ln(131072 / (16 pi)) / ln 10^6) = 72
+    assert g.loc[5, "pairs turning within reach"] == \
+        math.floor(128 * math.log(131072 / (16 * math.pi)) / math.log(1e6)) + 1
+    c = t[t["model"] == "Command R7B"].set_index("layer")
+    assert list(c["kind"][:4]) == ["rope", "rope", "rope", "nope"]
+    assert math.isnan(c.loc[3, "base"]) and c.loc[3, "pairs turning within reach"] == 0
+    assert c.loc[3, "reach [tokens]"] == 132096 and c.loc[0, "reach [tokens]"] == 4096
+    assert len(compare.layer_table([rc.RopeConfig("x", 8, 8, 1e4)])) == 0  # no layers given
+
+
+def test_nope_query_scale_by_hand():
+    s = compare.nope_query_scale([0, 8190, 8191, 10_485_759], 8192, 0.1).tolist()
+    # floor((p + 1) / 8192) = 0, 0, 1, 1280
+    assert s == pytest.approx([1.0, 1.0, 1 + 0.1 * math.log(2), 1 + 0.1 * math.log(1281)],
+                              rel=1e-15)
+    with pytest.raises(ValueError, match="positions"):
+        compare.nope_query_scale([-1])
+    with pytest.raises(ValueError, match="attn_scale"):
+        compare.nope_query_scale([1], 8192, 0.0)
+
+
+def test_extended_context_stays_within_the_configured_context():
+    llama32 = rc.PRESETS["Llama 3.2 1B"]  # s = 32, L = 8192, configured for 131072
+    assert compare.extended_context(llama32, 32.0) == 131072  # not 262144
+    variants = compare.extension_variants(llama32, 32.0)
+    assert {v.max_context for v in variants.values()} == {131072}
+    assert compare.extended_context(rc.PRESETS["Gemma 3 4B"], 8.0) == 131072
+    # s L = 8 x 8192 = 65536 is within its configured 131072: s L stays
+    assert compare.extended_context(rc.PRESETS["Llama 3.1 8B"], 8.0) == 65536
+    assert compare.extended_context(rc.PRESETS["Llama 2 7B"], 8.0) == 32768  # chosen s
+    assert compare.extended_context(rc.PRESETS["Llama 4 Scout"], 16.0) == 131072
+
+
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 64), base=st.floats(10.0, 1e7), window=st.integers(8, 10**6),
+       every=st.integers(2, 6))
+def test_layer_reach_is_the_closed_form(half, base, window, every):
+    """A windowed RoPE layer of an unscaled model: the pairs that turn within its window
+    are those with 2 pi base^(2i/d) <= window, i <= (d/2) ln(window / 2 pi) / ln base."""
+    kinds = tuple("nope" if (i + 1) % every == 0 else "rope" for i in range(2 * every))
+    attention = tuple("full" if k == "nope" else "sliding" for k in kinds)
+    cfg = rc.RopeConfig("h", 2 * half, 2 * half, base, original_context=10**7,
+                        max_context=10**7, layer_kinds=kinds, layer_attention=attention,
+                        window=window)
+    t = compare.layer_table([cfg])
+    rope = t[t["kind"] == "rope"]
+    limit = half * math.log(window / (2 * math.pi)) / math.log(base)
+    wavelengths = [2 * math.pi * base ** (i / half) for i in range(half)]
+    if all(abs(w - window) > 1e-9 * window for w in wavelengths):  # not on a boundary
+        expected = 0 if limit < 0 else min(half, math.floor(limit) + 1)
+        assert set(rope["pairs turning within reach"]) == {expected}
+    assert set(rope["reach [tokens]"]) == {window}
+    assert set(t.loc[t["kind"] == "nope", "reach [tokens]"]) == {10**7}

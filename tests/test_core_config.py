@@ -4,6 +4,8 @@ import json
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rope_core as rc
 
@@ -146,3 +148,92 @@ def test_from_json():
                       (" " * 1_000_001, "1000000 bytes"), (3, "config")]:
         with pytest.raises(ValueError, match=text):
             rc.RopeConfig.from_json(bad)
+
+
+# --- validation as strict as transformers (issue 20) -----------------------------------
+
+@pytest.mark.parametrize("rope_type, given, missing", [
+    ("linear", {}, "factor"), ("dynamic", {}, "factor"),
+    ("yarn", {"original_max_position_embeddings": 4096}, "factor"),
+    ("llama3", {"factor": 8.0, "high_freq_factor": 4.0}, "low_freq_factor"),
+    ("longrope", {"short_factor": [1.0] * 64}, "long_factor"),
+])
+def test_required_keys_named(rope_type, given, missing):
+    cfg = with_(LLAMA31, rope_scaling={"rope_type": rope_type, **given})
+    with pytest.raises(ValueError, match=f"rope_scaling.{missing} is missing"):
+        rc.RopeConfig.from_hf(cfg)
+
+
+def test_llama3_equal_freq_factors_accepted_with_an_empty_band():
+    cfg = with_(LLAMA31, rope_scaling={**LLAMA31["rope_scaling"], "high_freq_factor": 1.0})
+    theta, _ = rc.RopeConfig.from_hf(cfg).theta()
+    plain = [5e5 ** (-i / 64) for i in range(64)]
+    # wavelengths above L / 1 = 8192 divided by 8, every other one kept
+    assert theta.tolist() == pytest.approx(
+        [t / 8 if 2 * math.pi / t > 8192 else t for t in plain], rel=1e-13)
+    bad = with_(LLAMA31, rope_scaling={**LLAMA31["rope_scaling"], "high_freq_factor": 0.5})
+    with pytest.raises(ValueError, match="high_freq_factor"):
+        rc.RopeConfig.from_hf(bad)
+
+
+def test_ten_million_token_context_accepted():
+    c = rc.RopeConfig.from_hf(with_(LLAMA31, max_position_embeddings=10_485_760))
+    assert c.max_context == 10_485_760 and c.training_context == 8192
+    with pytest.raises(ValueError, match="max_position_embeddings"):
+        rc.RopeConfig.from_hf(with_(LLAMA31, max_position_embeddings=10**9))
+
+
+def test_mrope_interleaved_accepted():
+    cfg = {"model_type": "qwen3_vl_text", "head_dim": 128, "max_position_embeddings": 1024,
+           "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20],
+                            "mrope_interleaved": True}}
+    c = rc.RopeConfig.from_hf(cfg)
+    assert c.mrope_interleaved and c.mrope_section == (24, 20, 20) and c.method == "none"
+
+
+def test_layers_from_interval_and_flags():
+    base = {"head_dim": 64, "max_position_embeddings": 4096, "num_hidden_layers": 6}
+    c = rc.RopeConfig.from_hf({**base, "model_type": "smollm3", "no_rope_layer_interval": 3})
+    assert c.layer_kinds == ("rope", "rope", "nope", "rope", "rope", "nope")
+    c = rc.RopeConfig.from_hf({**base, "model_type": "smollm3",
+                               "no_rope_layers": [0, 1, 1, 1, 1, 1]})
+    assert c.layer_kinds[0] == "nope" and c.layer_kinds.count("nope") == 1
+    c = rc.RopeConfig.from_hf({**base, "model_type": "llama"})
+    assert c.layer_kinds == ("rope",) * 6 and c.layer_attention == ("full",) * 6
+    with pytest.raises(ValueError, match="no_rope_layers"):
+        rc.RopeConfig.from_hf({**base, "model_type": "smollm3", "no_rope_layers": [1, 0]})
+    with pytest.raises(ValueError, match="layer_types"):
+        rc.RopeConfig.from_hf({**base, "layer_types": ["sliding_attention"] * 5})
+    assert rc.RopeConfig.from_hf({"head_dim": 64, "max_position_embeddings": 8}).layers is None
+
+
+def test_cohere2_rotates_only_sliding_layers():
+    c = rc.RopeConfig.from_hf({"model_type": "cohere2", "head_dim": 64,
+                               "max_position_embeddings": 8192, "num_hidden_layers": 8,
+                               "sliding_window": 512})
+    assert c.layer_kinds == ("rope", "rope", "rope", "nope") * 2
+    assert c.layer_attention == ("sliding", "sliding", "sliding", "full") * 2
+    assert c.window == 512 and c.layout == "interleaved"
+
+
+@pytest.mark.parametrize("family, layout", [
+    ("glm", "interleaved"), ("glm4", "interleaved"), ("cohere2", "interleaved"),
+    ("llama4_text", "interleaved"), ("gpt_oss", "half"), ("qwen3", "half"), ("phi3", "half")])
+def test_layout_per_family(family, layout):
+    c = rc.RopeConfig.from_hf({"model_type": family, "head_dim": 64,
+                               "max_position_embeddings": 8})
+    assert c.layout == layout and c.family == family
+
+
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 64), base=st.floats(10.0, 1e7), L=st.integers(16, 10**6),
+       s=st.floats(1.0, 64.0), f=st.floats(0.25, 8.0))
+def test_llama3_equal_freq_factors_is_a_step(half, base, L, s, f):
+    """low = high = f: wavelengths above L / f divided by s, the others kept (no band)."""
+    theta, _ = rc.scaled_theta(2 * half, base, "llama3", factor=s,
+                               original_max_position_embeddings=L, low_freq_factor=f,
+                               high_freq_factor=f)
+    for i, t in enumerate(theta.tolist()):
+        plain = base ** (-i / half)
+        expected = plain / s if 2 * math.pi / plain > L / f else plain
+        assert t == pytest.approx(expected, rel=1e-12)

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import rope_core as rc
-from rope_core.presets import HF_CONFIGS
+from rope_core.presets import HF_CONFIGS, SOURCES, TRAINING
 
 # (head_dim, rotary_dim, base, layout, method, L, max) from the config.json fields, by hand:
 # head_dim = hidden_size / num_attention_heads unless given.
@@ -14,24 +14,37 @@ EXPECTED = {
     "Llama 2 7B": (128, 128, 10000.0, "half", "none", 4096, 4096),
     "Llama 3.1 8B": (128, 128, 500000.0, "half", "llama3", 8192, 131072),
     "Llama 3.2 1B": (64, 64, 500000.0, "half", "llama3", 8192, 131072),
-    "Mistral 7B v0.1": (128, 128, 10000.0, "half", "none", 32768, 32768),
+    # trained at 8,192 (Mistral 7B paper, Table 1); config.json's 32,768 is configured
+    "Mistral 7B v0.1": (128, 128, 10000.0, "half", "none", 8192, 32768),
     "Mistral 7B v0.3": (128, 128, 1e6, "half", "none", 32768, 32768),
     "Qwen2.5 7B": (128, 128, 1e6, "half", "none", 32768, 32768),  # 3584 / 28
     "Qwen2.5 7B (YaRN 128K)": (128, 128, 1e6, "half", "yarn", 32768, 131072),
     "Gemma 2 9B": (256, 256, 10000.0, "half", "none", 8192, 8192),
-    "Gemma 3 4B": (256, 256, 1e6, "half", "linear", 131072, 131072),
+    # pre-trained at 32K (Gemma 3 report), configured for 128K
+    "Gemma 3 4B": (256, 256, 1e6, "half", "linear", 32768, 131072),
     "Phi-3.5 mini": (96, 96, 10000.0, "half", "longrope", 4096, 131072),  # 3072 / 32
     "DeepSeek-V3": (192, 64, 10000.0, "interleaved", "yarn", 4096, 163840),  # 128 + 64
     "GPT-NeoX-20B": (96, 24, 10000.0, "half", "none", 2048, 2048),  # 6144 / 64, 25 %
     "GPT-J 6B": (256, 64, 10000.0, "interleaved", "none", 2048, 2048),  # 4096 / 16
     "ChatGLM3 6B": (128, 64, 10000.0, "interleaved", "none", 8192, 8192),
     "Qwen2-VL 7B": (128, 128, 1e6, "half", "none", 32768, 32768),
+    "Llama 4 Scout": (128, 128, 5e5, "interleaved", "llama3", 8192, 10485760),
+    "Qwen3 8B": (128, 128, 1e6, "half", "none", 40960, 40960),
+    "Qwen3 8B (YaRN 128K)": (128, 128, 1e6, "half", "yarn", 32768, 131072),
+    "gpt-oss-20b": (64, 64, 150000.0, "half", "yarn", 4096, 131072),
+    "GLM-4-9B-0414": (128, 64, 10000.0, "interleaved", "none", 32768, 32768),  # 128 * 0.5
+    "Phi-4-mini": (128, 96, 10000.0, "half", "longrope", 4096, 131072),  # 3072/24, * 0.75
+    "Command R7B": (128, 128, 50000.0, "interleaved", "none", 132096, 132096),
+    "SmolLM3 3B": (128, 128, 5e6, "half", "none", 65536, 65536),  # 2048 / 16
+    "Qwen2.5-VL 7B": (128, 128, 1e6, "half", "none", 128000, 128000),  # 3584 / 28
+    "Qwen3-VL 8B": (128, 128, 5e6, "half", "none", 262144, 262144),
 }
 
 
 def test_at_least_the_required_presets():
     assert set(rc.PRESETS) == set(EXPECTED) == set(HF_CONFIGS)
-    assert len(rc.PRESETS) >= 12
+    assert len(rc.PRESETS) >= 24
+    assert set(SOURCES) == set(rc.PRESETS) and all(SOURCES.values())
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
@@ -39,7 +52,12 @@ def test_preset_fields(name):
     p = rc.PRESETS[name]
     assert (p.head_dim, p.rotary_dim, p.base, p.layout, p.method, p.original_context,
             p.max_context) == EXPECTED[name]
-    assert p == rc.RopeConfig.from_hf(HF_CONFIGS[name], name=name)  # parser round trip
+    parsed = rc.RopeConfig.from_hf(HF_CONFIGS[name], name=name)  # parser round trip
+    if name in TRAINING:  # the paper's training context replaces the configured one
+        assert parsed.original_context == parsed.max_context
+        assert (p.original_context, p.training_context) == (TRAINING[name], TRAINING[name])
+    else:
+        assert p == parsed
     theta, att = p.theta(seq_len=p.max_context)
     assert theta.shape == (p.rotary_dim // 2,)
     assert bool(torch.isfinite(theta).all()) and bool((theta > 0).all()) and att > 0
@@ -71,3 +89,63 @@ def test_phi35_switches_factor_lists_after_4096():
                                                       rel=1e-14)
     assert p.theta(4097)[0].tolist() == pytest.approx([t / f for t, f in zip(plain, long)],
                                                       rel=1e-14)
+
+
+# layers: (number, NoPE layers, attention kinds per layer, window), by hand from the configs
+LAYERS = {
+    "Llama 4 Scout": (48, [3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47], "chunked/full", 8192),
+    "SmolLM3 3B": (36, [3, 7, 11, 15, 19, 23, 27, 31, 35], "full", None),
+    "Command R7B": (32, [3, 7, 11, 15, 19, 23, 27, 31], "sliding/full", 4096),
+    "Gemma 3 4B": (34, [], "sliding x5, full", 1024),
+    "Gemma 2 9B": (42, [], "sliding/full", 4096),
+    "gpt-oss-20b": (24, [], "sliding/full", 128),
+    "Llama 3.1 8B": (32, [], "full", None),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_layer_patterns(name):
+    p = rc.PRESETS[name]
+    n, nope, pattern, window = LAYERS[name]
+    assert p.layers == n and p.window == window
+    assert [i for i, k in enumerate(p.layer_kinds) if k == "nope"] == nope
+    a = p.layer_attention
+    if pattern == "full":
+        assert set(a) == {"full"}
+    elif pattern == "sliding x5, full":  # sliding_window_pattern 6: layers 5, 11, ... global
+        assert [i for i, k in enumerate(a) if k == "full"] == [5, 11, 17, 23, 29]
+    else:
+        local, glob = pattern.split("/")
+        every = 4 if name in ("Llama 4 Scout", "Command R7B") else 2
+        assert all(a[i] == (glob if (i + 1) % every == 0 else local) for i in range(n))
+
+
+def test_gemma3_local_layers_rotate_with_their_own_base():
+    p = rc.PRESETS["Gemma 3 4B"]
+    assert p.layer_spectrum(0) == "local" and p.layer_spectrum(5) == "global"
+    assert rc.PRESETS["Command R7B"].layer_spectrum(3) is None  # a global NoPE layer
+    assert rc.PRESETS["Gemma 2 9B"].layer_spectrum(0) == "global"  # one base for all
+
+
+def test_llama4_scout_spectrum_by_hand():
+    """llama3 with low = high = 1: wavelengths above 8192 / 1 are divided by 16, the rest
+    kept; no blended band."""
+    p = rc.PRESETS["Llama 4 Scout"]
+    theta, a = p.theta()
+    plain = [5e5 ** (-i / 64) for i in range(64)]
+    expected = [t / 16 if 2 * math.pi / t > 8192 else t for t in plain]
+    assert a == 1.0 and theta.tolist() == pytest.approx(expected, rel=1e-13)
+    assert p.nope_temperature == (8192, 0.1)
+
+
+def test_deepseek_softmax_scale_by_hand():
+    # (0.1 * 1.0 * ln 40 + 1)^2; ln 40 = 3.6888794541139363
+    assert rc.PRESETS["DeepSeek-V3"].softmax_scale == pytest.approx(
+        (0.1 * 3.6888794541139363 + 1) ** 2, rel=1e-15)
+    assert rc.PRESETS["DeepSeek-V3"].softmax_scale == pytest.approx(1.8739, abs=1e-4)
+    assert all(p.softmax_scale == 1.0 for n, p in rc.PRESETS.items() if n != "DeepSeek-V3")
+
+
+def test_qwen3_vl_interleaved_sections():
+    p = rc.PRESETS["Qwen3-VL 8B"]
+    assert p.mrope_section == (24, 20, 20) and p.mrope_interleaved  # 64 = 128 / 2 pairs

@@ -113,7 +113,8 @@ def test_dynamic_factor_knob_and_pairs_outside():
     # dynamic at s L (factor 1) is static NTK: the slowest pair divided by alpha = s
     assert "`ntk`: kept 0, blended 1–62, interpolated 63" in text
     assert "`dynamic`: kept 0, blended 1–62, interpolated 63" in text
-    assert "α = f·s − f + 1 = 57 at s·L" in text and "1/57 as fast" in text
+    assert "α = f·n/L − (f − 1) = 57 at n = 32,768" in text
+    assert "1/57 as fast instead of 1/8" in text
     dyn = csvs(at)["dynamic"][1]
     assert list(dyn.columns[:4]) == ["model", "L [tokens]", "s", "dynamic factor f"]
     end = dyn[dyn["sequence length [tokens]"] == s * L].set_index("dynamic factor f")
@@ -191,3 +192,21 @@ def test_chinese_other_settings(query):
     assert at.radio(key="ce_model").value == query["ce_model"].replace("侧边栏设置",
                                                                        "sidebar settings")
     assert untranslated(at) == {}
+
+
+def test_llama32_extension_stops_at_its_configured_context():
+    """Issue 19.2: s = 32 and L = 8,192 would give 262,144; the model is configured for
+    131,072, and every method is compared up to that."""
+    at = run_page(PAGE, {"ce_model": "Llama 3.2 1B"})
+    assert not at.error
+    decay = csvs(at)["decay"][1]
+    assert decay["distance [tokens]"].max() == 131072
+    text = " ".join(m.value for m in at.caption)
+    assert "trained at L = 8,192 tokens" in text and "131,072" in text
+
+
+def test_configured_context_is_not_called_training():
+    at = run_page(PAGE, {"ce_model": "Qwen2.5 7B"})
+    assert not at.error
+    text = " ".join(m.value for m in at.caption)
+    assert "does not say how long it was trained" in text

@@ -48,10 +48,10 @@ def default_page():
 def test_default_renders_cards_charts_csvs(default_page):
     at = default_page
     assert not at.error
-    assert len(at.get("plotly_chart")) == 5
-    names = [d["name"] for d in figure(at, 0)["data"]]
+    assert len(at.get("plotly_chart")) == 6
+    names = [d["name"] for d in figure(at, 1)["data"]]
     assert names == ["Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"]
-    assert figure(at, 0)["layout"]["yaxis"]["title"]["text"].endswith("[rad/token]")
+    assert figure(at, 1)["layout"]["yaxis"]["title"]["text"].endswith("[rad/token]")
     frames = csvs(at)
     for frame in frames.values():
         assert frame["model"].notna().all()
@@ -86,11 +86,11 @@ def test_llama2_against_closed_form(default_page):
                          ids=lambda g: "+".join(g))
 def test_every_preset_renders(group):
     at = run_page(PAGE, {"rm_models": group, "rm_axis": "log"})
-    assert not at.error and len(at.get("plotly_chart")) == 5
+    assert not at.error and len(at.get("plotly_chart")) == 6
     frames = csvs(at)
     for frame in frames.values():
         assert set(frame["model"]) == set(group)
-    assert figure(at, 3)["layout"]["xaxis"]["type"] == "log"
+    assert figure(at, 4)["layout"]["xaxis"]["type"] == "log"
 
 
 def test_a_valid_pasted_config_is_added():
@@ -102,7 +102,7 @@ def test_a_valid_pasted_config_is_added():
     assert "config.json: llama" in set(frames["spectra"]["model"])
     mine = frames["spectra"][frames["spectra"]["model"] == "config.json: llama"]
     assert mine["theta [rad/token]"].iloc[5] == pytest.approx(10_000 ** (-10 / 128), rel=1e-13)
-    assert len(figure(at, 0)["data"]) == 4
+    assert len(figure(at, 1)["data"]) == 4
 
 
 MALFORMED = {
@@ -130,7 +130,7 @@ def test_malformed_config_shows_escaped_error(text):
     at = paste(text)
     assert len(at.error) == 1
     assert "was not added" in at.error[0].value
-    assert len(at.get("plotly_chart")) == 5  # the page keeps working with the presets
+    assert len(at.get("plotly_chart")) == 6  # the page keeps working with the presets
     assert set(csvs(at)["cards"]["model"]) == {"Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"}
 
 
@@ -145,7 +145,7 @@ def test_markdown_in_a_pasted_model_name_never_renders():
     for body in shown_markdown(at):
         assert not UNESCAPED_LINK.search(body), body[:200]
         assert "<b>" not in body and not re.search(r"(?<!\\)!\[", body)
-    names = [d["name"] for d in figure(at, 0)["data"]]
+    names = [d["name"] for d in figure(at, 1)["data"]]
     assert any(n.startswith("config.json: ") for n in names)
     assert not any("<b>" in n for n in names)  # plotly would render it as HTML
 
@@ -166,7 +166,7 @@ def test_no_model_chosen_asks_for_one():
 
 
 FIGURE_KEYS = {"rm_theta_plot", "rm_wave_plot", "rm_ratio_plot", "rm_bound_plot",
-               "rm_score_plot"}
+               "rm_score_plot", "rm_stack_plot"}
 
 
 @pytest.mark.parametrize("query", [{}, {"rm_models": ["Llama 2 7B"], "rm_axis": "log"}])
@@ -194,7 +194,7 @@ def test_chinese_with_other_models_and_a_pasted_config():
         '"rope_scaling": {"rope_type": "yarn", "factor": 4, '
         '"original_max_position_embeddings": 1024}}').run()
     no_exceptions(at)
-    assert not at.error and len(at.get("plotly_chart")) == 5
+    assert not at.error and len(at.get("plotly_chart")) == 6
     assert at.success and at.success[0].value.startswith("已添加")
     assert untranslated(at) == {}
 
@@ -207,3 +207,29 @@ def test_chinese_error_for_a_malformed_config(text):
     no_exceptions(at)
     assert len(at.error) == 1 and at.error[0].value.startswith("粘贴的 `config.json` 未添加：")
     assert untranslated(at) == {}
+
+
+def test_layer_stack_and_hybrid_cards():
+    """Issue 20: the layer stack and per-layer table; issue 19.2 and 19.3 on the cards."""
+    at = run_page(PAGE, {"rm_models": ["Llama 4 Scout", "Gemma 3 4B", "DeepSeek-V3"]})
+    assert not at.error and len(at.get("plotly_chart")) == 6
+    stack = figure(at, 0)["data"][0]
+    assert list(stack["y"]) == ["Llama 4 Scout", "Gemma 3 4B", "DeepSeek-V3"]
+    z = stack["z"]
+    assert [i for i, c in enumerate(z[0]) if c == 3] == list(range(3, 48, 4))  # NoPE
+    assert [i for i, c in enumerate(z[1][:34]) if c == 0] == [5, 11, 17, 23, 29]  # global
+    assert set(z[1][:34]) == {0, 2} and set(z[2][:61]) == {0}
+    _name, layers = csv_frame(at, 3)
+    assert list(layers.columns[:3]) == ["model", "layer", "kind"]
+    assert len(layers) == 48 + 34 + 61
+    text = " ".join(shown_markdown(at))
+    assert "softmax scale × 1.8739" in text  # (0.1 ln 40 + 1)^2
+    assert "training context L: 32,768 tokens" in text  # Gemma 3, from its report
+    assert "12 without (NoPE)" in text and "1 + 0.1 · ln(1 + ⌊(p + 1) / 8,192⌋)" in text
+
+
+def test_configured_context_is_not_called_training():
+    at = run_page(PAGE, {"rm_models": ["Qwen2.5 7B"]})
+    text = " ".join(shown_markdown(at))
+    assert "training context: not given by `config.json`" in text
+    assert "training context L:" not in text

@@ -75,6 +75,15 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/context_extension.py", N_("Context extension"), ":material/open_in_full:",
              N_("Real models"),
              N_("every context-extension method on one model")),
+    PageSpec("pages/layers_without_rope.py", N_("Layers without RoPE"), ":material/layers:",
+             N_("Real models"),
+             N_("hybrids: which layers rotate, how far each reaches")),
+    PageSpec("pages/images_video.py", N_("Images and video"), ":material/grid_view:",
+             N_("Beyond text"),
+             N_("2D RoPE for patches, M-RoPE's three ids for text, images and video")),
+    PageSpec("pages/beyond_rope.py", N_("Beyond RoPE"), ":material/alt_route:",
+             N_("Beyond RoPE"),
+             N_("ALiBi, NoPE, xPos, p-RoPE and sinusoidal on RoPE's axes")),
 )
 
 

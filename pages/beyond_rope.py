@@ -1,0 +1,401 @@
+"""Beyond RoPE: ALiBi, NoPE, xPos, p-RoPE and the sinusoidal encoding on RoPE's axes."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+import rope_core as rc
+import ui
+from rope_core import alternatives as alt
+from ui import i18n
+from ui.i18n import _, ngettext
+
+ENCODINGS = alt.ENCODINGS  # rope, p_rope, xpos, alibi, nope, sinusoidal
+COLOR = dict(zip(ENCODINGS, ui.COLORS))
+TRAIN_OPTIONS = [64, 128, 256, 512, 1024, 2048, 4096, 8192]  # training length L [tokens]
+REACH_OPTIONS = [2, 4, 8]  # the plot reaches r = reach * L
+P_OPTIONS = [0.0, 0.25, 0.5, 0.75, 1.0]
+SLOPE_EXPONENTS = list(range(1, 9))  # an 8-head ALiBi model: slopes 2^-1 ... 2^-8
+START_OPTIONS = [0, 64, 512, 4096, 32768, 262144]  # first position of the attention window
+R_COL = "distance r [tokens]"
+
+
+def name(encoding: str) -> str:
+    """The encoding's name as shown (RoPE, ALiBi ... stay; "sinusoidal" is translated)."""
+    return _(alt.ENCODING_NAMES[encoding])
+
+
+def slope_label(exponent: int) -> str:
+    return f"1/{2**exponent}"
+
+
+@ui.table
+def score_table(vectors: str, dim: int, base: float, max_distance: int, p: float, slope: float,
+                seed: int, layout: str, device: str) -> pd.DataFrame:
+    """Every encoding's logit at 600 distances 0 ... max_distance (query at max_distance)."""
+    return alt.distance_table(vectors, dim, base, max_distance, p=p, slope=slope, seed=seed,
+                              layout=layout, device=device)
+
+
+@ui.table
+def at_training_length(vectors: str, dim: int, base: float, train: int, max_distance: int,
+                       p: float, slope: float, seed: int, layout: str, device: str) -> dict:
+    """Each encoding's logit at exactly r = L (the plot's markers), and the numbers the
+    text quotes."""
+    logits = alt.distance_logits(vectors, dim, base, [train], p=p, slope=slope, seed=seed,
+                                 query_position=max_distance, layout=layout, device=device)
+    zeta = alt.xpos_zeta(dim)
+    kept = alt.p_rope_pairs(dim, p)
+    turns = rc.turns_within(rc.theta(dim, base)[:kept], train) if kept else None
+    return {"logit": {e: float(v[0]) for e, v in logits.items()},
+            "kept": kept, "kept_full_turn": int((turns >= 1).sum()) if kept else 0,
+            "xpos_fast": float(zeta[0] ** (train / alt.XPOS_SCALE_BASE)),
+            "xpos_slow": float(zeta[-1] ** (train / alt.XPOS_SCALE_BASE))}
+
+
+@ui.table
+def attention_table(dim: int, base: float, seq: int, start: int, seed: int, same: bool,
+                    p: float, slope: float, layout: str, device: str) -> pd.DataFrame:
+    """One row per encoding and visible cell (n <= m) of the toy head's window."""
+    return alt.attention_maps_table(dim, base, seq, start, seed, same, p=p, slope=slope,
+                                    layout=layout, device=device)
+
+
+def by_encoding(df: pd.DataFrame, column: str) -> np.ndarray:
+    """A column of a tidy table as one row per encoding: the tables are blocks of equal
+    length in ENCODINGS order, so this is a reshape, not six filters."""
+    return df[column].to_numpy().reshape(len(ENCODINGS), -1)
+
+
+def y_range(logits: np.ndarray) -> list[float]:
+    """The logit axis: every curve but ALiBi's, padded (ALiBi's falling line may leave
+    the plot at the bottom rather than flatten all the others)."""
+    values = np.delete(logits, ENCODINGS.index("alibi"), axis=0)
+    low, high = float(values.min()), float(values.max())
+    pad = 0.08 * max(high - low, 1e-9)
+    return [low - pad, high + pad]
+
+
+@ui.figure
+def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p: float,
+                 slope: float, seed: int, layout: str, device: str) -> go.Figure:
+    """One line per encoding against r, the training length L marked, the region past L
+    shaded, each curve's value at r = L as a marker."""
+    max_distance = train * reach
+    df = score_table(vectors, dim, base, max_distance, p, slope, seed, layout, device)
+    logits = by_encoding(df, "logit")  # (6, R)
+    r = df[R_COL].to_numpy()[:logits.shape[1]]  # (R,)
+    marks = at_training_length(vectors, dim, base, train, max_distance, p, slope, seed, layout,
+                               device)["logit"]
+    hover = _("r={r} tokens<br>logit={value}").format(r="%{x:,}", value="%{y:.3f}")
+    traces = [go.Scatter(x=r, y=logits[j], mode="lines", name=name(e),
+                         line=dict(color=COLOR[e], width=2.2 if e == "rope" else 1.6),
+                         hovertemplate=hover + "<extra>" + name(e) + "</extra>")
+              for j, e in enumerate(ENCODINGS)]
+    traces.append(go.Scatter(
+        x=[train] * len(ENCODINGS), y=[marks[e] for e in ENCODINGS], mode="markers",
+        name=_("value at r = L"), customdata=[name(e) for e in ENCODINGS],
+        marker=dict(color=[COLOR[e] for e in ENCODINGS], size=10, symbol="diamond",
+                    line=dict(color="black", width=1)),
+        hovertemplate=_("{encoding} at r = L: logit={value}").format(
+            encoding="%{customdata}", value="%{y:.3f}") + "<extra></extra>"))
+    past = dict(type="rect", xref="x", yref="paper", x0=train, x1=max_distance, y0=0, y1=1,
+                fillcolor="#8c959f", opacity=0.12, line_width=0, layer="below")
+    line = dict(type="line", xref="x", yref="paper", x0=train, x1=train, y0=0, y1=1,
+                line=dict(color="black", dash="dot"))
+    note = dict(x=train, y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
+                font=dict(size=13),
+                text=_("L = {train}: past it, shaded").format(train=i18n.integer(train)))
+    fig = go.Figure(data=traces, layout=dict(shapes=[past, line], annotations=[note],
+                                             yaxis=dict(range=y_range(logits))))
+    titles = {"q = k": _("Logit against distance, q = k (d = {dim}, base {base})"),
+              "random q, k": _("Logit against distance, random q, k (d = {dim}, base {base})")}
+    ui.style(fig, title=titles[vectors].format(dim=dim, base=ui.fmt_base(base)),
+             x=_("relative distance r = m − n [tokens]"), y=_("logit ℓ (before softmax)"),
+             height=500)
+    return fig
+
+
+def window_weights(df: pd.DataFrame, seq: int) -> np.ndarray:
+    """The toy head's weights as (encoding, m, n) matrices, NaN above the diagonal
+    (masked: plotly leaves it blank). The table lists each encoding's visible cells
+    row by row (torch.tril_indices order)."""
+    grids = np.full((len(ENCODINGS), seq, seq), np.nan)
+    m, n = np.tril_indices(seq)
+    grids[:, m, n] = by_encoding(df, "weight")
+    return grids
+
+
+@ui.figure
+def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed: int,
+               same: bool, p: float, slope: float, layout: str, device: str) -> go.Figure:
+    """The chosen encoding's softmax weights, log colour scale."""
+    df = attention_table(dim, base, seq, start, seed, same, p, slope, layout, device)
+    weights = window_weights(df, seq)[ENCODINGS.index(encoding)]  # (seq, seq)
+    lowest = max(float(np.nanmin(weights[weights > 0])), 1e-6)
+    lowest = min(math.log10(lowest), math.log10(1 / seq))
+    ticks = [t for t in (1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)
+             if math.log10(t) >= lowest - 1e-12]
+    positions = np.arange(start, start + seq)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = np.log10(np.where(weights > 0, weights, np.nan))
+    gap = 1 if seq <= 32 else 0
+    heatmap = go.Heatmap(
+        z=z, customdata=weights, x=positions, y=positions, coloraxis="coloraxis", xgap=gap,
+        ygap=gap, hovertemplate=_("m={m}, n={n}<br>weight={value}").format(
+            m="%{y}", n="%{x}", value="%{customdata:.4f}") + "<extra></extra>")
+    colors = dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
+                  colorbar=dict(title=_("weight"), tickvals=[math.log10(t) for t in ticks],
+                                ticktext=[f"{t:g}" for t in ticks]))
+    # square cells without padding (what ui.square sets), rows downwards, in one layout
+    fig = go.Figure(heatmap, layout=dict(
+        coloraxis=colors, plot_bgcolor="#c8c8c8",
+        xaxis=dict(constrain="domain", showgrid=False, zeroline=False),
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed",
+                   showgrid=False, zeroline=False)))
+    ui.style(fig, title=_("Softmax weights under {encoding} (log colour scale)").format(
+        encoding=name(encoding)), x=_("key position n [tokens]"),
+        y=_("query position m [tokens]"), height=480)
+    return fig
+
+
+@ui.figure
+def last_row_figure(dim: int, base: float, seq: int, start: int, seed: int, same: bool,
+                    p: float, slope: float, layout: str, device: str) -> go.Figure:
+    """The last query's weights over its keys, one line per encoding."""
+    df = attention_table(dim, base, seq, start, seed, same, p, slope, layout, device)
+    last_row = by_encoding(df, "weight")[:, -seq:]  # (6, seq): the last query, keys n = start ...
+    r = np.arange(seq - 1, -1, -1)  # distance m - n of those keys
+    hover = _("r={r} tokens<br>weight={value}").format(r="%{x}", value="%{y:.4f}")
+    fig = go.Figure([go.Scatter(x=r, y=last_row[j], mode="lines+markers", name=name(e),
+                                line=dict(color=COLOR[e], width=1.6), marker=dict(size=4),
+                                hovertemplate=hover + "<extra>" + name(e) + "</extra>")
+                     for j, e in enumerate(ENCODINGS)])
+    ui.style(fig, title=_("The last query (m = {m}): weight on the key r tokens back").format(
+        m=i18n.integer(start + seq - 1)), x=_("distance r = m − n [tokens]"),
+        y=_("softmax weight"), height=480)
+    return fig
+
+
+def mean_distances(df: pd.DataFrame, seq: int) -> np.ndarray:
+    """Σₙ a_(last, n) (last − n) per encoding: how far back the last query looks."""
+    last_row = by_encoding(df, "weight")[:, -seq:]  # (6, seq), keys n = start ... last
+    return last_row @ np.arange(seq - 1, -1, -1, dtype=float)
+
+
+# ------------------------------------------------------------------ the page
+
+s = ui.settings()
+st.title(_("Beyond RoPE: ALiBi, NoPE, xPos, p-RoPE"))
+st.markdown(_(
+    "RoPE is one answer to “where is this token?”. Here are the others a student meets in "
+    "papers and models, each drawn on RoPE's axes: the logit ℓ of a query at position m for a "
+    "key at position n, against their distance r = m − n, and the softmax weights of one toy "
+    "head. Every formula below is what the plots compute."))
+
+with st.expander(_("The six formulas"), expanded=True):
+    st.markdown(_("**RoPE** rotates q and k; pair i of the score turns with r:"))
+    st.latex(r"\ell_{mn} = \frac{(R_m q)^{\top}(R_n k)}{\sqrt{d}} = \frac{1}{\sqrt{d}}"
+             r"\sum_{i=0}^{d/2-1}\big[(q_{a}k_{a}+q_{b}k_{b})\cos r\theta_i"
+             r" + (q_{a}k_{b}-q_{b}k_{a})\sin r\theta_i\big]_i")
+    st.markdown(_("**p-RoPE** (Barbero et al. 2024) keeps RoPE's fastest pairs and leaves the "
+                  "slowest ones unrotated (p = 1 is RoPE, p = 0 is NoPE):"))
+    # Translators: a LaTeX formula; translate only the words inside \text{…}.
+    st.latex(_(r"\theta_i^{(p)} = \begin{cases}\text{base}^{-2i/d}, & i < \lfloor p\,d/2"
+               r"\rfloor\\ 0\ \text{(unrotated)}, & \text{otherwise}\end{cases}"))
+    st.markdown(_("**xPos** (Sun et al. 2022) rotates like RoPE and scales pair i of q by "
+                  "ζᵢ^(m/B) and of k by ζᵢ^(−n/B), so each pair's term [ … ]ᵢ of RoPE's sum "
+                  "decays with r:"))
+    st.latex(r"\ell_{mn} = \frac{1}{\sqrt{d}}\sum_{i=0}^{d/2-1}\zeta_i^{\,r/B}\,[\dots]_i,"
+             r"\qquad \zeta_i = \frac{2i/d+\gamma}{1+\gamma},\quad \gamma = 0.4,\quad B = 512")
+    st.markdown(_("**ALiBi** (Press et al. 2022) adds a bias that falls linearly with distance, "
+                  "a slope per head (2⁻¹ … 2⁻⁸ for 8 heads; other head counts follow the "
+                  "reference code's rule, `rope_core.alibi_slopes`):"))
+    st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}} - s_h\,(m-n),\qquad "
+             r"s_h = 2^{-8h/H},\quad h = 1 \dots H,\quad H = 8")
+    st.markdown(_("**NoPE** (Kazemnejad et al. 2023) adds nothing: the logit cannot depend on "
+                  "r, and only the causal mask tells a head which tokens came before:"))
+    st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}}")
+    st.markdown(_("**Sinusoidal** (Vaswani et al. 2017) adds a position vector to each token "
+                  "before the dot product (no projections here):"))
+    st.latex(r"\ell_{mn} = \frac{(q + PE_m)^{\top}(k + PE_n)}{\sqrt{d}},\qquad "
+             r"PE_{p} = \big(\sin p\,\omega_i,\ \cos p\,\omega_i\big)_{i},\quad "
+             r"\omega_i = \theta_i")
+
+c1, c2, c3 = st.columns(3)
+p = ui.select_slider(_("p-RoPE: fraction p of pairs rotated"), P_OPTIONS, 0.75, "beyond_p",
+                     container=c1, fmt=lambda v: f"{v:g}")
+exponent = ui.select_slider(_("ALiBi slope (one head of 8)"), SLOPE_EXPONENTS, 4,
+                            "beyond_slope", container=c2, fmt=slope_label)
+seed = ui.number(_("Random seed"), 0, 2**31 - 1, 0, "beyond_seed", container=c3)
+slope = 2.0 ** -exponent
+half = s.dim // 2
+
+
+def p_past_text(kept: int, half: int, full: int, train: int) -> str:
+    """p-RoPE past L: what its unrotated and rotated pairs meet, and what the paper reports."""
+    paper = _("Barbero et al. (2024) argue that the slowest pairs serve as meaning-carrying "
+              "channels that drift over long contexts, and report that leaving them unrotated "
+              "improved perplexity in their Gemma 2B experiments.")
+    if kept == 0:
+        first = _("**p-RoPE** with p = 0 rotates nothing: it is NoPE, and nothing positional "
+                  "can leave its range.")
+    elif kept == half:
+        first = _("**p-RoPE** with p = 1 rotates every pair: it is RoPE, with RoPE's unseen "
+                  "angles past L.")
+    else:
+        first = ngettext(
+            "**p-RoPE**: the {rest} unrotated pair carries no position, so it meets nothing "
+            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "tokens (past L their angles repeat); the rest still meet new angles.",
+            "**p-RoPE**: the {rest} unrotated pairs carry no position, so they meet nothing "
+            "new past L. Of the {kept} rotated pairs, {full} turn fully within L = {train} "
+            "tokens (past L their angles repeat); the rest still meet new angles.",
+            half - kept).format(rest=half - kept, kept=kept, full=full,
+                                train=i18n.integer(train))
+    # Translators: two sentences joined ("A. B."); Chinese joins them without a space.
+    return _("{first} {paper}").format(first=first, paper=paper)
+
+
+@st.fragment
+def score_section() -> None:
+    st.subheader(_("Logit against distance"))
+    d1, d2, d3 = st.columns(3)
+    train = ui.select_slider(_("Training length L [tokens]"), TRAIN_OPTIONS, 512, "beyond_L",
+                             container=d1, fmt=str)
+    reach = ui.select_slider(_("Distances shown, up to (multiples of L)"), REACH_OPTIONS, 4,
+                             "beyond_reach", container=d2, fmt=str)
+    vectors = ui.choice(_("Vectors"), list(alt.VECTORS), "q = k", "beyond_vectors",
+                        container=d3, fmt=_,
+                        captions=[_("one Gaussian draw, used as both"),
+                                  _("two independent Gaussian draws")])
+    max_distance = train * reach
+    with ui.friendly_errors():
+        df = score_table(vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout,
+                         s.device)
+        facts = at_training_length(vectors, s.dim, s.base, train, max_distance, p, slope, seed,
+                                   s.layout, s.device)
+    ui.show(score_figure(vectors, s.dim, s.base, train, reach, p, slope, seed, s.layout,
+                         s.device), key="beyond_score_plot")
+    logit = facts["logit"]
+    logits = by_encoding(df, "logit")  # (6, R)
+    r = df[R_COL].to_numpy()[:logits.shape[1]]
+    below = r[logits[ENCODINGS.index("alibi")] < y_range(logits)[0]]
+    kept = facts["kept"]
+    if kept == half:
+        p_text = _("**p-RoPE** with p = {p} rotates all {half} pairs: its curve is RoPE's.")
+    elif kept == 0:
+        p_text = _("**p-RoPE** with p = {p} rotates none of the {half} pairs: its curve is "
+                   "NoPE's.")
+    else:
+        p_text = _("**p-RoPE** with p = {p} rotates the {kept} fastest of the {half} pairs; the "
+                   "other {rest} add a constant, so its curve keeps RoPE's quick ripples but "
+                   "not its slow drift.")
+    ui.explain(
+        _("**NoPE** is a flat line at q·k/√d = {nope}: with no positional term the logit is "
+          "the same at every distance.").format(nope=f"{logit['nope']:.2f}"),
+        _("**ALiBi** is that line tilted down by {slope} per token: at r = L it is {drop} "
+          "lower, and it keeps falling at the same rate past L{exit}.").format(
+            slope=slope_label(exponent), drop=f"{slope * train:.1f}",
+            exit=_(" (it leaves the plot at r ≈ {r})").format(r=i18n.integer(int(below[0])))
+            if len(below) else ""),
+        p_text.format(p=f"{p:g}", half=half, kept=kept, rest=half - kept),
+        _("**xPos** is RoPE with pair i's term multiplied by ζᵢ^(r/512): at r = L that factor "
+          "is {fast} for the fastest pair and {slow} for the slowest, so the curve is pulled "
+          "towards 0 as r grows.").format(fast=f"{facts['xpos_fast']:.3g}",
+                                         slow=f"{facts['xpos_slow']:.3g}"),
+        _("**Sinusoidal** adds PEₘ and PEₙ before the dot product: only PEₘ·PEₙ = Σᵢ cos(r ωᵢ) "
+          "depends on r alone; the cross terms q·PEₙ and PEₘ·k depend on where the tokens are "
+          "(here the query sits at m = {m}), so a trained model has to learn to use it.").format(
+            m=i18n.integer(max_distance)))
+    if max_distance >= alt.SCORE_POINTS:
+        st.caption(_("Sampled at {count} distances (every ≈{step} tokens): RoPE's fastest pair "
+                     "turns every 2π ≈ 6.3 tokens, so its ripples between samples are not "
+                     "drawn.").format(count=i18n.integer(len(r)),
+                                      step=i18n.integer(round(max_distance /
+                                                              (alt.SCORE_POINTS - 1)))))
+
+    st.subheader(_("Past the training length L"))
+    full = facts["kept_full_turn"]
+    st.markdown("\n".join("- " + line for line in (
+        _("**RoPE**: past L the slow pairs reach angles m·θᵢ never seen in training. Press et "
+          "al. (2022) found rotary models extrapolate only a little beyond L; Chen et al. "
+          "(2023) show LLaMA's perplexity rising steeply past L unless positions are "
+          "interpolated (see Context extension)."),
+        p_past_text(kept, half, full, train),
+        _("**xPos**: the rotation is RoPE's, so the slow pairs meet the same unseen angles; the "
+          "decay makes far keys count less. Sun et al. (2022) train at 1024 tokens and, with "
+          "blockwise causal attention, report perplexity that does not rise up to 4096."),
+        _("**ALiBi**: no angle can leave its range; the bias keeps growing linearly, so far "
+          "keys fade further and a head acts like a window on recent tokens. Press et al. "
+          "(2022) train on 1024 tokens and match, at 2048, a sinusoidal model trained on "
+          "2048."),
+        _("**NoPE**: nothing positional can leave its range; what changes past L is how many "
+          "keys softmax shares its weight among. Kazemnejad et al. (2023) found it "
+          "generalised to longer inputs better than explicit encodings on small models "
+          "trained on synthetic tasks; whether that holds for large language models is "
+          "open."),
+        _("**Sinusoidal**: the vectors PEₘ for m > L were never added to a training input. "
+          "Press et al. (2022) found sinusoidal models' perplexity rising steeply a short way "
+          "past L."))))
+    ui.download(score_table, vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout,
+                s.device,
+                filename=f"beyond_scores_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_"
+                         f"max{max_distance}_p{ui.slug(p)}_slope{2**exponent}_"
+                         f"{'qk-same' if vectors == 'q = k' else 'qk-random'}_seed{seed}.csv",
+                label=_("score table"), key="beyond_scores")
+
+
+@st.fragment
+def attention_section() -> None:
+    st.subheader(_("A toy head's attention map"))
+    st.markdown(_(
+        "One head over a causal window of tokens: each query m sees the keys n ≤ m, and "
+        "softmax turns its logits into weights. The same random q and k go through every "
+        "encoding."))
+    e1, e2, e3 = st.columns([3, 2, 2])
+    encoding = ui.choice(_("Encoding of the map"), list(ENCODINGS), "rope", "beyond_map",
+                         container=e1, fmt=name)
+    seq = ui.slider(_("Window length [tokens]"), 4, 128, 32, "beyond_seq", container=e2)
+    start = ui.select_slider(_("Window starts at position"), START_OPTIONS, 0, "beyond_start",
+                             container=e3, fmt=str)
+    same = ui.toggle(_("Same q and k at every position"), True, "beyond_same")
+    with ui.friendly_errors():
+        df = attention_table(s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
+                             s.device)
+    left, right = st.columns(2)
+    with left:
+        ui.show(map_figure(encoding, s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
+                           s.device), key="beyond_map_plot")
+    with right:
+        ui.show(last_row_figure(s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
+                                s.device), key="beyond_row_plot")
+    # Translators: the separator between the encodings' values in a list ("a; b; c")
+    distances = _("; ").join(
+        _("{encoding} {value}").format(encoding=name(e), value=f"{value:.1f}")
+        for e, value in zip(ENCODINGS, mean_distances(df, seq)))
+    ui.explain(
+        _("How far back the last query looks on average, Σₙ aₘₙ (m − n) in tokens "
+          "(uniform weights give {uniform}): {distances}.").format(
+            uniform=f"{(seq - 1) / 2:.1f}", distances=distances),
+        _("With the same q and k everywhere, NoPE's weights are uniform (every logit is "
+          "equal) and ALiBi's fall off geometrically, by a factor e^(−slope) per token back.")
+        if same else
+        _("With a different q and k at every position, every encoding's weights also follow "
+          "the tokens' own vectors; NoPE's differ only through them."),
+        _("Move the window's start: RoPE, p-RoPE, xPos, ALiBi and NoPE draw the same map "
+          "wherever the window sits, since their logits depend on m − n only; the "
+          "sinusoidal map changes, because its logits depend on the positions themselves."))
+    ui.download(attention_table, s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
+                s.device,
+                filename=f"beyond_attention_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_"
+                         f"seq{seq}_start{start}_p{ui.slug(p)}_slope{2**exponent}_"
+                         f"{'same' if same else 'random'}_seed{seed}.csv",
+                label=_("attention table"), key="beyond_attention")
+
+
+score_section()
+attention_section()

@@ -1,0 +1,478 @@
+"""Images and video: 2D axial RoPE and M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL)."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+import torch
+
+import rope_core as rc
+import ui
+from ui import i18n
+from ui.i18n import N_, _
+
+MAX_SIDE = 16  # patches along a side of the patch grid (256 patches at most)
+SEED = 0  # the random q and k
+MERGE = 2  # spatial_merge_size of every Qwen-VL
+MODELS = ("qwen2_vl", "qwen3_vl")
+MODEL_NAMES = {"qwen2_vl": N_("Qwen2-VL (contiguous)"), "qwen3_vl": N_("Qwen3-VL (interleaved)")}
+QK_LABELS = {"ones": N_("q = k = (1, 1, …, 1)"), "random": N_("random q and k")}
+SCHEME_TITLES = {"flat": N_("1D: patches flattened row by row"),
+                 "axial": N_("2D axial RoPE (a ViT)"),
+                 "mrope": N_("M-RoPE, {model}")}
+RESUME_LABELS = {"transformers": N_("transformers (max(h′, w′) after the start)"),
+                 "original": N_("Qwen2-VL's release (after the largest id)")}
+TIME_LABELS = {"qwen2_vl": N_("one id per temporal patch (Qwen2-VL)"),
+               "qwen2_5_vl": N_("absolute time (Qwen2.5-VL)")}
+AXIS_NAMES = {"t": N_("t (time)"), "h": N_("h (row)"), "w": N_("w (column)")}
+AXIS_COLORS = (ui.COLORS[4], ui.COLORS[0], ui.COLORS[2])  # t orange, h blue, w green
+KIND_NAMES = {"image": N_("image"), "video": N_("video")}
+TPS_OPTIONS = [1, 2, 4, 8]
+SECOND_OPTIONS = [0.25, 0.5, 1.0, 2.0, 4.0]
+
+
+def model_name(model: str) -> str:
+    return _(MODEL_NAMES[model])
+
+
+# ------------------------------------------------------------- the patch grid ----
+def vectors(dim: int, qk: str) -> tuple[torch.Tensor, torch.Tensor]:
+    if qk == "ones":
+        ones = torch.ones(dim, dtype=torch.float64)
+        return ones, ones
+    q, k = rc.toy_qk(1, dim, SEED)
+    return q[0], k[0]
+
+
+@ui.table
+def grid_table(dim: int, base: float, layout: str, height: int, width: int, row: int,
+               col: int, qk: str, model: str) -> pd.DataFrame:
+    """The score of the query patch with every patch under the three schemes."""
+    q, k = vectors(dim, qk)
+    return rc.patch_score_table(q, k, height, width, row, col, base=base, model=model,
+                                layout=layout, qk=qk if qk == "ones" else f"random seed {SEED}")
+
+
+SCORE_COLUMNS = {"flat": "score flat", "axial": "score axial 2D", "mrope": "score M-RoPE"}
+
+
+@ui.figure
+def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row: int,
+                col: int, qk: str, model: str, scheme: str) -> go.Figure:
+    """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite).
+    Built in one pass (traces and axes given at construction): Plotly's validated
+    updates are the cost of a figure."""
+    df = grid_table(dim, base, layout, height, width, row, col, qk, model)
+    q, k = vectors(dim, qk)
+    norm = float(q.norm() * k.norm())
+    z = df[SCORE_COLUMNS[scheme]].to_numpy().reshape(height, width) / norm
+    every = df[list(SCORE_COLUMNS.values())].to_numpy() / norm  # one scale for the 3 panels
+    low, high = float(np.nanmin(every)), float(np.nanmax(every))
+    heatmap = go.Heatmap(
+        z=z, x=np.arange(width), y=np.arange(height), colorscale="Viridis", zmin=low,
+        zmax=high if high > low else low + 1e-9,
+        colorbar=dict(title=dict(text=_("score / (|q||k|)"), side="right"), thickness=12),
+        hovertemplate=_("row {row}, column {col}<br>score / (|q||k|) = {score}").format(
+            row="%{y}", col="%{x}", score="%{z:.3f}") + "<extra></extra>")
+    query = go.Scatter(x=[col], y=[row], mode="markers", name=_("query patch"),
+                       hoverinfo="skip",
+                       marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
+    fig = go.Figure(data=[heatmap, query], layout=dict(
+        xaxis=dict(constrain="domain"),
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
+    title = _(SCHEME_TITLES[scheme]).format(model=model_name(model))
+    return ui.style(fig, title=title, x=_("column [patches]"), y=_("row [patches]"),
+                    height=380)
+
+
+@st.fragment
+def grid_section(s) -> None:
+    st.header(_("A grid of patches"))
+    st.markdown(_("A ViT cuts an image into patches. Flattened row by row into one sequence, "
+                  "patch (r, c) of a grid w patches wide gets the single position r·w + c, "
+                  "so the patch directly below is w tokens away. 2D axial RoPE gives each "
+                  "patch two positions, its row and its column: half the pairs turn with the "
+                  "row, half with the column, and the patch below is one row away. M-RoPE "
+                  "(Qwen2-VL) gives every token three ids, time, row and column, and splits "
+                  "the pairs among them."))
+    # Translators: a LaTeX formula; translate only the words inside \text{…}.
+    st.latex(_(r"\text{angle}_i = \text{id}_{\text{axis}(i)}\,\theta_i,\qquad "
+               r"\text{score} = \sum_i \text{along}_i \cos(\Delta_{\text{axis}(i)}\,\theta_i)"
+               r" + \text{across}_i \sin(\Delta_{\text{axis}(i)}\,\theta_i)"))
+    c1, c2, c3 = st.columns(3)
+    height = ui.slider(_("Grid height [patches]"), 1, MAX_SIDE, 6, "iv_h", container=c1)
+    width = ui.slider(_("Grid width [patches]"), 1, MAX_SIDE, 8, "iv_w", container=c1)
+    row_asked = ui.slider(_("Query row"), 0, MAX_SIDE - 1, 2, "iv_row", container=c2)
+    col_asked = ui.slider(_("Query column"), 0, MAX_SIDE - 1, 3, "iv_col", container=c2)
+    qk = ui.choice(_("Query and key vectors"), list(QK_LABELS), "ones", "iv_qk", container=c3,
+                   fmt=lambda v: _(QK_LABELS[v]), horizontal=False)
+    model = ui.choice(_("M-RoPE split of the pairs"), list(MODELS), "qwen2_vl", "iv_split",
+                      container=c3, fmt=model_name, horizontal=False)
+    row, col = min(row_asked, height - 1), min(col_asked, width - 1)
+    if (row, col) != (row_asked, col_asked):
+        st.info(_("The grid has rows 0 … {last_row} and columns 0 … {last_col}: the query is "
+                  "the patch at row {row}, column {col}.").format(
+                      last_row=height - 1, last_col=width - 1, row=row, col=col), icon="ℹ️")
+    with ui.friendly_errors():
+        df = grid_table(s.dim, s.base, s.layout, height, width, row, col, qk, model)
+    columns = st.columns(3)
+    for column, scheme in zip(columns, rc.SCHEMES):
+        with column:
+            if scheme == "axial" and s.dim % 4:
+                ui.warning(_("2D axial RoPE gives half the pairs to the row and half to the "
+                             "column, so it needs a head dim d divisible by 4, and d = {dim} "
+                             "is not.").format(dim=s.dim))
+                continue
+            ui.show(grid_figure(s.dim, s.base, s.layout, height, width, row, col, qk, model,
+                                scheme), key=f"iv_grid_{scheme}")
+    section = rc.scaled_mrope_section(model, s.dim)
+    sentences = [
+        _("The query is the patch at row {row}, column {col} (×). Flattened, the patch below "
+          "it is {w} tokens away, as far as the patch {w} places to its right would be, and a "
+          "row's last patch sits next to the following row's first. In 2D and in M-RoPE the "
+          "patch below is one row away, exactly as far as its neighbour on the right: the "
+          "score depends on the row and column differences only. The three panels share "
+          "one colour scale, from the lowest to the highest score among them.").format(
+              row=row, col=col, w=width)]
+    q, k = vectors(s.dim, qk)
+    neighbour = row + 1 if row + 1 < height else row - 1
+    if neighbour >= 0:
+        cell = df[(df["row"] == neighbour) & (df["col"] == col)].iloc[0]
+        norm = float(q.norm() * k.norm())
+
+        def shown(column: str) -> str:
+            value = cell[column]
+            return "—" if math.isnan(value) else i18n.number(value / norm, "0.000")
+        sentences.append(
+            (_("Score / (|q||k|) with the patch below: 1D {flat}, 2D {axial}, M-RoPE {mrope}.")
+             if neighbour > row else
+             _("Score / (|q||k|) with the patch above: 1D {flat}, 2D {axial}, M-RoPE {mrope}."))
+            .format(flat=shown("score flat"), axial=shown("score axial 2D"),
+                    mrope=shown("score M-RoPE")))
+    if qk == "ones":
+        sentences.append(_("With q = k = (1, 1, …, 1) every pair adds cos(Δ·θᵢ): the colours "
+                           "show the distance itself, and the 2D panels are symmetric."))
+    else:
+        sentences.append(_("With random q and k the pattern is less regular, but it still "
+                           "depends only on the differences of the ids."))
+    if model == "qwen2_vl" and section[1] and s.dim % 4 == 0:
+        spread = {c: float(df[c].max() - df[c].min()) / float(q.norm() * k.norm())
+                  for c in ("score axial 2D", "score M-RoPE")}
+        sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
+                           "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
+                           "pairs (from pair {first} on; see “Which pairs encode which axis” "
+                           "below).").format(
+                               mrope=i18n.number(spread["score M-RoPE"], "0.000"),
+                               axial=i18n.number(spread["score axial 2D"], "0.000"),
+                               first=section[0]))
+    sentences.append(_("Inside one image every patch has the same time id, so the {t} time "
+                       "pairs of M-RoPE (of {pairs}) never turn: only the {hw} row and column "
+                       "pairs tell the patches apart.").format(
+                           t=section[0], pairs=s.dim // 2, hw=section[1] + section[2]))
+    ui.explain(*sentences)
+    ui.download(grid_table, s.dim, s.base, s.layout, height, width, row, col, qk, model,
+                filename=f"patch_scores_dim{s.dim}_base{ui.slug(s.base)}_{height}x{width}_"
+                         f"r{row}c{col}_{qk}_{model}.csv",
+                label=_("score table"), key="iv_grid")
+
+
+# --------------------------------------------------------- the mixed sequence ----
+def segments_of(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
+                video_w: int) -> list:
+    return [("text", text), ("image", (1, image_h, image_w)), ("text", text),
+            ("video", (video_t, video_h, video_w)), ("text", text)]
+
+
+@ui.table
+def sequence_tables(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
+                    video_w: int, resume: str, time: str, tps: int, seconds: float) -> dict:
+    """{"tokens": the (t, h, w) ids of every token, "blocks": one row per segment}."""
+    segments = segments_of(text, image_h, image_w, video_t, video_h, video_w)
+    kwargs = dict(spatial_merge_size=MERGE, resume=resume,
+                  tokens_per_second=tps if time == "qwen2_5_vl" else None,
+                  second_per_grid_t=seconds)
+    ids = rc.mrope_position_ids(segments, **kwargs)
+    blocks = rc.mrope_blocks(segments, **kwargs)
+    settings = dict(spatial_merge_size=MERGE, resume=resume, time=time,
+                    tokens_per_second=tps if time == "qwen2_5_vl" else None,
+                    second_per_grid_t=seconds if time == "qwen2_5_vl" else None)
+    segment = np.repeat(blocks["segment"].to_numpy(), blocks["tokens"].to_numpy())
+    tokens = rc.to_frame({"token": torch.arange(ids.shape[1]), "segment": segment,
+                          "kind": blocks["kind"].to_numpy()[segment],
+                          "t id": ids[0], "h id": ids[1], "w id": ids[2]}, **settings)
+    lead = pd.DataFrame({k: [v] * len(blocks) for k, v in settings.items()})
+    return {"tokens": tokens, "blocks": pd.concat([lead, blocks], axis=1)}
+
+
+@ui.figure
+def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
+               video_w: int, resume: str, time: str, tps: int, seconds: float) -> go.Figure:
+    """The t, h and w ids over the tokens, three rows; vision blocks shaded, a dotted
+    line where the text resumes. Built in one pass."""
+    tables = sequence_tables(text, image_h, image_w, video_t, video_h, video_w, resume, time,
+                             tps, seconds)
+    tokens, blocks = tables["tokens"], tables["blocks"]
+    x = tokens["token"].to_numpy()
+    mode = "lines+markers" if len(x) <= 400 else "lines"
+    axis_of = {"t": "y3", "h": "y2", "w": "y"}
+    traces = [go.Scatter(x=x, y=tokens[f"{axis} id"].to_numpy(), yaxis=axis_of[axis], mode=mode,
+                         name=_(AXIS_NAMES[axis]), line=dict(color=AXIS_COLORS[a], width=2),
+                         marker=dict(size=4),
+                         hovertemplate=_("token {token}<br>{axis} id = {value}").format(
+                             token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
+              for a, axis in enumerate(rc.AXES)]
+    shapes, notes = [], []
+    for _i, block in blocks.iterrows():
+        start, end = block["first token"] - 0.5, block["first token"] + block["tokens"] - 0.5
+        if block["kind"] == "text":
+            if block["segment"] > 0:  # where the text resumes after a vision block
+                shapes.append(dict(type="line", x0=start + 0.5, x1=start + 0.5, y0=0, y1=1,
+                                   xref="x", yref="paper", line=dict(color="#444", dash="dot")))
+            continue
+        kind_name = KIND_NAMES[block["kind"]]
+        shapes.append(dict(type="rect", x0=start, x1=end, y0=0, y1=1, xref="x", yref="paper",
+                           fillcolor="#8c8c8c", opacity=0.15, line_width=0, layer="below"))
+        notes.append(dict(x=start, y=1, xref="x", yref="paper", xanchor="left",
+                          yanchor="bottom", showarrow=False, text=_(kind_name)))
+    fig = go.Figure(data=traces, layout=dict(
+        yaxis=dict(domain=[0.0, 0.30]), yaxis2=dict(domain=[0.35, 0.65], anchor="x"),
+        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes))
+    ui.style(fig, title=_("Position ids of text, image, text, video, text"),
+             x=_("token index"), y="", height=560)
+    fig.update_layout(yaxis_title_text=_("w id"), yaxis2_title_text=_("h id"),
+                      yaxis3_title_text=_("t id"))
+    return fig
+
+
+# --------------------------------------------------------- pairs and wavelengths ----
+@ui.table
+def pair_table(dim: int, base: float) -> pd.DataFrame:
+    return rc.pair_axes_table(dim, base)
+
+
+@ui.table
+def coverage_table(dim: int, base: float, spans: tuple) -> pd.DataFrame:
+    return rc.axis_coverage_table(dim, base, spans)
+
+
+def model_axes(model: str, dim: int) -> torch.Tensor:
+    return rc.mrope_pair_axes(rc.scaled_mrope_section(model, dim),
+                              interleaved=rc.MROPE_INTERLEAVED[model])
+
+
+@ui.figure
+def allocation_figure(dim: int) -> go.Figure:
+    """One strip per model over the pair index, coloured by the axis each pair reads."""
+    rows = {"qwen2_vl": 1.5, "qwen3_vl": 0.0}
+    bars = []
+    for model in MODELS:
+        axes = model_axes(model, dim).numpy()
+        for a, axis in enumerate(rc.AXES):
+            pairs = np.flatnonzero(axes == a)
+            bars.append(go.Bar(x=pairs, y=np.ones(len(pairs)), base=rows[model], width=1.0,
+                               marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
+                               name=_(AXIS_NAMES[axis]), legendgroup=axis,
+                               showlegend=model == MODELS[0],
+                               hovertemplate=_("pair {pair}: {axis}").format(
+                                   pair="%{x}", axis=axis) + "<extra></extra>"))
+    fig = go.Figure(data=bars, layout=dict(
+        barmode="overlay", bargap=0, xaxis=dict(range=[-0.5, dim // 2 - 0.5]),
+        yaxis=dict(tickvals=[rows[m] + 0.5 for m in MODELS],
+                   ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
+                   range=[-0.15, 2.65], showgrid=False, zeroline=False)))
+    return ui.style(fig, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
+        dim=dim, pairs=dim // 2), x=_("pair index i (θᵢ falls as i grows)"), y="", height=320)
+
+
+@ui.figure
+def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Figure:
+    """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the id span of each axis
+    (dotted lines; annotations on a log axis take log10 of the value)."""
+    theta = rc.theta(dim, base)
+    wave = (2 * math.pi / theta).numpy()
+    axes = model_axes(model, dim).numpy()
+    points = []
+    for a, axis in enumerate(rc.AXES):
+        pairs = np.flatnonzero(axes == a)
+        points.append(go.Scatter(
+            x=pairs, y=wave[pairs], mode="markers", name=_(AXIS_NAMES[axis]),
+            marker=dict(color=AXIS_COLORS[a], size=6),
+            hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
+                pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
+    lines = [dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=spans[a], y1=spans[a],
+                  line=dict(color=AXIS_COLORS[a], dash="dot", width=2)) for a in range(3)]
+    # labels at the lower right, where the wavelengths have long left the spans behind
+    labels = [dict(x=0.40 + 0.2 * a, xref="paper", xanchor="left", y=math.log10(spans[a]),
+                   yanchor="bottom", showarrow=False,
+                   text=_("{axis} span {span}").format(axis=axis, span=spans[a]),
+                   font=dict(size=12, color=AXIS_COLORS[a])) for a, axis in enumerate(rc.AXES)]
+    fig = go.Figure(data=points, layout=dict(
+        shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power")))
+    return ui.style(fig, title=_("{model}: wavelength of each pair against the span of its "
+                                 "axis").format(model=model_name(model)),
+                    x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)
+
+
+@st.fragment
+def sequence_section(s) -> None:
+    st.header(_("Position ids of a mixed sequence"))
+    st.markdown(_("Qwen2-VL's language model reads text, then an image, then text, then a "
+                  "video, then text again. Each vision block is a grid of patches (t, h, w) "
+                  "before merging; the model merges 2 × 2 patches into one token, so an image "
+                  "of h × w patches becomes h′ × w′ = h/2 × w/2 tokens. A text token's three "
+                  "ids are equal; a patch gets the block's start id plus its frame, row and "
+                  "column."))
+    st.caption(_("Qwen3-VL writes each frame's time as text (a timestamp) before the frame "
+                 "and gives every frame t = 1: transformers' Qwen3-VL get_rope_index splits "
+                 "video_grid_thw frame by frame and applies the same rule to each frame. The "
+                 "sequence below follows Qwen2-VL and Qwen2.5-VL."))
+    c1, c2, c3 = st.columns(3)
+    text = ui.slider(_("Text tokens between blocks"), 1, 8, 3, "iv_text", container=c1)
+    image_h = ui.slider(_("Image height h [patches]"), 2, 32, 8, "iv_img_h", step=2,
+                        container=c1)
+    image_w = ui.slider(_("Image width w [patches]"), 2, 32, 12, "iv_img_w", step=2,
+                        container=c1)
+    video_t = ui.slider(_("Video length t [temporal patches]"), 1, 16, 6, "iv_vid_t",
+                        container=c2)
+    video_h = ui.slider(_("Video height h [patches]"), 2, 16, 4, "iv_vid_h", step=2,
+                        container=c2)
+    video_w = ui.slider(_("Video width w [patches]"), 2, 16, 6, "iv_vid_w", step=2,
+                        container=c2)
+    resume = ui.choice(_("Where the text resumes"), list(rc.RESUME_RULES), "transformers",
+                       "iv_resume", container=c3, fmt=lambda v: _(RESUME_LABELS[v]),
+                       horizontal=False)
+    time = ui.choice(_("Time ids of a video"), list(TIME_LABELS), "qwen2_vl", "iv_time",
+                     container=c3, fmt=lambda v: _(TIME_LABELS[v]), horizontal=False)
+    absolute = time == "qwen2_5_vl"
+    c4, c5 = st.columns(2)
+    tps = ui.select_slider(_("tokens_per_second (Qwen2.5-VL's configs: 2)"), TPS_OPTIONS, 2,
+                           "iv_tps", container=c4, fmt=str, disabled=not absolute)
+    seconds = ui.select_slider(_("Seconds per temporal patch (temporal_patch_size / fps)"),
+                               SECOND_OPTIONS, 1.0, "iv_sec", container=c5, fmt=str,
+                               disabled=not absolute)
+    args = (text, image_h, image_w, video_t, video_h, video_w, resume, time, tps, seconds)
+    with ui.friendly_errors():
+        tables = sequence_tables(*args)
+    tokens, blocks = tables["tokens"], tables["blocks"]
+    ui.show(ids_figure(*args), key="iv_ids")
+
+    image, video = blocks.iloc[1], blocks.iloc[3]
+    after_image, after_video = blocks.iloc[2], blocks.iloc[4]
+    vt, vh, vw = int(video["merged t"]), int(video["merged h"]), int(video["merged w"])
+    step = tps * seconds if absolute else 1
+    t_span = int(tokens.loc[tokens["kind"] == "video", "t id"].max()
+                 - tokens.loc[tokens["kind"] == "video", "t id"].min()) + 1
+    sentences = [
+        _("The image starts at id {start}: its {rows} × {cols} tokens take rows {start} … "
+          "{last_row} and columns {start} … {last_col}, all at time {start}. The text after "
+          "it resumes at id {next}.").format(
+              start=int(image["start id"]), rows=int(image["merged h"]),
+              cols=int(image["merged w"]),
+              last_row=int(image["start id"]) + int(image["merged h"]) - 1,
+              last_col=int(image["start id"]) + int(image["merged w"]) - 1,
+              next=int(after_image["start id"])),
+        _("The video starts at id {start}; its {frames} frames of {rows} × {cols} tokens get "
+          "time ids {start} … {last_t}, and the text after it resumes at id {next}.").format(
+              start=int(video["start id"]), frames=vt, rows=vh, cols=vw,
+              last_t=int(video["start id"]) + t_span - 1, next=int(after_video["start id"]))]
+    if resume == "transformers" and t_span > max(vh, vw):
+        sentences.append(_("**The two rules differ here.** transformers resumes at the start "
+                           "plus max(h′, w′) = {side}, but the video's time ids run up to "
+                           "{last_t}: the text's ids {next} … reuse time ids of the video's "
+                           "later frames. Qwen2-VL's original release resumed after the "
+                           "largest id, at {original}, and never reuses an id.").format(
+                               side=max(vh, vw), last_t=int(video["largest id"]),
+                               next=int(after_video["start id"]),
+                               original=int(video["largest id"]) + 1))
+    elif resume == "original":
+        sentences.append(_("Qwen2-VL's original release resumes after the block's largest id "
+                           "(transformers 4.45: llm_pos_ids_list[-1].max() + 1); transformers "
+                           "5.x resumes at the start plus max(h′, w′), which differs when the "
+                           "time ids run further than the grid's side."))
+    else:
+        sentences.append(_("Both rules agree here: the largest id of each block is a row or "
+                           "column id. Make the video longer than max(h′, w′) = {side} temporal "
+                           "patches to see them differ.").format(side=max(vh, vw)))
+    if absolute:
+        sentences.append(_("Absolute time: frame f gets time id start + ⌊f × {tps} × "
+                           "{seconds}⌋, so the time ids step by {step} per temporal patch and "
+                           "measure seconds, whatever the frame rate.").format(
+                               tps=tps, seconds=i18n.number(seconds),
+                               step=i18n.number(step)))
+    ui.explain(*sentences)
+    merge_note = _("Sequence: {text} text tokens, an image of {ih} × {iw} patches ({ihm} × "
+                   "{iwm} tokens), {text} text tokens, a video of {vt} × {vh0} × {vw0} patches "
+                   "({vt} × {vh} × {vw} tokens), {text} text tokens: {n} tokens in all.")
+    st.caption(merge_note.format(text=text, ih=image_h, iw=image_w, ihm=image_h // 2,
+                                 iwm=image_w // 2, vt=vt, vh0=video_h, vw0=video_w, vh=vh,
+                                 vw=vw, n=i18n.integer(len(tokens))))
+    name = (f"mrope_ids_text{text}_image{image_h}x{image_w}_video{video_t}x{video_h}x{video_w}"
+            f"_{resume}_{time}" + (f"_tps{tps}_s{ui.slug(seconds)}" if absolute else ""))
+    ui.download(sequence_tables, *args, part="tokens", filename=f"{name}.csv",
+                label=_("position id table"), key="iv_tokens")
+    ui.download(sequence_tables, *args, part="blocks", filename=f"{name}_blocks.csv",
+                label=_("block table"), key="iv_blocks")
+
+    # ----- which pairs read which id
+    st.header(_("Which pairs encode which axis"))
+    st.markdown(_("θᵢ = base^(−2i/d) falls from 1 rad per id (pair 0) to almost nothing (the "
+                  "last pair). Qwen2-VL's mrope_section = [16, 24, 24] gives the time axis "
+                  "the first 16 pairs, the row the next 24 and the column the last 24: each "
+                  "axis gets one band of frequencies. Qwen3-VL interleaves them, t h w t h w "
+                  "…, so each axis gets fast and slow pairs. For d other than 128 the shares "
+                  "are kept (rounded down for h and w)."))
+    spans = (t_span, max(int(image["merged h"]), vh), max(int(image["merged w"]), vw))
+    with ui.friendly_errors():
+        coverage = coverage_table(s.dim, s.base, spans)
+    ui.show(allocation_figure(s.dim), key="iv_allocation")
+    left, right = st.columns(2)
+    for column, model in zip((left, right), MODELS):
+        with column:
+            ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}")
+    two = coverage[coverage["model"] == "qwen2_vl"].set_index("axis")
+    three = coverage[coverage["model"] == "qwen3_vl"].set_index("axis")
+    notes = [_("The dotted lines are the id spans each axis must cover in this sequence: "
+               "{t} time ids, {h} rows and {w} columns. A pair whose wavelength is below its "
+               "line turns at least once across the span (fine detail, but ids a wavelength "
+               "apart look alike); a pair far above it barely turns (coarse, unambiguous "
+               "order).").format(t=spans[0], h=spans[1], w=spans[2])]
+    if two.loc["h", "pairs"] and two.loc["t", "pairs"]:
+        notes.append(_("With base {base}, Qwen2-VL's row pairs start at a wavelength of {h_fast} "
+                       "ids, so {h_turn} of its {h_pairs} row pairs turn even once across "
+                       "{h_span} rows, while all {t_pairs} time pairs are fast ones (the "
+                       "slowest turns every {t_slow} ids). Qwen3-VL's interleaving gives "
+                       "{h3_turn} of its {h3_pairs} row pairs at least one turn.").format(
+                           base=ui.fmt_base(s.base),
+                           h_fast=i18n.number(two.loc["h", "fastest wavelength [ids]"], "#,##0.#"),
+                           h_turn=int(two.loc["h", "pairs turning at least once"]),
+                           h_pairs=int(two.loc["h", "pairs"]), h_span=spans[1],
+                           t_pairs=int(two.loc["t", "pairs"]),
+                           t_slow=i18n.number(two.loc["t", "slowest wavelength [ids]"],
+                                              "#,##0.#"),
+                           h3_turn=int(three.loc["h", "pairs turning at least once"]),
+                           h3_pairs=int(three.loc["h", "pairs"])))
+    if s.dim < 16:
+        notes.append(_("With only {pairs} pairs some axes get one pair or none: an axis "
+                       "without pairs cannot be told apart at all.").format(pairs=s.dim // 2))
+    notes.append(_("Qwen2-VL and Qwen2.5-VL use base 10⁶, Qwen3-VL 5·10⁶, all with d = 128: "
+                   "set them in the sidebar to see the models' own numbers."))
+    ui.explain(*notes)
+    ui.download(pair_table, s.dim, s.base,
+                filename=f"mrope_pairs_dim{s.dim}_base{ui.slug(s.base)}.csv",
+                label=_("pair table"), key="iv_pairs")
+    ui.download(coverage_table, s.dim, s.base, spans,
+                filename=f"mrope_coverage_dim{s.dim}_base{ui.slug(s.base)}_"
+                         f"t{spans[0]}h{spans[1]}w{spans[2]}.csv",
+                label=_("coverage table"), key="iv_coverage")
+
+
+s = ui.settings()
+st.title(_("Images and video"))
+st.markdown(_("Vision-language models carry RoPE into two and three dimensions. This page "
+              "follows Qwen2-VL's multimodal RoPE (M-RoPE) and the 2D RoPE of its vision "
+              "encoder; the position ids equal transformers' get_rope_index. The sidebar's "
+              "base, head dim and pair layout apply throughout."))
+grid_section(s)
+sequence_section(s)

@@ -1,0 +1,598 @@
+"""The alternatives to RoPE, on RoPE's axes: ALiBi, p-RoPE, xPos, NoPE and the
+additive sinusoidal encoding.
+
+Notation used throughout: the query sits at position m, the key at position n,
+and the relative distance is r = m - n (r >= 0: the key is r tokens back; a
+causal head only ever sees r >= 0). Pair i of a head of dimension d has RoPE's
+frequency theta_i = base^(-2i/d).
+
+* **ALiBi** (Press et al. 2022): no rotation; head h adds the bias
+  -slope_h * (m - n) to its logit q.k/sqrt(d). :func:`alibi_slopes` follows the
+  reference code (ofirpress/attention_with_linear_biases, ``get_slopes``).
+* **p-RoPE** (Barbero et al. 2024, "Round and Round We Go!"): keep RoPE's
+  highest-frequency fraction p of the pairs and leave the rest unrotated
+  (theta = 0). p = 1 is RoPE, p = 0 is NoPE.
+* **xPos** (Sun et al. 2022, "A Length-Extrapolatable Transformer"): RoPE's
+  rotation, with pair i of q scaled by zeta_i^(m/B) and of k by zeta_i^(-n/B),
+  zeta_i = (2i/d + gamma)/(1 + gamma), gamma = 0.4, scale base B = 512, so the
+  pair's term in q.k is multiplied by zeta_i^((m-n)/B): a decay with distance.
+* **NoPE**: no positional term at all. A causal head's logit q_m.k_n then does
+  not depend on r; order reaches it only through the causal mask (a query at m
+  averages over m + 1 keys), as Kazemnejad et al. 2023 discuss.
+* **Sinusoidal** (Vaswani et al. 2017): PE_p added to the token vector before
+  the projections; reused from :mod:`rope_core.sinusoidal`.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+import pandas as pd
+import torch
+
+from ._checks import (
+    N_,
+    as_integer_positions,
+    check_base,
+    check_choice,
+    check_dim,
+    check_float_dtype,
+    check_int,
+    check_layout,
+    check_positive_float,
+    check_theta,
+    fail,
+)
+from .attention import toy_qk
+from .decay import distance_grid
+from .frequencies import DEFAULT_BASE, theta
+from .rotation import apply_rope, pair_views
+from .tables import to_frame
+
+MAX_HEADS = 1024
+MAX_BIAS_ELEMENTS = 1 << 25  # n_heads * seq^2 of an ALiBi bias: 256 MiB of float64 at most
+XPOS_GAMMA = 0.4  # torchscale's XPOS: (2i + 0.4 d) / (1.4 d)
+XPOS_SCALE_BASE = 512.0
+MAX_POSITION = 1_000_000
+
+
+# ---------------------------------------------------------------- ALiBi
+
+
+def _slopes_power_of_2(n: int) -> list[float]:
+    # 2^(-8/n), 2^(-16/n), ..., 2^(-8): a geometric sequence with start = ratio = 2^(-8/n).
+    return [2.0 ** (-8.0 * (k + 1) / n) for k in range(n)]
+
+
+def _slopes(n: int) -> list[float]:
+    if n & (n - 1) == 0:
+        return _slopes_power_of_2(n)
+    closest = 1 << (n.bit_length() - 1)  # the largest power of two below n
+    return _slopes_power_of_2(closest) + _slopes(2 * closest)[0::2][: n - closest]
+
+
+def alibi_slopes(n_heads: int) -> torch.Tensor:
+    """ALiBi's per-head slopes, as the reference code's ``get_slopes(n)``.
+
+    * n a power of two: slope_h = 2^(-8h/n), h = 1 ... n (a geometric sequence
+      starting at 2^(-8/n) with that same ratio; n = 8 gives 1/2, 1/4, ..., 1/256);
+    * otherwise, with c the largest power of two below n: the c slopes of c,
+      then every other slope of 2c (its 1st, 3rd, 5th, ...) until there are n
+      (n = 6: 1/4, 1/16, 1/64, 1/256, then 1/2, 1/8).
+
+    Args:
+        n_heads: number of heads, 1 ... 1024.
+    Returns:
+        ``(n_heads,)`` float64 tensor, all in (0, 1).
+    """
+    n_heads = check_int(n_heads, "n_heads", 1, MAX_HEADS)
+    return torch.tensor(_slopes(n_heads), dtype=torch.float64)  # (n_heads,)
+
+
+def alibi_bias(n_heads: int, seq_len: int, *, device=None,
+               dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """ALiBi's bias, added to the logits q_m.k_n/sqrt(d) of every head.
+
+    bias[h, m, n] = -slope_h * (m - n) for query m and key n, m, n = 0 ... seq-1:
+    0 on the diagonal, -slope_h * r for a key r tokens back. The same formula
+    runs above the diagonal (positive there); masking future keys is the
+    caller's job. (The reference code adds slope_h * n instead, which differs
+    from this by -slope_h * m, a constant per row that softmax cancels.)
+
+    Args:
+        n_heads: 1 ... 1024; seq_len: 1 ... 32768; n_heads * seq_len^2 at most 2^25.
+    Returns:
+        ``(n_heads, seq, seq)`` tensor.
+    """
+    slopes = alibi_slopes(n_heads)  # (H,)
+    seq_len = check_int(seq_len, "seq_len", 1, 32768)
+    dtype = check_float_dtype(dtype)
+    if n_heads * seq_len * seq_len > MAX_BIAS_ELEMENTS:
+        fail("seq_len", seq_len, "at most {high} for {heads} heads (n_heads * seq_len^2 "
+             "at most {limit})", high=math.isqrt(MAX_BIAS_ELEMENTS // n_heads), heads=n_heads,
+             limit=MAX_BIAS_ELEMENTS)
+    pos = torch.arange(seq_len, dtype=torch.float64, device=device)  # (seq,)
+    back = pos[None, :] - pos[:, None]  # (seq, seq): n - m = -r
+    return (slopes.to(device)[:, None, None] * back).to(dtype)  # (H, seq, seq)
+
+
+# ---------------------------------------------------------------- p-RoPE
+
+
+def _check_p(p) -> float:
+    if isinstance(p, bool) or not isinstance(p, Real) or not math.isfinite(p) \
+            or not 0.0 <= p <= 1.0:
+        fail("p", p, "a number from {low} to {high}", low=0, high=1)
+    return float(p)
+
+
+def p_rope_pairs(dim: int, p: float) -> int:
+    """How many pairs p-RoPE rotates: int(p * dim // 2) = floor(p * d / 2), the
+    rounding of ``apply_rope(..., rope_proportion=p)`` in google-deepmind/gemma
+    (gm/math/_positional_embeddings.py), an open implementation of the idea,
+    evaluated in floating point as written there (so p * d just below an even
+    number rounds down: 0.58 * 100 = 57.99... gives 28, not 29).
+
+    Args:
+        dim: even head dimension; p: fraction in [0, 1].
+    Returns:
+        an integer from 0 to dim/2.
+    """
+    dim = check_dim(dim)
+    return int(_check_p(p) * dim // 2)
+
+
+def p_rope_theta(dim: int, base: float = DEFAULT_BASE, p: float = 0.75, *, device=None,
+                 dtype: torch.dtype = torch.float64) -> torch.Tensor:
+    """p-RoPE's frequencies: RoPE's own theta_i = base^(-2i/d) for the
+    k = :func:`p_rope_pairs` highest-frequency pairs i = 0 ... k-1, and theta_i = 0
+    (unrotated, a NoPE pair) for the lowest-frequency d/2 - k.
+
+    The kept pairs keep their frequencies (they are not re-spread over k pairs).
+    p = 1 gives RoPE's theta, p = 0 all zeros (NoPE). ``apply_rope(x, positions,
+    p_rope_theta(...))`` is p-RoPE.
+
+    Returns:
+        ``(dim/2,)`` tensor.
+    """
+    kept = p_rope_pairs(dim, p)
+    th = theta(dim, base, device=device, dtype=dtype)  # (dim/2,)
+    th[kept:] = 0.0
+    return th
+
+
+# ---------------------------------------------------------------- xPos
+
+
+def xpos_zeta(dim: int, gamma: float = XPOS_GAMMA, *, device=None) -> torch.Tensor:
+    """xPos's per-pair decay base zeta_i = (2i/d + gamma)/(1 + gamma), i = 0 ... d/2-1.
+
+    torchscale writes it (2i + 0.4 d)/(1.4 d). zeta_0 = gamma/(1 + gamma) (the
+    fastest-turning pair decays most), rising towards 1 for the slow pairs.
+
+    Args:
+        dim: even head dimension; gamma: number in (0, 100].
+    Returns:
+        ``(dim/2,)`` float64 tensor in (0, 1).
+    """
+    dim = check_dim(dim)
+    gamma = check_positive_float(gamma, "gamma", upper=100.0)
+    i = torch.arange(dim // 2, dtype=torch.float64, device=device)  # (dim/2,)
+    return (2.0 * i / dim + gamma) / (1.0 + gamma)  # (dim/2,)
+
+
+def _check_scale_base(scale_base) -> float:
+    return check_positive_float(scale_base, "scale_base", upper=1e9)
+
+
+def xpos_max_position(dim: int, gamma: float = XPOS_GAMMA,
+                      scale_base: float = XPOS_SCALE_BASE,
+                      dtype: torch.dtype = torch.float64) -> int:
+    """The largest |position| whose xPos scale zeta_i^(+-m/B) stays within the square
+    root of ``dtype``'s range (|m| ln(1/zeta_0)/B <= ln(max)/2), so that a scaled
+    q or k and their product stay finite. torchscale centres the positions of a
+    sequence on 0 for this reason; only m - n matters to the score."""
+    zeta0 = float(xpos_zeta(dim, gamma)[0])
+    scale_base = _check_scale_base(scale_base)
+    dtype = check_float_dtype(dtype)
+    return int(0.5 * math.log(torch.finfo(dtype).max) * scale_base / -math.log(zeta0))
+
+
+def xpos_scale(positions, dim: int, *, gamma: float = XPOS_GAMMA,
+               scale_base: float = XPOS_SCALE_BASE, downscale: bool = False,
+               device=None) -> torch.Tensor:
+    """xPos's scale of every pair at every position: zeta_i^(m/B) for queries,
+    zeta_i^(-m/B) for keys (``downscale=True``), B = scale_base.
+
+    Args:
+        positions: ``(seq,)`` integers with |m| <= :func:`xpos_max_position`.
+    Returns:
+        ``(seq, dim/2)`` float64 tensor.
+    """
+    zeta = xpos_zeta(dim, gamma, device=device)  # (dim/2,)
+    scale_base = _check_scale_base(scale_base)
+    limit = xpos_max_position(dim, gamma, scale_base)
+    m = as_integer_positions(positions, max_abs=limit).to(device=zeta.device,
+                                                           dtype=torch.float64)  # (seq,)
+    power = (-m if downscale else m) / scale_base  # (seq,)
+    return zeta[None, :] ** power[:, None]  # (seq, dim/2)
+
+
+def apply_xpos(x: torch.Tensor, positions, theta: torch.Tensor, *, gamma: float = XPOS_GAMMA,
+               scale_base: float = XPOS_SCALE_BASE, downscale: bool = False,
+               layout: str = "interleaved") -> torch.Tensor:
+    """xPos: rotate like RoPE, then scale pair i at position m by zeta_i^(m/B)
+    (queries) or zeta_i^(-m/B) (keys, ``downscale=True``), as torchscale's
+    ``XPOS.forward`` (q with downscale=False, k with downscale=True).
+
+    Then <xpos(q, m), xpos(k, n, downscale)> = sum_i zeta_i^((m-n)/B) * (pair i's
+    term of <R_m q, R_n k>): RoPE's relative property, times a per-pair decay.
+
+    Args:
+        x: ``(..., seq, dim)``; positions: ``(seq,)`` integers with
+            |m| <= :func:`xpos_max_position` for x's dtype; theta: ``(dim/2,)``.
+    Returns:
+        Tensor of x's shape and dtype.
+    """
+    theta = check_theta(theta)
+    layout = check_layout(layout)
+    rotated = apply_rope(x, positions, theta, layout=layout)  # (..., seq, dim), checks x
+    dim = x.shape[-1]
+    limit = xpos_max_position(dim, gamma, scale_base, x.dtype)
+    pos = as_integer_positions(positions, max_abs=limit)
+    scale = xpos_scale(pos, dim, gamma=gamma, scale_base=scale_base, downscale=downscale,
+                       device=x.device).to(x.dtype)  # (seq, dim/2)
+    return rotated * _spread(scale, layout)
+
+
+def _spread(per_pair: torch.Tensor, layout: str) -> torch.Tensor:
+    """A value per pair onto both coordinates of the pair: ``(..., dim/2)`` -> ``(..., dim)``."""
+    if layout == "interleaved":
+        return per_pair.repeat_interleave(2, dim=-1)  # (s0, s0, s1, s1, ...)
+    return torch.cat([per_pair, per_pair], dim=-1)  # (s0, s1, ..., s0, s1, ...)
+
+
+# ---------------------------------------------------------------- scores against distance
+
+
+def _check_qk(q, k) -> tuple[torch.Tensor, torch.Tensor]:
+    for name, v in (("q", q), ("k", k)):
+        if not isinstance(v, torch.Tensor) or v.ndim != 1 or not v.dtype.is_floating_point:
+            fail(name, v, "a floating-point tensor of shape (dim,)")
+    if q.shape != k.shape:
+        fail("k.shape", tuple(k.shape), "equal to q.shape = {shape}", shape=str(tuple(q.shape)))
+    check_dim(q.numel(), "q.shape[-1]")
+    return q.to(torch.float64), k.to(torch.float64)
+
+
+def _distances(distances, device) -> torch.Tensor:
+    return as_integer_positions(distances, name="distances").to(device=device,
+                                                                 dtype=torch.float64)  # (R,)
+
+
+def pair_terms(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.Tensor, *,
+               layout: str = "interleaved") -> torch.Tensor:
+    """Each pair's term of the RoPE score <R_m q, R_n k> at distance r = m - n.
+
+    For pair i with coordinates (a, b):
+        term_i(r) = (q_a k_a + q_b k_b) cos(r theta_i) + (q_a k_b - q_b k_a) sin(r theta_i)
+    (q^T R_(n-m) k written out; theta_i = 0 leaves q_a k_a + q_b k_b.)
+
+    Args:
+        q, k: ``(dim,)``; distances: ``(R,)`` integers r; theta: ``(dim/2,)``.
+    Returns:
+        ``(R, dim/2)`` float64 tensor.
+    """
+    q, k = _check_qk(q, k)
+    theta = check_theta(theta)
+    layout = check_layout(layout)
+    if q.numel() != 2 * theta.numel():
+        fail("q.shape[-1]", q.numel(), "2 * len(theta) = {width} (one pair per frequency)",
+             width=2 * theta.numel())
+    q_a, q_b = pair_views(q, layout)  # (dim/2,) each
+    k_a, k_b = pair_views(k.to(q.device), layout)
+    r = _distances(distances, q.device)  # (R,)
+    angle = torch.outer(r, theta.to(device=q.device, dtype=torch.float64))  # (R, dim/2)
+    return (q_a * k_a + q_b * k_b) * angle.cos() + (q_a * k_b - q_b * k_a) * angle.sin()
+
+
+def rope_logits(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.Tensor, *,
+                layout: str = "interleaved") -> torch.Tensor:
+    """RoPE's (or p-RoPE's, with :func:`p_rope_theta`) logit against distance:
+    <R_m q, R_n k>/sqrt(d) = sum_i term_i(r)/sqrt(d), r = m - n.
+
+    Returns:
+        ``(R,)`` float64 tensor.
+    """
+    terms = pair_terms(q, k, distances, theta, layout=layout)  # (R, dim/2)
+    return terms.sum(dim=-1) / math.sqrt(q.numel())
+
+
+def xpos_logits(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.Tensor, *,
+                gamma: float = XPOS_GAMMA, scale_base: float = XPOS_SCALE_BASE,
+                layout: str = "interleaved") -> torch.Tensor:
+    """xPos's logit against distance: sum_i zeta_i^(r/B) term_i(r)/sqrt(d), r = m - n.
+
+    Returns:
+        ``(R,)`` float64 tensor.
+    """
+    terms = pair_terms(q, k, distances, theta, layout=layout)  # (R, dim/2)
+    zeta = xpos_zeta(q.numel(), gamma, device=terms.device)  # (dim/2,)
+    scale_base = _check_scale_base(scale_base)
+    r = _distances(distances, terms.device)  # (R,)
+    decay = zeta[None, :] ** (r[:, None] / scale_base)  # (R, dim/2)
+    return (decay * terms).sum(dim=-1) / math.sqrt(q.numel())
+
+
+def nope_logits(q: torch.Tensor, k: torch.Tensor, distances) -> torch.Tensor:
+    """NoPE's logit against distance: q.k/sqrt(d) at every r (no positional term).
+
+    Returns:
+        ``(R,)`` float64 tensor, constant.
+    """
+    q, k = _check_qk(q, k)
+    r = _distances(distances, q.device)  # (R,)
+    return torch.full_like(r, float(q @ k.to(q.device)) / math.sqrt(q.numel()))
+
+
+def alibi_logits(q: torch.Tensor, k: torch.Tensor, distances, slope: float) -> torch.Tensor:
+    """ALiBi's logit against distance: q.k/sqrt(d) - slope * r (no rotation).
+
+    Args:
+        slope: a head's slope, number in (0, 1] (see :func:`alibi_slopes`).
+    Returns:
+        ``(R,)`` float64 tensor.
+    """
+    slope = check_positive_float(slope, "slope", upper=1.0)
+    return nope_logits(q, k, distances) - slope * _distances(distances, q.device)
+
+
+def sinusoidal_rows(positions, dim: int, base: float = DEFAULT_BASE, *,
+                    device=None) -> torch.Tensor:
+    """Rows PE_p of :func:`rope_core.sinusoidal.sinusoidal_pe` at any integer positions.
+
+    PE_p pairs (sin p omega_i, cos p omega_i) with omega_i = base^(-2i/d), which is
+    the unit vector (0, 1) of each pair turned by the angle -p omega_i:
+    R(-a) (0, 1) = (sin a, cos a). So the rows come from :func:`apply_rope`
+    (interleaved layout) instead of a second copy of the table's formula, and
+    cost one rotation per row asked for, not a table from position 0 up.
+
+    Args:
+        positions: ``(P,)`` integers, |p| <= 10^9; dim: even; base: > 1.
+    Returns:
+        ``(P, dim)`` float64 tensor, equal to ``sinusoidal_pe(max + 1, dim, base)[positions]``
+        for non-negative positions.
+    """
+    omega = theta(dim, base, device=device)  # (dim/2,)
+    p = as_integer_positions(positions)  # (P,)
+    unit = torch.zeros(p.numel(), 2 * omega.numel(), dtype=torch.float64,
+                       device=omega.device)  # (P, dim)
+    unit[:, 1::2] = 1.0  # (0, 1) in every pair
+    return apply_rope(unit, -p, omega, layout="interleaved")  # (P, dim)
+
+
+def sinusoidal_logits(q: torch.Tensor, k: torch.Tensor, distances, query_position: int,
+                      base: float = DEFAULT_BASE) -> torch.Tensor:
+    """The additive sinusoidal encoding's logit: (q + PE_m).(k + PE_n)/sqrt(d) with
+    the query at m = ``query_position`` and the key at n = m - r.
+
+    = [q.k + q.PE_n + PE_m.k + PE_m.PE_n]/sqrt(d); PE_m.PE_n = sum_i cos(r omega_i)
+    depends on r alone, the two cross terms on the absolute positions. (No
+    projections: a trained model's W_q, W_k mix these terms.) PE rows from
+    :func:`sinusoidal_rows`.
+
+    Args:
+        distances: ``(R,)`` integers from 0 to query_position.
+        query_position: 0 ... 10^6.
+    Returns:
+        ``(R,)`` float64 tensor.
+    """
+    q, k = _check_qk(q, k)
+    base = check_base(base)
+    query_position = check_int(query_position, "query_position", 0, MAX_POSITION)
+    r = as_integer_positions(distances, name="distances")  # (R,)
+    if r.numel() and (int(r.min()) < 0 or int(r.max()) > query_position):
+        fail("distances", r, "from 0 to query_position = {m} (keys at m - r >= 0)",
+             m=query_position)
+    pe = sinusoidal_rows(torch.cat([torch.tensor([query_position]), query_position - r]),
+                         q.numel(), base, device=q.device)  # (1 + R, dim)
+    keys = k.to(q.device)[None, :] + pe[1:]  # (R, dim)
+    return keys @ (q + pe[0]) / math.sqrt(q.numel())
+
+
+# ---------------------------------------------------------------- one head, every encoding
+
+ENCODINGS = ("rope", "p_rope", "xpos", "alibi", "nope", "sinusoidal")
+ENCODING_NAMES = {"rope": "RoPE", "p_rope": "p-RoPE", "xpos": "xPos", "alibi": "ALiBi",
+                  "nope": "NoPE", "sinusoidal": N_("sinusoidal")}
+ENCODING_NAMES_EN = {**ENCODING_NAMES, "sinusoidal": "sinusoidal"}  # the CSV's names
+
+
+def check_encoding(encoding) -> str:
+    return check_choice(encoding, "encoding", ENCODINGS)
+
+
+def encoding_logits(encoding: str, q: torch.Tensor, k: torch.Tensor, positions, *,
+                    base: float = DEFAULT_BASE, p: float = 0.75, slope: float = 1 / 16,
+                    gamma: float = XPOS_GAMMA, scale_base: float = XPOS_SCALE_BASE,
+                    layout: str = "interleaved") -> torch.Tensor:
+    """One head's logits l[m, n] under ``encoding`` (no mask), query row m and key
+    column n at the given positions:
+
+    * rope: (R_m q_m).(R_n k_n)/sqrt(d); p_rope: the same with :func:`p_rope_theta`;
+    * xpos: :func:`apply_xpos` on q_m and (downscaled) k_n, positions centred on the
+      window's middle first for the scale (as torchscale does; only m - n matters);
+    * alibi: q_m.k_n/sqrt(d) - slope (m - n); nope: q_m.k_n/sqrt(d);
+    * sinusoidal: (q_m + PE_m).(k_n + PE_n)/sqrt(d).
+
+    Pairs follow ``layout`` (torchscale's xPos is interleaved; the sinusoidal table
+    pairs (sin, cos) as it always does).
+
+    Args:
+        q, k: ``(seq, dim)`` float tensors; positions: ``(seq,)`` integers, |p| <= 10^6.
+    Returns:
+        ``(seq, seq)`` float64 tensor.
+    """
+    encoding = check_encoding(encoding)
+    layout = check_layout(layout)
+    for name, v in (("q", q), ("k", k)):
+        if not isinstance(v, torch.Tensor) or v.ndim != 2 or not v.dtype.is_floating_point:
+            fail(name, v, "a floating-point tensor of shape (seq, dim)")
+    if q.shape != k.shape:
+        fail("k.shape", tuple(k.shape), "equal to q.shape = {shape}", shape=str(tuple(q.shape)))
+    seq, dim = q.shape
+    dim = check_dim(dim, "q.shape[-1]")
+    pos = as_integer_positions(positions, length=seq, max_abs=MAX_POSITION)  # (seq,)
+    q, k = q.to(torch.float64), k.to(torch.float64)
+    scale = 1.0 / math.sqrt(dim)
+    if encoding in ("rope", "p_rope"):
+        th = theta(dim, base, device=q.device) if encoding == "rope" else \
+            p_rope_theta(dim, base, _check_p(p), device=q.device)  # (dim/2,)
+        return apply_rope(q, pos, th, layout=layout) @ apply_rope(k, pos, th, layout=layout).T \
+            * scale
+    if encoding == "xpos":
+        th = theta(dim, base, device=q.device)  # (dim/2,)
+        middle = (int(pos.min()) + int(pos.max())) // 2 if seq else 0
+        centred = pos - middle  # (seq,): the scale's positions, centred as torchscale does
+        sq = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                                device=q.device), layout)  # (seq, dim)
+        sk = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                                downscale=True, device=q.device), layout)
+        rq = apply_rope(q, pos, th, layout=layout) * sq  # (seq, dim)
+        rk = apply_rope(k, pos, th, layout=layout) * sk
+        return rq @ rk.T * scale
+    if encoding == "sinusoidal":
+        base = check_base(base)
+        pe = sinusoidal_rows(pos, dim, base, device=q.device)  # (seq, dim)
+        return (q + pe) @ (k + pe).T * scale
+    logits = q @ k.T * scale  # (seq, seq)
+    if encoding == "alibi":
+        slope = check_positive_float(slope, "slope", upper=1.0)
+        m = pos.to(device=q.device, dtype=torch.float64)
+        logits = logits - slope * (m[:, None] - m[None, :])
+    return logits
+
+
+def causal_weights(logits: torch.Tensor) -> torch.Tensor:
+    """Softmax over each row's visible keys n <= m (row m, column n); future cells get
+    weight exactly 0.
+
+    Args:
+        logits: ``(seq, seq)``.
+    Returns:
+        ``(seq, seq)`` tensor, rows summing to 1.
+    """
+    if not isinstance(logits, torch.Tensor) or logits.ndim != 2 or \
+            logits.shape[0] != logits.shape[1] or not logits.dtype.is_floating_point:
+        fail("logits", logits, "a square floating-point tensor of shape (seq, seq)")
+    seq = logits.shape[0]
+    future = torch.ones(seq, seq, dtype=torch.bool, device=logits.device).triu(1)
+    return torch.softmax(logits.masked_fill(future, float("-inf")), dim=-1)
+
+
+# ---------------------------------------------------------------- tables for the page
+
+VECTORS = (N_("q = k"), N_("random q, k"))  # shown translated, kept English in the CSV
+SCORE_POINTS = 600  # distances sampled on the score plot (all of them up to 599)
+
+
+def score_vectors(vectors: str, dim: int, seed: int, *, device=None) -> tuple[torch.Tensor,
+                                                                               torch.Tensor]:
+    """The q and k of the score plot: one Gaussian draw (rope_core.toy_qk with one
+    token), k = q for ``"q = k"``, an independent k for ``"random q, k"``.
+
+    Returns:
+        ``(q, k)``, each ``(dim,)`` float64.
+    """
+    vectors = check_choice(vectors, "vectors", VECTORS)
+    q, k = toy_qk(1, dim, seed, device=device)  # (1, dim) each
+    return q[0], (q[0] if vectors == "q = k" else k[0])
+
+
+def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float, slope: float,
+                    seed: int, query_position: int, gamma: float = XPOS_GAMMA,
+                    scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                    device=None) -> dict[str, torch.Tensor]:
+    """Every encoding's logit against distance r = m - n for the vectors of
+    :func:`score_vectors` (the sinusoidal one with the query at ``query_position``).
+
+    RoPE's pair terms term_i(r) (:func:`pair_terms`) are formed once and shared:
+    RoPE sums them, xPos weights them by zeta_i^(r/B), and p-RoPE keeps the k
+    rotated pairs' terms and each unrotated pair's term_i(0) = q_a k_a + q_b k_b
+    (the same numbers as :func:`rope_logits` with :func:`p_rope_theta` and
+    :func:`xpos_logits`, which the tests check).
+
+    Returns:
+        dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
+    """
+    q, k = score_vectors(vectors, dim, seed, device=device)
+    base = check_base(base)
+    kept = p_rope_pairs(dim, p)
+    th = theta(dim, base, device=device)  # (dim/2,)
+    r = _distances(distances, q.device)  # (R,)
+    terms = pair_terms(q, k, r, th, layout=layout)  # (R, dim/2)
+    still = pair_terms(q, k, [0], th, layout=layout)[0, kept:].sum()  # unrotated pairs
+    zeta = xpos_zeta(dim, gamma, device=q.device)  # (dim/2,)
+    scale_base = _check_scale_base(scale_base)
+    decay = torch.exp(torch.outer(r / scale_base, zeta.log()))  # (R, dim/2): zeta_i^(r/B)
+    root = math.sqrt(dim)
+    return {
+        "rope": terms.sum(dim=-1) / root,
+        "p_rope": (terms[:, :kept].sum(dim=-1) + still) / root,
+        "xpos": (decay * terms).sum(dim=-1) / root,
+        "alibi": alibi_logits(q, k, r, slope),
+        "nope": nope_logits(q, k, r),
+        "sinusoidal": sinusoidal_logits(q, k, r, query_position, base),
+    }
+
+
+def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p: float,
+                   slope: float, seed: int, gamma: float = XPOS_GAMMA,
+                   scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                   points: int = SCORE_POINTS, device=None) -> pd.DataFrame:
+    """Tidy table of :func:`distance_logits` at ``points`` evenly spaced integer
+    distances 0 ... max_distance (rope_core.distance_grid), the query at
+    m = max_distance: settings first, then encoding, distance r [tokens], logit.
+    """
+    max_distance = check_int(max_distance, "max_distance", 1, MAX_POSITION)
+    r = distance_grid(max_distance, "linear", linear_points=points)  # (R,)
+    logits = distance_logits(vectors, dim, base, r, p=p, slope=slope, seed=seed,
+                             query_position=max_distance, gamma=gamma, scale_base=scale_base,
+                             layout=layout, device=device)
+    settings = {"vectors": vectors, "dim": dim, "base": base, "layout": layout, "p": p,
+                "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base,
+                "seed": seed, "query position m [tokens]": max_distance}
+    names = np.repeat([ENCODING_NAMES_EN[e] for e in logits], r.numel())  # (6 R,)
+    return to_frame({"encoding": names, "distance r [tokens]": r.repeat(len(logits)),
+                     "logit": torch.cat(list(logits.values()))}, **settings)
+
+
+def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
+                         shared: bool, *, p: float, slope: float, gamma: float = XPOS_GAMMA,
+                         scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                         device=None) -> pd.DataFrame:
+    """One toy head (rope_core.toy_qk: Gaussian q, k per token, or one shared draw)
+    over the causal window of positions start ... start + seq - 1, under every
+    encoding: one row per encoding and visible cell (key n <= query m), with its
+    logit and softmax weight. Masked cells (n > m, weight exactly 0) are left out.
+    """
+    seq = check_int(seq, "seq", 1, 256)
+    start = check_int(start, "start", 0, MAX_POSITION - 256)
+    q, k = toy_qk(seq, dim, seed, shared=bool(shared), device=device)  # (seq, dim) each
+    pos = torch.arange(start, start + seq)  # (seq,)
+    m, n = torch.tril_indices(seq, seq)  # visible cells, row by row
+    settings = {"dim": dim, "base": base, "layout": layout, "seed": seed,
+                "same q k": bool(shared), "window start [tokens]": start, "p": p,
+                "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base}
+    logits = torch.stack([encoding_logits(e, q, k, pos, base=base, p=p, slope=slope,
+                                          gamma=gamma, scale_base=scale_base, layout=layout)
+                          for e in ENCODINGS])  # (6, seq, seq)
+    weights = torch.stack([causal_weights(x) for x in logits])  # (6, seq, seq)
+    cells = m.numel()
+    return to_frame({"encoding": np.repeat([ENCODING_NAMES_EN[e] for e in ENCODINGS], cells),
+                     "m [tokens]": (start + m).repeat(len(ENCODINGS)),
+                     "n [tokens]": (start + n).repeat(len(ENCODINGS)),
+                     "logit": logits[:, m, n].reshape(-1),
+                     "weight": weights[:, m, n].reshape(-1)}, **settings)

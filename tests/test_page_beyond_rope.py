@@ -1,0 +1,162 @@
+"""Beyond RoPE page: every encoding's logit against distance, the training length, the toy
+head's maps; numbers checked against closed forms computed here from the documented draw
+(q, k = torch.randn(1, d) twice from a generator seeded with the page's seed)."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from apptest_helpers import array, assert_frozen_once, csv_frames, figure, run_page, warnings
+
+import rope_core as rc
+
+SCORES = "beyond_scores_dim128_base10000_interleaved_max2048_p0p75_slope16_qk-same_seed0.csv"
+MAP = "beyond_attention_dim128_base10000_interleaved_seq32_start0_p0p75_slope16_same_seed0.csv"
+
+
+def draw(dim, seed):
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(1, dim, generator=g, dtype=torch.float64)[0]
+    k = torch.randn(1, dim, generator=g, dtype=torch.float64)[0]
+    return q, k
+
+
+def rope_by_hand(q, k, r, base):
+    """<R_m q, R_n k>/sqrt(d) as Re sum_i q_i conj(k_i) e^(i r theta_i), interleaved pairs;
+    xPos weights pair i by zeta_i^(r/512) with zeta_i = (2i/d + 0.4)/1.4."""
+    d = q.numel()
+    i = np.arange(d // 2)
+    th = base ** (-2 * i / d)
+    qc = q[0::2].numpy() + 1j * q[1::2].numpy()
+    kc = k[0::2].numpy() + 1j * k[1::2].numpy()
+    terms = (qc * np.conj(kc) * np.exp(1j * r * th)).real
+    zeta = (2 * i / d + 0.4) / 1.4
+    return terms.sum() / math.sqrt(d), (zeta ** (r / 512) * terms).sum() / math.sqrt(d)
+
+
+def test_default_scores_match_closed_forms():
+    at = run_page("beyond_rope")
+    assert len(at.get("plotly_chart")) == 3
+    frames = csv_frames(at)
+    assert set(frames) == {SCORES, MAP}
+    df = frames[SCORES]
+    assert len(df) == 6 * 600 and list(df.columns[:4]) == ["vectors", "dim", "base", "layout"]
+    q, _ = draw(128, 0)  # q = k
+    nope = float(q @ q) / math.sqrt(128)
+    grid = df["distance r [tokens]"].unique()
+    assert grid[0] == 0 and grid[-1] == 2048 and len(grid) == 600
+    for r in grid[[0, 1, 2, 150, 151, 599]]:
+        r = int(r)
+        rows = df[df["distance r [tokens]"] == r].set_index("encoding")["logit"]
+        rope, xpos = rope_by_hand(q, q, r, 1e4)
+        assert math.isclose(rows["NoPE"], nope, rel_tol=1e-12)
+        assert math.isclose(rows["ALiBi"], nope - r / 16, rel_tol=1e-12, abs_tol=1e-9)
+        assert math.isclose(rows["RoPE"], rope, rel_tol=1e-9, abs_tol=1e-9)
+        assert math.isclose(rows["xPos"], xpos, rel_tol=1e-9, abs_tol=1e-9)
+        # p = 0.75 of 64 pairs: the 48 fastest rotate, 16 keep q_a^2 + q_b^2
+        half = q.numel() // 2
+        qc = q[0::2].numpy() + 1j * q[1::2].numpy()
+        th = 1e4 ** (-2 * np.arange(half) / 128)
+        th[48:] = 0
+        p_rope = (np.abs(qc) ** 2 * np.cos(r * th)).sum() / math.sqrt(128)
+        assert math.isclose(rows["p-RoPE"], p_rope, rel_tol=1e-9, abs_tol=1e-9)
+        # sinusoidal: query at m = 2048, key at m - r, PE from the table
+        pe = rc.sinusoidal_pe(2049, 128)
+        sin = float((q + pe[2048]) @ (q + pe[2048 - r])) / math.sqrt(128)
+        assert math.isclose(rows["sinusoidal"], sin, rel_tol=1e-9, abs_tol=1e-9)
+    text = " ".join(md.value for md in at.markdown)
+    assert "at r = L it is 32.0 lower" in text  # 512 / 16
+    assert "rotates the 48 fastest of the 64 pairs" in text
+    assert f"{0.4 / 1.4:.3g} for the fastest pair" in text  # zeta_0^(512/512)
+    assert f"{(126 / 128 + 0.4) / 1.4:.3g} for the slowest" in text
+
+
+def test_markers_sit_on_each_curve_at_the_training_length():
+    at = run_page("beyond_rope", {"beyond_vectors": "random q, k", "beyond_L": "256",
+                                  "beyond_seed": "5"})
+    fig = figure(at, 0)
+    marks = fig["data"][-1]
+    assert list(array(marks["x"])) == [256] * 6
+    q, k = draw(128, 5)
+    rope, xpos = rope_by_hand(q, k, 256, 1e4)
+    nope = float(q @ k) / math.sqrt(128)
+    y = array(marks["y"])  # sent as float32
+    expected = [rope, None, xpos, nope - 256 / 16, nope, None]
+    for got, want in zip(y, expected):
+        if want is not None:
+            assert math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-5)
+    shapes = fig["layout"]["shapes"]
+    assert any(s.get("x0") == 256 and s.get("x1") == 1024 for s in shapes)  # shaded past L
+
+
+@pytest.mark.parametrize("p,same_as", [("1", "RoPE"), ("0", "NoPE")])
+def test_p_one_is_rope_and_p_zero_is_nope_on_the_page(p, same_as):
+    at = run_page("beyond_rope", {"beyond_p": p, "dim": "16"})
+    df = next(iter(csv_frames(at).values()))
+    p_rope = df[df["encoding"] == "p-RoPE"]["logit"].to_numpy()
+    other = df[df["encoding"] == same_as]["logit"].to_numpy()
+    np.testing.assert_allclose(p_rope, other, rtol=1e-12, atol=1e-12)
+    text = " ".join(md.value for md in at.markdown)
+    assert f"rotates {'every pair: it is RoPE' if p == '1' else 'nothing: it is NoPE'}" in text
+
+
+def test_attention_map_closed_forms_for_shared_q_and_k():
+    at = run_page("beyond_rope")
+    att = csv_frames(at)[MAP]
+    assert len(att) == 6 * 32 * 33 // 2
+    last = att[att["m [tokens]"] == 31]
+    nope = last[last["encoding"] == "NoPE"]["weight"].to_numpy()
+    np.testing.assert_allclose(nope, np.full(32, 1 / 32), rtol=1e-12)  # all logits equal
+    alibi = last[last["encoding"] == "ALiBi"].sort_values("n [tokens]")
+    r = 31 - alibi["n [tokens]"].to_numpy()
+    expected = np.exp(-r / 16) / np.exp(-np.arange(32) / 16).sum()  # e^(-s r), normalised
+    np.testing.assert_allclose(alibi["weight"].to_numpy(), expected, rtol=1e-12)
+    text = " ".join(md.value for md in at.markdown)
+    assert "NoPE 15.5" in text and "uniform weights give 15.5" in text
+
+
+def test_moving_the_window_changes_only_the_sinusoidal_map():
+    base = csv_frames(run_page("beyond_rope", {"beyond_same": "false", "dim": "32"}))
+    moved = csv_frames(run_page("beyond_rope", {"beyond_same": "false", "dim": "32",
+                                                "beyond_start": "4096"}))
+    a = next(df for name, df in base.items() if "attention" in name)
+    b = next(df for name, df in moved.items() if "attention" in name)
+    assert b["m [tokens]"].min() == 4096
+    for encoding in ("RoPE", "p-RoPE", "xPos", "ALiBi", "NoPE"):
+        np.testing.assert_allclose(b[b["encoding"] == encoding]["weight"].to_numpy(),
+                                   a[a["encoding"] == encoding]["weight"].to_numpy(),
+                                   rtol=1e-7, atol=1e-9)
+    assert not np.allclose(b[b["encoding"] == "sinusoidal"]["weight"].to_numpy(),
+                           a[a["encoding"] == "sinusoidal"]["weight"].to_numpy())
+
+
+@pytest.mark.parametrize("query", [
+    {"dim": "2", "base": "10", "beyond_L": "8192", "beyond_reach": "8", "beyond_p": "0.25",
+     "beyond_seq": "128", "beyond_start": "262144", "beyond_map": "xPos"},
+    {"dim": "1024", "base": "100000000", "beyond_L": "8192", "beyond_reach": "8",
+     "beyond_vectors": "random q, k", "beyond_seq": "128", "beyond_slope": "1/2",
+     "layout": "half", "beyond_map": "sinusoidal", "beyond_same": "false"},
+])
+def test_extremes_render(query):
+    at = run_page("beyond_rope", query)
+    assert len(at.get("plotly_chart")) == 3 and not at.error and not warnings(at)
+
+
+def test_bad_link_values_warn_and_the_page_still_draws():
+    at = run_page("beyond_rope", {"beyond_p": "2", "beyond_seq": "1000", "beyond_map": "bogus"})
+    shown = " ".join(at.first_warnings + warnings(at))
+    assert "beyond_p" in shown or "p-RoPE" in shown
+    assert len(at.get("plotly_chart")) == 3 and not at.error
+
+
+def test_figures_are_built_once_per_setting(monkeypatch):
+    assert_frozen_once(monkeypatch, "beyond_rope", None,
+                       {"beyond_score_plot", "beyond_map_plot", "beyond_row_plot"})
+
+
+def test_chinese_names_and_axis():
+    at = run_page("beyond_rope", {"lang": "zh"})
+    names = [trace["name"] for trace in figure(at, 0)["data"]]
+    assert "正弦位置编码" in names and "RoPE" in names and "ALiBi" in names
+    assert figure(at, 0)["layout"]["xaxis"]["title"]["text"] == "相对距离 r = m − n（词元）"

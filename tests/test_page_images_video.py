@@ -1,0 +1,149 @@
+"""Images and video page: patch-grid scores, M-RoPE ids of a mixed sequence, pair split.
+
+Expected numbers are written out by hand (a short sequence, a 2 x 4 grid with
+q = k = ones, where every pair adds 2 cos(distance theta_i)).
+"""
+
+import math
+
+import pytest
+from apptest_helpers import (
+    array,
+    assert_frozen_once,
+    csv_frames,
+    figure,
+    run_page,
+    shown,
+    warnings,
+)
+
+SMALL = {"iv_text": "1", "iv_img_h": "2", "iv_img_w": "4", "iv_vid_t": "3", "iv_vid_h": "2",
+         "iv_vid_w": "2"}
+
+
+def test_default_page_draws_every_figure_and_offers_five_csvs():
+    at = run_page("images_video")
+    assert len(at.get("plotly_chart")) == 7  # 3 grids, ids, allocation, 2 wavelength plots
+    names = list(csv_frames(at))
+    assert names == ["patch_scores_dim128_base10000_6x8_r2c3_ones_qwen2_vl.csv",
+                     "mrope_ids_text3_image8x12_video6x4x6_transformers_qwen2_vl.csv",
+                     "mrope_ids_text3_image8x12_video6x4x6_transformers_qwen2_vl_blocks.csv",
+                     "mrope_pairs_dim128_base10000.csv",
+                     "mrope_coverage_dim128_base10000_t6h4w6.csv"]
+    for df in csv_frames(at).values():
+        assert all(column.isascii() for column in df.columns)
+
+
+def test_short_sequence_ids_by_hand():
+    at = run_page("images_video", SMALL)
+    frames = csv_frames(at)
+    tokens = next(df for name, df in frames.items()
+                  if name.startswith("mrope_ids") and not name.endswith("_blocks.csv"))
+    # text [0] | image 1x2 merged at 1 | text, resumes at 1 + max(1, 2) = 3 |
+    # video 3x1x1 at 4: frames 4, 5, 6 | text at 4 + max(1, 1) = 5 (transformers)
+    assert tokens["t id"].tolist() == [0, 1, 1, 3, 4, 5, 6, 5]
+    assert tokens["h id"].tolist() == [0, 1, 1, 3, 4, 4, 4, 5]
+    assert tokens["w id"].tolist() == [0, 1, 2, 3, 4, 4, 4, 5]
+    assert tokens["kind"].tolist() == ["text", "image", "image", "text", "video", "video",
+                                       "video", "text"]
+    assert list(tokens.columns[:5]) == ["spatial_merge_size", "resume", "time",
+                                        "tokens_per_second", "second_per_grid_t"]
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "The two rules differ here." in text
+    assert "run up to 6" in text
+    assert "resumed after the largest id, at 7" in text
+    at.radio(key="iv_resume").set_value("original").run()
+    tokens = next(df for name, df in csv_frames(at).items()
+                  if name.startswith("mrope_ids") and "original" in name
+                  and not name.endswith("_blocks.csv"))
+    assert tokens["t id"].tolist()[-1] == 7  # after the largest id, 6
+
+
+def test_absolute_time_steps_the_frames():
+    at = run_page("images_video", SMALL)
+    at.radio(key="iv_time").set_value("qwen2_5_vl").run()
+    at.select_slider(key="iv_sec").set_value(0.5).run()  # 2 tokens/s x 0.5 s = 1 id per patch
+    tokens = next(df for name, df in csv_frames(at).items()
+                  if name.startswith("mrope_ids") and not name.endswith("_blocks.csv"))
+    assert tokens["t id"].tolist()[4:7] == [4, 5, 6]
+    at.select_slider(key="iv_sec").set_value(2.0).run()  # 4 ids per temporal patch
+    frames = csv_frames(at)
+    name, tokens = next((n, df) for n, df in frames.items()
+                        if n.startswith("mrope_ids") and not n.endswith("_blocks.csv"))
+    assert name.endswith("_qwen2_5_vl_tps2_s2.csv")
+    assert tokens["t id"].tolist()[4:7] == [4, 8, 12]
+    assert set(tokens["tokens_per_second"]) == {2} and set(tokens["second_per_grid_t"]) == {2}
+    assert any("step by 4 per temporal patch" in shown(m.value) for m in at.markdown)
+
+
+def test_two_by_four_grid_scores_by_hand():
+    at = run_page("images_video", {"dim": "8", "base": "100", "iv_h": "2", "iv_w": "4",
+                                   "iv_row": "0", "iv_col": "1"})
+    df = next(df for name, df in csv_frames(at).items() if name.startswith("patch_scores"))
+    assert len(df) == 8
+    thetas = [100 ** (-2 * i / 8) for i in range(4)]
+    below = df[(df["row"] == 1) & (df["col"] == 1)].iloc[0]
+    assert below["distance 1D [tokens]"] == 4 and below["row difference"] == 1
+    assert below["score flat"] == pytest.approx(2 * sum(math.cos(4 * t) for t in thetas))
+    # 2D axial at d = 8: theta' = (1, 0.1) for the row pairs and for the column pairs
+    assert below["score axial 2D"] == pytest.approx(2 * (math.cos(1) + math.cos(0.1) + 2))
+    right = df[(df["row"] == 0) & (df["col"] == 2)].iloc[0]
+    assert right["score axial 2D"] == pytest.approx(below["score axial 2D"])
+    assert right["score flat"] == pytest.approx(2 * sum(math.cos(t) for t in thetas))
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "the patch below it is 4 tokens away" in text
+    # normalised by |q||k| = 8: the flat score of the patch below
+    expected = 2 * sum(math.cos(4 * t) for t in thetas) / 8
+    assert f"1D {expected:.3f}" in text
+
+
+def test_query_outside_a_small_grid_is_moved_inside():
+    at = run_page("images_video", {"iv_h": "2", "iv_row": "5", "iv_w": "3", "iv_col": "9"})
+    assert any("the query is the patch at row 1, column 2" in shown(i.value) for i in at.info)
+    df = next(df for name, df in csv_frames(at).items() if name.startswith("patch_scores"))
+    assert set(df["query row"]) == {1} and set(df["query col"]) == {2}
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "with the patch above" in text
+
+
+def test_head_dim_not_divisible_by_four_warns_for_2d_only():
+    at = run_page("images_video", {"dim": "6"})
+    assert any("d divisible by 4, and d = 6 is not" in w for w in warnings(at))
+    assert len(at.get("plotly_chart")) == 6
+    df = next(df for name, df in csv_frames(at).items() if name.startswith("patch_scores"))
+    assert df["score axial 2D"].isna().all() and df["score M-RoPE"].notna().all()
+
+
+def test_allocation_bars_follow_the_sections():
+    at = run_page("images_video")
+    spec = figure(at, 4)  # the allocation strip
+    bars = {(t["name"], t["base"]): array(t["x"]).astype(int).tolist() for t in spec["data"]}
+    assert bars[("t (time)", 1.5)] == list(range(16))
+    assert bars[("h (row)", 1.5)] == list(range(16, 40))
+    assert bars[("h (row)", 0)] == list(range(1, 60, 3))
+    assert bars[("t (time)", 0)] == list(range(0, 60, 3)) + [60, 61, 62, 63]
+    frames = csv_frames(at)
+    pairs = frames["mrope_pairs_dim128_base10000.csv"]
+    assert pairs["axis qwen2_vl"].tolist() == ["t"] * 16 + ["h"] * 24 + ["w"] * 24
+
+
+def test_random_vectors_change_the_scores_not_the_distances():
+    ones = run_page("images_video")
+    rand = run_page("images_video", {"iv_qk": "random q and k"})
+    a = next(df for n, df in csv_frames(ones).items() if n.startswith("patch_scores"))
+    b = next(df for n, df in csv_frames(rand).items() if n.startswith("patch_scores"))
+    assert a["distance 1D [tokens]"].tolist() == b["distance 1D [tokens]"].tolist()
+    assert a["score flat"].tolist() != b["score flat"].tolist()
+    assert set(b["qk"]) == {"random seed 0"}
+
+
+def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
+    assert_frozen_once(monkeypatch, "images_video", None,
+                       {"iv_grid_flat", "iv_grid_axial", "iv_grid_mrope", "iv_ids",
+                        "iv_allocation", "iv_wave_qwen2_vl", "iv_wave_qwen3_vl"})
+
+
+def test_chinese_page_reads_the_hand_sequence():
+    at = run_page("images_video", dict(SMALL, lang="zh"))
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "**这里两种规则不同。**" in text and "从最大编号之后（7）继续" in text
