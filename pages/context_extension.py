@@ -3,6 +3,8 @@
 import math
 import re
 
+import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -23,6 +25,10 @@ REGIME_NAMES = {"kept": N_("kept"), "blended": N_("blended"), "interpolated": N_
 REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
                "interpolated": N_("interpolated {pairs}")}
 REGIME_COLORS = ["#2ca02c", "#ff7f0e", "#d62728"]
+# transformers' `factor` of dynamic NTK: its own knob (1 = YaRN's definition, alpha = n / L)
+DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
+SPECTRA_AXIS = "linear"  # the extension tables' entry whose spectra every axis shares
+DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
 
 
 @ui.table
@@ -31,9 +37,38 @@ def extension(key: tuple, factor: float, axis: str) -> dict:
     return compare.extension_tables(compare.config_from_key(key), factor, axis)
 
 
-def method_styles(cfg_key: tuple, factor: float, axis: str) -> tuple[dict, dict, dict]:
+@ui.table
+def dynamic(key: tuple, factor: float, axis: str, dynamic_factor: int) -> pd.DataFrame:
+    """Dynamic NTK's effective base against n, with transformers' factor 1 (YaRN's
+    definition) and, when different, ``dynamic_factor``."""
+    cfg = compare.config_from_key(key)
+    factors = dict.fromkeys([1, dynamic_factor])
+    return pd.concat([compare.dynamic_base_table(cfg, factor, axis, DYNAMIC_POINTS, float(f))
+                      for f in factors], ignore_index=True)
+
+
+@ui.table
+def yarn_ramps(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
+               beta_slow: float, truncate: bool) -> pd.DataFrame:
+    """YaRN's ramp per pair, linear in the pair index (the app, transformers, YaRN's code)
+    and linear in the turn count r = L/λ (the paper)."""
+    code = rc.yarn_ramp(dim, base, L, beta_fast, beta_slow, truncate)
+    paper = rc.yarn_paper_ramp(dim, base, L, beta_fast, beta_slow)
+    turns = rc.turns_within(rc.theta(dim, base), L)
+    return pd.DataFrame({"model": model, "L [tokens]": L, "s": float(factor),
+                         "rotary dim": dim, "base": base,
+                         "beta_fast": beta_fast, "beta_slow": beta_slow,
+                         "pair": range(dim // 2), "turns within L": turns.numpy(),
+                         "ramp linear in i (app, transformers)": code.numpy(),
+                         "ramp linear in r (paper)": paper.numpy(),
+                         "difference paper - app": (paper - code).numpy()})
+
+
+def method_styles(cfg_key: tuple, factor: float, axis: str = SPECTRA_AXIS
+                  ) -> tuple[dict, dict, dict]:
     """The tables, and a colour and a dash per method: solid for no scaling and the
-    model's own method, dashed for the others."""
+    model's own method, dashed for the others. Spectra, attention factors and the softmax
+    do not depend on the distance axis: they come from the ``SPECTRA_AXIS`` entry."""
     tables = extension(cfg_key, factor, axis)
     own = compare.config_from_key(cfg_key).method
     methods = list(tables["attention"]["method"])
@@ -42,36 +77,36 @@ def method_styles(cfg_key: tuple, factor: float, axis: str) -> tuple[dict, dict,
     return tables, colors, dashes
 
 
-def spectrum_lines(cfg_key: tuple, factor: float, axis: str, column: str,
-                   hover: str) -> go.Figure:
-    """One line per method of the spectra column ``column`` against the pair index."""
-    tables, colors, dashes = method_styles(cfg_key, factor, axis)
-    fig = go.Figure()
+def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> go.Figure:
+    """One line per method of the spectra column ``column`` against the pair index (trace
+    dicts given to the constructor at once: a third of add_scatter's cost)."""
+    tables, colors, dashes = method_styles(cfg_key, factor)
+    traces = []
     for m, block in tables["spectra"].groupby("method", sort=False):
         label = _(rc.SCALING_LABELS[m])
-        fig.add_scatter(x=block["pair"], y=block[column], name=label,
-                        mode="lines+markers", line=dict(color=colors[m], dash=dashes[m]),
-                        marker=dict(size=4), legendgroup=m,
-                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + label + "</extra>")
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+        traces.append(dict(type="scatter", x=block["pair"].to_numpy(),
+                           y=block[column].to_numpy(), name=label, mode="lines+markers",
+                           line=dict(color=colors[m], dash=dashes[m]), marker=dict(size=4),
+                           legendgroup=m, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
+                           label + "</extra>"))
+    return go.Figure(data=traces, layout=dict(yaxis=dict(type="log", exponentformat="power")))
 
 
 @ui.figure
-def ratio_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def ratio_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """θ′ᵢ/θᵢ per pair under each method."""
-    fig = spectrum_lines(cfg_key, factor, axis, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")
+    fig = spectrum_lines(cfg_key, factor, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")
     ui.style(fig, title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"),
              y=_("ratio θ′ᵢ/θᵢ"), height=420)
     return fig
 
 
 @ui.figure
-def wavelength_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def wavelength_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """Wavelengths under each method, L and s·L dotted."""
     cfg = compare.config_from_key(cfg_key)
     L = cfg.original_context
-    fig = spectrum_lines(cfg_key, factor, axis, "wavelength [tokens]",
+    fig = spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                          _("λ={value} tokens").format(value="%{y:,.1f}"))
     ui.style(fig, title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"),
              x=_("pair index i"), y=_("wavelength [tokens]"), height=420)
@@ -94,15 +129,16 @@ def regimes(tables: dict) -> tuple[list, list]:
 
 
 @ui.figure
-def regime_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def regime_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """Which pairs each method keeps, blends or interpolates."""
-    tables = extension(cfg_key, factor, axis)
+    tables = extension(cfg_key, factor, SPECTRA_AXIS)
     order, regime_rows = regimes(tables)
     pairs = int((tables["spectra"]["method"] == "none").sum())
+    codes = np.array([[REGIME_CODES[r] for r in row] for row in regime_rows])  # (methods, pairs)
+    names = np.array([_(REGIME_NAMES[r]) for r in REGIME_CODES], dtype=object)
     fig = go.Figure(go.Heatmap(
-        z=[[REGIME_CODES[r] for r in row] for row in regime_rows],
-        x=list(range(pairs)), y=[_(rc.SCALING_LABELS[m]) for m in order],
-        customdata=[[_(REGIME_NAMES[r]) for r in row] for row in regime_rows],
+        z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
+        customdata=names[codes],
         zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
         colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
                     [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
@@ -116,9 +152,9 @@ def regime_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
 
 
 @ui.figure
-def attention_factor_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def attention_factor_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """The logit multiplier a² of each method."""
-    tables, colors, _dashes = method_styles(cfg_key, factor, axis)
+    tables, colors, _dashes = method_styles(cfg_key, factor)
     attention = tables["attention"]
     methods = list(attention["method"])
     fig = go.Figure(go.Bar(x=[_(rc.SCALING_LABELS[m]) for m in methods],
@@ -132,9 +168,9 @@ def attention_factor_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figu
 
 
 @ui.figure
-def softmax_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def softmax_figure(cfg_key: tuple, factor: float) -> go.Figure:
     """A fixed row of logits through softmax, plain and with each attention factor."""
-    softmax = extension(cfg_key, factor, axis)["softmax"]
+    softmax = extension(cfg_key, factor, SPECTRA_AXIS)["softmax"]
     fig = go.Figure()
     for n, (label, block) in enumerate(softmax.groupby("method", sort=False)):
         if n == 0:
@@ -153,24 +189,49 @@ def softmax_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
 
 
 @ui.figure
-def dynamic_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
-    """Dynamic NTK's effective base against the current length, L dotted."""
-    tables, colors, _dashes = method_styles(cfg_key, factor, axis)
-    dyn = tables["dynamic"]
+def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int) -> go.Figure:
+    """Dynamic NTK's effective base against the current length, one line per transformers
+    factor f, L and s·L dotted."""
+    dyn = dynamic(cfg_key, factor, axis, dynamic_factor)
     fig = go.Figure()
-    fig.add_scatter(x=dyn["sequence length [tokens]"], y=dyn["effective base"], mode="lines",
-                    name=_("effective base"), line=dict(color=colors.get("dynamic", "#1f77b4")),
-                    hovertemplate=_("n={length}<br>base′={base}").format(
-                        length="%{x:,}", base="%{y:.4g}") + "<extra></extra>")
-    fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
-                  line=dict(color="black", dash="dot"))
+    for n, (f, block) in enumerate(dyn.groupby("dynamic factor f", sort=False)):
+        name = (_("f = 1 (YaRN's definition: α = n/L)") if f == 1 else
+                _("f = {f}: α = f·n/L − (f − 1)").format(f=f"{f:g}"))
+        fig.add_scatter(x=block["sequence length [tokens]"], y=block["effective base"],
+                        mode="lines", name=name,
+                        line=dict(color=ui.COLORS[n], dash="solid" if f == 1 else "dash"),
+                        hovertemplate=_("n={length}<br>base′={base}").format(
+                            length="%{x:,}", base="%{y:.4g}") + "<extra></extra>")
+    L = compare.config_from_key(cfg_key).original_context
+    for tokens, color in ((L, "black"), (int(round(factor * L)), "gray")):
+        fig.add_vline(x=tokens, line=dict(color=color, dash="dot"))
     ui.style(fig, title=_("Dynamic NTK: effective base against the current length n"),
              x=_("current sequence length n [tokens] (log scale)") if axis == "log"
              else _("current sequence length n [tokens]"),
-             y=_("effective base"), height=380)
+             y=_("effective base (log scale)"), height=380)
     fig.update_yaxes(type="log", exponentformat="power")
     if axis == "log":
         fig.update_xaxes(type="log", exponentformat="power")
+    return fig
+
+
+@ui.figure
+def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
+                beta_slow: float, truncate: bool) -> go.Figure:
+    """YaRN's share of interpolation per pair: linear in i (app) and linear in r (paper)."""
+    ramps = yarn_ramps(model, factor, dim, base, L, beta_fast, beta_slow, truncate)
+    fig = go.Figure()
+    for n, (column, name) in enumerate((
+            ("ramp linear in i (app, transformers)",
+             _("linear in the pair index i (this app, transformers, YaRN's code)")),
+            ("ramp linear in r (paper)", _("linear in the turn count r = L/λ (YaRN's paper)")))):
+        fig.add_scatter(x=ramps["pair"], y=ramps[column], name=name, mode="lines+markers",
+                        marker=dict(size=4), line=dict(color=ui.COLORS[n],
+                                                       dash="solid" if n == 0 else "dash"),
+                        hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
+    ui.style(fig, title=_("YaRN's ramp: the code against the paper"),
+             x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
+             height=360)
     return fig
 
 
@@ -178,13 +239,15 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
                 y: str) -> go.Figure:
     """One line per method of the decay column ``column`` against the distance, L dotted."""
     tables, colors, dashes = method_styles(cfg_key, factor, axis)
-    fig = go.Figure()
+    traces = []
     for m, block in tables["decay"].groupby("method", sort=False):
         label = _(rc.SCALING_LABELS[m])
-        fig.add_scatter(x=block["distance [tokens]"], y=block[column], name=label,
-                        mode="lines", line=dict(color=colors[m], dash=dashes[m]),
-                        legendgroup=m,
-                        hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label + "</extra>")
+        traces.append(dict(type="scatter", x=block["distance [tokens]"].to_numpy(),
+                           y=block[column].to_numpy(), name=label, mode="lines",
+                           line=dict(color=colors[m], dash=dashes[m]), legendgroup=m,
+                           hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label +
+                           "</extra>"))
+    fig = go.Figure(data=traces)
     ui.style(fig, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
              else _("relative distance r [tokens]"), y=y, height=400)
     fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
@@ -228,9 +291,11 @@ s = ui.settings()
 st.title(_("Context extension"))
 st.markdown(_(
     "A model trained on L tokens meets angles mθᵢ it never saw once the input is longer. "
-    "Context-extension methods change θᵢ (and sometimes the attention temperature) so that "
-    "s·L tokens look familiar. Below, one base model under every method, on the same axes; "
-    "each method is evaluated at the extended length s·L."))
+    "Context-extension methods change θᵢ (and sometimes the attention temperature) to "
+    "carry it to s·L tokens; not all of them keep every angle s·L·θ′ᵢ inside what "
+    "training covered (see below). Below, one base model under every method, on the same "
+    "axes; each method is evaluated at the extended length s·L, dynamic NTK with "
+    "transformers' `factor` = 1, so that it too reaches α = s there (YaRN's definition)."))
 
 c1, c2, c3 = st.columns([2, 1, 1])
 model = ui.choice(_("Base model"), MODEL_OPTIONS, "Llama 3.1 8B", "ce_model", container=c1,
@@ -242,9 +307,6 @@ context = ui.select_slider(_("Original context L [tokens]"), CONTEXT_OPTIONS, 40
                            container=c2, fmt=str, disabled=model != CUSTOM)
 factor = ui.select_slider(_("Factor s (new context = s·L)"), FACTOR_OPTIONS, 8, "ce_s",
                           container=c2, fmt=str, disabled=own_factor > 1)
-axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "ce_axis", container=c3,
-                 help=_("`linear`: distances evenly spaced up to s·L; `log`: a logarithmic "
-                        "axis that shows short distances in detail."))
 if model == CUSTOM:
     base_cfg = rc.RopeConfig(name=CUSTOM, head_dim=s.dim, rotary_dim=s.dim, base=s.base,
                              layout=s.layout, original_context=context, max_context=context)
@@ -268,8 +330,8 @@ L = base_cfg.original_context
 
 cfg_key = compare.config_key(base_cfg)
 with ui.friendly_errors():
-    tables = extension(cfg_key, s_used, axis)
-spectra, decay, attention = tables["spectra"], tables["decay"], tables["attention"]
+    tables = extension(cfg_key, s_used, SPECTRA_AXIS)
+spectra, attention = tables["spectra"], tables["attention"]
 methods = list(attention["method"])
 extended = compare.extended_context(base_cfg, s_used)  # s·L, within the configured context
 
@@ -293,14 +355,22 @@ with st.container(border=True):
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
 with left:
-    ui.show(ratio_figure(cfg_key, s_used, axis), key="ce_ratio_plot")
+    ui.show(ratio_figure(cfg_key, s_used), key="ce_ratio_plot")
 with right:
-    ui.show(wavelength_figure(cfg_key, s_used, axis), key="ce_wave_plot")
+    ui.show(wavelength_figure(cfg_key, s_used), key="ce_wave_plot")
 
 plain = spectra[spectra["method"] == "none"]
 beyond = int((plain["wavelength [tokens]"] > L).sum())
 slowest = {m: float(b["ratio theta/theta plain"].iloc[-1])
            for m, b in spectra.groupby("method", sort=False)}
+# a pair leaves what training covered when it never turned within L (L θᵢ < 2π) and
+# s·L·θ′ᵢ > L·θᵢ, s·L the length the comparison reaches (relative tolerance: NTK's slowest
+# pair is divided by exactly s)
+never = spectra["wavelength plain [tokens]"] > L
+outside = never & (extended / L * spectra["theta [rad/token]"] >
+                   spectra["theta plain [rad/token]"] * (1 + 1e-9))
+outside_counts = outside.groupby(spectra["method"], sort=False).sum()
+inside = [m for m in outside_counts.index if m != "none" and outside_counts[m] == 0]
 ui.explain(_(
     "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer than "
     "L = {length}: within training they never completed a turn, so at s·L they would reach "
@@ -308,11 +378,19 @@ ui.explain(_(
     "fast pairs, which carry local word order. Ratio of the slowest pair: {ratios} "
     "(1/s = {inverse}).").format(
     beyond=beyond, pairs=len(plain), length=i18n.integer(L),
-    ratios=listed(f"`{m}` {v:.3g}" for m, v in slowest.items()), inverse=f"{1 / s_used:.3g}"))
+    ratios=listed(f"`{m}` {v:.3g}" for m, v in slowest.items()), inverse=f"{1 / s_used:.3g}"),
+    _("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds anything seen in training (L·θᵢ, "
+      "for pairs that never turned): {counts}.").format(
+        counts=listed(f"`{m}` {int(n)}" for m, n in outside_counts.items())),
+    *([_("Every pair stays inside with {methods}.").format(
+        methods=listed(f"`{m}`" for m in inside))] if inside else []),
+    *([_("NTK-aware scaling (static, and dynamic at s·L) divides only the slowest pair by "
+         "exactly s, so the other slow pairs still leave what training covered, as YaRN's "
+         "paper notes (§3.1).")] if outside_counts.get("ntk", 0) > 0 else []))
 
 # --- regimes ---------------------------------------------------------------------------
 order, regime_rows = regimes(tables)
-ui.show(regime_figure(cfg_key, s_used, axis), key="ce_regime_plot")
+ui.show(regime_figure(cfg_key, s_used), key="ce_regime_plot")
 run_text = []
 for m, row in zip(order, regime_rows):
     runs = compare.regime_runs(row)
@@ -332,13 +410,35 @@ if "yarn" in methods:
         slow=f"{p['beta_slow']:g}"))
 ui.explain(_("Pairs, by method: {methods}.").format(methods=_("; ").join(run_text)))
 
+# --- YaRN's ramp: in the pair index (code) or in the turn count (paper) -----------------
+if "yarn" in methods:
+    ramp_args = (base_cfg.name, s_used, base_cfg.rotary_dim, base_cfg.base, L,
+                 p["beta_fast"], p["beta_slow"], p["truncate"])
+    ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot")
+    ramps = yarn_ramps(*ramp_args)
+    gap_row = ramps.loc[ramps["difference paper - app"].abs().idxmax()]
+    ramp_text = _(
+        "The largest difference is at pair {pair} (r = {turns} turns within L): {code} "
+        "divided by s here, {paper} in the paper.").format(
+        pair=int(gap_row["pair"]), turns=f"{gap_row['turns within L']:.3g}",
+        code=f"{gap_row['ramp linear in i (app, transformers)']:.0%}",
+        paper=f"{gap_row['ramp linear in r (paper)']:.0%}") \
+        if abs(gap_row["difference paper - app"]) >= 0.005 else \
+        _("With these settings the two ramps agree on every pair.")
+    ui.explain(_(
+        "**Which ramp.** This app follows transformers and YaRN's official code: the share of "
+        "a pair divided by s rises linearly in the pair index i from pair {low} to pair "
+        "{high}. The paper writes its ramp γ(r) linearly in the turn count r = L/λᵢ instead, "
+        "and r falls geometrically with i, so the paper's ramp interpolates most blended "
+        "pairs more.").format(low=f"{low:g}", high=f"{high:g}"), ramp_text)
+
 # --- attention factor ------------------------------------------------------------------
 softmax = tables["softmax"]
 left, right = st.columns(2)
 with left:
-    ui.show(attention_factor_figure(cfg_key, s_used, axis), key="ce_attention_plot")
+    ui.show(attention_factor_figure(cfg_key, s_used), key="ce_attention_plot")
 with right:
-    ui.show(softmax_figure(cfg_key, s_used, axis), key="ce_softmax_plot")
+    ui.show(softmax_figure(cfg_key, s_used), key="ce_softmax_plot")
 sharp = softmax[softmax["attention factor"] != 1.0]
 if len(sharp):
     top = sharp.groupby("method", sort=False).first()
@@ -352,44 +452,86 @@ else:
     ui.explain(_("**Attention factor.** None of these methods changes the attention "
                  "temperature for this model (a = 1), so the softmax is unchanged."))
 
-# --- dynamic NTK -----------------------------------------------------------------------
-dyn = tables["dynamic"]
-ui.show(dynamic_figure(cfg_key, s_used, axis), key="ce_dynamic_plot")
-end = dyn.iloc[-1]
-ui.explain(_(
-    "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then raises "
-    "it with every token: at n = {n} it is {effective}, and the slowest pair's wavelength has "
-    "grown to {wavelength} tokens. Short inputs run exactly as trained; the price is that "
-    "cached keys were rotated with an older base.").format(
-    base=ui.fmt_base(base_cfg.base), length=i18n.integer(L),
-    n=i18n.integer(round(end["sequence length [tokens]"])),
-    effective=f"{end['effective base']:.4g}",
-    wavelength=i18n.integer(round(end["longest wavelength [tokens]"]))))
+# --- decay and dynamic NTK: against a distance or a length, on the axis chosen here -----
+@st.fragment
+def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
+    """The decay curves and dynamic NTK's base against the current length, with the
+    distance axis and transformers' `factor` as this section's own controls (a fragment:
+    moving them reruns only this section)."""
+    base_cfg = compare.config_from_key(cfg_key)
+    L = base_cfg.original_context
+    extended = compare.extended_context(base_cfg, s_used)
+    st.subheader(_("Against distance"))
+    c1, c2 = st.columns(2)
+    axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "ce_axis", container=c1,
+                     help=_("`linear`: distances evenly spaced up to s·L; `log`: a "
+                            "logarithmic axis that shows short distances in detail."))
+    f = ui.select_slider(_("transformers' `factor` f for dynamic NTK"), DYNAMIC_FACTORS, 1,
+                         "ce_dyn_f", container=c2, fmt=str,
+                         help=_("transformers' dynamic NTK uses α = f·n/L − (f − 1) once the "
+                                "current length n exceeds L. f = 1 is YaRN's definition "
+                                "(α = n/L, so α = s at s·L)."))
+    with ui.friendly_errors():
+        decay = extension(cfg_key, s_used, axis)["decay"]
+        dyn = dynamic(cfg_key, s_used, axis, f)
+    left, right = st.columns(2)
+    with left:
+        ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot")
+    with right:
+        ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot")
+    far = decay[decay["distance [tokens]"] >= extended / 2]
+    at_end = far.groupby("method", sort=False)["upper bound"].mean()
+    ui.explain(_(
+        "**Decay.** Slowing the pairs keeps phases aligned for longer, so the bound decays "
+        "more slowly: averaged over distances from s·L/2 to s·L it is {values}. The dotted "
+        "line marks L: interpolating methods stretch the curve of the first L tokens over "
+        "s·L.").format(values=listed(f"{v:.2f} (`{m}`)" for m, v in at_end.items())))
+    if axis == "linear" and extended >= compare.EXTENSION_POINTS:
+        st.caption(_("At most {n} distances per method, evenly spaced: ripples between "
+                     "samples are not drawn. Use the log axis for short distances.").format(
+            n=i18n.integer(compare.EXTENSION_POINTS)))
 
-# --- decay -----------------------------------------------------------------------------
-left, right = st.columns(2)
-with left:
-    ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot")
-with right:
-    ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot")
-far = decay[decay["distance [tokens]"] >= extended / 2]
-at_end = far.groupby("method", sort=False)["upper bound"].mean()
-ui.explain(_(
-    "**Decay.** Slowing the pairs keeps phases aligned for longer, so the bound decays more "
-    "slowly: averaged over distances from s·L/2 to s·L it is {values}. The dotted line marks "
-    "L: interpolating methods stretch the curve of the first L tokens over s·L.").format(
-    values=listed(f"{v:.2f} (`{m}`)" for m, v in at_end.items())))
-if axis == "linear" and extended >= compare.MAX_POINTS:
-    st.caption(_("At most {n} distances per method, evenly spaced: ripples between samples are "
-                 "not drawn. Use the log axis for short distances.").format(
-        n=i18n.integer(compare.MAX_POINTS)))
+    ui.show(dynamic_figure(cfg_key, s_used, axis, f), key="ce_dynamic_plot")
+    ends = dyn.groupby("dynamic factor f", sort=False).last()
+    one = ends.loc[1.0]
+    sentences = [_(
+        "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then "
+        "raises it with every token. With f = 1, at n = {n} α = n/L = {alpha} (α = s at "
+        "s·L, as static NTK's): the base is {effective}, and the slowest pair's wavelength "
+        "has grown to {wavelength} tokens. Short inputs run exactly as trained; the price is "
+        "that cached keys were rotated with an older base.").format(
+        base=ui.fmt_base(base_cfg.base), length=i18n.integer(L),
+        n=i18n.integer(round(one["sequence length [tokens]"])), alpha=f"{one['alpha']:.4g}",
+        effective=f"{one['effective base']:.4g}",
+        wavelength=i18n.integer(round(one["longest wavelength [tokens]"])))]
+    if f != 1:
+        other = ends.loc[float(f)]
+        sentences.append(_(
+            "With transformers' `factor` f = {f}, α = f·n/L − (f − 1) = {alpha} at n = {n}: "
+            "the slowest pair turns 1/{alpha} as fast instead of 1/{one}, as if the context "
+            "were extended {alpha}-fold. Setting `factor` to s, as for the other methods, "
+            "overshoots (α = s² − s + 1 at s·L).").format(
+            f=f, alpha=f"{other['alpha']:.4g}", one=f"{one['alpha']:.4g}",
+            n=i18n.integer(round(other["sequence length [tokens]"]))))
+    ui.explain(*sentences)
+    ui.download(extension, cfg_key, s_used, axis,
+                filename=f"context_extension_decay_{tag}_{axis}.csv", label=_("decay table"),
+                key="ce_decay_csv", part="decay")
+    ui.download(dynamic, cfg_key, s_used, axis, f,
+                filename=f"context_extension_dynamic_{tag}_{axis}_f{f}.csv",
+                label=_("dynamic NTK table"), key="ce_dynamic_csv")
+
 
 name = (f"custom_dim{s.dim}_base{ui.slug(s.base)}" if model == CUSTOM
         else re.sub(r"[^A-Za-z0-9]+", "-", model).strip("-"))  # a preset's name: app text
 tag = f"{name}_L{L}_s{ui.slug(s_used)}"
-for part, label in (("spectra", N_("spectra table")), ("decay", N_("decay table")),
-                    ("attention", N_("attention factors")), ("softmax", N_("softmax example")),
-                    ("dynamic", N_("dynamic NTK table"))):
-    ui.download(extension, cfg_key, s_used, axis,
-                filename=f"context_extension_{part}_{tag}_{axis}.csv", label=_(label),
+distance_sections(cfg_key, s_used, tag)
+
+for part, label in (("spectra", N_("spectra table")), ("attention", N_("attention factors")),
+                    ("softmax", N_("softmax example"))):
+    ui.download(extension, cfg_key, s_used, SPECTRA_AXIS,
+                filename=f"context_extension_{part}_{tag}.csv", label=_(label),
                 key=f"ce_{part}_csv", part=part)
+if "yarn" in methods:
+    ui.download(yarn_ramps, *ramp_args, filename=f"context_extension_ramps_{tag}.csv",
+                label=_("YaRN ramps"), key="ce_ramps_csv")

@@ -120,9 +120,10 @@ ui.explain(_(
     "The largest difference between out(P x) and P out(x) here is {none}, "
     "float64 rounding. So to the head “{sentence}” and “{shuffled}” are the same bag of "
     "words. With RoPE on q and k the same comparison differs by up to {rope}: "
-    "the outputs now depend on the order. (A causal mask would also break the symmetry, "
-    "since each token then sees only the ones before it, but it says nothing about how far "
-    "apart two tokens are.)").format(first=first, none=f"{gap['none']:.1e}",
+    "the outputs now depend on the order. (A causal mask also breaks the symmetry, since "
+    "each token then sees only the ones before it, and causal models trained without any "
+    "position encoding do learn positions from it: see the Attention page. RoPE puts the "
+    "distance into every score directly.)").format(first=first, none=f"{gap['none']:.1e}",
                                      sentence=" ".join(words),
                                      shuffled=shuffled, rope=f"{gap['rope']:.2g}"))
 ui.download(shuffle, sentence, s.dim, s.base, s.layout, seed, part="outputs",

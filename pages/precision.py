@@ -20,6 +20,8 @@ RECIPE_TEXT = {
     "theta": N_("θᵢ (inv_freq) held in the dtype"),
     "product": N_("the whole cache m·θᵢ built in the dtype, cos/sin stored in it"),
     "cache": N_("exact angles, cos/sin cache stored in the dtype"),
+    "float32_angles": N_("angles m·θᵢ formed in float32, only cos/sin cast to the dtype "
+                         "(what transformers does today)"),
 }
 # Each recipe's name in figures (the radio and the link keep the code names).
 RECIPE_NAME = {
@@ -31,13 +33,17 @@ RECIPE_NAME = {
     "product": N_("product"),
     # Translators: the recipe that rounds only the cos/sin cache (code name `cache`).
     "cache": N_("cache"),
+    # Translators: the recipe that forms the angles in float32 and casts cos/sin to the
+    # dtype, as transformers does (code name `float32_angles`).
+    "float32_angles": N_("float32 angles"),
 }
-DASH = {"positions": "solid", "theta": "dash", "product": "dot", "cache": "dashdot"}
-# The error figures draw the tables' positions nearest a log grid of this many points
-# (about 900 distinct positions up to 10^6; the tables and CSVs keep all ~1,400): 21
-# lines of every position would make the page's first open about 430 KB, over the
-# 300 KB budget of issue 11 (with this grid: about 260 KB).
-FIGURE_POINTS = 1_200
+DASH = {"positions": "solid", "theta": "dash", "product": "dot", "cache": "dashdot",
+        "float32_angles": "longdash"}
+# Log-spaced positions per error curve (about 280 distinct up to 10^6): every (position x
+# pair) costs the same for each of up to 15 (dtype, recipe) lines, so this sets the page's
+# cost at head dim 1024 (issue 18); the curves keep their shape at this density.
+ERROR_POINTS = 300
+RELATIVE_POINTS = 250  # shifts per dtype in the relative-position check (log-spaced)
 
 
 @ui.table
@@ -52,12 +58,12 @@ def inexact() -> pd.DataFrame:
 
 @ui.table
 def errors(dim: int, base: float, max_position: int, dtypes: tuple) -> pd.DataFrame:
-    return br.error_table(dim, base, max_position, dtypes)
+    return br.error_table(dim, base, max_position, dtypes, points=ERROR_POINTS)
 
 
 @ui.table
 def relative(dim: int, base: float, gap: int, max_shift: int, recipe: str) -> pd.DataFrame:
-    return br.relative_table(dim, base, 0, gap, max_shift, recipe)
+    return br.relative_table(dim, base, 0, gap, max_shift, recipe, points=RELATIVE_POINTS)
 
 
 @ui.table
@@ -72,14 +78,6 @@ def step_corners(values: pd.Series) -> np.ndarray:
     keep = np.ones(len(y), dtype=bool)
     keep[1:-1] = y[1:-1] != y[:-2]
     return keep
-
-
-def log_sample(positions: pd.Series, points: int = FIGURE_POINTS) -> np.ndarray:
-    """Indices of at most ``points`` of the sorted ``positions``, log-spaced from the first
-    to the last (both kept): the first position at or after each point of the grid."""
-    m = positions.to_numpy()
-    grid = np.logspace(np.log10(m[0]), np.log10(m[-1]), points)
-    return np.unique(np.minimum(np.searchsorted(m, grid * (1 - 1e-12)), len(m) - 1))
 
 
 def recipe_name(recipe: str) -> str:
@@ -103,40 +101,49 @@ def log_axes(fig: go.Figure) -> go.Figure:
 def spacing_figure(max_position: int, dtypes: tuple):
     """Spacing between neighbouring representable positions, one step line per dtype."""
     sp = spacing(max_position, dtypes)
-    fig = go.Figure()
+    traces = []  # trace dicts given to the constructor at once: a third of add_scatter's cost
     for n, d in enumerate(dtypes):
         part = sp[sp["dtype"] == d]
         part = part[step_corners(part["spacing [tokens]"])]
-        fig.add_scatter(x=part["position m [tokens]"], y=part["spacing [tokens]"], name=d,
-                        mode="lines", line=dict(color=ui.COLORS[n], width=2, shape="hv"))
+        traces.append(dict(type="scatter", x=part["position m [tokens]"].to_numpy(),
+                           y=part["spacing [tokens]"].to_numpy(), name=d, mode="lines",
+                           line=dict(color=ui.COLORS[n], width=2, shape="hv")))
+    fig = go.Figure(data=traces)
     ui.style(fig, title=_("Spacing between neighbouring representable positions"),
              x=_("position m [tokens] (log scale)"), y=_("spacing [tokens] (log scale)"))
     return log_axes(fig)
 
 
-def error_lines(fig: go.Figure, err: pd.DataFrame, dtypes: tuple, column: str,
-                recipes: tuple) -> go.Figure:
-    """One line per (dtype, recipe): colour by dtype, dash by recipe; at most
-    FIGURE_POINTS positions each."""
+def error_lines(err: pd.DataFrame, dtypes: tuple, column: str, recipes: tuple) -> list:
+    """One line per (dtype, recipe), as trace dicts: colour by dtype, dash by recipe."""
+    traces = []
     for n, d in enumerate(dtypes):
         for r in recipes:
             part = err[(err["dtype"] == d) & (err["recipe"] == r)]
-            part = part.iloc[log_sample(part["position m [tokens]"])]
-            fig.add_scatter(x=part["position m [tokens]"], y=part[column],
-                            name=_("{dtype}, {recipe}").format(dtype=d,
-                                                               recipe=recipe_name(r)),
-                            mode="lines", line=dict(color=ui.COLORS[n], width=1.8,
-                                                    dash=DASH[r]))
-    return fig
+            traces.append(dict(type="scatter", x=part["position m [tokens]"].to_numpy(),
+                               y=part[column].to_numpy(),
+                               name=_("{dtype}, {recipe}").format(dtype=d,
+                                                                  recipe=recipe_name(r)),
+                               mode="lines", line=dict(color=ui.COLORS[n], width=1.8,
+                                                       dash=DASH[r])))
+    return traces
 
 
 @ui.figure
 def angle_figure(dim: int, base: float, max_position: int, dtypes: tuple):
     """Largest angle error over pairs per dtype and recipe (the cache recipe has none)."""
     err = errors(dim, base, max_position, dtypes)
-    # the cache recipe has exact angles: error 0, not drawable on a log axis
-    fig = error_lines(go.Figure(), err, dtypes, "max angle error [rad]",
-                      tuple(r for r in rc.RECIPES if r != "cache"))
+    # the cache recipe has exact angles: error 0, not drawable on a log axis; float32
+    # angles do not depend on the dtype: one line
+    traces = error_lines(err, dtypes, "max angle error [rad]", ("positions", "theta", "product"))
+    part = err[(err["dtype"] == dtypes[0]) & (err["recipe"] == "float32_angles")]
+    traces.append(dict(type="scatter", x=part["position m [tokens]"].to_numpy(),
+                       y=part["max angle error [rad]"].to_numpy(),
+                       name=_("any dtype, {recipe}").format(
+                           recipe=recipe_name("float32_angles")),
+                       mode="lines", line=dict(color="#444", width=2.2,
+                                               dash=DASH["float32_angles"])))
+    fig = go.Figure(data=traces)
     ui.style(fig, title=_("Largest angle error over pairs (d = {dim}, base {base})").format(
                  dim=dim, base=ui.fmt_base(base)),
              x=_("position m [tokens] (log scale)"), y=_("max |angle error| [rad] (log scale)"))
@@ -147,7 +154,7 @@ def angle_figure(dim: int, base: float, max_position: int, dtypes: tuple):
 def cos_figure(dim: int, base: float, max_position: int, dtypes: tuple):
     """Largest cos error over pairs per dtype and recipe."""
     err = errors(dim, base, max_position, dtypes)
-    fig = error_lines(go.Figure(), err, dtypes, "max cos error", tuple(rc.RECIPES))
+    fig = go.Figure(data=error_lines(err, dtypes, "max cos error", tuple(rc.RECIPES)))
     ui.style(fig, title=_("Largest cos error over pairs"),
              x=_("position m [tokens] (log scale)"), y=_("max |cos error| (log scale)"))
     return log_axes(fig)
@@ -157,11 +164,13 @@ def cos_figure(dim: int, base: float, max_position: int, dtypes: tuple):
 def relative_figure(dim: int, base: float, gap: int, max_shift: int, recipe: str):
     """|score(0, gap) - score(D, gap + D)| against the shift D, one line per dtype."""
     rel = relative(dim, base, gap, max_shift, recipe)
-    fig = go.Figure()
+    traces = []
     for n, d in enumerate(rel["dtype"].unique()):
         part = rel[(rel["dtype"] == d) & (rel["shift D [tokens]"] > 0)]
-        fig.add_scatter(x=part["shift D [tokens]"], y=part["score difference"], name=d,
-                        mode="lines", line=dict(color=(["#444"] + ui.COLORS)[n], width=1.8))
+        traces.append(dict(type="scatter", x=part["shift D [tokens]"].to_numpy(),
+                           y=part["score difference"].to_numpy(), name=d, mode="lines",
+                           line=dict(color=(["#444"] + ui.COLORS)[n], width=1.8)))
+    fig = go.Figure(data=traces)
     ui.style(fig, title=_("Shift both positions by Δ (m = 0, n = {gap}, recipe {recipe})").format(
                  gap=gap, recipe=recipe_name(recipe)),
              x=_("shift Δ [tokens] (log scale)"), y=_("|score difference| (0 for exact RoPE)"))
@@ -173,18 +182,14 @@ s = ui.settings()
 st.title(_("Precision: RoPE in float16 and bfloat16"))
 st.markdown(_(
     "A float with p significant bits holds every integer up to 2ᵖ and then only multiples of "
-    "a growing spacing. Real code often builds RoPE's positions, θᵢ, the angles m·θᵢ or the "
-    "cos/sin cache in the model's dtype: four recipes, each rounding a different quantity. "
-    "Errors below are measured against float64."))
-c1, c2, c3 = st.columns(3)
+    "a growing spacing. Real code builds RoPE's positions, θᵢ, the angles m·θᵢ or the "
+    "cos/sin cache in the model's dtype, or forms the angles in float32 and casts only "
+    "cos/sin to it: five recipes, each rounding a different quantity. Errors below are "
+    "measured against float64."))
+c1, c2 = st.columns(2)
 max_position = ui.select_slider(_("Largest position m [tokens]"), MAX_OPTIONS, 1_000_000,
                                 "pr_max", container=c1, fmt=str)
 dtypes = ui.multiselect(_("Dtypes"), LOW, LOW, "pr_dtypes", max_selections=3, container=c2)
-recipe = ui.choice(_("Recipe for the relative-position check"), list(rc.RECIPES), DEFAULT_RECIPE,
-                   "pr_recipe", container=c3, horizontal=False,
-                   fmt=lambda r: r, captions=[_(RECIPE_TEXT[r]) for r in rc.RECIPES])
-gap = ui.select_slider(_("Distance n − m [tokens]"), GAP_OPTIONS, 100, "pr_gap", container=c3,
-                       fmt=str)
 if not dtypes:
     ui.warning(_("Choose at least one dtype."))
     st.stop()
@@ -194,7 +199,6 @@ with ui.friendly_errors():
     sp = spacing(max_position, dtypes)
     first = inexact()
     err = errors(s.dim, s.base, max_position, dtypes)
-    rel = relative(s.dim, s.base, gap, max_position, recipe)
     issue = neox()
 
 # ---------------------------------------------------------------- spacing and first inexact
@@ -258,31 +262,73 @@ ui.explain(
       "cos/sin cache in low precision keeps the angle exact and bounds the cos error by the "
       "dtype's rounding: {values}, whatever the position.").format(
         values=listing(f"{d} {cache[d]:.1e}" for d in dtypes)))
+f32 = at_end[at_end["recipe"] == "float32_angles"].set_index("dtype")
+theta_at_end = at_end[at_end["recipe"] == "theta"].set_index("dtype")["max angle error [rad]"]
+ui.explain(
+    _("**What current code does.** transformers builds `inv_freq` in float32, forms the angles "
+      "m·θᵢ in float32 with `autocast` off and casts only cos and sin to the model's dtype "
+      "(recipe {recipe}, drawn in grey): its angle error is float32's, the same in every "
+      "dtype, {error} rad at m = {m} (float32's spacing there is {spacing}). It grows with "
+      "m, as float32's spacing doubles at every power of two, so at long contexts this "
+      "float32 product, not the cache, becomes the realistic problem (about 0.05 rad at "
+      "m = 10⁶). Cos errors with the cast cache at m = {m}: {values}.").format(
+        recipe=recipe_name("float32_angles"),
+        error=f"{f32['max angle error [rad]'].iloc[0]:.2g}", m=i18n.integer(max_position),
+        spacing=f"{float(rc.grid_spacing([max_position], 'float32')[0]):.3g}",
+        values=listing(f"{d} {f32.loc[d, 'max cos error']:.1e}" for d in dtypes)),
+    _("A model whose `inv_freq` buffer was cast with it (`model.to(torch.bfloat16)` casts "
+      "buffers too) brings back recipe {theta}: θᵢ held in bfloat16, {theta_error} rad at "
+      "m = {m}.").format(
+        theta=recipe_name("theta"), m=i18n.integer(max_position),
+        theta_error=f"{theta_at_end['bfloat16']:.2g}") if "bfloat16" in dtypes else "")
 
 # ---------------------------------------------------------------- relative property
-st.header(_("3. The relative-position property"))
-score = _("score")  # the attention score, written as a function name in the formula
-st.latex(r"\big|\,\text{" + score + r"}(m, n) - \text{" + score + r"}(m+\Delta, n+\Delta)\,"
-         r"\big|,\qquad q = k = \text{" + _("all ones") + "}")
-ui.show(relative_figure(s.dim, s.base, gap, max_position, recipe), key="pr_rel_plot")
-rmax = rel.groupby("dtype", sort=False)["score difference"].max()
-n_nan = int(rel["score difference"].isna().sum())
-rel_args = dict(most=i18n.integer(max_position), dim=s.dim,
-                values=listing(f"{d} {v:.2g}" for d, v in rmax.items()))
-if n_nan:
-    largest = ngettext(
-        "Largest difference up to Δ = {most}: {values} (the all-ones score lies between −d "
-        "and d, d = {dim}); {n} shift gives no score at all (float16 overflow, not drawn).",
-        "Largest difference up to Δ = {most}: {values} (the all-ones score lies between −d "
-        "and d, d = {dim}); {n} shifts give no score at all (float16 overflow, not drawn).",
-        n_nan).format(n=i18n.integer(n_nan), **rel_args)
-else:
-    largest = _("Largest difference up to Δ = {most}: {values} (the all-ones score lies "
-                "between −d and d, d = {dim}).").format(**rel_args)
-ui.explain(
-    _("**Exact RoPE depends on n − m only**, so the difference should be 0 for every Δ."),
-    largest,
-    _("float64 keeps it at rounding level; the low-precision recipes do not."))
+@st.fragment
+def relative_section(dim: int, base: float, max_position: int) -> None:
+    """The relative-position check with its own recipe and distance (a fragment: moving
+    them reruns only this section)."""
+    st.header(_("3. The relative-position property"))
+    c1, c2 = st.columns([3, 2])
+    recipe = ui.choice(_("Recipe for the relative-position check"), list(rc.RECIPES),
+                       DEFAULT_RECIPE, "pr_recipe", container=c1, horizontal=False,
+                       fmt=lambda r: r, captions=[_(RECIPE_TEXT[r]) for r in rc.RECIPES])
+    gap = ui.select_slider(_("Distance n − m [tokens]"), GAP_OPTIONS, 100, "pr_gap",
+                           container=c2, fmt=str)
+    with ui.friendly_errors():
+        rel = relative(dim, base, gap, max_position, recipe)
+    score = _("score")  # the attention score, written as a function name in the formula
+    st.latex(r"\big|\,\text{" + score + r"}(m, n) - \text{" + score + r"}(m+\Delta, n+\Delta)\,"
+             r"\big|,\qquad q = k = \text{" + _("all ones") + "}")
+    ui.show(relative_figure(dim, base, gap, max_position, recipe), key="pr_rel_plot")
+    rmax = rel.groupby("dtype", sort=False)["score difference"].max()
+    n_nan = int(rel["score difference"].isna().sum())
+    rel_args = dict(most=i18n.integer(max_position), dim=dim,
+                    values=listing(f"{d} {v:.2g}" for d, v in rmax.items()))
+    if n_nan:
+        largest = ngettext(
+            "Largest difference up to Δ = {most}: {values} (the all-ones score lies between "
+            "−d and d, d = {dim}); {n} shift gives no score at all (float16 overflow, not "
+            "drawn).",
+            "Largest difference up to Δ = {most}: {values} (the all-ones score lies between "
+            "−d and d, d = {dim}); {n} shifts give no score at all (float16 overflow, not "
+            "drawn).",
+            n_nan).format(n=i18n.integer(n_nan), **rel_args)
+    else:
+        largest = _("Largest difference up to Δ = {most}: {values} (the all-ones score lies "
+                    "between −d and d, d = {dim}).").format(**rel_args)
+    ui.explain(
+        _("**Exact RoPE depends on n − m only**, so the difference should be 0 for every Δ."),
+        largest,
+        _("With recipe {recipe} even float64 is off: the angles are float32 whatever the "
+          "dtype.").format(recipe=recipe_name(recipe)) if recipe == "float32_angles" else
+        _("float64 keeps it at rounding level; the low-precision recipes do not."))
+    ui.download(relative, dim, base, gap, max_position, recipe,
+                filename=f"precision_relative_dim{dim}_base{ui.slug(base)}_gap{gap}_"
+                         f"{recipe}.csv", label=_("relative-position table"),
+                key="pr_relative")
+
+
+relative_section(s.dim, s.base, max_position)
 
 # ---------------------------------------------------------------- real-world issue
 st.header(_("4. A real bug: gpt-neox issue 1003"))
@@ -318,13 +364,17 @@ if n_bad:
 else:
     agreement = _("**{agree} of {total} reported numbers agree** with the app to the digits "
                   "the issue printed.").format(agree=len(issue), total=len(issue))
+steps = br.neox_rounding_steps()
 ui.explain(
     agreement,
-    _("Position {m} times θ₁ = 10⁴^(−1/16) is about {angle} rad; float16 holds it only to "
-      "the nearest whole number, so the angle jumps by a large fraction of a radian and the "
-      "cached cos is off by up to {error}.").format(
-        m=p["position"], angle=f"{issue['app'].iloc[0]:.2f}",
-        error=f"{issue['app'].iloc[2]:.2f}"))
+    _("Position {m} times θ₁ = 10⁴^(−1/16) = {theta} is {angle} rad. In float16, θ₁ is "
+      "rounded first, to {theta16}; {m} × {theta16} = {product}, and float16, whose spacing "
+      "between 1,024 and 2,048 is 1, rounds that product to {held}: {error} rad from the "
+      "exact angle. Over the whole table the cached cos is off by up to {cos_error}.").format(
+        m=steps["position"], theta=f"{steps['theta']:.5f}", angle=f"{steps['exact angle']:.2f}",
+        theta16=f"{steps['theta float16']:g}", product=f"{steps['product']:.10g}",
+        held=f"{steps['held']:g}", error=f"{steps['error']:.2f}",
+        cos_error=f"{issue['app'].iloc[2]:.2f}"))
 
 ui.download(spacing, max_position, dtypes,
             filename=f"precision_spacing_max{max_position}.csv", label=_("spacing table"),
@@ -332,8 +382,5 @@ ui.download(spacing, max_position, dtypes,
 ui.download(errors, s.dim, s.base, max_position, dtypes,
             filename=f"precision_errors_dim{s.dim}_base{ui.slug(s.base)}_max{max_position}.csv",
             label=_("error table"), key="pr_errors")
-ui.download(relative, s.dim, s.base, gap, max_position, recipe,
-            filename=f"precision_relative_dim{s.dim}_base{ui.slug(s.base)}_gap{gap}_"
-                     f"{recipe}.csv", label=_("relative-position table"), key="pr_relative")
 ui.download(neox, filename="precision_gpt_neox_1003.csv", label=_("issue comparison"),
             key="pr_issue")

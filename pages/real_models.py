@@ -280,11 +280,17 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
                        "are multiplied by {scale} whatever the position").format(
             scale=f"{cfg.softmax_scale:.4f}"))
     if cfg.mrope_section is not None:
-        lines.append(_("M-RoPE pairs (time, height, width): {sections}").format(
-            sections=", ".join(str(v) for v in cfg.mrope_section)))
         if cfg.mrope_interleaved:
+            lines.append(_("M-RoPE pairs (time, height, width): {sections}").format(
+                sections=", ".join(str(v) for v in cfg.mrope_section)))
             lines.append(_("M-RoPE sections interleaved across the pairs (time, height, width "
                            "in turn) rather than in three blocks"))
+        else:  # three blocks, fastest pairs first (transformers' apply_multimodal_rotary_pos_emb)
+            t_, h_, w_ = cfg.mrope_section
+            lines.append(_("M-RoPE sections {sections}: pairs 0–{t_last} (the fastest) carry "
+                           "time, {h_first}–{h_last} height, {w_first}–{w_last} width").format(
+                sections=", ".join(str(v) for v in cfg.mrope_section), t_last=t_ - 1,
+                h_first=t_, h_last=t_ + h_ - 1, w_first=t_ + h_, w_last=t_ + h_ + w_ - 1))
     if cfg.layers is not None:
         nope = cfg.layer_kinds.count("nope")
         window = "" if cfg.window is None else _("; window {n} tokens on the sliding or "
@@ -388,8 +394,10 @@ for name, block in spectra.groupby("model", sort=False):
         "pairs {regimes}", len(block)).format(
         model=ui.plain(shown_name(name)), turns=turns, n=len(block),
         context=i18n.integer(int(m["max context [tokens]"])), regimes=scaled))
-ui.explain(_("**What to notice.** A larger base (or a larger d) pushes the slow pairs' "
-             "wavelengths far beyond the context, so their angle alone orders every position. "
+ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
+             "beyond the context (a larger d alone does not: the share of pairs longer than "
+             "the context depends on the base, not on d), so their angle alone identifies "
+             "every position. "
              "{models}.").format(models=_("; ").join(sentences)))
 
 left, right = st.columns(2)

@@ -125,8 +125,9 @@ st.title(_("Where RoPE sits in a model"))
 st.markdown(_(
     "In every attention layer, each token's vector x is projected to a query, a key and a "
     "value. RoPE acts **after** the projections W_q and W_k, on q and k only; the value v is "
-    "never rotated. Nothing is added to x, so the positions never mix into the token's "
-    "content, and every layer rotates its own q and k again."))
+    "never rotated. No position vector is added to x, and every layer rotates its own q "
+    "and k again; position still reaches the residual stream through the attention "
+    "outputs, whose weights depend on distance."))
 
 ui.show(diagram_figure(), key="where_diagram")
 

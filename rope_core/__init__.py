@@ -109,8 +109,10 @@ from .precision import (
     first_inexact_position,
     grid_spacing,
     max_angle_error,
+    max_angle_errors,
     relative_property_error,
     resolve_dtype,
+    transformers_inv_freq,
 )
 from .presets import PRESETS
 from .rotation import (
@@ -127,10 +129,14 @@ from .scaling import (
     SCALINGS,
     Param,
     Scaling,
+    comparison_params,
+    dynamic_alpha,
     effective_base,
     pair_regime,
     resolve_params,
     scaled_theta,
+    yarn_paper_ramp,
+    yarn_ramp,
     yarn_ramp_bounds,
 )
 from .sinusoidal import (
@@ -165,16 +171,18 @@ __all__ = [
     "apply_rope", "apply_rope_complex", "as_dtype_position", "attention", "attention_checks",
     "attention_table", "bound_plateau", "bound_prefactor", "bound_table", "causal_mask",
     "cos_sin", "cos_sum", "critical_dimension", "diagonal_spread", "distance_grid",
-    "dot_table", "effective_base", "extrapolation_limit", "first_below",
+    "comparison_params", "dot_table", "dynamic_alpha", "effective_base",
+    "extrapolation_limit", "first_below",
     "first_inexact_position", "first_negative_distance", "forms_table", "frequency_forms",
     "grid_spacing", "identity_table", "layout_permutation", "matrix_table", "max_angle_error",
+    "max_angle_errors", "transformers_inv_freq",
     "min_base_for_context", "pair_regime", "pair_trajectory", "passing_bases", "pe_table",
     "positions_per_frame", "random_score_stats", "reference_frequencies", "relative_errors",
     "relative_property_error", "relative_upper_bound", "resolve_device", "resolve_dtype",
     "resolve_params", "rope_steps", "rotation_frames_table", "rotation_matrix", "row_sum_gap",
     "scaled_theta", "score_table", "score_vs_distance", "similarity_table", "sinusoidal_dot",
     "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
-    "turns_within", "wavelength", "yarn_ramp_bounds",
+    "turns_within", "wavelength", "yarn_paper_ramp", "yarn_ramp", "yarn_ramp_bounds",
     # alternatives to RoPE
     "alibi_bias", "alibi_logits", "alibi_slopes", "blockwise_causal_mask",
     "blockwise_reach", "apply_xpos", "causal_weights",

@@ -52,11 +52,12 @@ from .precision import (
     first_inexact_position,
     grid_spacing,
     max_angle_error,
+    max_angle_errors,
     relative_property_error,
     resolve_dtype,
 )
 from .presets import PRESETS
-from .scaling import SCALINGS, scaled_theta
+from .scaling import comparison_params, scaled_theta
 
 TWO_PI = 2.0 * math.pi
 
@@ -94,13 +95,8 @@ NEOX_1003 = {  # the numbers printed in the issue's reproducer output (CUDA, fp1
 # ---------------------------------------------------------------- long context
 
 def _method_params(method: str, factor: float, train_context: int) -> dict:
-    names = SCALINGS[method].param_names
-    params = {}
-    if "factor" in names:
-        params["factor"] = factor
-    if "original_max_position_embeddings" in names:
-        params["original_max_position_embeddings"] = train_context
-    return params
+    # dynamic NTK with transformers' factor 1 (alpha = s at s L, YaRN's definition)
+    return comparison_params(method, factor, train_context)
 
 
 def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
@@ -115,7 +111,8 @@ def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
     A pair that completed a turn in training (L theta_i >= 2 pi) has seen every
     angle mod 2 pi; one that did not meets angles it never saw once inference
     goes past L theta_i. The dynamic method is evaluated at the current length
-    n = s L.
+    n = s L with transformers' factor 1 (alpha = n / L = s, YaRN's definition of
+    dynamic scaling; :func:`rope_core.scaling.comparison_params`).
 
     Args:
         dim: rotary dim, even, 2 ... 4096.
@@ -388,10 +385,12 @@ def error_table(dim: int, base: float, max_position: int,
     if not recipes or any(r not in RECIPES for r in recipes):
         fail("recipes", recipes, "a non-empty list from {choices}", choices=", ".join(RECIPES))
     m = log_positions(max_position, points)
+    combos = [(d, r) for d in _dtypes(dtypes) for r in recipes]
+    errors = max_angle_errors(m, dim, base, combos)  # shares the float64 reference
     frames = []
     for d in _dtypes(dtypes):
         for r in recipes:
-            a, c, s = max_angle_error(m, dim, base, d, r)  # 3 x (P,)
+            a, c, s = errors[d, r]  # 3 x (P,)
             frames.append(pd.DataFrame({
                 "dim": dim, "base": base, "dtype": d, "recipe": r,
                 "position m [tokens]": m.numpy(), "max angle error [rad]": a.numpy(),
@@ -434,6 +433,29 @@ def relative_table(dim: int, base: float, m: int, n: int, max_shift: int, recipe
             "dim": dim, "base": base, "recipe": recipe, "m [tokens]": m, "n [tokens]": n,
             "dtype": d, "shift D [tokens]": D.numpy(), "score difference": err.numpy()}))
     return pd.concat(frames, ignore_index=True)
+
+
+def neox_rounding_steps() -> dict:
+    """How float16 turns gpt-neox issue 1003's angle m theta_1 = 1044.27 into 1045: theta_1
+    is rounded first, then the product.
+
+        theta_1 = 10^4^(-2/32) = 10^(-1/4) = 0.562341...
+        fl16(theta_1) = 0.5625 (spacing 2^-11 on [0.5, 1))
+        m fl16(theta_1) = 1857 * 0.5625 = 1044.5625 (m = 1857 is exact in float16)
+        fl16(1044.5625) = 1045 (spacing 1 on [1024, 2048))
+
+    Returns:
+        {"position", "theta", "theta float16", "product", "held", "exact angle", "error"}
+        (the angles in rad; error = held - exact angle).
+    """
+    p = NEOX_1003
+    th = float(plain_theta(p["dim"], p["base"])[p["pair"]])
+    th16 = float(torch.tensor(th, dtype=torch.float64).to(torch.float16))
+    product = p["position"] * th16  # exact in float64: 11 + 11 bits
+    held = float(torch.tensor(product, dtype=torch.float64).to(torch.float16))
+    exact = p["position"] * th
+    return {"position": p["position"], "theta": th, "theta float16": th16,
+            "product": product, "held": held, "exact angle": exact, "error": held - exact}
 
 
 def neox_issue_table() -> pd.DataFrame:

@@ -46,6 +46,7 @@ from .scaling import (
     MAX_LENGTH,
     MAX_SEQ_LEN,
     SCALINGS,
+    comparison_params,
     effective_base,
     pair_regime,
     resolve_params,
@@ -335,21 +336,26 @@ def extended_context(cfg: RopeConfig, factor: float) -> int:
 
 
 def extension_variants(cfg: RopeConfig, factor: float,
-                       methods: Sequence[str] | None = None) -> dict[str, RopeConfig]:
+                       methods: Sequence[str] | None = None,
+                       dynamic_factor: float = 1.0) -> dict[str, RopeConfig]:
     """The base model ``cfg`` extended from L = cfg.original_context to s L by each method.
 
     Each variant keeps head and rotary dims, base and layout, has max_context =
     :func:`extended_context` (s L, or the model's own configured context when its own
-    factor reaches further) and the method's parameters: ``factor`` = s and
+    factor reaches further) and the method's parameters from
+    :func:`rope_core.scaling.comparison_params`: ``factor`` = s and
     ``original_max_position_embeddings`` = L where the method takes them, Hugging Face
-    defaults otherwise; the model's own method keeps all its own parameters (beta_fast,
-    mscale, low_freq_factor, ...).
+    defaults otherwise, and dynamic NTK with transformers' factor f = ``dynamic_factor``
+    (default 1: alpha = n / L, so alpha = s at n = s L, YaRN's definition; f = s would
+    give alpha = s^2 - s + 1). The model's own method keeps all its own parameters
+    (beta_fast, mscale, low_freq_factor, ...).
     LongRoPE's per-pair factors come from a search for each model, so ``longrope``
     is included only when cfg's own method is longrope.
 
     Args:
         factor: s, 1 ... 1000, with s L <= 10^7 tokens.
         methods: keys of SCALINGS (default: all), in the order wanted.
+        dynamic_factor: f, 1 ... 1000.
     Returns:
         {method: RopeConfig}, for the methods that apply.
     """
@@ -373,10 +379,7 @@ def extension_variants(cfg: RopeConfig, factor: float,
         elif m == "longrope":
             continue
         else:
-            accepted = SCALINGS[m].param_names
-            params = {k: v for k, v in (("factor", float(factor)),
-                                        ("original_max_position_embeddings", L))
-                      if k in accepted}
+            params = comparison_params(m, float(factor), L, dynamic_factor)
         out[m] = dataclasses.replace(cfg, method=m, params=params, max_context=extended,
                                      local_base=None, mrope_section=None, layer_kinds=None,
                                      layer_attention=None, window=None)
@@ -420,28 +423,31 @@ def softmax_table(factors: dict, logits: Sequence[float] = DEFAULT_LOGITS) -> pd
 
 
 def dynamic_base_table(cfg: RopeConfig, factor: float, axis: str = "linear",
-                       points: int = MAX_POINTS) -> pd.DataFrame:
+                       points: int = MAX_POINTS, dynamic_factor: float = 1.0) -> pd.DataFrame:
     """Dynamic NTK at every current length n from 1 to s L (sampled; L always included).
 
-    effective base(n) = base max(1, s n / L - (s - 1))^(d/(d-2)) (base for d = 2), and
-    the longest wavelength 2 pi base'(n)^((d-2)/d) [tokens] of its slowest pair.
+    With transformers' factor f (``dynamic_factor``; the model's own when cfg's method
+    is dynamic): alpha(n) = max(1, f n / L - (f - 1)), effective base(n) = base
+    alpha^(d/(d-2)) (base for d = 2), and the longest wavelength 2 pi
+    base'(n)^((d-2)/d) [tokens] of its slowest pair.
 
     Returns:
-        rows (model, L [tokens], s, sequence length [tokens], effective base,
-        longest wavelength [tokens]).
+        rows (model, L [tokens], s, dynamic factor f, sequence length [tokens], alpha,
+        effective base, longest wavelength [tokens]).
     """
-    variants = extension_variants(cfg, factor, ("dynamic",))
+    variants = extension_variants(cfg, factor, ("dynamic",), dynamic_factor)
     v = variants["dynamic"]
     p = resolve_params("dynamic", v.rotary_dim, v.params_dict)
-    s, L = p["factor"], p["original_max_position_embeddings"]
+    f, L = p["factor"], p["original_max_position_embeddings"]
     n = distance_samples(v.max_context, axis, points)  # (N,)
     n = torch.unique(torch.cat([n.clamp(min=1), torch.tensor([float(L)])]))  # (N',)
-    eff = effective_base(v.rotary_dim, v.base, s, L, [int(x) for x in n.tolist()])  # (N',)
+    eff = effective_base(v.rotary_dim, v.base, f, L, [int(x) for x in n.tolist()])  # (N',)
     d = v.rotary_dim
     longest = 2 * math.pi * eff ** ((d - 2) / d) if d > 2 else torch.full_like(eff, 2 * math.pi)
-    return to_frame({"model": cfg.name, "L [tokens]": L, "s": s,
-                     "sequence length [tokens]": n, "effective base": eff,
-                     "longest wavelength [tokens]": longest})
+    alpha = (f * n / L - (f - 1)).clamp(min=1.0)  # (N',)
+    return to_frame({"model": cfg.name, "L [tokens]": L, "s": float(factor),
+                     "dynamic factor f": f, "sequence length [tokens]": n, "alpha": alpha,
+                     "effective base": eff, "longest wavelength [tokens]": longest})
 
 
 def _lead(df: pd.DataFrame, cfg: RopeConfig, L: int, s: float) -> pd.DataFrame:
@@ -453,7 +459,8 @@ def _lead(df: pd.DataFrame, cfg: RopeConfig, L: int, s: float) -> pd.DataFrame:
 
 
 def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
-                     logits: Sequence[float] = DEFAULT_LOGITS) -> dict[str, pd.DataFrame]:
+                     logits: Sequence[float] = DEFAULT_LOGITS,
+                     dynamic_factor: float = 1.0) -> dict[str, pd.DataFrame]:
     """Every table of the context-extension comparison of ``cfg`` extended by s = factor.
 
     Keys: "spectra" (:func:`spectrum_table` of every :func:`extension_variants`, at
@@ -461,9 +468,11 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     method: attention factor a(s L), logit multiplier a^2, longest wavelength),
     "softmax" (:func:`softmax_table` for each distinct attention factor, methods
     sharing one are named together), "dynamic" (:func:`dynamic_base_table`). Every
-    table leads with the settings: model, L [tokens], s.
+    table leads with the settings: model, L [tokens], s. Dynamic NTK is compared with
+    transformers' factor f = ``dynamic_factor`` (default 1, alpha = s at s L; see
+    :func:`extension_variants`).
     """
-    variants = extension_variants(cfg, factor)
+    variants = extension_variants(cfg, factor, dynamic_factor=dynamic_factor)
     configs = list(variants.values())
     L = cfg.original_context
     models = models_table(configs)
@@ -478,7 +487,8 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     tables = {"spectra": spectrum_table(configs),
               "decay": decay_table(configs, axis, EXTENSION_POINTS),
               "attention": attention, "softmax": softmax,
-              "dynamic": dynamic_base_table(cfg, factor, axis)}
+              "dynamic": dynamic_base_table(cfg, factor, axis,
+                                            dynamic_factor=dynamic_factor)}
     return {k: _lead(t, cfg, L, factor) for k, t in tables.items()}
 
 

@@ -75,7 +75,8 @@ def turns_within(theta: torch.Tensor, context_length: float) -> torch.Tensor:
     """Number of full turns pair i makes over L tokens: L * theta_i / (2*pi).
 
     A pair with fewer than one turn never sees the same angle twice inside the
-    context, so its angle alone orders every position.
+    context, so its angle alone identifies every position (identifies, not orders:
+    cos is monotone only over half a turn).
 
     Returns:
         ``(dim/2,)`` tensor.

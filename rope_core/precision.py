@@ -34,7 +34,7 @@ DTYPES = {
     "bfloat16": torch.bfloat16,
 }
 
-RECIPES = ("positions", "theta", "product", "cache")
+RECIPES = ("positions", "theta", "product", "cache", "float32_angles")
 
 MAX_POSITION = 10**7
 CHUNK_ELEMENTS = 1 << 19  # (positions x pairs) float64 block: 4 MiB per temporary
@@ -126,15 +126,37 @@ def first_inexact_position(dtype) -> int:
 
 # ---------------------------------------------------------------- angle errors per recipe
 
+def transformers_inv_freq(dim: int, base: float) -> torch.Tensor:
+    """theta_i as Hugging Face transformers computes its ``inv_freq`` buffer, in float32:
+
+        inv_freq = 1.0 / (base ** (torch.arange(0, dim, 2).float() / dim))
+
+    (``_compute_default_rope_parameters``): float32 arithmetic throughout, so each
+    theta_i may differ from the correctly rounded fl32(base^(-2i/d)) by an ulp or so.
+
+    Returns:
+        ``(dim/2,)`` float32 tensor.
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    return 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(torch.float32) / dim))
+
+
 def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dtype,
-                          recipe: str):
-    """Angle, cos and sin of one recipe, all returned in float64. m64 (c,), th64 (h,)."""
+                          recipe: str, th32: torch.Tensor | None = None):
+    """Angle, cos and sin of one recipe, all returned in float64. m64 (c,), th64 (h,);
+    ``th32`` (h,) is :func:`transformers_inv_freq` (needed by "float32_angles")."""
     if recipe == "positions":
         angle = torch.outer(_held(m64, dtype), th64)  # (c, h)
     elif recipe == "theta":
         angle = torch.outer(m64, _held(th64, dtype))  # (c, h)
     elif recipe == "product":
         angle = torch.outer(m64.to(dtype), th64.to(dtype)).to(torch.float64)  # (c, h)
+    elif recipe == "float32_angles":
+        angle32 = torch.outer(m64.to(torch.float32), th32)  # (c, h) float32, as transformers
+        cos = torch.cos(angle32).to(dtype).to(torch.float64)  # (c, h): float32 cos, cast
+        sin = torch.sin(angle32).to(dtype).to(torch.float64)
+        return angle32.to(torch.float64), cos, sin
     else:  # "cache"
         angle = torch.outer(m64, th64)  # (c, h)
     cos, sin = torch.cos(angle), torch.sin(angle)  # (c, h)
@@ -143,16 +165,28 @@ def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dt
     return angle, cos, sin
 
 
-def _error_blocks(m: torch.Tensor, dim: int, base: float, dtype: torch.dtype, recipe: str):
+def _error_blocks_many(m: torch.Tensor, dim: int, base: float, combos):
+    """For each chunk of positions and each (dtype, recipe) in ``combos``: the slice, the
+    combination's index and its absolute angle, cos and sin errors (each (c, h) float64;
+    use them before the next one comes). The float64 reference and its cos and sin are
+    computed once per chunk, shared by every combination."""
     th64 = _theta(dim, base)  # (h,)
+    th32 = transformers_inv_freq(dim, base)  # (h,)
     step = max(1, CHUNK_ELEMENTS // th64.numel())
     for start in range(0, m.numel(), step):
         sl = slice(start, min(m.numel(), start + step))
         m64 = m[sl].to(torch.float64)  # (c,)
         ref = torch.outer(m64, th64)  # (c, h)
-        angle, cos, sin = _recipe_angle_cos_sin(m64, th64, dtype, recipe)
-        yield sl, ((angle - ref).abs(), (cos - torch.cos(ref)).abs(),
-                   (sin - torch.sin(ref)).abs())
+        cos_ref, sin_ref = torch.cos(ref), torch.sin(ref)  # (c, h)
+        for k, (dtype, recipe) in enumerate(combos):
+            angle, cos, sin = _recipe_angle_cos_sin(m64, th64, dtype, recipe, th32)
+            yield sl, k, ((angle - ref).abs_(), (cos - cos_ref).abs_(),
+                          (sin - sin_ref).abs_())
+
+
+def _error_blocks(m: torch.Tensor, dim: int, base: float, dtype: torch.dtype, recipe: str):
+    for sl, _k, errs in _error_blocks_many(m, dim, base, [(dtype, recipe)]):
+        yield sl, errs
 
 
 def _check_common(positions, dim, base, dtype, recipe):
@@ -178,6 +212,15 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
       angle are stored in the dtype too: fl(cos a), fl(sin a).
     * ``"cache"``: a = a_ref exact, but the cos/sin cache stored in the dtype:
       fl(cos a_ref), fl(sin a_ref); the angle error is 0.
+    * ``"float32_angles"``: what Hugging Face transformers does today. ``inv_freq``
+      is built in float32 (:func:`transformers_inv_freq`, th32), the angles are
+      formed in float32 with autocast off, a = fl32(fl32(m) th32_i), cos and sin are
+      taken in float32 and only they are cast to the model's dtype:
+      fl(cos32 a), fl(sin32 a). The angle error is float32's whatever ``dtype``
+      (about 0.03-0.06 rad at m = 10^6, where float32's spacing is 1/16); with
+      dtype float64 or float32 the cache adds nothing more. A model whose
+      ``inv_freq`` buffer was cast to bfloat16 (``model.to(torch.bfloat16)`` casts
+      buffers too) runs the ``"theta"`` recipe instead.
 
     fl() is torch's own conversion (``.to(dtype)``), which takes float64 to
     float16/bfloat16 through float32: for cos/sin values that double rounding
@@ -187,7 +230,8 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
     Errors: |a - a_ref| in radians (not wrapped: an error of 2 pi k shows as
     such), |cos - cos a_ref|, |sin - sin a_ref|. In float16 an overflowing
     position or product becomes inf: angle error inf, cos/sin error NaN.
-    With dtype float64 every recipe reproduces the reference exactly (0).
+    With dtype float64 every recipe but ``"float32_angles"`` reproduces the
+    reference exactly (0).
 
     Args:
         positions: ``(P,)`` integers, |m| <= 10^7, P * dim/2 <= 2^20 (use
@@ -210,6 +254,38 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
         for out, err in zip(outs, errs):
             out[sl] = err
     return tuple(outs)
+
+
+def max_angle_errors(positions, dim: int, base: float, combos) -> dict:
+    """:func:`max_angle_error` for several (dtype, recipe) pairs at once, sharing the float64
+    reference (its angles, cos and sin) between them.
+
+    Args:
+        positions, dim, base: as :func:`max_angle_error`.
+        combos: 1 to 20 pairs (dtype, recipe), dtypes as names or torch dtypes.
+    Returns:
+        {(dtype, recipe): (angle_err, cos_err, sin_err)}, each ``(P,)`` float64, keyed by
+        the pairs as given.
+    """
+    combos = list(combos)
+    if not 1 <= len(combos) <= 20 or not all(isinstance(c, tuple) and len(c) == 2
+                                             for c in combos):
+        fail("combos", combos, "1 to 20 pairs (dtype, recipe)")
+    m, dim, base, _ = _check_common(positions, dim, base, "float64", "cache")
+    resolved = []
+    for d, r in combos:
+        if r not in RECIPES:
+            fail("recipe", r, "one of {choices}", choices=", ".join(repr(x) for x in RECIPES))
+        resolved.append((resolve_dtype(d), r))
+    if m.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
+        fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^28, "
+             "to bound the work)", n=MAX_WORK_ELEMENTS // (dim // 2), dim=dim)
+    outs = [[torch.empty(m.numel(), dtype=torch.float64) for _ in range(3)]
+            for _c in combos]  # each 3 x (P,)
+    for sl, k, errs in _error_blocks_many(m, dim, base, resolved):
+        for out, err in zip(outs[k], errs):
+            out[sl] = err.amax(dim=-1)
+    return {c: tuple(v) for c, v in zip(combos, outs)}
 
 
 def max_angle_error(positions, dim: int, base: float, dtype, recipe: str):
@@ -256,7 +332,8 @@ def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n
     position encoding). Exact RoPE depends on n - m only, so the difference is
     0; q = k = ones by default (score = sum_i 2 (c_m c_n + s_m s_n)).
 
-    float64 keeps it at rounding level: each c_p, s_p is off by at most
+    float64 keeps it at rounding level (every recipe but ``"float32_angles"``, whose
+    angles are float32 whatever the dtype): each c_p, s_p is off by at most
     u (|p| theta_i + 2), u = 2^-53 (angle rounding times |derivative| <= 1, plus
     the cos/sin rounding), so with w_i = |q_a k_a + q_b k_b| + |q_b k_a - q_a k_b|
         |error| <= 2 sum_i w_i [4 u (P theta_i + 2) + 3 u] + (sum rounding ~ d u sum_i w_i),
@@ -303,10 +380,11 @@ def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n
     along = q_a * k_a + q_b * k_b  # (h,): weight of c_m c_n + s_m s_n
     across = q_b * k_a - q_a * k_b  # (h,): weight of c_m s_n - s_m c_n
     th64 = _theta(dim, base)  # (h,)
+    th32 = transformers_inv_freq(dim, base)  # (h,)
 
     def score(pm: torch.Tensor, pn: torch.Tensor) -> torch.Tensor:  # (c,), (c,) -> (c,)
-        _, cm, sm = _recipe_angle_cos_sin(pm, th64, dtype, recipe)  # (c, h)
-        _, cn, sn = _recipe_angle_cos_sin(pn, th64, dtype, recipe)
+        _, cm, sm = _recipe_angle_cos_sin(pm, th64, dtype, recipe, th32)  # (c, h)
+        _, cn, sn = _recipe_angle_cos_sin(pn, th64, dtype, recipe, th32)
         return (cm * cn + sm * sn) @ along + (cm * sn - sm * cn) @ across  # (c,)
 
     base_score = score(torch.tensor([float(m)], dtype=torch.float64),

@@ -14,7 +14,12 @@ formulas and parameter names are those of Hugging Face transformers'
   so theta_0 stays 1 and the slowest pair is divided by exactly s.
 * ``dynamic`` (dynamic NTK, emozilla 2023): the plain spectrum while the
   current length n = ``seq_len`` <= L, then the NTK base
-  base * ((s n / L) - (s - 1))^(d/(d-2)) for that n (see :func:`effective_base`).
+  base * alpha^(d/(d-2)) with alpha = f n / L - (f - 1) for that n, f =
+  ``factor`` (see :func:`effective_base`). Note what f means here: it is NOT the
+  extension s. At n = s L, alpha = f s - f + 1, so f = s gives alpha = s^2 - s + 1
+  (57 at s = 8); YaRN's paper (Peng et al. 2023, section 3.3) defines dynamic
+  scaling as alpha = max(1, n / L), i.e. f = 1, which reaches alpha = s at s L.
+  :func:`comparison_params` compares methods that way.
 * ``yarn`` (Peng et al. 2023, "YaRN"): NTK-by-parts. With
   i(r) = d ln(L / (2 pi r)) / (2 ln base), the pair index that turns r times
   within L, low = max(floor(i(beta_fast)), 0), high = min(ceil(i(beta_slow)), d - 1)
@@ -26,7 +31,8 @@ formulas and parameter names are those of Hugging Face transformers'
   with m(s, k) = 0.1 k ln s + 1 (1 when s <= 1); else 0.1 ln s + 1.
   The factor multiplies cos and sin, so both q and k: the logits q.k are
   multiplied by its SQUARE.
-* ``llama3`` (Meta, Llama 3.1): wavelengths lambda_i = 2 pi / theta_i shorter
+* ``llama3`` (Meta, Llama 3.1; ``apply_scaling`` in meta-llama/llama-models, not
+  the Llama 3 paper): wavelengths lambda_i = 2 pi / theta_i shorter
   than L / high_freq_factor keep theta_i, longer than L / low_freq_factor are
   divided by s, and in between theta'_i = (1 - g) theta_i / s + g theta_i with
   g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor).
@@ -255,6 +261,54 @@ def yarn_ramp_bounds(dim, base, original, beta_fast=32.0, beta_slow=1.0, truncat
     return float(low), float(high)
 
 
+def yarn_ramp(dim: int, base: float, original: int, beta_fast: float = 32.0,
+              beta_slow: float = 1.0, truncate: bool = True) -> torch.Tensor:
+    """YaRN's ramp as the app, Hugging Face transformers and YaRN's official code compute it:
+    LINEAR IN THE PAIR INDEX i.
+
+        ramp_i = clamp((i - low) / (high - low), 0, 1),  (low, high) = :func:`yarn_ramp_bounds`
+
+    ramp_i is the share of interpolation: theta'_i = theta_i (1 - ramp_i) + (theta_i / s) ramp_i
+    (0 keeps the pair, 1 divides it by s).
+
+    Returns:
+        ``(dim/2,)`` float64 tensor.
+    """
+    low, high = yarn_ramp_bounds(dim, base, original, beta_fast, beta_slow, truncate)
+    i = torch.arange(dim // 2, dtype=torch.float64)  # (dim/2,)
+    return ((i - low) / (high - low)).clamp(0.0, 1.0)  # (dim/2,)
+
+
+def yarn_paper_ramp(dim: int, base: float, original: int, beta_fast: float = 32.0,
+                    beta_slow: float = 1.0) -> torch.Tensor:
+    """YaRN's ramp as its paper writes it (Peng et al. 2023, section 3.2): LINEAR IN THE TURN
+    COUNT r_i = L / lambda_i = L theta_i / (2 pi).
+
+        gamma(r) = 0 for r < beta_slow, 1 for r > beta_fast, else
+                   (r - beta_slow) / (beta_fast - beta_slow)   (the paper's alpha, beta)
+        theta'_i = (1 - gamma(r_i)) theta_i / s + gamma(r_i) theta_i
+
+    so the share of interpolation, comparable with :func:`yarn_ramp`, is 1 - gamma(r_i).
+    The two ramps span the same pairs (up to the floor/ceil of the index bounds) but r_i
+    falls geometrically with i, so 1 - gamma(r_i) rises steeply at the fast end of the
+    ramp: the paper's ramp interpolates the blended pairs more, by up to about 0.37 (d =
+    128, base 10^4, L = 4,096: pair 30 is 38% interpolated in the code, 75% in the paper).
+
+    Returns:
+        ``(dim/2,)`` float64 tensor, 1 - gamma(r_i).
+    """
+    dim = check_dim(dim)
+    base = check_base(base)
+    L = check_int(original, "original_max_position_embeddings", 1, MAX_LENGTH)
+    fast = check_positive_float(beta_fast, "beta_fast", upper=MAX_BETA)
+    slow = check_positive_float(beta_slow, "beta_slow", upper=MAX_BETA)
+    if fast <= slow:
+        fail("beta_fast", fast, "greater than beta_slow = {beta_slow}", beta_slow=f"{slow:g}")
+    r = L * plain_theta(dim, base) / (2 * math.pi)  # (dim/2,) turns within L
+    gamma = ((r - slow) / (fast - slow)).clamp(0.0, 1.0)  # (dim/2,)
+    return 1.0 - gamma  # (dim/2,)
+
+
 def _yarn(dim, base, seq_len, factor, original_max_position_embeddings, max_position_embeddings,
           beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor, truncate):
     L = original_max_position_embeddings
@@ -264,10 +318,8 @@ def _yarn(dim, base, seq_len, factor, original_max_position_embeddings, max_posi
             attention_factor = _mscale(s, mscale) / _mscale(s, mscale_all_dim)
         else:
             attention_factor = _mscale(s)
-    low, high = yarn_ramp_bounds(dim, base, L, beta_fast, beta_slow, truncate)
     theta = plain_theta(dim, base)  # (dim/2,)
-    i = torch.arange(dim // 2, dtype=torch.float64)  # (dim/2,)
-    ramp = ((i - low) / (high - low)).clamp(0.0, 1.0)  # (dim/2,): 0 keeps, 1 divides by s
+    ramp = yarn_ramp(dim, base, L, beta_fast, beta_slow, truncate)  # (dim/2,): 0 keeps
     return theta * (1 - ramp) + (theta / s) * ramp, float(attention_factor)
 
 
@@ -330,7 +382,8 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
     Scaling("llama3", _llama3, N_("Llama 3.1 (wavelength bands)"),
             N_("Keeps wavelengths shorter than L / high_freq_factor, divides those longer than "
                "L / low_freq_factor by s, and blends in between, smoothly in L / wavelength."),
-            N_("Meta 2024, The Llama 3 Herd of Models (arXiv:2407.21783)"),
+            N_("Meta 2024, Llama 3.1 reference code: `apply_scaling` in "
+               "`meta-llama/llama-models` (`models/llama3/reference_impl/model.py`)"),
             (FACTOR, ORIGINAL,
              Param("low_freq_factor", "float", 1.0, 0.0, MAX_FACTOR, open_low=True,
                    doc="wavelengths above L / low_freq_factor are divided by s"),
@@ -463,6 +516,50 @@ def effective_base(dim: int, base: float, factor: float, original_max_position_e
     return out[0] if scalar else out
 
 
+def dynamic_alpha(factor: float, original_max_position_embeddings: int, seq_len: int) -> float:
+    """Dynamic NTK's alpha at the current length n, as transformers computes it.
+
+        alpha(n) = f n / L - (f - 1) for n > L, 1 for n <= L,
+
+    with f = ``factor`` (transformers' ``rope_scaling["factor"]``) and L =
+    ``original_max_position_embeddings``; the base in use is base * alpha^(d/(d-2)).
+    At n = s L: alpha = f s - f + 1, which is s only for f = 1 (YaRN's definition,
+    alpha = n / L) and s^2 - s + 1 for f = s.
+    """
+    r = resolve_params("dynamic", 2, {"factor": factor,
+                                      "original_max_position_embeddings":
+                                          original_max_position_embeddings})
+    n = check_int(seq_len, "seq_len", 1, MAX_SEQ_LEN)
+    f, L = r["factor"], r["original_max_position_embeddings"]
+    return f * max(n, L) / L - (f - 1)
+
+
+def comparison_params(method: str, factor: float, original_max_position_embeddings: int,
+                      dynamic_factor: float = 1.0) -> dict:
+    """The parameters with which ``method`` extends a context of L tokens to s L, so that
+    every method is compared at the same extension s.
+
+    ``factor`` = s and ``original_max_position_embeddings`` = L where the method takes
+    them, Hugging Face defaults otherwise; except dynamic NTK, whose ``factor`` is not the
+    extension (see :func:`dynamic_alpha`): it gets ``dynamic_factor`` f (default 1, YaRN's
+    paper's dynamic scaling alpha = n / L, so alpha = s at n = s L, as for static NTK).
+    Evaluate ``dynamic`` at ``seq_len`` = s L. LongRoPE needs per-pair factors and is
+    refused.
+
+    Returns:
+        {parameter name: value}, ready for :func:`scaled_theta`.
+    """
+    method = check_choice(method, "method", tuple(m for m in SCALINGS if m != "longrope"))
+    names = SCALINGS[method].param_names
+    params = {}
+    if "factor" in names:
+        params["factor"] = float(dynamic_factor if method == "dynamic" else factor)
+    if "original_max_position_embeddings" in names:
+        params["original_max_position_embeddings"] = original_max_position_embeddings
+    resolve_params(method, 2, params)  # validates f, s and L
+    return params
+
+
 # Translators: what a context-extension method does to one pair of dimensions:
 # keeps its frequency, divides it by s (interpolated), or something in between (blended).
 REGIMES = (N_("kept"), N_("interpolated"), N_("blended"))
@@ -473,8 +570,9 @@ def pair_regime(dim: int, base: float, method: str = "none", *, seq_len: int | N
     """What the method does to each pair, from the ratio r_i = theta'_i / theta_i.
 
     "kept" when r_i = 1, "interpolated" when r_i = 1/s (s the method's factor,
-    max_position_embeddings / L when absent), "blended" otherwise, each within a
-    relative tolerance ``rtol``.
+    max_position_embeddings / L when absent; for dynamic NTK, alpha at the current
+    length, :func:`dynamic_alpha`, since its slowest pair is divided by alpha), "blended"
+    otherwise, each within a relative tolerance ``rtol``.
 
     Returns:
         ``dim/2`` labels, one per pair i.
@@ -483,7 +581,10 @@ def pair_regime(dim: int, base: float, method: str = "none", *, seq_len: int | N
     scaled, _ = scaled_theta(dim, base, method, seq_len=seq_len, **params)
     ratio = (scaled / plain_theta(dim, base)).tolist()  # (dim/2,)
     resolved = resolve_params(method, dim, params)
-    if "original_max_position_embeddings" in resolved:
+    if method == "dynamic":  # its factor is not the scale: alpha at the current length is
+        L = resolved["original_max_position_embeddings"]
+        s = dynamic_alpha(resolved["factor"], L, L if seq_len is None else seq_len)
+    elif "original_max_position_embeddings" in resolved:
         s = _resolve_factor(resolved.get("factor"), resolved["original_max_position_embeddings"],
                             resolved.get("max_position_embeddings"))
     else:

@@ -28,7 +28,7 @@ PROPER_NAMES = {
     "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox", "ding", "reddit",
     "haviv", "kazemnejad", "toeplitz",
     "xpos", "barbero",
-    "haviv", "kazemnejad", "toeplitz", "scout", "command", "cohere", "smollm", "yang",
+    "scout", "command", "cohere", "smollm", "yang",
     "nakanishi", "scalable",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")

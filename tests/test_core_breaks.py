@@ -188,3 +188,29 @@ def test_ntk_slowest_pair_is_not_counted_unseen():
     unseen = df[df["method"] == "ntk"]["unseen"]
     assert int(unseen.sum()) == 17
     assert not bool(unseen.iloc[63])
+
+
+def test_neox_rounding_steps_by_hand():
+    """theta_1 = 10^4^(-2/32) = 10^(-1/4); fl16 (spacing 2^-11 on [0.5, 1)) gives 1152/2048
+    = 0.5625; 1857 * 0.5625 = 1044.5625; fl16 (spacing 1 on [1024, 2048)) gives 1045."""
+    steps = br.neox_rounding_steps()
+    assert steps["theta"] == pytest.approx(10 ** -0.25, rel=1e-15)
+    assert steps["theta float16"] == 1152 / 2048
+    assert steps["product"] == 1044.5625
+    assert steps["held"] == 1045.0
+    assert steps["exact angle"] == pytest.approx(1857 * 10 ** -0.25, rel=1e-15)
+    assert steps["error"] == pytest.approx(1045 - 1857 * 10 ** -0.25, rel=1e-12)
+
+
+def test_ood_dynamic_is_compared_at_alpha_s():
+    """Issue 19 item 4: the breaks table evaluates dynamic NTK at n = s L with transformers'
+    factor 1 (alpha = s), so its angles equal static NTK's; item 7: at d = 128, base 10^4,
+    L = 4096, s = 8, 18 pairs never turn in training (2 pi 10^4^(2i/128) > 4096 for
+    i >= 46) and NTK brings back only the slowest one, linear, YaRN and Llama 3.1 all."""
+    t = br.ood_angle_table(128, 1e4, 4096, 8.0)
+    by = {m: b.reset_index(drop=True) for m, b in t.groupby("method", sort=False)}
+    assert by["dynamic"]["inference max angle [rad]"].to_numpy() == pytest.approx(
+        by["ntk"]["inference max angle [rad]"].to_numpy(), rel=1e-12)
+    unseen = {m: int(b["unseen"].sum()) for m, b in by.items()}
+    assert unseen == {"none": 18, "linear": 0, "ntk": 17, "dynamic": 17, "yarn": 0,
+                      "llama3": 0}

@@ -137,20 +137,39 @@ def test_extension_tables_custom_hand_values():
     # static NTK: base' = base s^(d/(d-2)), so the last pair i = d/2 - 1 is divided by s
     assert sp.loc[("ntk", 63), "ratio theta/theta plain"] == pytest.approx(1 / s, rel=1e-12)
     assert sp.loc[("ntk", 0), "regime"] == "kept"
-    # dynamic at n = s L: alpha = s * s - (s - 1) = 57
-    alpha = s * s - (s - 1)
+    # dynamic at n = s L with transformers' factor 1 (YaRN's definition): alpha = n / L = s,
+    # base' = base s^(d/(d-2)) as static NTK, so the slowest pair is divided by exactly s
+    alpha = s
     assert sp.loc[("dynamic", 63), "ratio theta/theta plain"] == \
-        pytest.approx(alpha ** (-1.0), rel=1e-12)
+        pytest.approx(1 / s, rel=1e-12)
     att = t["attention"].set_index("method")
     assert att.loc["yarn", "attention factor"] == pytest.approx(0.1 * math.log(s) + 1)
     assert att.loc["linear", "attention factor"] == 1.0
     dyn = t["dynamic"].set_index("sequence length [tokens]")
+    assert (dyn["dynamic factor f"] == 1.0).all() and dyn.loc[s * L, "alpha"] == s
     assert dyn.loc[float(L), "effective base"] == base
     assert dyn.loc[s * L, "effective base"] == pytest.approx(base * alpha ** (d / (d - 2)),
                                                              rel=1e-12)
     assert dyn.loc[s * L, "longest wavelength [tokens]"] == pytest.approx(
         2 * math.pi * (base * alpha ** (d / (d - 2))) ** ((d - 2) / d), rel=1e-12)
     assert t["decay"]["distance [tokens]"].max() == s * L
+
+
+def test_dynamic_with_transformers_factor_s():
+    """f = s (transformers' factor set to the extension) gives alpha = f s - f + 1 at s L:
+    57 at s = 8, the slowest pair divided by 57, not by s."""
+    s, L, d, base = 8.0, 4096, 128, 10_000.0
+    t = compare.extension_tables(custom(), s, dynamic_factor=s)
+    sp = t["spectra"].set_index(["method", "pair"])
+    assert sp.loc[("dynamic", 63), "ratio theta/theta plain"] == pytest.approx(1 / 57,
+                                                                               rel=1e-12)
+    assert sp.loc[("ntk", 63), "ratio theta/theta plain"] == pytest.approx(1 / s, rel=1e-12)
+    dyn = t["dynamic"].set_index("sequence length [tokens]")
+    assert dyn.loc[s * L, "alpha"] == 57.0
+    assert dyn.loc[s * L, "effective base"] == pytest.approx(base * 57 ** (d / (d - 2)),
+                                                             rel=1e-12)
+    assert compare.extension_variants(custom(), s)["dynamic"].params_dict == {
+        "factor": 1.0, "original_max_position_embeddings": L}
 
 
 def test_softmax_table_closed_form():

@@ -140,7 +140,12 @@ def test_first_inexact_position():
 
 # ---------------------------------------------------------------- angle_error
 
-@given(recipe=st.sampled_from(rc.RECIPES), half=st.integers(1, 64),
+# every recipe that rounds only what the dtype holds ("float32_angles" forms its angles in
+# float32 whatever the dtype: tested below)
+EXACT_IN_FLOAT64 = [r for r in rc.RECIPES if r != "float32_angles"]
+
+
+@given(recipe=st.sampled_from(EXACT_IN_FLOAT64), half=st.integers(1, 64),
        base=st.floats(1.5, 1e7), ms=st.lists(st.integers(0, 10**7), min_size=1, max_size=10))
 def test_float64_reproduces_reference(recipe, half, base, ms):
     for err in rc.angle_error(ms, 2 * half, base, "float64", recipe):
@@ -263,8 +268,8 @@ def test_relative_property_against_explicit_rotations(layout):
     assert got.tolist() == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
 
-@given(recipe=st.sampled_from(rc.RECIPES), half=st.integers(1, 64), base=st.floats(1.5, 1e7),
-       m=st.integers(0, 10**4), n=st.integers(0, 10**4),
+@given(recipe=st.sampled_from(EXACT_IN_FLOAT64), half=st.integers(1, 64),
+       base=st.floats(1.5, 1e7), m=st.integers(0, 10**4), n=st.integers(0, 10**4),
        shifts=st.lists(st.integers(0, 10**4), min_size=1, max_size=5),
        seed=st.integers(0, 2**31 - 1), ones=st.booleans())
 def test_float64_keeps_relative_property(recipe, half, base, m, n, shifts, seed, ones):
@@ -314,3 +319,88 @@ def test_relative_property_validation():
         rc.relative_property_error(8, 100, "bfloat16", "positions", 0, 1, 1, q=torch.ones(4))
     with pytest.raises(ValueError, match="recipe="):
         rc.relative_property_error(8, 100, "bfloat16", "all", 0, 1, 1)
+
+
+# ---------------------------------------------------------------- float32 angles (transformers)
+
+def test_transformers_inv_freq_is_float32_pow():
+    th = rc.transformers_inv_freq(8, 10_000.0)
+    assert th.dtype == torch.float32
+    # 1 / 10^4^(j/8) for j = 0, 2, 4, 6: 1, 0.1, 0.01, 0.001, each within a float32 ulp
+    for got, want in zip(th.tolist(), (1.0, 0.1, 0.01, 0.001)):
+        assert got == pytest.approx(want, rel=2**-23)
+
+
+@given(half=st.integers(1, 64), base=st.floats(1.5, 1e7),
+       ms=st.lists(st.integers(0, 10**7), min_size=1, max_size=10), name=dtype_names)
+def test_float32_angles_recipe_by_hand(half, base, ms, name):
+    """a = fl32(fl32(m) th32_i) for every dtype (float32 arithmetic: the product of two
+    float32 numbers rounded once); cos = fl_dtype(cos32 a)."""
+    dim = 2 * half
+    th32 = rc.transformers_inv_freq(dim, base)
+    angle_err, cos_err, _ = rc.angle_error(ms, dim, base, name, "float32_angles")
+    ref_theta = [base ** (-2 * i / dim) for i in range(half)]
+    for row, m in enumerate(ms):
+        m32 = torch.tensor(float(m), dtype=torch.float32)
+        a32 = (m32 * th32).double()  # (h,) float32 products
+        for i in range(half):
+            want = abs(a32[i].item() - m * ref_theta[i])
+            assert angle_err[row, i].item() == pytest.approx(want, rel=1e-9, abs=1e-9 * m)
+    # the angle error does not depend on the dtype; float32 and float64 caches add nothing
+    # measurable to cos beyond float32's own cos
+    a64, _, _ = rc.angle_error(ms, dim, base, "float64", "float32_angles")
+    assert torch.equal(angle_err, a64)
+
+
+def test_float32_angles_at_a_million_is_the_float32_product():
+    """At m = 10^6, float32's spacing is 2^(19 - 23) = 1/16, so rounding the product alone
+    costs up to 1/32 rad, and th32's own rounding (|th32 - theta| <= theta 2^-24 or so) adds
+    up to 10^6 theta 2^-24 ~ 0.06 theta: the largest error over pairs, d = 128, base 10^4,
+    is a few hundredths of a radian; the cache in bfloat16 bounds cos by 2^-9 more."""
+    m = torch.tensor([10**6])
+    ang, cos, _ = rc.max_angle_error(m, 128, 1e4, "bfloat16", "float32_angles")
+    assert 0.01 < ang.item() < 1 / 32 + 0.07
+    ang_cache, cos_cache, _ = rc.max_angle_error(m, 128, 1e4, "bfloat16", "cache")
+    assert ang_cache.item() == 0 and cos_cache.item() <= 2**-9
+    assert cos.item() > cos_cache.item()
+
+
+def test_max_angle_errors_equals_one_at_a_time():
+    m = torch.tensor([1, 7, 300, 65_519, 65_520, 10**6])
+    combos = [(d, r) for d in ("float32", "float16", "bfloat16") for r in rc.RECIPES]
+    many = rc.max_angle_errors(m, 64, 5e5, combos)
+    for d, r in combos:
+        one = rc.max_angle_error(m, 64, 5e5, d, r)
+        for a, b in zip(many[d, r], one):
+            assert torch.equal(a.isnan(), b.isnan())
+            assert torch.equal(a.nan_to_num(), b.nan_to_num())
+    with pytest.raises(ValueError, match="combos"):
+        rc.max_angle_errors(m, 64, 5e5, [])
+    with pytest.raises(ValueError, match="recipe"):
+        rc.max_angle_errors(m, 64, 5e5, [("float16", "fast")])
+
+
+def test_float32_angles_match_transformers_rotary_embedding():
+    """transformers' own LlamaRotaryEmbedding (float32, float16, bfloat16 inputs): its
+    inv_freq is ours bit for bit, and its cos at positions up to 7.8 10^6 is this recipe's
+    cache exactly."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    d, base = 64, 10_000.0
+    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
+                                   max_position_embeddings=4096,
+                                   rope_parameters={"rope_type": "default", "rope_theta": base})
+    rotary = LlamaRotaryEmbedding(cfg)
+    assert torch.equal(rotary.inv_freq, rc.transformers_inv_freq(d, base))
+    positions = [0, 1, 1857, 65_521, 123_457, 999_999, 10**6, 7_777_777]
+    pos = torch.tensor([positions])
+    th64 = rc.theta(d, base)
+    for dtype in (torch.float32, torch.float16, torch.bfloat16):
+        x = torch.zeros(1, len(positions), d, dtype=dtype)
+        cos, _sin = rotary(x, pos)  # (1, P, d): half layout, pair i at i and i + d/2
+        cos_hf = cos[0, :, : d // 2].double()  # (P, h)
+        ref = torch.cos(torch.outer(torch.tensor(positions, dtype=torch.float64), th64))
+        _, cos_err, _ = rc.angle_error(positions, d, base, dtype, "float32_angles")
+        # ours = |cache - ref|: the same cache as transformers', to the last bit
+        assert torch.equal((cos_hf - ref).abs(), cos_err)

@@ -428,3 +428,111 @@ def test_pair_regime_simple_methods():
     # static NTK: theta'_i = theta_i s^(-2i/(d-2)): pair 0 kept, the last divided by s
     r = rc.pair_regime(16, 1e4, "ntk", factor=4.0)
     assert r[0] == "kept" and r[-1] == "interpolated" and set(r[1:-1]) == {"blended"}
+
+
+# --- comparing dynamic NTK with the other methods (issue 19, item 4) ------------------------
+
+def test_dynamic_alpha_closed_form():
+    # alpha = f n / L - (f - 1): at n = s L, f s - f + 1; s = 8: 57 with f = s, 8 with f = 1
+    assert rc.dynamic_alpha(8.0, 4096, 8 * 4096) == 57.0
+    assert rc.dynamic_alpha(1.0, 4096, 8 * 4096) == 8.0
+    assert rc.dynamic_alpha(4.0, 1000, 500) == 1.0  # n <= L: alpha = 1
+    assert rc.dynamic_alpha(2.0, 1000, 3000) == 5.0
+
+
+def test_comparison_params():
+    assert rc.comparison_params("linear", 8, 4096) == {"factor": 8.0}
+    assert rc.comparison_params("yarn", 8, 4096) == {"factor": 8.0,
+                                                     "original_max_position_embeddings": 4096}
+    assert rc.comparison_params("none", 8, 4096) == {}
+    # dynamic gets transformers' factor 1 (alpha = n / L), not s
+    assert rc.comparison_params("dynamic", 8, 4096) == {"factor": 1.0,
+                                                        "original_max_position_embeddings": 4096}
+    assert rc.comparison_params("dynamic", 8, 4096, 8)["factor"] == 8.0
+    with pytest.raises(ValueError, match="method"):
+        rc.comparison_params("longrope", 8, 4096)
+    with pytest.raises(ValueError, match="factor"):
+        rc.comparison_params("linear", 0.5, 4096)
+
+
+@given(dim=dims.filter(lambda d: d >= 4), base=bases, s=factors,
+       L=st.integers(min_value=1, max_value=10**5))
+def test_dynamic_at_s_L_equals_static_ntk(dim, base, s, L):
+    """With transformers' factor 1, dynamic NTK at n = s L is static NTK with alpha = s:
+    the same base' = base s^(d/(d-2)), the slowest pair divided by exactly s."""
+    n = max(L, round(s * L))
+    s_eff = n / L
+    dyn = rc.scaled_theta(dim, base, "dynamic", seq_len=n,
+                          **rc.comparison_params("dynamic", s_eff, L))[0]
+    ntk = rc.scaled_theta(dim, base, "ntk", factor=s_eff)[0]
+    assert dyn.tolist() == pytest.approx(ntk.tolist(), rel=1e-12)
+    assert float(dyn[-1]) == pytest.approx(base ** (-(dim - 2) / dim) / s_eff, rel=1e-12)
+
+
+@pytest.mark.parametrize("f", [1.0, 8.0])
+def test_dynamic_matches_transformers(f):
+    """transformers' own _compute_dynamic_ntk_parameters (through ROPE_INIT_FUNCTIONS) at
+    n = s L = 8 x 4096, d = 128, base 10^4: factor 1 divides the slowest pair by 8 and
+    factor 8 by 57, and scaled_theta gives the same frequencies."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    s, L, d, base = 8, 4096, 128, 10_000.0
+    cfg = transformers.LlamaConfig(hidden_size=8 * d, num_attention_heads=8,
+                                   max_position_embeddings=L,
+                                   rope_parameters={"rope_type": "dynamic", "factor": f,
+                                                    "rope_theta": base})
+    inv_freq, attention = ROPE_INIT_FUNCTIONS["dynamic"](cfg, "cpu", seq_len=s * L)
+    ours, a = rc.scaled_theta(d, base, "dynamic", seq_len=s * L, factor=f,
+                              original_max_position_embeddings=L)
+    assert a == attention == 1.0
+    assert inv_freq.double().tolist() == pytest.approx(ours.tolist(), rel=2e-6)  # float32
+    alpha = f * s - (f - 1)  # 8 or 57
+    assert alpha == rc.dynamic_alpha(f, L, s * L)
+    assert float(inv_freq[-1]) / base ** (-(d - 2) / d) == pytest.approx(1 / alpha, rel=2e-6)
+
+
+# --- YaRN's two ramps (issue 19, item 9) ----------------------------------------------------
+
+def test_yarn_ramps_by_hand():
+    """d = 128, base 10^4, L = 4096, beta 32 / 1. Index bounds from i(r) = d ln(L/(2 pi r)) /
+    (2 ln base): i(32) = 20.94 -> low 20, i(1) = 45.03 -> high 46; the code's ramp is
+    (i - 20) / 26. The paper's: 1 - clamp((r_i - 1) / 31, 0, 1), r_i = L base^(-2i/d) / 2 pi."""
+    d, base, L = 128, 1e4, 4096
+    i32 = d * math.log(L / (2 * math.pi * 32)) / (2 * math.log(base))
+    i1 = d * math.log(L / (2 * math.pi)) / (2 * math.log(base))
+    assert (math.floor(i32), math.ceil(i1)) == (20, 46)
+    code = rc.yarn_ramp(d, base, L).tolist()
+    paper = rc.yarn_paper_ramp(d, base, L).tolist()
+    for i in range(64):
+        assert code[i] == pytest.approx(min(max((i - 20) / 26, 0.0), 1.0), abs=1e-15)
+        r = L * base ** (-2 * i / d) / (2 * math.pi)
+        assert paper[i] == pytest.approx(1 - min(max((r - 1) / 31, 0.0), 1.0), abs=1e-12)
+    # pair 30: 10/26 = 38% interpolated in the code; r_30 = 8.70, 1 - 7.70/31 = 75%
+    assert code[30] == pytest.approx(10 / 26)
+    r30 = 4096 * 10 ** (-4 * 60 / 128) / (2 * math.pi)
+    assert paper[30] == pytest.approx(1 - (r30 - 1) / 31, rel=1e-12)
+    # the scaled spectrum uses the code's ramp (as transformers does)
+    s = 8.0
+    got = rc.scaled_theta(d, base, "yarn", factor=s, original_max_position_embeddings=L)[0]
+    plain = py_theta(d, base)
+    assert got.tolist() == pytest.approx(
+        [t * (1 - c) + t / s * c for t, c in zip(plain, code)], rel=1e-13)
+
+
+def test_dynamic_regime_uses_alpha():
+    """Dynamic NTK divides its slowest pair by alpha(n) (= s at n = s L with factor 1, and
+    57 with factor 8 at s = 8): that pair is "interpolated", the fastest "kept", as static
+    NTK's."""
+    L = 4096
+    for f, alpha in ((1.0, 8.0), (8.0, 57.0)):
+        regime = rc.pair_regime(16, 1e4, "dynamic", seq_len=8 * L, factor=f,
+                                original_max_position_embeddings=L)
+        assert regime[0] == "kept" and regime[-1] == "interpolated"
+        assert set(regime[1:-1]) == {"blended"}
+        theta = rc.scaled_theta(16, 1e4, "dynamic", seq_len=8 * L, factor=f,
+                                original_max_position_embeddings=L)[0]
+        assert float(theta[-1]) == pytest.approx(1e4 ** (-14 / 16) / alpha, rel=1e-12)
+    assert rc.pair_regime(16, 1e4, "dynamic", seq_len=L, factor=8.0,
+                          original_max_position_embeddings=L) == ("kept",) * 8
+    assert rc.pair_regime(16, 1e4, "ntk", factor=8.0)[-1] == "interpolated"

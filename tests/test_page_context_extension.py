@@ -2,7 +2,8 @@
 
 Expected numbers come from closed forms written out here: theta_i =
 base^(-2i/d), linear's ratio 1/s, static NTK's slowest pair divided by s,
-dynamic NTK at n = s L with alpha = s^2 - s + 1, YaRN's attention factor
+dynamic NTK at n = s L with transformers' factor 1 (alpha = s, YaRN's definition) and
+with factor f (alpha = f s - f + 1: 57 at f = s = 8), YaRN's attention factor
 0.1 ln s + 1 and the softmax exp(a^2 z) / sum exp(a^2 z), and Llama 3.1's
 bands from the wavelength thresholds L/4 and L.
 """
@@ -16,7 +17,7 @@ from i18n_helpers import untranslated
 import rope_core as rc
 
 PAGE = "context_extension"
-PARTS = ("spectra", "decay", "attention", "softmax", "dynamic")
+PARTS = ("spectra", "decay", "attention", "softmax", "dynamic", "ramps")
 
 
 def csvs(at) -> dict:
@@ -35,7 +36,7 @@ def default_page():
 
 def test_default_is_llama31_with_every_method(default_page):
     at = default_page
-    assert not at.error and len(at.get("plotly_chart")) == 8
+    assert not at.error and len(at.get("plotly_chart")) == 9
     files = csvs(at)
     for name, frame in files.values():
         assert "Llama-3-1-8B_L8192_s8" in name
@@ -77,7 +78,7 @@ def test_custom_settings_against_closed_forms():
         assert sp.loc[("none", i), "theta [rad/token]"] == pytest.approx(plain, rel=1e-13)
         assert sp.loc[("linear", i), "theta [rad/token]"] == pytest.approx(plain / s, rel=1e-13)
     assert sp.loc[("ntk", 31), "ratio theta/theta plain"] == pytest.approx(1 / s, rel=1e-12)
-    alpha = s * s - (s - 1)
+    alpha = s  # transformers' factor 1: alpha = n / L = s at n = s L
     assert sp.loc[("dynamic", 31), "ratio theta/theta plain"] == pytest.approx(1 / alpha,
                                                                                rel=1e-12)
     att = files["attention"][1].set_index("method")
@@ -96,10 +97,62 @@ def test_custom_settings_against_closed_forms():
     assert files["decay"][1]["distance [tokens]"].max() == s * L
 
 
+def test_dynamic_factor_knob_and_pairs_outside():
+    """Issue 19 items 4 and 7 at d = 128, base 10^4, L = 4096, s = 8. Item 7: 18 pairs
+    never turn within L (2 pi 10^4^(2i/128) > 4096 for i >= 46); static NTK divides only
+    the slowest by s, so 17 leave what training covered; linear, YaRN, Llama 3.1 keep all.
+    Item 4: transformers' factor f = 8 gives alpha = 8 * 8 - 7 = 57 at s L."""
+    d, base, L, s = 128, 10_000.0, 4096, 8
+    assert sum(2 * math.pi * base ** (2 * i / d) > L for i in range(d // 2)) == 18
+    at = run_page(PAGE, {"ce_model": "sidebar settings", "ce_L": str(L), "ce_s": str(s),
+                         "dim": str(d), "base": "10000", "ce_dyn_f": "8"})
+    assert not at.error
+    text = " ".join(m.value for m in at.markdown)
+    assert "`none` 18, `linear` 0, `ntk` 17, `dynamic` 17, `yarn` 0, `llama3` 0" in text
+    assert "Every pair stays inside with `linear`, `yarn`, `llama3`." in text
+    # dynamic at s L (factor 1) is static NTK: the slowest pair divided by alpha = s
+    assert "`ntk`: kept 0, blended 1–62, interpolated 63" in text
+    assert "`dynamic`: kept 0, blended 1–62, interpolated 63" in text
+    assert "α = f·n/L − (f − 1) = 57 at n = 32,768" in text
+    assert "1/57 as fast instead of 1/8" in text
+    dyn = csvs(at)["dynamic"][1]
+    assert list(dyn.columns[:4]) == ["model", "L [tokens]", "s", "dynamic factor f"]
+    end = dyn[dyn["sequence length [tokens]"] == s * L].set_index("dynamic factor f")
+    assert end.loc[1.0, "alpha"] == s and end.loc[8.0, "alpha"] == 57
+    assert end.loc[8.0, "effective base"] == pytest.approx(base * 57 ** (d / (d - 2)),
+                                                           rel=1e-12)
+    # YaRN's two ramps, from i(r) = d ln(L / (2 pi r)) / (2 ln base): low 20, high 46
+    ramps = csvs(at)["ramps"][1].set_index("pair")
+    for i in (19, 25, 30, 47):
+        code = min(max((i - 20) / 26, 0.0), 1.0)
+        r = L * base ** (-2 * i / d) / (2 * math.pi)
+        paper = 1 - min(max((r - 1) / 31, 0.0), 1.0)
+        assert ramps.loc[i, "ramp linear in i (app, transformers)"] == pytest.approx(code)
+        assert ramps.loc[i, "ramp linear in r (paper)"] == pytest.approx(paper, rel=1e-9)
+    assert "largest difference is at pair 30" in text and "38% divided by s here, 75%" in text
+
+
+def test_distance_section_controls_rerun_it():
+    """The distance axis and transformers' factor live in their own section (a fragment):
+    changing them redraws the decay and dynamic figures, the spectra stay the same."""
+    at = run_page(PAGE, {"ce_model": "sidebar settings"})
+    before = figure(at, 0)
+    at.radio(key="ce_axis").set_value("log")
+    at.select_slider(key="ce_dyn_f").set_value(4)
+    at.run()
+    assert not at.error and not at.exception
+    files = csvs(at)
+    assert files["decay"][1]["distance [tokens]"].min() == 1  # log axis starts at 1
+    end = files["dynamic"][1]
+    end = end[end["sequence length [tokens]"] == 8 * 4096].set_index("dynamic factor f")
+    assert end.loc[4.0, "alpha"] == 4 * 8 - 3  # f s - f + 1 = 29
+    assert figure(at, 0) == before
+
+
 @pytest.mark.parametrize("name", list(rc.PRESETS))
 def test_every_preset_renders(name):
     at = run_page(PAGE, {"ce_model": name, "ce_axis": "log"})
-    assert not at.error and len(at.get("plotly_chart")) == 8
+    assert not at.error and len(at.get("plotly_chart")) == 9
     files = csvs(at)
     for _, frame in files.values():
         assert (frame["model"] == name).all()
@@ -116,7 +169,8 @@ def test_preset_with_own_scaling_uses_its_factor():
     assert files["decay"][1]["distance [tokens]"].max() == 40 * 4096
 
 
-FIGURE_KEYS = {"ce_ratio_plot", "ce_wave_plot", "ce_regime_plot", "ce_attention_plot",
+FIGURE_KEYS = {"ce_ratio_plot", "ce_wave_plot", "ce_regime_plot", "ce_ramp_plot",
+               "ce_attention_plot",
                "ce_softmax_plot", "ce_dynamic_plot", "ce_bound_plot", "ce_score_plot"}
 
 
@@ -134,7 +188,7 @@ def test_chinese_other_settings(query):
     """The sidebar option (its link value is its Chinese label under ?lang=zh), the log
     axis and a model with its own LongRoPE scaling, in Chinese."""
     at = run_page(PAGE, {"lang": "zh", **query})
-    assert not at.error and not at.first_warnings and len(at.get("plotly_chart")) == 8
+    assert not at.error and not at.first_warnings and len(at.get("plotly_chart")) == 9
     assert at.radio(key="ce_model").value == query["ce_model"].replace("侧边栏设置",
                                                                        "sidebar settings")
     assert untranslated(at) == {}

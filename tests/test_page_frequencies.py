@@ -74,6 +74,28 @@ def test_linear_scaling_divides_every_theta_by_the_factor():
     assert len(figure(at)["data"]) == 2
 
 
+def test_dynamic_is_compared_with_transformers_factor_one():
+    """Issue 19 item 4: dynamic NTK at n = s L with transformers' factor 1 has alpha = n/L =
+    s, so its slowest pair is divided by s (as static NTK's), not by s^2 - s + 1 = 57."""
+    d, s = 16, 8  # L = 4096, the default
+    at = run_page("frequencies", {"scaling": "dynamic", "factor": str(s), "dim": str(d)})
+    _, df = csv_frame(at)
+    scaled = df[df["scaling"] == f"dynamic x{s}"]
+    base_prime = 10_000 * s ** (d / (d - 2))  # base * alpha^(d/(d-2)), alpha = s
+    for i in range(d // 2):
+        assert math.isclose(scaled["theta_i [rad/token]"].iloc[i],
+                            base_prime ** (-2 * i / d), rel_tol=1e-13)
+    assert math.isclose(scaled["theta_i [rad/token]"].iloc[-1],
+                        10_000 ** (-(d - 2) / d) / s, rel_tol=1e-13)
+    text = " ".join(c.value for c in at.caption)
+    assert "α = s² − s + 1 at s·L (57 here)" in text and "not 1/8" in text
+
+
+def test_slow_pairs_identify_not_order_positions():
+    text = " ".join(md.value for md in run_page("frequencies").markdown)
+    assert "identifies every position" in text and "orders every position" not in text
+
+
 def test_base_raising_text_is_right_and_index_conventions_reconciled():
     at = run_page("frequencies")
     text = " ".join(md.value for md in at.markdown)
