@@ -200,14 +200,24 @@ def island_figure(dim: int, context: int):
         for a, b in spans:
             xs += [a, b, None]
             ys += [y, y, None]
-        fig.add_scatter(x=xs, y=ys, mode="lines", name=name,
-                        line=dict(color=color, width=14))
-    fig.add_vline(x=r["smallest"], line=dict(color="#444", dash="dot"),
-                  annotation_text=_("smallest: {base}").format(base=whole(r["smallest"])),
-                  annotation_position="top left")
-    fig.add_vline(x=r["threshold"], line=dict(color="#444", dash="dash"),
-                  annotation_text=_("all pass from {base}").format(base=whole(r["threshold"])),
-                  annotation_position="bottom right")
+        # a tick at each end, so that an island a pixel wide still shows
+        fig.add_scatter(x=xs, y=ys, mode="lines+markers" if y else "lines", name=name,
+                        line=dict(color=color, width=14),
+                        marker=dict(symbol="line-ns-open", size=22, color=color,
+                                    line=dict(width=2, color=color)))
+    # vertical lines; their labels are placed by hand: on a log axis Plotly puts a
+    # vline's own annotation at x instead of log10(x), off the plot
+    for x, dash, label, anchor in (
+            (r["smallest"], "dot",
+             _("smallest: {base}").format(base=whole(r["smallest"])), "left"),
+            (r["threshold"], "dash",
+             _("all pass from {base}").format(base=whole(r["threshold"])), "right")):
+        # inside the plot: the smallest's label to its right (above the bars), the
+        # threshold's to its left (below them), so that neither runs past an edge
+        fig.add_vline(x=x, line=dict(color="#444", dash=dash))
+        fig.add_annotation(x=math.log10(x), y=1.45 if anchor == "left" else -0.45, text=label,
+                           showarrow=False, xanchor=anchor, xshift=4 if anchor == "left" else -4,
+                           bgcolor="rgba(255,255,255,0.8)")
     ui.style(fig, title=_("Which bases pass for L = {length} (d = {dim})").format(
                  length=i18n.integer(context), dim=dim),
              x=_("base (log scale)"), y=_("passes (1) or fails (0)"), height=320)
@@ -405,12 +415,18 @@ def smallest_base_section(s) -> None:
     n = len(isl)
     if n:
         narrowest = isl.loc[isl["width below [%]"].idxmin()]
-        narrow = _("**The passing set is not an interval.** Between the smallest base {small} "
-                   "and the threshold {top} lie {n} passing islands with failing bases between "
-                   "them, the narrowest under {width}% wide ({k} grid bases): a bigger base is "
-                   "not automatically safe.").format(
+        k = int(narrowest["grid bases"])
+        narrow = ngettext(
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid base): a bigger base is not "
+            "automatically safe.",
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid bases): a bigger base is not "
+            "automatically safe.", k).format(
             small=whole(r["smallest"]), top=whole(r["threshold"]), n=n,
-            width=f"{narrowest['width below [%]']:.1f}", k=int(narrowest["grid bases"]))
+            width=f"{narrowest['width below [%]']:.1f}", k=k)
     else:
         narrow = _("Here the passing set is one interval: every base from {small} on "
                    "passes.").format(small=whole(r["smallest"]))
