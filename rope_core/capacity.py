@@ -5,11 +5,13 @@ Two results from the literature, both computed exactly here:
 * Liu et al. 2023, "Scaling Laws of RoPE-based Extrapolation": pairs whose
   period 2*pi/theta_i fits inside the training length L see every angle in
   training; the others do not. Their count sets the *critical dimension*
-  d_extra = 2 * ceil((d/2) * log_base(L / 2 pi)) and, once the base is changed,
-  the extrapolation limit 2 pi * base^(d_extra / d).
-* Men et al. 2024, "Base of RoPE Bounds Context Length": a model can tell a
-  similar token from a random one at distance m only while
-  B_m = sum_i cos(m theta_i) >= 0; the smallest base keeping B_m >= 0 for every
+  d_extra = 2 * ceil((d/2) * log_base(L / 2 pi)) and, for a model fine-tuned
+  with a base beta LARGER than its training base, the extrapolation limit
+  2 pi * beta^(d_extra / d) (for a smaller base the paper reports the opposite).
+* Men et al. 2024, "Base of RoPE Bounds Context Length", Theorem 1: with iid
+  components, a similar key k* = q + eps outscores a random key at distance m
+  in expectation exactly when B_m = sum_i cos(m theta_i) >= 0 (a condition on an
+  expectation, not a hard limit); the smallest base keeping B_m >= 0 for every
   m < L is a lower bound on the base for a context of L tokens.
 
 Partial rotary models (only the first ``rotary_dim`` coordinates of a head are
@@ -79,9 +81,12 @@ def extrapolation_limit(dim: int, base: float, critical_dim: int) -> float:
 
     A model pre-trained with critical dimension d_extra (see
     :func:`critical_dimension`) has seen full periods only in its first d_extra
-    dims. After its base is changed to ``base``, the longest of those periods is
-    2 pi base^(d_extra/d) (pair d_extra/2 taken as the boundary), the longest
-    context whose angles stay inside what training covered.
+    dims. After fine-tuning with a base ``base`` larger than its training base,
+    the longest of those periods is 2 pi base^(d_extra/d) (pair d_extra/2 taken as
+    the boundary), the longest context whose angles stay inside what training
+    covered. Liu et al. give it only for a larger base: for a smaller one (base
+    500) every pair completes a period in training and the model extrapolates
+    better (see rope_core.breaks.liu_summary, which returns None there).
 
     Args:
         dim: rotary dim d, even, 2 ... 4096.
