@@ -9,6 +9,7 @@ import streamlit as st
 import rope_core as rc
 import rope_core.breaks as br
 import ui
+from rope_core.capacity import BASE_GRID_RATIO
 from ui import i18n
 from ui.i18n import _, ngettext
 
@@ -16,14 +17,21 @@ TRAIN_OPTIONS = [2**e for e in range(9, 18)]  # 512 ... 131,072 tokens
 FACTOR_OPTIONS = [1, 2, 4, 8, 16, 32, 64]
 METHODS = [m for m in br.OOD_METHODS if m != "none"]
 BMAX_OPTIONS = [2**e for e in range(10, 21, 2)]  # 1,024 ... 1,048,576 tokens
-TARGET_OPTIONS = [2**e for e in range(10, 21)]  # 1,024 ... 1,048,576 tokens
-MEN_CONTEXTS = (1024, 4096, 16384, 65536, 262144, 1048576)
+SEARCH_DIMS = br.tabulated_dims()  # head dims whose base search is precomputed
+MEN_DIM = 128  # Men et al.'s models
 TWO_PI = 2 * math.pi
 
 
 @ui.table
 def ood_table(dim: int, base: float, train: int, factor: int, method: str) -> pd.DataFrame:
     return br.ood_angle_table(dim, base, train, float(factor), ("none", method))
+
+
+@ui.table
+def unseen_counts(dim: int, base: float, train: int, factor: int) -> dict:
+    """Pairs left outside what training covered, per method (every method at once)."""
+    t = br.ood_angle_table(dim, base, train, float(factor), br.OOD_METHODS)
+    return {m: int(t.loc[t["method"] == m, "unseen"].sum()) for m in br.OOD_METHODS}
 
 
 @ui.table
@@ -48,13 +56,13 @@ def first_negative(dim: int, base: float, max_distance: int):
 
 
 @ui.table
-def min_base(dim: int, context: int):
-    return rc.min_base_for_context(dim, context)
+def bound(dim: int, context: int) -> dict:
+    return br.base_bound(dim, context)
 
 
 @ui.table
-def scan_table(dim: int, context: int, center: float) -> pd.DataFrame:
-    return br.base_scan(dim, context, center)
+def island_table(dim: int, context: int) -> pd.DataFrame:
+    return br.island_table(dim, context)
 
 
 @ui.table
@@ -89,11 +97,13 @@ def source(paper: dict) -> str:
     return _(citation)
 
 
+def whole(x: float) -> str:
+    return i18n.number(x, "#,##0")
+
+
 def log_y(fig: go.Figure) -> go.Figure:
     fig.update_yaxes(type="log", exponentformat="power")
     return fig
-
-
 @ui.figure
 def ood_figure(dim: int, base: float, train: int, factor: int, method: str):
     """Largest angle per pair in training and at s·L, plain and scaled; unseen ones marked."""
@@ -134,7 +144,7 @@ def wavelength_figure(dim: int, base: float, train: int, factor: int, method: st
     """Wavelength per pair against the training length, the critical pair marked."""
     ood = ood_table(dim, base, train, factor, method)
     plain_rows = ood[ood["method"] == "none"]
-    critical_pair = liu_summary(dim, base, train, float(new_base))["critical_pair"]
+    critical_pair = liu_summary(dim, base, train, float(new_base))["critical_pair"]  # (d/2,)
     fig = go.Figure()
     fig.add_scatter(x=plain_rows["pair i"], y=plain_rows["wavelength [tokens]"], mode="lines",
                     name=_("wavelength 2π/θᵢ"), line=dict(color=ui.COLORS[0], width=2.5))
@@ -149,8 +159,8 @@ def wavelength_figure(dim: int, base: float, train: int, factor: int, method: st
 
 
 @ui.figure
-def bm_figure(dim: int, base: float, max_distance: int, train: int):
-    """B_m against distance, its first negative value and the training length marked."""
+def bm_figure(dim: int, base: float, max_distance: int):
+    """B_m against distance, its first negative value marked."""
     bm = bm_table(dim, base, max_distance)
     neg = first_negative(dim, base, max_distance)
     fig = go.Figure()
@@ -160,36 +170,277 @@ def bm_figure(dim: int, base: float, max_distance: int, train: int):
     if neg is not None:
         fig.add_vline(x=neg, line=dict(color=ui.COLORS[1], dash="dash"),
                       annotation_text=_("first B_m < 0: m = {m}").format(m=i18n.integer(neg)))
-    if train <= max_distance:
-        fig.add_vline(x=train, line=dict(color=ui.COLORS[2], dash="dot"),
-                      annotation_text=f"L = {i18n.integer(train)}",
-                      annotation_position="bottom right")
     ui.style(fig, title=_("B_m against distance (d = {dim}, base {base})").format(
                  dim=dim, base=ui.fmt_base(base)),
              x=_("distance m [tokens]"), y="B_m = Σᵢ cos(m·θᵢ)")
     return fig
 
 
+
+
 @ui.figure
-def scan_figure(dim: int, context: int):
-    """Which scanned bases pass for the context, the smallest passing one marked."""
-    best = min_base(dim, context)
-    scan = scan_table(dim, context, best)
+def island_figure(dim: int, context: int):
+    """Which bases pass for the context: the islands, the smallest base and the threshold."""
+    r = bound(dim, context)
+    lo, hi = r["smallest"] / 1.3, r["threshold"] * 1.3
+    ratio = BASE_GRID_RATIO
+    # passing: every island (at least one grid cell wide, so that it shows) and all
+    # bases from the threshold on; failing: the gaps. One trace each, None between.
+    passing = [(a, b * ratio) for a, b in r["islands"]] + [(r["threshold"], hi)]
+    failing, left = [], lo
+    for a, b in passing:
+        if a > left:
+            failing.append((left, a))
+        left = b
     fig = go.Figure()
-    for passes, color, name in ((True, ui.COLORS[2], _("passes: B_m ≥ 0 for all m < L")),
-                                (False, ui.COLORS[1], _("fails: some B_m < 0"))):
-        part = scan[scan["passes"] == passes]
-        fig.add_scatter(x=part["base"], y=[1 if passes else 0] * len(part), mode="markers",
-                        name=name, marker=dict(color=color, size=9, symbol="line-ns-open"))
-    fig.add_vline(x=best, line=dict(color="#444", dash="dot"),
-                  annotation_text=_("smallest: {base}").format(
-                      base=i18n.number(best, "#,##0")))
+    for spans, y, color, name in (
+            (passing, 1, ui.COLORS[2], _("passes: B_m ≥ 0 for every m < L")),
+            (failing, 0, ui.COLORS[1], _("fails: some B_m < 0"))):
+        xs, ys = [], []
+        for a, b in spans:
+            xs += [a, b, None]
+            ys += [y, y, None]
+        # a tick at each end, so that an island a pixel wide still shows
+        fig.add_scatter(x=xs, y=ys, mode="lines+markers" if y else "lines", name=name,
+                        line=dict(color=color, width=14),
+                        marker=dict(symbol="line-ns-open", size=22, color=color,
+                                    line=dict(width=2, color=color)))
+    # vertical lines; their labels are placed by hand: on a log axis Plotly puts a
+    # vline's own annotation at x instead of log10(x), off the plot
+    for x, dash, label, anchor in (
+            (r["smallest"], "dot",
+             _("smallest: {base}").format(base=whole(r["smallest"])), "left"),
+            (r["threshold"], "dash",
+             _("all pass from {base}").format(base=whole(r["threshold"])), "right")):
+        # inside the plot: the smallest's label to its right (above the bars), the
+        # threshold's to its left (below them), so that neither runs past an edge
+        fig.add_vline(x=x, line=dict(color="#444", dash=dash))
+        fig.add_annotation(x=math.log10(x), y=1.45 if anchor == "left" else -0.45, text=label,
+                           showarrow=False, xanchor=anchor, xshift=4 if anchor == "left" else -4,
+                           bgcolor="rgba(255,255,255,0.8)")
     ui.style(fig, title=_("Which bases pass for L = {length} (d = {dim})").format(
                  length=i18n.integer(context), dim=dim),
-             x=_("base (log scale)"), y=_("passes (1) or fails (0)"), height=300)
-    fig.update_xaxes(type="log", exponentformat="power")
-    fig.update_yaxes(tickvals=[0, 1], range=[-0.5, 1.5])
+             x=_("base (log scale)"), y=_("passes (1) or fails (0)"), height=320)
+    fig.update_xaxes(type="log", exponentformat="power", range=[math.log10(lo), math.log10(hi)])
+    fig.update_yaxes(tickvals=[0, 1], range=[-0.6, 1.6])
     return fig
+
+
+def kept_inside(dim: int, base: float, train: int, factor: int) -> str:
+    """Which methods keep every pair inside what training covered, at these settings."""
+    counts = unseen_counts(dim, base, train, factor)
+    inside = [method_label(m) for m in METHODS if counts[m] == 0]
+    outside = [f"{method_label(m)} ({counts[m]})" for m in METHODS if counts[m] > 0]
+    if not outside:
+        return _("At these settings every method keeps every pair inside.")
+    if not inside:
+        return _("At these settings no method keeps every pair inside; pairs left outside: "
+                 "{outside}.").format(outside=listing(outside))
+    return _("At these settings {inside} keep every pair inside; {outside} leave pairs "
+             "outside (count in brackets).").format(inside=listing(inside),
+                                                    outside=listing(outside))
+
+
+@st.fragment
+def unseen_angles(s) -> None:
+    """Section 1: its own sliders rerun only this section."""
+    c1, c2, c3, c4 = st.columns(4)
+    train = ui.select_slider(_("Training context L [tokens]"), TRAIN_OPTIONS, 4096, "lc_train",
+                             container=c1, fmt=str)
+    factor = ui.select_slider(_("Extension factor s"), FACTOR_OPTIONS, 8, "lc_factor",
+                              container=c2, fmt=str)
+    method = ui.choice(_("Scaling method"), METHODS, "yarn", "lc_method", container=c3,
+                       fmt=lambda m: m, horizontal=False,
+                       captions=[method_label(m) for m in METHODS],
+                       help=_("From the app's scaling registry (LongRoPE needs per-pair "
+                              "searched factors and is left out)."))
+    new_base = ui.select_slider(
+        _("Base after tuning (Liu et al.)"), ui.BASE_OPTIONS, 1_000_000, "lc_newbase",
+        container=c4, fmt=str,
+        help=_("Liu et al.'s T_extra = 2π·β^(d_extra/d) holds for a model fine-tuned with a "
+               "base β larger than its training base; d_extra was set in pre-training."))
+
+    with ui.friendly_errors():
+        ood = ood_table(s.dim, s.base, train, factor, method)
+        liu = liu_summary(s.dim, s.base, train, float(new_base))
+        liu_cmp = liu_table()
+
+    plain_rows = ood[ood["method"] == "none"]
+    scaled_rows = ood[ood["method"] == method]
+
+    left, right = st.columns(2)
+    with left:
+        ui.show(ood_figure(s.dim, s.base, train, factor, method), key="lc_ood_plot")
+    with right:
+        ui.show(wavelength_figure(s.dim, s.base, train, factor, method, new_base),
+                key="lc_wl_plot")
+
+    m1, m2, m3 = st.columns(3)
+    m1.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
+              help=_("2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]"))
+    m2.metric(_("Extrapolation limit at base {base}").format(base=ui.fmt_base(s.base)),
+              tokens(liu["limit_at_base"]))
+    if liu["limit_at_new_base"] is not None:
+        m3.metric(_("Limit after fine-tuning with base {base}").format(
+            base=ui.fmt_base(new_base)), tokens(liu["limit_at_new_base"]))
+    else:
+        m3.metric(_("Limit after fine-tuning with base {base}").format(
+            base=ui.fmt_base(new_base)), _("not given"))
+    n_plain = int(plain_rows["unseen"].sum())
+    n_scaled = int(scaled_rows["unseen"].sum())
+    turned = int((plain_rows["train max angle [rad]"] >= TWO_PI).sum())
+    if liu["new_base_case"] == "larger":
+        liu_text = _("Liu et al.'s bound: a model whose critical dimension was set in "
+                     "pre-training carries 2π·base^(d_extra/d) tokens: {at_base} at the "
+                     "training base, and {at_new_base} after fine-tuning with base "
+                     "β = {new_base}.").format(
+            at_base=tokens(liu["limit_at_base"]), at_new_base=tokens(liu["limit_at_new_base"]),
+            new_base=ui.fmt_base(new_base))
+    elif liu["new_base_case"] == "same":
+        liu_text = _("Liu et al.'s bound: a model whose critical dimension was set in "
+                     "pre-training carries 2π·base^(d_extra/d) tokens, {at_base} at the "
+                     "training base; choose a larger base after tuning to see their bound "
+                     "for fine-tuning with it.").format(at_base=tokens(liu["limit_at_base"]))
+    else:
+        liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
+                     "larger than the training base ({at_base} at the training base). For a "
+                     "smaller base, such as {new_base}, they report the opposite: with base "
+                     "500 every pair completes a period in training and the model "
+                     "extrapolates better, so no limit is given.").format(
+            at_base=tokens(liu["limit_at_base"]), new_base=ui.fmt_base(new_base))
+    ui.explain(
+        ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
+                 "{pairs} pairs completes at least one turn in training (its angles cover "
+                 "every value mod 2π); the critical dimension is d_extra = {critical} (pair "
+                 "{pair} is the boundary).",
+                 "**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
+                 "{pairs} pairs complete at least one turn in training (their angles cover "
+                 "every value mod 2π); the critical dimension is d_extra = {critical} (pair "
+                 "{pair} is the boundary).", turned).format(
+            dim=s.dim, base=ui.fmt_base(s.base), length=i18n.integer(train), n=turned,
+            pairs=s.dim // 2, critical=liu["critical_dimension"], pair=liu["critical_pair"]),
+        ngettext("Running at s·L = {length} tokens without scaling pushes {n} pair past "
+                 "anything it saw (marked ×); with {method} the count is {scaled}.",
+                 "Running at s·L = {length} tokens without scaling pushes {n} pairs past "
+                 "anything they saw (marked ×); with {method} the count is {scaled}.",
+                 n_plain).format(
+            length=i18n.integer(factor * train), n=n_plain, method=method_label(method),
+            scaled=n_scaled),
+        kept_inside(s.dim, s.base, train, factor),
+        liu_text)
+    st.caption(_("Source: {citation}. They report the critical dimension {critical} for "
+                 "{model} (d = 128, base 10⁴, L = 4096); the app computes it from the "
+                 "formula:").format(
+        citation=source(br.LIU_2023), critical=br.LIU_2023["critical_dimension"],
+        model=br.LIU_2023["model"]))
+    row = liu_cmp.iloc[0]
+    st.dataframe(liu_cmp.rename(columns={
+        "model": _("model"), "base": _("base"),
+        "train context L [tokens]": _("train context L [tokens]"),
+        "paper critical dimension": _("paper critical dimension"),
+        "app critical dimension": _("app critical dimension"), "difference": _("difference"),
+        "matches": _("matches")}), hide_index=True)
+    if row["matches"]:
+        st.caption(_("Paper {paper}, app {app}: agrees.").format(
+            paper=row["paper critical dimension"], app=row["app critical dimension"]))
+    else:
+        st.caption(_("Paper {paper}, app {app}: DIFFERS by {difference}.").format(
+            paper=row["paper critical dimension"], app=row["app critical dimension"],
+            difference=row["difference"]))
+    ui.download(ood_table, s.dim, s.base, train, factor, method,
+                filename=f"long_context_angles_dim{s.dim}_base{ui.slug(s.base)}_L{train}_"
+                         f"s{factor}_{method}.csv", label=_("angle table"), key="lc_ood")
+
+
+@st.fragment
+def cos_sum_section(s) -> None:
+    """Section 2, B_m against distance: its own slider reruns only this part."""
+    bmax = ui.select_slider(_("Largest distance m [tokens]"), BMAX_OPTIONS, 16384, "lc_bmax",
+                            fmt=str)
+    with ui.friendly_errors():
+        bm = bm_table(s.dim, s.base, bmax)
+        neg = first_negative(s.dim, s.base, bmax)
+    ui.show(bm_figure(s.dim, s.base, bmax), key="lc_bm_plot")
+    start = f"{bm['B_m'].iloc[0]:.0f}"
+    if neg is not None:
+        where = _("**B_m starts at d/2 = {start}** and, for base {base}, first turns negative "
+                  "at m = {m} (found exactly, integer by integer).").format(
+            start=start, base=ui.fmt_base(s.base), m=i18n.integer(neg))
+    else:
+        where = _("**B_m starts at d/2 = {start}** and, for base {base}, stays ≥ 0 for every "
+                  "m up to {most} (found exactly, integer by integer).").format(
+            start=start, base=ui.fmt_base(s.base), most=i18n.integer(bmax))
+    sampled = ""
+    if len(bm) < bmax + 1:
+        sampled = _("The curve is sampled at {n} distances; the crossing is exact.").format(
+            n=i18n.integer(len(bm)))
+    ui.explain(*(t for t in (where, sampled) if t))
+    ui.download(bm_table, s.dim, s.base, bmax,
+                filename=f"long_context_bm_dim{s.dim}_base{ui.slug(s.base)}_max{bmax}.csv",
+                label=_("B_m curve"), key="lc_bm")
+
+
+@st.fragment
+def smallest_base_section(s) -> None:
+    """Section 2, the smallest base for a context: its own controls rerun only this part."""
+    st.subheader(_("The smallest base for a context"))
+    dims = list(SEARCH_DIMS)
+    c1, c2 = st.columns(2)
+    dim = ui.choice(_("Head dim d for the search"), dims, s.dim if s.dim in dims else MEN_DIM,
+                    "lc_sdim", container=c1, fmt=str)
+    contexts = list(br.tabulated_contexts(dim))
+    target = ui.select_slider(_("Target context L [tokens]"), contexts,
+                              4096 if 4096 in contexts else contexts[0], "lc_target",
+                              container=c2, fmt=str)
+    st.caption(_("The search checks thousands of bases at every m < L, seconds to minutes per "
+                 "setting, so it is computed ahead, by a script in the repository, for d = {dims} "
+                 "and the contexts offered; the sidebar's d = {dim} is {status}.").format(
+        dims=listing(str(d) for d in dims), dim=s.dim,
+        status=_("among them") if s.dim in dims else _("not among them")))
+    with ui.friendly_errors():
+        r = bound(dim, target)
+    if r["smallest"] is None:
+        ui.warning(_("No base up to 10^15 keeps B_m ≥ 0 for every m < {length} at "
+                     "d = {dim}.").format(length=i18n.integer(target), dim=dim))
+        return
+    fit = br.men_fit_base(target)
+    k1, k2, k3 = st.columns(3)
+    k1.metric(_("Smallest base for L = {length} (app, d = {dim})").format(
+        length=i18n.integer(target), dim=dim), whole(r["smallest"]))
+    k2.metric(_("Every base passes from"), whole(r["threshold"]))
+    k3.metric(_("Men et al. fit 0.0424·L^1.628"), whole(fit),
+              help=_("Ratio app / fit: {ratio}").format(ratio=f"{r['smallest'] / fit:.2f}"))
+    ui.show(island_figure(dim, target), key="lc_scan_plot")
+    isl = island_table(dim, target)
+    n = len(isl)
+    if n:
+        narrowest = isl.loc[isl["width below [%]"].idxmin()]
+        k = int(narrowest["grid bases"])
+        narrow = ngettext(
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid base): a bigger base is not "
+            "automatically safe.",
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid bases): a bigger base is not "
+            "automatically safe.", k).format(
+            small=whole(r["smallest"]), top=whole(r["threshold"]), n=n,
+            width=f"{narrowest['width below [%]']:.1f}", k=k)
+    else:
+        narrow = _("Here the passing set is one interval: every base from {small} on "
+                   "passes.").format(small=whole(r["smallest"]))
+    how = _("How it is found: every base below {proven} fails, proven by a bound on how fast "
+            "B_m can change with the base; from there every base of the grid 1.001^k is "
+            "checked at every m < L, so the smallest base is exact to 0.1%, on that grid (an "
+            "island narrower than 0.1%, between two grid bases, could be missed). Above the "
+            "threshold every grid base passes, and from {certified} on a simple sufficient "
+            "condition proves that every base does.").format(
+        proven=whole(r["proven_below"]), certified=whole(r["certified_above"]))
+    ui.explain(narrow, how)
+    ui.download(island_table, dim, target,
+                filename=f"long_context_islands_dim{dim}_L{target}.csv",
+                label=_("island table"), key="lc_scan")
 
 
 s = ui.settings()
@@ -197,211 +448,57 @@ st.title(_("Long context: where RoPE breaks"))
 st.markdown(_(
     "A model trained on L tokens has seen each pair's angle m·θᵢ only for m < L. Run it at "
     "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
-    "angles they never saw. Context-extension methods shrink θᵢ so that s·L·θ'ᵢ stays inside "
-    "what training covered. A second, independent limit: B_m = Σᵢ cos(m·θᵢ), half the "
-    "score of q = k = all ones, must stay ≥ 0, which needs a base large enough for the "
-    "context."))
+    "angles they never saw. Context-extension methods shrink θᵢ; some bring s·L·θ'ᵢ back "
+    "inside what training covered for every pair, static NTK-aware scaling does not (YaRN's "
+    "paper, §3.1), and section 1 counts the pairs left outside by each. A second, "
+    "independent limit: Men et al.'s B_m = Σᵢ cos(m·θᵢ) must stay ≥ 0, which needs a base "
+    "large enough for the context."))
 
-# ---------------------------------------------------------------- 1. OOD angles
 st.header(_("1. Angles never seen in training"))
-c1, c2, c3, c4 = st.columns(4)
-train = ui.select_slider(_("Training context L [tokens]"), TRAIN_OPTIONS, 4096, "lc_train",
-                         container=c1, fmt=str)
-factor = ui.select_slider(_("Extension factor s"), FACTOR_OPTIONS, 8, "lc_factor",
-                          container=c2, fmt=str)
-method = ui.choice(_("Scaling method"), METHODS, "yarn", "lc_method", container=c3,
-                   fmt=lambda m: m, horizontal=False,
-                   captions=[method_label(m) for m in METHODS],
-                   help=_("From the app's scaling registry (LongRoPE needs per-pair searched "
-                          "factors and is left out)."))
-new_base = ui.select_slider(_("Base after tuning (Liu et al.)"), ui.BASE_OPTIONS, 1_000_000,
-                            "lc_newbase", container=c4, fmt=str,
-                            help=_("T_extra = 2π·base^(d_extra/d) for a model whose critical "
-                                   "dimension d_extra was set in pre-training."))
+unseen_angles(s)
 
-with ui.friendly_errors():
-    ood = ood_table(s.dim, s.base, train, factor, method)
-    liu = liu_summary(s.dim, s.base, train, float(new_base))
-    liu_cmp = liu_table()
-
-plain_rows = ood[ood["method"] == "none"]
-scaled_rows = ood[ood["method"] == method]
-
-left, right = st.columns(2)
-with left:
-    ui.show(ood_figure(s.dim, s.base, train, factor, method), key="lc_ood_plot")
-with right:
-    ui.show(wavelength_figure(s.dim, s.base, train, factor, method, new_base),
-            key="lc_wl_plot")
-
-m1, m2, m3 = st.columns(3)
-m1.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
-          help=_("2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]"))
-m2.metric(_("Extrapolation limit at base {base}").format(base=ui.fmt_base(s.base)),
-          tokens(liu["limit_at_base"]))
-m3.metric(_("Extrapolation limit at base {base}").format(base=ui.fmt_base(new_base)),
-          tokens(liu["limit_at_new_base"]))
-n_plain = int(plain_rows["unseen"].sum())
-n_scaled = int(scaled_rows["unseen"].sum())
-turned = int((plain_rows["train max angle [rad]"] >= TWO_PI).sum())
-ui.explain(
-    ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
-             "{pairs} pairs completes at least one turn in training (its angles cover every "
-             "value mod 2π); the critical dimension is d_extra = {critical} (pair {pair} is "
-             "the boundary).",
-             "**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
-             "{pairs} pairs complete at least one turn in training (their angles cover every "
-             "value mod 2π); the critical dimension is d_extra = {critical} (pair {pair} is "
-             "the boundary).", turned).format(
-        dim=s.dim, base=ui.fmt_base(s.base), length=i18n.integer(train), n=turned,
-        pairs=s.dim // 2, critical=liu["critical_dimension"], pair=liu["critical_pair"]),
-    ngettext("Running at s·L = {length} tokens without scaling pushes {n} pair past anything "
-             "it saw (marked ×); with {method} the count is {scaled}.",
-             "Running at s·L = {length} tokens without scaling pushes {n} pairs past anything "
-             "they saw (marked ×); with {method} the count is {scaled}.", n_plain).format(
-        length=i18n.integer(factor * train), n=n_plain, method=method_label(method),
-        scaled=n_scaled),
-    _("Liu et al.'s bound: a model whose critical dimension was set in pre-training carries "
-      "2π·base^(d_extra/d) tokens, {at_base} at the training base and {at_new_base} once the "
-      "base is changed to {new_base}.").format(
-        at_base=tokens(liu["limit_at_base"]), at_new_base=tokens(liu["limit_at_new_base"]),
-        new_base=ui.fmt_base(new_base)))
-st.caption(_("Source: {citation}. They report the critical dimension {critical} for {model} "
-             "(d = 128, base 10⁴, L = 4096); the app computes it from the formula:").format(
-    citation=source(br.LIU_2023), critical=br.LIU_2023["critical_dimension"],
-    model=br.LIU_2023["model"]))
-row = liu_cmp.iloc[0]
-st.dataframe(liu_cmp.rename(columns={
-    "model": _("model"), "base": _("base"),
-    "train context L [tokens]": _("train context L [tokens]"),
-    "paper critical dimension": _("paper critical dimension"),
-    "app critical dimension": _("app critical dimension"), "difference": _("difference"),
-    "matches": _("matches")}), hide_index=True)
-if row["matches"]:
-    st.caption(_("Paper {paper}, app {app}: agrees.").format(
-        paper=row["paper critical dimension"], app=row["app critical dimension"]))
-else:
-    st.caption(_("Paper {paper}, app {app}: DIFFERS by {difference}.").format(
-        paper=row["paper critical dimension"], app=row["app critical dimension"],
-        difference=row["difference"]))
-ui.download(ood_table, s.dim, s.base, train, factor, method,
-            filename=f"long_context_angles_dim{s.dim}_base{ui.slug(s.base)}_L{train}_"
-                     f"s{factor}_{method}.csv", label=_("angle table"), key="lc_ood")
-
-# ---------------------------------------------------------------- 2. base bounds context
 st.header(_("2. The base bounds the context"))
 # The condition is one phrase (math inside it between $): no LaTeX braces in the message.
 st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \text{"
          + _(r"need $B_m \ge 0$ for every $m < L$") + "}")
-c1, c2 = st.columns(2)
-bmax = ui.select_slider(_("Largest distance m [tokens]"), BMAX_OPTIONS, 16384, "lc_bmax",
-                        container=c1, fmt=str)
-target = ui.select_slider(_("Target context L [tokens]"), TARGET_OPTIONS, 4096, "lc_target",
-                          container=c2, fmt=str)
-with ui.friendly_errors():
-    bm = bm_table(s.dim, s.base, bmax)
-    neg = first_negative(s.dim, s.base, bmax)
-
-ui.show(bm_figure(s.dim, s.base, bmax, train), key="lc_bm_plot")
-start = f"{bm['B_m'].iloc[0]:.0f}"
-if neg is not None:
-    where = _("**B_m starts at d/2 = {start}** and, for base {base}, first turns negative at "
-              "m = {m} (found exactly, integer by integer).").format(
-        start=start, base=ui.fmt_base(s.base), m=i18n.integer(neg))
-    if neg < train:
-        verdict = _("That is inside the training length L = {length}.")
-    else:
-        verdict = _("That is beyond the training length L = {length}.")
-    verdict = verdict.format(length=i18n.integer(train))
-else:
-    where = _("**B_m starts at d/2 = {start}** and, for base {base}, stays ≥ 0 for every m up "
-              "to {most} (found exactly, integer by integer).").format(
-        start=start, base=ui.fmt_base(s.base), most=i18n.integer(bmax))
-    verdict = ""
-sampled = ""
-if len(bm) < bmax + 1:
-    sampled = _("The curve is sampled at {n} distances; the crossing is exact.").format(
-        n=i18n.integer(len(bm)))
-ui.explain(*(t for t in (where, verdict, sampled) if t))
-
-ok_context = True
-try:
-    br.check_context_work(s.dim, target)
-except ValueError as err:
-    ok_context = False
-    ui.error(_("The smallest base for L = {length} is not computed at d = {dim}: {reason} "
-               "Choose a smaller target context or a smaller head dim.").format(
-        length=i18n.integer(target), dim=s.dim, reason=i18n.error_text(err)))
-if ok_context:
-    with ui.friendly_errors():
-        best = min_base(s.dim, target)
-    if best is None:
-        ui.warning(_("No base up to 10^15 keeps B_m ≥ 0 for every m < {length} at "
-                     "d = {dim}.").format(length=i18n.integer(target), dim=s.dim))
-    else:
-        with ui.friendly_errors():
-            scan = scan_table(s.dim, target, best)
-        fit = br.men_fit_base(target)
-        k1, k2, k3 = st.columns(3)
-        k1.metric(_("Smallest base for L = {length} (app, d = {dim})").format(
-            length=i18n.integer(target), dim=s.dim), i18n.number(best, "#,##0"))
-        k2.metric(_("Men et al. fit 0.0424·L^1.628"), i18n.number(fit, "#,##0"))
-        k3.metric(_("Ratio app / fit"), f"{best / fit:.2f}")
-        ui.show(scan_figure(s.dim, target), key="lc_scan_plot")
-        above = scan[scan["base"] > best]
-        refail = above[~above["passes"]]
-        first_pass = _("**The passing set is not an interval.** The search walks the grid "
-                       "1.01^k upward and stops at the first base that passes, {base} (so the "
-                       "answer, on that grid, is exact to 1%).").format(
-            base=i18n.number(best, "#,##0"))
-        if len(refail):
-            again = ngettext(
-                "Of the {n} scanned bases above it, {failing} fails again, the largest at "
-                "{largest}: raising the base moves a negative dip of B_m inside [0, L), so a "
-                "bigger base is not automatically safe.",
-                "Of the {n} scanned bases above it, {failing} fail again, the largest at "
-                "{largest}: raising the base moves a negative dip of B_m inside [0, L), so a "
-                "bigger base is not automatically safe.", len(refail)).format(
-                n=len(above), failing=len(refail),
-                largest=i18n.number(refail["base"].max(), "#,##0"))
-        else:
-            again = _("Of the {n} scanned bases above it, 0 fail again: raising the base "
-                      "moves a negative dip of B_m inside [0, L), so a bigger base is not "
-                      "automatically safe.").format(n=len(above))
-        ui.explain(first_pass, again)
-        ui.download(scan_table, s.dim, target, best,
-                    filename=f"long_context_base_scan_dim{s.dim}_L{target}.csv",
-                    label=_("base scan"), key="lc_scan")
+st.markdown(_(
+    "Men et al.'s Theorem 1: if the components of q and k are independent and identically "
+    "distributed, a key similar to the query, k* = q + ε, outscores a random key at distance m "
+    "in expectation exactly when B_m ≥ 0 (B_m is also half the score of q = k = all ones). It "
+    "is a condition on an expectation, not a hard limit: the paper notes that the boundary is "
+    "not strict, since layers stack."))
+cos_sum_section(s)
+smallest_base_section(s)
 
 st.subheader(_("Published fit beside the app"))
 st.caption(_("Source: {citation}. Their Figure 1 fits the lower bound of the base as "
              "0.0424·L^1.628. The paper's per-length table values could not be verified "
              "here, so only the published fit is compared. Their models have d = 128.").format(
     citation=source(br.MEN_2024)))
-if ui.toggle(_("Compute the app's minimum base for 1K … 1M tokens at d = 128 (about 10–30 s the "
-               "first time, then cached for every visitor)"), False, "lc_men"):
-    with ui.friendly_errors():
-        men = men_table(128, MEN_CONTEXTS)
-    far = men[(men["ratio app/fit"] < 0.5) | (men["ratio app/fit"] > 2)]
-    st.dataframe(men.rename(columns={
-        "context L [tokens]": _("context L [tokens]"), "app min base": _("app min base"),
-        "paper fit base": _("paper fit base"), "ratio app/fit": _("ratio app/fit")}),
-        hide_index=True)
-    ratios = _("App / fit ratios range from {low} to {high}.").format(
-        low=f"{men['ratio app/fit'].min():.2f}", high=f"{men['ratio app/fit'].max():.2f}")
-    if len(far):
-        differ = ngettext(
-            "{n} context differs by more than a factor 2 (flagged: {contexts}).",
-            "{n} contexts differ by more than a factor 2 (flagged: {contexts}).",
-            len(far)).format(n=len(far), contexts=listing(
-                i18n.integer(int(L)) for L in far["context L [tokens]"]))
-    else:
-        differ = _("None differs by more than a factor 2.")
-    ui.explain(ratios, differ,
-               _("A fit through a few points is not the exact bound; the app's values, on "
-                 "its grid, are exact to 1%."))
-    ui.download(men_table, 128, MEN_CONTEXTS, filename="long_context_men_fit_dim128.csv",
-                label=_("fit comparison"), key="lc_men_csv")
+men_contexts = br.tabulated_contexts(MEN_DIM)
+with ui.friendly_errors():
+    men = men_table(MEN_DIM, men_contexts)
+far = men[(men["ratio app/fit"] < 0.5) | (men["ratio app/fit"] > 2)]
+st.dataframe(men.rename(columns={
+    "context L [tokens]": _("context L [tokens]"), "app min base": _("app min base"),
+    "app threshold base": _("app threshold base"),
+    "paper fit base": _("paper fit base"), "ratio app/fit": _("ratio app/fit")}),
+    hide_index=True)
+ratios = _("App / fit ratios range from {low} to {high}.").format(
+    low=f"{men['ratio app/fit'].min():.2f}", high=f"{men['ratio app/fit'].max():.2f}")
+if len(far):
+    differ = ngettext(
+        "{n} context differs by more than a factor 2 (flagged: {contexts}).",
+        "{n} contexts differ by more than a factor 2 (flagged: {contexts}).",
+        len(far)).format(n=len(far), contexts=listing(
+            i18n.integer(int(L)) for L in far["context L [tokens]"]))
+else:
+    differ = _("None differs by more than a factor 2.")
+ui.explain(ratios, differ,
+           _("A fit through a few points is not the exact bound; the app's smallest bases "
+             "are exact to 0.1%, on the grid 1.001^k."))
+ui.download(men_table, MEN_DIM, men_contexts, filename="long_context_men_fit_dim128.csv",
+            label=_("fit comparison"), key="lc_men_csv")
 
 st.subheader(_("Real models: does the base carry the context?"))
 presets = preset_table()
@@ -411,6 +508,8 @@ shown_presets = presets.assign(**{"context kind": presets["context kind"].map(
 st.dataframe(shown_presets.rename(columns={
     "preset": _("preset"), "rotary dim": _("rotary dim"), "base": _("base"),
     "context kind": _("context kind"), "context L [tokens]": _("context L [tokens]"),
+    "B_0": _("B₀ = d/2"), "min B_m": _("lowest B_m"),
+    "negative distances": _("distances with B_m < 0"),
     "passes": _("passes"), "first negative distance [tokens]":
         _("first negative distance [tokens]")}), hide_index=True)
 fails = presets[~presets["passes"]]
@@ -424,16 +523,22 @@ if len(fails):
         "B_m < 0 inside the context ({presets}).", len(fails)).format(
         n=len(fails), rows=len(presets),
         presets=listing(dict.fromkeys(fails["preset"])))
+    mild = fails.loc[fails["negative distances"].idxmin()]
+    depth = _("How deep and how often matters: {preset}'s B_m dips to {low} against "
+              "B₀ = {b0} on {n} of {length} distances.").format(
+        preset=mild["preset"], low=f"{mild['min B_m']:.2f}", b0=f"{mild['B_0']:.0f}",
+        n=i18n.integer(int(mild["negative distances"])),
+        length=i18n.integer(int(mild["context L [tokens]"])))
 else:
     preset_verdict = _(
         "Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
         "checked for its original and its maximum context: 0 of {rows} rows have some "
         "B_m < 0 inside the context.").format(rows=len(presets))
-ui.explain(preset_verdict,
-           _("A failing row is where Men et al.'s argument says the base alone cannot carry "
-             "the context; scaling methods change θᵢ and are not counted here."))
+    depth = ""
+ui.explain(*(t for t in (
+    preset_verdict, depth,
+    _("A row with a shallow dip on a few distances is where Men et al.'s expectation "
+      "argument says a similar token is, on average, barely worse placed than a random "
+      "one, not a hard failure; scaling methods change θᵢ and are not counted here.")) if t))
 ui.download(preset_table, filename="long_context_presets.csv", label=_("preset table"),
             key="lc_presets")
-ui.download(bm_table, s.dim, s.base, bmax,
-            filename=f"long_context_bm_dim{s.dim}_base{ui.slug(s.base)}_max{bmax}.csv",
-            label=_("B_m curve"), key="lc_bm")

@@ -61,7 +61,9 @@ from .attention import (
     toy_qk,
 )
 from .capacity import (
+    base_search,
     cos_sum,
+    cos_sum_profile,
     critical_dimension,
     extrapolation_limit,
     first_negative_distance,
@@ -168,6 +170,7 @@ __all__ = [
     "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "Message", "PRESETS", "Param", "RECIPES",
     "REGIMES", "RopeConfig", "RopeError", "SCALINGS", "SCALING_LABELS", "Scaling", "angle_error",
     "angles",
+    "base_search", "cos_sum_profile",
     "apply_rope", "apply_rope_complex", "as_dtype_position", "attention", "attention_checks",
     "attention_table", "bound_plateau", "bound_prefactor", "bound_table", "causal_mask",
     "cos_sin", "cos_sum", "critical_dimension", "diagonal_spread", "distance_grid",

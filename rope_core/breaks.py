@@ -13,10 +13,14 @@ Long context
   covered: ``unseen`` when L * theta_i < 2 pi (pair never completed a turn in
   training) and s L theta'_i > L theta_i.
 * :func:`cos_sum_curve`: B_m = sum_i cos(m theta_i) against m (Men et al. 2024).
-* :func:`base_scan`: pass/fail of B_m >= 0 for all m < L over a log grid of bases.
+* :func:`base_bound` and :func:`island_table`: the smallest base keeping B_m >= 0
+  for every m < L, the threshold above which every base passes and the passing
+  islands between (:func:`rope_core.capacity.base_search`, precomputed in
+  :mod:`rope_core.base_bounds_table` for the settings the page offers).
 * :func:`men_fit_base` and :func:`base_bound_table`: Men et al.'s published
-  fit base ~ 0.0424 L^1.628 beside :func:`rope_core.capacity.min_base_for_context`.
-* :func:`preset_bound_table`: each preset's base against its own contexts.
+  fit base ~ 0.0424 L^1.628 beside the smallest base.
+* :func:`preset_bound_table`: each preset's base against its own contexts: how
+  negative B_m gets and on how many distances.
 * :func:`liu_comparison_table`: Liu et al. 2023's critical dimension for LLaMA 2.
 
 Precision
@@ -34,13 +38,13 @@ import torch
 
 from ._checks import N_, check_base, check_dim, check_int, check_positive_float, fail
 from .capacity import (
+    BASE_GRID_RATIO,
     MAX_CONTEXT,
     MAX_CONTEXT_WORK,
+    base_search,
+    cos_sum_profile,
     critical_dimension,
     extrapolation_limit,
-    first_negative_distance,
-    min_base_for_context,
-    passing_bases,
 )
 from .capacity import cos_sum as _cos_sum
 from .frequencies import theta as plain_theta
@@ -157,16 +161,27 @@ def liu_summary(dim: int, base: float, train_context: int, new_base: float) -> d
     """Critical dimension and extrapolation limits (Liu et al. 2023).
 
         d_extra = critical_dimension(d, base, L)
-        T(b) = 2 pi b^(d_extra / d) for b = base (as trained) and b = new_base
+        T(b) = 2 pi b^(d_extra / d)  at b = base (as trained), and at b = new_base only
+        when new_base > base: the paper's bound for a model FINE-TUNED with a larger
+        base beta after pre-training with ``base``.
+
+    For a smaller base the paper reports the opposite behaviour (base 500: every
+    pair completes a period in training and extrapolation improves), so no limit
+    is given there: ``limit_at_new_base`` is None and ``new_base_case`` says why.
 
     Returns:
         {"critical_dimension": int, "critical_pair": d_extra/2,
-         "limit_at_base": tokens, "limit_at_new_base": tokens}
+         "limit_at_base": tokens, "limit_at_new_base": tokens or None,
+         "new_base_case": "larger" | "same" | "smaller"}
     """
     d_extra = critical_dimension(dim, base, train_context)
+    new_base = check_base(new_base, "new_base")
+    case = "larger" if new_base > base else ("same" if new_base == base else "smaller")
     return {"critical_dimension": d_extra, "critical_pair": d_extra // 2,
             "limit_at_base": extrapolation_limit(dim, base, d_extra),
-            "limit_at_new_base": extrapolation_limit(dim, new_base, d_extra)}
+            "limit_at_new_base": (extrapolation_limit(dim, new_base, d_extra)
+                                  if case == "larger" else None),
+            "new_base_case": case}
 
 
 def liu_comparison_table() -> pd.DataFrame:
@@ -214,7 +229,7 @@ def cos_sum_curve(dim: int, base: float, max_distance: int,
 
 
 def check_context_work(dim: int, context: int) -> int:
-    """The context if capacity's min_base_for_context accepts it at this dim, else ValueError."""
+    """The context if capacity's base search accepts it at this dim, else ValueError."""
     dim = check_dim(dim)
     context = check_int(context, "context", 1, MAX_CONTEXT)
     if context * (dim // 2) > MAX_CONTEXT_WORK:
@@ -223,37 +238,60 @@ def check_context_work(dim: int, context: int) -> int:
     return context
 
 
-def base_scan(dim: int, context: int, center: float, span: float = 4.0,
-              points: int = 81) -> pd.DataFrame:
-    """Pass/fail of "B_m >= 0 for every integer m < L" over a log grid of bases.
+def tabulated_contexts(dim: int) -> tuple:
+    """The contexts L whose base search is precomputed at this dim (may be empty)."""
+    from .base_bounds_table import TABLE
 
-        b_k = center * span^(2k/(points-1) - 1),  k = 0 ... points-1
-        (from center / span to center * span)
+    return tuple(sorted(L for d, L in TABLE if d == dim))
 
-    The passing set is not an interval (see :func:`rope_core.capacity.passing_bases`).
 
-    Args:
-        dim: rotary dim. context: L, as min_base_for_context allows.
-        center: > 1 (e.g. the minimum found). span: 1 < span <= 100. points: 2 ... 200.
+def tabulated_dims() -> tuple:
+    """The dims with a precomputed base search."""
+    from .base_bounds_table import TABLE
+
+    return tuple(sorted({d for d, _ in TABLE}))
+
+
+def base_bound(dim: int, context: int, live: bool = False) -> dict:
+    """:func:`rope_core.capacity.base_search` for (dim, L): the precomputed entry of
+    :mod:`rope_core.base_bounds_table` (tools/make_base_bounds.py), or with
+    ``live=True`` the search itself when there is none (seconds to minutes).
+
     Returns:
-        DataFrame: dim, context L [tokens], base, passes.
+        dict: dim, context, smallest, threshold, islands, proven_below,
+        certified_above, checked (see base_search).
     """
+    from .base_bounds_table import TABLE
+
     dim = check_dim(dim)
     context = check_context_work(dim, context)
-    center = check_base(center, "center")
-    span = check_positive_float(span, "span", upper=100.0)
-    if span <= 1:
-        fail("span", span, "a number greater than 1 and at most 100")
-    points = check_int(points, "points", 2, MAX_SCAN_BASES)
-    k = torch.arange(points, dtype=torch.float64)
-    bases = center * span ** (2 * k / (points - 1) - 1)  # (N,)
-    bases = bases[bases > 1]
-    if bases.numel() == 0:
-        fail("center", center, "large enough that some base in [center/span, center*span] "
-                               "exceeds 1")
-    ok = passing_bases(dim, context, bases)
-    return pd.DataFrame({"dim": dim, "context L [tokens]": context, "base": bases.numpy(),
-                         "passes": ok.numpy()})
+    if (dim, context) in TABLE:
+        return {"dim": dim, "context": context, **TABLE[(dim, context)]}
+    if not live:
+        fail("context", context, "one of the precomputed contexts {contexts} at dim = {dim}",
+             contexts=", ".join(map(str, tabulated_contexts(dim))) or "-", dim=dim)
+    return base_search(dim, context)
+
+
+def island_table(dim: int, context: int) -> pd.DataFrame:
+    """The passing islands between the smallest base and the threshold (:func:`base_bound`).
+
+    Returns:
+        DataFrame, one row per island: dim, context L [tokens], island, first base,
+        last base (its first and last passing grid bases 1.001^k), grid bases (how many),
+        width below [%] (the island lies inside (first/1.001, last*1.001), whose width
+        is 100 ((last/first) 1.001^2 - 1)), smallest base, threshold base.
+    """
+    r = base_bound(dim, context)
+    g = BASE_GRID_RATIO
+    rows = [{"dim": dim, "context L [tokens]": context, "island": i + 1, "first base": lo,
+             "last base": hi, "grid bases": round(math.log(hi / lo) / math.log(g)) + 1,
+             "width below [%]": 100 * (hi / lo * g * g - 1),
+             "smallest base": r["smallest"], "threshold base": r["threshold"]}
+            for i, (lo, hi) in enumerate(r["islands"])]
+    columns = ["dim", "context L [tokens]", "island", "first base", "last base", "grid bases",
+               "width below [%]", "smallest base", "threshold base"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 def men_fit_base(context) -> float:
@@ -263,35 +301,40 @@ def men_fit_base(context) -> float:
 
 
 def base_bound_table(dim: int, contexts) -> pd.DataFrame:
-    """The app's smallest base (B_m >= 0 for all m < L) beside Men et al.'s fit.
+    """The app's smallest base and threshold (:func:`base_bound`) beside Men et al.'s fit.
 
     Returns:
-        DataFrame: dim, context L [tokens], app min base, paper fit base,
-        ratio app/fit (``app min base`` NaN when no base up to 10^15 passes).
+        DataFrame: dim, context L [tokens], app min base, app threshold base,
+        paper fit base, ratio app/fit (NaN when no base up to 10^15 passes).
     """
     dim = check_dim(dim)
     rows = []
     for L in contexts:
-        L = check_context_work(dim, L)
-        app = min_base_for_context(dim, L)
+        r = base_bound(dim, L)
+        app = math.nan if r["smallest"] is None else r["smallest"]
+        top = math.nan if r["threshold"] is None else r["threshold"]
         fit = men_fit_base(L)
-        app = math.nan if app is None else app
         rows.append({"dim": dim, "context L [tokens]": L, "app min base": app,
-                     "paper fit base": fit, "ratio app/fit": app / fit})
+                     "app threshold base": top, "paper fit base": fit,
+                     "ratio app/fit": app / fit})
     return pd.DataFrame(rows)
 
 
 def preset_bound_table(names=None) -> pd.DataFrame:
     """Each preset's (plain) base at its rotary dim against its original and max context.
 
-    passes = B_m >= 0 for every m < context (:func:`passing_bases`); first negative
-    distance = the first m <= context with B_m < 0 (None: none up to the context).
-    Contexts beyond capacity's limits (context * rotary_dim/2 > 2^26) are skipped.
-    The scaling methods change theta; this uses the plain base^(-2i/rotary_dim).
+    For every m < L (:func:`rope_core.capacity.cos_sum_profile`): the lowest B_m, how
+    many distances have B_m < 0, and the first such distance; B_0 = d/2 is the
+    scale to read the dip against. passes = no negative B_m. Men et al.'s
+    condition is on an expectation (their Theorem 1), so a shallow dip on a few
+    distances is not a hard failure. Contexts beyond capacity's limits
+    (context * rotary_dim/2 > 2^26) are skipped. Plain base^(-2i/rotary_dim),
+    before any scaling method.
 
     Returns:
-        DataFrame: preset, rotary dim, base, context kind, context L [tokens],
-        passes, first negative distance [tokens] (NaN: none up to L).
+        DataFrame: preset, rotary dim, base, context kind, context L [tokens], B_0,
+        min B_m, negative distances, passes, first negative distance [tokens]
+        (NaN: none below L).
     """
     rows = []
     for name in (PRESETS if names is None else names):
@@ -299,10 +342,12 @@ def preset_bound_table(names=None) -> pd.DataFrame:
         for kind, L in (("original", cfg.original_context), ("max", cfg.max_context)):
             if L > MAX_CONTEXT or L * (cfg.rotary_dim // 2) > MAX_CONTEXT_WORK:
                 continue
-            ok = bool(passing_bases(cfg.rotary_dim, L, [cfg.base])[0])
-            neg = first_negative_distance(cfg.rotary_dim, cfg.base, L)
+            p = cos_sum_profile(cfg.rotary_dim, cfg.base, L)
+            neg = p["first_negative"]
             rows.append({"preset": name, "rotary dim": cfg.rotary_dim, "base": cfg.base,
-                         "context kind": kind, "context L [tokens]": L, "passes": ok,
+                         "context kind": kind, "context L [tokens]": L, "B_0": p["B0"],
+                         "min B_m": p["min"], "negative distances": p["negative"],
+                         "passes": p["negative"] == 0,
                          "first negative distance [tokens]": math.nan if neg is None else neg})
     return pd.DataFrame(rows)
 

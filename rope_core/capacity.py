@@ -5,11 +5,13 @@ Two results from the literature, both computed exactly here:
 * Liu et al. 2023, "Scaling Laws of RoPE-based Extrapolation": pairs whose
   period 2*pi/theta_i fits inside the training length L see every angle in
   training; the others do not. Their count sets the *critical dimension*
-  d_extra = 2 * ceil((d/2) * log_base(L / 2 pi)) and, once the base is changed,
-  the extrapolation limit 2 pi * base^(d_extra / d).
-* Men et al. 2024, "Base of RoPE Bounds Context Length": a model can tell a
-  similar token from a random one at distance m only while
-  B_m = sum_i cos(m theta_i) >= 0; the smallest base keeping B_m >= 0 for every
+  d_extra = 2 * ceil((d/2) * log_base(L / 2 pi)) and, for a model fine-tuned
+  with a base beta LARGER than its training base, the extrapolation limit
+  2 pi * beta^(d_extra / d) (for a smaller base the paper reports the opposite).
+* Men et al. 2024, "Base of RoPE Bounds Context Length", Theorem 1: with iid
+  components, a similar key k* = q + eps outscores a random key at distance m
+  in expectation exactly when B_m = sum_i cos(m theta_i) >= 0 (a condition on an
+  expectation, not a hard limit); the smallest base keeping B_m >= 0 for every
   m < L is a lower bound on the base for a context of L tokens.
 
 Partial rotary models (only the first ``rotary_dim`` coordinates of a head are
@@ -39,7 +41,6 @@ MAX_DISTANCE = 10**7  # first_negative_distance scans at most this far
 MAX_CONTEXT = 2**20  # min_base_for_context / passing_bases: 1,048,576 tokens
 MAX_CONTEXT_WORK = 2**20 * 64  # context * dim/2: dim 128 at 2^20 tokens, dim 4096 at 32768
 MAX_BASES = 4096  # passing_bases: bases per call
-BASE_GRID_RATIO = 1.01  # min_base_for_context: grid b_k = 1.01^k (1% relative)
 MAX_SEARCH_BASE = 1e15  # min_base_for_context gives up (returns None) above this base
 
 
@@ -80,9 +81,12 @@ def extrapolation_limit(dim: int, base: float, critical_dim: int) -> float:
 
     A model pre-trained with critical dimension d_extra (see
     :func:`critical_dimension`) has seen full periods only in its first d_extra
-    dims. After its base is changed to ``base``, the longest of those periods is
-    2 pi base^(d_extra/d) (pair d_extra/2 taken as the boundary), the longest
-    context whose angles stay inside what training covered.
+    dims. After fine-tuning with a base ``base`` larger than its training base,
+    the longest of those periods is 2 pi base^(d_extra/d) (pair d_extra/2 taken as
+    the boundary), the longest context whose angles stay inside what training
+    covered. Liu et al. give it only for a larger base: for a smaller one (base
+    500) every pair completes a period in training and the model extrapolates
+    better (see rope_core.breaks.liu_summary, which returns None there).
 
     Args:
         dim: rotary dim d, even, 2 ... 4096.
@@ -222,51 +226,205 @@ def first_negative_distance(dim: int, base: float, max_distance: int) -> int | N
     return _first_negative_in(_theta(dim, base), 0, max_distance + 1)
 
 
+# ---------------------------------------------------------------- the base search
+
+BASE_GRID_RATIO = 1.001  # the search grid b_k = 1.001^k (0.1% relative)
+LN_GRID = math.log(BASE_GRID_RATIO)
+F32_UNIT = 2.0**-24  # float32 unit roundoff
+SCAN_ELEMENTS = 1 << 21  # largest (bases x distances) or (bases x factors x 2h) block of a scan
+GRID_BLOCK = 64  # grid bases checked together
+PROOF_STEP = 4  # the proven walk hands over to the grid once its steps are < 4 grid steps
+
+
+F32_TRIG_ERROR = 1e-6  # |cos32(fl32(x mod 2pi)) - cos x|: 3.8e-7 from the cast, <= 2 ulp kernel
+
+
+def f32_error_bound(h: int) -> float:
+    """Largest |B32 - B| of the float32 evaluation of B_m with h pairs (:func:`_block_B32`).
+
+    B_m = sum over n = 2h products l_k r_k of float32 factors (torch.bmm), u = 2^-24:
+
+    * r = cos or sin of j theta_i and the cos/sin of the two other levels: the angle in
+      float64 (|angle| < 2^21 rad, error < 1e-9), reduced mod 2 pi in float64, cast to
+      float32 (|error| <= 2 pi u = 3.8e-7) and evaluated in float32 (SLEEF's 1-ulp
+      kernels, 1.2e-7): |r~ - r| <= e_r = F32_TRIG_ERROR = 1e-6;
+    * l = Re or Im of z(a + 4096 t) z(64 u), one float32 complex product of two such
+      factors: |l~ - l| <= 2 (2 e_r + e_r^2) + 3u <= e_l = 4.5e-6;
+    * per product |l~ r~ - l r| <= e_l + e_r + e_l e_r, and the float32 sum of n terms,
+      in any order or blocking, with or without FMA, is off by at most
+      gamma_n sum |l~ r~| <= gamma_n n (1 + e_l)(1 + e_r), gamma_n = n u / (1 - n u)
+      (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., eq. 3.5).
+
+        bound = n (e_l + e_r + e_l e_r) + gamma_n n (1 + e_l)(1 + e_r),   n = 2h
+
+    h = 64: 1.7e-3; h = 512: 0.068. Values of B32 within the bound of 0 are
+    recomputed directly in float64, so every sign the search uses is that of the
+    float64 sum (as :func:`cos_sum`); a test checks the bound on random cases.
+    """
+    u, n = F32_UNIT, 2 * h
+    e_r = F32_TRIG_ERROR
+    e_l = 2 * (2 * e_r + e_r * e_r) + 3 * u
+    gamma = n * u / (1 - n * u)
+    return n * (e_l + e_r + e_l * e_r) + gamma * n * (1 + e_l) * (1 + e_r)
+
+
+def _grid_thetas(dim: int, bases: torch.Tensor) -> torch.Tensor:
+    """theta_i = b^(-2i/d) per base, as :func:`rope_core.frequencies.theta`. (nb,) -> (nb, h)."""
+    i = torch.arange(dim // 2, dtype=torch.float64)  # (h,)
+    return torch.pow(bases[:, None], -2.0 * i / dim)  # (nb, h)
+
+
+BLOCK = 64  # distances m = a + 4096 t + 64 u + j, u, j < 64
+
+
+def _cos_sin32(angle: torch.Tensor):
+    """float32 cos and sin of float64 angles, reduced mod 2 pi in float64 first."""
+    r = torch.remainder(angle, 2 * math.pi).to(torch.float32)
+    return torch.cos(r), torch.sin(r)
+
+
+def _powers(c: torch.Tensor, s: torch.Tensor, count: int):
+    """cos and sin of k * angle for k = 0 ... count-1 (count a power of 2), from
+    c = cos(angle), s = sin(angle) (nb, h) by doubling in float64: the table holds
+    z^0 ... z^(2^r - 1), and z^(2^r) times it gives the next half. -> 2 x (nb, count, h)."""
+    C, S = torch.ones_like(c)[:, None], torch.zeros_like(s)[:, None]  # (nb, 1, h)
+    pc, ps = c[:, None], s[:, None]  # z^(2^r)
+    while C.shape[1] < count:
+        C, S = torch.cat([C, C * pc - S * ps], dim=1), torch.cat([S, C * ps + S * pc], dim=1)
+        pc, ps = pc * pc - ps * ps, 2 * pc * ps
+    return C, S
+
+
+def _tables(th: torch.Tensor):
+    """Per base: right (nb, 2h, 64) = [cos | sin](j theta)^T, and cos, sin of 64 u theta
+    (nb, 64, h), all float32 (float64 powers of z(1) and z(64), rounded once)."""
+    c1, s1 = torch.cos(th), torch.sin(th)  # (nb, h)
+    C, S = _powers(c1, s1, BLOCK)  # (nb, 64, h)
+    right = torch.cat([C, S], dim=2).transpose(1, 2).to(torch.float32)  # (nb, 2h, 64)
+    C64, S64 = _powers(torch.cos(BLOCK * th), torch.sin(BLOCK * th), BLOCK)  # (nb, 64, h)
+    return right, (C64.to(torch.float32), S64.to(torch.float32))
+
+
+def _block_B32(th: torch.Tensor, a: int, n: int, tables=None) -> torch.Tensor:
+    """B at distances a ... a+n-1 for each row of th (nb, h), float32, by angle addition.
+
+    Write m = a + 4096 t + 64 u + j (t < T, u < 64, j < 64). With z(m) = exp(i m theta)
+    per pair, z(m) = z(a + 4096 t) z(64 u) z(j), so
+        B[t, u, j] = Re sum_i Z[t, u, i] z_i(j),  Z = z(a + 4096 t) z(64 u),
+    one batched matrix product [Re Z | -Im Z] (64T, 2h) @ [cos | sin](j theta)^T (2h, 64).
+    Only (128 + T) h sines and cosines per base, in float32 after a float64 reduction
+    mod 2 pi; the error is bounded by :func:`f32_error_bound`. ``tables``: the
+    :func:`_tables` of ``th``, reused across chunks. -> (nb, n) float32.
+    """
+    nb, h = th.shape
+    T = -(-n // (BLOCK * BLOCK))  # ceil(n / 4096)
+    right, (mc, ms) = tables if tables is not None else _tables(th)
+    t = a + BLOCK * BLOCK * torch.arange(T, dtype=torch.float64)  # (T,)
+    oc, os_ = _cos_sin32(t[None, :, None] * th[:, None, :])  # (nb, T, h)
+    oc, os_ = oc[:, :, None, :], os_[:, :, None, :]  # (nb, T, 1, h)
+    mc, ms = mc[:, None], ms[:, None]  # (nb, 1, 64, h)
+    left = torch.cat([oc * mc - os_ * ms, -(oc * ms + os_ * mc)], dim=3)  # (nb, T, 64, 2h)
+    out = torch.bmm(left.reshape(nb, T * BLOCK, 2 * h), right)  # (nb, 64T, 64)
+    return out.reshape(nb, -1)[:, :n]  # (nb, n)
+
+
+def _block_B(th: torch.Tensor, a: int, n: int, tol: float, tables=None):
+    """B at a ... a+n-1 for each row of th: (value (nb, n) float64, error (nb, n) float64).
+
+    float32 values whose |B32| < tol (:func:`f32_error_bound`) are recomputed directly in
+    float64 (error 2h * 1e-9); the others keep error tol, and their sign is certain.
+    """
+    est = _block_B32(th, a, n, tables).to(torch.float64)  # (nb, n)
+    err = torch.full_like(est, tol)
+    rows, cols = torch.nonzero(est.abs() < tol, as_tuple=True)
+    step = max(1, CHUNK_ELEMENTS // th.shape[1])
+    for s0 in range(0, rows.numel(), step):
+        r, c = rows[s0:s0 + step], cols[s0:s0 + step]
+        m = (a + c).to(torch.float64)  # (k,)
+        est[r, c] = torch.cos(m[:, None] * th[r]).sum(dim=1)  # (k, h) -> (k,)
+        err[r, c] = 2 * th.shape[1] * 1e-9
+    return est, err
+
+
+def _scan(th: torch.Tensor, stop: int, first_chunk: int = BLOCK * BLOCK):
+    """For each row of th (nb, h): does B_m >= 0 hold for every integer m in [0, stop)?
+
+    Distances are scanned upward in chunks growing x4, every base of the batch at once;
+    a base leaves the batch at its first negative B_m (early exit).
+
+    Returns three (nb,) tensors:
+        first: the first m with B_m < 0, -1 when none (the base passes);
+        fall: for a failing base, the largest -(B_m + err_m) / m over the negative m of
+              the chunk holding the first one (how far B_m is below 0 per unit of m; > 0);
+        rise: for a passing base, min over 0 < m < stop of (B_m - err_m) / m (inf if stop <= 1).
+    """
+    nb, h = th.shape
+    tol = f32_error_bound(h)
+    first = torch.full((nb,), -1, dtype=torch.int64)
+    fall = torch.zeros(nb, dtype=torch.float64)
+    rise = torch.full((nb,), math.inf, dtype=torch.float64)
+    active = torch.arange(nb)
+    right, (mc, ms) = _tables(th)
+    m, size = 0, first_chunk
+    while m < stop and active.numel():
+        n = min(size, stop - m)
+        rows = max(1, SCAN_ELEMENTS // max(n, 2 * h * (n // BLOCK + BLOCK)))
+        dist = m + torch.arange(n, dtype=torch.float64)  # (n,)
+        inv = torch.where(dist > 0, 1.0 / dist.clamp(min=1.0), torch.zeros(()))  # (n,)
+        for s0 in range(0, active.numel(), rows):
+            ids = active[s0:s0 + rows]
+            est, err = _block_B(th[ids], m, n, tol, (right[ids], (mc[ids], ms[ids])))
+            neg = est < 0
+            has = neg.any(dim=1)  # (k,)
+            if bool(has.any()):
+                first[ids[has]] = m + neg[has].to(torch.int8).argmax(dim=1)
+                upper = (est + err)[has]
+                ratio = torch.where(neg[has] & (upper < 0), -upper * inv, torch.zeros(()))
+                fall[ids[has]] = ratio.max(dim=1).values
+            ok = ~has
+            if bool(ok.any()):
+                low = torch.where(inv > 0, (est - err)[ok] * inv, torch.full((), math.inf))
+                rise[ids[ok]] = torch.minimum(rise[ids[ok]], low.min(dim=1).values)
+        active = active[first[active] < 0]
+        m += n
+        size = min(size * 4, 1 << 20)
+    return first, fall, rise
+
+
+def _slope(th: torch.Tensor) -> torch.Tensor:
+    """S = sum_i theta_i * 2i/d per row: |dB_m / d ln b| <= m S for every base >= this one."""
+    h = th.shape[1]
+    return (th * (torch.arange(h, dtype=torch.float64) / h)).sum(dim=1)  # (nb,)
+
+
 def _certified_pass(th: torch.Tensor, context: int) -> bool:
-    """A sufficient condition for B_m >= 0 at every m in [0, context).
+    """A sufficient condition for B_m >= 0 at every m in [0, context), monotone in the base.
 
     A pair with (L-1) theta_i <= pi has cos(m theta_i) >= cos((L-1) theta_i) for
     all m <= L-1 (cos decreases on [0, pi]); any other pair contributes >= -1.
-    If the sum of these lower bounds is >= 0, so is every B_m. O(d), no scan.
+    If the sum of these lower bounds is >= 0, so is every B_m. O(d), no scan. Each
+    pair's bound can only rise when theta_i falls, so once a base passes this test
+    every larger base does too.
     """
     span = (context - 1) * th  # (h,)
     slow = span <= math.pi
     return float(torch.cos(span[slow]).sum()) - int((~slow).sum()) >= 0.0
 
 
-class _BaseChecker:
-    """Does B_m >= 0 hold for every m in [0, context)? Remembers the last negative m.
-
-    Order of the checks for one base: (1) the O(d) certificate; (2) a window of
-    2048 distances around the negative m found for the previous base checked,
-    where neighbouring bases tend to fail too; (3) the rest of [0, L), the part
-    after the window first (the first crossing moves outward as the base grows),
-    each part scanned upward in growing chunks with early exit. A base passes
-    when (1) holds or (2) and (3) find no negative B_m.
-    """
-
-    WINDOW = 2048
-
-    def __init__(self, dim: int, context: int):
-        self.dim, self.context = dim, context
-        self.hint = None
-
-    def passes(self, base: float) -> bool:
-        th = _theta(self.dim, base)  # (h,)
-        if _certified_pass(th, self.context):
-            return True
-        if self.hint is None:
-            spans = [(0, self.context)]
+def _certified_base(dim: int, context: int) -> float:
+    """The smallest base (to 1e-12 relative) that passes :func:`_certified_pass`."""
+    lo, hi = 1.0, MAX_SEARCH_BASE
+    if not _certified_pass(_theta(dim, hi), context):
+        return math.inf
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        if _certified_pass(_theta(dim, mid), context):
+            hi = mid
         else:
-            lo = max(0, self.hint - self.WINDOW // 2)
-            hi = min(self.context, lo + self.WINDOW)
-            spans = [(lo, hi), (hi, self.context), (0, lo)]
-        for start, stop in spans:
-            neg = _first_negative_in(th, start, stop)
-            if neg is not None:
-                self.hint = neg
-                return False
-        return True
+            lo = mid
+        if hi / lo < 1 + 1e-12:
+            break
+    return hi
 
 
 def _check_context(dim: int, context) -> int:
@@ -285,9 +443,9 @@ def passing_bases(dim: int, context: int, bases) -> torch.Tensor:
     bases fail again (a negative dip of B_m moves inside [0, L) as the
     frequencies shift), so plot it rather than assume monotonicity.
 
-    Each base is checked exactly (up to float64 rounding of B_m near 0) by an
-    O(d) sufficient condition first, then a scan of m = 0 ... L-1 with early exit
-    (see :func:`min_base_for_context`).
+    Every base is checked over all m = 0 ... L-1 (float32 matrix products, values
+    within :func:`f32_error_bound` of 0 recomputed in float64), the batch at once,
+    each base leaving at its first negative B_m.
 
     Args:
         dim: rotary dim, even, 2 ... 4096.
@@ -303,47 +461,190 @@ def passing_bases(dim: int, context: int, bases) -> torch.Tensor:
         fail("bases", b, "at most {n} bases", n=MAX_BASES)
     if not bool((b > 1).all()):
         fail("bases", b, "numbers greater than 1")
-    checker = _BaseChecker(dim, context)
-    return torch.tensor([checker.passes(float(x)) for x in b.tolist()], dtype=torch.bool)
+    first, _, _ = _scan(_grid_thetas(dim, b.cpu()), context)
+    return first < 0
+
+
+def _runs(ks: list, ok: list) -> list:
+    """Passing runs of the grid: [(k_first, k_last), ...]. Grid bases skipped between two
+    checked ones were certified passing, so a run ends just below the next failing one."""
+    out, start = [], None
+    for k, good in zip(ks, ok):
+        if good and start is None:
+            start = k
+        elif not good and start is not None:
+            out.append((start, k - 1))
+            start = None
+    if start is not None:
+        out.append((start, ks[-1]))
+    return out
+
+
+def base_search(dim: int, context: int) -> dict:
+    """Men et al. 2024's bound: which bases keep B_m = sum_i cos(m theta_i) >= 0 for all m < L.
+
+    The passing set is not an interval: near its lower end it is a string of narrow
+    islands (at d = 128, L = 2048: 11,588-11,649, 12,419-12,451, ... each well
+    under 1% wide). The search returns the smallest passing base, the threshold
+    above which every base passes, and the islands between them, in three stages:
+
+    1. **A proof walk from b = 1.001 up.** At a failing base b with B_m(b) < 0,
+       every base b' in [b, b e^t) fails too, t = -B_m(b) / (m S(b)),
+       S(b) = sum_i theta_i(b) 2i/d: |dB_m / d ln b| = |sum_i sin(m theta_i) m theta_i 2i/d|
+       <= m S(b') <= m S(b) for b' >= b (theta_i falls as the base grows). The walk
+       jumps by t (chosen over the negative m of the first failing chunk, float32
+       error included) and so proves that every base it passes over fails, not only
+       grid bases, until its jumps are shorter than 4 grid steps.
+    2. **The grid b_k = 1.001^k (0.1% apart) from there up** to the first passing
+       base, ``smallest``: every grid base below it fails, every base below the
+       walk's end fails (proven), so the true smallest passing base lies in
+       (smallest / 1.001, smallest] unless an island narrower than 0.1% lies
+       between two failing grid bases (none is claimed found; the grid is 5x finer
+       than the narrowest island seen at d = 128, L = 2,048).
+    3. **Up the grid to the threshold.** A passing base b with
+       rho = min_{0<m<L} B_m(b) / m certifies every base in [b, b e^(rho/S(b))]
+       (same slope bound), so the grid is skipped there; the scan ends at the first
+       base passing the O(d) sufficient condition of :func:`_certified_pass`, which
+       is monotone in the base (every larger base passes). ``threshold`` is the grid
+       base after the last failing grid base.
+
+    Each check scans m = 0 ... L-1 in float32 matrix products (angle addition,
+    batched over 16 bases, early exit at the first negative B_m); values within
+    :func:`f32_error_bound` (0.001 at d = 128) of 0 are recomputed in float64.
+
+    d = 2 has B_m = cos(m) < 0 at m = 2 for every base (S = 0: the walk proves it
+    at once): no base passes for L >= 3. For L <= 2 every base > 1 passes.
+
+    Args:
+        dim: rotary dim, even, 2 ... 4096.
+        context: L, integer 1 ... 2^20, with L * dim/2 <= 2^26.
+    Returns:
+        dict: ``smallest`` (grid base or None when none up to 10^15 passes),
+        ``threshold`` (grid base; every base >= it passes; None with smallest),
+        ``islands`` (list of (first, last) passing grid bases from smallest up to
+        the last one below the threshold's failing neighbour), ``proven_below``
+        (every base in (1.001, proven_below) fails, by stage 1), ``certified_above``
+        (the base from which the O(d) condition holds), ``grid_ratio`` (1.001),
+        ``checked`` (bases scanned).
+    """
+    dim = check_dim(dim)
+    context = _check_context(dim, context)
+    cert = _certified_base(dim, context)
+    out = {"dim": dim, "context": context, "smallest": None, "threshold": None, "islands": [],
+           "proven_below": BASE_GRID_RATIO, "certified_above": cert,
+           "grid_ratio": BASE_GRID_RATIO, "checked": 0}
+    x_max = math.log(min(MAX_SEARCH_BASE, cert * BASE_GRID_RATIO))
+    # -------- 1. the proof walk
+    x = LN_GRID
+    while x <= x_max:
+        th = _grid_thetas(dim, torch.tensor([math.exp(x)], dtype=torch.float64))  # (1, h)
+        first, fall, _ = _scan(th, context)
+        out["checked"] += 1
+        if first[0] < 0:
+            break
+        slope = float(_slope(th)[0])
+        step = math.inf if slope == 0 else float(fall[0]) / slope
+        if step == math.inf:  # d = 2: B_m does not depend on the base
+            out["proven_below"] = math.inf
+            return out
+        if step < PROOF_STEP * LN_GRID:
+            break
+        x += step
+        out["proven_below"] = math.exp(x)
+    if x > x_max:
+        out["proven_below"] = math.exp(x_max)
+        return out
+    # -------- 2. and 3. the grid from the walk's end to the certificate
+    out["proven_below"] = math.exp(x)
+    k = max(1, math.floor(x / LN_GRID))
+    k_end = math.ceil(x_max / LN_GRID)
+    ks, ok = [], []
+    k_small = last_fail = None
+    while k <= k_end:
+        block = torch.arange(k, min(k + GRID_BLOCK, k_end + 1), dtype=torch.float64)  # (G,)
+        th = _grid_thetas(dim, torch.exp(block * LN_GRID))  # (G, h)
+        first, _, rise = _scan(th, context)
+        out["checked"] += block.numel()
+        passes = (first < 0).tolist()
+        for kj, good in zip(block.long().tolist(), passes):
+            ks.append(kj)
+            ok.append(good)
+            if k_small is None and good:
+                k_small = kj
+            elif k_small is not None and not good:
+                last_fail = kj
+        k = int(block[-1]) + 1
+        if k_small is not None and passes[-1]:
+            # a passing base b certifies every base in [b, b e^(rise / S)]: skip those
+            j = len(passes) - 1
+            while j > 0 and passes[j - 1] and int(block[j - 1]) >= k_small:
+                j -= 1
+            reach = block[j:] * LN_GRID + rise[j:].clamp(min=0) / _slope(th[j:])  # (r,)
+            far = float(reach.max())  # inf for L <= 2 (no m > 0 to check)
+            k = k_end + 1 if not math.isfinite(far) else max(k, math.floor(far / LN_GRID) + 1)
+            if _certified_pass(th[-1], context):
+                break
+    if k_small is None:
+        return out
+    k_t = k_small if last_fail is None else last_fail + 1
+    out["smallest"] = math.exp(k_small * LN_GRID)
+    out["threshold"] = math.exp(k_t * LN_GRID)
+    out["islands"] = [(math.exp(a * LN_GRID), math.exp(b * LN_GRID))
+                      for a, b in _runs(ks, ok) if k_small <= a < k_t]
+    return out
 
 
 def min_base_for_context(dim: int, context: int) -> float | None:
     """Men et al. 2024: the smallest base with B_m = sum_i cos(m theta_i) >= 0 for all m < L.
 
-    The condition is not monotone in the base (a base above a passing one can
-    fail again; see :func:`passing_bases`), so no bisection: the search scans
-    the geometric grid b_k = 1.01^k, k = 1, 2, ... upward from its first point
-    above 1 (every base > 1 is a candidate; the grid starts below any answer)
-    and returns the first b_k that passes. So the result is exact to 1%
-    relative on that grid: b_(k-1) = result / 1.01 and every grid base below
-    fails. A passing island narrower than 1% lying strictly between two grid
-    points could be missed (such islands were not seen in testing).
-
-    Each candidate is checked exactly over all integers 0 <= m < L, pruned:
-    (1) an O(d) sufficient condition for passing (pairs with (L-1) theta_i <= pi
-    contribute at least cos((L-1) theta_i), the others at least -1);
-    (2) a 2048-distance window around the negative m found for the previous
-    grid base (the first crossing moves slowly with the base, so most failing
-    bases fail there); (3) the rest of [0, L), beyond the window first, in
-    chunks growing x4 from 64 distances with early exit, B evaluated by the
-    angle-addition matrix product of :func:`cos_sum`. Small bases fail within
-    the first 64 distances.
-
-    d = 2 has B_m = cos(m) < 0 at m = 2 for every base: no base passes for L >= 3.
+    ``base_search(dim, context)["smallest"]``: the first grid base 1.001^k that
+    passes; every base below the search's proof walk fails (proven) and every grid
+    base between fails (see :func:`base_search` for how far that goes).
 
     Args:
         dim: rotary dim, even, 2 ... 4096.
         context: L, integer 1 ... 2^20 (1,048,576), with L * dim/2 <= 2^26.
     Returns:
-        the smallest passing grid base (a float), or ``None`` if no grid base
-        up to 10^15 passes.
+        the smallest passing grid base (a float), or ``None`` if no base up to 10^15 passes.
+    """
+    return base_search(dim, context)["smallest"]
+
+
+def cos_sum_profile(dim: int, base: float, context: int) -> dict:
+    """How negative B_m = sum_i cos(m theta_i) gets over every integer 0 <= m < L, and how often.
+
+    All L values are evaluated (float32 matrix products, values within
+    :func:`f32_error_bound` of 0 recomputed in float64, so every sign is that of the
+    float64 sum); the minimum is refined in float64.
+
+    Args:
+        dim: rotary dim, even, 2 ... 4096. base: > 1.
+        context: L, integer 1 ... 2^20, with L * dim/2 <= 2^26.
+    Returns:
+        dict: ``min`` (min_m B_m, float64), ``argmin`` (its m), ``negative`` (how many
+        m < L have B_m < 0), ``first_negative`` (the first such m, or None),
+        ``B0`` (= d/2).
     """
     dim = check_dim(dim)
+    base = check_base(base)
     context = _check_context(dim, context)
-    checker = _BaseChecker(dim, context)
-    k_max = int(math.log(MAX_SEARCH_BASE) / math.log(BASE_GRID_RATIO))
-    for k in range(1, k_max + 1):
-        base = BASE_GRID_RATIO ** k
-        if checker.passes(base):
-            return base
-    return None
+    th = _grid_thetas(dim, torch.tensor([base], dtype=torch.float64))  # (1, h)
+    h = dim // 2
+    tol = f32_error_bound(h)
+    tables = _tables(th)
+    lowest, where, count, first = math.inf, 0, 0, None
+    chunk = BLOCK * BLOCK * max(1, SCAN_ELEMENTS // (2 * h * BLOCK))  # left (64 T, 2h) bounded
+    for a in range(0, context, chunk):
+        n = min(chunk, context - a)
+        est, _ = _block_B(th, a, n, tol, tables)  # (1, n)
+        neg = est[0] < 0
+        k = int(neg.sum())
+        if k and first is None:
+            first = a + int(torch.nonzero(neg)[0, 0])
+        count += k
+        v, i = est[0].min(dim=0)
+        if float(v) < lowest:
+            lowest, where = float(v), a + int(i)
+    exact = float(torch.cos(where * th[0]).sum())  # float64, direct
+    return {"min": exact, "argmin": where, "negative": count, "first_negative": first,
+            "B0": float(h)}

@@ -63,24 +63,45 @@ def test_cos_sum_curve_d4_by_hand():
     assert row["B_m"] == pytest.approx(cos_sum_by_hand(37_000, 128, 1e4), abs=1e-9)
 
 
-def test_base_scan_grid_and_verdicts():
-    t = br.base_scan(4, 3, 10.0, span=4.0, points=3)
-    assert t["base"].tolist() == pytest.approx([2.5, 10.0, 40.0])
-    # L = 3: need cos(m) + cos(m / sqrt(b)) >= 0 for m = 1, 2.
-    # b = 2.5: cos 2 + cos(2/1.581) = -0.416 + 0.307 < 0; b = 10: -0.416 + 0.8 > 0.
-    by_hand = [all(cos_sum_by_hand(m, 4, b) >= 0 for m in (0, 1, 2)) for b in (2.5, 10, 40)]
-    assert t["passes"].tolist() == by_hand == [False, True, True]
+def test_liu_limit_only_for_a_larger_base_after_fine_tuning():
+    """Issue 19 item 1: the bound is for fine-tuning with a LARGER base; the page once
+    reported 547 tokens for base 500 (2 pi 500^(92/128) = 547)."""
+    assert round(2 * math.pi * 500 ** (92 / 128)) == 547
+    smaller = br.liu_summary(128, 1e4, 4096, 500)
+    assert smaller["limit_at_new_base"] is None and smaller["new_base_case"] == "smaller"
+    same = br.liu_summary(128, 1e4, 4096, 1e4)
+    assert same["limit_at_new_base"] is None and same["new_base_case"] == "same"
+    larger = br.liu_summary(128, 1e4, 4096, 1e5)
+    assert larger["new_base_case"] == "larger"
+    assert larger["limit_at_new_base"] == pytest.approx(2 * math.pi * 1e5 ** (92 / 128))
+
+
+def test_island_table_and_bound_from_the_precomputed_table():
+    r = br.base_bound(128, 2048)
+    t = br.island_table(128, 2048)
+    assert list(t.columns[:2]) == ["dim", "context L [tokens]"]
+    assert t["first base"].iloc[0] == r["smallest"]
+    assert (t["last base"] < r["threshold"]).all()
+    # width bound of one island: (first / 1.001, last * 1.001), by hand
+    row = t.iloc[0]
+    assert row["width below [%]"] == pytest.approx(
+        100 * (row["last base"] * 1.001 / (row["first base"] / 1.001) - 1))
+    # the first island at d = 128, L = 2048 holds 11,588.4 (issue 18), by hand:
+    assert all(cos_sum_by_hand(m, 128, 11588.4) >= 0 for m in range(0, 2048, 1))
+    assert row["first base"] / 1.001 <= 11588.4 <= row["last base"] * 1.001
+    with pytest.raises(ValueError, match="context=3000"):
+        br.base_bound(128, 3000)  # not precomputed, live=False
 
 
 def test_men_fit_published_constants():
     assert br.men_fit_base(1000) == pytest.approx(0.0424 * 1000 ** 1.628, rel=1e-15)
-    t = br.base_bound_table(4, [3])
-    # smallest grid base 1.01^k with cos 1 + cos(1/sqrt b) >= 0 and cos 2 + cos(2/sqrt b) >= 0
-    k = 1
-    while not all(cos_sum_by_hand(m, 4, 1.01 ** k) >= 0 for m in (1, 2)):
-        k += 1
-    assert t.loc[0, "app min base"] == pytest.approx(1.01 ** k, rel=1e-12)
-    assert t.loc[0, "ratio app/fit"] == pytest.approx(1.01 ** k / (0.0424 * 3 ** 1.628))
+    t = br.base_bound_table(128, [1024])
+    assert t.loc[0, "paper fit base"] == pytest.approx(0.0424 * 1024 ** 1.628, rel=1e-12)
+    b = t.loc[0, "app min base"]
+    assert t.loc[0, "ratio app/fit"] == pytest.approx(b / (0.0424 * 1024 ** 1.628))
+    # the app's minimum passes at every m < 1024 (math.cos by hand), one grid step below fails
+    assert all(cos_sum_by_hand(m, 128, b) >= -1e-12 for m in range(1024))
+    assert any(cos_sum_by_hand(m, 128, b / 1.001) < 0 for m in range(1024))
 
 
 def test_preset_table_llama2_first_negative():
@@ -91,6 +112,16 @@ def test_preset_table_llama2_first_negative():
     assert cos_sum_by_hand(neg, 128, 1e4) < 0
     assert all(cos_sum_by_hand(m, 128, 1e4) >= 0 for m in range(neg - 50, neg))
     assert not t["passes"].any()  # 4096 > neg
+    assert (t["B_0"] == 64).all()
+
+
+def test_preset_table_qwen25_depth_and_count():
+    """Issue 19 item 5: Qwen2.5 7B fails on 4 of 32,768 distances at -0.78 against B_0 = 64."""
+    t = br.preset_bound_table(["Qwen2.5 7B"]).iloc[0]
+    assert t["context L [tokens]"] == 32768 and t["B_0"] == 64
+    assert t["negative distances"] == 4 and round(t["min B_m"], 2) == -0.78
+    m = int(t["first negative distance [tokens]"])
+    assert cos_sum_by_hand(m, 128, 1e6) < 0
 
 
 def test_spacing_and_first_inexact_by_hand():
@@ -146,7 +177,7 @@ def test_neox_issue_numbers_recomputed():
     lambda: br.spacing_table(100, ("float8",)),
     lambda: br.error_table(128, 1e4, 100, recipes=("fast",)),
     lambda: br.check_context_work(1024, 2**20),
-    lambda: br.base_scan(128, 0, 1e4),
+    lambda: br.base_bound(128, 0),
 ])
 def test_bad_input_names_parameter(bad):
     with pytest.raises(ValueError, match="is not allowed"):

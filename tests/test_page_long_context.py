@@ -20,6 +20,10 @@ from apptest_helpers import (
 PAGE = "long_context"
 
 
+def text_of(at):
+    return " ".join(md.value for md in at.markdown)
+
+
 def cos_sum_by_hand(m, dim, base):
     return sum(math.cos(m * base ** (-2 * i / dim)) for i in range(dim // 2))
 
@@ -45,6 +49,8 @@ def test_critical_dimension_llama2_by_closed_form(default_page):
     assert metrics[0] == str(by_hand)
     limit = 2 * math.pi * 1e6 ** (by_hand / d)
     assert metrics[2] == f"{limit:,.0f} tokens"
+    assert "after fine-tuning with base" in text_of(default_page)
+    assert "once the base is changed" not in text_of(default_page)
     text = " ".join(md.value for md in default_page.markdown)
     assert "d_extra = 92" in text
     comparison = default_page.dataframe[0].value
@@ -66,9 +72,12 @@ def test_csvs_ascii_and_settings_columns(default_page):
     row = bm.iloc[100]
     assert row["B_m"] == pytest.approx(
         cos_sum_by_hand(row["distance m [tokens]"], 128, 1e4), abs=1e-9)
-    scan = next(f for n, f in files.items() if n.startswith("long_context_base_scan_"))
-    assert list(scan.columns[:2]) == ["dim", "context L [tokens]"]
-    assert scan["passes"].any() and not scan["passes"].all()
+    islands = next(f for n, f in files.items() if n.startswith("long_context_islands_"))
+    assert list(islands.columns[:2]) == ["dim", "context L [tokens]"]
+    assert len(islands) > 1 and (islands["width below [%]"] < 1).any()
+    presets = next(f for n, f in files.items() if n.startswith("long_context_presets"))
+    qwen = presets[presets["preset"] == "Qwen2.5 7B"].iloc[0]
+    assert qwen["negative distances"] == 4 and round(qwen["min B_m"], 2) == -0.78
 
 
 def test_first_negative_distance_marked(default_page):
@@ -78,11 +87,41 @@ def test_first_negative_distance_marked(default_page):
     assert all(cos_sum_by_hand(m, 128, 1e4) >= 0 for m in range(neg))
 
 
-def test_context_too_large_for_dim_says_so():
-    at = run_page(PAGE, {"dim": "1024", "lc_target": "1048576"})
+def test_liu_limit_not_given_for_a_smaller_base():
+    """Issue 19 item 1: base 500 after tuning used to report 547 tokens."""
+    at = run_page(PAGE, {"lc_newbase": "500"})
     no_exceptions(at)
-    msg = " ".join(e.value for e in at.error)
-    assert "not computed at d" in msg and "1048576" in msg.replace(",", "").replace("\\", "")
+    assert [m.value for m in at.metric][2] == "not given"
+    text = text_of(at)
+    assert "547" not in text and "base 500 every pair completes a period" in text
+
+
+def test_every_offered_search_setting_renders_without_error():
+    """Issue 18 goal 4: every head dim / context the search section offers is computed
+    (precomputed table): the extremes of each dim render with no error and no warning."""
+    import rope_core.breaks as br
+
+    for dim in br.tabulated_dims():
+        contexts = br.tabulated_contexts(dim)
+        for L in (contexts[0], contexts[-1]):
+            r = br.base_bound(dim, L)
+            assert r["smallest"] is not None and r["threshold"] >= r["smallest"]
+    at = run_page(PAGE, {"dim": "1024", "lc_sdim": "128",
+                         "lc_target": str(br.tabulated_contexts(128)[-1])})
+    no_exceptions(at)
+    assert not at.error and not warnings(at) and not at.first_warnings
+    at = run_page(PAGE, {"dim": "2", "base": "100000000", "lc_bmax": "1048576"})
+    no_exceptions(at)
+    assert not at.error and not warnings(at)
+
+
+def test_methods_keeping_every_pair_inside_are_named():
+    """Issue 19 item 7: static NTK leaves 17 pairs outside at d = 128, base 10^4, L = 4096,
+    s = 8; the page says which methods keep every pair inside instead of claiming all do."""
+    text = text_of(run_page(PAGE))
+    assert "Context-extension methods shrink θᵢ so that" not in text
+    assert "static NTK-aware scaling does not" in text
+    assert "(17)" in text
 
 
 def test_bad_link_values_keep_defaults():
@@ -94,21 +133,31 @@ def test_bad_link_values_keep_defaults():
     assert [m.value for m in at.metric][0] == "92"
 
 
-def test_men_fit_comparison_table():
-    """Published fit 0.0424 L^1.628 beside the app's minimum (heavier: 6 contexts to 2^20)."""
-    at = run_page(PAGE, {"lc_men": "true"})
-    men = next(f for n, f in csv_frames(at).items() if "men_fit" in n)
+def test_men_fit_comparison_table(default_page):
+    """Published fit 0.0424 L^1.628 beside the app's minimum (precomputed, d = 128)."""
+    men = next(f for n, f in csv_frames(default_page).items() if "men_fit" in n)
     assert list(men.columns[:2]) == ["dim", "context L [tokens]"]
-    assert men["context L [tokens]"].tolist() == [1024, 4096, 16384, 65536, 262144, 1048576]
+    assert men["context L [tokens]"].iloc[0] == 1024
     for _, row in men.iterrows():
         L = row["context L [tokens]"]
         assert row["paper fit base"] == pytest.approx(0.0424 * L ** 1.628, rel=1e-12)
         assert row["ratio app/fit"] == pytest.approx(row["app min base"] / row["paper fit base"])
-    # the app's minimum at L = 1024 passes; one 1% grid step below fails (by hand, all m < L)
+    # the app's minimum at L = 1024 passes; one 0.1% grid step below fails (by hand, all m < L)
     b = men["app min base"].iloc[0]
     assert all(cos_sum_by_hand(m, 128, b) >= -1e-12 for m in range(0, 1024, 1))
-    below = b / 1.01
+    below = b / 1.001
     assert any(cos_sum_by_hand(m, 128, below) < 0 for m in range(1024))
+
+
+def test_no_exact_to_one_percent_claim():
+    """Issue 19 item 6: the old 1% grid skipped narrow islands; no page says "exact to 1%"."""
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parents[1]
+    for path in [*root.glob("pages/*.py"), root / "README.md",
+                 root / "locale" / "zh" / "LC_MESSAGES" / "messages.po"]:
+        text = path.read_text(encoding="utf-8")
+        assert "exact to 1%" not in text and "精确到 1%" not in text, path
 
 
 def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
@@ -121,8 +170,8 @@ def test_chinese_fit_table_and_other_branches_show_no_english():
     negative distance inside the training length, another method (labels from rope_core)."""
     from i18n_helpers import untranslated
 
-    at = run_page(PAGE, {"lang": "zh", "lc_men": "true", "lc_train": "131072",
-                         "lc_method": "linear", "lc_factor": "1"})
+    at = run_page(PAGE, {"lang": "zh", "lc_train": "131072", "lc_newbase": "500",
+                         "lc_method": "linear", "lc_factor": "1", "dim": "100"})
     no_exceptions(at)
     assert len(at.dataframe) == 3  # Liu et al., the fit comparison, the presets
     headers = " ".join(str(c) for df in at.dataframe for c in df.value.columns)
