@@ -132,25 +132,48 @@ def grid_section(s) -> None:
         _("The query is the patch at row {row}, column {col} (×). Flattened, the patch below "
           "it is {w} tokens away, as far as the patch {w} places to its right would be, and a "
           "row's last patch sits next to the following row's first. In 2D and in M-RoPE the "
-          "patch below is one row away, exactly as far as its neighbour on the right: the "
+          "patch below is one row away and the patch to the right one column away: the "
           "score depends on the row and column differences only. The three panels share "
           "one colour scale, from the lowest to the highest score among them.").format(
               row=row, col=col, w=width)]
     q, k = vectors(s.dim, qk)
-    neighbour = row + 1 if row + 1 < height else row - 1
-    if neighbour >= 0:
-        cell = df[(df["row"] == neighbour) & (df["col"] == col)].iloc[0]
-        norm = float(q.norm() * k.norm())
+    norm = float(q.norm() * k.norm())
 
-        def shown(column: str) -> str:
-            value = cell[column]
-            return "—" if math.isnan(value) else i18n.number(value / norm, "0.000")
+    def cell(r: int, c: int):
+        return df[(df["row"] == r) & (df["col"] == c)].iloc[0]
+
+    def shown(value: float) -> str:
+        return "—" if math.isnan(value) else i18n.number(value / norm, "0.000")
+
+    neighbour = row + 1 if row + 1 < height else row - 1
+    beside = col + 1 if col + 1 < width else col - 1
+    if neighbour >= 0:
+        vertical = cell(neighbour, col)
         sentences.append(
             (_("Score / (|q||k|) with the patch below: 1D {flat}, 2D {axial}, M-RoPE {mrope}.")
              if neighbour > row else
              _("Score / (|q||k|) with the patch above: 1D {flat}, 2D {axial}, M-RoPE {mrope}."))
-            .format(flat=shown("score flat"), axial=shown("score axial 2D"),
-                    mrope=shown("score M-RoPE")))
+            .format(flat=shown(vertical["score flat"]), axial=shown(vertical["score axial 2D"]),
+                    mrope=shown(vertical["score M-RoPE"])))
+    if beside >= 0:
+        horizontal = cell(row, beside)
+        sentences.append(
+            (_("Score / (|q||k|) with the patch to the right: 1D {flat}, 2D {axial}, "
+               "M-RoPE {mrope}.")
+             if beside > col else
+             _("Score / (|q||k|) with the patch to the left: 1D {flat}, 2D {axial}, "
+               "M-RoPE {mrope}."))
+            .format(flat=shown(horizontal["score flat"]),
+                    axial=shown(horizontal["score axial 2D"]),
+                    mrope=shown(horizontal["score M-RoPE"])))
+    if qk == "ones" and neighbour >= 0 and beside >= 0 and section[1] and section[2]:
+        sentences.append(_("Both neighbours are one id away, and with q = k = (1, 1, …, 1) 2D "
+                           "axial RoPE scores them the same, because the row and the column "
+                           "turn by the same frequencies. M-RoPE gives the row and the column "
+                           "different pairs, so one row down and one column across weigh "
+                           "differently: {vertical} against {horizontal}.").format(
+                               vertical=shown(vertical["score M-RoPE"]),
+                               horizontal=shown(horizontal["score M-RoPE"])))
     if qk == "ones":
         sentences.append(_("With q = k = (1, 1, …, 1) every pair adds cos(Δ·θᵢ): the colours "
                            "show the distance itself, and the 2D panels are symmetric."))
@@ -168,9 +191,16 @@ def grid_section(s) -> None:
                                axial=i18n.number(spread["score axial 2D"], "0.000"),
                                first=section[0]))
     sentences.append(_("Inside one image every patch has the same time id, so the {t} time "
-                       "pairs of M-RoPE (of {pairs}) never turn: only the {hw} row and column "
+                       "pairs of M-RoPE (of {pairs}) turn every patch by the same angle, which "
+                       "cancels in the score of two patches: only the {hw} row and column "
                        "pairs tell the patches apart.").format(
                            t=section[0], pairs=s.dim // 2, hw=section[1] + section[2]))
+    sentences.append(_("The 2D panel uses the sidebar's base and head dim. Qwen2-VL's vision "
+                       "encoder itself uses base 10⁴ and head dim 80 (1280 / 16 heads: 20 "
+                       "frequencies for the row, the same 20 for the column), and it counts "
+                       "the 14-pixel patches before the 2 × 2 merge; the language model's "
+                       "M-RoPE counts merged tokens, so one of its rows is two rows of the "
+                       "vision encoder."))
     ui.explain(*sentences)
     ui.download(grid_table, s.dim, s.base, s.layout, height, width, row, col, qk, model,
                 filename=f"patch_scores_dim{s.dim}_base{ui.slug(s.base)}_{height}x{width}_"
@@ -320,14 +350,16 @@ def sequence_section(s) -> None:
     st.header(_("Position ids of a mixed sequence"))
     st.markdown(_("Qwen2-VL's language model reads text, then an image, then text, then a "
                   "video, then text again. Each vision block is a grid of patches (t, h, w) "
-                  "before merging; the model merges 2 × 2 patches into one token, so an image "
-                  "of h × w patches becomes h′ × w′ = h/2 × w/2 tokens. A text token's three "
-                  "ids are equal; a patch gets the block's start id plus its frame, row and "
-                  "column."))
-    st.caption(_("Qwen3-VL writes each frame's time as text (a timestamp) before the frame "
-                 "and gives every frame t = 1: transformers' Qwen3-VL get_rope_index splits "
-                 "video_grid_thw frame by frame and applies the same rule to each frame. The "
-                 "sequence below follows Qwen2-VL and Qwen2.5-VL."))
+                  "before merging, where t counts temporal patches of two video frames each "
+                  "(temporal_patch_size = 2; an image is one temporal patch); the model "
+                  "merges 2 × 2 patches into one token, so an image of h × w patches becomes "
+                  "h′ × w′ = h/2 × w/2 tokens. A text token's three ids are equal; a patch "
+                  "gets the block's start id plus its temporal patch index, row and column."))
+    st.caption(_("Qwen3-VL writes the time of each temporal patch as text (a timestamp) "
+                 "before it and gives every temporal patch t = 1: transformers' Qwen3-VL "
+                 "get_rope_index splits video_grid_thw into one grid per temporal patch and "
+                 "applies the same rule to each. The sequence below follows Qwen2-VL and "
+                 "Qwen2.5-VL."))
     c1, c2, c3 = st.columns(3)
     text = ui.slider(_("Text tokens between blocks"), 1, 8, 3, "iv_text", container=c1)
     image_h = ui.slider(_("Image height h [patches]"), 2, 32, 8, "iv_img_h", step=2,
@@ -373,15 +405,18 @@ def sequence_section(s) -> None:
               last_row=int(image["start id"]) + int(image["merged h"]) - 1,
               last_col=int(image["start id"]) + int(image["merged w"]) - 1,
               next=int(after_image["start id"])),
-        _("The video starts at id {start}; its {frames} frames of {rows} × {cols} tokens get "
-          "time ids {start} … {last_t}, and the text after it resumes at id {next}.").format(
+        _("The video starts at id {start}; its {frames} temporal patches (two frames each) of "
+          "{rows} × {cols} tokens get time ids {start} … {last_t}, and the text after it "
+          "resumes at id {next}.").format(
               start=int(video["start id"]), frames=vt, rows=vh, cols=vw,
               last_t=int(video["start id"]) + t_span - 1, next=int(after_video["start id"]))]
     if resume == "transformers" and t_span > max(vh, vw):
         sentences.append(_("**The two rules differ here.** transformers resumes at the start "
                            "plus max(h′, w′) = {side}, but the video's time ids run up to "
-                           "{last_t}: the text's ids {next} … reuse time ids of the video's "
-                           "later frames. Qwen2-VL's original release resumed after the "
+                           "{last_t}: the text's ids from {next} on fall inside the video's time "
+                           "range, so by its time id the text sits among the video's later "
+                           "temporal patches although it follows them. Qwen2-VL's original "
+                           "release resumed after the "
                            "largest id, at {original}, and never reuses an id.").format(
                                side=max(vh, vw), last_t=int(video["largest id"]),
                                next=int(after_video["start id"]),
@@ -396,11 +431,18 @@ def sequence_section(s) -> None:
                            "column id. Make the video longer than max(h′, w′) = {side} temporal "
                            "patches to see them differ.").format(side=max(vh, vw)))
     if absolute:
-        sentences.append(_("Absolute time: frame f gets time id start + ⌊f × {tps} × "
+        sentences.append(_("Absolute time: temporal patch f gets time id start + ⌊f × {tps} × "
                            "{seconds}⌋, so the time ids step by {step} per temporal patch and "
-                           "measure seconds, whatever the frame rate.").format(
+                           "one id stands for 1/{tps} s, whatever the frame rate.").format(
                                tps=tps, seconds=i18n.number(seconds),
                                step=i18n.number(step)))
+        if not float(step).is_integer():
+            offsets = [math.floor(f * step) for f in range(vt)]
+            shown_offsets = ", ".join(str(v) for v in offsets[:8]) + (", …" if vt > 8 else "")
+            sentences.append(_("The step {step} is not a whole number: rounding down gives the "
+                               "temporal patches the time ids start + {offsets}, so some "
+                               "neighbours share a time id or the gaps differ.").format(
+                                   step=i18n.number(step), offsets=shown_offsets))
     ui.explain(*sentences)
     merge_note = _("Sequence: {text} text tokens, an image of {ih} × {iw} patches ({ihm} × "
                    "{iwm} tokens), {text} text tokens, a video of {vt} × {vh0} × {vw0} patches "
@@ -418,7 +460,8 @@ def sequence_section(s) -> None:
     # ----- which pairs read which id
     st.header(_("Which pairs encode which axis"))
     st.markdown(_("θᵢ = base^(−2i/d) falls from 1 rad per id (pair 0) to almost nothing (the "
-                  "last pair). Qwen2-VL's mrope_section = [16, 24, 24] gives the time axis "
+                  "last pair). Qwen2-VL's (and Qwen2.5-VL's) mrope_section = [16, 24, 24] "
+                  "gives the time axis "
                   "the first 16 pairs, the row the next 24 and the column the last 24: each "
                   "axis gets one band of frequencies. Qwen3-VL interleaves them, t h w t h w "
                   "…, so each axis gets fast and slow pairs. For d other than 128 the shares "

@@ -478,3 +478,28 @@ def test_bad_vectors_name_the_argument():
         rc.apply_mrope(torch.ones(3, 8, dtype=torch.float64), torch.zeros(2, 3), theta, axes)
     with pytest.raises(RopeError, match=r"^axes="):
         rc.mrope_score(q, q, [0, 0, 0], rc.theta(8, 100.0), torch.tensor([0, 1, 2, 3]))
+
+
+@needs_transformers
+def test_vision_encoder_counts_unmerged_patches_with_base_ten_thousand_and_head_dim_80():
+    # The page: Qwen2-VL's vision encoder uses base 1e4 and head dim 80 (1280 / 16): 20
+    # frequencies per axis; its row/column ids count patches before the 2 x 2 merge, so one
+    # row of M-RoPE (merged tokens) is two rows of the vision encoder.
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLVisionConfig
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLVisionRotaryEmbedding
+    from transformers.vision_utils import get_vision_position_ids
+
+    config = Qwen2VLVisionConfig()
+    assert (config.embed_dim, config.num_heads, config.spatial_merge_size) == (1280, 16, 2)
+    inv_freq = Qwen2VLVisionRotaryEmbedding(config).inv_freq.double()  # (20,)
+    want = torch.tensor([1e4 ** (-j / 20) for j in range(20)], dtype=torch.float64)
+    assert inv_freq.shape == (20,) and torch.allclose(inv_freq, want, rtol=1e-6)
+    assert torch.allclose(rc.axial_theta(80, 1e4)[:20], want)
+    grid = torch.tensor([[1, 4, 6]])  # one image, 4 x 6 patches before merging
+    vit = get_vision_position_ids(grid, 2)  # (24, 2): h, w per patch, merge windows in order
+    llm = rc.mrope_position_ids([("image", (1, 4, 6))], spatial_merge_size=2)  # (3, 6)
+    assert int(vit[:, 0].max()) == 3 and int(llm[1].max()) == 1
+    # every 2 x 2 window of the encoder becomes one token: ViT rows 2r, 2r + 1 -> row r
+    windows = vit.view(-1, 4, 2)  # (6 tokens, 4 patches, (h, w))
+    assert torch.equal(windows[:, :, 0] // 2, llm[1].view(-1, 1).expand(-1, 4))
+    assert torch.equal(windows[:, :, 1] // 2, llm[2].view(-1, 1).expand(-1, 4))

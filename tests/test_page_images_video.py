@@ -73,7 +73,23 @@ def test_absolute_time_steps_the_frames():
     assert name.endswith("_qwen2_5_vl_tps2_s2.csv")
     assert tokens["t id"].tolist()[4:7] == [4, 8, 12]
     assert set(tokens["tokens_per_second"]) == {2} and set(tokens["second_per_grid_t"]) == {2}
-    assert any("step by 4 per temporal patch" in shown(m.value) for m in at.markdown)
+    assert any("step by 4 per temporal patch and one id stands for 1/2 s" in shown(m.value)
+               for m in at.markdown)
+
+
+def test_a_fractional_time_step_rounds_down_and_shares_ids():
+    # 1 token/s x 0.25 s per temporal patch: patch f gets start + floor(f / 4)
+    at = run_page("images_video", dict(SMALL, iv_vid_t="6"))
+    at.radio(key="iv_time").set_value("qwen2_5_vl").run()
+    at.select_slider(key="iv_tps").set_value(1).run()
+    at.select_slider(key="iv_sec").set_value(0.25).run()
+    tokens = next(df for name, df in csv_frames(at).items()
+                  if name.startswith("mrope_ids") and not name.endswith("_blocks.csv"))
+    video = tokens[tokens["kind"] == "video"]["t id"].tolist()
+    assert video == [4 + f // 4 for f in range(6)]  # video starts at 4 (see above)
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "time ids start + 0, 0, 0, 0, 1, 1" in text
+    assert "temporal patches (two frames each)" in text
 
 
 def test_two_by_four_grid_scores_by_hand():
@@ -95,6 +111,15 @@ def test_two_by_four_grid_scores_by_hand():
     # normalised by |q||k| = 8: the flat score of the patch below
     expected = 2 * sum(math.cos(4 * t) for t in thetas) / 8
     assert f"1D {expected:.3f}" in text
+    # M-RoPE at d = 8 (Qwen2-VL's shares: pairs t, t, h, w): the row turns with
+    # theta_2 = 0.1, the column with theta_3 = 10^-1.5, so below != right
+    assert below["score M-RoPE"] == pytest.approx(2 * (3 + math.cos(0.1)))
+    assert right["score M-RoPE"] == pytest.approx(2 * (3 + math.cos(10 ** -1.5)))
+    assert f"with the patch to the right: 1D {2 * sum(math.cos(t) for t in thetas) / 8:.3f}" \
+        in text
+    vertical, horizontal = 2 * (3 + math.cos(0.1)) / 8, 2 * (3 + math.cos(10 ** -1.5)) / 8
+    assert f"differently: {vertical:.3f} against {horizontal:.3f}" in text
+    assert "exactly as far as its neighbour" not in text
 
 
 def test_query_outside_a_small_grid_is_moved_inside():
