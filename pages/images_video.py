@@ -183,6 +183,9 @@ def grid_section(s) -> None:
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0:
         spread = {c: float(df[c].max() - df[c].min()) / float(q.norm() * k.norm())
                   for c in ("score axial 2D", "score M-RoPE")}
+    if model == "qwen2_vl" and section[1] and s.dim % 4 == 0 \
+            and spread["score M-RoPE"] < spread["score axial 2D"]:
+        # only when it is narrower: random q and k with a small base can spread it wider
         sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
                            "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
                            "pairs (from pair {first} on; see “Which pairs encode which axis” "

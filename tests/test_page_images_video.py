@@ -172,3 +172,24 @@ def test_chinese_page_reads_the_hand_sequence():
     at = run_page("images_video", dict(SMALL, lang="zh"))
     text = " ".join(shown(m.value) for m in at.markdown)
     assert "**这里两种规则不同。**" in text and "从最大编号之后（7）继续" in text
+
+
+def test_spread_sentence_only_when_m_rope_is_narrower():
+    # q = k = ones, d = 128, base 1e4 on 6 x 8: the row/column pairs of Qwen2-VL are slow,
+    # so M-RoPE spreads less than 2D axial and the page says why
+    text = " ".join(shown(m.value) for m in run_page("images_video").markdown)
+    assert "Across this grid the M-RoPE scores spread over" in text
+    # random q and k, d = 16, base 10, 2 x 2 grid: M-RoPE spreads wider (checked here, not
+    # taken from the page), so "only slow pairs" would explain the wrong way round
+    import rope_core as rc
+    q, k = rc.toy_qk(1, 16, 0)
+    df = rc.patch_score_table(q[0], k[0], 2, 2, 1, 1, base=10.0, model="qwen2_vl",
+                              layout="half")
+    spread = {c: df[c].max() - df[c].min() for c in ("score axial 2D", "score M-RoPE")}
+    assert spread["score M-RoPE"] > spread["score axial 2D"]
+    at = run_page("images_video", {"dim": "16", "base": "10", "layout": "half",
+                                   "iv_qk": "random q and k",
+                                   "iv_h": "2", "iv_w": "2", "iv_row": "1", "iv_col": "1"})
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "Score / (|q||k|) with the patch above" in text
+    assert "Across this grid the M-RoPE scores spread over" not in text
