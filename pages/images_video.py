@@ -321,8 +321,9 @@ def allocation_figure(dim: int) -> go.Figure:
 
 @ui.figure
 def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Figure:
-    """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the id span of each axis
-    (dotted lines; annotations on a log axis take log10 of the value)."""
+    """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the largest id distance
+    span - 1 of each axis (dotted lines, none where it is 0; annotations on a log axis
+    take log10 of the value)."""
     theta = rc.theta(dim, base)
     wave = (2 * math.pi / theta).numpy()
     axes = model_axes(model, dim).numpy()
@@ -334,17 +335,20 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
             marker=dict(color=AXIS_COLORS[a], size=6),
             hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
                 pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
-    lines = [dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=spans[a], y1=spans[a],
-                  line=dict(color=AXIS_COLORS[a], dash="dot", width=2)) for a in range(3)]
-    # labels at the lower right, where the wavelengths have long left the spans behind
-    labels = [dict(x=0.40 + 0.2 * a, xref="paper", xanchor="left", y=math.log10(spans[a]),
+    far = [span - 1 for span in spans]  # the largest id distance along each axis
+    drawn = [a for a in range(3) if far[a] >= 1]  # a log axis has no 0
+    lines = [dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=far[a], y1=far[a],
+                  line=dict(color=AXIS_COLORS[a], dash="dot", width=2)) for a in drawn]
+    # labels at the lower right, where the wavelengths have long left the lines behind
+    labels = [dict(x=0.40 + 0.2 * a, xref="paper", xanchor="left", y=math.log10(far[a]),
                    yanchor="bottom", showarrow=False,
-                   text=_("{axis} span {span}").format(axis=axis, span=spans[a]),
-                   font=dict(size=12, color=AXIS_COLORS[a])) for a, axis in enumerate(rc.AXES)]
+                   text=_("{axis} at most {distance} apart").format(axis=rc.AXES[a],
+                                                                    distance=far[a]),
+                   font=dict(size=12, color=AXIS_COLORS[a])) for a in drawn]
     fig = go.Figure(data=points, layout=dict(
         shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power")))
-    return ui.style(fig, title=_("{model}: wavelength of each pair against the span of its "
-                                 "axis").format(model=model_name(model)),
+    return ui.style(fig, title=_("{model}: wavelength of each pair against the largest "
+                                 "distance along its axis").format(model=model_name(model)),
                     x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)
 
 
@@ -479,21 +483,22 @@ def sequence_section(s) -> None:
             ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}")
     two = coverage[coverage["model"] == "qwen2_vl"].set_index("axis")
     three = coverage[coverage["model"] == "qwen3_vl"].set_index("axis")
-    notes = [_("The dotted lines are the id spans each axis must cover in this sequence: "
-               "{t} time ids, {h} rows and {w} columns. A pair whose wavelength is below its "
-               "line turns at least once across the span (fine detail, but ids a wavelength "
-               "apart look alike); a pair far above it barely turns (coarse, unambiguous "
-               "order).").format(t=spans[0], h=spans[1], w=spans[2])]
+    notes = [_("The dotted lines are the largest id distance each axis must cover in this "
+               "sequence: {t} between the first and last time id, {h} rows and {w} columns "
+               "(an axis with distance 0 gets no line). A pair whose wavelength is at or "
+               "below its line turns at least once over that distance (fine detail, but ids "
+               "a wavelength apart look alike); a pair far above it barely turns (coarse, "
+               "unambiguous order).").format(t=spans[0] - 1, h=spans[1] - 1, w=spans[2] - 1)]
     if two.loc["h", "pairs"] and two.loc["t", "pairs"]:
         notes.append(_("With base {base}, Qwen2-VL's row pairs start at a wavelength of {h_fast} "
-                       "ids, so {h_turn} of its {h_pairs} row pairs turn even once across "
+                       "ids, so {h_turn} of its {h_pairs} row pairs turn even once over "
                        "{h_span} rows, while all {t_pairs} time pairs are fast ones (the "
                        "slowest turns every {t_slow} ids). Qwen3-VL's interleaving gives "
                        "{h3_turn} of its {h3_pairs} row pairs at least one turn.").format(
                            base=ui.fmt_base(s.base),
                            h_fast=i18n.number(two.loc["h", "fastest wavelength [ids]"], "#,##0.#"),
                            h_turn=int(two.loc["h", "pairs turning at least once"]),
-                           h_pairs=int(two.loc["h", "pairs"]), h_span=spans[1],
+                           h_pairs=int(two.loc["h", "pairs"]), h_span=spans[1] - 1,
                            t_pairs=int(two.loc["t", "pairs"]),
                            t_slow=i18n.number(two.loc["t", "slowest wavelength [ids]"],
                                               "#,##0.#"),

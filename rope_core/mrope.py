@@ -534,8 +534,10 @@ def pair_axes_table(dim: int, base: float) -> pd.DataFrame:
 def axis_coverage_table(dim: int, base: float, spans: tuple) -> pd.DataFrame:
     """Per model and axis: the pairs it gets, its fastest and slowest wavelength, the
     span of ids it must cover (``spans`` = (t, h, w) id ranges, largest minus smallest
-    id + 1) and how many of its pairs turn at least once across that span
-    (wavelength <= span) or less than a quarter turn (wavelength > 4 span)."""
+    id + 1), the largest id distance D = span - 1 between two of its tokens, and how many
+    of its pairs turn at least once over that distance (D theta_i >= 2 pi: wavelength
+    <= D) or less than a quarter turn (D theta_i < pi/2: wavelength > 4 D; every pair
+    when D = 0). Two ids ``span`` apart do not occur: the farthest are D apart."""
     theta = theta_of(dim, base)
     wave = 2 * math.pi / theta  # (d/2,)
     if not isinstance(spans, (tuple, list)) or len(spans) != 3:
@@ -553,8 +555,9 @@ def axis_coverage_table(dim: int, base: float, spans: tuple) -> pd.DataFrame:
                          "slowest wavelength [ids]": float(mine.max()) if mine.numel()
                          else math.nan,
                          "span [ids]": spans[a],
-                         "pairs turning at least once": int((mine <= spans[a]).sum()),
-                         "pairs under a quarter turn": int((mine > 4 * spans[a]).sum())})
+                         "largest distance [ids]": spans[a] - 1,
+                         "pairs turning at least once": int((mine <= spans[a] - 1).sum()),
+                         "pairs under a quarter turn": int((mine > 4 * (spans[a] - 1)).sum())})
     df = pd.DataFrame(rows)
     df.insert(0, "dim", dim)
     df.insert(0, "base", int(base) if float(base).is_integer() else base)

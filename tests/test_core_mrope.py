@@ -295,7 +295,23 @@ def test_coverage_table_counts_pairs_by_hand():
     assert three.loc["h", "fastest wavelength [ids]"] == pytest.approx(
         2 * math.pi * 10 ** (6 * 2 / 128))
     waves = [2 * math.pi * 10 ** (6 * 2 * i / 128) for i in range(1, 60, 3)]
-    assert three.loc["h", "pairs turning at least once"] == sum(w <= 16 for w in waves)
+    # 16 rows: the farthest two are 15 apart
+    assert three.loc["h", "pairs turning at least once"] == sum(w <= 15 for w in waves)
+    assert three.loc["h", "largest distance [ids]"] == 15
+
+
+def test_coverage_counts_turns_over_the_largest_distance_not_the_span():
+    # 15 rows are at most 14 apart. Qwen3-VL's h pair 4 has wavelength
+    # 2 pi 10^(6*8/128) = 14.9: over 14 rows it turns 14/14.9 = 0.94 times, not once.
+    df = rc.axis_coverage_table(128, 10**6, (8, 15, 15))
+    three = df[df["model"] == "qwen3_vl"].set_index("axis")
+    assert 14 < 2 * math.pi * 10 ** (6 * 8 / 128) < 15
+    assert three.loc["h", "pairs turning at least once"] == 1  # only pair 1, 7.8 ids
+    # one time id (t span 1): distance 0, no pair turns at all
+    one = rc.axis_coverage_table(16, 10**4, (1, 2, 2)).set_index(["model", "axis"])
+    assert one.loc[("qwen2_vl", "t"), "pairs turning at least once"] == 0
+    assert one.loc[("qwen2_vl", "t"), "pairs under a quarter turn"] == \
+        one.loc[("qwen2_vl", "t"), "pairs"]
 
 
 # ---------------------------------------------------------- against transformers ----

@@ -193,3 +193,15 @@ def test_spread_sentence_only_when_m_rope_is_narrower():
     text = " ".join(shown(m.value) for m in at.markdown)
     assert "Score / (|q||k|) with the patch above" in text
     assert "Across this grid the M-RoPE scores spread over" not in text
+
+
+def test_wavelength_lines_sit_at_the_largest_id_distance():
+    # default sequence: video 6 temporal patches (t ids start ... start + 5), rows
+    # max(8/2, 4/2) = 4, columns max(12/2, 6/2) = 6: the farthest ids are 5, 3 and 5 apart
+    at = run_page("images_video")
+    spec = figure(at, 5)
+    assert [shape["y0"] for shape in spec["layout"]["shapes"]] == [5, 3, 5]
+    texts = [note["text"] for note in spec["layout"]["annotations"]]
+    assert "h at most 3 apart" in texts
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "5 between the first and last time id, 3 rows and 5 columns" in text
