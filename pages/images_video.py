@@ -172,8 +172,12 @@ def grid_section(s) -> None:
                            "turn by the same frequencies. M-RoPE gives the row and the column "
                            "different pairs, so one row down and one column across weigh "
                            "differently: {vertical} against {horizontal}.").format(
-                               vertical=shown(vertical["score M-RoPE"]),
-                               horizontal=shown(horizontal["score M-RoPE"])))
+                               # six decimals: slow row and column pairs differ far
+                               # below the three shown above
+                               vertical=i18n.number(vertical["score M-RoPE"] / norm,
+                                                    "0.000000"),
+                               horizontal=i18n.number(horizontal["score M-RoPE"] / norm,
+                                                      "0.000000")))
     if qk == "ones":
         sentences.append(_("With q = k = (1, 1, …, 1) every pair adds cos(Δ·θᵢ): the colours "
                            "show the distance itself, and the 2D panels are symmetric."))

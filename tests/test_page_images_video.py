@@ -118,7 +118,7 @@ def test_two_by_four_grid_scores_by_hand():
     assert f"with the patch to the right: 1D {2 * sum(math.cos(t) for t in thetas) / 8:.3f}" \
         in text
     vertical, horizontal = 2 * (3 + math.cos(0.1)) / 8, 2 * (3 + math.cos(10 ** -1.5)) / 8
-    assert f"differently: {vertical:.3f} against {horizontal:.3f}" in text
+    assert f"differently: {vertical:.6f} against {horizontal:.6f}" in text
     assert "exactly as far as its neighbour" not in text
 
 
@@ -205,3 +205,14 @@ def test_wavelength_lines_sit_at_the_largest_id_distance():
     assert "h at most 3 apart" in texts
     text = " ".join(shown(m.value) for m in at.markdown)
     assert "5 between the first and last time id, 3 rows and 5 columns" in text
+
+
+def test_default_neighbours_differ_in_the_sixth_decimal_not_the_third():
+    # d = 128, base 1e4, q = k = ones: below turns pairs 16 ... 39 by theta_i, right pairs
+    # 40 ... 63; each pair adds 2 cos, |q||k| = 128
+    thetas = [1e4 ** (-2 * i / 128) for i in range(64)]
+    below = (2 * 40 + 2 * sum(math.cos(t) for t in thetas[16:40])) / 128
+    right = (2 * 40 + 2 * sum(math.cos(t) for t in thetas[40:64])) / 128
+    assert f"{below:.3f}" == f"{right:.3f}" and f"{below:.6f}" != f"{right:.6f}"
+    text = " ".join(shown(m.value) for m in run_page("images_video").markdown)
+    assert f"differently: {below:.6f} against {right:.6f}" in text
