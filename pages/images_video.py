@@ -346,8 +346,8 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
     # labels at the lower right, where the wavelengths have long left the lines behind
     labels = [dict(x=0.40 + 0.2 * a, xref="paper", xanchor="left", y=math.log10(far[a]),
                    yanchor="bottom", showarrow=False,
-                   text=_("{axis} at most {distance} apart").format(axis=rc.AXES[a],
-                                                                    distance=far[a]),
+                   text=_("{axis}: {distance} apart").format(axis=rc.AXES[a],
+                                                             distance=far[a]),
                    font=dict(size=12, color=AXIS_COLORS[a])) for a in drawn]
     fig = go.Figure(data=points, layout=dict(
         shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power")))

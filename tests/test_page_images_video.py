@@ -202,7 +202,7 @@ def test_wavelength_lines_sit_at_the_largest_id_distance():
     spec = figure(at, 5)
     assert [shape["y0"] for shape in spec["layout"]["shapes"]] == [5, 3, 5]
     texts = [note["text"] for note in spec["layout"]["annotations"]]
-    assert "h at most 3 apart" in texts
+    assert "h: 3 apart" in texts
     text = " ".join(shown(m.value) for m in at.markdown)
     assert "5 between the first and last time id, 3 rows and 5 columns" in text
 
