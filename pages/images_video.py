@@ -180,7 +180,9 @@ def grid_section(s) -> None:
                                                       "0.000000")))
     if qk == "ones":
         sentences.append(_("With q = k = (1, 1, …, 1) every pair adds cos(Δ·θᵢ): the colours "
-                           "show the distance itself, and the 2D panels are symmetric."))
+                           "show the distance itself, and the 2D panels are mirror-symmetric about "
+                           "the query's row and column (not between rows and columns: M-RoPE "
+                           "gives them different pairs)."))
     else:
         sentences.append(_("With random q and k the pattern is less regular, but it still "
                            "depends only on the differences of the ids."))

@@ -216,3 +216,17 @@ def test_default_neighbours_differ_in_the_sixth_decimal_not_the_third():
     assert f"{below:.3f}" == f"{right:.3f}" and f"{below:.6f}" != f"{right:.6f}"
     text = " ".join(shown(m.value) for m in run_page("images_video").markdown)
     assert f"differently: {below:.6f} against {right:.6f}" in text
+
+
+def test_ones_panels_are_mirror_symmetric_about_the_query():
+    # q = k = ones: each pair adds 2 cos(r theta), even in each difference, so patches
+    # mirrored about the query's row or column score the same (query at row 2, col 3)
+    at = run_page("images_video")
+    df = next(df for n, df in csv_frames(at).items() if n.startswith("patch_scores"))
+    score = df.set_index(["row", "col"])
+    for column in ("score axial 2D", "score M-RoPE"):
+        assert score.loc[(3, 3), column] == pytest.approx(score.loc[(1, 3), column])
+        assert score.loc[(2, 5), column] == pytest.approx(score.loc[(2, 1), column])
+        assert score.loc[(4, 6), column] == pytest.approx(score.loc[(0, 0), column])
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "mirror-symmetric about the query's row and column" in text
