@@ -429,16 +429,17 @@ def sequence_section(s) -> None:
                            "{last_t}: the text's ids from {next} on fall inside the video's time "
                            "range, so by its time id the text sits among the video's later "
                            "temporal patches although it follows them. Qwen2-VL's original "
-                           "release resumed after the "
+                           "release (and Qwen2.5-VL's, in transformers 4.x) resumed after the "
                            "largest id, at {original}, and never reuses an id.").format(
                                side=max(vh, vw), last_t=int(video["largest id"]),
                                next=int(after_video["start id"]),
                                original=int(video["largest id"]) + 1))
     elif resume == "original":
         sentences.append(_("Qwen2-VL's original release resumes after the block's largest id "
-                           "(transformers 4.45: llm_pos_ids_list[-1].max() + 1); transformers "
-                           "5.x resumes at the start plus max(h′, w′), which differs when the "
-                           "time ids run further than the grid's side."))
+                           "(transformers 4.45: llm_pos_ids_list[-1].max() + 1; Qwen2.5-VL's "
+                           "release did the same); transformers 5.x resumes at the start plus "
+                           "max(h′, w′), which differs when the time ids run further than the "
+                           "grid's side, as they soon do with Qwen2.5-VL's absolute time."))
     else:
         sentences.append(_("Both rules agree here: the largest id of each block is a row or "
                            "column id. Make the video longer than max(h′, w′) = {side} temporal "
