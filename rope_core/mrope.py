@@ -179,12 +179,14 @@ def mrope_position_ids(segments, *, spatial_merge_size: int = 2, resume: str = "
 
         ``resume="transformers"``:  start + max(h', w')          (transformers 5.x)
         ``resume="original"``:     1 + the block's largest id    (Qwen2-VL's release,
-                                   transformers 4.45: ``llm_pos_ids_list[-1].max() + 1``)
+                                   transformers 4.45: ``llm_pos_ids_list[-1].max() + 1``;
+                                   Qwen2.5-VL's release, transformers 4.49, the same)
 
     They differ when the block's largest id is its time id: a video with
     (t' - 1) dt + 1 > max(h', w'), e.g. more temporal patches than the merged
-    grid's side. transformers' rule then gives the following text ids the video's
-    later frames already use; the original rule never reuses an id.
+    grid's side. transformers' rule then gives the following text ids inside the
+    range of the video's time ids (with dt > 1 not always ids a patch has, but ids
+    that say "during the video"); the original rule never reuses an id.
 
     Two vision blocks with no text between them are laid out one after the other,
     as the original release does. transformers 5.x groups consecutive tokens of
