@@ -132,34 +132,66 @@ def grid_section(s) -> None:
         _("The query is the patch at row {row}, column {col} (×). Flattened, the patch below "
           "it is {w} tokens away, as far as the patch {w} places to its right would be, and a "
           "row's last patch sits next to the following row's first. In 2D and in M-RoPE the "
-          "patch below is one row away, exactly as far as its neighbour on the right: the "
+          "patch below is one row away and the patch to the right one column away: the "
           "score depends on the row and column differences only. The three panels share "
           "one colour scale, from the lowest to the highest score among them.").format(
               row=row, col=col, w=width)]
     q, k = vectors(s.dim, qk)
-    neighbour = row + 1 if row + 1 < height else row - 1
-    if neighbour >= 0:
-        cell = df[(df["row"] == neighbour) & (df["col"] == col)].iloc[0]
-        norm = float(q.norm() * k.norm())
+    norm = float(q.norm() * k.norm())
 
-        def shown(column: str) -> str:
-            value = cell[column]
-            return "—" if math.isnan(value) else i18n.number(value / norm, "0.000")
+    def cell(r: int, c: int):
+        return df[(df["row"] == r) & (df["col"] == c)].iloc[0]
+
+    def shown(value: float) -> str:
+        return "—" if math.isnan(value) else i18n.number(value / norm, "0.000")
+
+    neighbour = row + 1 if row + 1 < height else row - 1
+    beside = col + 1 if col + 1 < width else col - 1
+    if neighbour >= 0:
+        vertical = cell(neighbour, col)
         sentences.append(
             (_("Score / (|q||k|) with the patch below: 1D {flat}, 2D {axial}, M-RoPE {mrope}.")
              if neighbour > row else
              _("Score / (|q||k|) with the patch above: 1D {flat}, 2D {axial}, M-RoPE {mrope}."))
-            .format(flat=shown("score flat"), axial=shown("score axial 2D"),
-                    mrope=shown("score M-RoPE")))
+            .format(flat=shown(vertical["score flat"]), axial=shown(vertical["score axial 2D"]),
+                    mrope=shown(vertical["score M-RoPE"])))
+    if beside >= 0:
+        horizontal = cell(row, beside)
+        sentences.append(
+            (_("Score / (|q||k|) with the patch to the right: 1D {flat}, 2D {axial}, "
+               "M-RoPE {mrope}.")
+             if beside > col else
+             _("Score / (|q||k|) with the patch to the left: 1D {flat}, 2D {axial}, "
+               "M-RoPE {mrope}."))
+            .format(flat=shown(horizontal["score flat"]),
+                    axial=shown(horizontal["score axial 2D"]),
+                    mrope=shown(horizontal["score M-RoPE"])))
+    if qk == "ones" and neighbour >= 0 and beside >= 0 and section[1] and section[2]:
+        sentences.append(_("Both neighbours are one id away, and with q = k = (1, 1, …, 1) 2D "
+                           "axial RoPE scores them the same, because the row and the column "
+                           "turn by the same frequencies. M-RoPE gives the row and the column "
+                           "different pairs, so one row down and one column across weigh "
+                           "differently: {vertical} against {horizontal}.").format(
+                               # six decimals: slow row and column pairs differ far
+                               # below the three shown above
+                               vertical=i18n.number(vertical["score M-RoPE"] / norm,
+                                                    "0.000000"),
+                               horizontal=i18n.number(horizontal["score M-RoPE"] / norm,
+                                                      "0.000000")))
     if qk == "ones":
         sentences.append(_("With q = k = (1, 1, …, 1) every pair adds cos(Δ·θᵢ): the colours "
-                           "show the distance itself, and the 2D panels are symmetric."))
+                           "show the distance itself, and the 2D panels are mirror-symmetric about "
+                           "the query's row and column (not between rows and columns: M-RoPE "
+                           "gives them different pairs)."))
     else:
         sentences.append(_("With random q and k the pattern is less regular, but it still "
                            "depends only on the differences of the ids."))
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0:
         spread = {c: float(df[c].max() - df[c].min()) / float(q.norm() * k.norm())
                   for c in ("score axial 2D", "score M-RoPE")}
+    if model == "qwen2_vl" and section[1] and s.dim % 4 == 0 \
+            and spread["score M-RoPE"] < spread["score axial 2D"]:
+        # only when it is narrower: random q and k with a small base can spread it wider
         sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
                            "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
                            "pairs (from pair {first} on; see “Which pairs encode which axis” "
@@ -168,9 +200,16 @@ def grid_section(s) -> None:
                                axial=i18n.number(spread["score axial 2D"], "0.000"),
                                first=section[0]))
     sentences.append(_("Inside one image every patch has the same time id, so the {t} time "
-                       "pairs of M-RoPE (of {pairs}) never turn: only the {hw} row and column "
+                       "pairs of M-RoPE (of {pairs}) turn every patch by the same angle, which "
+                       "cancels in the score of two patches: only the {hw} row and column "
                        "pairs tell the patches apart.").format(
                            t=section[0], pairs=s.dim // 2, hw=section[1] + section[2]))
+    sentences.append(_("The 2D panel uses the sidebar's base and head dim. Qwen2-VL's vision "
+                       "encoder itself uses base 10⁴ and head dim 80 (1280 / 16 heads: 20 "
+                       "frequencies for the row, the same 20 for the column), and it counts "
+                       "the 14-pixel patches before the 2 × 2 merge; the language model's "
+                       "M-RoPE counts merged tokens, so one of its rows is two rows of the "
+                       "vision encoder."))
     ui.explain(*sentences)
     ui.download(grid_table, s.dim, s.base, s.layout, height, width, row, col, qk, model,
                 filename=f"patch_scores_dim{s.dim}_base{ui.slug(s.base)}_{height}x{width}_"
@@ -288,8 +327,9 @@ def allocation_figure(dim: int) -> go.Figure:
 
 @ui.figure
 def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Figure:
-    """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the id span of each axis
-    (dotted lines; annotations on a log axis take log10 of the value)."""
+    """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the largest id distance
+    span - 1 of each axis (dotted lines, none where it is 0; annotations on a log axis
+    take log10 of the value)."""
     theta = rc.theta(dim, base)
     wave = (2 * math.pi / theta).numpy()
     axes = model_axes(model, dim).numpy()
@@ -301,17 +341,20 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
             marker=dict(color=AXIS_COLORS[a], size=6),
             hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
                 pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
-    lines = [dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=spans[a], y1=spans[a],
-                  line=dict(color=AXIS_COLORS[a], dash="dot", width=2)) for a in range(3)]
-    # labels at the lower right, where the wavelengths have long left the spans behind
-    labels = [dict(x=0.40 + 0.2 * a, xref="paper", xanchor="left", y=math.log10(spans[a]),
+    far = [span - 1 for span in spans]  # the largest id distance along each axis
+    drawn = [a for a in range(3) if far[a] >= 1]  # a log axis has no 0
+    lines = [dict(type="line", xref="paper", x0=0, x1=1, yref="y", y0=far[a], y1=far[a],
+                  line=dict(color=AXIS_COLORS[a], dash="dot", width=2)) for a in drawn]
+    # labels at the lower right, where the wavelengths have long left the lines behind
+    labels = [dict(x=0.40 + 0.2 * a, xref="paper", xanchor="left", y=math.log10(far[a]),
                    yanchor="bottom", showarrow=False,
-                   text=_("{axis} span {span}").format(axis=axis, span=spans[a]),
-                   font=dict(size=12, color=AXIS_COLORS[a])) for a, axis in enumerate(rc.AXES)]
+                   text=_("{axis}: {distance} apart").format(axis=rc.AXES[a],
+                                                             distance=far[a]),
+                   font=dict(size=12, color=AXIS_COLORS[a])) for a in drawn]
     fig = go.Figure(data=points, layout=dict(
         shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power")))
-    return ui.style(fig, title=_("{model}: wavelength of each pair against the span of its "
-                                 "axis").format(model=model_name(model)),
+    return ui.style(fig, title=_("{model}: wavelength of each pair against the largest "
+                                 "distance along its axis").format(model=model_name(model)),
                     x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)
 
 
@@ -320,14 +363,16 @@ def sequence_section(s) -> None:
     st.header(_("Position ids of a mixed sequence"))
     st.markdown(_("Qwen2-VL's language model reads text, then an image, then text, then a "
                   "video, then text again. Each vision block is a grid of patches (t, h, w) "
-                  "before merging; the model merges 2 × 2 patches into one token, so an image "
-                  "of h × w patches becomes h′ × w′ = h/2 × w/2 tokens. A text token's three "
-                  "ids are equal; a patch gets the block's start id plus its frame, row and "
-                  "column."))
-    st.caption(_("Qwen3-VL writes each frame's time as text (a timestamp) before the frame "
-                 "and gives every frame t = 1: transformers' Qwen3-VL get_rope_index splits "
-                 "video_grid_thw frame by frame and applies the same rule to each frame. The "
-                 "sequence below follows Qwen2-VL and Qwen2.5-VL."))
+                  "before merging, where t counts temporal patches of two video frames each "
+                  "(temporal_patch_size = 2; an image is one temporal patch); the model "
+                  "merges 2 × 2 patches into one token, so an image of h × w patches becomes "
+                  "h′ × w′ = h/2 × w/2 tokens. A text token's three ids are equal; a patch "
+                  "gets the block's start id plus its temporal patch index, row and column."))
+    st.caption(_("Qwen3-VL writes the time of each temporal patch as text (a timestamp) "
+                 "before it and gives every temporal patch t = 1: transformers' Qwen3-VL "
+                 "get_rope_index splits video_grid_thw into one grid per temporal patch and "
+                 "applies the same rule to each. The sequence below follows Qwen2-VL and "
+                 "Qwen2.5-VL."))
     c1, c2, c3 = st.columns(3)
     text = ui.slider(_("Text tokens between blocks"), 1, 8, 3, "iv_text", container=c1)
     image_h = ui.slider(_("Image height h [patches]"), 2, 32, 8, "iv_img_h", step=2,
@@ -373,34 +418,45 @@ def sequence_section(s) -> None:
               last_row=int(image["start id"]) + int(image["merged h"]) - 1,
               last_col=int(image["start id"]) + int(image["merged w"]) - 1,
               next=int(after_image["start id"])),
-        _("The video starts at id {start}; its {frames} frames of {rows} × {cols} tokens get "
-          "time ids {start} … {last_t}, and the text after it resumes at id {next}.").format(
+        _("The video starts at id {start}; its {frames} temporal patches (two frames each) of "
+          "{rows} × {cols} tokens get time ids {start} … {last_t}, and the text after it "
+          "resumes at id {next}.").format(
               start=int(video["start id"]), frames=vt, rows=vh, cols=vw,
               last_t=int(video["start id"]) + t_span - 1, next=int(after_video["start id"]))]
     if resume == "transformers" and t_span > max(vh, vw):
         sentences.append(_("**The two rules differ here.** transformers resumes at the start "
                            "plus max(h′, w′) = {side}, but the video's time ids run up to "
-                           "{last_t}: the text's ids {next} … reuse time ids of the video's "
-                           "later frames. Qwen2-VL's original release resumed after the "
+                           "{last_t}: the text's ids from {next} on fall inside the video's time "
+                           "range, so by its time id the text sits among the video's later "
+                           "temporal patches although it follows them. Qwen2-VL's original "
+                           "release (and Qwen2.5-VL's, in transformers 4.x) resumed after the "
                            "largest id, at {original}, and never reuses an id.").format(
                                side=max(vh, vw), last_t=int(video["largest id"]),
                                next=int(after_video["start id"]),
                                original=int(video["largest id"]) + 1))
     elif resume == "original":
         sentences.append(_("Qwen2-VL's original release resumes after the block's largest id "
-                           "(transformers 4.45: llm_pos_ids_list[-1].max() + 1); transformers "
-                           "5.x resumes at the start plus max(h′, w′), which differs when the "
-                           "time ids run further than the grid's side."))
+                           "(transformers 4.45: llm_pos_ids_list[-1].max() + 1; Qwen2.5-VL's "
+                           "release did the same); transformers 5.x resumes at the start plus "
+                           "max(h′, w′), which differs when the time ids run further than the "
+                           "grid's side, as they soon do with Qwen2.5-VL's absolute time."))
     else:
         sentences.append(_("Both rules agree here: the largest id of each block is a row or "
                            "column id. Make the video longer than max(h′, w′) = {side} temporal "
                            "patches to see them differ.").format(side=max(vh, vw)))
     if absolute:
-        sentences.append(_("Absolute time: frame f gets time id start + ⌊f × {tps} × "
+        sentences.append(_("Absolute time: temporal patch f gets time id start + ⌊f × {tps} × "
                            "{seconds}⌋, so the time ids step by {step} per temporal patch and "
-                           "measure seconds, whatever the frame rate.").format(
+                           "one id stands for 1/{tps} s, whatever the frame rate.").format(
                                tps=tps, seconds=i18n.number(seconds),
                                step=i18n.number(step)))
+        if not float(step).is_integer():
+            offsets = [math.floor(f * step) for f in range(vt)]
+            shown_offsets = ", ".join(str(v) for v in offsets[:8]) + (", …" if vt > 8 else "")
+            sentences.append(_("The step {step} is not a whole number: rounding down gives the "
+                               "temporal patches the time ids start + {offsets}, so some "
+                               "neighbours share a time id or the gaps differ.").format(
+                                   step=i18n.number(step), offsets=shown_offsets))
     ui.explain(*sentences)
     merge_note = _("Sequence: {text} text tokens, an image of {ih} × {iw} patches ({ihm} × "
                    "{iwm} tokens), {text} text tokens, a video of {vt} × {vh0} × {vw0} patches "
@@ -418,7 +474,8 @@ def sequence_section(s) -> None:
     # ----- which pairs read which id
     st.header(_("Which pairs encode which axis"))
     st.markdown(_("θᵢ = base^(−2i/d) falls from 1 rad per id (pair 0) to almost nothing (the "
-                  "last pair). Qwen2-VL's mrope_section = [16, 24, 24] gives the time axis "
+                  "last pair). Qwen2-VL's (and Qwen2.5-VL's) mrope_section = [16, 24, 24] "
+                  "gives the time axis "
                   "the first 16 pairs, the row the next 24 and the column the last 24: each "
                   "axis gets one band of frequencies. Qwen3-VL interleaves them, t h w t h w "
                   "…, so each axis gets fast and slow pairs. For d other than 128 the shares "
@@ -433,21 +490,22 @@ def sequence_section(s) -> None:
             ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}")
     two = coverage[coverage["model"] == "qwen2_vl"].set_index("axis")
     three = coverage[coverage["model"] == "qwen3_vl"].set_index("axis")
-    notes = [_("The dotted lines are the id spans each axis must cover in this sequence: "
-               "{t} time ids, {h} rows and {w} columns. A pair whose wavelength is below its "
-               "line turns at least once across the span (fine detail, but ids a wavelength "
-               "apart look alike); a pair far above it barely turns (coarse, unambiguous "
-               "order).").format(t=spans[0], h=spans[1], w=spans[2])]
+    notes = [_("The dotted lines are the largest id distance each axis must cover in this "
+               "sequence: {t} between the first and last time id, {h} rows and {w} columns "
+               "(an axis with distance 0 gets no line). A pair whose wavelength is at or "
+               "below its line turns at least once over that distance (fine detail, but ids "
+               "a wavelength apart look alike); a pair far above it barely turns (coarse, "
+               "unambiguous order).").format(t=spans[0] - 1, h=spans[1] - 1, w=spans[2] - 1)]
     if two.loc["h", "pairs"] and two.loc["t", "pairs"]:
         notes.append(_("With base {base}, Qwen2-VL's row pairs start at a wavelength of {h_fast} "
-                       "ids, so {h_turn} of its {h_pairs} row pairs turn even once across "
+                       "ids, so {h_turn} of its {h_pairs} row pairs turn even once over "
                        "{h_span} rows, while all {t_pairs} time pairs are fast ones (the "
                        "slowest turns every {t_slow} ids). Qwen3-VL's interleaving gives "
                        "{h3_turn} of its {h3_pairs} row pairs at least one turn.").format(
                            base=ui.fmt_base(s.base),
                            h_fast=i18n.number(two.loc["h", "fastest wavelength [ids]"], "#,##0.#"),
                            h_turn=int(two.loc["h", "pairs turning at least once"]),
-                           h_pairs=int(two.loc["h", "pairs"]), h_span=spans[1],
+                           h_pairs=int(two.loc["h", "pairs"]), h_span=spans[1] - 1,
                            t_pairs=int(two.loc["t", "pairs"]),
                            t_slow=i18n.number(two.loc["t", "slowest wavelength [ids]"],
                                               "#,##0.#"),

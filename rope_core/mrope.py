@@ -179,12 +179,14 @@ def mrope_position_ids(segments, *, spatial_merge_size: int = 2, resume: str = "
 
         ``resume="transformers"``:  start + max(h', w')          (transformers 5.x)
         ``resume="original"``:     1 + the block's largest id    (Qwen2-VL's release,
-                                   transformers 4.45: ``llm_pos_ids_list[-1].max() + 1``)
+                                   transformers 4.45: ``llm_pos_ids_list[-1].max() + 1``;
+                                   Qwen2.5-VL's release, transformers 4.49, the same)
 
     They differ when the block's largest id is its time id: a video with
     (t' - 1) dt + 1 > max(h', w'), e.g. more temporal patches than the merged
-    grid's side. transformers' rule then gives the following text ids the video's
-    later frames already use; the original rule never reuses an id.
+    grid's side. transformers' rule then gives the following text ids inside the
+    range of the video's time ids (with dt > 1 not always ids a patch has, but ids
+    that say "during the video"); the original rule never reuses an id.
 
     Two vision blocks with no text between them are laid out one after the other,
     as the original release does. transformers 5.x groups consecutive tokens of
@@ -534,8 +536,10 @@ def pair_axes_table(dim: int, base: float) -> pd.DataFrame:
 def axis_coverage_table(dim: int, base: float, spans: tuple) -> pd.DataFrame:
     """Per model and axis: the pairs it gets, its fastest and slowest wavelength, the
     span of ids it must cover (``spans`` = (t, h, w) id ranges, largest minus smallest
-    id + 1) and how many of its pairs turn at least once across that span
-    (wavelength <= span) or less than a quarter turn (wavelength > 4 span)."""
+    id + 1), the largest id distance D = span - 1 between two of its tokens, and how many
+    of its pairs turn at least once over that distance (D theta_i >= 2 pi: wavelength
+    <= D) or less than a quarter turn (D theta_i < pi/2: wavelength > 4 D; every pair
+    when D = 0). Two ids ``span`` apart do not occur: the farthest are D apart."""
     theta = theta_of(dim, base)
     wave = 2 * math.pi / theta  # (d/2,)
     if not isinstance(spans, (tuple, list)) or len(spans) != 3:
@@ -553,8 +557,9 @@ def axis_coverage_table(dim: int, base: float, spans: tuple) -> pd.DataFrame:
                          "slowest wavelength [ids]": float(mine.max()) if mine.numel()
                          else math.nan,
                          "span [ids]": spans[a],
-                         "pairs turning at least once": int((mine <= spans[a]).sum()),
-                         "pairs under a quarter turn": int((mine > 4 * spans[a]).sum())})
+                         "largest distance [ids]": spans[a] - 1,
+                         "pairs turning at least once": int((mine <= spans[a] - 1).sum()),
+                         "pairs under a quarter turn": int((mine > 4 * (spans[a] - 1)).sum())})
     df = pd.DataFrame(rows)
     df.insert(0, "dim", dim)
     df.insert(0, "base", int(base) if float(base).is_integer() else base)

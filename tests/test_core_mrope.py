@@ -295,7 +295,23 @@ def test_coverage_table_counts_pairs_by_hand():
     assert three.loc["h", "fastest wavelength [ids]"] == pytest.approx(
         2 * math.pi * 10 ** (6 * 2 / 128))
     waves = [2 * math.pi * 10 ** (6 * 2 * i / 128) for i in range(1, 60, 3)]
-    assert three.loc["h", "pairs turning at least once"] == sum(w <= 16 for w in waves)
+    # 16 rows: the farthest two are 15 apart
+    assert three.loc["h", "pairs turning at least once"] == sum(w <= 15 for w in waves)
+    assert three.loc["h", "largest distance [ids]"] == 15
+
+
+def test_coverage_counts_turns_over_the_largest_distance_not_the_span():
+    # 15 rows are at most 14 apart. Qwen3-VL's h pair 4 has wavelength
+    # 2 pi 10^(6*8/128) = 14.9: over 14 rows it turns 14/14.9 = 0.94 times, not once.
+    df = rc.axis_coverage_table(128, 10**6, (8, 15, 15))
+    three = df[df["model"] == "qwen3_vl"].set_index("axis")
+    assert 14 < 2 * math.pi * 10 ** (6 * 8 / 128) < 15
+    assert three.loc["h", "pairs turning at least once"] == 1  # only pair 1, 7.8 ids
+    # one time id (t span 1): distance 0, no pair turns at all
+    one = rc.axis_coverage_table(16, 10**4, (1, 2, 2)).set_index(["model", "axis"])
+    assert one.loc[("qwen2_vl", "t"), "pairs turning at least once"] == 0
+    assert one.loc[("qwen2_vl", "t"), "pairs under a quarter turn"] == \
+        one.loc[("qwen2_vl", "t"), "pairs"]
 
 
 # ---------------------------------------------------------- against transformers ----
@@ -478,3 +494,28 @@ def test_bad_vectors_name_the_argument():
         rc.apply_mrope(torch.ones(3, 8, dtype=torch.float64), torch.zeros(2, 3), theta, axes)
     with pytest.raises(RopeError, match=r"^axes="):
         rc.mrope_score(q, q, [0, 0, 0], rc.theta(8, 100.0), torch.tensor([0, 1, 2, 3]))
+
+
+@needs_transformers
+def test_vision_encoder_counts_unmerged_patches_with_base_ten_thousand_and_head_dim_80():
+    # The page: Qwen2-VL's vision encoder uses base 1e4 and head dim 80 (1280 / 16): 20
+    # frequencies per axis; its row/column ids count patches before the 2 x 2 merge, so one
+    # row of M-RoPE (merged tokens) is two rows of the vision encoder.
+    from transformers.models.qwen2_vl.configuration_qwen2_vl import Qwen2VLVisionConfig
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLVisionRotaryEmbedding
+    from transformers.vision_utils import get_vision_position_ids
+
+    config = Qwen2VLVisionConfig()
+    assert (config.embed_dim, config.num_heads, config.spatial_merge_size) == (1280, 16, 2)
+    inv_freq = Qwen2VLVisionRotaryEmbedding(config).inv_freq.double()  # (20,)
+    want = torch.tensor([1e4 ** (-j / 20) for j in range(20)], dtype=torch.float64)
+    assert inv_freq.shape == (20,) and torch.allclose(inv_freq, want, rtol=1e-6)
+    assert torch.allclose(rc.axial_theta(80, 1e4)[:20], want)
+    grid = torch.tensor([[1, 4, 6]])  # one image, 4 x 6 patches before merging
+    vit = get_vision_position_ids(grid, 2)  # (24, 2): h, w per patch, merge windows in order
+    llm = rc.mrope_position_ids([("image", (1, 4, 6))], spatial_merge_size=2)  # (3, 6)
+    assert int(vit[:, 0].max()) == 3 and int(llm[1].max()) == 1
+    # every 2 x 2 window of the encoder becomes one token: ViT rows 2r, 2r + 1 -> row r
+    windows = vit.view(-1, 4, 2)  # (6 tokens, 4 patches, (h, w))
+    assert torch.equal(windows[:, :, 0] // 2, llm[1].view(-1, 1).expand(-1, 4))
+    assert torch.equal(windows[:, :, 1] // 2, llm[2].view(-1, 1).expand(-1, 4))

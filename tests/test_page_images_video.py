@@ -73,7 +73,23 @@ def test_absolute_time_steps_the_frames():
     assert name.endswith("_qwen2_5_vl_tps2_s2.csv")
     assert tokens["t id"].tolist()[4:7] == [4, 8, 12]
     assert set(tokens["tokens_per_second"]) == {2} and set(tokens["second_per_grid_t"]) == {2}
-    assert any("step by 4 per temporal patch" in shown(m.value) for m in at.markdown)
+    assert any("step by 4 per temporal patch and one id stands for 1/2 s" in shown(m.value)
+               for m in at.markdown)
+
+
+def test_a_fractional_time_step_rounds_down_and_shares_ids():
+    # 1 token/s x 0.25 s per temporal patch: patch f gets start + floor(f / 4)
+    at = run_page("images_video", dict(SMALL, iv_vid_t="6"))
+    at.radio(key="iv_time").set_value("qwen2_5_vl").run()
+    at.select_slider(key="iv_tps").set_value(1).run()
+    at.select_slider(key="iv_sec").set_value(0.25).run()
+    tokens = next(df for name, df in csv_frames(at).items()
+                  if name.startswith("mrope_ids") and not name.endswith("_blocks.csv"))
+    video = tokens[tokens["kind"] == "video"]["t id"].tolist()
+    assert video == [4 + f // 4 for f in range(6)]  # video starts at 4 (see above)
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "time ids start + 0, 0, 0, 0, 1, 1" in text
+    assert "temporal patches (two frames each)" in text
 
 
 def test_two_by_four_grid_scores_by_hand():
@@ -95,6 +111,15 @@ def test_two_by_four_grid_scores_by_hand():
     # normalised by |q||k| = 8: the flat score of the patch below
     expected = 2 * sum(math.cos(4 * t) for t in thetas) / 8
     assert f"1D {expected:.3f}" in text
+    # M-RoPE at d = 8 (Qwen2-VL's shares: pairs t, t, h, w): the row turns with
+    # theta_2 = 0.1, the column with theta_3 = 10^-1.5, so below != right
+    assert below["score M-RoPE"] == pytest.approx(2 * (3 + math.cos(0.1)))
+    assert right["score M-RoPE"] == pytest.approx(2 * (3 + math.cos(10 ** -1.5)))
+    assert f"with the patch to the right: 1D {2 * sum(math.cos(t) for t in thetas) / 8:.3f}" \
+        in text
+    vertical, horizontal = 2 * (3 + math.cos(0.1)) / 8, 2 * (3 + math.cos(10 ** -1.5)) / 8
+    assert f"differently: {vertical:.6f} against {horizontal:.6f}" in text
+    assert "exactly as far as its neighbour" not in text
 
 
 def test_query_outside_a_small_grid_is_moved_inside():
@@ -147,3 +172,61 @@ def test_chinese_page_reads_the_hand_sequence():
     at = run_page("images_video", dict(SMALL, lang="zh"))
     text = " ".join(shown(m.value) for m in at.markdown)
     assert "**这里两种规则不同。**" in text and "从最大编号之后（7）继续" in text
+
+
+def test_spread_sentence_only_when_m_rope_is_narrower():
+    # q = k = ones, d = 128, base 1e4 on 6 x 8: the row/column pairs of Qwen2-VL are slow,
+    # so M-RoPE spreads less than 2D axial and the page says why
+    text = " ".join(shown(m.value) for m in run_page("images_video").markdown)
+    assert "Across this grid the M-RoPE scores spread over" in text
+    # random q and k, d = 16, base 10, 2 x 2 grid: M-RoPE spreads wider (checked here, not
+    # taken from the page), so "only slow pairs" would explain the wrong way round
+    import rope_core as rc
+    q, k = rc.toy_qk(1, 16, 0)
+    df = rc.patch_score_table(q[0], k[0], 2, 2, 1, 1, base=10.0, model="qwen2_vl",
+                              layout="half")
+    spread = {c: df[c].max() - df[c].min() for c in ("score axial 2D", "score M-RoPE")}
+    assert spread["score M-RoPE"] > spread["score axial 2D"]
+    at = run_page("images_video", {"dim": "16", "base": "10", "layout": "half",
+                                   "iv_qk": "random q and k",
+                                   "iv_h": "2", "iv_w": "2", "iv_row": "1", "iv_col": "1"})
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "Score / (|q||k|) with the patch above" in text
+    assert "Across this grid the M-RoPE scores spread over" not in text
+
+
+def test_wavelength_lines_sit_at_the_largest_id_distance():
+    # default sequence: video 6 temporal patches (t ids start ... start + 5), rows
+    # max(8/2, 4/2) = 4, columns max(12/2, 6/2) = 6: the farthest ids are 5, 3 and 5 apart
+    at = run_page("images_video")
+    spec = figure(at, 5)
+    assert [shape["y0"] for shape in spec["layout"]["shapes"]] == [5, 3, 5]
+    texts = [note["text"] for note in spec["layout"]["annotations"]]
+    assert "h: 3 apart" in texts
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "5 between the first and last time id, 3 rows and 5 columns" in text
+
+
+def test_default_neighbours_differ_in_the_sixth_decimal_not_the_third():
+    # d = 128, base 1e4, q = k = ones: below turns pairs 16 ... 39 by theta_i, right pairs
+    # 40 ... 63; each pair adds 2 cos, |q||k| = 128
+    thetas = [1e4 ** (-2 * i / 128) for i in range(64)]
+    below = (2 * 40 + 2 * sum(math.cos(t) for t in thetas[16:40])) / 128
+    right = (2 * 40 + 2 * sum(math.cos(t) for t in thetas[40:64])) / 128
+    assert f"{below:.3f}" == f"{right:.3f}" and f"{below:.6f}" != f"{right:.6f}"
+    text = " ".join(shown(m.value) for m in run_page("images_video").markdown)
+    assert f"differently: {below:.6f} against {right:.6f}" in text
+
+
+def test_ones_panels_are_mirror_symmetric_about_the_query():
+    # q = k = ones: each pair adds 2 cos(r theta), even in each difference, so patches
+    # mirrored about the query's row or column score the same (query at row 2, col 3)
+    at = run_page("images_video")
+    df = next(df for n, df in csv_frames(at).items() if n.startswith("patch_scores"))
+    score = df.set_index(["row", "col"])
+    for column in ("score axial 2D", "score M-RoPE"):
+        assert score.loc[(3, 3), column] == pytest.approx(score.loc[(1, 3), column])
+        assert score.loc[(2, 5), column] == pytest.approx(score.loc[(2, 1), column])
+        assert score.loc[(4, 6), column] == pytest.approx(score.loc[(0, 0), column])
+    text = " ".join(shown(m.value) for m in at.markdown)
+    assert "mirror-symmetric about the query's row and column" in text
