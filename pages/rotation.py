@@ -137,13 +137,6 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                     hovertemplate=_("current frame: m={m}, q'·k'={dot}").format(
                         m="%{x}", dot="%{y:.4f}") + "<extra></extra>",
                     row=1, col=2)  # 8: moves with the frames
-    # Each frame carries only what changes: the two arrow tips, the marker and the title.
-    fig.frames = [go.Frame(name=str(t), traces=[5, 6, 8],
-                           data=[dict(type="scatter", x=[0.0, float(qx[t])], y=[0.0, float(qy[t])]),
-                                 dict(type="scatter", x=[0.0, float(kx[t])], y=[0.0, float(ky[t])]),
-                                 dict(type="scatter", x=[int(ms[t])], y=[float(dots.iloc[t])])],
-                           layout=dict(title_text=frame_title(row, pair)))
-                  for t, row in enumerate(rows)]
     ui.style(fig, title=frame_title(rows[0], pair), x=_("pair coordinate x"),
              y=_("pair coordinate y"), height=720)
     fig.update_xaxes(title_text=_("query position m [tokens]"), row=1, col=2)
@@ -167,19 +160,32 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                           active=0, x=0.3, len=0.7, y=-0.24, yanchor="top", pad=dict(t=10),
                           currentvalue=dict(prefix=_("query position m = "), xanchor="right",
                                             font=dict(size=14)),
-                          transition=dict(duration=0),
-                          steps=[dict(label=str(int(row[COL_M])), method="animate",
-                                      args=[[str(t)], dict(mode="immediate",
-                                                           frame=dict(duration=0, redraw=True),
-                                                           transition=dict(duration=0))])
-                                 for t, row in enumerate(rows)])])
+                          transition=dict(duration=0))])
     fig.update_xaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
                      constrain="domain", row=1, col=1)
     fig.update_yaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
                      scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
     fig.update_annotations(yshift=8)
     # the legend (ui.style) sits at the bottom, under Play/Pause and the position slider
-    return fig
+
+    # The frames and the slider's steps (one each per frame, up to 120 of each) go into
+    # the kept form as plain dicts: built as Plotly objects they were validated one
+    # property at a time, most of the page's CPU. Each frame carries only what changes:
+    # the two arrow tips, the marker and the title.
+    spec = ui.freeze(fig).spec
+    spec["frames"] = [
+        {"name": str(t), "traces": [5, 6, 8],
+         "data": [{"type": "scatter", "x": [0.0, float(qx[t])], "y": [0.0, float(qy[t])]},
+                  {"type": "scatter", "x": [0.0, float(kx[t])], "y": [0.0, float(ky[t])]},
+                  {"type": "scatter", "x": [int(ms[t])], "y": [float(dots.iloc[t])]}],
+         "layout": {"title": {"text": frame_title(row, pair)}}}
+        for t, row in enumerate(rows)]
+    spec["layout"]["sliders"][0]["steps"] = [
+        {"label": str(int(row[COL_M])), "method": "animate",
+         "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
+                             "transition": {"duration": 0}}]}
+        for t, row in enumerate(rows)]
+    return ui.Frozen(spec)
 
 
 s = ui.settings()

@@ -43,6 +43,22 @@ def test_allocator_cap_is_accepted_on_glibc():
         assert hardening.limit_malloc_arenas()
 
 
+def test_torch_runs_one_thread_per_script_run():
+    import threading
+
+    import torch
+
+    assert hardening.limit_torch_threads()
+    assert torch.get_num_threads() == 1
+    assert hardening.limit_torch_threads()  # again (every run of app.py): still accepted
+    seen = []
+    # a new thread (Streamlit's script thread) keeps the process-wide setting
+    worker = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))
+    worker.start()
+    worker.join()
+    assert seen == [1]
+
+
 def test_legacy_guard_switches_the_mode_off(monkeypatch):
     from streamlit.runtime.pages_manager import PagesManager
 
@@ -142,3 +158,51 @@ def test_each_figure_builder_has_a_cache_of_its_own():
 
     assert first(3).spec["data"][0]["name"] == "first"
     assert second(3).spec["data"][0]["name"] == "second"
+
+
+def _figure_json(fig) -> dict:
+    import json
+
+    import plotly.io as pio
+
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+@pytest.mark.parametrize("kind", ["plain", "subplots", "heatmap"])
+def test_fast_style_is_plotlys_own_update(kind):
+    """ui.style writes the layout without Plotly's validated update_* path (10x the
+    cost): the figure it makes is the one the validated path makes, and later
+    update_* calls still apply on top."""
+    import numpy as np
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from ui import figures
+
+    def build(styler):
+        if kind == "subplots":
+            fig = make_subplots(rows=1, cols=2, subplot_titles=("a", "b"))
+            fig.add_scatter(x=[1, 2], y=[3, 4], row=1, col=2)
+        elif kind == "heatmap":
+            fig = go.Figure(go.Heatmap(z=np.eye(3)))
+        else:
+            fig = go.Figure()
+            fig.add_scatter(x=np.arange(3.0), y=np.arange(3.0))
+            fig.update_xaxes(type="log")
+        styler(fig, title="A title long enough to be wrapped onto a second line, 中文也行",
+               x="x [tokens]", y="y [rad]", height=500)
+        if kind == "heatmap":
+            ui.square(fig) if styler is figures.style else (
+                fig.update_xaxes(constrain="domain"),
+                fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain"))
+        if kind == "subplots":
+            fig.update_xaxes(title_text="changed", row=1, col=1)
+        else:
+            fig.update_yaxes(type="log")
+        fig.update_layout(margin_t=fig.layout.margin.t + 40)
+        return fig
+
+    fast, validated = build(figures.style), build(figures.style_validated)
+    assert _figure_json(fast) == _figure_json(validated)
+    assert _figure_json(fast)["layout"]["margin"]["t"] == figures.top_margin(
+        figures.wrap_title("A title long enough to be wrapped onto a second line, 中文也行")) + 40

@@ -13,6 +13,7 @@ The CSV downloads keep the full float64 values.
 from __future__ import annotations
 
 import base64
+import copy
 import functools
 import json
 import re
@@ -91,15 +92,71 @@ def top_margin(title: str) -> int:
 LEGEND_MARGIN = 110  # px under the plot: tick labels, the x-axis title, one legend row
 
 
+def _merge(into: dict, update: dict) -> None:
+    """Deep-merge ``update`` into ``into`` (nested dicts merged, other values replaced),
+    as Plotly's ``update`` does."""
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
+_AXIS_KEY = re.compile(r"[xy]axis[0-9]*")
+
+
+def update_layout_fast(fig: go.Figure, layout: dict, *, xaxes: dict | None = None,
+                       yaxes: dict | None = None) -> go.Figure:
+    """``fig.update_layout(layout)``, then ``fig.update_xaxes(xaxes)`` and
+    ``fig.update_yaxes(yaxes)`` (every x or y axis of the figure, all its subplots),
+    without Plotly's per-property path parsing, validation and relayout machinery:
+    that cost about 15 ms per figure in :func:`style`, more than the rest of a
+    typical figure. For the app's own constant style only: ``layout`` and the axis
+    dicts must be written as Plotly writes them in ``fig.to_dict()`` (nested dicts,
+    no ``title_text`` shorthands), which tests/test_ui.py checks against the
+    validated path. Later ``fig.update_*`` calls work as usual (Plotly keeps the
+    figure's layout as this very dict and reads it back on every access)."""
+    props = fig._layout  # Plotly's own store of the figure's layout (plotly 7.1, pinned)
+    _merge(props, copy.deepcopy(layout))
+    for letter, update in (("x", xaxes), ("y", yaxes)):
+        if update is None:
+            continue
+        keys = [k for k in props if _AXIS_KEY.fullmatch(k) and k[0] == letter] or \
+            [f"{letter}axis"]
+        for key in keys:
+            props.setdefault(key, {})
+            _merge(props[key], copy.deepcopy(update))
+    return fig
+
+
 def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> go.Figure:
     """Titled axes with units, readable high-contrast fonts, legend below the plot.
     A long title is wrapped onto lines that fit a phone."""
+    title = wrap_title(title)
+    layout = dict(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
+                             yanchor="top", pad=dict(t=14)),
+                  font=dict(FONT), height=height,
+                  margin=dict(l=70, r=20, t=top_margin(title), b=LEGEND_MARGIN),
+                  # at the bottom of the figure, under the x-axis title, never on it
+                  legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
+                              xanchor="left", x=0),
+                  hoverlabel=dict(font=dict(size=13)))
+    axis = dict(showline=True, linecolor=AXIS_LINE, tickcolor=AXIS_LINE, mirror=False,
+                automargin=True, tickfont=dict(color=TEXT))
+    return update_layout_fast(fig, layout,
+                              xaxes=dict(axis, title=dict(text=x, font=dict(color=TEXT))),
+                              yaxes=dict(axis, title=dict(text=y, font=dict(color=TEXT))))
+
+
+def style_validated(fig: go.Figure, *, title: str, x: str, y: str,
+                    height: int = 440) -> go.Figure:
+    """:func:`style` through Plotly's validated ``update_*`` calls: the reference
+    that tests/test_ui.py compares :func:`style` with."""
     title = wrap_title(title)
     fig.update_layout(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
                                  yanchor="top", pad=dict(t=14)),
                       font=FONT, height=height,
                       margin=dict(l=70, r=20, t=top_margin(title), b=LEGEND_MARGIN),
-                      # at the bottom of the figure, under the x-axis title, never on it
                       legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
                                   xanchor="left", x=0),
                       hoverlabel=dict(font_size=13))
@@ -112,9 +169,13 @@ def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> g
 
 def square(fig: go.Figure, **axis) -> go.Figure:
     """Equal x and y scale (heatmaps of matrices, rotation planes), no padding."""
-    fig.update_xaxes(constrain="domain", **axis)
-    fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain", **axis)
-    return fig
+    if any("_" in key or isinstance(value, dict) for key, value in axis.items()):
+        fig.update_xaxes(constrain="domain", **axis)  # shorthands: Plotly's own path
+        fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain", **axis)
+        return fig
+    return update_layout_fast(fig, {}, xaxes=dict(axis, constrain="domain"),
+                              yaxes=dict(axis, scaleanchor="x", scaleratio=1,
+                                         constrain="domain"))
 
 
 # ------------------------------------------------------ built once, sent as is ----
@@ -159,8 +220,12 @@ class Frozen(BaseFigure):
         return (Frozen, (self._spec,))
 
 
-def freeze(fig: go.Figure) -> Frozen:
-    """The figure as Streamlit will send it, computed once."""
+def freeze(fig: go.Figure | Frozen) -> Frozen:
+    """The figure as Streamlit will send it, computed once. A builder may return a
+    Frozen figure itself (a spec it completed with plain dicts, e.g. animation
+    frames, which Plotly would otherwise validate one property at a time)."""
+    if isinstance(fig, Frozen):
+        return fig
     return Frozen(_narrow(json.loads(pio.to_json(fig, validate=False))))
 
 

@@ -59,3 +59,36 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
         return bool(libc.mallopt(M_ARENA_MAX, int(arenas)))
     except (OSError, AttributeError):
         return False
+
+
+TORCH_THREADS = 1
+
+
+def limit_torch_threads(threads: int = TORCH_THREADS) -> bool:
+    """One PyTorch thread per script run: no intra-op or inter-op pools.
+
+    Streamlit runs every session's script in a thread of its own, and each
+    Python thread that calls a parallel PyTorch kernel gets an OpenMP team of
+    its own, sized by default to the machine's cores. Thirty students on a
+    2-core host then meant dozens of OpenMP workers for two cores, spinning
+    while they waited for work: the server burnt almost as much system CPU as
+    user CPU (issue 18). The app's tensors are small (at most a few million
+    values), where splitting a kernel over threads gains nothing and the
+    hand-off costs more than it saves, while the sessions themselves already
+    keep every core busy. ``torch.set_num_threads`` is process-wide (PyTorch
+    applies it to each new thread's first parallel region);
+    ``set_num_interop_threads`` may only be called before the first inter-op
+    work, so a second call (a rerun of app.py) leaves it as it is. Same effect
+    as starting the server with OMP_NUM_THREADS=1. Returns True when PyTorch
+    now uses ``threads`` intra-op threads.
+    """
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    try:
+        if torch.get_num_interop_threads() != threads:
+            torch.set_num_interop_threads(threads)
+    except RuntimeError:  # inter-op work already started: the pool stays as it is
+        pass
+    return torch.get_num_threads() == threads
