@@ -67,12 +67,10 @@ def diagram_figure():
                   borderwidth=2, borderpad=6)
              for name, (x, y, label) in NODES.items()]
     fig = go.Figure(layout=dict(annotations=arrows + boxes))
-    fig.update_xaxes(visible=False, range=[-0.6, 7.5])
-    fig.update_yaxes(visible=False, range=[-0.5, 2.5])
     ui.style(fig, title=_("One attention layer (repeated in every layer): RoPE turns q and k "
                           "only"), x="", y="", height=340)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
+    ui.relayout(fig, dict(xaxis=dict(visible=False, range=[-0.6, 7.5]),
+                          yaxis=dict(visible=False, range=[-0.5, 2.5])))
     return fig
 
 
@@ -116,7 +114,7 @@ def layouts_figure(dim: int, base: float):
                          if dim > DRAWN else _("Which coordinates pair up (d = {dim})")).format(
                              dim=dim, n=DRAWN),
              x=_("coordinate j"), y="", height=300)
-    fig.update_yaxes(autorange="reversed")
+    ui.relayout(fig, yaxes=dict(autorange="reversed"))
     return fig
 
 

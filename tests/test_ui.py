@@ -206,3 +206,29 @@ def test_fast_style_is_plotlys_own_update(kind):
     assert _figure_json(fast) == _figure_json(validated)
     assert _figure_json(fast)["layout"]["margin"]["t"] == figures.top_margin(
         figures.wrap_title("A title long enough to be wrapped onto a second line, 中文也行")) + 40
+
+
+def test_fast_subplots_and_relayout_are_plotlys_own():
+    """ui.subplots is make_subplots, ui.relayout is update_layout/update_*axes/
+    update_annotations: the same figure, at a fraction of the cost."""
+    from plotly.subplots import make_subplots
+
+    args = dict(rows=1, cols=2, subplot_titles=("a", "b"), horizontal_spacing=0.1)
+
+    def build(fast: bool):
+        fig = ui.subplots(**args) if fast else make_subplots(**args)
+        fig.add_scatter(x=[1, 2], y=[3, 4], row=1, col=2)
+        fig.update_yaxes(scaleanchor="x2", row=1, col=2)  # rows and columns still work
+        if fast:
+            ui.relayout(fig, dict(plot_bgcolor="#c8c8c8", yaxis=dict(scaleanchor="x")),
+                        xaxes=dict(showgrid=False), yaxes=dict(autorange="reversed"),
+                        annotations=dict(yshift=10))
+        else:
+            fig.update_layout(plot_bgcolor="#c8c8c8")
+            fig.update_yaxes(scaleanchor="x", row=1, col=1)
+            fig.update_xaxes(showgrid=False)
+            fig.update_yaxes(autorange="reversed")
+            fig.update_annotations(yshift=10)
+        return fig
+
+    assert _figure_json(build(True)) == _figure_json(build(False))
