@@ -18,7 +18,7 @@ once with nothing cached and report the CPU of that one script run:
 Each setting is a deep link (``?dim=1024&rot_step=4096``), the way a student's
 change reaches the server: AppTest runs app.py (the landing page), then
 ``st.cache_resource`` and ``st.cache_data`` are cleared and the page is run
-with that link, timed. Two figures per run:
+with that link, timed. (Caches emptied: ui.cache's stores, st.cache_resource, st.cache_data.) Two figures per run:
 
 * ``script``: CPU of the script thread (``RUSAGE_THREAD``): the work the
   server's script runner does for that run;
@@ -140,7 +140,13 @@ def _patch_script_cache() -> None:
 def clear_caches() -> None:
     import streamlit as st
 
-    st.cache_resource.clear()
+    from ui import cache
+
+    cache.clear_all()  # ui.table, ui.figure
+    from ui.tables import CSVS
+
+    CSVS.clear()
+    st.cache_resource.clear()  # anything a page caches itself
     st.cache_data.clear()
 
 

@@ -232,3 +232,54 @@ def test_fast_subplots_and_relayout_are_plotlys_own():
         return fig
 
     assert _figure_json(build(True)) == _figure_json(build(False))
+
+
+def test_shared_store_is_bounded_by_bytes_and_entries():
+    """ui.cache.Shared: least recently used first, per-function entry caps, a byte
+    budget over all functions, one computation per key, nothing kept that is
+    larger than a quarter of the budget."""
+    import numpy as np
+
+    from ui import cache
+
+    store = cache.Shared("test", max_bytes=10_000)
+    made = []
+
+    def make(n):
+        def build():
+            made.append(n)
+            return np.zeros(n, dtype=np.uint8)  # n bytes
+        return build
+
+    a = store.get("f", 1, make(2000), max_entries=3)
+    assert store.get("f", 1, make(2000), max_entries=3) is a and made == [2000]
+    store.get("f", 2, make(2000), max_entries=3)
+    store.get("f", 3, make(2000), max_entries=3)
+    store.get("f", 4, make(2000), max_entries=3)  # a 4th entry of f: its oldest (1) goes
+    assert len(store) == 3 and store.nbytes == 6000
+    store.get("f", 2, make(2000), max_entries=3)  # 2 is now the most recent of f
+    store.get("g", 1, make(2400), max_entries=3)
+    store.get("g", 2, make(2400), max_entries=3)  # 10,800 bytes: the oldest (f 3) goes
+    assert store.nbytes == 8800 and len(store) == 4
+    store.get("f", 3, make(2000), max_entries=3)  # recomputed
+    assert made.count(2000) == 5
+    store.get("h", 1, make(2600), max_entries=3)  # over a quarter of the budget: not kept
+    assert store.nbytes <= 10_000 and all(k[0] != "h" for k in store._entries)
+    store.clear("g")
+    assert all(k[0] == "f" for k in store._entries)
+    store.clear()
+    assert len(store) == 0 and store.nbytes == 0
+
+
+def test_size_of_counts_the_buffers():
+    import numpy as np
+    import torch
+
+    from ui import cache
+
+    frame = pd.DataFrame({"x": np.arange(1000, dtype=np.float64)})
+    assert 8000 <= cache.size_of(frame) <= 8000 + 1000  # 8 bytes a value, plus the index
+    assert cache.size_of(torch.zeros(100, dtype=torch.float32)) == 400
+    assert cache.size_of({"a": frame, "b": np.zeros(10)}) >= 8080
+    fig = ui.freeze(__import__("plotly.graph_objects").graph_objects.Figure())
+    assert cache.size_of(fig) == fig.nbytes > 0

@@ -27,7 +27,7 @@ import streamlit as st
 from plotly.basedatatypes import BaseFigure
 from plotly.subplots import make_subplots
 
-from . import i18n
+from . import cache, i18n
 
 TEXT = "#1f2328"  # the app's text colour: 15.8:1 on white (the theme's grey ticks were 3.7:1)
 AXIS_LINE = "#57606a"  # axis lines and ticks: 6.2:1 on white
@@ -230,8 +230,16 @@ class Frozen(BaseFigure):
     a Plotly figure only for ``to_dict()``, which here returns the kept form
     (no copy, no validation). Read-only; build a new one to change it."""
 
-    def __init__(self, spec: dict) -> None:  # noqa: D107 (BaseFigure's init is skipped)
-        self._spec = spec
+    def __init__(self, spec: dict, nbytes: int | None = None) -> None:  # noqa: D107
+        self._spec = spec  # (BaseFigure's init is skipped)
+        self._nbytes = nbytes
+
+    @property
+    def nbytes(self) -> int:
+        """About the memory the spec holds: the length of its JSON."""
+        if self._nbytes is None:
+            object.__setattr__(self, "_nbytes", len(json.dumps(self._spec)))
+        return self._nbytes
 
     def to_dict(self) -> dict:
         return self._spec
@@ -250,29 +258,26 @@ def freeze(fig: go.Figure | Frozen) -> Frozen:
     frames, which Plotly would otherwise validate one property at a time)."""
     if isinstance(fig, Frozen):
         return fig
-    return Frozen(_narrow(json.loads(pio.to_json(fig, validate=False))))
+    text = pio.to_json(fig, validate=False)
+    return Frozen(_narrow(json.loads(text)), nbytes=len(text))
 
 
 def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
     """Cache a figure builder (a function of plain numbers, strings and tuples
-    returning a ``go.Figure``) for every visitor, as a :class:`Frozen` figure.
+    returning a ``go.Figure``) for every visitor, as a :class:`Frozen` figure,
+    at most ``max_entries`` per builder and :data:`ui.cache.FIGURE_BYTES` in all.
 
     The figure's words are in the run's language (the builder calls ``_``), so
     the language is part of the cache key: one figure per setting and language."""
     def wrap(f: Callable) -> Callable:
-        def build(lang: str, *args, **kwargs) -> Frozen:
-            return freeze(f(*args, **kwargs))
-        # Streamlit keys a cache on the function's module, qualified name and
-        # source: those of ``f`` (with its file, as pages all run as __main__),
-        # so that every builder gets a cache of its own.
-        build.__module__ = f"{f.__module__}:{f.__code__.co_filename}"
-        build.__qualname__ = f.__qualname__
-        cached = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
+        # pages all run as __main__: the builder's file tells builders apart
+        name = f"{f.__module__}:{f.__code__.co_filename}.{f.__qualname__}"
 
         @functools.wraps(f)
         def in_language(*args, **kwargs) -> Frozen:
-            return cached(i18n.lang(), *args, **kwargs)
-        in_language.clear = cached.clear
+            return cache.FIGURES.get(name, (i18n.lang(), cache.key_of(args, kwargs)),
+                                     lambda: freeze(f(*args, **kwargs)), max_entries)
+        in_language.clear = lambda: cache.FIGURES.clear(name)
         return in_language
     return wrap(fn) if fn is not None else wrap
 
