@@ -349,7 +349,11 @@ def profile(page: str, setting: list[str]) -> int:
 
 
 # ------------------------------------------------------------ class loads ----
-WS_LOAD = ROOT.parent / "shared" / "tools" / "ws_load.py"
+# ../shared/tools/ws_load.py beside the repository (or beside the folder holding a
+# git worktree of it); ROPE_WS_LOAD names it elsewhere
+WS_LOAD = next((p for p in [Path(os.environ.get("ROPE_WS_LOAD", "/nonexistent")),
+                            *(d / "shared" / "tools" / "ws_load.py" for d in ROOT.parents)]
+                if p.exists()), ROOT.parent / "shared" / "tools" / "ws_load.py")
 
 
 def class_loads(students: int, visitors: int) -> int:
@@ -369,6 +373,7 @@ def class_loads(students: int, visitors: int) -> int:
            "--start", str(ROOT), "--python", sys.executable, "--pages", "auto",
            "--sessions", str(students), "--steps", "28", "--think", "3",
            "--values", "random", "--change", "dim,base,any", "--spread",
+           "--no-expect-chart",  # the guided tour draws none
            "--p95-limit", "1", "--json", str(path)]
     print(f"== goal 2: {students} exploring students, one process")
     print("$", " ".join(cmd[1:]), flush=True)
@@ -383,7 +388,8 @@ def class_loads(students: int, visitors: int) -> int:
             print(f"   server peak (VmHWM) {m['hwm'] / 2**20:.0f} MiB (goal < 1024)")
     print(f"\n== goal 3: {visitors} visitors spread over the pages, random values, held open")
     cmd = [sys.executable, str(ROOT / "benchmarks" / "sessions_memory.py"),
-           "--sessions", str(visitors), "--pages", "auto", "--values", "random"]
+           "--sessions", str(visitors), "--pages", "auto", "--values", "random",
+           "--ws-load", str(WS_LOAD)]
     print("$", " ".join(cmd[1:]), flush=True)
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     print(done.stdout[-4000:] + done.stderr[-2000:])

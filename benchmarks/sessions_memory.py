@@ -25,7 +25,11 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WS_LOAD = ROOT.parent / "shared" / "tools" / "ws_load.py"
+# ../shared/tools/ws_load.py beside the repository, or beside the folder holding a git
+# worktree of it
+WS_LOAD = next((d / "shared" / "tools" / "ws_load.py" for d in ROOT.parents
+                if (d / "shared" / "tools" / "ws_load.py").exists()),
+               ROOT.parent / "shared" / "tools" / "ws_load.py")
 sys.path[:0] = [str(ROOT / "deploy"), str(ROOT)]
 from serve import free_port  # noqa: E402
 
@@ -41,6 +45,7 @@ def main() -> int:
                                                      "with a chart, in lesson order)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--hold", type=float, default=20.0)
+    ap.add_argument("--ws-load", type=Path, default=WS_LOAD, help="path of ws_load.py")
     ap.add_argument("--values", choices=["step", "random"], default="step",
                     help="ws_load --values: step (the class's values, cache hits) or random "
                          "(every visitor its own values)")
@@ -48,12 +53,14 @@ def main() -> int:
                     help="ws_load --change (default: dim; with --values random: dim,base,any)")
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp(prefix="rope-memory-")) / "memory.json"
-    cmd = [sys.executable, str(WS_LOAD), "--url", f"http://127.0.0.1:{free_port()}",
+    cmd = [sys.executable, str(args.ws_load), "--url", f"http://127.0.0.1:{free_port()}",
            "--start", str(ROOT), "--python", sys.executable, "--pages", args.pages,
            "--spread", "--sessions", str(args.sessions), "--steps", str(args.steps),
            "--values", args.values,
            "--change", args.change or ("dim,base,any" if args.values == "random" else "dim"),
-           "--think", "1", "--ramp", "20", "--hold", str(args.hold), "--p95-limit", "1000",
+           "--think", "1", "--ramp", "20",
+           "--hold", str(args.hold), "--p95-limit", "1000",
+           *(["--no-expect-chart"] if args.pages == "auto" else []),  # the tour draws none
            "--json", str(out)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if not out.exists():

@@ -10,7 +10,7 @@ a class that explores (issue 18) fills every cache with settings of its own.
 one least-recently-used list per store, each entry counted by its size
 (:func:`size_of`), with at most ``max_entries`` entries per function and
 ``max_bytes`` in all; the oldest entries go first. A result larger than a
-quarter of the budget is returned but not kept. Each result is computed once
+half of the budget is returned but not kept. Each result is computed once
 even when several sessions ask for it at the same moment (a lock per key), and
 every session gets the same object (nothing is copied per session: results
 are read-only). The stores are process-wide, like ``st.cache_resource``.
@@ -108,7 +108,7 @@ class Shared:
 
     def _keep(self, function: str, full: Hashable, value: Any, max_entries: int) -> None:
         nbytes = size_of(value)
-        if nbytes > self.max_bytes // 4:
+        if nbytes > self.max_bytes // 2:
             return  # too large to keep: it would push out everything else
         with self._lock:
             self._entries[full] = (value, nbytes)
@@ -143,8 +143,8 @@ def key_of(args: tuple, kwargs: dict) -> Hashable:
     return key
 
 
-TABLE_BYTES = 160 * MIB  # results of @ui.table functions, all pages together
-FIGURE_BYTES = 64 * MIB  # figures of @ui.figure builders, as sent (JSON)
+TABLE_BYTES = 96 * MIB  # results of @ui.table functions, all pages together
+FIGURE_BYTES = 32 * MIB  # figures of @ui.figure builders, as sent (JSON)
 TABLES = Shared("tables", TABLE_BYTES)
 FIGURES = Shared("figures", FIGURE_BYTES)
 

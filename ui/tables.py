@@ -27,7 +27,7 @@ from .i18n import _, integer, lang
 
 CACHE_ENTRIES = 32  # results kept per cached function (least recently used goes)
 CSV_ENTRIES = 8  # CSV files kept in memory
-CSV_BYTES = 64 * cache.MIB  # ... and at most this many bytes of them
+CSV_BYTES = 48 * cache.MIB  # ... and at most this many bytes of them
 CSVS = cache.Shared("csv", CSV_BYTES)
 MAX_CSV_CELLS = 2**20  # rows x columns of any one download (about 20 MB of CSV)
 
