@@ -143,8 +143,8 @@ def key_of(args: tuple, kwargs: dict) -> Hashable:
     return key
 
 
-TABLE_BYTES = 96 * MIB  # results of @ui.table functions, all pages together
-FIGURE_BYTES = 32 * MIB  # figures of @ui.figure builders, as sent (JSON)
+TABLE_BYTES = 64 * MIB  # results of @ui.table functions, all pages together
+FIGURE_BYTES = 24 * MIB  # figures of @ui.figure builders, as sent (JSON)
 TABLES = Shared("tables", TABLE_BYTES)
 FIGURES = Shared("figures", FIGURE_BYTES)
 
