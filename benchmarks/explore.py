@@ -28,7 +28,9 @@ with that link, timed. (Caches emptied: ui.cache's stores, st.cache_resource, st
   page and printed as ``floor``).
 
 The gate (issue 18) is on ``process``: every run ≤ 0.25 s, median ≤ 0.05 s.
-Runs over 0.25 s are flagged. A few minutes in all.
+Runs over 0.25 s are flagged. A few minutes in all once every page is fast (a
+slow page's runs dominate: at the time of writing Long context's took 1–18 s
+each, about 10 minutes of the sweep; ``--dims 128`` halves the page runs).
 
     .venv/bin/python benchmarks/explore.py                     # every page
     .venv/bin/python benchmarks/explore.py --pages rotation decay
