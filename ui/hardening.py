@@ -74,10 +74,14 @@ def limit_torch_threads(threads: int = TORCH_THREADS) -> bool:
     (issue 18 saw the server burn almost as much system CPU as user CPU under
     load). The app's tensors are small (at most a few million values), and a
     loaded server's cores are already kept busy by the sessions themselves, so
-    splitting a kernel over threads gains nothing there. Measured on the shared
-    2-core machine (8 Python threads of small kernels, indicative): the same
-    user CPU, system CPU 0.27–0.38 s against 0.42–0.52 s with PyTorch's default
-    two threads; a single run on an idle machine may finish sooner with two.
+    splitting a kernel over threads gains nothing there: the team's workers
+    and its master spin while they wait for each other. Measured on the shared
+    2-core machine (indicative, load average 4–9 from other work; one uncached
+    run each, ``benchmarks/explore.py``): Long context at its defaults took
+    1.68 s of process CPU with PyTorch's default two threads (0.89 s of it in
+    the script thread) and 0.39 s with one; at d = 1024, 3.20 s against 0.57 s;
+    Precision 0.26 s against 0.18 s; pages with little PyTorch work, such as
+    Sinusoidal, the same.
     ``torch.set_num_threads`` is process-wide (PyTorch applies it to each new
     thread's first parallel region); ``set_num_interop_threads`` may only be
     called before the first inter-op work, so a second call (a rerun of app.py)
