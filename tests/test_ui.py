@@ -283,3 +283,42 @@ def test_size_of_counts_the_buffers():
     assert cache.size_of({"a": frame, "b": np.zeros(10)}) >= 8080
     fig = ui.freeze(__import__("plotly.graph_objects").graph_objects.Figure())
     assert cache.size_of(fig) == fig.nbytes > 0
+
+
+def test_cold_computations_run_at_most_two_at_once_and_nested_ones_pass():
+    """Eight sessions miss eight keys at once: never more than COLD_RUNS compute
+    together, a computation that asks for another result (a figure and its table)
+    does not wait for a second place, and every session gets its value."""
+    import threading
+    import time
+
+    from ui import cache
+
+    store = cache.Shared("test-cold", 64 * cache.MIB)
+    running, most = [0], [0]
+    lock = threading.Lock()
+
+    def table(n):
+        return store.get("table", n, lambda: n * 10, max_entries=32)
+
+    def figure(n):
+        def make():
+            with lock:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            time.sleep(0.02)
+            value = table(n) + 1  # nested: passes through the place this call holds
+            with lock:
+                running[0] -= 1
+            return value
+        return store.get("figure", n, make, max_entries=32)
+
+    results = {}
+    threads = [threading.Thread(target=lambda n=n: results.__setitem__(n, figure(n)))
+               for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=10)
+    assert results == {n: n * 10 + 1 for n in range(8)}
+    assert most[0] <= cache.COLD_RUNS == 2

@@ -28,6 +28,31 @@ import numpy as np
 import pandas as pd
 
 MIB = 2**20
+# At most this many results are computed at once in the whole process (one per
+# core of a small host). A class that explores starts many cold computations in
+# the same second; run together they only share the cores, and each holds its
+# temporary arrays while it waits, so the peak memory (VmHWM) grows with the
+# number of students rather than with the cores. Nested computations (a figure
+# asking for its table) pass through the gate their outermost call holds.
+COLD_RUNS = 2
+_cold = threading.BoundedSemaphore(COLD_RUNS)
+_depth = threading.local()
+
+
+class cold_gate:  # noqa: N801 (used as a context manager, like a lock)
+    """Hold one of the :data:`COLD_RUNS` places while computing a result."""
+
+    def __enter__(self) -> None:
+        depth = getattr(_depth, "n", 0)
+        if depth == 0:
+            _cold.acquire()
+        _depth.n = depth + 1
+
+    def __exit__(self, *exc) -> None:
+        _depth.n -= 1
+        if _depth.n == 0:
+            _cold.release()
+
 _OBJECT_CELL = 64  # bytes counted per value of an object (string) column
 
 
@@ -92,18 +117,22 @@ class Shared:
             if full in self._entries:
                 self._entries.move_to_end(full)
                 return self._entries[full][0]
-            gate = self._computing.setdefault(full, threading.Lock())
-        with gate:  # one computation per key; the others wait for it
+        # A place first, then the key's lock: whoever holds a key's lock also holds a
+        # place (or runs inside a computation that does), so it never waits for one.
+        with cold_gate():
             with self._lock:
-                if full in self._entries:
-                    self._entries.move_to_end(full)
-                    return self._entries[full][0]
-            try:
-                value = make()
-                self._keep(function, full, value, max_entries)
-            finally:
+                gate = self._computing.setdefault(full, threading.Lock())
+            with gate:  # one computation per key; the others wait for it
                 with self._lock:
-                    self._computing.pop(full, None)
+                    if full in self._entries:
+                        self._entries.move_to_end(full)
+                        return self._entries[full][0]
+                try:
+                    value = make()
+                    self._keep(function, full, value, max_entries)
+                finally:
+                    with self._lock:
+                        self._computing.pop(full, None)
         return value
 
     def _keep(self, function: str, full: Hashable, value: Any, max_entries: int) -> None:
