@@ -172,8 +172,8 @@ def key_of(args: tuple, kwargs: dict) -> Hashable:
     return key
 
 
-TABLE_BYTES = 64 * MIB  # results of @ui.table functions, all pages together
-FIGURE_BYTES = 24 * MIB  # figures of @ui.figure builders, as sent (JSON)
+TABLE_BYTES = 48 * MIB  # results of @ui.table functions, all pages together
+FIGURE_BYTES = 16 * MIB  # figures of @ui.figure builders, as sent (JSON)
 TABLES = Shared("tables", TABLE_BYTES)
 FIGURES = Shared("figures", FIGURE_BYTES)
 
