@@ -3,12 +3,13 @@
 import streamlit as st
 
 import ui
-from ui.hardening import limit_malloc_arenas, refuse_clear_cache
+from ui.hardening import limit_malloc_arenas, limit_torch_threads, refuse_clear_cache
 from ui.i18n import _, language_switch
 from ui.navigation import sections
 
 refuse_clear_cache()
 limit_malloc_arenas()
+limit_torch_threads()
 st.set_page_config(page_title="RoPE Explorer", page_icon=":material/rotate_right:",
                    layout="wide")
 

@@ -9,6 +9,10 @@ issue 8: at most 1 MB per session and 700 MB in all at 200 sessions.
 
     .venv/bin/python benchmarks/sessions_memory.py                 # every page
     .venv/bin/python benchmarks/sessions_memory.py --pages sinusoidal
+    .venv/bin/python benchmarks/sessions_memory.py --pages auto --values random   # issue 18
+
+With ``--values random`` every visitor moves the head dim, the base or one of
+the page's own widgets to a value of its own (cache misses: issue 18's goal 3).
 """
 
 from __future__ import annotations
@@ -21,7 +25,11 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-WS_LOAD = ROOT.parent / "shared" / "tools" / "ws_load.py"
+# ../shared/tools/ws_load.py beside the repository, or beside the folder holding a git
+# worktree of it
+WS_LOAD = next((d / "shared" / "tools" / "ws_load.py" for d in ROOT.parents
+                if (d / "shared" / "tools" / "ws_load.py").exists()),
+               ROOT.parent / "shared" / "tools" / "ws_load.py")
 sys.path[:0] = [str(ROOT / "deploy"), str(ROOT)]
 from serve import free_port  # noqa: E402
 
@@ -37,12 +45,22 @@ def main() -> int:
                                                      "with a chart, in lesson order)")
     ap.add_argument("--steps", type=int, default=4)
     ap.add_argument("--hold", type=float, default=20.0)
+    ap.add_argument("--ws-load", type=Path, default=WS_LOAD, help="path of ws_load.py")
+    ap.add_argument("--values", choices=["step", "random"], default="step",
+                    help="ws_load --values: step (the class's values, cache hits) or random "
+                         "(every visitor its own values)")
+    ap.add_argument("--change", default=None,
+                    help="ws_load --change (default: dim; with --values random: dim,base,any)")
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp(prefix="rope-memory-")) / "memory.json"
-    cmd = [sys.executable, str(WS_LOAD), "--url", f"http://127.0.0.1:{free_port()}",
+    cmd = [sys.executable, str(args.ws_load), "--url", f"http://127.0.0.1:{free_port()}",
            "--start", str(ROOT), "--python", sys.executable, "--pages", args.pages,
            "--spread", "--sessions", str(args.sessions), "--steps", str(args.steps),
-           "--think", "1", "--ramp", "20", "--hold", str(args.hold), "--p95-limit", "1000",
+           "--values", args.values,
+           "--change", args.change or ("dim,base,any" if args.values == "random" else "dim"),
+           "--think", "1", "--ramp", "20",
+           "--hold", str(args.hold), "--p95-limit", "1000",
+           *(["--no-expect-chart"] if args.pages == "auto" else []),  # the tour draws none
            "--json", str(out)]
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if not out.exists():
@@ -51,7 +69,8 @@ def main() -> int:
     m = json.loads(out.read_text())["metrics"]
     mib = 2**20
     per = (m["rss_all"] - m["rss_before"]) / mib / args.sessions
-    print(f"{args.sessions} sessions over pages {args.pages or 'overview'!r}:")
+    print(f"{args.sessions} sessions over pages {args.pages or 'overview'!r}, "
+          f"values {args.values}:")
     print(f"  server RSS before        {m['rss_before'] / mib:7.0f} MiB")
     print(f"  with all connected       {m['rss_all'] / mib:7.0f} MiB  "
           f"({per:+.2f} MiB per session; target <= 1)")
@@ -63,6 +82,8 @@ def main() -> int:
     print("  " + next((line for line in done.stdout.splitlines()
                        if line.startswith(("PASS", "FAIL"))), "").replace("PASS", "steps:")
           .replace("FAIL", "steps:"))
+    print("  " + next((line for line in done.stdout.splitlines()
+                       if line.startswith("steps:")), ""))
     return 0
 
 

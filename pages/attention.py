@@ -4,7 +4,6 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
 
 import rope_core as rc
 import ui
@@ -68,7 +67,7 @@ def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: d
     hover = (_("m={m}, n={n}<br>logit={value}") if kind == "logit" else
              _("m={m}, n={n}<br>weight={value}")).format(m="%{y}", n="%{x}",
                                                          value="%{customdata:.4f}")
-    fig = make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
+    fig = ui.subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
     for col, (variant, variant_title) in enumerate(zip(VARIANTS, titles), start=1):
         column = logit_col(variant) if kind == "logit" else weight_col(variant)
         values = grid(df, column, seq, masked)
@@ -81,12 +80,12 @@ def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: d
                         hovertemplate=hover + "<extra>" + variant_title + "</extra>")
     ui.style(fig, title=title, x=_("key position n [tokens]"), y=_("query position m [tokens]"),
              height=480)
-    fig.update_layout(coloraxis=coloraxis, plot_bgcolor="#c8c8c8")
-    fig.update_annotations(yshift=10)  # subplot titles clear of the top row
-    fig.update_yaxes(autorange="reversed", showgrid=False, zeroline=False)
-    fig.update_xaxes(showgrid=False, zeroline=False)
-    fig.update_yaxes(scaleanchor="x", row=1, col=1)
-    fig.update_yaxes(scaleanchor="x2", row=1, col=2)
+    # one unvalidated update (ui.relayout): six update_* calls cost more than the rest
+    ui.relayout(fig, dict(coloraxis=coloraxis, plot_bgcolor="#c8c8c8",
+                          yaxis=dict(scaleanchor="x"), yaxis2=dict(scaleanchor="x2")),
+                annotations=dict(yshift=10),  # subplot titles clear of the top row
+                xaxes=dict(showgrid=False, zeroline=False),
+                yaxes=dict(autorange="reversed", showgrid=False, zeroline=False))
     return fig
 
 
@@ -128,13 +127,19 @@ st.markdown(_(
     "of query m for key n is their scaled dot product; softmax along each row turns the "
     "logits into weights. RoPE rotates qₘ by Rₘ and kₙ by Rₙ before the dot product, and "
     "nothing else changes."))
+# One formula per line: side by side they ran past the right edge at 800 and 390 px
 st.latex(r"\ell_{mn} = \frac{(R_m q_m)^{\top}(R_n k_n)}{\sqrt{d}} = "
-         r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}},\qquad "
-         r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}")
+         r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}}")
+st.latex(r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}")
 # Translators: a LaTeX formula; translate only the words inside \text{…}.
-st.latex(_(r"\text{causal mask: } \ell_{mn} = -\infty \ \text{ for } n > m "
-           r"\quad\Rightarrow\quad a_{mn} = \frac{e^{-\infty}}{\sum_{n'} "
-           r"e^{\ell_{mn'}}} = 0\ \text{ exactly}"))
+mask = _(r"\text{causal mask: } \ell_{mn} = -\infty \ \text{ for } n > m "
+         r"\quad\Rightarrow\quad a_{mn} = \frac{e^{-\infty}}{\sum_{n'} "
+         r"e^{\ell_{mn'}}} = 0\ \text{ exactly}")
+# the mask on one line, its consequence on the next (both languages keep the arrow)
+mask_line, *consequences = mask.split(r"\quad\Rightarrow\quad")
+st.latex(mask_line)
+for consequence in consequences:
+    st.latex(r"\Rightarrow\ " + consequence)
 
 c1, c2, c3, c4 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
 seq = ui.slider(_("Sequence length L [tokens]"), 2, 64, 16, "att_seq", container=c1)

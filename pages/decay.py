@@ -75,7 +75,7 @@ def bound_figure(curves: tuple, max_distance: int, axis: str, device: str):
     ui.style(fig, title=_("Relative upper bound (RoFormer fig. 2)"), x=x_title(axis),
              y=_("relative upper bound"))
     if axis == "log":
-        fig.update_xaxes(type="log", exponentformat="power")
+        ui.relayout(fig, xaxes=dict(type="log", exponentformat="power"))
     return fig
 
 
@@ -104,7 +104,7 @@ def score_figure(dim: int, base: float, max_distance: int, axis: str, layout: st
     ui.style(fig, title=titles[layout].format(base=ui.fmt_base(base), dim=dim),
              x=x_title(axis), y=_("score qᵀR_r k"))
     if axis == "log":
-        fig.update_xaxes(type="log", exponentformat="power")
+        ui.relayout(fig, xaxes=dict(type="log", exponentformat="power"))
     return fig
 
 

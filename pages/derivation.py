@@ -68,7 +68,7 @@ def identity_figure(dim: int, base: float, layout: str, device: str):
                           "base={base})").format(dim=dim, base=ui.fmt_base(base)),
              x=_("key position n [tokens]"), y=_("query position m [tokens]"), height=480)
     ui.square(fig)
-    fig.update_yaxes(autorange="reversed")
+    ui.relayout(fig, yaxes=dict(autorange="reversed"))
     return fig
 
 

@@ -2,7 +2,6 @@
 
 import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
 
 import rope_core.lesson as lesson
 import ui
@@ -42,15 +41,15 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     out = shuffle(sentence, dim, base, layout, seed)["outputs"]
     words, moved = shuffled_words(sentence)
     seq, shown = len(words), min(SHOWN, dim)
-    fig = make_subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
-                        horizontal_spacing=0.12,
-                        subplot_titles=(
-                            _("no positions:<br>“{sentence}”").format(sentence=" ".join(words)),
-                            _("no positions:<br>“{sentence}”").format(sentence=" ".join(moved)),
-                            _("RoPE on q and k:<br>“{sentence}”").format(
-                                sentence=" ".join(words)),
-                            _("RoPE on q and k:<br>“{sentence}”").format(
-                                sentence=" ".join(moved))))
+    fig = ui.subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
+                      horizontal_spacing=0.12,
+                      subplot_titles=(
+                          _("no positions:<br>“{sentence}”").format(sentence=" ".join(words)),
+                          _("no positions:<br>“{sentence}”").format(sentence=" ".join(moved)),
+                          _("RoPE on q and k:<br>“{sentence}”").format(
+                              sentence=" ".join(words)),
+                          _("RoPE on q and k:<br>“{sentence}”").format(
+                              sentence=" ".join(moved))))
     hover = _("{token}, coordinate {j}<br>{value}").format(
         token="%{y}", j="%{x}", value="%{z:.4f}") + "<extra></extra>"
     for row, encoding in enumerate(lesson.ENCODINGS, start=1):
@@ -66,16 +65,16 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
                 z=z, x=list(range(shown)), y=labels, coloraxis="coloraxis",
                 hovertemplate=hover),
                 row=row, col=col)
-    for axis in fig.layout:
-        if axis.startswith("yaxis"):
-            fig.layout[axis].autorange = "reversed"
-    fig.update_layout(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(title=_("output"))))
+    ui.relayout(fig, dict(coloraxis=dict(colorscale="RdBu", cmid=0,
+                                         colorbar=dict(title=dict(text=_("output"))))),
+                yaxes=dict(autorange="reversed"))
     ui.style(fig, title=_("Output rows of one head (first {shown} of d = {dim} coordinates)")
              .format(shown=shown, dim=dim),
              x=_("output coordinate j"), y="", height=260 + 90 * seq)
-    fig.update_layout(margin_t=fig.layout.margin.t + 40)  # room for two-line panel titles
-    fig.update_xaxes(title_text=_("output coordinate j"), row=2)
-    fig.update_xaxes(title_text="", row=1)
+    ui.relayout(fig, dict(margin=dict(t=fig.layout.margin.t + 40),  # two-line panel titles
+                          xaxis=dict(title=dict(text="")), xaxis2=dict(title=dict(text="")),
+                          xaxis3=dict(title=dict(text=_("output coordinate j"))),
+                          xaxis4=dict(title=dict(text=_("output coordinate j")))))
     return fig
 
 

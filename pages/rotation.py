@@ -8,7 +8,6 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 import torch
-from plotly.subplots import make_subplots
 
 import rope_core as rc
 import ui
@@ -114,9 +113,9 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
 
     # One figure, two panels: the pair's plane (left) and q'·k' against the query position m
     # (right), so that one animation moves the arrows and the marker of the current frame.
-    fig = make_subplots(rows=1, cols=2, column_widths=[0.56, 0.44], horizontal_spacing=0.16,
-                        subplot_titles=(_("the pair's plane"),
-                                        _("q'·k' against<br>the query position m")))
+    fig = ui.subplots(rows=1, cols=2, column_widths=[0.56, 0.44], horizontal_spacing=0.16,
+                      subplot_titles=(_("the pair's plane"),
+                                      _("q'·k' against<br>the query position m")))
     for r, name, color, dash in [(1.0, _("unit circle"), "#bbbbbb", "solid"),
                                  (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]:
         fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
@@ -137,49 +136,63 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                     hovertemplate=_("current frame: m={m}, q'·k'={dot}").format(
                         m="%{x}", dot="%{y:.4f}") + "<extra></extra>",
                     row=1, col=2)  # 8: moves with the frames
-    # Each frame carries only what changes: the two arrow tips, the marker and the title.
-    fig.frames = [go.Frame(name=str(t), traces=[5, 6, 8],
-                           data=[dict(type="scatter", x=[0.0, float(qx[t])], y=[0.0, float(qy[t])]),
-                                 dict(type="scatter", x=[0.0, float(kx[t])], y=[0.0, float(ky[t])]),
-                                 dict(type="scatter", x=[int(ms[t])], y=[float(dots.iloc[t])])],
-                           layout=dict(title_text=frame_title(row, pair)))
-                  for t, row in enumerate(rows)]
     ui.style(fig, title=frame_title(rows[0], pair), x=_("pair coordinate x"),
              y=_("pair coordinate y"), height=720)
-    fig.update_xaxes(title_text=_("query position m [tokens]"), row=1, col=2)
-    fig.update_yaxes(title_text="q'·k'", range=[-1.15 * bound, 1.15 * bound], row=1, col=2)
-    for y_line, text in [(bound, "+|q||k|"), (-bound, "−|q||k|")]:
-        fig.add_hline(y=y_line, line=dict(color="#888", dash="dot"), annotation_text=text,
-                      annotation_position="top left" if y_line > 0 else "bottom left", row=1, col=2)
-    fig.update_layout(margin=dict(t=150, b=240),  # axis titles, Play and slider, legend
-                      updatemenus=[dict(
-                          type="buttons", direction="left", x=0.0, xanchor="left", y=-0.27,
-                          yanchor="top", pad=dict(r=10, t=10), showactive=False,
-                          buttons=[dict(label=_("▶ Play"), method="animate",
-                                        args=[None, dict(frame=dict(duration=FRAME_MS, redraw=True),
-                                                         transition=dict(duration=0),
-                                                         fromcurrent=True, mode="immediate")]),
-                                   dict(label=_("Pause"), method="animate",
-                                        args=[[None], dict(frame=dict(duration=0, redraw=False),
-                                                           transition=dict(duration=0),
-                                                           mode="immediate")])])],
-                      sliders=[dict(
-                          active=0, x=0.3, len=0.7, y=-0.24, yanchor="top", pad=dict(t=10),
-                          currentvalue=dict(prefix=_("query position m = "), xanchor="right",
-                                            font=dict(size=14)),
-                          transition=dict(duration=0),
-                          steps=[dict(label=str(int(row[COL_M])), method="animate",
-                                      args=[[str(t)], dict(mode="immediate",
-                                                           frame=dict(duration=0, redraw=True),
-                                                           transition=dict(duration=0))])
-                                 for t, row in enumerate(rows)])])
-    fig.update_xaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
-                     constrain="domain", row=1, col=1)
-    fig.update_yaxes(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
-                     scaleanchor="x", scaleratio=1, constrain="domain", row=1, col=1)
-    fig.update_annotations(yshift=8)
+    # The rest of the layout in one unvalidated update (ui.relayout): as Plotly calls
+    # (update_* with row and col, add_hline) it cost more than everything else here.
+    dotted = dict(color="#888", dash="dot")
+    hlines = [(bound, "+|q||k|", "bottom"), (-bound, "−|q||k|", "top")]  # add_hline's form
+    notes = [note.to_plotly_json() for note in fig.layout.annotations] + [
+        dict(showarrow=False, text=text, x=0, xanchor="left", xref="x2 domain", y=y_line,
+             yanchor=anchor, yref="y2") for y_line, text, anchor in hlines]
+    ui.relayout(fig, dict(
+        xaxis=dict(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
+                   constrain="domain"),
+        yaxis=dict(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
+                   scaleanchor="x", scaleratio=1, constrain="domain"),
+        xaxis2=dict(title=dict(text=_("query position m [tokens]"))),
+        yaxis2=dict(title=dict(text="q'·k'"), range=[-1.15 * bound, 1.15 * bound]),
+        shapes=[dict(line=dotted, type="line", x0=0, x1=1, xref="x2 domain", y0=y_line,
+                     y1=y_line, yref="y2") for y_line, _text, _anchor in hlines],
+        annotations=notes,
+        margin=dict(t=150, b=240),  # axis titles, Play and slider, legend
+        updatemenus=[dict(
+            type="buttons", direction="left", x=0.0, xanchor="left", y=-0.27,
+            yanchor="top", pad=dict(r=10, t=10), showactive=False,
+            buttons=[dict(label=_("▶ Play"), method="animate",
+                          args=[None, dict(frame=dict(duration=FRAME_MS, redraw=True),
+                                           transition=dict(duration=0),
+                                           fromcurrent=True, mode="immediate")]),
+                     dict(label=_("Pause"), method="animate",
+                          args=[[None], dict(frame=dict(duration=0, redraw=False),
+                                             transition=dict(duration=0),
+                                             mode="immediate")])])],
+        sliders=[dict(
+            active=0, x=0.3, len=0.7, y=-0.24, yanchor="top", pad=dict(t=10),
+            currentvalue=dict(prefix=_("query position m = "), xanchor="right",
+                              font=dict(size=14)),
+            transition=dict(duration=0))]),
+        annotations=dict(yshift=8))
     # the legend (ui.style) sits at the bottom, under Play/Pause and the position slider
-    return fig
+
+    # The frames and the slider's steps (one each per frame, up to 120 of each) go into
+    # the kept form as plain dicts: built as Plotly objects they were validated one
+    # property at a time, most of the page's CPU. Each frame carries only what changes:
+    # the two arrow tips, the marker and the title.
+    spec = ui.freeze(fig).spec
+    spec["frames"] = [
+        {"name": str(t), "traces": [5, 6, 8],
+         "data": [{"type": "scatter", "x": [0.0, float(qx[t])], "y": [0.0, float(qy[t])]},
+                  {"type": "scatter", "x": [0.0, float(kx[t])], "y": [0.0, float(ky[t])]},
+                  {"type": "scatter", "x": [int(ms[t])], "y": [float(dots.iloc[t])]}],
+         "layout": {"title": {"text": frame_title(row, pair)}}}
+        for t, row in enumerate(rows)]
+    spec["layout"]["sliders"][0]["steps"] = [
+        {"label": str(int(row[COL_M])), "method": "animate",
+         "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
+                             "transition": {"duration": 0}}]}
+        for t, row in enumerate(rows)]
+    return ui.Frozen(spec)
 
 
 s = ui.settings()

@@ -63,7 +63,7 @@ def pe_figure(positions: int, d_model: int, base: float, device: str):
                           "(base {base})").format(positions=i18n.integer(positions),
                                                   d_model=d_model, base=ui.fmt_base(base)),
              x=_("dimension j (even: sin, odd: cos)"), y=_("position p [tokens]"), height=560)
-    fig.update_yaxes(autorange="reversed")
+    ui.relayout(fig, yaxes=dict(autorange="reversed"))
     return fig
 
 
@@ -78,7 +78,7 @@ def similarity_figure(size: int, d_model: int, base: float, device: str):
     ui.style(fig, title=_("PE_m · PE_n for positions 0 … {last}").format(last=size - 1),
              x=_("position n [tokens]"), y=_("position m [tokens]"), height=520)
     ui.square(fig)
-    fig.update_yaxes(autorange="reversed")
+    ui.relayout(fig, yaxes=dict(autorange="reversed"))
     return fig
 
 
@@ -116,7 +116,7 @@ def forms_figure(dim: int, base: float):
                     i="%{x}", error="%{y:.2e}") + "<extra>" + name + "</extra>")
     ui.style(fig, title=_("Relative error of ωᵢ in each form (log scale)"),
              x=_("pair index i"), y=_("|form − exact| / exact"), height=420)
-    fig.update_yaxes(type="log", exponentformat="power")
+    ui.relayout(fig, yaxes=dict(type="log", exponentformat="power"))
     return fig
 
 

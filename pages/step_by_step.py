@@ -110,8 +110,7 @@ def matrix_figure(q: tuple, m: int, base: float, layout: str):
                                           layout=_(LAYOUT_NAMES[layout])),
              x=_("column"), y=_("row"), height=380 + 20 * d)
     ui.square(fig, dtick=1)
-    fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(dtick=1)
+    ui.relayout(fig, xaxes=dict(dtick=1), yaxes=dict(autorange="reversed"))
     return fig
 
 

@@ -55,24 +55,22 @@ def layouts(dim: int, base: float):
 @ui.figure
 def diagram_figure():
     """One attention layer as boxes and arrows; the RoPE boxes in red."""
-    fig = go.Figure()
-    for tail, head in EDGES:
-        (x0, y0, _tail_text), (x1, y1, _head_text) = NODES[tail], NODES[head]
-        fig.add_annotation(x=x1 - 0.45, y=y1, ax=x0 + 0.45, ay=y0, xref="x", yref="y",
-                           axref="x", ayref="y", showarrow=True, arrowhead=3, arrowwidth=1.6,
-                           arrowcolor="#555", text="")
-    for name, (x, y, label) in NODES.items():
-        rope = name in ("rq", "rk")
-        fig.add_annotation(x=x, y=y, text=_(label), showarrow=False, font=dict(size=14),
-                           bgcolor="#fde0dd" if rope else "#eef3fb",
-                           bordercolor=ui.COLORS[1] if rope else ui.COLORS[0], borderwidth=2,
-                           borderpad=6)
-    fig.update_xaxes(visible=False, range=[-0.6, 7.5])
-    fig.update_yaxes(visible=False, range=[-0.5, 2.5])
+    # every arrow and box in one list: added one by one, Plotly re-validates the whole
+    # list of annotations on each addition (quadratic, most of this page's CPU)
+    arrows = [dict(x=NODES[head][0] - 0.45, y=NODES[head][1], ax=NODES[tail][0] + 0.45,
+                   ay=NODES[tail][1], xref="x", yref="y", axref="x", ayref="y",
+                   showarrow=True, arrowhead=3, arrowwidth=1.6, arrowcolor="#555", text="")
+              for tail, head in EDGES]
+    boxes = [dict(x=x, y=y, text=_(label), showarrow=False, font=dict(size=14),
+                  bgcolor="#fde0dd" if name in ("rq", "rk") else "#eef3fb",
+                  bordercolor=ui.COLORS[1] if name in ("rq", "rk") else ui.COLORS[0],
+                  borderwidth=2, borderpad=6)
+             for name, (x, y, label) in NODES.items()]
+    fig = go.Figure(layout=dict(annotations=arrows + boxes))
     ui.style(fig, title=_("One attention layer (repeated in every layer): RoPE turns q and k "
                           "only"), x="", y="", height=340)
-    fig.update_xaxes(visible=False)
-    fig.update_yaxes(visible=False)
+    ui.relayout(fig, dict(xaxis=dict(visible=False, range=[-0.6, 7.5]),
+                          yaxis=dict(visible=False, range=[-0.5, 2.5])))
     return fig
 
 
@@ -116,7 +114,7 @@ def layouts_figure(dim: int, base: float):
                          if dim > DRAWN else _("Which coordinates pair up (d = {dim})")).format(
                              dim=dim, n=DRAWN),
              x=_("coordinate j"), y="", height=300)
-    fig.update_yaxes(autorange="reversed")
+    ui.relayout(fig, yaxes=dict(autorange="reversed"))
     return fig
 
 

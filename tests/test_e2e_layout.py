@@ -5,6 +5,8 @@ For every page in the navigation and each width it checks that nothing makes
 the page wider than the window (the document and Streamlit's own scrolling
 containers), that no heading, button, label, caption, alert, formula box or
 chart sticks out past the right edge (a formula may scroll inside its own box),
+that a slider's thumb and value stay inside the slider (at its largest value too),
+that no label is cut short with an ellipsis,
 that plot titles and axis titles are drawn inside their chart, that tick labels
 have a contrast of at least 4.5:1 against the chart's background, and at 390 px
 that the sidebar is collapsed and plots take the full width (columns stacked).
@@ -138,6 +140,28 @@ OVERFLOW_JS = """
                + `"${text}" right ${Math.round(r.right)} > ${W}`);
     }
   }
+  // a slider's thumb and the value above it stay inside the slider, also at its largest
+  // value (issue 18: "Base after tuning", "Largest position" at their maximum)
+  const inMain = sel => document.querySelectorAll(`[data-testid="stMain"] ${sel}`);
+  for (const slider of inMain('[data-testid="stSlider"]')) {
+    const box = slider.getBoundingClientRect();
+    const input = slider.querySelector('input[type=range]');
+    if (!input || box.width === 0) continue;
+    const parts = [input.parentElement.parentElement,
+                   slider.querySelector('[data-testid="stSliderThumbValue"]')];
+    for (const part of parts.filter(Boolean)) {
+      const r = part.getBoundingClientRect();
+      if (r.left < box.left - 1 || r.right > box.right + 1 || r.right > W + 1)
+        out.push(`slider "${slider.innerText.split('\\n')[0].slice(0, 40)}": thumb or value `
+                 + `[${Math.round(r.left)}, ${Math.round(r.right)}] outside its slider `
+                 + `[${Math.round(box.left)}, ${Math.round(box.right)}]`);
+    }
+  }
+  // no label is cut short with an ellipsis ("every token has the same …")
+  for (const el of inMain('[data-testid="stMarkdownContainer"]')) {
+    if (getComputedStyle(el).textOverflow === 'ellipsis' && el.scrollWidth > el.clientWidth + 1)
+      out.push(`label cut with an ellipsis: "${el.innerText.slice(0, 60)}"`);
+  }
   // plot titles and axis titles are drawn inside their chart (an SVG clips them)
   for (const svg of document.querySelectorAll('[data-testid="stPlotlyChart"] .main-svg')) {
     const s = svg.getBoundingClientRect();
@@ -236,6 +260,24 @@ def test_page_fits_the_window(tabs, server, name, width):
         main = page.locator('[data-testid="stMainBlockContainer"]').bounding_box()
         content = main["width"] - 2 * 16  # its padding on a phone (1rem each side)
         assert all(c["width"] >= 0.9 * content for c in charts), (content, charts)
+
+
+# Controls at their largest values (issue 18): sliders whose thumb sits at the right end.
+EXTREMES = {"decay": "?decay_max=1000000&decay_trials=256",
+            "rotation": "?rot_step=4096&rot_frames=120&rot_i=511",
+            "sinusoidal": "?sin_positions=4096&sin_dmodel=512"}
+
+
+@pytest.mark.parametrize("width", (800, 390))
+@pytest.mark.parametrize("name", list(EXTREMES))
+def test_controls_at_their_largest_values_fit(tabs, server, name, width):
+    page = tabs(width)
+    open_path(page, server, PAGES[name] + EXTREMES[name] + "&dim=1024&base=100000000")
+    screenshot(page, f"{name}-largest-{width}")
+    assert_no_errors(page, server)
+    problems = page.evaluate(OVERFLOW_JS)
+    assert not problems, f"{PAGES[name]} at its largest values, {width} px:\n" + \
+        "\n".join(problems)
 
 
 @pytest.mark.parametrize("width", PRESENT_WIDTHS)

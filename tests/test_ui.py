@@ -43,6 +43,22 @@ def test_allocator_cap_is_accepted_on_glibc():
         assert hardening.limit_malloc_arenas()
 
 
+def test_torch_runs_one_thread_per_script_run():
+    import threading
+
+    import torch
+
+    assert hardening.limit_torch_threads()
+    assert torch.get_num_threads() == 1
+    assert hardening.limit_torch_threads()  # again (every run of app.py): still accepted
+    seen = []
+    # a new thread (Streamlit's script thread) keeps the process-wide setting
+    worker = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))
+    worker.start()
+    worker.join()
+    assert seen == [1]
+
+
 def test_legacy_guard_switches_the_mode_off(monkeypatch):
     from streamlit.runtime.pages_manager import PagesManager
 
@@ -142,3 +158,128 @@ def test_each_figure_builder_has_a_cache_of_its_own():
 
     assert first(3).spec["data"][0]["name"] == "first"
     assert second(3).spec["data"][0]["name"] == "second"
+
+
+def _figure_json(fig) -> dict:
+    import json
+
+    import plotly.io as pio
+
+    return json.loads(pio.to_json(fig, validate=False))
+
+
+@pytest.mark.parametrize("kind", ["plain", "subplots", "heatmap"])
+def test_fast_style_is_plotlys_own_update(kind):
+    """ui.style writes the layout without Plotly's validated update_* path (10x the
+    cost): the figure it makes is the one the validated path makes, and later
+    update_* calls still apply on top."""
+    import numpy as np
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    from ui import figures
+
+    def build(styler):
+        if kind == "subplots":
+            fig = make_subplots(rows=1, cols=2, subplot_titles=("a", "b"))
+            fig.add_scatter(x=[1, 2], y=[3, 4], row=1, col=2)
+        elif kind == "heatmap":
+            fig = go.Figure(go.Heatmap(z=np.eye(3)))
+        else:
+            fig = go.Figure()
+            fig.add_scatter(x=np.arange(3.0), y=np.arange(3.0))
+            fig.update_xaxes(type="log")
+        styler(fig, title="A title long enough to be wrapped onto a second line, 中文也行",
+               x="x [tokens]", y="y [rad]", height=500)
+        if kind == "heatmap":
+            ui.square(fig) if styler is figures.style else (
+                fig.update_xaxes(constrain="domain"),
+                fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain"))
+        if kind == "subplots":
+            fig.update_xaxes(title_text="changed", row=1, col=1)
+        else:
+            fig.update_yaxes(type="log")
+        fig.update_layout(margin_t=fig.layout.margin.t + 40)
+        return fig
+
+    fast, validated = build(figures.style), build(figures.style_validated)
+    assert _figure_json(fast) == _figure_json(validated)
+    assert _figure_json(fast)["layout"]["margin"]["t"] == figures.top_margin(
+        figures.wrap_title("A title long enough to be wrapped onto a second line, 中文也行")) + 40
+
+
+def test_fast_subplots_and_relayout_are_plotlys_own():
+    """ui.subplots is make_subplots, ui.relayout is update_layout/update_*axes/
+    update_annotations: the same figure, at a fraction of the cost."""
+    from plotly.subplots import make_subplots
+
+    args = dict(rows=1, cols=2, subplot_titles=("a", "b"), horizontal_spacing=0.1)
+
+    def build(fast: bool):
+        fig = ui.subplots(**args) if fast else make_subplots(**args)
+        fig.add_scatter(x=[1, 2], y=[3, 4], row=1, col=2)
+        fig.update_yaxes(scaleanchor="x2", row=1, col=2)  # rows and columns still work
+        if fast:
+            ui.relayout(fig, dict(plot_bgcolor="#c8c8c8", yaxis=dict(scaleanchor="x")),
+                        xaxes=dict(showgrid=False), yaxes=dict(autorange="reversed"),
+                        annotations=dict(yshift=10))
+        else:
+            fig.update_layout(plot_bgcolor="#c8c8c8")
+            fig.update_yaxes(scaleanchor="x", row=1, col=1)
+            fig.update_xaxes(showgrid=False)
+            fig.update_yaxes(autorange="reversed")
+            fig.update_annotations(yshift=10)
+        return fig
+
+    assert _figure_json(build(True)) == _figure_json(build(False))
+
+
+def test_shared_store_is_bounded_by_bytes_and_entries():
+    """ui.cache.Shared: least recently used first, per-function entry caps, a byte
+    budget over all functions, one computation per key, nothing kept that is
+    larger than half of the budget."""
+    import numpy as np
+
+    from ui import cache
+
+    store = cache.Shared("test", max_bytes=10_000)
+    made = []
+
+    def make(n):
+        def build():
+            made.append(n)
+            return np.zeros(n, dtype=np.uint8)  # n bytes
+        return build
+
+    a = store.get("f", 1, make(2000), max_entries=3)
+    assert store.get("f", 1, make(2000), max_entries=3) is a and made == [2000]
+    store.get("f", 2, make(2000), max_entries=3)
+    store.get("f", 3, make(2000), max_entries=3)
+    store.get("f", 4, make(2000), max_entries=3)  # a 4th entry of f: its oldest (1) goes
+    assert len(store) == 3 and store.nbytes == 6000
+    store.get("f", 2, make(2000), max_entries=3)  # 2 is now the most recent of f
+    store.get("g", 1, make(2400), max_entries=3)
+    store.get("g", 2, make(2400), max_entries=3)  # 10,800 bytes: the oldest (f 3) goes
+    assert store.nbytes == 8800 and len(store) == 4
+    store.get("f", 3, make(2000), max_entries=3)  # recomputed
+    assert made.count(2000) == 5
+    store.get("h", 1, make(5001), max_entries=3)  # over half of the budget: not kept
+    assert store.nbytes <= 10_000 and all(k[0] != "h" for k in store._entries)
+    store.clear("g")
+    assert all(k[0] == "f" for k in store._entries)
+    store.clear()
+    assert len(store) == 0 and store.nbytes == 0
+
+
+def test_size_of_counts_the_buffers():
+    import numpy as np
+    import torch
+
+    from ui import cache
+
+    frame = pd.DataFrame({"x": np.arange(1000, dtype=np.float64)})
+    assert 8000 <= cache.size_of(frame) <= 8000 + 1000  # 8 bytes a value, plus the index
+    assert cache.size_of(torch.zeros(100, dtype=torch.float32)) == 400
+    assert cache.size_of({"a": frame, "b": np.zeros(10)}) >= 8080
+    fig = ui.freeze(__import__("plotly.graph_objects").graph_objects.Figure())
+    assert cache.size_of(fig) == fig.nbytes > 0

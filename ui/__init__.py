@@ -16,7 +16,19 @@ Pages use the names re-exported here (``import ui``; ``ui.slider(...)``).
 
 from .controls import choice, multiselect, number, select_slider, slider, text, toggle
 from .css import page_style
-from .figures import COLORS, FONT, Frozen, figure, freeze, presented, show, square, style
+from .figures import (
+                      COLORS,
+                      FONT,
+                      Frozen,
+                      figure,
+                      freeze,
+                      presented,
+                      relayout,
+                      show,
+                      square,
+                      style,
+                      subplots,
+)
 from .formatting import explain, fmt_base, slug
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
@@ -32,7 +44,8 @@ from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
 
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
-    "COLORS", "FONT", "Frozen", "figure", "freeze", "presented", "show", "square", "style",
+    "COLORS", "FONT", "Frozen", "figure", "freeze", "presented", "relayout", "show", "square",
+    "style", "subplots",
     "page_style",
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",

@@ -29,6 +29,12 @@ BASE_CSS = """
 [data-testid="stMain"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
   min-width: min(100%, 14rem);
 }
+/* A toggle's or checkbox's label wraps onto a second line instead of ending in an
+   ellipsis ("every token has the same …" in a narrow column at 800 px). */
+[data-testid="stCheckbox"] [data-testid="stMarkdownContainer"],
+[data-testid="stCheckbox"] [data-testid="stMarkdownContainer"] p {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
 [data-testid="stDownloadButton"] button p, [data-testid="stButton"] button p,
 [data-testid="stMetricValue"] > div, [data-testid="stMetricLabel"] p,
 [data-testid="stPageLink"] a span, [data-testid="stPageLink"] p {

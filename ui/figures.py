@@ -13,6 +13,7 @@ The CSV downloads keep the full float64 values.
 from __future__ import annotations
 
 import base64
+import copy
 import functools
 import json
 import re
@@ -24,8 +25,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
 from plotly.basedatatypes import BaseFigure
+from plotly.subplots import make_subplots
 
-from . import i18n
+from . import cache, i18n
 
 TEXT = "#1f2328"  # the app's text colour: 15.8:1 on white (the theme's grey ticks were 3.7:1)
 AXIS_LINE = "#57606a"  # axis lines and ticks: 6.2:1 on white
@@ -91,15 +93,95 @@ def top_margin(title: str) -> int:
 LEGEND_MARGIN = 110  # px under the plot: tick labels, the x-axis title, one legend row
 
 
+def _merge(into: dict, update: dict) -> None:
+    """Deep-merge ``update`` into ``into`` (nested dicts merged, other values replaced),
+    as Plotly's ``update`` does."""
+    for key, value in update.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
+_AXIS_KEY = re.compile(r"[xy]axis[0-9]*")
+
+
+def relayout(fig: go.Figure, layout: dict | None = None, *, xaxes: dict | None = None,
+             yaxes: dict | None = None, annotations: dict | None = None) -> go.Figure:
+    """``fig.update_layout(layout)``, then ``fig.update_xaxes(xaxes)``,
+    ``fig.update_yaxes(yaxes)`` (every x or y axis of the figure, all its subplots)
+    and ``fig.update_annotations(annotations)`` (every annotation), without
+    Plotly's per-property path parsing, validation and relayout machinery: that
+    cost about 15 ms per figure in :func:`style` (4 to 8 ms per ``update_*``
+    call), more than the rest of a typical figure. Nothing is validated, so
+    ``layout`` and the dicts must be written as Plotly writes them in
+    ``fig.to_dict()``: nested dicts (``title=dict(text=...)``, never the
+    ``title_text`` shorthand), valid property names and values. tests/test_ui.py
+    checks it against the validated path. Later ``fig.update_*`` calls work as
+    usual (Plotly keeps the figure's layout as this very dict and reads it back on
+    every access)."""
+    props = fig._layout  # Plotly's own store of the figure's layout (plotly 7.1, pinned)
+    _merge(props, copy.deepcopy(layout or {}))
+    for letter, update in (("x", xaxes), ("y", yaxes)):
+        if update is None:
+            continue
+        keys = [k for k in props if _AXIS_KEY.fullmatch(k) and k[0] == letter] or \
+            [f"{letter}axis"]
+        for key in keys:
+            props.setdefault(key, {})
+            _merge(props[key], copy.deepcopy(update))
+    for note in props.get("annotations", ()) if annotations else ():
+        _merge(note, copy.deepcopy(annotations))
+    return fig
+
+
+class _Captured:
+    """Stands in for the figure make_subplots fills: keeps the layout it computes."""
+
+    def update_layout(self, layout) -> None:
+        self.layout = layout
+
+
+def subplots(**kwargs) -> go.Figure:
+    """``plotly.subplots.make_subplots(**kwargs)`` at a fifth of the cost: the same
+    grid and layout (tests/test_ui.py compares them), handed to the Figure's
+    constructor instead of its validated ``update_layout`` (about 9 ms per figure)."""
+    captured = _Captured()
+    make_subplots(figure=captured, **kwargs)
+    fig = go.Figure(layout=captured.layout)
+    fig.__dict__["_grid_ref"] = captured.__dict__["_grid_ref"]  # as make_subplots does
+    fig.__dict__["_grid_str"] = captured.__dict__["_grid_str"]
+    return fig
+
+
 def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> go.Figure:
     """Titled axes with units, readable high-contrast fonts, legend below the plot.
     A long title is wrapped onto lines that fit a phone."""
+    title = wrap_title(title)
+    layout = dict(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
+                             yanchor="top", pad=dict(t=14)),
+                  font=dict(FONT), height=height,
+                  margin=dict(l=70, r=20, t=top_margin(title), b=LEGEND_MARGIN),
+                  # at the bottom of the figure, under the x-axis title, never on it
+                  legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
+                              xanchor="left", x=0),
+                  hoverlabel=dict(font=dict(size=13)))
+    axis = dict(showline=True, linecolor=AXIS_LINE, tickcolor=AXIS_LINE, mirror=False,
+                automargin=True, tickfont=dict(color=TEXT))
+    return relayout(fig, layout,
+                              xaxes=dict(axis, title=dict(text=x, font=dict(color=TEXT))),
+                              yaxes=dict(axis, title=dict(text=y, font=dict(color=TEXT))))
+
+
+def style_validated(fig: go.Figure, *, title: str, x: str, y: str,
+                    height: int = 440) -> go.Figure:
+    """:func:`style` through Plotly's validated ``update_*`` calls: the reference
+    that tests/test_ui.py compares :func:`style` with."""
     title = wrap_title(title)
     fig.update_layout(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
                                  yanchor="top", pad=dict(t=14)),
                       font=FONT, height=height,
                       margin=dict(l=70, r=20, t=top_margin(title), b=LEGEND_MARGIN),
-                      # at the bottom of the figure, under the x-axis title, never on it
                       legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
                                   xanchor="left", x=0),
                       hoverlabel=dict(font_size=13))
@@ -112,9 +194,12 @@ def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> g
 
 def square(fig: go.Figure, **axis) -> go.Figure:
     """Equal x and y scale (heatmaps of matrices, rotation planes), no padding."""
-    fig.update_xaxes(constrain="domain", **axis)
-    fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain", **axis)
-    return fig
+    if any("_" in key or isinstance(value, dict) for key, value in axis.items()):
+        fig.update_xaxes(constrain="domain", **axis)  # shorthands: Plotly's own path
+        fig.update_yaxes(scaleanchor="x", scaleratio=1, constrain="domain", **axis)
+        return fig
+    return relayout(fig, xaxes=dict(axis, constrain="domain"),
+                    yaxes=dict(axis, scaleanchor="x", scaleratio=1, constrain="domain"))
 
 
 # ------------------------------------------------------ built once, sent as is ----
@@ -145,8 +230,16 @@ class Frozen(BaseFigure):
     a Plotly figure only for ``to_dict()``, which here returns the kept form
     (no copy, no validation). Read-only; build a new one to change it."""
 
-    def __init__(self, spec: dict) -> None:  # noqa: D107 (BaseFigure's init is skipped)
-        self._spec = spec
+    def __init__(self, spec: dict, nbytes: int | None = None) -> None:  # noqa: D107
+        self._spec = spec  # (BaseFigure's init is skipped)
+        self._nbytes = nbytes
+
+    @property
+    def nbytes(self) -> int:
+        """About the memory the spec holds: the length of its JSON."""
+        if self._nbytes is None:
+            object.__setattr__(self, "_nbytes", len(json.dumps(self._spec)))
+        return self._nbytes
 
     def to_dict(self) -> dict:
         return self._spec
@@ -159,31 +252,32 @@ class Frozen(BaseFigure):
         return (Frozen, (self._spec,))
 
 
-def freeze(fig: go.Figure) -> Frozen:
-    """The figure as Streamlit will send it, computed once."""
-    return Frozen(_narrow(json.loads(pio.to_json(fig, validate=False))))
+def freeze(fig: go.Figure | Frozen) -> Frozen:
+    """The figure as Streamlit will send it, computed once. A builder may return a
+    Frozen figure itself (a spec it completed with plain dicts, e.g. animation
+    frames, which Plotly would otherwise validate one property at a time)."""
+    if isinstance(fig, Frozen):
+        return fig
+    text = pio.to_json(fig, validate=False)
+    return Frozen(_narrow(json.loads(text)), nbytes=len(text))
 
 
 def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
     """Cache a figure builder (a function of plain numbers, strings and tuples
-    returning a ``go.Figure``) for every visitor, as a :class:`Frozen` figure.
+    returning a ``go.Figure``) for every visitor, as a :class:`Frozen` figure,
+    at most ``max_entries`` per builder and :data:`ui.cache.FIGURE_BYTES` in all.
 
     The figure's words are in the run's language (the builder calls ``_``), so
     the language is part of the cache key: one figure per setting and language."""
     def wrap(f: Callable) -> Callable:
-        def build(lang: str, *args, **kwargs) -> Frozen:
-            return freeze(f(*args, **kwargs))
-        # Streamlit keys a cache on the function's module, qualified name and
-        # source: those of ``f`` (with its file, as pages all run as __main__),
-        # so that every builder gets a cache of its own.
-        build.__module__ = f"{f.__module__}:{f.__code__.co_filename}"
-        build.__qualname__ = f.__qualname__
-        cached = st.cache_resource(max_entries=max_entries, show_spinner=False)(build)
+        # pages all run as __main__: the builder's file tells builders apart
+        name = f"{f.__module__}:{f.__code__.co_filename}.{f.__qualname__}"
 
         @functools.wraps(f)
         def in_language(*args, **kwargs) -> Frozen:
-            return cached(i18n.lang(), *args, **kwargs)
-        in_language.clear = cached.clear
+            return cache.FIGURES.get(name, (i18n.lang(), cache.key_of(args, kwargs)),
+                                     lambda: freeze(f(*args, **kwargs)), max_entries)
+        in_language.clear = lambda: cache.FIGURES.clear(name)
         return in_language
     return wrap(fn) if fn is not None else wrap
 

@@ -59,3 +59,39 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
         return bool(libc.mallopt(M_ARENA_MAX, int(arenas)))
     except (OSError, AttributeError):
         return False
+
+
+TORCH_THREADS = 1
+
+
+def limit_torch_threads(threads: int = TORCH_THREADS) -> bool:
+    """One PyTorch thread per script run: no intra-op or inter-op pools.
+
+    Streamlit runs every session's script in a thread of its own, and each
+    Python thread that calls a parallel PyTorch kernel becomes the master of an
+    OpenMP team of its own, sized by default to the machine's cores: thirty
+    students on a 2-core host could mean dozens of worker threads for two cores
+    (issue 18 saw the server burn almost as much system CPU as user CPU under
+    load). The app's tensors are small (at most a few million values), and a
+    loaded server's cores are already kept busy by the sessions themselves, so
+    splitting a kernel over threads gains nothing there. Measured on the shared
+    2-core machine (8 Python threads of small kernels, indicative): the same
+    user CPU, system CPU 0.27–0.38 s against 0.42–0.52 s with PyTorch's default
+    two threads; a single run on an idle machine may finish sooner with two.
+    ``torch.set_num_threads`` is process-wide (PyTorch applies it to each new
+    thread's first parallel region); ``set_num_interop_threads`` may only be
+    called before the first inter-op work, so a second call (a rerun of app.py)
+    leaves it as it is. Same effect as starting the server with
+    OMP_NUM_THREADS=1. Returns True when PyTorch now uses ``threads`` intra-op
+    threads.
+    """
+    import torch
+
+    if torch.get_num_threads() != threads:
+        torch.set_num_threads(threads)
+    try:
+        if torch.get_num_interop_threads() != threads:
+            torch.set_num_interop_threads(threads)
+    except RuntimeError:  # inter-op work already started: the pool stays as it is
+        pass
+    return torch.get_num_threads() == threads

@@ -2,9 +2,11 @@
 
 Memory per visitor stays small because nothing is copied per session:
 
-* :func:`table` caches a function's result once per setting with
-  ``st.cache_resource`` (the same object for every session; ``st.cache_data``
-  would hand each run its own unpickled copy). Results are read-only.
+* :func:`table` caches a function's result once per setting in a store shared
+  by every session (:mod:`ui.cache`: the same object for every session, as
+  ``st.cache_resource`` would give, bounded by bytes as well as entries;
+  ``st.cache_data`` would hand each run its own unpickled copy). Results are
+  read-only.
 * :func:`download` gives the download button a small recipe (function name and
   arguments), not the table: the CSV bytes are made on click from the cached
   result and cached themselves, per setting, in a bounded cache, so 30
@@ -20,10 +22,13 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from . import cache
 from .i18n import _, integer, lang
 
 CACHE_ENTRIES = 32  # results kept per cached function (least recently used goes)
 CSV_ENTRIES = 8  # CSV files kept in memory
+CSV_BYTES = 48 * cache.MIB  # ... and at most this many bytes of them
+CSVS = cache.Shared("csv", CSV_BYTES)
 MAX_CSV_CELLS = 2**20  # rows x columns of any one download (about 20 MB of CSV)
 
 _TABLES: dict[str, Callable] = {}
@@ -31,11 +36,18 @@ _TABLES: dict[str, Callable] = {}
 
 def table(fn: Callable | None = None, *, max_entries: int = CACHE_ENTRIES):
     """Cache ``fn`` (a function of plain numbers, strings and tuples) for every
-    session, bounded to ``max_entries`` settings, and register it for CSVs."""
+    session, bounded to ``max_entries`` settings (and by bytes, with every other
+    table: :data:`ui.cache.TABLES`), and register it for CSVs."""
     def wrap(f: Callable) -> Callable:
-        cached = st.cache_resource(max_entries=max_entries, show_spinner=False)(f)
-        name = f"{f.__module__}.{f.__qualname__}"
+        # pages all run as __main__: their file tells their functions apart
+        name = f"{f.__module__}:{f.__code__.co_filename}.{f.__qualname__}"
+
+        @functools.wraps(f)
+        def cached(*args, **kwargs):
+            return cache.TABLES.get(name, cache.key_of(args, kwargs),
+                                    lambda: f(*args, **kwargs), max_entries)
         cached.table_name = name
+        cached.clear = lambda: cache.TABLES.clear(name)
         _TABLES[name] = cached
         return cached
     return wrap(fn) if fn is not None else wrap
@@ -53,10 +65,11 @@ def read_csv(data: bytes) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data))
 
 
-@st.cache_resource(max_entries=CSV_ENTRIES, show_spinner=False)
 def _cached_csv(name: str, args: tuple, part: str | None) -> bytes:
-    result = _TABLES[name](*args)
-    return csv_bytes(result if part is None else result[part])
+    def write() -> bytes:
+        result = _TABLES[name](*args)
+        return csv_bytes(result if part is None else result[part])
+    return CSVS.get(name, cache.key_of((args, part), {}), write, CSV_ENTRIES)
 
 
 def _result(fn: Callable, args: tuple, part: str | None) -> pd.DataFrame:
