@@ -317,6 +317,13 @@ else:
         c3.caption(_("{model}: its `config.json` does not say how long it was trained; L is "
                      "its configured context, {length} tokens; s chosen here.").format(
             model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
+    elif base_cfg.training_context != base_cfg.original_context:
+        c3.caption(_("{model}: L = {length} tokens, where its own scaling starts "
+                     "(original_max_position_embeddings); trained at {trained} tokens; "
+                     "configured for {configured} tokens.").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context),
+            trained=i18n.integer(base_cfg.training_context),
+            configured=i18n.integer(base_cfg.max_context)))
     elif own_factor > 1:
         c3.caption(_("{model}: trained at L = {length} tokens, s = {factor} from its own "
                      "scaling; configured for {configured} tokens.").format(

@@ -262,10 +262,13 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
         _("layout: {layout}").format(layout=f"`{m['layout']}`"),
         _("method: {method}").format(method=_(rc.SCALING_LABELS[m["method"]])),
         _("parameters: {parameters}").format(parameters=parameters(cfg)),
-        (_("training context L: {n} tokens").format(n=i18n.integer(cfg.training_context))
-         if cfg.training_context is not None else
-         _("training context: not given by `config.json`; L is taken as its configured "
-           "context")),
+        (_("training context: not given by `config.json`; L is taken as its configured "
+           "context") if cfg.training_context is None else
+         _("training context L: {n} tokens").format(n=i18n.integer(cfg.training_context))
+         if cfg.training_context == cfg.original_context else
+         _("training context: {n} tokens; its scaling's L (original_max_position_embeddings): "
+           "{length} tokens").format(n=i18n.integer(cfg.training_context),
+                                     length=i18n.integer(cfg.original_context))),
         _("maximum (configured) context: {n} tokens").format(
             n=i18n.integer(int(m["max context [tokens]"]))),
         _("longest wavelength: {n} tokens").format(
