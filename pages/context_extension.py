@@ -178,69 +178,72 @@ def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
 
 def regimes(tables: dict) -> tuple[list, list]:
     """The scaled methods, and each one's regime per pair (kept, blended, interpolated)."""
-    spectra = tables["spectra"]
+    by_method = {m: block["regime"].tolist()
+                 for m, block in tables["spectra"].groupby("method", sort=False)}
     order = [m for m in tables["attention"]["method"] if m != "none"]
-    return order, [list(spectra.loc[spectra["method"] == m, "regime"]) for m in order]
+    return order, [by_method[m] for m in order]
 
 
 @ui.figure
-def regime_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def regime_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """Which pairs each method keeps, blends or interpolates."""
     tables = extension(cfg_key, factor)
     order, regime_rows = regimes(tables)
     pairs = int((tables["spectra"]["method"] == "none").sum())
-    codes = np.array([[REGIME_CODES[r] for r in row] for row in regime_rows])  # (methods, pairs)
-    names = np.array([_(REGIME_NAMES[r]) for r in REGIME_CODES], dtype=object)
-    fig = go.Figure(go.Heatmap(
-        z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
-        customdata=names[codes],
+    codes = [[REGIME_CODES[r] for r in row] for row in regime_rows]  # (methods, pairs)
+    names = {r: _(REGIME_NAMES[r]) for r in REGIME_CODES}
+    heatmap = dict(
+        type="heatmap", z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
+        customdata=[[names[r] for r in row] for row in regime_rows],
         zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
         colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
                     [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
                     [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
-        colorbar=dict(tickvals=[0, 1, 2], ticktext=[_(REGIME_NAMES[r]) for r in REGIME_CODES],
-                      title=_("pair is")),
-        hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>"))
-    ui.style(fig, title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
-             x=_("pair index i"), y="", height=120 + 45 * len(order))
-    return fig
+        colorbar=dict(tickvals=[0, 1, 2], ticktext=[names[r] for r in REGIME_CODES],
+                      title=dict(text=_("pair is"))),
+        hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>")
+    return lines_figure(
+        [heatmap], title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
+        x=_("pair index i"), y="", height=120 + 45 * len(order))
 
 
 @ui.figure
-def attention_factor_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def attention_factor_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """The logit multiplier a² of each method."""
     tables, colors, _dashes = method_styles(cfg_key, factor)
     attention = tables["attention"]
     methods = list(attention["method"])
-    fig = go.Figure(go.Bar(x=[_(rc.SCALING_LABELS[m]) for m in methods],
-                           y=attention["logit multiplier"],
-                           marker_color=[colors[m] for m in methods],
-                           text=[f"a = {a:.4f}" for a in attention["attention factor"]],
-                           hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>"))
-    ui.style(fig, title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
-             x=_("method"), y=_("a² (logit multiplier)"), height=380)
-    return fig
+    bar = dict(type="bar", x=[_(rc.SCALING_LABELS[m]) for m in methods],
+               y=attention["logit multiplier"].to_numpy(),
+               marker=dict(color=[colors[m] for m in methods]),
+               text=[f"a = {a:.4f}" for a in attention["attention factor"]],
+               hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>")
+    return lines_figure(
+        [bar], title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
+        x=_("method"), y=_("a² (logit multiplier)"), height=380)
 
 
 @ui.figure
-def softmax_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def softmax_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """A fixed row of logits through softmax, plain and with each attention factor."""
     softmax = extension(cfg_key, factor)["softmax"]
-    fig = go.Figure()
+    bars = []
     for n, (label, block) in enumerate(softmax.groupby("method", sort=False)):
         if n == 0:
-            fig.add_bar(x=block["key"], y=block["weight"], name=_("plain softmax (a = 1)"),
-                        marker_color="#999")
+            bars.append(dict(type="bar", x=block["key"].to_numpy(),
+                             y=block["weight"].to_numpy(), name=_("plain softmax (a = 1)"),
+                             marker=dict(color="#999")))
         if float(block["attention factor"].iloc[0]) != 1.0:
-            fig.add_bar(x=block["key"], y=block["weight with factor"],
-                        name=f"{label}: a = {block['attention factor'].iloc[0]:.4f}",
-                        marker_color=ui.COLORS[(n + 1) % len(ui.COLORS)])
+            bars.append(dict(type="bar", x=block["key"].to_numpy(),
+                             y=block["weight with factor"].to_numpy(),
+                             name=f"{label}: a = {block['attention factor'].iloc[0]:.4f}",
+                             marker=dict(color=ui.COLORS[(n + 1) % len(ui.COLORS)])))
     logits = list(softmax.groupby("method", sort=False).get_group(
         softmax["method"].iloc[0])["logit"])
-    ui.style(fig, title=_("Softmax of the logits {logits}").format(
-        logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"), y=_("attention weight"),
-             height=380)
-    return fig
+    return lines_figure(
+        bars, title=_("Softmax of the logits {logits}").format(
+            logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"),
+        y=_("attention weight"), height=380)
 
 
 @ui.figure
@@ -270,22 +273,21 @@ def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int
 
 @ui.figure
 def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
-                beta_slow: float, truncate: bool) -> go.Figure:
+                beta_slow: float, truncate: bool) -> ui.Frozen:
     """YaRN's share of interpolation per pair: linear in i (app) and linear in r (paper)."""
     ramps = yarn_ramps(model, factor, dim, base, L, beta_fast, beta_slow, truncate)
-    fig = go.Figure()
-    for n, (column, name) in enumerate((
-            ("ramp linear in i (app, transformers)",
-             _("linear in the pair index i (this app, transformers, YaRN's code)")),
-            ("ramp linear in r (paper)", _("linear in the turn count r = L/λ (YaRN's paper)")))):
-        fig.add_scatter(x=ramps["pair"], y=ramps[column], name=name, mode="lines+markers",
-                        marker=dict(size=4), line=dict(color=ui.COLORS[n],
-                                                       dash="solid" if n == 0 else "dash"),
-                        hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
-    ui.style(fig, title=_("YaRN's ramp: the code against the paper"),
-             x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
-             height=360)
-    return fig
+    traces = [dict(type="scatter", x=ramps["pair"].to_numpy(), y=ramps[column].to_numpy(),
+                   name=name, mode="lines+markers", marker=dict(size=4),
+                   line=dict(color=ui.COLORS[n], dash="solid" if n == 0 else "dash"),
+                   hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
+              for n, (column, name) in enumerate((
+                  ("ramp linear in i (app, transformers)",
+                   _("linear in the pair index i (this app, transformers, YaRN's code)")),
+                  ("ramp linear in r (paper)",
+                   _("linear in the turn count r = L/λ (YaRN's paper)"))))]
+    return lines_figure(traces, title=_("YaRN's ramp: the code against the paper"),
+                        x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
+                        height=360)
 
 
 def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: str, title: str,
