@@ -256,7 +256,7 @@ def spectrum_table(configs) -> pd.DataFrame:
 # --- distances, decay -----------------------------------------------------------------
 
 EXTENSION_PARTS = ("spectra", "decay", "attention", "softmax", "dynamic")
-EXTENSION_POINTS = 1000  # distances per method on the Context extension page
+EXTENSION_POINTS = 500  # distances per method on the Context extension page
 
 
 def distance_samples(max_distance: int, axis: str = "linear",
@@ -484,7 +484,7 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     if "spectra" in parts:
         tables["spectra"] = spectrum_table(configs)
     if "decay" in parts:
-        # every method's curves on one chart: 1000 distances each keeps the page's first
+        # every method's curves on one chart: 500 distances each keeps the page's first
         # open under 300 KB (the ripples of fast pairs are finer than either grid anyway)
         tables["decay"] = decay_table(configs, axis, EXTENSION_POINTS)
     if {"attention", "softmax"} & set(parts):
