@@ -1,5 +1,6 @@
 """Context extension: one model, every scaling method on the same axes."""
 
+import base64
 import math
 import re
 
@@ -27,14 +28,64 @@ REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
 REGIME_COLORS = ["#2ca02c", "#ff7f0e", "#d62728"]
 # transformers' `factor` of dynamic NTK: its own knob (1 = YaRN's definition, alpha = n / L)
 DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
-SPECTRA_AXIS = "linear"  # the extension tables' entry whose spectra every axis shares
 DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
 
 
+AXIS_FREE = ("spectra", "attention", "softmax")  # the same tables on either distance axis
+
+
 @ui.table
-def extension(key: tuple, factor: float, axis: str) -> dict:
-    """Every table of the comparison (rope_core.compare.extension_tables)."""
-    return compare.extension_tables(compare.config_from_key(key), factor, axis)
+def extension(key: tuple, factor: float) -> dict:
+    """The comparison's tables that do not depend on the distance axis (spectra,
+    attention factors, softmax; rope_core.compare.extension_tables), once per setting."""
+    return compare.extension_tables(compare.config_from_key(key), factor, parts=AXIS_FREE)
+
+
+@ui.table
+def extension_decay(key: tuple, factor: float, axis: str) -> dict:
+    """The comparison's decay table on ``axis`` (rope_core.compare.extension_tables)."""
+    return compare.extension_tables(compare.config_from_key(key), factor, axis,
+                                    parts=("decay",))
+
+
+def typed(values) -> dict | list:
+    """A numeric column as Plotly.js's typed array (base64, 32-bit, as ui.freeze sends
+    numpy arrays); anything else as a list."""
+    a = np.asarray(values)
+    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
+    if kind is None:
+        return a.tolist()
+    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
+
+
+def hline(y: float, color: str) -> dict:
+    """A dotted line across the plot at height y (what fig.add_hline writes)."""
+    return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y,
+                line=dict(color=color, dash="dot"))
+
+
+def vline(x: float, color: str) -> dict:
+    """A dotted line up the plot at x (what fig.add_vline writes)."""
+    return dict(type="line", xref="x", x0=x, x1=x, yref="y domain", y0=0, y1=1,
+                line=dict(color=color, dash="dot"))
+
+
+def lines_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
+                 xaxes: dict | None = None, yaxes: dict | None = None,
+                 shapes: tuple = (), annotations: tuple = ()) -> ui.Frozen:
+    """A styled figure of ``traces`` (trace dicts, numeric arrays as :func:`typed`), built
+    as the kept form directly: Plotly validating each trace property by property was most
+    of this page's CPU."""
+    fig = ui.relayout(go.Figure(), xaxes=xaxes, yaxes=yaxes)
+    ui.style(fig, title=title, x=x, y=y, height=height)
+    spec = ui.freeze(fig).spec
+    spec["data"] = [{k: typed(v) if k in ("x", "y") else v for k, v in t.items()}
+                    for t in traces]
+    if shapes:
+        spec["layout"]["shapes"] = list(shapes)
+    if annotations:
+        spec["layout"]["annotations"] = list(annotations)
+    return ui.Frozen(spec)
 
 
 @ui.table
@@ -64,12 +115,14 @@ def yarn_ramps(model: str, factor: float, dim: int, base: float, L: int, beta_fa
                          "difference paper - app": (paper - code).numpy()})
 
 
-def method_styles(cfg_key: tuple, factor: float, axis: str = SPECTRA_AXIS
+def method_styles(cfg_key: tuple, factor: float, axis: str | None = None
                   ) -> tuple[dict, dict, dict]:
     """The tables, and a colour and a dash per method: solid for no scaling and the
     model's own method, dashed for the others. Spectra, attention factors and the softmax
-    do not depend on the distance axis: they come from the ``SPECTRA_AXIS`` entry."""
-    tables = extension(cfg_key, factor, axis)
+    do not depend on the distance axis; the decay table is the one on ``axis``."""
+    tables = dict(extension(cfg_key, factor))
+    if axis is not None:
+        tables["decay"] = extension_decay(cfg_key, factor, axis)["decay"]
     own = compare.config_from_key(cfg_key).method
     methods = list(tables["attention"]["method"])
     colors = {m: ui.COLORS[n % len(ui.COLORS)] for n, m in enumerate(methods)}
@@ -77,9 +130,9 @@ def method_styles(cfg_key: tuple, factor: float, axis: str = SPECTRA_AXIS
     return tables, colors, dashes
 
 
-def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> go.Figure:
-    """One line per method of the spectra column ``column`` against the pair index (trace
-    dicts given to the constructor at once: a third of add_scatter's cost)."""
+def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> list[dict]:
+    """One line per method of the spectra column ``column`` against the pair index, as
+    trace dicts."""
     tables, colors, dashes = method_styles(cfg_key, factor)
     traces = []
     for m, block in tables["spectra"].groupby("method", sort=False):
@@ -89,154 +142,156 @@ def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> go
                            line=dict(color=colors[m], dash=dashes[m]), marker=dict(size=4),
                            legendgroup=m, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
                            label + "</extra>"))
-    return go.Figure(data=traces, layout=dict(yaxis=dict(type="log", exponentformat="power")))
+    return traces
+
+
+LOG_AXIS = dict(type="log", exponentformat="power")
 
 
 @ui.figure
-def ratio_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def ratio_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """θ′ᵢ/θᵢ per pair under each method."""
-    fig = spectrum_lines(cfg_key, factor, "ratio theta/theta plain", "θ′/θ=%{y:.4f}")
-    ui.style(fig, title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"),
-             y=_("ratio θ′ᵢ/θᵢ"), height=420)
-    return fig
+    return lines_figure(
+        spectrum_lines(cfg_key, factor, "ratio theta/theta plain", "θ′/θ=%{y:.4f}"),
+        title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"), y=_("ratio θ′ᵢ/θᵢ"),
+        height=420, yaxes=LOG_AXIS)
 
 
 @ui.figure
-def wavelength_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """Wavelengths under each method, L and s·L dotted."""
     cfg = compare.config_from_key(cfg_key)
     L = cfg.original_context
-    fig = spectrum_lines(cfg_key, factor, "wavelength [tokens]",
-                         _("λ={value} tokens").format(value="%{y:,.1f}"))
-    ui.style(fig, title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"),
-             x=_("pair index i"), y=_("wavelength [tokens]"), height=420)
-    for tokens, text, color in ((L, "L", "black"),
-                                (compare.extended_context(cfg, factor), "s·L", "gray")):
-        fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
-        fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
-                           yanchor="bottom",
-                           text=_("{length} = {n} tokens").format(length=text,
-                                                                  n=i18n.integer(tokens)),
-                           showarrow=False, font=dict(size=13, color=color))
-    return fig
+    marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "gray"))
+    return lines_figure(
+        spectrum_lines(cfg_key, factor, "wavelength [tokens]",
+                       _("λ={value} tokens").format(value="%{y:,.1f}")),
+        title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"), x=_("pair index i"),
+        y=_("wavelength [tokens]"), height=420, yaxes=LOG_AXIS,
+        shapes=tuple(hline(tokens, color) for tokens, _text, color in marks),
+        annotations=tuple(
+            dict(x=0, xref="paper", xanchor="left", y=math.log10(tokens), yanchor="bottom",
+                 text=_("{length} = {n} tokens").format(length=text, n=i18n.integer(tokens)),
+                 showarrow=False, font=dict(size=13, color=color))
+            for tokens, text, color in marks))
 
 
 def regimes(tables: dict) -> tuple[list, list]:
     """The scaled methods, and each one's regime per pair (kept, blended, interpolated)."""
-    spectra = tables["spectra"]
+    by_method = {m: block["regime"].tolist()
+                 for m, block in tables["spectra"].groupby("method", sort=False)}
     order = [m for m in tables["attention"]["method"] if m != "none"]
-    return order, [list(spectra.loc[spectra["method"] == m, "regime"]) for m in order]
+    return order, [by_method[m] for m in order]
 
 
 @ui.figure
-def regime_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def regime_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """Which pairs each method keeps, blends or interpolates."""
-    tables = extension(cfg_key, factor, SPECTRA_AXIS)
+    tables = extension(cfg_key, factor)
     order, regime_rows = regimes(tables)
     pairs = int((tables["spectra"]["method"] == "none").sum())
-    codes = np.array([[REGIME_CODES[r] for r in row] for row in regime_rows])  # (methods, pairs)
-    names = np.array([_(REGIME_NAMES[r]) for r in REGIME_CODES], dtype=object)
-    fig = go.Figure(go.Heatmap(
-        z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
-        customdata=names[codes],
+    codes = [[REGIME_CODES[r] for r in row] for row in regime_rows]  # (methods, pairs)
+    names = {r: _(REGIME_NAMES[r]) for r in REGIME_CODES}
+    heatmap = dict(
+        type="heatmap", z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
+        customdata=[[names[r] for r in row] for row in regime_rows],
         zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
         colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
                     [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
                     [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
-        colorbar=dict(tickvals=[0, 1, 2], ticktext=[_(REGIME_NAMES[r]) for r in REGIME_CODES],
-                      title=_("pair is")),
-        hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>"))
-    ui.style(fig, title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
-             x=_("pair index i"), y="", height=120 + 45 * len(order))
-    return fig
+        colorbar=dict(tickvals=[0, 1, 2], ticktext=[names[r] for r in REGIME_CODES],
+                      title=dict(text=_("pair is"))),
+        hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>")
+    return lines_figure(
+        [heatmap], title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
+        x=_("pair index i"), y="", height=120 + 45 * len(order))
 
 
 @ui.figure
-def attention_factor_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def attention_factor_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """The logit multiplier a² of each method."""
     tables, colors, _dashes = method_styles(cfg_key, factor)
     attention = tables["attention"]
     methods = list(attention["method"])
-    fig = go.Figure(go.Bar(x=[_(rc.SCALING_LABELS[m]) for m in methods],
-                           y=attention["logit multiplier"],
-                           marker_color=[colors[m] for m in methods],
-                           text=[f"a = {a:.4f}" for a in attention["attention factor"]],
-                           hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>"))
-    ui.style(fig, title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
-             x=_("method"), y=_("a² (logit multiplier)"), height=380)
-    return fig
+    bar = dict(type="bar", x=[_(rc.SCALING_LABELS[m]) for m in methods],
+               y=attention["logit multiplier"].to_numpy(),
+               marker=dict(color=[colors[m] for m in methods]),
+               text=[f"a = {a:.4f}" for a in attention["attention factor"]],
+               hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>")
+    return lines_figure(
+        [bar], title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
+        x=_("method"), y=_("a² (logit multiplier)"), height=380)
 
 
 @ui.figure
-def softmax_figure(cfg_key: tuple, factor: float) -> go.Figure:
+def softmax_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """A fixed row of logits through softmax, plain and with each attention factor."""
-    softmax = extension(cfg_key, factor, SPECTRA_AXIS)["softmax"]
-    fig = go.Figure()
+    softmax = extension(cfg_key, factor)["softmax"]
+    bars = []
     for n, (label, block) in enumerate(softmax.groupby("method", sort=False)):
         if n == 0:
-            fig.add_bar(x=block["key"], y=block["weight"], name=_("plain softmax (a = 1)"),
-                        marker_color="#999")
+            bars.append(dict(type="bar", x=block["key"].to_numpy(),
+                             y=block["weight"].to_numpy(), name=_("plain softmax (a = 1)"),
+                             marker=dict(color="#999")))
         if float(block["attention factor"].iloc[0]) != 1.0:
-            fig.add_bar(x=block["key"], y=block["weight with factor"],
-                        name=f"{label}: a = {block['attention factor'].iloc[0]:.4f}",
-                        marker_color=ui.COLORS[(n + 1) % len(ui.COLORS)])
+            bars.append(dict(type="bar", x=block["key"].to_numpy(),
+                             y=block["weight with factor"].to_numpy(),
+                             name=f"{label}: a = {block['attention factor'].iloc[0]:.4f}",
+                             marker=dict(color=ui.COLORS[(n + 1) % len(ui.COLORS)])))
     logits = list(softmax.groupby("method", sort=False).get_group(
         softmax["method"].iloc[0])["logit"])
-    ui.style(fig, title=_("Softmax of the logits {logits}").format(
-        logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"), y=_("attention weight"),
-             height=380)
-    return fig
+    return lines_figure(
+        bars, title=_("Softmax of the logits {logits}").format(
+            logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"),
+        y=_("attention weight"), height=380)
 
 
 @ui.figure
-def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int) -> go.Figure:
+def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int
+                   ) -> ui.Frozen:
     """Dynamic NTK's effective base against the current length, one line per transformers
     factor f, L and s·L dotted."""
     dyn = dynamic(cfg_key, factor, axis, dynamic_factor)
-    fig = go.Figure()
+    traces = []
     for n, (f, block) in enumerate(dyn.groupby("dynamic factor f", sort=False)):
         name = (_("f = 1 (YaRN's definition: α = n/L)") if f == 1 else
                 _("f = {f}: α = f·n/L − (f − 1)").format(f=f"{f:g}"))
-        fig.add_scatter(x=block["sequence length [tokens]"], y=block["effective base"],
-                        mode="lines", name=name,
-                        line=dict(color=ui.COLORS[n], dash="solid" if f == 1 else "dash"),
-                        hovertemplate=_("n={length}<br>base′={base}").format(
-                            length="%{x:,}", base="%{y:.4g}") + "<extra></extra>")
+        traces.append(dict(type="scatter", x=block["sequence length [tokens]"].to_numpy(),
+                           y=block["effective base"].to_numpy(), mode="lines", name=name,
+                           line=dict(color=ui.COLORS[n], dash="solid" if f == 1 else "dash"),
+                           hovertemplate=_("n={length}<br>base′={base}").format(
+                               length="%{x:,}", base="%{y:.4g}") + "<extra></extra>"))
     L = compare.config_from_key(cfg_key).original_context
-    for tokens, color in ((L, "black"), (int(round(factor * L)), "gray")):
-        fig.add_vline(x=tokens, line=dict(color=color, dash="dot"))
-    ui.style(fig, title=_("Dynamic NTK: effective base against the current length n"),
-             x=_("current sequence length n [tokens] (log scale)") if axis == "log"
-             else _("current sequence length n [tokens]"),
-             y=_("effective base (log scale)"), height=380)
-    fig.update_yaxes(type="log", exponentformat="power")
-    if axis == "log":
-        fig.update_xaxes(type="log", exponentformat="power")
-    return fig
+    return lines_figure(
+        traces, title=_("Dynamic NTK: effective base against the current length n"),
+        x=_("current sequence length n [tokens] (log scale)") if axis == "log"
+        else _("current sequence length n [tokens]"),
+        y=_("effective base (log scale)"), height=380, yaxes=LOG_AXIS,
+        xaxes=LOG_AXIS if axis == "log" else None,
+        shapes=(vline(L, "black"), vline(int(round(factor * L)), "gray")))
 
 
 @ui.figure
 def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
-                beta_slow: float, truncate: bool) -> go.Figure:
+                beta_slow: float, truncate: bool) -> ui.Frozen:
     """YaRN's share of interpolation per pair: linear in i (app) and linear in r (paper)."""
     ramps = yarn_ramps(model, factor, dim, base, L, beta_fast, beta_slow, truncate)
-    fig = go.Figure()
-    for n, (column, name) in enumerate((
-            ("ramp linear in i (app, transformers)",
-             _("linear in the pair index i (this app, transformers, YaRN's code)")),
-            ("ramp linear in r (paper)", _("linear in the turn count r = L/λ (YaRN's paper)")))):
-        fig.add_scatter(x=ramps["pair"], y=ramps[column], name=name, mode="lines+markers",
-                        marker=dict(size=4), line=dict(color=ui.COLORS[n],
-                                                       dash="solid" if n == 0 else "dash"),
-                        hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
-    ui.style(fig, title=_("YaRN's ramp: the code against the paper"),
-             x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
-             height=360)
-    return fig
+    traces = [dict(type="scatter", x=ramps["pair"].to_numpy(), y=ramps[column].to_numpy(),
+                   name=name, mode="lines+markers", marker=dict(size=4),
+                   line=dict(color=ui.COLORS[n], dash="solid" if n == 0 else "dash"),
+                   hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
+              for n, (column, name) in enumerate((
+                  ("ramp linear in i (app, transformers)",
+                   _("linear in the pair index i (this app, transformers, YaRN's code)")),
+                  ("ramp linear in r (paper)",
+                   _("linear in the turn count r = L/λ (YaRN's paper)"))))]
+    return lines_figure(traces, title=_("YaRN's ramp: the code against the paper"),
+                        x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
+                        height=360)
 
 
 def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: str, title: str,
-                y: str) -> go.Figure:
+                y: str) -> ui.Frozen:
     """One line per method of the decay column ``column`` against the distance, L dotted."""
     tables, colors, dashes = method_styles(cfg_key, factor, axis)
     traces = []
@@ -247,18 +302,15 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
                            line=dict(color=colors[m], dash=dashes[m]), legendgroup=m,
                            hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label +
                            "</extra>"))
-    fig = go.Figure(data=traces)
-    ui.style(fig, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
-             else _("relative distance r [tokens]"), y=y, height=400)
-    fig.add_vline(x=compare.config_from_key(cfg_key).original_context,
-                  line=dict(color="black", dash="dot"))
-    if axis == "log":
-        fig.update_xaxes(type="log", exponentformat="power")
-    return fig
+    return lines_figure(
+        traces, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
+        else _("relative distance r [tokens]"), y=y, height=400,
+        xaxes=LOG_AXIS if axis == "log" else None,
+        shapes=(vline(compare.config_from_key(cfg_key).original_context, "black"),))
 
 
 @ui.figure
-def bound_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def bound_figure(cfg_key: tuple, factor: float, axis: str) -> ui.Frozen:
     """RoFormer's decay bound under each method, up to s·L."""
     extended = compare.extended_context(compare.config_from_key(cfg_key), factor)
     return decay_lines(cfg_key, factor, axis, "upper bound",
@@ -269,7 +321,7 @@ def bound_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
 
 
 @ui.figure
-def score_figure(cfg_key: tuple, factor: float, axis: str) -> go.Figure:
+def score_figure(cfg_key: tuple, factor: float, axis: str) -> ui.Frozen:
     """The all-ones score under each method (attention factor included)."""
     return decay_lines(cfg_key, factor, axis, "score q=k=1",
                        _("score={value}").format(value="%{y:.3f}"),
@@ -317,6 +369,13 @@ else:
         c3.caption(_("{model}: its `config.json` does not say how long it was trained; L is "
                      "its configured context, {length} tokens; s chosen here.").format(
             model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
+    elif base_cfg.training_context != base_cfg.original_context:
+        c3.caption(_("{model}: L = {length} tokens, where its own scaling starts "
+                     "(original_max_position_embeddings); trained at {trained} tokens; "
+                     "configured for {configured} tokens.").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context),
+            trained=i18n.integer(base_cfg.training_context),
+            configured=i18n.integer(base_cfg.max_context)))
     elif own_factor > 1:
         c3.caption(_("{model}: trained at L = {length} tokens, s = {factor} from its own "
                      "scaling; configured for {configured} tokens.").format(
@@ -330,7 +389,7 @@ L = base_cfg.original_context
 
 cfg_key = compare.config_key(base_cfg)
 with ui.friendly_errors():
-    tables = extension(cfg_key, s_used, SPECTRA_AXIS)
+    tables = extension(cfg_key, s_used)
 spectra, attention = tables["spectra"], tables["attention"]
 methods = list(attention["method"])
 extended = compare.extended_context(base_cfg, s_used)  # s·L, within the configured context
@@ -472,7 +531,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
                                 "current length n exceeds L. f = 1 is YaRN's definition "
                                 "(α = n/L, so α = s at s·L)."))
     with ui.friendly_errors():
-        decay = extension(cfg_key, s_used, axis)["decay"]
+        decay = extension_decay(cfg_key, s_used, axis)["decay"]
         dyn = dynamic(cfg_key, s_used, axis, f)
     left, right = st.columns(2)
     with left:
@@ -514,7 +573,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
             f=f, alpha=f"{other['alpha']:.4g}", one=f"{one['alpha']:.4g}",
             n=i18n.integer(round(other["sequence length [tokens]"]))))
     ui.explain(*sentences)
-    ui.download(extension, cfg_key, s_used, axis,
+    ui.download(extension_decay, cfg_key, s_used, axis,
                 filename=f"context_extension_decay_{tag}_{axis}.csv", label=_("decay table"),
                 key="ce_decay_csv", part="decay")
     ui.download(dynamic, cfg_key, s_used, axis, f,
@@ -529,7 +588,7 @@ distance_sections(cfg_key, s_used, tag)
 
 for part, label in (("spectra", N_("spectra table")), ("attention", N_("attention factors")),
                     ("softmax", N_("softmax example"))):
-    ui.download(extension, cfg_key, s_used, SPECTRA_AXIS,
+    ui.download(extension, cfg_key, s_used,
                 filename=f"context_extension_{part}_{tag}.csv", label=_(label),
                 key=f"ce_{part}_csv", part=part)
 if "yarn" in methods:

@@ -1,5 +1,6 @@
 """Layers without RoPE: hybrids that rotate in some layers and not in others."""
 
+import base64
 import math
 
 import numpy as np
@@ -74,73 +75,106 @@ def temperature(context: int, floor_scale: float, attn_scale: float) -> pd.DataF
                          "position": p, "query scale": scale.numpy()})
 
 
+def typed(values) -> dict | list:
+    """A numeric column as Plotly.js's typed array (base64, 32-bit, as ui.freeze sends
+    numpy arrays); anything else as a list."""
+    a = np.asarray(values)
+    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
+    if kind is None:
+        return a.tolist()
+    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
+
+
+LOG_AXIS = dict(type="log", exponentformat="power")
+
+
+def kept_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
+                xaxes: dict | None = None, yaxes: dict | None = None,
+                layout: dict | None = None) -> ui.Frozen:
+    """A styled figure of ``traces`` (trace dicts; numeric arrays as :func:`typed`, or
+    lists), built as the kept form directly: Plotly validating each trace property by
+    property was most of this page's CPU."""
+    fig = ui.relayout(go.Figure(), layout, xaxes=xaxes, yaxes=yaxes)
+    ui.style(fig, title=title, x=x, y=y, height=height)
+    spec = ui.freeze(fig).spec
+    spec["data"] = traces
+    return ui.Frozen(spec)
+
+
+def legend_squares() -> list[dict]:
+    """A legend of the layer codes instead of a colour bar (fits 390 px)."""
+    return [dict(type="scatter", x=[None], y=[None], mode="markers", name=_(label),
+                 hoverinfo="skip", marker=dict(symbol="square", size=12, color=color))
+            for color, label in CODES.values()]
+
+
 @ui.figure
-def pattern_figure(names: tuple) -> go.Figure:
+def pattern_figure(names: tuple) -> ui.Frozen:
     """Each model's layers as a row of cells, coloured by what the layer does."""
     table = layers(names)["layers"]
     depth = int(table["layer"].max()) + 1
+    line = _("layer {layer}: {what}; reaches {reach} tokens")
+    whats = {c: _(label) for c, (_color, label) in CODES.items()}
+    reaches: dict = {}  # a few distinct reaches per model, written once each
     z, text = [], []
     for name in names:
         block = table[table["model"] == name]
-        cells = [code(k, s, a) for k, s, a in zip(block["kind"], block["spectrum"],
-                                                  block["attention"])]
-        hover = [_("layer {layer}: {what}; reaches {reach} tokens").format(
-            layer=int(layer), what=_(CODES[c][1]), reach=i18n.integer(int(reach)))
-            for layer, c, reach in zip(block["layer"], cells, block["reach [tokens]"])]
+        cells = [code(k, s, a) for k, s, a in zip(block["kind"].tolist(),
+                                                  block["spectrum"].tolist(),
+                                                  block["attention"].tolist())]
+        hover = []
+        for layer, c, reach in zip(block["layer"].tolist(), cells,
+                                   block["reach [tokens]"].tolist()):
+            if reach not in reaches:
+                reaches[reach] = i18n.integer(int(reach))
+            hover.append(line.format(layer=int(layer), what=whats[c], reach=reaches[reach]))
         z.append(cells + [None] * (depth - len(cells)))
         text.append(hover + [""] * (depth - len(cells)))
     scale = []
     for c, (color, _label) in CODES.items():
         scale += [[c / 4, color], [(c + 1) / 4, color]]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(depth)), y=list(names), customdata=text, zmin=-0.5, zmax=3.5,
-        colorscale=scale, xgap=1, ygap=3, showscale=False,
-        hovertemplate="%{y}<br>%{customdata}<extra></extra>"))
-    for color, label in CODES.values():  # a legend instead of a colour bar: fits 390 px
-        fig.add_scatter(x=[None], y=[None], mode="markers", name=_(label), hoverinfo="skip",
-                        marker=dict(symbol="square", size=12, color=color))
-    ui.style(fig, title=_("Which layers rotate"), x=_("layer (0 = first)"), y="",
-             height=170 + 45 * len(names))
-    fig.update_yaxes(autorange="reversed")
-    return fig
+    heatmap = dict(type="heatmap", z=z, x=list(range(depth)), y=list(names), customdata=text,
+                   zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3, showscale=False,
+                   hovertemplate="%{y}<br>%{customdata}<extra></extra>")
+    return kept_figure([heatmap] + legend_squares(), title=_("Which layers rotate"),
+                       x=_("layer (0 = first)"), y="", height=170 + 45 * len(names),
+                       yaxes=dict(autorange="reversed"))
 
 
 @ui.figure
-def reach_figure(names: tuple) -> go.Figure:
+def reach_figure(names: tuple) -> ui.Frozen:
     """Per model: how far a RoPE layer sees, its slowest pair's wavelength, the context."""
     summary = layers(names)["summary"]
-    fig = go.Figure()
     bars = (("RoPE reach [tokens]", _("shortest RoPE reach (window or context)"),
              ui.COLORS[5]),
             ("longest wavelength [tokens]", _("slowest pair's wavelength in those layers"),
              ui.COLORS[3]),
             ("context [tokens]", _("configured context (NoPE layers see all of it)"),
              ui.COLORS[0]))
-    for column, label, color in bars:
-        fig.add_bar(y=summary["model"], x=summary[column], name=label, orientation="h",
-                    marker_color=color,
-                    hovertemplate="%{y}: %{x:,.0f}<extra>" + label + "</extra>")
-    ui.style(fig, title=_("How far RoPE layers reach, against the context (log scale)"),
-             x=_("tokens (log scale)"), y="", height=160 + 70 * len(names))
-    fig.update_xaxes(type="log", exponentformat="power")
-    fig.update_yaxes(autorange="reversed")
-    fig.update_layout(barmode="group")
-    return fig
+    traces = [dict(type="bar", y=summary["model"].tolist(), x=typed(summary[column]),
+                   name=label, orientation="h", marker=dict(color=color),
+                   hovertemplate="%{y}: %{x:,.0f}<extra>" + label + "</extra>")
+              for column, label, color in bars]
+    return kept_figure(traces,
+                       title=_("How far RoPE layers reach, against the context (log scale)"),
+                       x=_("tokens (log scale)"), y="", height=160 + 70 * len(names),
+                       xaxes=LOG_AXIS, yaxes=dict(autorange="reversed"),
+                       layout=dict(barmode="group"))
 
 
 @ui.figure
-def temperature_figure(context: int, floor_scale: float, attn_scale: float) -> go.Figure:
+def temperature_figure(context: int, floor_scale: float, attn_scale: float) -> ui.Frozen:
     """Llama 4's query scale of its NoPE layers against the position."""
     t = temperature(context, floor_scale, attn_scale)
-    fig = go.Figure()
-    fig.add_scatter(x=t["position"] + 1, y=t["query scale"], mode="lines",
-                    line=dict(color=ui.COLORS[1], shape="hv"), name=_("query scale"),
-                    hovertemplate=_("p={position}<br>scale={scale}").format(
-                        position="%{x:,}", scale="%{y:.4f}") + "<extra></extra>")
-    ui.style(fig, title=_("Llama 4: NoPE layers scale their queries with log position"),
-             x=_("position p + 1 [tokens] (log scale)"), y=_("query scale"), height=380)
-    fig.update_xaxes(type="log", exponentformat="power")
-    return fig
+    trace = dict(type="scatter", x=typed(t["position"].to_numpy() + 1),
+                 y=typed(t["query scale"].to_numpy()), mode="lines",
+                 line=dict(color=ui.COLORS[1], shape="hv"), name=_("query scale"),
+                 hovertemplate=_("p={position}<br>scale={scale}").format(
+                     position="%{x:,}", scale="%{y:.4f}") + "<extra></extra>")
+    return kept_figure([trace],
+                       title=_("Llama 4: NoPE layers scale their queries with log position"),
+                       x=_("position p + 1 [tokens] (log scale)"), y=_("query scale"),
+                       height=380, xaxes=LOG_AXIS)
 
 
 ui.settings()

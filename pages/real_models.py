@@ -1,9 +1,11 @@
 """Real models: how published models configure RoPE, side by side on shared axes."""
 
+import base64
 import dataclasses
 import html
 from numbers import Real
 
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -32,14 +34,59 @@ ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window")
                    "chunked": N_("chunked attention")}
 
 
+DECAY_POINTS = 600  # distances per model and curve: smooth on either axis, a light figure
+
+
 @ui.table
-def comparison(keys: tuple, axis: str) -> dict:
-    """The cards, spectra and decay tables of the configs ``keys`` (compare.config_key)."""
+def comparison(keys: tuple) -> dict:
+    """The cards, spectra and layer tables of the configs ``keys`` (compare.config_key),
+    the same on either distance axis."""
     configs = [compare.config_from_key(k) for k in keys]
     return {"models": compare.models_table(configs),
             "spectra": compare.spectrum_table(configs),
-            "decay": compare.decay_table(configs, axis),
             "layers": compare.layer_table(configs)}
+
+
+@ui.table
+def decay_table(keys: tuple, axis: str) -> dict:
+    """The decay table of the configs ``keys`` on ``axis``, DECAY_POINTS distances each."""
+    configs = [compare.config_from_key(k) for k in keys]
+    return {"decay": compare.decay_table(configs, axis, DECAY_POINTS)}
+
+
+def typed(values) -> dict | list:
+    """A numeric column as Plotly.js's typed array (base64, 32-bit, as ui.freeze sends
+    numpy arrays); anything else as a list."""
+    a = np.asarray(values)
+    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
+    if kind is None:
+        return a.tolist()
+    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
+
+
+def hline(y: float, color: str) -> dict:
+    """A dotted line across the plot at height y (what fig.add_hline writes)."""
+    return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y,
+                line=dict(color=color, dash="dot"))
+
+
+LOG_AXIS = dict(type="log", exponentformat="power")
+
+
+def kept_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
+                xaxes: dict | None = None, yaxes: dict | None = None,
+                shapes: tuple = ()) -> ui.Frozen:
+    """A styled figure of ``traces`` (trace dicts; x, y, z as :func:`typed` or lists),
+    built as the kept form directly: Plotly validating each trace property by property
+    was most of this page's CPU."""
+    fig = ui.relayout(go.Figure(), xaxes=xaxes, yaxes=yaxes)
+    ui.style(fig, title=title, x=x, y=y, height=height)
+    spec = ui.freeze(fig).spec
+    spec["data"] = [{k: typed(v) if k in ("x", "y") and not isinstance(v, list) else v
+                     for k, v in t.items()} for t in traces]
+    if shapes:
+        spec["layout"]["shapes"] = list(shapes)
+    return ui.Frozen(spec)
 
 
 def pasted_config(text: str, upload) -> rc.RopeConfig | None:
@@ -95,74 +142,72 @@ def distance_title(axis: str) -> str:
         _("relative distance r [tokens]")
 
 
-def spectrum_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
-                   y: str) -> go.Figure:
+def spectrum_lines(keys: tuple, column: str, hover: str, title: str, y: str,
+                   shapes: tuple = ()) -> ui.Frozen:
     """One line per model of the spectra column ``column`` against the pair index,
     log y axis."""
-    tables = comparison(keys, axis)
+    tables = comparison(keys)
     colors = model_colors(tables["models"])
-    fig = go.Figure()
+    traces = []
     for name, block in tables["spectra"].groupby("model", sort=False):
         label = legend(name)
-        fig.add_scatter(x=block["pair"], y=block[column], name=label, mode="lines+markers",
-                        line=dict(color=colors[name]), marker=dict(size=4), legendgroup=label,
-                        hovertemplate="i=%{x}<br>" + hover + "<extra>" + label + "</extra>")
-    ui.style(fig, title=title, x=_("pair index i"), y=y, height=400)
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+        traces.append(dict(type="scatter", x=block["pair"].to_numpy(),
+                           y=block[column].to_numpy(), name=label, mode="lines+markers",
+                           line=dict(color=colors[name]), marker=dict(size=4),
+                           legendgroup=label, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
+                           label + "</extra>"))
+    return kept_figure(traces, title=title, x=_("pair index i"), y=y, height=400,
+                       yaxes=LOG_AXIS, shapes=shapes)
 
 
 @ui.figure
-def theta_figure(keys: tuple, axis: str) -> go.Figure:
+def theta_figure(keys: tuple) -> ui.Frozen:
     """θᵢ of each model at its maximum context."""
-    return spectrum_lines(keys, axis, "theta [rad/token]",
+    return spectrum_lines(keys, "theta [rad/token]",
                           _("θ={theta} rad/token").format(theta="%{y:.3e}"),
                           _("θᵢ in use at the maximum context (log scale)"),
                           _("θᵢ [rad/token]"))
 
 
 @ui.figure
-def wavelength_figure(keys: tuple, axis: str) -> go.Figure:
+def wavelength_figure(keys: tuple) -> ui.Frozen:
     """Wavelengths of each model, its maximum context dotted."""
-    fig = spectrum_lines(keys, axis, "wavelength [tokens]",
-                         _("λ={value} tokens").format(value="%{y:,.1f}"),
-                         _("Wavelength 2π/θᵢ; dotted: each model's maximum context"),
-                         _("wavelength [tokens]"))
-    models = comparison(keys, axis)["models"]
+    models = comparison(keys)["models"]
     colors = model_colors(models)
-    for name, m in models.set_index("model").iterrows():
-        fig.add_hline(y=m["max context [tokens]"], line=dict(color=colors[name], dash="dot"))
-    return fig
+    return spectrum_lines(keys, "wavelength [tokens]",
+                          _("λ={value} tokens").format(value="%{y:,.1f}"),
+                          _("Wavelength 2π/θᵢ; dotted: each model's maximum context"),
+                          _("wavelength [tokens]"),
+                          shapes=tuple(hline(float(n), colors[name]) for name, n in zip(
+                              models["model"], models["max context [tokens]"])))
 
 
 @ui.figure
-def ratio_figure(keys: tuple, axis: str) -> go.Figure:
+def ratio_figure(keys: tuple) -> ui.Frozen:
     """Scaled θᵢ over the plain base^(−2i/d) of each model."""
-    return spectrum_lines(keys, axis, "ratio theta/theta plain", "θ′/θ=%{y:.4f}",
+    return spectrum_lines(keys, "ratio theta/theta plain", "θ′/θ=%{y:.4f}",
                           _("Scaled θᵢ / plain base^(−2i/d) (log scale)"), _("ratio θ′ᵢ/θᵢ"))
 
 
 def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
-                y: str) -> go.Figure:
+                y: str) -> ui.Frozen:
     """One line per model of the decay column ``column`` against the distance."""
-    tables = comparison(keys, axis)
-    colors = model_colors(tables["models"])
-    fig = go.Figure()
+    colors = model_colors(comparison(keys)["models"])
+    traces = []
     distance = _("r={distance} tokens").format(distance="%{x:,}")
-    for name, block in tables["decay"].groupby("model", sort=False):
+    for name, block in decay_table(keys, axis)["decay"].groupby("model", sort=False):
         label = legend(name)
-        fig.add_scatter(x=block["distance [tokens]"], y=block[column], name=label,
-                        mode="lines", line=dict(color=colors[name]),
-                        hovertemplate=distance + "<br>" + hover + "<extra>" + label
-                                      + "</extra>")
-    ui.style(fig, title=title, x=distance_title(axis), y=y, height=400)
-    if axis == "log":
-        fig.update_xaxes(type="log", exponentformat="power")
-    return fig
+        traces.append(dict(type="scatter", x=block["distance [tokens]"].to_numpy(),
+                           y=block[column].to_numpy(), name=label, mode="lines",
+                           line=dict(color=colors[name]),
+                           hovertemplate=distance + "<br>" + hover + "<extra>" + label +
+                           "</extra>"))
+    return kept_figure(traces, title=title, x=distance_title(axis), y=y, height=400,
+                       xaxes=LOG_AXIS if axis == "log" else None)
 
 
 @ui.figure
-def bound_figure(keys: tuple, axis: str) -> go.Figure:
+def bound_figure(keys: tuple, axis: str) -> ui.Frozen:
     """RoFormer's decay bound of each model over its value at r = 0."""
     return decay_lines(keys, axis, "upper bound / bound(0)",
                        _("bound/bound(0)={value}").format(value="%{y:.3f}"),
@@ -171,7 +216,7 @@ def bound_figure(keys: tuple, axis: str) -> go.Figure:
 
 
 @ui.figure
-def score_figure(keys: tuple, axis: str) -> go.Figure:
+def score_figure(keys: tuple, axis: str) -> ui.Frozen:
     """The all-ones score of each model over its head dim."""
     return decay_lines(keys, axis, "score q=k=1 / head_dim",
                        _("score/head_dim={value}").format(value="%{y:.3f}"),
@@ -179,52 +224,58 @@ def score_figure(keys: tuple, axis: str) -> go.Figure:
                        "qᵀR_r k / head_dim")
 
 
-def stack_code(row) -> int:
-    """The layer stack's colour code of one layer_table row."""
-    if row["kind"] == "nope":
-        return 3
-    if row["spectrum"] == "local":
-        return 2
-    return 1 if row["attention"] in ("sliding", "chunked") else 0
+def stack_codes(block) -> np.ndarray:
+    """The layer stack's colour code of each layer_table row: 3 NoPE, 2 local base,
+    1 sliding window or chunk, 0 full attention."""
+    kind, spectrum, attention = (block[c].to_numpy() for c in ("kind", "spectrum", "attention"))
+    windowed = np.isin(attention, ("sliding", "chunked"))
+    return np.where(kind == "nope", 3, np.where(spectrum == "local", 2,
+                                                np.where(windowed, 1, 0)))
 
 
 @ui.figure
-def stack_figure(keys: tuple, axis: str) -> go.Figure:
+def stack_figure(keys: tuple) -> ui.Frozen:
     """Each model's layers as one row of cells: which rotate, at which base, how far."""
-    layers = comparison(keys, axis)["layers"]
+    layers = comparison(keys)["layers"]
     models = list(dict.fromkeys(layers["model"]))
     depth = int(layers["layer"].max()) + 1
+    nope, rope = _("NoPE: no rotation; {attention}"), _("RoPE, base {base}; {attention}")
+    line = _("layer {layer}: {what}; reaches {reach} tokens")
+    spans = {k: _(v) for k, v in ATTENTION_NAMES.items()}
+    whats: dict = {}  # (kind, base, attention) -> words: a few per model, not one per layer
+    reaches: dict = {}
     z, text = [], []
     for name in models:
         block = layers[layers["model"] == name]
-        codes = [stack_code(r) for _i, r in block.iterrows()]
+        codes = stack_codes(block).tolist()
         hover = []
-        for _i, r in block.iterrows():
-            span = ATTENTION_NAMES[r["attention"]]
-            if r["kind"] == "nope":
-                what = _("NoPE: no rotation; {attention}").format(attention=_(span))
-            else:
-                what = _("RoPE, base {base}; {attention}").format(base=ui.fmt_base(r["base"]),
-                                                                  attention=_(span))
-            hover.append(_("layer {layer}: {what}; reaches {reach} tokens").format(
-                layer=int(r["layer"]), what=what, reach=i18n.integer(int(r["reach [tokens]"]))))
+        for layer, kind, base, span, reach in zip(
+                block["layer"].tolist(), block["kind"].tolist(), block["base"].tolist(),
+                block["attention"].tolist(), block["reach [tokens]"].tolist()):
+            key = (kind, base, span)
+            if key not in whats:
+                whats[key] = (nope.format(attention=spans[span]) if kind == "nope" else
+                              rope.format(base=ui.fmt_base(base), attention=spans[span]))
+            if reach not in reaches:
+                reaches[reach] = i18n.integer(int(reach))
+            hover.append(line.format(layer=int(layer), what=whats[key], reach=reaches[reach]))
         pad = depth - len(codes)
         z.append(codes + [None] * pad)
         text.append(hover + [""] * pad)
     scale = []
     for code, (color, _label) in STACK.items():
         scale += [[code / 4, color], [(code + 1) / 4, color]]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(depth)), y=[legend(m) for m in models], customdata=text,
-        zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3, showscale=False,
-        hovertemplate="%{y}<br>%{customdata}<extra></extra>"))
+    traces = [dict(type="heatmap", z=z, x=list(range(depth)), y=[legend(m) for m in models],
+                   customdata=text, zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3,
+                   showscale=False, hovertemplate="%{y}<br>%{customdata}<extra></extra>")]
     for color, label in STACK.values():  # a legend instead of a colour bar: fits 390 px
-        fig.add_scatter(x=[None], y=[None], mode="markers", name=_(label), hoverinfo="skip",
-                        marker=dict(symbol="square", size=12, color=color))
-    ui.style(fig, title=_("Layer stack: which layers rotate, with which base, how far they see"),
-             x=_("layer (0 = first)"), y="", height=170 + 45 * len(models))
-    fig.update_yaxes(autorange="reversed")
-    return fig
+        traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", name=_(label),
+                           hoverinfo="skip", marker=dict(symbol="square", size=12,
+                                                         color=color)))
+    return kept_figure(
+        traces, title=_("Layer stack: which layers rotate, with which base, how far they see"),
+        x=_("layer (0 = first)"), y="", height=170 + 45 * len(models),
+        yaxes=dict(autorange="reversed"))
 
 
 def parameters(cfg: rc.RopeConfig) -> str:
@@ -262,10 +313,13 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
         _("layout: {layout}").format(layout=f"`{m['layout']}`"),
         _("method: {method}").format(method=_(rc.SCALING_LABELS[m["method"]])),
         _("parameters: {parameters}").format(parameters=parameters(cfg)),
-        (_("training context L: {n} tokens").format(n=i18n.integer(cfg.training_context))
-         if cfg.training_context is not None else
-         _("training context: not given by `config.json`; L is taken as its configured "
-           "context")),
+        (_("training context: not given by `config.json`; L is taken as its configured "
+           "context") if cfg.training_context is None else
+         _("training context L: {n} tokens").format(n=i18n.integer(cfg.training_context))
+         if cfg.training_context == cfg.original_context else
+         _("training context: {n} tokens; its scaling's L (original_max_position_embeddings): "
+           "{length} tokens").format(n=i18n.integer(cfg.training_context),
+                                     length=i18n.integer(cfg.original_context))),
         _("maximum (configured) context: {n} tokens").format(
             n=i18n.integer(int(m["max context [tokens]"]))),
         _("longest wavelength: {n} tokens").format(
@@ -344,8 +398,9 @@ if not configs:
     st.stop()
 keys = tuple(compare.config_key(c) for c in configs)
 with ui.friendly_errors():
-    tables = comparison(keys, axis)
-models, spectra, decay = tables["models"], tables["spectra"], tables["decay"]
+    tables = comparison(keys)
+    decay = decay_table(keys, axis)["decay"]
+models, spectra = tables["models"], tables["spectra"]
 
 # --- cards -----------------------------------------------------------------------------
 for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows(), configs):
@@ -356,7 +411,7 @@ for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows()
 # --- layer stack -----------------------------------------------------------------------
 layers = tables["layers"]
 if len(layers):
-    ui.show(stack_figure(keys, axis), key="rm_stack_plot")
+    ui.show(stack_figure(keys), key="rm_stack_plot")
     stack_text = []
     for name, block in layers.groupby("model", sort=False):
         rope = block[block["kind"] == "rope"]
@@ -376,9 +431,9 @@ if missing:
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
 with left:
-    ui.show(theta_figure(keys, axis), key="rm_theta_plot")
+    ui.show(theta_figure(keys), key="rm_theta_plot")
 with right:
-    ui.show(wavelength_figure(keys, axis), key="rm_wave_plot")
+    ui.show(wavelength_figure(keys), key="rm_wave_plot")
 
 sentences = []
 for name, block in spectra.groupby("model", sort=False):
@@ -402,7 +457,7 @@ ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengt
 
 left, right = st.columns(2)
 with left:
-    ui.show(ratio_figure(keys, axis), key="rm_ratio_plot")
+    ui.show(ratio_figure(keys), key="rm_ratio_plot")
 with right:
     ui.show(bound_figure(keys, axis), key="rm_bound_plot")
 
@@ -436,19 +491,19 @@ ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fa
              "their pass-through coordinates add a constant that no rotation reduces, and an "
              "attention factor a > 1 multiplies the rotary part by a². {models}.").format(
     models=_("; ").join(score_text)))
-if axis == "linear" and int(models["max context [tokens]"].max()) >= compare.MAX_POINTS:
+if axis == "linear" and int(models["max context [tokens]"].max()) >= DECAY_POINTS:
     st.caption(_("At most {n} distances per model, evenly spaced: the ripples of the fast "
                  "pairs between samples are not drawn. Use the log axis to see short distances "
-                 "in detail.").format(n=i18n.integer(compare.MAX_POINTS)))
+                 "in detail.").format(n=i18n.integer(DECAY_POINTS)))
 
 # file names carry no visitor text
-ui.download(comparison, keys, axis,
+ui.download(comparison, keys,
             filename="real_models_cards.csv", label=_("model cards"), key="rm_models_csv",
             part="models")
-ui.download(comparison, keys, axis, filename="real_models_spectra.csv",
+ui.download(comparison, keys, filename="real_models_spectra.csv",
             label=_("spectra table"), key="rm_spectra_csv", part="spectra")
-ui.download(comparison, keys, axis, filename=f"real_models_decay_{axis}.csv",
+ui.download(decay_table, keys, axis, filename=f"real_models_decay_{axis}.csv",
             label=_("decay table"), key="rm_decay_csv", part="decay")
 if len(layers):
-    ui.download(comparison, keys, axis, filename="real_models_layers.csv",
+    ui.download(comparison, keys, filename="real_models_layers.csv",
                 label=_("layer table"), key="rm_layers_csv", part="layers")

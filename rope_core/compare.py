@@ -255,7 +255,8 @@ def spectrum_table(configs) -> pd.DataFrame:
 
 # --- distances, decay -----------------------------------------------------------------
 
-EXTENSION_POINTS = 1000  # distances per method on the Context extension page
+EXTENSION_PARTS = ("spectra", "decay", "attention", "softmax", "dynamic")
+EXTENSION_POINTS = 500  # distances per method on the Context extension page
 
 
 def distance_samples(max_distance: int, axis: str = "linear",
@@ -460,8 +461,10 @@ def _lead(df: pd.DataFrame, cfg: RopeConfig, L: int, s: float) -> pd.DataFrame:
 
 def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
                      logits: Sequence[float] = DEFAULT_LOGITS,
-                     dynamic_factor: float = 1.0) -> dict[str, pd.DataFrame]:
-    """Every table of the context-extension comparison of ``cfg`` extended by s = factor.
+                     dynamic_factor: float = 1.0,
+                     parts: Sequence[str] = EXTENSION_PARTS) -> dict[str, pd.DataFrame]:
+    """Every table of the context-extension comparison of ``cfg`` extended by s = factor
+    (those named in ``parts``: a page computes the axis-free ones once for every axis).
 
     Keys: "spectra" (:func:`spectrum_table` of every :func:`extension_variants`, at
     n = s L), "decay" (:func:`decay_table`, r up to s L), "attention" (one row per
@@ -472,24 +475,33 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     transformers' factor f = ``dynamic_factor`` (default 1, alpha = s at s L; see
     :func:`extension_variants`).
     """
+    if isinstance(parts, str) or not set(parts) <= set(EXTENSION_PARTS) or not parts:
+        fail("parts", parts, "some of {names}", names=", ".join(EXTENSION_PARTS))
     variants = extension_variants(cfg, factor, dynamic_factor=dynamic_factor)
     configs = list(variants.values())
     L = cfg.original_context
-    models = models_table(configs)
-    attention = models[["method", "attention factor", "logit multiplier",
-                        "longest wavelength [tokens]"]]
-    by_factor: dict[float, list[str]] = {}
-    for method, a in zip(attention["method"], attention["attention factor"]):
-        by_factor.setdefault(float(a), []).append(method)
-    softmax = softmax_table({" = ".join(ms): a for a, ms in by_factor.items()}, logits)
-    # every method's curves on one chart: 1000 distances each keeps the page's first
-    # open under 300 KB (the ripples of fast pairs are finer than either grid anyway)
-    tables = {"spectra": spectrum_table(configs),
-              "decay": decay_table(configs, axis, EXTENSION_POINTS),
-              "attention": attention, "softmax": softmax,
-              "dynamic": dynamic_base_table(cfg, factor, axis,
-                                            dynamic_factor=dynamic_factor)}
-    return {k: _lead(t, cfg, L, factor) for k, t in tables.items()}
+    tables: dict[str, pd.DataFrame] = {}
+    if "spectra" in parts:
+        tables["spectra"] = spectrum_table(configs)
+    if "decay" in parts:
+        # every method's curves on one chart: 500 distances each keeps the page's first
+        # open under 300 KB (the ripples of fast pairs are finer than either grid anyway)
+        tables["decay"] = decay_table(configs, axis, EXTENSION_POINTS)
+    if {"attention", "softmax"} & set(parts):
+        models = models_table(configs)
+        attention = models[["method", "attention factor", "logit multiplier",
+                            "longest wavelength [tokens]"]]
+        if "attention" in parts:
+            tables["attention"] = attention
+        if "softmax" in parts:
+            by_factor: dict[float, list[str]] = {}
+            for method, a in zip(attention["method"], attention["attention factor"]):
+                by_factor.setdefault(float(a), []).append(method)
+            tables["softmax"] = softmax_table(
+                {" = ".join(ms): a for a, ms in by_factor.items()}, logits)
+    if "dynamic" in parts:
+        tables["dynamic"] = dynamic_base_table(cfg, factor, axis, dynamic_factor=dynamic_factor)
+    return {k: _lead(tables[k], cfg, L, factor) for k in EXTENSION_PARTS if k in tables}
 
 
 def regime_runs(regimes: Sequence[str]) -> list[tuple[str, int, int]]:

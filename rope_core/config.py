@@ -154,7 +154,9 @@ class RopeConfig:
             scaling 1 + attn_scale ln(1 + floor((p + 1) / floor_scale)), or None.
         training_context: the context the model was pre-trained at, when known (an
             explicit original_max_position_embeddings, or a paper / model card);
-            None when the config only says how long it is configured for.
+            None when the config only says how long it is configured for, and for
+            Llama 4 (llama4, llama4_text), whose original_max_position_embeddings is
+            its scaling's L (the chunk size), not its training length.
         mrope_interleaved: Qwen3-VL's interleaved M-RoPE sections.
     """
 
@@ -454,6 +456,10 @@ class RopeConfig:
             original = in_dict or max_context
         original = check_int(original, "original_max_position_embeddings", 1, MAX_CONTEXT)
         known = top_original or in_dict if method in _NEEDS_ORIGINAL else None
+        if types & {"llama4", "llama4_text"}:
+            # Llama 4's original_max_position_embeddings (8,192) is the chunk size its llama3
+            # scaling starts from, not its training length (256K, Meta): not known from config
+            known = None
         if "original_max_position_embeddings" in accepted:
             params["original_max_position_embeddings"] = original
         if method in ("yarn", "longrope") and "max_position_embeddings" not in params:

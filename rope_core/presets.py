@@ -354,8 +354,9 @@ def _preset(name: str, cfg: dict) -> RopeConfig:
     preset = RopeConfig.from_hf(cfg, name=name)
     if name in TRAINING:
         # an original_max_position_embeddings the config names is its scaling's L: kept
-        original = preset.original_context if preset.training_context is not None \
-            else TRAINING[name]
+        names_L = (preset.training_context is not None
+                   or preset.original_context != preset.max_context)
+        original = preset.original_context if names_L else TRAINING[name]
         preset = dataclasses.replace(preset, original_context=original,
                                      training_context=TRAINING[name])
     return preset

@@ -155,6 +155,23 @@ def test_extension_tables_custom_hand_values():
     assert t["decay"]["distance [tokens]"].max() == s * L
 
 
+@pytest.mark.parametrize("parts", [("decay",), ("spectra", "attention", "softmax"),
+                                   ("softmax", "dynamic")])
+def test_extension_tables_parts_are_the_whole_tables(parts):
+    """A page computes the axis-free tables once: each part equals the full call's."""
+    whole = compare.extension_tables(custom(), 4.0, "log")
+    some = compare.extension_tables(custom(), 4.0, "log", parts=parts)
+    assert set(some) == set(parts)
+    for name in parts:
+        pd.testing.assert_frame_equal(some[name], whole[name])
+
+
+@pytest.mark.parametrize("parts", [(), "decay", ("decay", "cubic")])
+def test_extension_tables_parts_checked(parts):
+    with pytest.raises(ValueError, match="parts"):
+        compare.extension_tables(custom(), 4.0, parts=parts)
+
+
 def test_dynamic_with_transformers_factor_s():
     """f = s (transformers' factor set to the extension) gives alpha = f s - f + 1 at s L:
     57 at s = 8, the slowest pair divided by 57, not by s."""

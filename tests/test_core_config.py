@@ -183,6 +183,21 @@ def test_ten_million_token_context_accepted():
         rc.RopeConfig.from_hf(with_(LLAMA31, max_position_embeddings=10**9))
 
 
+@pytest.mark.parametrize("model_type", ["llama4", "llama4_text"])
+def test_llama4_original_max_position_embeddings_is_not_its_training_context(model_type):
+    # Llama 4 Scout's config.json: llama3 scaling from original_max_position_embeddings 8192
+    # (the chunk size); Meta trained it at 256K, which the config does not say
+    cfg = with_(LLAMA31, model_type=model_type, max_position_embeddings=10_485_760,
+                rope_scaling={"rope_type": "llama3", "factor": 16.0, "low_freq_factor": 1.0,
+                              "high_freq_factor": 1.0,
+                              "original_max_position_embeddings": 8192})
+    c = rc.RopeConfig.from_hf(cfg)
+    assert c.training_context is None
+    assert (c.original_context, c.max_context) == (8192, 10_485_760)
+    # the same config as a plain llama names its training length
+    assert rc.RopeConfig.from_hf(with_(cfg, model_type="llama")).training_context == 8192
+
+
 def test_mrope_interleaved_accepted():
     cfg = {"model_type": "qwen3_vl_text", "head_dim": 128, "max_position_embeddings": 1024,
            "rope_scaling": {"rope_type": "default", "mrope_section": [24, 20, 20],

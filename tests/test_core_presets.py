@@ -54,7 +54,8 @@ def test_preset_fields(name):
     assert (p.head_dim, p.rotary_dim, p.base, p.layout, p.method, p.original_context,
             p.max_context) == EXPECTED[name]
     parsed = rc.RopeConfig.from_hf(HF_CONFIGS[name], name=name)  # parser round trip
-    if name in TRAINING and parsed.training_context is not None:  # its scaling's L stays
+    names_L = parsed.training_context is not None or parsed.original_context != parsed.max_context
+    if name in TRAINING and names_L:  # its scaling's L stays
         assert p.original_context == parsed.original_context != TRAINING[name]
         assert p.training_context == TRAINING[name]
         assert p == dataclasses.replace(parsed, training_context=TRAINING[name])

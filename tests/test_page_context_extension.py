@@ -210,3 +210,20 @@ def test_configured_context_is_not_called_training():
     assert not at.error
     text = " ".join(m.value for m in at.caption)
     assert "does not say how long it was trained" in text
+
+
+def test_scout_caption_tells_its_scalings_L_from_its_training_context():
+    """Llama 4 Scout: L = 8,192 is where its llama3 scaling starts, not its training length
+    (256K, Meta); configured for 10M = 10,485,760."""
+    at = run_page(PAGE, {"ce_model": "Llama 4 Scout"})
+    assert not at.error
+    text = " ".join(m.value for m in at.caption)
+    assert ("Llama 4 Scout: L = 8,192 tokens, where its own scaling starts "
+            "(original_max_position_embeddings); trained at 262,144 tokens; configured for "
+            "10,485,760 tokens.") in text
+    assert "trained at L = 8,192" not in text
+    at = run_page(PAGE, {"lang": "zh", "ce_model": "Llama 4 Scout"})
+    assert not at.error and untranslated(at) == {}
+    text = " ".join(m.value for m in at.caption)
+    assert "L = 8,192 词元" in text and "训练上下文为 262,144 词元" in text
+    assert "10,485,760 词元" in text

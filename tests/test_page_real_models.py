@@ -233,3 +233,20 @@ def test_configured_context_is_not_called_training():
     text = " ".join(shown_markdown(at))
     assert "training context: not given by `config.json`" in text
     assert "training context L:" not in text
+
+
+def test_scout_card_tells_training_context_from_its_scalings_L():
+    """Llama 4 Scout: trained at 256K (Meta), its llama3 scaling starts from 8,192."""
+    cfg = rc.PRESETS["Llama 4 Scout"]
+    assert (cfg.training_context, cfg.original_context) == (256 * 1024, 8192)
+    at = run_page(PAGE, {"rm_models": ["Llama 4 Scout"]})
+    assert not at.error
+    text = " ".join(shown_markdown(at))
+    assert ("training context: 262,144 tokens; its scaling's L "
+            "(original_max_position_embeddings): 8,192 tokens") in text
+    assert "training context L:" not in text
+    at = run_page(PAGE, {"lang": "zh", "rm_models": ["Llama 4 Scout"]})
+    assert not at.error and untranslated(at) == {}
+    text = " ".join(shown_markdown(at))
+    assert ("训练上下文：262,144 词元；其缩放的 L（original_max_position_embeddings）："
+            "8,192 词元") in text
