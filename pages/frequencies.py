@@ -149,9 +149,10 @@ ui.explain(
     _("Long-context models raise the base for two other reasons: a larger base lifts every "
       "wavelength but the first, so the low-frequency pairs rotate more slowly and the angles at "
       "long distances stay inside the range seen in training for longer; and the score's cosine "
-      "sum B_m = Σᵢ cos(m θᵢ) stays positive out to a longer distance m before it first turns "
-      "negative, so attention can still favour similar tokens that far back (Men et al. 2024, "
-      "“Base of RoPE bounds context length”)."))
+      "sum B_m = Σᵢ cos(m θᵢ) broadly stays positive out to a longer distance m before it first "
+      "turns negative, so attention can still favour similar tokens that far back (Men et al. "
+      "2024, “Base of RoPE bounds context length”). Only broadly: a slightly larger base can "
+      "turn negative sooner (the passing islands on the Long context page)."))
 st.markdown(_("**Two ways to count pairs.** The RoFormer paper numbers pairs from 1: "
               "θᵢ = 10000^(−2(i−1)/d), i = 1 … d/2. This app numbers them from 0: "
               "θᵢ = base^(−2i/d), i = 0 … d/2 − 1. The same frequency has index i here and "

@@ -278,8 +278,12 @@ def unseen_angles(s) -> None:
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
               help=_("2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]"))
-    m2.metric(_("Extrapolation limit at base {base}").format(base=ui.fmt_base(s.base)),
-              tokens(liu["limit_at_base"]))
+    m2.metric(_("2π·base^(d_extra/d) at the training base {base}").format(
+        base=ui.fmt_base(s.base)), tokens(liu["limit_at_base"]),
+        help=_("The formula at the training base itself: the period of pair d_extra/2, the "
+               "first pair that never completes a turn in training (2π·base when every pair "
+               "does). Liu et al. state it as an extrapolation bound only after fine-tuning "
+               "with a larger base."))
     if liu["limit_at_new_base"] is not None:
         m3.metric(_("Limit after fine-tuning with base {base}").format(
             base=ui.fmt_base(new_base)), tokens(liu["limit_at_new_base"]))
@@ -290,24 +294,25 @@ def unseen_angles(s) -> None:
     n_scaled = int(scaled_rows["unseen"].sum())
     turned = int((plain_rows["train max angle [rad]"] >= TWO_PI).sum())
     if liu["new_base_case"] == "larger":
-        liu_text = _("Liu et al.'s bound: a model whose critical dimension was set in "
-                     "pre-training carries 2π·base^(d_extra/d) tokens: {at_base} at the "
-                     "training base, and {at_new_base} after fine-tuning with base "
-                     "β = {new_base}.").format(
+        liu_text = _("Liu et al.'s bound: after fine-tuning with a base β larger than the "
+                     "training base, a model whose critical dimension d_extra was set in "
+                     "pre-training extrapolates to 2π·β^(d_extra/d) tokens: {at_new_base} with "
+                     "β = {new_base}. At the training base the same expression is {at_base}, "
+                     "the period of the critical pair, not a bound they state.").format(
             at_base=tokens(liu["limit_at_base"]), at_new_base=tokens(liu["limit_at_new_base"]),
             new_base=ui.fmt_base(new_base))
     elif liu["new_base_case"] == "same":
-        liu_text = _("Liu et al.'s bound: a model whose critical dimension was set in "
-                     "pre-training carries 2π·base^(d_extra/d) tokens, {at_base} at the "
-                     "training base; choose a larger base after tuning to see their bound "
-                     "for fine-tuning with it.").format(at_base=tokens(liu["limit_at_base"]))
+        liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
+                     "larger than the training base; at the training base the expression is "
+                     "{at_base}, the period of the critical pair, not a bound they state. "
+                     "Choose a larger base after tuning to see their bound.").format(
+            at_base=tokens(liu["limit_at_base"]))
     else:
         liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
-                     "larger than the training base ({at_base} at the training base). For a "
-                     "smaller base, such as {new_base}, they report the opposite: with base "
-                     "500 every pair completes a period in training and the model "
-                     "extrapolates better, so no limit is given.").format(
-            at_base=tokens(liu["limit_at_base"]), new_base=ui.fmt_base(new_base))
+                     "larger than the training base. For a smaller base, such as {new_base}, "
+                     "they report the opposite: with base 500 every pair completes a period in "
+                     "training and the model extrapolates better, so no limit is given.").format(
+            new_base=ui.fmt_base(new_base))
     ui.explain(
         ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
                  "{pairs} pairs completes at least one turn in training (its angles cover "
@@ -496,7 +501,8 @@ else:
     differ = _("None differs by more than a factor 2.")
 ui.explain(ratios, differ,
            _("A fit through a few points is not the exact bound; the app's smallest bases "
-             "are exact to 0.1%, on the grid 1.001^k."))
+             "are the smallest passing bases of the grid 1.001^k (0.1% apart; an island "
+             "narrower than that could be missed)."))
 ui.download(men_table, MEN_DIM, men_contexts, filename="long_context_men_fit_dim128.csv",
             label=_("fit comparison"), key="lc_men_csv")
 

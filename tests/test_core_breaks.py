@@ -245,3 +245,21 @@ def test_ood_dynamic_is_compared_at_alpha_s():
     unseen = {m: int(b["unseen"].sum()) for m, b in by.items()}
     assert unseen == {"none": 18, "linear": 0, "ntk": 17, "dynamic": 17, "yarn": 0,
                       "llama3": 0}
+
+
+def test_liu_expression_at_the_training_base_is_the_critical_pairs_period():
+    """The page shows 2 pi base^(d_extra/d) at the training base as the period of pair
+    d_extra/2 (the first that never completes a turn in training), not as a limit: for
+    LLaMA 2 it is 2 pi 10^(4 * 92/128) = 2 pi 10^2.875 = 4,711.7 (pair 45's period,
+    2 pi 10^2.8125 = 4,083.6, is under L = 4,096); for base 500 every pair turns
+    (d_extra = d) and the expression is 2 pi 500 = 3,141.6, shorter than L itself."""
+    s = br.liu_summary(128, 1e4, 4096, 1e4)
+    assert s["limit_at_base"] == pytest.approx(2 * math.pi * 10**2.875, rel=1e-12)
+    assert 2 * math.pi * 10**2.8125 < 4096 < s["limit_at_base"]
+    t = br.ood_angle_table(128, 1e4, 4096, 1.0, ("none",))
+    wavelength = t.set_index("pair i")["wavelength [tokens]"]
+    assert wavelength[s["critical_pair"]] == pytest.approx(s["limit_at_base"], rel=1e-12)
+    small = br.liu_summary(128, 500.0, 4096, 1e4)
+    assert small["critical_dimension"] == 128
+    assert small["limit_at_base"] == pytest.approx(2 * math.pi * 500, rel=1e-12)
+    assert small["limit_at_base"] < 4096

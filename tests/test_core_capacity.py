@@ -360,3 +360,19 @@ def test_min_base_validation():
         rc.passing_bases(128, 100, [0.5])
     with pytest.raises(ValueError, match="bases"):
         rc.passing_bases(128, 100, [2.0] * 5000)
+
+
+def test_a_larger_base_can_turn_negative_sooner():
+    """The Frequencies page says B_m stays positive longer for a larger base only broadly:
+    the grid base just above the first island at d = 128, L = 2,048 fails inside 2,048
+    while the island's last base does not. Checked by a direct float64 sum of cosines."""
+    from rope_core.breaks import base_bound
+
+    lo, hi = base_bound(128, 2048)["islands"][0]
+    above = hi * 1.001  # the next grid base, outside the island
+    i = np.arange(64)
+    m = np.arange(2048)[:, None]
+    assert (np.cos(m * hi ** (-2 * i / 128)).sum(axis=1) >= 0).all()  # hi passes
+    first = rc.first_negative_distance(128, above, 2047)
+    assert first is not None and first < 2048
+    assert np.cos(first * above ** (-2 * i / 128)).sum() < 0
