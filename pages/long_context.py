@@ -455,9 +455,10 @@ st.markdown(_(
     "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
     "angles they never saw. Context-extension methods shrink θᵢ; some bring s·L·θ'ᵢ back "
     "inside what training covered for every pair, static NTK-aware scaling does not (YaRN's "
-    "paper, §3.1), and section 1 counts the pairs left outside by each. A second, "
-    "independent limit: Men et al.'s B_m = Σᵢ cos(m·θᵢ) must stay ≥ 0, which needs a base "
-    "large enough for the context."))
+    "paper, §3.1), nor does dynamic NTK, whose spectrum at s·L is the static one, and "
+    "section 1 counts the pairs left outside by each. A second, independent criterion: Men "
+    "et al. ask that B_m = Σᵢ cos(m·θᵢ) stay ≥ 0 over the context (a condition on an "
+    "expectation, not a hard limit), which needs a base large enough for the context."))
 
 st.header(_("1. Angles never seen in training"))
 unseen_angles(s)

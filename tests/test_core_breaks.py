@@ -263,3 +263,17 @@ def test_liu_expression_at_the_training_base_is_the_critical_pairs_period():
     assert small["critical_dimension"] == 128
     assert small["limit_at_base"] == pytest.approx(2 * math.pi * 500, rel=1e-12)
     assert small["limit_at_base"] < 4096
+
+
+def test_which_methods_keep_every_pair_inside_by_hand():
+    """d = 128, base 10^4, L = 4,096, s = 8 (issue 19 item 7). Pair i never turns in
+    training when 2 pi 10^(4 i/64) > 4096, i.e. i > 64 log10(4096/2pi)/4 = 45.03: pairs
+    46 ... 63, 18 of them (no scaling: all unseen). Static NTK (transformers: base
+    s^(d/(d-2))) gives s theta'_i = theta_i s^(1 - 2i/126) > theta_i for i < 63: 17 pairs;
+    dynamic NTK at n = s L with factor 1 has alpha = s, the same base, so 17 too. Linear
+    (theta/s), YaRN and Llama 3.1 (pairs with wavelength > L divided by exactly s) bring
+    every never-turning pair back to s L theta_i / s = L theta_i: 0."""
+    t = br.ood_angle_table(128, 1e4, 4096, 8.0, br.OOD_METHODS)
+    counts = t.groupby("method")["unseen"].sum().to_dict()
+    assert counts == {"none": 18, "ntk": 17, "dynamic": 17, "linear": 0, "yarn": 0,
+                      "llama3": 0}
