@@ -211,7 +211,7 @@ def island_figure(dim: int, context: int):
             (r["smallest"], "dot",
              _("smallest: {base}").format(base=whole(r["smallest"])), "left"),
             (r["threshold"], "dash",
-             _("all pass from {base}").format(base=whole(r["threshold"])), "right")):
+             _("all grid bases pass from {base}").format(base=whole(r["threshold"])), "right")):
         # inside the plot: the smallest's label to its right (above the bars), the
         # threshold's to its left (below them), so that neither runs past an edge
         fig.add_vline(x=x, line=dict(color="#444", dash=dash))
@@ -412,7 +412,9 @@ def smallest_base_section(s) -> None:
     k1, k2, k3 = st.columns(3)
     k1.metric(_("Smallest base for L = {length} (app, d = {dim})").format(
         length=i18n.integer(target), dim=dim), whole(r["smallest"]))
-    k2.metric(_("Every base passes from"), whole(r["threshold"]))
+    k2.metric(_("Every grid base passes from"), whole(r["threshold"]),
+              help=_("Every base of the grid 1.001^k from here on passes; every base at all "
+                     "from {certified} on.").format(certified=whole(r["certified_above"])))
     k3.metric(_("Men et al. fit 0.0424·L^1.628"), whole(fit),
               help=_("Ratio app / fit: {ratio}").format(ratio=f"{r['smallest'] / fit:.2f}"))
     ui.show(island_figure(dim, target), key="lc_scan_plot")
@@ -437,8 +439,9 @@ def smallest_base_section(s) -> None:
                    "passes.").format(small=whole(r["smallest"]))
     how = _("How it is found: every base below {proven} fails, proven by a bound on how fast "
             "B_m can change with the base; from there every base of the grid 1.001^k is "
-            "checked at every m < L, so the smallest base is exact to 0.1%, on that grid (an "
-            "island narrower than 0.1%, between two grid bases, could be missed). Above the "
+            "checked at every m < L, so the smallest base shown is the smallest passing base "
+            "of that grid, 0.1% apart; an island narrower than that, between two grid bases, "
+            "could be missed, and the true smallest base would then be lower. Above the "
             "threshold every grid base passes, and from {certified} on a simple sufficient "
             "condition proves that every base does.").format(
         proven=whole(r["proven_below"]), certified=whole(r["certified_above"]))
