@@ -310,8 +310,9 @@ def unseen_angles(s) -> None:
     else:
         liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
                      "larger than the training base. For a smaller base, such as {new_base}, "
-                     "they report the opposite: with base 500 every pair completes a period in "
-                     "training and the model extrapolates better, so no limit is given.").format(
+                     "they report the opposite: fine-tuned with base 500, every pair completes "
+                     "a period within the tuning length and the model extrapolates better, so no "
+                     "limit is given.").format(
             new_base=ui.fmt_base(new_base))
     ui.explain(
         ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "

@@ -166,7 +166,7 @@ def liu_summary(dim: int, base: float, train_context: int, new_base: float) -> d
         base beta after pre-training with ``base``.
 
     For a smaller base the paper reports the opposite behaviour (base 500: every
-    pair completes a period in training and extrapolation improves), so no limit
+    pair completes a period within the tuning length and extrapolation improves), so no limit
     is given there: ``limit_at_new_base`` is None and ``new_base_case`` says why.
 
     Returns:

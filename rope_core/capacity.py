@@ -85,7 +85,7 @@ def extrapolation_limit(dim: int, base: float, critical_dim: int) -> float:
     the longest of those periods is 2 pi base^(d_extra/d) (pair d_extra/2 taken as
     the boundary), the longest context whose angles stay inside what training
     covered. Liu et al. give it only for a larger base: for a smaller one (base
-    500) every pair completes a period in training and the model extrapolates
+    500) every pair completes a period within the tuning length and the model extrapolates
     better (see rope_core.breaks.liu_summary, which returns None there).
 
     Args:

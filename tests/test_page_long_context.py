@@ -98,7 +98,7 @@ def test_liu_limit_not_given_for_a_smaller_base():
     no_exceptions(at)
     assert [m.value for m in at.metric][2] == "not given"
     text = text_of(at)
-    assert "547" not in text and "base 500 every pair completes a period" in text
+    assert "547" not in text and "base 500, every pair completes a period" in text
 
 
 def test_every_offered_search_setting_renders_without_error():
