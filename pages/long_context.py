@@ -473,10 +473,11 @@ st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \text{"
          + _(r"need $B_m \ge 0$ for every $m < L$") + "}")
 st.markdown(_(
     "Men et al.'s Theorem 1: if the components of q and k are independent and identically "
-    "distributed, a key similar to the query, k* = q + ε, outscores a random key at distance m "
-    "in expectation exactly when B_m ≥ 0 (B_m is also half the score of q = k = all ones). It "
-    "is a condition on an expectation, not a hard limit: the paper notes that the boundary is "
-    "not strict, since layers stack."))
+    "distributed with variance σ², a key similar to the query, k* = q + ε (ε random with mean "
+    "0), scores at least as high as a random key at distance m, in expectation, exactly when "
+    "B_m ≥ 0: the two expected scores differ by 2σ²·B_m (B_m is also half the score of "
+    "q = k = all ones). It is a condition on an expectation, not a hard limit: the paper notes "
+    "that the boundary is not strict, since layers stack."))
 cos_sum_section(s)
 smallest_base_section(s)
 

@@ -9,7 +9,7 @@ Two results from the literature, both computed exactly here:
   with a base beta LARGER than its training base, the extrapolation limit
   2 pi * beta^(d_extra / d) (for a smaller base the paper reports the opposite).
 * Men et al. 2024, "Base of RoPE Bounds Context Length", Theorem 1: with iid
-  components, a similar key k* = q + eps outscores a random key at distance m
+  components, a similar key k* = q + eps scores at least as high as a random key at distance m
   in expectation exactly when B_m = sum_i cos(m theta_i) >= 0 (a condition on an
   expectation, not a hard limit); the smallest base keeping B_m >= 0 for every
   m < L is a lower bound on the base for a context of L tokens.
