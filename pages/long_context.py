@@ -296,7 +296,7 @@ def unseen_angles(s) -> None:
     if liu["new_base_case"] == "larger":
         liu_text = _("Liu et al.'s bound: after fine-tuning with a base β larger than the "
                      "training base, a model whose critical dimension d_extra was set in "
-                     "pre-training extrapolates to 2π·β^(d_extra/d) tokens: {at_new_base} with "
+                     "pre-training extrapolates to 2π·β^(d_extra/d): {at_new_base} with "
                      "β = {new_base}. At the training base the same expression is {at_base}, "
                      "the period of the critical pair, not a bound they state.").format(
             at_base=tokens(liu["limit_at_base"]), at_new_base=tokens(liu["limit_at_new_base"]),
