@@ -277,3 +277,15 @@ def test_which_methods_keep_every_pair_inside_by_hand():
     counts = t.groupby("method")["unseen"].sum().to_dict()
     assert counts == {"none": 18, "ntk": 17, "dynamic": 17, "linear": 0, "yarn": 0,
                       "llama3": 0}
+
+
+def test_trained_with_a_larger_base_more_pairs_meet_new_angles_past_L():
+    """Frequencies page: trained from the start with a larger base, a pair that never turns
+    still meets new angles right after L. d = 128, L = 4,096, s = 2, no scaling: pair i never
+    turns when i > 64 ln(4096/2pi)/ln(base): 45.03 at 10^4 (pairs 46 ... 63, 18 of them),
+    30.02 at 10^6 (pairs 31 ... 63, 33): every one of them is unseen at 2L."""
+    for base, first, count in ((1e4, 46, 18), (1e6, 31, 33)):
+        x = 64 * math.log(4096 / (2 * math.pi)) / math.log(base)
+        assert math.ceil(x) == first and 64 - first == count
+        t = br.ood_angle_table(128, base, 4096, 2.0, ("none",))
+        assert t.loc[t["unseen"], "pair i"].tolist() == list(range(first, 64))
