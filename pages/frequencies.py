@@ -147,11 +147,14 @@ ui.explain(
     _("Those slow pairs are also the ones that meet angles never seen in training once a model "
       "reads beyond L, so having more of them is no benefit in itself."),
     _("Long-context models raise the base for two other reasons: a larger base lifts every "
-      "wavelength but the first, so the low-frequency pairs rotate more slowly and the angles at "
-      "long distances stay inside the range seen in training for longer; and the score's cosine "
-      "sum B_m = Σᵢ cos(m θᵢ) stays positive out to a longer distance m before it first turns "
-      "negative, so attention can still favour similar tokens that far back (Men et al. 2024, "
-      "“Base of RoPE bounds context length”)."))
+      "wavelength but the first, so when a trained model's base is raised (before fine-tuning "
+      "on longer texts) its slow pairs rotate more slowly and their angles stay inside the range "
+      "its training covered out to longer distances (trained from the start with the larger "
+      "base, a pair that never turns still meets new angles right after L); and the score's "
+      "cosine sum B_m = Σᵢ cos(m θᵢ) broadly stays positive out to a longer distance m before "
+      "it first turns negative, so attention can still favour similar tokens that far back "
+      "(Men et al. 2024, “Base of RoPE bounds context length”). Only broadly: a slightly larger "
+      "base can turn negative sooner (the passing islands on the Long context page)."))
 st.markdown(_("**Two ways to count pairs.** The RoFormer paper numbers pairs from 1: "
               "θᵢ = 10000^(−2(i−1)/d), i = 1 … d/2. This app numbers them from 0: "
               "θᵢ = base^(−2i/d), i = 0 … d/2 − 1. The same frequency has index i here and "

@@ -211,7 +211,7 @@ def island_figure(dim: int, context: int):
             (r["smallest"], "dot",
              _("smallest: {base}").format(base=whole(r["smallest"])), "left"),
             (r["threshold"], "dash",
-             _("all pass from {base}").format(base=whole(r["threshold"])), "right")):
+             _("all grid bases pass from {base}").format(base=whole(r["threshold"])), "right")):
         # inside the plot: the smallest's label to its right (above the bars), the
         # threshold's to its left (below them), so that neither runs past an edge
         fig.add_vline(x=x, line=dict(color="#444", dash=dash))
@@ -278,8 +278,12 @@ def unseen_angles(s) -> None:
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
               help=_("2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]"))
-    m2.metric(_("Extrapolation limit at base {base}").format(base=ui.fmt_base(s.base)),
-              tokens(liu["limit_at_base"]))
+    m2.metric(_("2π·base^(d_extra/d) at the training base {base}").format(
+        base=ui.fmt_base(s.base)), tokens(liu["limit_at_base"]),
+        help=_("The formula at the training base itself: the period of pair d_extra/2, the "
+               "first pair that never completes a turn in training (2π·base when every pair "
+               "does). Liu et al. state it as an extrapolation bound only after fine-tuning "
+               "with a larger base."))
     if liu["limit_at_new_base"] is not None:
         m3.metric(_("Limit after fine-tuning with base {base}").format(
             base=ui.fmt_base(new_base)), tokens(liu["limit_at_new_base"]))
@@ -290,24 +294,26 @@ def unseen_angles(s) -> None:
     n_scaled = int(scaled_rows["unseen"].sum())
     turned = int((plain_rows["train max angle [rad]"] >= TWO_PI).sum())
     if liu["new_base_case"] == "larger":
-        liu_text = _("Liu et al.'s bound: a model whose critical dimension was set in "
-                     "pre-training carries 2π·base^(d_extra/d) tokens: {at_base} at the "
-                     "training base, and {at_new_base} after fine-tuning with base "
-                     "β = {new_base}.").format(
+        liu_text = _("Liu et al.'s bound: after fine-tuning with a base β larger than the "
+                     "training base, a model whose critical dimension d_extra was set in "
+                     "pre-training extrapolates to 2π·β^(d_extra/d): {at_new_base} with "
+                     "β = {new_base}. At the training base the same expression is {at_base}, "
+                     "the period of the critical pair, not a bound they state.").format(
             at_base=tokens(liu["limit_at_base"]), at_new_base=tokens(liu["limit_at_new_base"]),
             new_base=ui.fmt_base(new_base))
     elif liu["new_base_case"] == "same":
-        liu_text = _("Liu et al.'s bound: a model whose critical dimension was set in "
-                     "pre-training carries 2π·base^(d_extra/d) tokens, {at_base} at the "
-                     "training base; choose a larger base after tuning to see their bound "
-                     "for fine-tuning with it.").format(at_base=tokens(liu["limit_at_base"]))
+        liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
+                     "larger than the training base; at the training base the expression is "
+                     "{at_base}, the period of the critical pair, not a bound they state. "
+                     "Choose a larger base after tuning to see their bound.").format(
+            at_base=tokens(liu["limit_at_base"]))
     else:
         liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
-                     "larger than the training base ({at_base} at the training base). For a "
-                     "smaller base, such as {new_base}, they report the opposite: with base "
-                     "500 every pair completes a period in training and the model "
-                     "extrapolates better, so no limit is given.").format(
-            at_base=tokens(liu["limit_at_base"]), new_base=ui.fmt_base(new_base))
+                     "larger than the training base. For a smaller base, such as {new_base}, "
+                     "they report the opposite: fine-tuned with base 500, every pair completes "
+                     "a period within the tuning length and the model extrapolates better, so no "
+                     "limit is given.").format(
+            new_base=ui.fmt_base(new_base))
     ui.explain(
         ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
                  "{pairs} pairs completes at least one turn in training (its angles cover "
@@ -407,7 +413,9 @@ def smallest_base_section(s) -> None:
     k1, k2, k3 = st.columns(3)
     k1.metric(_("Smallest base for L = {length} (app, d = {dim})").format(
         length=i18n.integer(target), dim=dim), whole(r["smallest"]))
-    k2.metric(_("Every base passes from"), whole(r["threshold"]))
+    k2.metric(_("Every grid base passes from"), whole(r["threshold"]),
+              help=_("Every base of the grid 1.001^k from here on passes; every base at all "
+                     "from {certified} on.").format(certified=whole(r["certified_above"])))
     k3.metric(_("Men et al. fit 0.0424·L^1.628"), whole(fit),
               help=_("Ratio app / fit: {ratio}").format(ratio=f"{r['smallest'] / fit:.2f}"))
     ui.show(island_figure(dim, target), key="lc_scan_plot")
@@ -432,8 +440,9 @@ def smallest_base_section(s) -> None:
                    "passes.").format(small=whole(r["smallest"]))
     how = _("How it is found: every base below {proven} fails, proven by a bound on how fast "
             "B_m can change with the base; from there every base of the grid 1.001^k is "
-            "checked at every m < L, so the smallest base is exact to 0.1%, on that grid (an "
-            "island narrower than 0.1%, between two grid bases, could be missed). Above the "
+            "checked at every m < L, so the smallest base shown is the smallest passing base "
+            "of that grid, 0.1% apart; an island narrower than that, between two grid bases, "
+            "could be missed, and the true smallest base would then be lower. Above the "
             "threshold every grid base passes, and from {certified} on a simple sufficient "
             "condition proves that every base does.").format(
         proven=whole(r["proven_below"]), certified=whole(r["certified_above"]))
@@ -450,9 +459,10 @@ st.markdown(_(
     "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
     "angles they never saw. Context-extension methods shrink θᵢ; some bring s·L·θ'ᵢ back "
     "inside what training covered for every pair, static NTK-aware scaling does not (YaRN's "
-    "paper, §3.1), and section 1 counts the pairs left outside by each. A second, "
-    "independent limit: Men et al.'s B_m = Σᵢ cos(m·θᵢ) must stay ≥ 0, which needs a base "
-    "large enough for the context."))
+    "paper, §3.1), nor does dynamic NTK, whose spectrum at s·L is the static one, and "
+    "section 1 counts the pairs left outside by each. A second, independent criterion: Men "
+    "et al. ask that B_m = Σᵢ cos(m·θᵢ) stay ≥ 0 over the context (a condition on an "
+    "expectation, not a hard limit), which needs a base large enough for the context."))
 
 st.header(_("1. Angles never seen in training"))
 unseen_angles(s)
@@ -463,10 +473,11 @@ st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \text{"
          + _(r"need $B_m \ge 0$ for every $m < L$") + "}")
 st.markdown(_(
     "Men et al.'s Theorem 1: if the components of q and k are independent and identically "
-    "distributed, a key similar to the query, k* = q + ε, outscores a random key at distance m "
-    "in expectation exactly when B_m ≥ 0 (B_m is also half the score of q = k = all ones). It "
-    "is a condition on an expectation, not a hard limit: the paper notes that the boundary is "
-    "not strict, since layers stack."))
+    "distributed with variance σ², a key similar to the query, k* = q + ε (ε random with mean "
+    "0), scores at least as high as a random key at distance m, in expectation, exactly when "
+    "B_m ≥ 0: the two expected scores differ by 2σ²·B_m (B_m is also half the score of "
+    "q = k = all ones). It is a condition on an expectation, not a hard limit: the paper notes "
+    "that the boundary is not strict, since layers stack."))
 cos_sum_section(s)
 smallest_base_section(s)
 
@@ -496,7 +507,8 @@ else:
     differ = _("None differs by more than a factor 2.")
 ui.explain(ratios, differ,
            _("A fit through a few points is not the exact bound; the app's smallest bases "
-             "are exact to 0.1%, on the grid 1.001^k."))
+             "are the smallest passing bases of the grid 1.001^k (0.1% apart; an island "
+             "narrower than that could be missed)."))
 ui.download(men_table, MEN_DIM, men_contexts, filename="long_context_men_fit_dim128.csv",
             label=_("fit comparison"), key="lc_men_csv")
 

@@ -266,12 +266,14 @@ f32 = at_end[at_end["recipe"] == "float32_angles"].set_index("dtype")
 theta_at_end = at_end[at_end["recipe"] == "theta"].set_index("dtype")["max angle error [rad]"]
 ui.explain(
     _("**What current code does.** transformers builds `inv_freq` in float32, forms the angles "
-      "m·θᵢ in float32 with `autocast` off and casts only cos and sin to the model's dtype "
-      "(recipe {recipe}, drawn in grey): its angle error is float32's, the same in every "
+      "m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in 5.x; 4.x used a "
+      "float32 matrix product with `autocast` off) and casts only cos and sin to the model's "
+      "dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the same in every "
       "dtype, {error} rad at m = {m} (float32's spacing there is {spacing}). It grows with "
       "m, as float32's spacing doubles at every power of two, so at long contexts this "
       "float32 product, not the cache, becomes the realistic problem (about 0.05 rad at "
-      "m = 10⁶). Cos errors with the cast cache at m = {m}: {values}.").format(
+      "m = 10⁶ for d = 128, base 10⁴). Cos errors with the cast cache at m = {m}: "
+      "{values}.").format(
         recipe=recipe_name("float32_angles"),
         error=f"{f32['max angle error [rad]'].iloc[0]:.2g}", m=i18n.integer(max_position),
         spacing=f"{float(rc.grid_spacing([max_position], 'float32')[0]):.3g}",

@@ -14,7 +14,7 @@ Long context
   training) and s L theta'_i > L theta_i.
 * :func:`cos_sum_curve`: B_m = sum_i cos(m theta_i) against m (Men et al. 2024).
 * :func:`base_bound` and :func:`island_table`: the smallest base keeping B_m >= 0
-  for every m < L, the threshold above which every base passes and the passing
+  for every m < L, the threshold above which every grid base passes and the passing
   islands between (:func:`rope_core.capacity.base_search`, precomputed in
   :mod:`rope_core.base_bounds_table` for the settings the page offers).
 * :func:`men_fit_base` and :func:`base_bound_table`: Men et al.'s published
@@ -166,7 +166,7 @@ def liu_summary(dim: int, base: float, train_context: int, new_base: float) -> d
         base beta after pre-training with ``base``.
 
     For a smaller base the paper reports the opposite behaviour (base 500: every
-    pair completes a period in training and extrapolation improves), so no limit
+    pair completes a period within the tuning length and extrapolation improves), so no limit
     is given there: ``limit_at_new_base`` is None and ``new_base_case`` says why.
 
     Returns:

@@ -9,7 +9,7 @@ Two results from the literature, both computed exactly here:
   with a base beta LARGER than its training base, the extrapolation limit
   2 pi * beta^(d_extra / d) (for a smaller base the paper reports the opposite).
 * Men et al. 2024, "Base of RoPE Bounds Context Length", Theorem 1: with iid
-  components, a similar key k* = q + eps outscores a random key at distance m
+  components, a similar key k* = q + eps scores at least as high as a random key at distance m
   in expectation exactly when B_m = sum_i cos(m theta_i) >= 0 (a condition on an
   expectation, not a hard limit); the smallest base keeping B_m >= 0 for every
   m < L is a lower bound on the base for a context of L tokens.
@@ -85,7 +85,7 @@ def extrapolation_limit(dim: int, base: float, critical_dim: int) -> float:
     the longest of those periods is 2 pi base^(d_extra/d) (pair d_extra/2 taken as
     the boundary), the longest context whose angles stay inside what training
     covered. Liu et al. give it only for a larger base: for a smaller one (base
-    500) every pair completes a period in training and the model extrapolates
+    500) every pair completes a period within the tuning length and the model extrapolates
     better (see rope_core.breaks.liu_summary, which returns None there).
 
     Args:
@@ -499,8 +499,9 @@ def base_search(dim: int, context: int) -> dict:
        base, ``smallest``: every grid base below it fails, every base below the
        walk's end fails (proven), so the true smallest passing base lies in
        (smallest / 1.001, smallest] unless an island narrower than 0.1% lies
-       between two failing grid bases (none is claimed found; the grid is 5x finer
-       than the narrowest island seen at d = 128, L = 2,048).
+       between two failing grid bases (then the true smallest base is lower). Such
+       islands are plausible: at d = 128 and L >= 4,096 some islands found are a
+       single grid base wide.
     3. **Up the grid to the threshold.** A passing base b with
        rho = min_{0<m<L} B_m(b) / m certifies every base in [b, b e^(rho/S(b))]
        (same slope bound), so the grid is skipped there; the scan ends at the first
@@ -520,7 +521,8 @@ def base_search(dim: int, context: int) -> dict:
         context: L, integer 1 ... 2^20, with L * dim/2 <= 2^26.
     Returns:
         dict: ``smallest`` (grid base or None when none up to 10^15 passes),
-        ``threshold`` (grid base; every base >= it passes; None with smallest),
+        ``threshold`` (grid base; every GRID base >= it passes, and every base from
+        ``certified_above`` on; None with smallest),
         ``islands`` (list of (first, last) passing grid bases from smallest up to
         the last one below the threshold's failing neighbour), ``proven_below``
         (every base in (1.001, proven_below) fails, by stage 1), ``certified_above``

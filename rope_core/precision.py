@@ -214,10 +214,12 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
       fl(cos a_ref), fl(sin a_ref); the angle error is 0.
     * ``"float32_angles"``: what Hugging Face transformers does today. ``inv_freq``
       is built in float32 (:func:`transformers_inv_freq`, th32), the angles are
-      formed in float32 with autocast off, a = fl32(fl32(m) th32_i), cos and sin are
+      formed in float32, a = fl32(fl32(m) th32_i) (5.x: ``position_ids.float() *
+      inv_freq``, elementwise; 4.x: a float32 matmul with autocast off), cos and sin are
       taken in float32 and only they are cast to the model's dtype:
       fl(cos32 a), fl(sin32 a). The angle error is float32's whatever ``dtype``
-      (about 0.03-0.06 rad at m = 10^6, where float32's spacing is 1/16); with
+      (a few hundredths of a radian at m = 10^6, where float32's spacing is 1/16:
+      0.05 at d = 128, base 10^4; it varies with d and the base); with
       dtype float64 or float32 the cache adds nothing more. A model whose
       ``inv_freq`` buffer was cast to bfloat16 (``model.to(torch.bfloat16)`` casts
       buffers too) runs the ``"theta"`` recipe instead.

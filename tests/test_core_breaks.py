@@ -245,3 +245,47 @@ def test_ood_dynamic_is_compared_at_alpha_s():
     unseen = {m: int(b["unseen"].sum()) for m, b in by.items()}
     assert unseen == {"none": 18, "linear": 0, "ntk": 17, "dynamic": 17, "yarn": 0,
                       "llama3": 0}
+
+
+def test_liu_expression_at_the_training_base_is_the_critical_pairs_period():
+    """The page shows 2 pi base^(d_extra/d) at the training base as the period of pair
+    d_extra/2 (the first that never completes a turn in training), not as a limit: for
+    LLaMA 2 it is 2 pi 10^(4 * 92/128) = 2 pi 10^2.875 = 4,711.7 (pair 45's period,
+    2 pi 10^2.8125 = 4,083.6, is under L = 4,096); for base 500 every pair turns
+    (d_extra = d) and the expression is 2 pi 500 = 3,141.6, shorter than L itself."""
+    s = br.liu_summary(128, 1e4, 4096, 1e4)
+    assert s["limit_at_base"] == pytest.approx(2 * math.pi * 10**2.875, rel=1e-12)
+    assert 2 * math.pi * 10**2.8125 < 4096 < s["limit_at_base"]
+    t = br.ood_angle_table(128, 1e4, 4096, 1.0, ("none",))
+    wavelength = t.set_index("pair i")["wavelength [tokens]"]
+    assert wavelength[s["critical_pair"]] == pytest.approx(s["limit_at_base"], rel=1e-12)
+    small = br.liu_summary(128, 500.0, 4096, 1e4)
+    assert small["critical_dimension"] == 128
+    assert small["limit_at_base"] == pytest.approx(2 * math.pi * 500, rel=1e-12)
+    assert small["limit_at_base"] < 4096
+
+
+def test_which_methods_keep_every_pair_inside_by_hand():
+    """d = 128, base 10^4, L = 4,096, s = 8 (issue 19 item 7). Pair i never turns in
+    training when 2 pi 10^(4 i/64) > 4096, i.e. i > 64 log10(4096/2pi)/4 = 45.03: pairs
+    46 ... 63, 18 of them (no scaling: all unseen). Static NTK (transformers: base
+    s^(d/(d-2))) gives s theta'_i = theta_i s^(1 - 2i/126) > theta_i for i < 63: 17 pairs;
+    dynamic NTK at n = s L with factor 1 has alpha = s, the same base, so 17 too. Linear
+    (theta/s), YaRN and Llama 3.1 (pairs with wavelength > L divided by exactly s) bring
+    every never-turning pair back to s L theta_i / s = L theta_i: 0."""
+    t = br.ood_angle_table(128, 1e4, 4096, 8.0, br.OOD_METHODS)
+    counts = t.groupby("method")["unseen"].sum().to_dict()
+    assert counts == {"none": 18, "ntk": 17, "dynamic": 17, "linear": 0, "yarn": 0,
+                      "llama3": 0}
+
+
+def test_trained_with_a_larger_base_more_pairs_meet_new_angles_past_L():
+    """Frequencies page: trained from the start with a larger base, a pair that never turns
+    still meets new angles right after L. d = 128, L = 4,096, s = 2, no scaling: pair i never
+    turns when i > 64 ln(4096/2pi)/ln(base): 45.03 at 10^4 (pairs 46 ... 63, 18 of them),
+    30.02 at 10^6 (pairs 31 ... 63, 33): every one of them is unseen at 2L."""
+    for base, first, count in ((1e4, 46, 18), (1e6, 31, 33)):
+        x = 64 * math.log(4096 / (2 * math.pi)) / math.log(base)
+        assert math.ceil(x) == first and 64 - first == count
+        t = br.ood_angle_table(128, base, 4096, 2.0, ("none",))
+        assert t.loc[t["unseen"], "pair i"].tolist() == list(range(first, 64))

@@ -360,3 +360,39 @@ def test_min_base_validation():
         rc.passing_bases(128, 100, [0.5])
     with pytest.raises(ValueError, match="bases"):
         rc.passing_bases(128, 100, [2.0] * 5000)
+
+
+def test_a_larger_base_can_turn_negative_sooner():
+    """The Frequencies page says B_m stays positive longer for a larger base only broadly:
+    the grid base just above the first island at d = 128, L = 2,048 fails inside 2,048
+    while the island's last base does not. Checked by a direct float64 sum of cosines."""
+    from rope_core.breaks import base_bound
+
+    lo, hi = base_bound(128, 2048)["islands"][0]
+    above = hi * 1.001  # the next grid base, outside the island
+    i = np.arange(64)
+    m = np.arange(2048)[:, None]
+    assert (np.cos(m * hi ** (-2 * i / 128)).sum(axis=1) >= 0).all()  # hi passes
+    first = rc.first_negative_distance(128, above, 2047)
+    assert first is not None and first < 2048
+    assert np.cos(first * above ** (-2 * i / 128)).sum() < 0
+
+
+@pytest.mark.parametrize("m", [0, 3, 17, 250])
+def test_men_theorem_1_difference_is_two_sigma_squared_B(m):
+    """The Long context page: with iid components (mean mu, variance sigma^2) and
+    k* = q + eps, eps of mean 0 independent of q, E[q^T R_m k*] - E[q^T R_m k] = 2 sigma^2 B_m.
+    Derived with the explicit d x d block rotation R_m and second moments:
+    E[q q^T] = sigma^2 I + mu^2 1 1^T, E[q^T R k] = mu^2 1^T R 1 for independent q, k."""
+    d, base, mu, sigma2 = 8, 10.0, 0.7, 1.3
+    th = [base ** (-2 * i / d) for i in range(d // 2)]
+    R = np.zeros((d, d))
+    for i, t in enumerate(th):
+        c, s = math.cos(m * t), math.sin(m * t)
+        R[2 * i:2 * i + 2, 2 * i:2 * i + 2] = [[c, -s], [s, c]]
+    ones = np.ones(d)
+    second = sigma2 * np.eye(d) + mu**2 * np.outer(ones, ones)  # E[q q^T]
+    similar = np.trace(R @ second)  # E[q^T R (q + eps)] = E[q^T R q]
+    random_key = mu**2 * ones @ R @ ones
+    B = float(rc.cos_sum(d, base, [m])[0])
+    assert similar - random_key == pytest.approx(2 * sigma2 * B, abs=1e-12)

@@ -404,3 +404,26 @@ def test_float32_angles_match_transformers_rotary_embedding():
         _, cos_err, _ = rc.angle_error(positions, d, base, dtype, "float32_angles")
         # ours = |cache - ref|: the same cache as transformers', to the last bit
         assert torch.equal((cos_hf - ref).abs(), cos_err)
+
+
+def test_float32_angle_error_at_a_million_read_from_transformers():
+    """Issue 19 item 8's figure, "about 0.05 rad at m = 10^6" (d = 128, base 10^4), read off
+    transformers' own LlamaRotaryEmbedding: in float32 its cos and sin are those of its
+    float32 angle (to ~1e-7), so atan2(sin, cos) minus the float64 angle, wrapped to
+    (-pi, pi], is its angle error; the largest over pairs is this recipe's."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    d, base, m = 128, 10_000.0, 10**6
+    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
+                                   max_position_embeddings=4096,
+                                   rope_parameters={"rope_type": "default", "rope_theta": base})
+    rotary = LlamaRotaryEmbedding(cfg)
+    cos, sin = rotary(torch.zeros(1, 1, d), torch.tensor([[m]]))  # (1, 1, d) float32
+    hf = torch.atan2(sin[0, 0, : d // 2].double(), cos[0, 0, : d // 2].double())  # (h,)
+    ref = m * rc.theta(d, base)  # (h,) float64
+    wrapped = torch.remainder(hf - ref + math.pi, 2 * math.pi) - math.pi
+    hf_err = float(wrapped.abs().max())
+    assert 0.045 < hf_err < 0.055
+    ours, _, _ = rc.max_angle_error(torch.tensor([m]), d, base, "float32", "float32_angles")
+    assert ours.item() == pytest.approx(hf_err, abs=1e-5)

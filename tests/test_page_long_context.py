@@ -49,8 +49,13 @@ def test_critical_dimension_llama2_by_closed_form(default_page):
     assert metrics[0] == str(by_hand)
     limit = 2 * math.pi * 1e6 ** (by_hand / d)
     assert metrics[2] == f"{limit:,.0f} tokens"
-    assert "after fine-tuning with base" in text_of(default_page)
+    assert "after fine-tuning with a base β larger than the training base" in text_of(
+        default_page)
     assert "once the base is changed" not in text_of(default_page)
+    # at the training base the expression is the critical pair's period, not a limit
+    assert metrics[1] == f"{2 * math.pi * base ** (by_hand / d):,.0f} tokens"
+    assert "not a bound they state" in text_of(default_page)
+    assert not any("Extrapolation limit" in m.label for m in default_page.metric)
     text = " ".join(md.value for md in default_page.markdown)
     assert "d_extra = 92" in text
     comparison = default_page.dataframe[0].value
@@ -93,7 +98,7 @@ def test_liu_limit_not_given_for_a_smaller_base():
     no_exceptions(at)
     assert [m.value for m in at.metric][2] == "not given"
     text = text_of(at)
-    assert "547" not in text and "base 500 every pair completes a period" in text
+    assert "547" not in text and "base 500, every pair completes a period" in text
 
 
 def test_every_offered_search_setting_renders_without_error():
