@@ -1,12 +1,10 @@
 """Context extension: one model, every scaling method on the same axes."""
 
-import base64
 import math
 import re
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -48,44 +46,12 @@ def extension_decay(key: tuple, factor: float, axis: str) -> dict:
                                     parts=("decay",))
 
 
-def typed(values) -> dict | list:
-    """A numeric column as Plotly.js's typed array (base64, 32-bit, as ui.freeze sends
-    numpy arrays); anything else as a list."""
-    a = np.asarray(values)
-    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
-    if kind is None:
-        return a.tolist()
-    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
 
 
-def hline(y: float, color: str) -> dict:
-    """A dotted line across the plot at height y (what fig.add_hline writes)."""
-    return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y,
-                line=dict(color=color, dash="dot"))
 
 
-def vline(x: float, color: str) -> dict:
-    """A dotted line up the plot at x (what fig.add_vline writes)."""
-    return dict(type="line", xref="x", x0=x, x1=x, yref="y domain", y0=0, y1=1,
-                line=dict(color=color, dash="dot"))
 
 
-def lines_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
-                 xaxes: dict | None = None, yaxes: dict | None = None,
-                 shapes: tuple = (), annotations: tuple = ()) -> ui.Frozen:
-    """A styled figure of ``traces`` (trace dicts, numeric arrays as :func:`typed`), built
-    as the kept form directly: Plotly validating each trace property by property was most
-    of this page's CPU."""
-    fig = ui.relayout(go.Figure(), xaxes=xaxes, yaxes=yaxes)
-    ui.style(fig, title=title, x=x, y=y, height=height)
-    spec = ui.freeze(fig).spec
-    spec["data"] = [{k: typed(v) if k in ("x", "y") else v for k, v in t.items()}
-                    for t in traces]
-    if shapes:
-        spec["layout"]["shapes"] = list(shapes)
-    if annotations:
-        spec["layout"]["annotations"] = list(annotations)
-    return ui.Frozen(spec)
 
 
 @ui.table
@@ -151,7 +117,7 @@ LOG_AXIS = dict(type="log", exponentformat="power")
 @ui.figure
 def ratio_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """θ′ᵢ/θᵢ per pair under each method."""
-    return lines_figure(
+    return ui.kept_figure(
         spectrum_lines(cfg_key, factor, "ratio theta/theta plain", "θ′/θ=%{y:.4f}"),
         title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"), y=_("ratio θ′ᵢ/θᵢ"),
         height=420, yaxes=LOG_AXIS)
@@ -163,12 +129,12 @@ def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     cfg = compare.config_from_key(cfg_key)
     L = cfg.original_context
     marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "gray"))
-    return lines_figure(
+    return ui.kept_figure(
         spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                        _("λ={value} tokens").format(value="%{y:,.1f}")),
         title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"), x=_("pair index i"),
         y=_("wavelength [tokens]"), height=420, yaxes=LOG_AXIS,
-        shapes=tuple(hline(tokens, color) for tokens, _text, color in marks),
+        shapes=tuple(ui.hline(tokens, color) for tokens, _text, color in marks),
         annotations=tuple(
             dict(x=0, xref="paper", xanchor="left", y=math.log10(tokens), yanchor="bottom",
                  text=_("{length} = {n} tokens").format(length=text, n=i18n.integer(tokens)),
@@ -202,7 +168,7 @@ def regime_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
         colorbar=dict(tickvals=[0, 1, 2], ticktext=[names[r] for r in REGIME_CODES],
                       title=dict(text=_("pair is"))),
         hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>")
-    return lines_figure(
+    return ui.kept_figure(
         [heatmap], title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
         x=_("pair index i"), y="", height=120 + 45 * len(order))
 
@@ -218,7 +184,7 @@ def attention_factor_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
                marker=dict(color=[colors[m] for m in methods]),
                text=[f"a = {a:.4f}" for a in attention["attention factor"]],
                hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>")
-    return lines_figure(
+    return ui.kept_figure(
         [bar], title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
         x=_("method"), y=_("a² (logit multiplier)"), height=380)
 
@@ -240,7 +206,7 @@ def softmax_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
                              marker=dict(color=ui.COLORS[(n + 1) % len(ui.COLORS)])))
     logits = list(softmax.groupby("method", sort=False).get_group(
         softmax["method"].iloc[0])["logit"])
-    return lines_figure(
+    return ui.kept_figure(
         bars, title=_("Softmax of the logits {logits}").format(
             logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"),
         y=_("attention weight"), height=380)
@@ -262,13 +228,13 @@ def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int
                            hovertemplate=_("n={length}<br>base′={base}").format(
                                length="%{x:,}", base="%{y:.4g}") + "<extra></extra>"))
     L = compare.config_from_key(cfg_key).original_context
-    return lines_figure(
+    return ui.kept_figure(
         traces, title=_("Dynamic NTK: effective base against the current length n"),
         x=_("current sequence length n [tokens] (log scale)") if axis == "log"
         else _("current sequence length n [tokens]"),
         y=_("effective base (log scale)"), height=380, yaxes=LOG_AXIS,
         xaxes=LOG_AXIS if axis == "log" else None,
-        shapes=(vline(L, "black"), vline(int(round(factor * L)), "gray")))
+        shapes=(ui.vline(L, "black"), ui.vline(int(round(factor * L)), "gray")))
 
 
 @ui.figure
@@ -285,7 +251,7 @@ def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_f
                    _("linear in the pair index i (this app, transformers, YaRN's code)")),
                   ("ramp linear in r (paper)",
                    _("linear in the turn count r = L/λ (YaRN's paper)"))))]
-    return lines_figure(traces, title=_("YaRN's ramp: the code against the paper"),
+    return ui.kept_figure(traces, title=_("YaRN's ramp: the code against the paper"),
                         x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
                         height=360)
 
@@ -302,11 +268,11 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
                            line=dict(color=colors[m], dash=dashes[m]), legendgroup=m,
                            hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label +
                            "</extra>"))
-    return lines_figure(
+    return ui.kept_figure(
         traces, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
         else _("relative distance r [tokens]"), y=y, height=400,
         xaxes=LOG_AXIS if axis == "log" else None,
-        shapes=(vline(compare.config_from_key(cfg_key).original_context, "black"),))
+        shapes=(ui.vline(compare.config_from_key(cfg_key).original_context, "black"),))
 
 
 @ui.figure

@@ -1,11 +1,9 @@
 """Layers without RoPE: hybrids that rotate in some layers and not in others."""
 
-import base64
 import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -75,30 +73,11 @@ def temperature(context: int, floor_scale: float, attn_scale: float) -> pd.DataF
                          "position": p, "query scale": scale.numpy()})
 
 
-def typed(values) -> dict | list:
-    """A numeric column as Plotly.js's typed array (base64, 32-bit, as ui.freeze sends
-    numpy arrays); anything else as a list."""
-    a = np.asarray(values)
-    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
-    if kind is None:
-        return a.tolist()
-    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
 
 
 LOG_AXIS = dict(type="log", exponentformat="power")
 
 
-def kept_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
-                xaxes: dict | None = None, yaxes: dict | None = None,
-                layout: dict | None = None) -> ui.Frozen:
-    """A styled figure of ``traces`` (trace dicts; numeric arrays as :func:`typed`, or
-    lists), built as the kept form directly: Plotly validating each trace property by
-    property was most of this page's CPU."""
-    fig = ui.relayout(go.Figure(), layout, xaxes=xaxes, yaxes=yaxes)
-    ui.style(fig, title=title, x=x, y=y, height=height)
-    spec = ui.freeze(fig).spec
-    spec["data"] = traces
-    return ui.Frozen(spec)
 
 
 def legend_squares() -> list[dict]:
@@ -136,7 +115,7 @@ def pattern_figure(names: tuple) -> ui.Frozen:
     heatmap = dict(type="heatmap", z=z, x=list(range(depth)), y=list(names), customdata=text,
                    zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3, showscale=False,
                    hovertemplate="%{y}<br>%{customdata}<extra></extra>")
-    return kept_figure([heatmap] + legend_squares(), title=_("Which layers rotate"),
+    return ui.kept_figure([heatmap] + legend_squares(), title=_("Which layers rotate"),
                        x=_("layer (0 = first)"), y="", height=170 + 45 * len(names),
                        yaxes=dict(autorange="reversed"))
 
@@ -151,11 +130,11 @@ def reach_figure(names: tuple) -> ui.Frozen:
              ui.COLORS[3]),
             ("context [tokens]", _("configured context (NoPE layers see all of it)"),
              ui.COLORS[0]))
-    traces = [dict(type="bar", y=summary["model"].tolist(), x=typed(summary[column]),
+    traces = [dict(type="bar", y=summary["model"].tolist(), x=ui.typed(summary[column]),
                    name=label, orientation="h", marker=dict(color=color),
                    hovertemplate="%{y}: %{x:,.0f}<extra>" + label + "</extra>")
               for column, label, color in bars]
-    return kept_figure(traces,
+    return ui.kept_figure(traces,
                        title=_("How far RoPE layers reach, against the context (log scale)"),
                        x=_("tokens (log scale)"), y="", height=160 + 70 * len(names),
                        xaxes=LOG_AXIS, yaxes=dict(autorange="reversed"),
@@ -166,12 +145,12 @@ def reach_figure(names: tuple) -> ui.Frozen:
 def temperature_figure(context: int, floor_scale: float, attn_scale: float) -> ui.Frozen:
     """Llama 4's query scale of its NoPE layers against the position."""
     t = temperature(context, floor_scale, attn_scale)
-    trace = dict(type="scatter", x=typed(t["position"].to_numpy() + 1),
-                 y=typed(t["query scale"].to_numpy()), mode="lines",
+    trace = dict(type="scatter", x=ui.typed(t["position"].to_numpy() + 1),
+                 y=ui.typed(t["query scale"].to_numpy()), mode="lines",
                  line=dict(color=ui.COLORS[1], shape="hv"), name=_("query scale"),
                  hovertemplate=_("p={position}<br>scale={scale}").format(
                      position="%{x:,}", scale="%{y:.4f}") + "<extra></extra>")
-    return kept_figure([trace],
+    return ui.kept_figure([trace],
                        title=_("Llama 4: NoPE layers scale their queries with log position"),
                        x=_("position p + 1 [tokens] (log scale)"), y=_("query scale"),
                        height=380, xaxes=LOG_AXIS)

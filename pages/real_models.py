@@ -1,12 +1,10 @@
 """Real models: how published models configure RoPE, side by side on shared axes."""
 
-import base64
 import dataclasses
 import html
 from numbers import Real
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -54,39 +52,13 @@ def decay_table(keys: tuple, axis: str) -> dict:
     return {"decay": compare.decay_table(configs, axis, DECAY_POINTS)}
 
 
-def typed(values) -> dict | list:
-    """A numeric column as Plotly.js's typed array (base64, 32-bit, as ui.freeze sends
-    numpy arrays); anything else as a list."""
-    a = np.asarray(values)
-    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
-    if kind is None:
-        return a.tolist()
-    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
 
 
-def hline(y: float, color: str) -> dict:
-    """A dotted line across the plot at height y (what fig.add_hline writes)."""
-    return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y,
-                line=dict(color=color, dash="dot"))
 
 
 LOG_AXIS = dict(type="log", exponentformat="power")
 
 
-def kept_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
-                xaxes: dict | None = None, yaxes: dict | None = None,
-                shapes: tuple = ()) -> ui.Frozen:
-    """A styled figure of ``traces`` (trace dicts; x, y, z as :func:`typed` or lists),
-    built as the kept form directly: Plotly validating each trace property by property
-    was most of this page's CPU."""
-    fig = ui.relayout(go.Figure(), xaxes=xaxes, yaxes=yaxes)
-    ui.style(fig, title=title, x=x, y=y, height=height)
-    spec = ui.freeze(fig).spec
-    spec["data"] = [{k: typed(v) if k in ("x", "y") and not isinstance(v, list) else v
-                     for k, v in t.items()} for t in traces]
-    if shapes:
-        spec["layout"]["shapes"] = list(shapes)
-    return ui.Frozen(spec)
 
 
 def pasted_config(text: str, upload) -> rc.RopeConfig | None:
@@ -156,7 +128,7 @@ def spectrum_lines(keys: tuple, column: str, hover: str, title: str, y: str,
                            line=dict(color=colors[name]), marker=dict(size=4),
                            legendgroup=label, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
                            label + "</extra>"))
-    return kept_figure(traces, title=title, x=_("pair index i"), y=y, height=400,
+    return ui.kept_figure(traces, title=title, x=_("pair index i"), y=y, height=400,
                        yaxes=LOG_AXIS, shapes=shapes)
 
 
@@ -178,7 +150,7 @@ def wavelength_figure(keys: tuple) -> ui.Frozen:
                           _("λ={value} tokens").format(value="%{y:,.1f}"),
                           _("Wavelength 2π/θᵢ; dotted: each model's maximum context"),
                           _("wavelength [tokens]"),
-                          shapes=tuple(hline(float(n), colors[name]) for name, n in zip(
+                          shapes=tuple(ui.hline(float(n), colors[name]) for name, n in zip(
                               models["model"], models["max context [tokens]"])))
 
 
@@ -202,7 +174,7 @@ def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
                            line=dict(color=colors[name]),
                            hovertemplate=distance + "<br>" + hover + "<extra>" + label +
                            "</extra>"))
-    return kept_figure(traces, title=title, x=distance_title(axis), y=y, height=400,
+    return ui.kept_figure(traces, title=title, x=distance_title(axis), y=y, height=400,
                        xaxes=LOG_AXIS if axis == "log" else None)
 
 
@@ -272,7 +244,7 @@ def stack_figure(keys: tuple) -> ui.Frozen:
         traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", name=_(label),
                            hoverinfo="skip", marker=dict(symbol="square", size=12,
                                                          color=color)))
-    return kept_figure(
+    return ui.kept_figure(
         traces, title=_("Layer stack: which layers rotate, with which base, how far they see"),
         x=_("layer (0 = first)"), y="", height=170 + 45 * len(models),
         yaxes=dict(autorange="reversed"))

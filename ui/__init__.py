@@ -22,12 +22,16 @@ from .figures import (
                       Frozen,
                       figure,
                       freeze,
+                      hline,
+                      kept_figure,
                       presented,
                       relayout,
                       show,
                       square,
                       style,
                       subplots,
+                      typed,
+                      vline,
 )
 from .formatting import explain, fmt_base, slug
 from .safety import capped, error, friendly_errors, plain, quoted, warning
@@ -45,7 +49,7 @@ from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
     "COLORS", "FONT", "Frozen", "figure", "freeze", "presented", "relayout", "show", "square",
-    "style", "subplots",
+    "style", "subplots", "hline", "kept_figure", "typed", "vline",
     "page_style",
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",

@@ -262,6 +262,50 @@ def freeze(fig: go.Figure | Frozen) -> Frozen:
     return Frozen(_narrow(json.loads(text)), nbytes=len(text))
 
 
+def typed(values) -> dict | list:
+    """A numeric column as Plotly.js's typed array (base64, 32-bit, as :func:`freeze`
+    sends numpy arrays); anything else as a list."""
+    a = np.asarray(values)
+    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
+    if kind is None:
+        return a.tolist()
+    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
+
+
+def hline(y: float, color: str) -> dict:
+    """A dotted line across the plot at height y (the shape fig.add_hline writes)."""
+    return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y,
+                line=dict(color=color, dash="dot"))
+
+
+def vline(x: float, color: str) -> dict:
+    """A dotted line up the plot at x (the shape fig.add_vline writes)."""
+    return dict(type="line", xref="x", x0=x, x1=x, yref="y domain", y0=0, y1=1,
+                line=dict(color=color, dash="dot"))
+
+
+def kept_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
+                xaxes: dict | None = None, yaxes: dict | None = None,
+                layout: dict | None = None, shapes: tuple = (),
+                annotations: tuple = ()) -> Frozen:
+    """A styled figure of ``traces`` built as the kept form directly: Plotly validating
+    each trace property by property is most of a line chart's CPU. Traces are dicts as
+    ``fig.to_dict()`` writes them; their x and y may be numpy arrays or pandas columns
+    (sent as :func:`typed` arrays) or lists (sent as they are). ``layout``, ``xaxes``
+    and ``yaxes`` as in :func:`relayout`; ``shapes`` (:func:`hline`, :func:`vline`)
+    and ``annotations`` are added to the layout."""
+    fig = relayout(go.Figure(), layout, xaxes=xaxes, yaxes=yaxes)
+    style(fig, title=title, x=x, y=y, height=height)
+    spec = freeze(fig).spec
+    spec["data"] = [{k: typed(v) if k in ("x", "y") and not isinstance(v, list | dict) else v
+                     for k, v in t.items()} for t in traces]
+    if shapes:
+        spec["layout"]["shapes"] = list(shapes)
+    if annotations:
+        spec["layout"]["annotations"] = list(annotations)
+    return Frozen(spec)
+
+
 def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
     """Cache a figure builder (a function of plain numbers, strings and tuples
     returning a ``go.Figure``) for every visitor, as a :class:`Frozen` figure,
