@@ -200,11 +200,12 @@ def norms_table(encoding: str) -> pd.DataFrame:
     model = shipped(encoding)
     norms = tm.pair_norms(model)  # (layers, heads, 2, pairs)
     layers, heads, _two, pairs = norms.shape
-    theta = tm.model_theta(model.cfg).numpy()  # (pairs,)
+    theta_t = tm.model_theta(model.cfg)  # (pairs,) float64
+    theta = theta_t.numpy()
     layer, head, i = np.meshgrid(np.arange(layers), np.arange(heads), np.arange(pairs),
                                  indexing="ij")  # (layers, heads, pairs) each
-    with np.errstate(divide="ignore"):
-        wavelength = np.where(theta > 0, 2 * np.pi / theta, np.inf)  # (pairs,)
+    # divided in torch, as before (numpy rounds some quotients an ulp apart)
+    wavelength = np.where(theta > 0, (2 * np.pi / theta_t).numpy(), np.inf)  # (pairs,)
     norms = norms.numpy().astype(np.float64)
     return pd.DataFrame({"encoding": encoding, "layer": layer.ravel() + 1,
                          "head": head.ravel() + 1, "pair i": i.ravel(),
