@@ -46,39 +46,41 @@ def shipped_record() -> dict:
     return json.loads((tm.WEIGHTS_DIR / "models.json").read_text())
 
 
-@ui.table
-def curve(encoding: str, method: str) -> pd.DataFrame:
-    """One encoding's accuracy at every evaluation length (one cached call per curve)."""
-    accuracy = tm.length_curve(shipped(encoding), LENGTHS, method)
-    n = len(LENGTHS)
-    # whole columns, not a dict per row (a tenth of the cost)
-    return pd.DataFrame({**{name: [value] * n for name, value in SETTINGS_COLUMNS.items()},
-                         "scaling factor s": [1 if method == "none" else FACTOR] * n,
-                         "encoding": [encoding] * n, "method": [method] * n,
-                         "length [tokens]": list(LENGTHS), "accuracy": accuracy})
-
-
 def curves() -> list[tuple[str, str]]:
     return [(e, "none") for e in tm.ENCODINGS] + [("rope", m) for m in METHOD_NAMES]
 
 
 @ui.table
 def accuracy_table() -> pd.DataFrame:
-    """Every curve: one row per encoding, method and length."""
-    return pd.concat([curve(e, m) for e, m in curves()], ignore_index=True)
+    """Every curve: one row per encoding, method and length, in the order of
+    :func:`curves` (one evaluation pass per curve, one table built by column)."""
+    pairs, n = curves(), len(LENGTHS)
+    accuracy = [a for e, m in pairs for a in tm.length_curve(shipped(e), LENGTHS, m)]
+    return pd.DataFrame({**{name: [value] * (n * len(pairs))
+                            for name, value in SETTINGS_COLUMNS.items()},
+                         "scaling factor s": [1 if m == "none" else FACTOR
+                                              for e, m in pairs for _n in LENGTHS],
+                         "encoding": [e for e, m in pairs for _n in LENGTHS],
+                         "method": [m for e, m in pairs for _n in LENGTHS],
+                         "length [tokens]": list(LENGTHS) * len(pairs), "accuracy": accuracy})
+
+
+def accuracy_curves() -> dict[tuple[str, str], np.ndarray]:
+    """Each (encoding, method)'s accuracies at LENGTHS, ``(len(LENGTHS),)``."""
+    table = accuracy_table()["accuracy"].to_numpy().reshape(len(curves()), len(LENGTHS))
+    return dict(zip(curves(), table))
 
 
 def accuracy_traces(pairs: list[tuple[str, str]]) -> list[dict]:
     """One line per (encoding, method), styled by STYLE, as plain dicts (Plotly's
     trace objects validate every property: most of a figure's cost)."""
     hover = _("length {n} tokens<br>accuracy {acc}").format(n="%{x}", acc="%{y:.3f}")
-    traces = []
+    traces, accuracy, lengths = [], accuracy_curves(), np.array(LENGTHS)
     for encoding, method in pairs:
-        df = curve(encoding, method)
         name = _(ENCODING_NAMES[encoding]) if method == "none" else _(METHOD_NAMES[method])
         color, dash = STYLE[encoding, method]
-        traces.append(dict(type="scatter", x=df["length [tokens]"].to_numpy(),
-                           y=df["accuracy"].to_numpy(), name=name, mode="lines+markers",
+        traces.append(dict(type="scatter", x=lengths,
+                           y=accuracy[encoding, method], name=name, mode="lines+markers",
                            line=dict(color=ui.COLORS[color], dash=dash),
                            hovertemplate=hover + "<extra>" + name + "</extra>"))
     return traces
@@ -258,16 +260,11 @@ st.caption(_("The sidebar's base and head dim do not apply here: these models we
                  base=ui.fmt_base(cfg["base"]), dh=cfg["d_model"] // cfg["n_heads"]))
 
 with st.spinner(_("Evaluating the models…")):
-    table = accuracy_table()
-
-
-# one lookup per (encoding, method, length), not a filter of the whole table per number
-ACCURACY = {(e, m, int(n)): float(a) for e, m, n, a in zip(
-    table["encoding"], table["method"], table["length [tokens]"], table["accuracy"])}
+    CURVES = accuracy_curves()  # one lookup per number, not a filter of the whole table
 
 
 def accuracy_at(encoding: str, length: int, method: str = "none") -> float:
-    return ACCURACY[encoding, method, length]
+    return float(CURVES[encoding, method][LENGTHS.index(length)])
 
 
 def unrotated_angles() -> dict:
