@@ -70,18 +70,19 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
     z = df[SCORE_COLUMNS[scheme]].to_numpy().reshape(height, width) / norm
     every = df[list(SCORE_COLUMNS.values())].to_numpy() / norm  # one scale for the 3 panels
     low, high = float(np.nanmin(every)), float(np.nanmax(every))
-    heatmap = go.Heatmap(
-        z=z, x=np.arange(width), y=np.arange(height), colorscale="Viridis", zmin=low,
+    heatmap = dict(
+        type="heatmap", z=z, x=np.arange(width), y=np.arange(height), colorscale="Viridis",
+        zmin=low,
         zmax=high if high > low else low + 1e-9,
         colorbar=dict(title=dict(text=_("score / (|q||k|)"), side="right"), thickness=12),
         hovertemplate=_("row {row}, column {col}<br>score / (|q||k|) = {score}").format(
             row="%{y}", col="%{x}", score="%{z:.3f}") + "<extra></extra>")
-    query = go.Scatter(x=[col], y=[row], mode="markers", name=_("query patch"),
-                       hoverinfo="skip",
-                       marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
-    fig = go.Figure(data=[heatmap, query], layout=dict(
+    query = dict(type="scatter", x=[col], y=[row], mode="markers", name=_("query patch"),
+                 hoverinfo="skip",
+                 marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
+    fig = go.Figure(dict(data=[heatmap, query], layout=dict(
         xaxis=dict(constrain="domain"),
-        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed"))))
     title = _(SCHEME_TITLES[scheme]).format(model=model_name(model))
     return ui.style(fig, title=title, x=_("column [patches]"), y=_("row [patches]"),
                     height=380)
@@ -256,11 +257,11 @@ def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int
     x = tokens["token"].to_numpy()
     mode = "lines+markers" if len(x) <= 400 else "lines"
     axis_of = {"t": "y3", "h": "y2", "w": "y"}
-    traces = [go.Scatter(x=x, y=tokens[f"{axis} id"].to_numpy(), yaxis=axis_of[axis], mode=mode,
-                         name=_(AXIS_NAMES[axis]), line=dict(color=AXIS_COLORS[a], width=2),
-                         marker=dict(size=4),
-                         hovertemplate=_("token {token}<br>{axis} id = {value}").format(
-                             token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
+    traces = [dict(type="scatter", x=x, y=tokens[f"{axis} id"].to_numpy(), yaxis=axis_of[axis],
+                   mode=mode, name=_(AXIS_NAMES[axis]),
+                   line=dict(color=AXIS_COLORS[a], width=2), marker=dict(size=4),
+                   hovertemplate=_("token {token}<br>{axis} id = {value}").format(
+                       token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
               for a, axis in enumerate(rc.AXES)]
     shapes, notes = [], []
     for _i, block in blocks.iterrows():
@@ -275,14 +276,14 @@ def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int
                            fillcolor="#8c8c8c", opacity=0.15, line_width=0, layer="below"))
         notes.append(dict(x=start, y=1, xref="x", yref="paper", xanchor="left",
                           yanchor="bottom", showarrow=False, text=_(kind_name)))
-    fig = go.Figure(data=traces, layout=dict(
+    fig = go.Figure(dict(data=traces, layout=dict(
         yaxis=dict(domain=[0.0, 0.30]), yaxis2=dict(domain=[0.35, 0.65], anchor="x"),
-        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes))
+        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes)))
     ui.style(fig, title=_("Position ids of text, image, text, video, text"),
              x=_("token index"), y="", height=560)
-    fig.update_layout(yaxis_title_text=_("w id"), yaxis2_title_text=_("h id"),
-                      yaxis3_title_text=_("t id"))
-    return fig
+    return ui.relayout(fig, dict(yaxis=dict(title=dict(text=_("w id"))),
+                                 yaxis2=dict(title=dict(text=_("h id"))),
+                                 yaxis3=dict(title=dict(text=_("t id")))))
 
 
 # --------------------------------------------------------- pairs and wavelengths ----
@@ -310,17 +311,17 @@ def allocation_figure(dim: int) -> go.Figure:
         axes = model_axes(model, dim).numpy()
         for a, axis in enumerate(rc.AXES):
             pairs = np.flatnonzero(axes == a)
-            bars.append(go.Bar(x=pairs, y=np.ones(len(pairs)), base=rows[model], width=1.0,
-                               marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
-                               name=_(AXIS_NAMES[axis]), legendgroup=axis,
-                               showlegend=model == MODELS[0],
-                               hovertemplate=_("pair {pair}: {axis}").format(
-                                   pair="%{x}", axis=axis) + "<extra></extra>"))
-    fig = go.Figure(data=bars, layout=dict(
+            bars.append(dict(type="bar", x=pairs, y=np.ones(len(pairs)), base=rows[model],
+                             width=1.0, marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
+                             name=_(AXIS_NAMES[axis]), legendgroup=axis,
+                             showlegend=model == MODELS[0],
+                             hovertemplate=_("pair {pair}: {axis}").format(
+                                 pair="%{x}", axis=axis) + "<extra></extra>"))
+    fig = go.Figure(dict(data=bars, layout=dict(
         barmode="overlay", bargap=0, xaxis=dict(range=[-0.5, dim // 2 - 0.5]),
         yaxis=dict(tickvals=[rows[m] + 0.5 for m in MODELS],
                    ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
-                   range=[-0.15, 2.65], showgrid=False, zeroline=False)))
+                   range=[-0.15, 2.65], showgrid=False, zeroline=False))))
     return ui.style(fig, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
         dim=dim, pairs=dim // 2), x=_("pair index i (θᵢ falls as i grows)"), y="", height=320)
 
@@ -336,8 +337,8 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
     points = []
     for a, axis in enumerate(rc.AXES):
         pairs = np.flatnonzero(axes == a)
-        points.append(go.Scatter(
-            x=pairs, y=wave[pairs], mode="markers", name=_(AXIS_NAMES[axis]),
+        points.append(dict(
+            type="scatter", x=pairs, y=wave[pairs], mode="markers", name=_(AXIS_NAMES[axis]),
             marker=dict(color=AXIS_COLORS[a], size=6),
             hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
                 pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
@@ -351,8 +352,8 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
                    text=_("{axis}: {distance} apart").format(axis=rc.AXES[a],
                                                              distance=far[a]),
                    font=dict(size=12, color=AXIS_COLORS[a])) for a in drawn]
-    fig = go.Figure(data=points, layout=dict(
-        shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power")))
+    fig = go.Figure(dict(data=points, layout=dict(
+        shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power"))))
     return ui.style(fig, title=_("{model}: wavelength of each pair against the largest "
                                  "distance along its axis").format(model=model_name(model)),
                     x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)

@@ -46,37 +46,43 @@ def shipped_record() -> dict:
     return json.loads((tm.WEIGHTS_DIR / "models.json").read_text())
 
 
-@ui.table
-def curve(encoding: str, method: str) -> pd.DataFrame:
-    """One encoding's accuracy at every evaluation length (one cached call per curve)."""
-    accuracy = tm.length_curve(shipped(encoding), LENGTHS, method)
-    return pd.DataFrame([dict(SETTINGS_COLUMNS, **{
-        "scaling factor s": 1 if method == "none" else FACTOR, "encoding": encoding,
-        "method": method, "length [tokens]": n, "accuracy": a}) for n, a in zip(LENGTHS, accuracy)])
-
-
 def curves() -> list[tuple[str, str]]:
     return [(e, "none") for e in tm.ENCODINGS] + [("rope", m) for m in METHOD_NAMES]
 
 
 @ui.table
 def accuracy_table() -> pd.DataFrame:
-    """Every curve: one row per encoding, method and length."""
-    return pd.concat([curve(e, m) for e, m in curves()], ignore_index=True)
+    """Every curve: one row per encoding, method and length, in the order of
+    :func:`curves` (one evaluation pass per curve, one table built by column)."""
+    pairs, n = curves(), len(LENGTHS)
+    accuracy = [a for e, m in pairs for a in tm.length_curve(shipped(e), LENGTHS, m)]
+    return pd.DataFrame({**{name: [value] * (n * len(pairs))
+                            for name, value in SETTINGS_COLUMNS.items()},
+                         "scaling factor s": [1 if m == "none" else FACTOR
+                                              for e, m in pairs for _n in LENGTHS],
+                         "encoding": [e for e, m in pairs for _n in LENGTHS],
+                         "method": [m for e, m in pairs for _n in LENGTHS],
+                         "length [tokens]": list(LENGTHS) * len(pairs), "accuracy": accuracy})
 
 
-def accuracy_traces(pairs: list[tuple[str, str]]) -> list[go.Scatter]:
-    """One line per (encoding, method), styled by STYLE."""
+def accuracy_curves() -> dict[tuple[str, str], np.ndarray]:
+    """Each (encoding, method)'s accuracies at LENGTHS, ``(len(LENGTHS),)``."""
+    table = accuracy_table()["accuracy"].to_numpy().reshape(len(curves()), len(LENGTHS))
+    return dict(zip(curves(), table))
+
+
+def accuracy_traces(pairs: list[tuple[str, str]]) -> list[dict]:
+    """One line per (encoding, method), styled by STYLE, as plain dicts (Plotly's
+    trace objects validate every property: most of a figure's cost)."""
     hover = _("length {n} tokens<br>accuracy {acc}").format(n="%{x}", acc="%{y:.3f}")
-    traces = []
+    traces, accuracy, lengths = [], accuracy_curves(), np.array(LENGTHS)
     for encoding, method in pairs:
-        df = curve(encoding, method)
         name = _(ENCODING_NAMES[encoding]) if method == "none" else _(METHOD_NAMES[method])
         color, dash = STYLE[encoding, method]
-        traces.append(go.Scatter(x=df["length [tokens]"].to_numpy(), y=df["accuracy"].to_numpy(),
-                                 name=name, mode="lines+markers",
-                                 line=dict(color=ui.COLORS[color], dash=dash),
-                                 hovertemplate=hover + "<extra>" + name + "</extra>"))
+        traces.append(dict(type="scatter", x=lengths,
+                           y=accuracy[encoding, method], name=name, mode="lines+markers",
+                           line=dict(color=ui.COLORS[color], dash=dash),
+                           hovertemplate=hover + "<extra>" + name + "</extra>"))
     return traces
 
 
@@ -98,7 +104,8 @@ def accuracy_figure() -> go.Figure:
     """The six encodings' accuracy against evaluation length."""
     title = _("Accuracy against evaluation length, one model per encoding "
               "(trained at L_train = {train} tokens)").format(train=L_TRAIN)
-    fig = go.Figure(accuracy_traces([(e, "none") for e in tm.ENCODINGS]), accuracy_layout())
+    fig = go.Figure(dict(data=accuracy_traces([(e, "none") for e in tm.ENCODINGS]),
+                         layout=accuracy_layout()))
     return ui.style(fig, title=title, x=_("evaluation length [tokens] (log scale)"),
                     y=_("accuracy"), height=460)
 
@@ -108,8 +115,8 @@ def scaling_figure() -> go.Figure:
     """The RoPE model as trained and with three context-extension scalings (s = 8)."""
     title = _("The RoPE model with context extension at inference, no fine-tuning "
               "(s = {s}: L_train → {longest} tokens)").format(s=FACTOR, longest=LENGTHS[-1])
-    fig = go.Figure(accuracy_traces([("rope", m) for m in ("none", *METHOD_NAMES)]),
-                    accuracy_layout())
+    fig = go.Figure(dict(data=accuracy_traces([("rope", m) for m in ("none", *METHOD_NAMES)]),
+                         layout=accuracy_layout()))
     return ui.style(fig, title=title, x=_("evaluation length [tokens] (log scale)"),
                     y=_("accuracy"), height=420)
 
@@ -158,8 +165,8 @@ def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
     for h in range(heads):
         suffix = "" if h == 0 else str(h + 1)
         row, col = divmod(h, 2)
-        traces.append(go.Heatmap(z=z[h], coloraxis="coloraxis", xaxis=f"x{suffix}",
-                                 yaxis=f"y{suffix}", hovertemplate=hover + "<extra></extra>"))
+        traces.append(dict(type="heatmap", z=z[h], coloraxis="coloraxis", xaxis=f"x{suffix}",
+                           yaxis=f"y{suffix}", hovertemplate=hover + "<extra></extra>"))
         layout[f"xaxis{suffix}"] = dict(domain=columns[col], anchor=f"y{suffix}",
                                         showgrid=False, zeroline=False)
         layout[f"yaxis{suffix}"] = dict(domain=rows[row], anchor=f"x{suffix}",
@@ -186,7 +193,7 @@ def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
                   plot_bgcolor="#c8c8c8",
                   coloraxis=dict(colorscale="Viridis", cmin=0, cmax=1,
                                  colorbar=dict(title=_("weight"))))
-    return go.Figure(traces, styled)
+    return go.Figure(dict(data=traces, layout=styled))
 
 
 @ui.table
@@ -195,17 +202,19 @@ def norms_table(encoding: str) -> pd.DataFrame:
     model = shipped(encoding)
     norms = tm.pair_norms(model)  # (layers, heads, 2, pairs)
     layers, heads, _two, pairs = norms.shape
-    theta = tm.model_theta(model.cfg)
-    rows = []
-    for layer in range(layers):
-        for head in range(heads):
-            rows += [{"encoding": encoding, "layer": layer + 1, "head": head + 1, "pair i": i,
-                      "theta_i [rad/token]": float(theta[i]),
-                      "wavelength [tokens]": float(2 * np.pi / theta[i]) if theta[i] > 0
-                      else float("inf"),
-                      "mean |q_i|": float(norms[layer, head, 0, i]),
-                      "mean |k_i|": float(norms[layer, head, 1, i])} for i in range(pairs)]
-    return pd.DataFrame(rows)
+    theta_t = tm.model_theta(model.cfg)  # (pairs,) float64
+    theta = theta_t.numpy()
+    layer, head, i = np.meshgrid(np.arange(layers), np.arange(heads), np.arange(pairs),
+                                 indexing="ij")  # (layers, heads, pairs) each
+    # divided in torch, as before (numpy rounds some quotients an ulp apart)
+    wavelength = np.where(theta > 0, (2 * np.pi / theta_t).numpy(), np.inf)  # (pairs,)
+    norms = norms.numpy().astype(np.float64)
+    return pd.DataFrame({"encoding": encoding, "layer": layer.ravel() + 1,
+                         "head": head.ravel() + 1, "pair i": i.ravel(),
+                         "theta_i [rad/token]": theta.astype(np.float64)[i.ravel()],
+                         "wavelength [tokens]": wavelength.astype(np.float64)[i.ravel()],
+                         "mean |q_i|": norms[:, :, 0, :].ravel(),
+                         "mean |k_i|": norms[:, :, 1, :].ravel()})
 
 
 @ui.figure
@@ -219,13 +228,13 @@ def norms_figure(encoding: str) -> go.Figure:
         for column, label, dash in (("mean |q_i|", _("layer {layer}, query"), "solid"),
                                     ("mean |k_i|", _("layer {layer}, key"), "dash")):
             name = label.format(layer=layer)
-            traces.append(go.Scatter(x=block.index.to_numpy(), y=block[column].to_numpy(),
-                                     name=name, mode="lines+markers",
-                                     line=dict(color=ui.COLORS[layer - 1], dash=dash),
-                                     hovertemplate=hover + "<extra>" + name + "</extra>"))
+            traces.append(dict(type="scatter", x=block.index.to_numpy(),
+                               y=block[column].to_numpy(), name=name, mode="lines+markers",
+                               line=dict(color=ui.COLORS[layer - 1], dash=dash),
+                               hovertemplate=hover + "<extra>" + name + "</extra>"))
     title = _("{model}: how much each frequency pair carries (mean norm of q and k per pair, "
               "heads averaged)").format(model=_(ENCODING_NAMES[encoding]))
-    fig = go.Figure(traces, dict(yaxis=dict(rangemode="tozero")))
+    fig = go.Figure(dict(data=traces, layout=dict(yaxis=dict(rangemode="tozero"))))
     return ui.style(fig, title=title, x=_("pair index i (0 = fastest, θ₀ = 1 rad/token)"),
                     y=_("mean norm"), height=440)
 
@@ -251,13 +260,11 @@ st.caption(_("The sidebar's base and head dim do not apply here: these models we
                  base=ui.fmt_base(cfg["base"]), dh=cfg["d_model"] // cfg["n_heads"]))
 
 with st.spinner(_("Evaluating the models…")):
-    table = accuracy_table()
+    CURVES = accuracy_curves()  # one lookup per number, not a filter of the whole table
 
 
 def accuracy_at(encoding: str, length: int, method: str = "none") -> float:
-    rows = table[(table["encoding"] == encoding) & (table["method"] == method)
-                 & (table["length [tokens]"] == length)]
-    return float(rows["accuracy"].iloc[0])
+    return float(CURVES[encoding, method][LENGTHS.index(length)])
 
 
 def unrotated_angles() -> dict:
