@@ -38,6 +38,19 @@ APP_RUN_DONE = '[data-testid="stApp"][data-test-script-state="notRunning"]'
 CHART_SVG = '[data-testid="stPlotlyChart"] .main-svg'
 
 
+def nginx_missing_reason() -> str | None:
+    """Why the tests of several processes behind nginx cannot run here, or None
+    (deploy/serve.py's own search for the nginx binary)."""
+    sys.path.insert(0, str(ROOT / "deploy"))
+    from serve import nginx_binary
+
+    try:
+        nginx_binary()
+    except SystemExit as err:
+        return str(err)
+    return None
+
+
 def chromium_missing_reason() -> str | None:
     """Why the browser tests cannot run here, or None when they can."""
     if not os.access(CHROMIUM, os.X_OK):

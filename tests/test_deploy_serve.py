@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
-from e2e_server import ARTIFACTS, ROOT
+from e2e_server import ARTIFACTS, ROOT, nginx_missing_reason
 
 sys.path.insert(0, str(ROOT / "deploy"))
 from serve import (  # noqa: E402
@@ -32,7 +32,6 @@ from serve import (  # noqa: E402
     _is_public,
     free_port,
     main,
-    nginx_binary,
     parse_upstream,
 )
 
@@ -107,16 +106,8 @@ def test_command_line_errors_are_one_line_not_a_traceback(args, message, capsys)
 
 
 # ------------------------------------------------------------ processes ----
-def _nginx_missing() -> str | None:
-    try:
-        nginx_binary()
-    except SystemExit as err:
-        return str(err)
-    return None
-
-
 def _need_nginx() -> None:
-    missing = _nginx_missing()
+    missing = nginx_missing_reason()
     if missing:
         if os.environ.get("ROPE_REQUIRE_BROWSER"):
             raise RuntimeError(f"ROPE_REQUIRE_BROWSER is set but {missing}")

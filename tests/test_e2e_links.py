@@ -16,7 +16,7 @@ import urllib.request
 
 import pandas as pd
 import pytest
-from e2e_server import ROOT
+from e2e_server import ROOT, nginx_missing_reason
 from test_e2e_browser import (  # noqa: F401 (fixtures: browser, server, page)
     DOWNLOADS,
     LOAD_MS,
@@ -33,7 +33,7 @@ from test_e2e_browser import (  # noqa: F401 (fixtures: browser, server, page)
 )
 
 sys.path.insert(0, str(ROOT / "deploy"))
-from serve import Cluster, nginx_binary  # noqa: E402
+from serve import Cluster  # noqa: E402
 
 INJECTIONS = {
     "base": "[Claim your prize](https://evil.example)",
@@ -92,17 +92,9 @@ def _arrow_left(page, label: str) -> None:
 
 
 # ------------------------------------------------- several processes behind nginx ----
-def _nginx_missing() -> str | None:
-    try:
-        nginx_binary()
-    except SystemExit as err:
-        return str(err)
-    return None
-
-
 @pytest.fixture(scope="module")
 def cluster():
-    missing = _nginx_missing()
+    missing = nginx_missing_reason()
     if missing:
         import os
 
@@ -150,4 +142,4 @@ def test_page_and_csv_download_through_nginx(browser, cluster):  # noqa: F811
 
 
 def test_serve_script_needs_nothing_outside_a_temporary_folder():
-    assert shutil.which("nginx") or _nginx_missing() is None
+    assert shutil.which("nginx") or nginx_missing_reason() is None
