@@ -3,6 +3,7 @@
 import streamlit as st
 
 import ui
+from ui.constants import warm_up
 from ui.hardening import limit_malloc_arenas, limit_torch_threads, refuse_clear_cache
 from ui.i18n import _, language_switch
 from ui.navigation import sections
@@ -10,6 +11,7 @@ from ui.navigation import sections
 refuse_clear_cache()
 limit_malloc_arenas()
 limit_torch_threads()
+warm_up()  # the process constants, once, in the background (ui.constants)
 st.set_page_config(page_title="RoPE Explorer", page_icon=":material/rotate_right:",
                    layout="wide")
 

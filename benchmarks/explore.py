@@ -18,7 +18,11 @@ once with nothing cached and report the CPU of that one script run:
 Each setting is a deep link (``?dim=1024&rot_step=4096``), the way a student's
 change reaches the server: AppTest runs app.py (the landing page), then
 ``st.cache_resource`` and ``st.cache_data`` are cleared and the page is run
-with that link, timed. (Caches emptied: ui.cache's stores, st.cache_resource, st.cache_data.) Two figures per run:
+with that link, timed. (Caches emptied: ui.cache's stores, st.cache_resource,
+st.cache_data. Kept: ui.constants' process constants, which depend on no
+setting and are computed once per server process in a background thread from
+its first run; the sweep computes them before its first run and prints their
+CPU.) Two figures per run:
 
 * ``script``: CPU of the script thread (``RUSAGE_THREAD``): the work the
   server's script runner does for that run;
@@ -301,6 +305,17 @@ def floor() -> float:
     return statistics.median(times)
 
 
+def warm_constants() -> float:
+    """Compute ui.constants' process constants as a server does from its first run
+    (in their background thread), and return their CPU. The sweep keeps them: no
+    visitor's setting changes them."""
+    from ui import constants
+
+    cpu = time.process_time()
+    constants.warm_up(wait=True)
+    return time.process_time() - cpu
+
+
 def report(runs: list[Run]) -> int:
     ok = [r for r in runs if r.process == r.process]
     print()
@@ -339,6 +354,7 @@ def profile(page: str, setting: list[str]) -> int:
     at.run()
     at = open_page(page, query)
     global PROFILER
+    warm_constants()
     clear_caches()
     PROFILER = prof = cProfile.Profile()
     at.run()
@@ -428,6 +444,8 @@ def main() -> int:
     specs = [spec for spec in PAGES if spec.name in names]
     started = time.perf_counter()
     print(f"floor (AppTest's own cost for a one-line script): {floor():.3f} s")
+    print(f"process constants (ui.constants, computed once per process in the background "
+          f"from the first run, kept by the sweep): {warm_constants():.3f} s")
     runs: list[Run] = []
 
     def log(r: Run) -> None:

@@ -1,7 +1,5 @@
 """Trained tiny models: six position encodings, one task, evaluated live past L_train."""
 
-import json
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -9,7 +7,7 @@ import streamlit as st
 
 import ui
 from rope_core import tiny_model as tm
-from ui import i18n
+from ui import constants, i18n
 from ui.i18n import N_, _
 
 L_TRAIN = tm.TRAINING["length"]
@@ -35,19 +33,13 @@ SETTINGS_COLUMNS = {"L_train [tokens]": L_TRAIN, "k [tokens]": K,
 FACTOR = LENGTHS[-1] // L_TRAIN  # s of the context-extension methods: L_train -> 8 L_train
 
 
-@st.cache_resource(show_spinner=False)
 def shipped(encoding: str) -> tm.TinyTransformer:
-    """A shipped model, loaded once per process (read-only afterwards)."""
-    return tm.load_model(encoding)
+    """A shipped model, loaded once per process (ui.constants; read-only)."""
+    return constants.tiny_models()[encoding]
 
 
-@st.cache_resource(show_spinner=False)
-def shipped_record() -> dict:
-    return json.loads((tm.WEIGHTS_DIR / "models.json").read_text())
-
-
-def curves() -> list[tuple[str, str]]:
-    return [(e, "none") for e in tm.ENCODINGS] + [("rope", m) for m in METHOD_NAMES]
+def curves() -> tuple[tuple[str, str], ...]:
+    return constants.tiny_curves()
 
 
 @ui.table
@@ -55,7 +47,7 @@ def accuracy_table() -> pd.DataFrame:
     """Every curve: one row per encoding, method and length, in the order of
     :func:`curves` (one evaluation pass per curve, one table built by column)."""
     pairs, n = curves(), len(LENGTHS)
-    accuracy = [a for e, m in pairs for a in tm.length_curve(shipped(e), LENGTHS, m)]
+    accuracy = constants.tiny_accuracy().ravel()  # evaluated once per process, live
     return pd.DataFrame({**{name: [value] * (n * len(pairs))
                             for name, value in SETTINGS_COLUMNS.items()},
                          "scaling factor s": [1 if m == "none" else FACTOR
@@ -67,8 +59,7 @@ def accuracy_table() -> pd.DataFrame:
 
 def accuracy_curves() -> dict[tuple[str, str], np.ndarray]:
     """Each (encoding, method)'s accuracies at LENGTHS, ``(len(LENGTHS),)``."""
-    table = accuracy_table()["accuracy"].to_numpy().reshape(len(curves()), len(LENGTHS))
-    return dict(zip(curves(), table))
+    return dict(zip(curves(), constants.tiny_accuracy()))
 
 
 def accuracy_traces(pairs: list[tuple[str, str]]) -> list[dict]:
@@ -153,7 +144,7 @@ def diagonal_summary(encoding: str, length: int, layer: int) -> dict:
 
 
 @ui.figure
-def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
+def attention_figure(encoding: str, length: int, layer: int) -> ui.Frozen:
     """One heatmap per head on a 2 x 2 grid (axes laid out by hand: make_subplots is slow)."""
     df = attention_table(encoding, length, layer)
     heads = int(df["head"].max())
@@ -165,8 +156,9 @@ def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
     for h in range(heads):
         suffix = "" if h == 0 else str(h + 1)
         row, col = divmod(h, 2)
-        traces.append(dict(type="heatmap", z=z[h], coloraxis="coloraxis", xaxis=f"x{suffix}",
-                           yaxis=f"y{suffix}", hovertemplate=hover + "<extra></extra>"))
+        traces.append(dict(type="heatmap", z=ui.typed(z[h]), coloraxis="coloraxis",
+                           xaxis=f"x{suffix}", yaxis=f"y{suffix}",
+                           hovertemplate=hover + "<extra></extra>"))
         layout[f"xaxis{suffix}"] = dict(domain=columns[col], anchor=f"y{suffix}",
                                         showgrid=False, zeroline=False)
         layout[f"yaxis{suffix}"] = dict(domain=rows[row], anchor=f"x{suffix}",
@@ -180,7 +172,8 @@ def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
                                                model=_(ENCODING_NAMES[encoding]), layer=layer,
                                                n=length),
                       x=_("key position n [tokens]"), y=_("query position m [tokens]"),
-                      height=640).layout.to_plotly_json()
+                      height=640)
+    styled = ui.freeze(styled).spec["layout"]  # JSON-ready: the panels are added as dicts
     for name, axis in layout.items():
         # axis titles once per row and column of the left panels (two x titles side by
         # side would run into each other on a phone)
@@ -192,8 +185,8 @@ def attention_figure(encoding: str, length: int, layer: int) -> go.Figure:
     styled.update(layout, annotations=[*styled.get("annotations", []), *titles],
                   plot_bgcolor="#c8c8c8",
                   coloraxis=dict(colorscale="Viridis", cmin=0, cmax=1,
-                                 colorbar=dict(title=_("weight"))))
-    return go.Figure(dict(data=traces, layout=styled))
+                                 colorbar=dict(title=dict(text=_("weight")))))
+    return ui.Frozen(dict(data=traces, layout=styled))
 
 
 @ui.table
@@ -241,7 +234,7 @@ def norms_figure(encoding: str) -> go.Figure:
 
 ui.settings()
 st.title(_("Trained tiny models"))
-record = shipped_record()
+record = constants.tiny_record()
 cfg = record["training"]["model"]
 st.markdown(_(
     "Six small causal transformers, trained in this repository (`tiny/train.py`, on one CPU "

@@ -263,13 +263,17 @@ def freeze(fig: go.Figure | Frozen) -> Frozen:
 
 
 def typed(values) -> dict | list:
-    """A numeric column as Plotly.js's typed array (base64, 32-bit, as :func:`freeze`
-    sends numpy arrays); anything else as a list."""
+    """A numeric array as Plotly.js's typed array (base64, 32-bit, as :func:`freeze`
+    sends numpy arrays; a matrix with its ``shape``, e.g. a heatmap's z); anything
+    else as a list."""
     a = np.asarray(values)
     kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
     if kind is None:
         return a.tolist()
-    return {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
+    out = {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
+    if a.ndim > 1:
+        out["shape"] = ", ".join(map(str, a.shape))
+    return out
 
 
 def hline(y: float, color: str) -> dict:

@@ -1,0 +1,70 @@
+"""ui.constants: process constants computed once, in a background thread from the first run."""
+
+import base64
+import threading
+
+import numpy as np
+
+from ui import constants, typed
+
+
+def test_a_constant_is_computed_once_under_concurrent_calls():
+    calls = []
+    started = threading.Event()
+
+    @constants.constant
+    def slow() -> list:
+        calls.append(1)
+        started.wait(1)
+        return [42]
+
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(slow())) for _ in range(4)]
+    for t in threads:
+        t.start()
+    started.set()
+    for t in threads:
+        t.join()
+    assert calls == [1]
+    assert all(r is results[0] for r in results)  # one shared, read-only object
+    assert f"{slow.__module__}.{slow.__qualname__}" in constants.names()
+
+
+def test_warm_up_computes_every_constant_in_a_thread_that_is_not_a_daemon():
+    seen = []
+    original = threading.Thread.start
+
+    def start(self):
+        seen.append((self.name, self.daemon))
+        original(self)
+
+    threading.Thread.start = start
+    try:
+        # started from a daemon thread, as from a Streamlit script thread
+        t = threading.Thread(target=constants.warm_up, daemon=True)
+        t.start()
+        t.join()
+    finally:
+        threading.Thread.start = original
+    constants.warm_up(wait=True)
+    assert set(constants.computed()) == set(constants.names())
+    assert all(not daemon for name, daemon in seen if name == "rope-warm-up")
+
+
+def test_tiny_accuracy_is_one_row_per_curve_in_0_1():
+    from rope_core import tiny_model as tm
+
+    accuracy = constants.tiny_accuracy()
+    assert accuracy.shape == (len(constants.tiny_curves()), len(tm.eval_lengths(8)))
+    assert ((accuracy >= 0) & (accuracy <= 1)).all()
+    assert constants.tiny_curves()[:len(tm.ENCODINGS)] == tuple(
+        (e, "none") for e in tm.ENCODINGS)
+
+
+def test_typed_sends_a_matrix_with_its_shape():
+    z = np.array([[0.0, np.nan, 2.5], [1.0, 2.0, 3.0]])
+    out = typed(z)
+    assert out["dtype"] == "f4" and out["shape"] == "2, 3"
+    back = np.frombuffer(base64.b64decode(out["bdata"]), dtype="<f4").reshape(2, 3)
+    np.testing.assert_array_equal(back, z.astype(np.float32))
+    assert "shape" not in typed(np.arange(3.0))
