@@ -10,7 +10,7 @@ import rope_core as rc
 import rope_core.breaks as br
 import ui
 from rope_core.capacity import BASE_GRID_RATIO
-from ui import i18n
+from ui import constants, i18n
 from ui.i18n import _, ngettext
 
 TRAIN_OPTIONS = [2**e for e in range(9, 18)]  # 512 ... 131,072 tokens
@@ -36,7 +36,7 @@ def unseen_counts(dim: int, base: float, train: int, factor: int) -> dict:
 
 @ui.table
 def liu_table() -> pd.DataFrame:
-    return br.liu_comparison_table()
+    return constants.liu_comparison()  # once per process (ui.constants)
 
 
 @ui.table
@@ -72,7 +72,7 @@ def men_table(dim: int, contexts: tuple) -> pd.DataFrame:
 
 @ui.table
 def preset_table() -> pd.DataFrame:
-    return br.preset_bound_table()
+    return constants.preset_bounds()  # once per process (ui.constants)
 
 
 def tokens(x: float) -> str:
