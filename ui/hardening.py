@@ -61,11 +61,19 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
     MALLOC_TRIM_THRESHOLD_=131072. Returns False where the C library is not glibc
     (then nothing changes).
     """
-    import ctypes
-    import ctypes.util
+    if _MALLOC_SET.get(arenas) is None:  # once per process: app.py calls it every run
+        _MALLOC_SET[arenas] = _mallopt(arenas)
+    return _MALLOC_SET[arenas]
 
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+
+_MALLOC_SET: dict[int, bool] = {}
+
+
+def _mallopt(arenas: int) -> bool:
+    import ctypes
+
+    try:  # glibc's soname (ctypes.util.find_library would run ldconfig in a subprocess)
+        libc = ctypes.CDLL("libc.so.6")
         return bool(libc.mallopt(M_ARENA_MAX, int(arenas))
                     and libc.mallopt(M_MMAP_THRESHOLD, MMAP_BYTES)
                     and libc.mallopt(M_TRIM_THRESHOLD, MMAP_BYTES))
