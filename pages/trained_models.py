@@ -91,25 +91,25 @@ def accuracy_layout() -> dict:
 
 
 @ui.figure
-def accuracy_figure() -> go.Figure:
+def accuracy_figure() -> ui.Frozen:
     """The six encodings' accuracy against evaluation length."""
     title = _("Accuracy against evaluation length, one model per encoding "
               "(trained at L_train = {train} tokens)").format(train=L_TRAIN)
-    fig = go.Figure(dict(data=accuracy_traces([(e, "none") for e in tm.ENCODINGS]),
-                         layout=accuracy_layout()))
-    return ui.style(fig, title=title, x=_("evaluation length [tokens] (log scale)"),
-                    y=_("accuracy"), height=460)
+    return ui.kept_figure(accuracy_traces([(e, "none") for e in tm.ENCODINGS]),
+                          layout=accuracy_layout(), title=title,
+                          x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"),
+                          height=460)
 
 
 @ui.figure
-def scaling_figure() -> go.Figure:
+def scaling_figure() -> ui.Frozen:
     """The RoPE model as trained and with three context-extension scalings (s = 8)."""
     title = _("The RoPE model with context extension at inference, no fine-tuning "
               "(s = {s}: L_train → {longest} tokens)").format(s=FACTOR, longest=LENGTHS[-1])
-    fig = go.Figure(dict(data=accuracy_traces([("rope", m) for m in ("none", *METHOD_NAMES)]),
-                         layout=accuracy_layout()))
-    return ui.style(fig, title=title, x=_("evaluation length [tokens] (log scale)"),
-                    y=_("accuracy"), height=420)
+    return ui.kept_figure(accuracy_traces([("rope", m) for m in ("none", *METHOD_NAMES)]),
+                          layout=accuracy_layout(), title=title,
+                          x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"),
+                          height=420)
 
 
 @ui.table
@@ -211,7 +211,7 @@ def norms_table(encoding: str) -> pd.DataFrame:
 
 
 @ui.figure
-def norms_figure(encoding: str) -> go.Figure:
+def norms_figure(encoding: str) -> ui.Frozen:
     df = norms_table(encoding)
     mean = df.groupby(["layer", "pair i"])[["mean |q_i|", "mean |k_i|"]].mean()  # heads averaged
     hover = _("pair {i}<br>mean norm {value}").format(i="%{x}", value="%{y:.3f}")
@@ -227,9 +227,9 @@ def norms_figure(encoding: str) -> go.Figure:
                                hovertemplate=hover + "<extra>" + name + "</extra>"))
     title = _("{model}: how much each frequency pair carries (mean norm of q and k per pair, "
               "heads averaged)").format(model=_(ENCODING_NAMES[encoding]))
-    fig = go.Figure(dict(data=traces, layout=dict(yaxis=dict(rangemode="tozero"))))
-    return ui.style(fig, title=title, x=_("pair index i (0 = fastest, θ₀ = 1 rad/token)"),
-                    y=_("mean norm"), height=440)
+    return ui.kept_figure(traces, yaxes=dict(rangemode="tozero"), title=title,
+                          x=_("pair index i (0 = fastest, θ₀ = 1 rad/token)"),
+                          y=_("mean norm"), height=440)
 
 
 ui.settings()
