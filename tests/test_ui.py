@@ -322,3 +322,20 @@ def test_cold_computations_run_at_most_two_at_once_and_nested_ones_pass():
         t.join(timeout=10)
     assert results == {n: n * 10 + 1 for n in range(8)}
     assert most[0] <= cache.COLD_RUNS == 2
+
+
+def test_a_frozen_figure_is_encoded_once_as_plotly_encodes_it():
+    import numpy as np
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    from ui import figures
+
+    fig = figures.freeze(go.Figure(go.Scatter(x=np.arange(5), y=np.arange(5.0) / 3)))
+    text = pio.to_json(fig, validate=False)  # the call st.plotly_chart makes
+    assert text == figures._plotly_to_json(fig, validate=False)  # Plotly's own encoding
+    assert pio.to_json(fig, validate=False) is text  # written once, then kept
+    assert fig.nbytes == 2 * len(text)
+    plain = go.Figure(go.Bar(y=[1, 2]))  # anything else: Plotly's own function
+    assert pio.to_json(plain) == figures._plotly_to_json(plain)
+    assert pio.to_json(fig, pretty=True) == figures._plotly_to_json(fig, pretty=True)

@@ -228,18 +228,27 @@ def _narrow(node: Any) -> Any:
 class Frozen(BaseFigure):
     """A figure in the JSON-ready form Streamlit sends: ``st.plotly_chart`` asks
     a Plotly figure only for ``to_dict()``, which here returns the kept form
-    (no copy, no validation). Read-only; build a new one to change it."""
+    (no copy, no validation), and then for its JSON (``plotly.io.to_json``),
+    which a Frozen figure writes once and keeps (:func:`_to_json`). Read-only;
+    build a new one to change it."""
 
-    def __init__(self, spec: dict, nbytes: int | None = None) -> None:  # noqa: D107
+    def __init__(self, spec: dict) -> None:  # noqa: D107
         self._spec = spec  # (BaseFigure's init is skipped)
-        self._nbytes = nbytes
+        self._json = None
+
+    @property
+    def json(self) -> str:
+        """The JSON Streamlit sends, exactly as ``plotly.io.to_json(fig,
+        validate=False)`` writes it, computed on first use."""
+        if self._json is None:
+            object.__setattr__(self, "_json", _plotly_to_json(self, validate=False))
+        return self._json
 
     @property
     def nbytes(self) -> int:
-        """About the memory the spec holds: the length of its JSON."""
-        if self._nbytes is None:
-            object.__setattr__(self, "_nbytes", len(json.dumps(self._spec)))
-        return self._nbytes
+        """About the memory the figure holds: its spec and its JSON, each about
+        as long as the JSON."""
+        return 2 * len(self.json)
 
     def to_dict(self) -> dict:
         return self._spec
@@ -252,14 +261,29 @@ class Frozen(BaseFigure):
         return (Frozen, (self._spec,))
 
 
+_plotly_to_json = pio.to_json
+
+
+def _to_json(fig, *args, **kwargs) -> str:
+    """``plotly.io.to_json``, which ``st.plotly_chart`` calls on every figure it
+    draws, on every run: a Frozen figure's JSON is written once and kept, so a
+    cached figure costs no encoding (a few ms per page with several figures).
+    Any other call goes to Plotly's own function."""
+    if isinstance(fig, Frozen) and not args and set(kwargs) <= {"validate"}:
+        return fig.json
+    return _plotly_to_json(fig, *args, **kwargs)
+
+
+pio.to_json = _to_json  # st.plotly_chart looks it up as plotly.io.to_json on each call
+
+
 def freeze(fig: go.Figure | Frozen) -> Frozen:
     """The figure as Streamlit will send it, computed once. A builder may return a
     Frozen figure itself (a spec it completed with plain dicts, e.g. animation
     frames, which Plotly would otherwise validate one property at a time)."""
     if isinstance(fig, Frozen):
         return fig
-    text = pio.to_json(fig, validate=False)
-    return Frozen(_narrow(json.loads(text)), nbytes=len(text))
+    return Frozen(_narrow(json.loads(_plotly_to_json(fig, validate=False))))
 
 
 def typed(values) -> dict | list:
