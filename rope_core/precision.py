@@ -387,7 +387,9 @@ def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n
     def score(pm: torch.Tensor, pn: torch.Tensor) -> torch.Tensor:  # (c,), (c,) -> (c,)
         _, cm, sm = _recipe_angle_cos_sin(pm, th64, dtype, recipe, th32)  # (c, h)
         _, cn, sn = _recipe_angle_cos_sin(pn, th64, dtype, recipe, th32)
-        return (cm * cn + sm * sn) @ along + (cm * sn - sm * cn) @ across  # (c,)
+        # summed along each row (not a matrix-vector product, whose summation order
+        # may depend on the number of rows): shift 0 gives exactly base_score
+        return ((cm * cn + sm * sn) * along + (cm * sn - sm * cn) * across).sum(-1)  # (c,)
 
     base_score = score(torch.tensor([float(m)], dtype=torch.float64),
                        torch.tensor([float(n)], dtype=torch.float64))  # (1,)
