@@ -48,7 +48,7 @@ def test_warm_up_computes_every_constant_in_a_thread_that_is_not_a_daemon():
         threading.Thread.start = original
     constants.warm_up(wait=True)
     assert set(constants.computed()) == set(constants.names())
-    assert all(not daemon for name, daemon in seen if name == "rope-warm-up")
+    assert all(not daemon for name, daemon in seen if name == constants.WARM_UP_THREAD)
 
 
 def test_tiny_accuracy_is_one_row_per_curve_in_0_1():

@@ -34,6 +34,7 @@ from . import cache
 _LOG = logging.getLogger("rope_explorer")
 _CONSTANTS: dict[str, Callable[[], Any]] = {}
 _VALUES: dict[str, Any] = {}
+WARM_UP_THREAD = "rope-warm-up"  # the thread's name, as a debugger or py-spy shows it
 WARM_UP_NICENESS = 10  # the warm-up thread yields to visitors' script runs
 
 
@@ -95,7 +96,7 @@ def warm_up(wait: bool = False) -> None:
     if not _started.is_set():
         with _start_lock:
             if not _started.is_set():
-                threading.Thread(target=_warm, name="rope-warm-up", daemon=False).start()
+                threading.Thread(target=_warm, name=WARM_UP_THREAD, daemon=False).start()
                 _started.set()
     if wait:
         _done.wait()
