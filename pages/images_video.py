@@ -1,10 +1,11 @@
 """Images and video: 2D axial RoPE and M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL)."""
 
+import base64
 import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
+import plotly.colors as pc
 import streamlit as st
 import torch
 
@@ -37,6 +38,31 @@ def model_name(model: str) -> str:
     return _(MODEL_NAMES[model])
 
 
+_INTS = (np.int8, np.int16, np.int32)
+
+
+def sent(values) -> dict | list:
+    """A numeric array as Plotly sends it (``ui.freeze`` of a validated figure):
+    64-bit integers in the narrowest integer type that holds them, float64 as float32,
+    a 2D array with its shape, an empty array as an empty list (the encoding of
+    plotly's ``to_typed_array_spec``, without its array checks, about 50 µs a call)."""
+    a = np.asarray(values)
+    if a.size == 0:
+        return []
+    if a.dtype == np.float64:
+        a = a.astype(np.float32)
+    elif a.dtype == np.int64:
+        low, high = a.min(), a.max()
+        a = next((a.astype(t) for t in _INTS
+                  if np.iinfo(t).min <= low and high <= np.iinfo(t).max), None)
+        if a is None:  # beyond int32: Plotly sends a list
+            return np.asarray(values).tolist()
+    spec = {"dtype": a.dtype.str[1:], "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
+    if a.ndim > 1:
+        spec["shape"] = str(a.shape)[1:-1]
+    return spec
+
+
 # ------------------------------------------------------------- the patch grid ----
 def vectors(dim: int, qk: str) -> tuple[torch.Tensor, torch.Tensor]:
     if qk == "ones":
@@ -55,15 +81,18 @@ def grid_table(dim: int, base: float, layout: str, height: int, width: int, row:
                                 layout=layout, qk=qk if qk == "ones" else f"random seed {SEED}")
 
 
+# colorscale="Viridis" as Plotly sends it
+VIRIDIS = [[i / (len(pc.sequential.Viridis) - 1), color]
+           for i, color in enumerate(pc.sequential.Viridis)]
 SCORE_COLUMNS = {"flat": "score flat", "axial": "score axial 2D", "mrope": "score M-RoPE"}
 
 
 @ui.figure
 def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row: int,
-                col: int, qk: str, model: str, scheme: str) -> go.Figure:
+                col: int, qk: str, model: str, scheme: str) -> ui.Frozen:
     """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite).
-    Built in one pass (traces and axes given at construction): Plotly's validated
-    updates are the cost of a figure."""
+    Built as the form Plotly sends (``ui.kept_figure``, arrays through :func:`sent`):
+    Plotly's validation was most of a figure's cost."""
     df = grid_table(dim, base, layout, height, width, row, col, qk, model)
     q, k = vectors(dim, qk)
     norm = float(q.norm() * k.norm())
@@ -71,7 +100,8 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
     every = df[list(SCORE_COLUMNS.values())].to_numpy() / norm  # one scale for the 3 panels
     low, high = float(np.nanmin(every)), float(np.nanmax(every))
     heatmap = dict(
-        type="heatmap", z=z, x=np.arange(width), y=np.arange(height), colorscale="Viridis",
+        type="heatmap", z=sent(z), x=sent(np.arange(width)), y=sent(np.arange(height)),
+        colorscale=VIRIDIS,
         zmin=low,
         zmax=high if high > low else low + 1e-9,
         colorbar=dict(title=dict(text=_("score / (|q||k|)"), side="right"), thickness=12),
@@ -80,12 +110,11 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
     query = dict(type="scatter", x=[col], y=[row], mode="markers", name=_("query patch"),
                  hoverinfo="skip",
                  marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
-    fig = go.Figure(dict(data=[heatmap, query], layout=dict(
-        xaxis=dict(constrain="domain"),
-        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed"))))
     title = _(SCHEME_TITLES[scheme]).format(model=model_name(model))
-    return ui.style(fig, title=title, x=_("column [patches]"), y=_("row [patches]"),
-                    height=380)
+    return ui.kept_figure([heatmap, query], title=title, x=_("column [patches]"),
+                          y=_("row [patches]"), height=380, layout=dict(
+        xaxis=dict(constrain="domain"),
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
 
 
 @st.fragment
@@ -248,42 +277,45 @@ def sequence_tables(text: int, image_h: int, image_w: int, video_t: int, video_h
 
 @ui.figure
 def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
-               video_w: int, resume: str, time: str, tps: int, seconds: float) -> go.Figure:
+               video_w: int, resume: str, time: str, tps: int, seconds: float) -> ui.Frozen:
     """The t, h and w ids over the tokens, three rows; vision blocks shaded, a dotted
-    line where the text resumes. Built in one pass."""
+    line where the text resumes. Built as the form Plotly sends."""
     tables = sequence_tables(text, image_h, image_w, video_t, video_h, video_w, resume, time,
                              tps, seconds)
     tokens, blocks = tables["tokens"], tables["blocks"]
     x = tokens["token"].to_numpy()
     mode = "lines+markers" if len(x) <= 400 else "lines"
     axis_of = {"t": "y3", "h": "y2", "w": "y"}
-    traces = [dict(type="scatter", x=x, y=tokens[f"{axis} id"].to_numpy(), yaxis=axis_of[axis],
+    traces = [dict(type="scatter", x=sent(x), y=sent(tokens[f"{axis} id"].to_numpy()),
+                   yaxis=axis_of[axis],
                    mode=mode, name=_(AXIS_NAMES[axis]),
                    line=dict(color=AXIS_COLORS[a], width=2), marker=dict(size=4),
                    hovertemplate=_("token {token}<br>{axis} id = {value}").format(
                        token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
               for a, axis in enumerate(rc.AXES)]
     shapes, notes = [], []
-    for _i, block in blocks.iterrows():
-        start, end = block["first token"] - 0.5, block["first token"] + block["tokens"] - 0.5
-        if block["kind"] == "text":
-            if block["segment"] > 0:  # where the text resumes after a vision block
+    for first, count, kind, segment in zip(blocks["first token"].tolist(),
+                                           blocks["tokens"].tolist(), blocks["kind"].tolist(),
+                                           blocks["segment"].tolist()):
+        start, end = first - 0.5, first + count - 0.5
+        if kind == "text":
+            if segment > 0:  # where the text resumes after a vision block
                 shapes.append(dict(type="line", x0=start + 0.5, x1=start + 0.5, y0=0, y1=1,
                                    xref="x", yref="paper", line=dict(color="#444", dash="dot")))
             continue
-        kind_name = KIND_NAMES[block["kind"]]
+        kind_name = KIND_NAMES[kind]
         shapes.append(dict(type="rect", x0=start, x1=end, y0=0, y1=1, xref="x", yref="paper",
-                           fillcolor="#8c8c8c", opacity=0.15, line_width=0, layer="below"))
+                           fillcolor="#8c8c8c", opacity=0.15, line=dict(width=0),
+                           layer="below"))
         notes.append(dict(x=start, y=1, xref="x", yref="paper", xanchor="left",
                           yanchor="bottom", showarrow=False, text=_(kind_name)))
-    fig = go.Figure(dict(data=traces, layout=dict(
+    fig = ui.kept_figure(traces, title=_("Position ids of text, image, text, video, text"),
+                         x=_("token index"), y="", height=560, layout=dict(
         yaxis=dict(domain=[0.0, 0.30]), yaxis2=dict(domain=[0.35, 0.65], anchor="x"),
-        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes)))
-    ui.style(fig, title=_("Position ids of text, image, text, video, text"),
-             x=_("token index"), y="", height=560)
-    return ui.relayout(fig, dict(yaxis=dict(title=dict(text=_("w id"))),
-                                 yaxis2=dict(title=dict(text=_("h id"))),
-                                 yaxis3=dict(title=dict(text=_("t id")))))
+        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes))
+    for key, title in (("yaxis", _("w id")), ("yaxis2", _("h id")), ("yaxis3", _("t id"))):
+        fig.spec["layout"][key]["title"]["text"] = title  # each row's own (style gave "")
+    return fig
 
 
 # --------------------------------------------------------- pairs and wavelengths ----
@@ -303,7 +335,7 @@ def model_axes(model: str, dim: int) -> torch.Tensor:
 
 
 @ui.figure
-def allocation_figure(dim: int) -> go.Figure:
+def allocation_figure(dim: int) -> ui.Frozen:
     """One strip per model over the pair index, coloured by the axis each pair reads."""
     rows = {"qwen2_vl": 1.5, "qwen3_vl": 0.0}
     bars = []
@@ -311,23 +343,25 @@ def allocation_figure(dim: int) -> go.Figure:
         axes = model_axes(model, dim).numpy()
         for a, axis in enumerate(rc.AXES):
             pairs = np.flatnonzero(axes == a)
-            bars.append(dict(type="bar", x=pairs, y=np.ones(len(pairs)), base=rows[model],
+            bars.append(dict(type="bar", x=sent(pairs), y=sent(np.ones(len(pairs))),
+                             base=rows[model],
                              width=1.0, marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
                              name=_(AXIS_NAMES[axis]), legendgroup=axis,
                              showlegend=model == MODELS[0],
                              hovertemplate=_("pair {pair}: {axis}").format(
                                  pair="%{x}", axis=axis) + "<extra></extra>"))
-    fig = go.Figure(dict(data=bars, layout=dict(
-        barmode="overlay", bargap=0, xaxis=dict(range=[-0.5, dim // 2 - 0.5]),
-        yaxis=dict(tickvals=[rows[m] + 0.5 for m in MODELS],
-                   ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
-                   range=[-0.15, 2.65], showgrid=False, zeroline=False))))
-    return ui.style(fig, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
-        dim=dim, pairs=dim // 2), x=_("pair index i (θᵢ falls as i grows)"), y="", height=320)
+    return ui.kept_figure(
+        bars, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
+            dim=dim, pairs=dim // 2), x=_("pair index i (θᵢ falls as i grows)"), y="",
+        height=320, layout=dict(
+            barmode="overlay", bargap=0, xaxis=dict(range=[-0.5, dim // 2 - 0.5]),
+            yaxis=dict(tickvals=[rows[m] + 0.5 for m in MODELS],
+                       ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
+                       range=[-0.15, 2.65], showgrid=False, zeroline=False)))
 
 
 @ui.figure
-def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Figure:
+def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> ui.Frozen:
     """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the largest id distance
     span - 1 of each axis (dotted lines, none where it is 0; annotations on a log axis
     take log10 of the value)."""
@@ -338,7 +372,8 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
     for a, axis in enumerate(rc.AXES):
         pairs = np.flatnonzero(axes == a)
         points.append(dict(
-            type="scatter", x=pairs, y=wave[pairs], mode="markers", name=_(AXIS_NAMES[axis]),
+            type="scatter", x=sent(pairs), y=sent(wave[pairs]), mode="markers",
+            name=_(AXIS_NAMES[axis]),
             marker=dict(color=AXIS_COLORS[a], size=6),
             hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
                 pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
@@ -352,11 +387,12 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
                    text=_("{axis}: {distance} apart").format(axis=rc.AXES[a],
                                                              distance=far[a]),
                    font=dict(size=12, color=AXIS_COLORS[a])) for a in drawn]
-    fig = go.Figure(dict(data=points, layout=dict(
-        shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power"))))
-    return ui.style(fig, title=_("{model}: wavelength of each pair against the largest "
-                                 "distance along its axis").format(model=model_name(model)),
-                    x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)
+    return ui.kept_figure(
+        points, title=_("{model}: wavelength of each pair against the largest "
+                        "distance along its axis").format(model=model_name(model)),
+        x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440,
+        layout=dict(yaxis=dict(type="log", exponentformat="power")),
+        shapes=lines, annotations=labels)
 
 
 @st.fragment
