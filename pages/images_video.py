@@ -97,7 +97,7 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
     q, k = vectors(dim, qk)
     norm = float(q.norm() * k.norm())
     z = df[SCORE_COLUMNS[scheme]].to_numpy().reshape(height, width) / norm
-    every = df[list(SCORE_COLUMNS.values())].to_numpy() / norm  # one scale for the 3 panels
+    every = np.stack([df[c].to_numpy() for c in SCORE_COLUMNS.values()]) / norm  # one scale
     low, high = float(np.nanmin(every)), float(np.nanmax(every))
     heatmap = dict(
         type="heatmap", z=sent(z), x=sent(np.arange(width)), y=sent(np.arange(height)),
@@ -169,8 +169,10 @@ def grid_section(s) -> None:
     q, k = vectors(s.dim, qk)
     norm = float(q.norm() * k.norm())
 
-    def cell(r: int, c: int):
-        return df[(df["row"] == r) & (df["col"] == c)].iloc[0]
+    scores = {c: df[c].to_numpy() for c in SCORE_COLUMNS.values()}
+
+    def cell(r: int, c: int) -> dict:  # the table lists the patches row by row
+        return {column: values[r * width + c] for column, values in scores.items()}
 
     def shown(value: float) -> str:
         return "—" if math.isnan(value) else i18n.number(value / norm, "0.000")
@@ -217,7 +219,7 @@ def grid_section(s) -> None:
         sentences.append(_("With random q and k the pattern is less regular, but it still "
                            "depends only on the differences of the ids."))
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0:
-        spread = {c: float(df[c].max() - df[c].min()) / float(q.norm() * k.norm())
+        spread = {c: float(np.nanmax(scores[c]) - np.nanmin(scores[c])) / norm
                   for c in ("score axial 2D", "score M-RoPE")}
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0 \
             and spread["score M-RoPE"] < spread["score axial 2D"]:
@@ -440,12 +442,17 @@ def sequence_section(s) -> None:
     tokens, blocks = tables["tokens"], tables["blocks"]
     ui.show(ids_figure(*args), key="iv_ids")
 
-    image, video = blocks.iloc[1], blocks.iloc[3]
-    after_image, after_video = blocks.iloc[2], blocks.iloc[4]
+    # segments 1 … 4: image, text, video, text (read as lists: a pandas row costs ~50 µs)
+    column = {c: blocks[c].tolist() for c in ("start id", "merged t", "merged h", "merged w",
+                                              "largest id", "first token", "tokens")}
+    image, after_image, video, after_video = ({c: v[n] for c, v in column.items()}
+                                              for n in range(1, 5))
     vt, vh, vw = int(video["merged t"]), int(video["merged h"]), int(video["merged w"])
     step = tps * seconds if absolute else 1
-    t_span = int(tokens.loc[tokens["kind"] == "video", "t id"].max()
-                 - tokens.loc[tokens["kind"] == "video", "t id"].min()) + 1
+    time_ids = tokens["t id"].to_numpy()[video["first token"]:
+                                         video["first token"] + video["tokens"]]
+    t_span = int(time_ids.max() - time_ids.min()) + 1  # the video's time ids
+
     sentences = [
         _("The image starts at id {start}: its {rows} × {cols} tokens take rows {start} … "
           "{last_row} and columns {start} … {last_col}, all at time {start}. The text after "
@@ -525,29 +532,35 @@ def sequence_section(s) -> None:
     for column, model in zip((left, right), MODELS):
         with column:
             ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}")
-    two = coverage[coverage["model"] == "qwen2_vl"].set_index("axis")
-    three = coverage[coverage["model"] == "qwen3_vl"].set_index("axis")
+    # {model: {axis: {column: value}}} (a filtered, re-indexed frame costs ~1 ms)
+    by_model = {m: {a: {} for a in rc.AXES} for m in MODELS}
+    for c in ("pairs", "fastest wavelength [ids]", "slowest wavelength [ids]",
+              "pairs turning at least once"):
+        for m, a, value in zip(coverage["model"].tolist(), coverage["axis"].tolist(),
+                               coverage[c].tolist()):
+            by_model[m][a][c] = value
+    two, three = by_model["qwen2_vl"], by_model["qwen3_vl"]
     notes = [_("The dotted lines are the largest id distance each axis must cover in this "
                "sequence: {t} between the first and last time id, {h} rows and {w} columns "
                "(an axis with distance 0 gets no line). A pair whose wavelength is at or "
                "below its line turns at least once over that distance (fine detail, but ids "
                "a wavelength apart look alike); a pair far above it barely turns (coarse, "
                "unambiguous order).").format(t=spans[0] - 1, h=spans[1] - 1, w=spans[2] - 1)]
-    if two.loc["h", "pairs"] and two.loc["t", "pairs"]:
+    if two["h"]["pairs"] and two["t"]["pairs"]:
         notes.append(_("With base {base}, Qwen2-VL's row pairs start at a wavelength of {h_fast} "
                        "ids, so {h_turn} of its {h_pairs} row pairs turn even once over "
                        "{h_span} rows, while all {t_pairs} time pairs are fast ones (the "
                        "slowest turns every {t_slow} ids). Qwen3-VL's interleaving gives "
                        "{h3_turn} of its {h3_pairs} row pairs at least one turn.").format(
                            base=ui.fmt_base(s.base),
-                           h_fast=i18n.number(two.loc["h", "fastest wavelength [ids]"], "#,##0.#"),
-                           h_turn=int(two.loc["h", "pairs turning at least once"]),
-                           h_pairs=int(two.loc["h", "pairs"]), h_span=spans[1] - 1,
-                           t_pairs=int(two.loc["t", "pairs"]),
-                           t_slow=i18n.number(two.loc["t", "slowest wavelength [ids]"],
+                           h_fast=i18n.number(two["h"]["fastest wavelength [ids]"], "#,##0.#"),
+                           h_turn=int(two["h"]["pairs turning at least once"]),
+                           h_pairs=int(two["h"]["pairs"]), h_span=spans[1] - 1,
+                           t_pairs=int(two["t"]["pairs"]),
+                           t_slow=i18n.number(two["t"]["slowest wavelength [ids]"],
                                               "#,##0.#"),
-                           h3_turn=int(three.loc["h", "pairs turning at least once"]),
-                           h3_pairs=int(three.loc["h", "pairs"])))
+                           h3_turn=int(three["h"]["pairs turning at least once"]),
+                           h3_pairs=int(three["h"]["pairs"])))
     if s.dim < 16:
         notes.append(_("With only {pairs} pairs some axes get one pair or none: an axis "
                        "without pairs cannot be told apart at all.").format(pairs=s.dim // 2))
