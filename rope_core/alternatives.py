@@ -659,6 +659,41 @@ def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p:
                      "logit": torch.cat(list(logits.values()))}, **settings)
 
 
+def _window_logits(q: torch.Tensor, k: torch.Tensor, pos: torch.Tensor, *, base: float,
+                   p: float, slope: float, gamma: float, scale_base: float,
+                   layout: str) -> torch.Tensor:
+    """:func:`encoding_logits` of every encoding, stacked ``(6, seq, seq)``, bit for bit,
+    with the work they share done once: RoPE's rotated q and k serve xPos (which scales
+    them) and p-RoPE (its kept pairs turn by RoPE's own theta_i, the rest by angle 0,
+    which leaves them as they are), and q.k serves NoPE and ALiBi."""
+    seq, dim = q.shape
+    layout = check_layout(layout)
+    scale = 1.0 / math.sqrt(check_dim(dim, "q.shape[-1]"))
+    q, k = q.to(torch.float64), k.to(torch.float64)
+    th = theta(dim, base, device=q.device)  # (dim/2,)
+    rq, rk = apply_rope(q, pos, th, layout=layout), apply_rope(k, pos, th, layout=layout)
+    kept = p_rope_pairs(dim, p)
+    pq, pk = rq.clone(), rk.clone()  # p-RoPE: the unrotated pairs keep q's and k's values
+    for rotated, plain in ((pq, q), (pk, k)):
+        for part, value in zip(pair_views(rotated, layout), pair_views(plain, layout)):
+            part[:, kept:] = value[:, kept:]
+    middle = (int(pos.min()) + int(pos.max())) // 2 if seq else 0
+    centred = pos - middle  # xPos's scale positions, centred as torchscale does
+    sq = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                            device=q.device), layout)  # (seq, dim)
+    sk = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                            downscale=True, device=q.device), layout)
+    pe = sinusoidal_rows(pos, dim, check_base(base), device=q.device)  # (seq, dim)
+    plain = q @ k.T * scale  # (seq, seq)
+    m = pos.to(device=q.device, dtype=torch.float64)
+    slope = check_positive_float(slope, "slope", upper=1.0)
+    by_encoding = {"rope": rq @ rk.T * scale, "p_rope": pq @ pk.T * scale,
+                   "xpos": (rq * sq) @ (rk * sk).T * scale,
+                   "alibi": plain - slope * (m[:, None] - m[None, :]), "nope": plain,
+                   "sinusoidal": (q + pe) @ (k + pe).T * scale}
+    return torch.stack([by_encoding[e] for e in ENCODINGS])
+
+
 def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
                          shared: bool, *, p: float, slope: float, gamma: float = XPOS_GAMMA,
                          scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
@@ -676,10 +711,10 @@ def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
     settings = {"dim": dim, "base": base, "layout": layout, "seed": seed,
                 "same q k": bool(shared), "window start [tokens]": start, "p": p,
                 "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base}
-    logits = torch.stack([encoding_logits(e, q, k, pos, base=base, p=p, slope=slope,
-                                          gamma=gamma, scale_base=scale_base, layout=layout)
-                          for e in ENCODINGS])  # (6, seq, seq)
-    weights = torch.stack([causal_weights(x) for x in logits])  # (6, seq, seq)
+    logits = _window_logits(q, k, pos, base=base, p=p, slope=slope, gamma=gamma,
+                            scale_base=scale_base, layout=layout)  # (6, seq, seq)
+    future = torch.ones(seq, seq, dtype=torch.bool, device=logits.device).triu(1)
+    weights = torch.softmax(logits.masked_fill(future, float("-inf")), dim=-1)  # causal
     cells = m.numel()
     return to_frame({"encoding": np.repeat([ENCODING_NAMES_EN[e] for e in ENCODINGS], cells),
                      "m [tokens]": (start + m).repeat(len(ENCODINGS)),

@@ -472,6 +472,25 @@ def test_distance_logits_at_large_dims_and_far_queries(dim, query, tolerance):
             torch.testing.assert_close(got[e], want[e], rtol=tolerance, atol=tolerance)
 
 
+@pytest.mark.parametrize("dim,p,layout,start", [(8, 0.5, "interleaved", 0),
+                                                (64, 0.75, "half", 4096),
+                                                (1024, 0.25, "interleaved", 262144),
+                                                (6, 1.0, "half", 3), (10, 0.0, "interleaved", 7)])
+def test_attention_maps_share_work_but_equal_encoding_logits_bit_for_bit(dim, p, layout, start):
+    q, k = rc.toy_qk(12, dim, 4)
+    pos = torch.arange(start, start + 12)
+    kw = dict(base=500.0, p=p, slope=0.125, layout=layout)
+    got = rc.alternatives._window_logits(q, k, pos, gamma=rc.alternatives.XPOS_GAMMA,
+                                         scale_base=rc.alternatives.XPOS_SCALE_BASE, **kw)
+    for e, logits in zip(rc.alternatives.ENCODINGS, got):
+        assert torch.equal(logits, rc.encoding_logits(e, q, k, pos, **kw)), e
+    table = rc.alternatives.attention_maps_table(dim, 500.0, 12, start, 4, False, p=p,
+                                                 slope=0.125, layout=layout)
+    m, n = torch.tril_indices(12, 12)
+    weights = torch.stack([rc.causal_weights(x) for x in got])[:, m, n].reshape(-1)
+    assert torch.equal(torch.tensor(table["weight"].to_numpy()), weights)
+
+
 def test_sinusoidal_rows_are_the_rotated_unit_vectors_bit_for_bit():
     # PE_p = R(-p w) (0, 1) in every pair: sinusoidal_rows writes out sin and cos
     positions = torch.tensor([0, 1, 5, 4095, 65536, 999_999, -3])
