@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
+import plotly.colors as pc
 import streamlit as st
 
 import rope_core as rc
@@ -21,6 +21,9 @@ P_OPTIONS = [0.0, 0.25, 0.5, 0.75, 1.0]
 SLOPE_EXPONENTS = list(range(1, 9))  # an 8-head ALiBi model: slopes 2^-1 ... 2^-8
 START_OPTIONS = [0, 64, 512, 4096, 32768, 262144]  # first position of the attention window
 R_COL = "distance r [tokens]"
+# colorscale="Viridis" as Plotly sends it
+VIRIDIS = [[i / (len(pc.sequential.Viridis) - 1), color]
+           for i, color in enumerate(pc.sequential.Viridis)]
 
 
 def name(encoding: str) -> str:
@@ -81,9 +84,10 @@ def y_range(logits: np.ndarray) -> list[float]:
 
 @ui.figure
 def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p: float,
-                 slope: float, seed: int, layout: str, device: str) -> go.Figure:
+                 slope: float, seed: int, layout: str, device: str) -> ui.Frozen:
     """One line per encoding against r, the training length L marked, the region past L
-    shaded, each curve's value at r = L as a marker."""
+    shaded, each curve's value at r = L as a marker. Built as the form Plotly sends
+    (``ui.kept_figure``): validating the traces was most of the figure's cost."""
     max_distance = train * reach
     df = score_table(vectors, dim, base, max_distance, p, slope, seed, layout, device)
     logits = by_encoding(df, "logit")  # (6, R)
@@ -91,11 +95,12 @@ def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p:
     marks = at_training_length(vectors, dim, base, train, max_distance, p, slope, seed, layout,
                                device)["logit"]
     hover = _("r={r} tokens<br>logit={value}").format(r="%{x:,}", value="%{y:.3f}")
-    traces = [go.Scatter(x=r, y=logits[j], mode="lines", name=name(e),
-                         line=dict(color=COLOR[e], width=2.2 if e == "rope" else 1.6),
-                         hovertemplate=hover + "<extra>" + name(e) + "</extra>")
+    traces = [dict(type="scatter", x=r, y=logits[j], mode="lines", name=name(e),
+                   line=dict(color=COLOR[e], width=2.2 if e == "rope" else 1.6),
+                   hovertemplate=hover + "<extra>" + name(e) + "</extra>")
               for j, e in enumerate(ENCODINGS)]
-    traces.append(go.Scatter(
+    traces.append(dict(
+        type="scatter",
         x=[train] * len(ENCODINGS), y=[marks[e] for e in ENCODINGS], mode="markers",
         name=_("value at r = L"), customdata=[name(e) for e in ENCODINGS],
         marker=dict(color=[COLOR[e] for e in ENCODINGS], size=10, symbol="diamond",
@@ -103,20 +108,19 @@ def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p:
         hovertemplate=_("{encoding} at r = L: logit={value}").format(
             encoding="%{customdata}", value="%{y:.3f}") + "<extra></extra>"))
     past = dict(type="rect", xref="x", yref="paper", x0=train, x1=max_distance, y0=0, y1=1,
-                fillcolor="#8c959f", opacity=0.12, line_width=0, layer="below")
+                fillcolor="#8c959f", opacity=0.12, line=dict(width=0), layer="below")
     line = dict(type="line", xref="x", yref="paper", x0=train, x1=train, y0=0, y1=1,
                 line=dict(color="black", dash="dot"))
     note = dict(x=train, y=1, yref="paper", yanchor="bottom", xanchor="left", showarrow=False,
                 font=dict(size=13),
                 text=_("L = {train}: past it, shaded").format(train=i18n.integer(train)))
-    fig = go.Figure(data=traces, layout=dict(shapes=[past, line], annotations=[note],
-                                             yaxis=dict(range=y_range(logits))))
     titles = {"q = k": _("Logit against distance, q = k (d = {dim}, base {base})"),
               "random q, k": _("Logit against distance, random q, k (d = {dim}, base {base})")}
-    ui.style(fig, title=titles[vectors].format(dim=dim, base=ui.fmt_base(base)),
-             x=_("relative distance r = m − n [tokens]"), y=_("logit ℓ (before softmax)"),
-             height=500)
-    return fig
+    return ui.kept_figure(traces, title=titles[vectors].format(dim=dim, base=ui.fmt_base(base)),
+                          x=_("relative distance r = m − n [tokens]"),
+                          y=_("logit ℓ (before softmax)"), height=500,
+                          layout=dict(yaxis=dict(range=y_range(logits))), shapes=[past, line],
+                          annotations=[note])
 
 
 def window_weights(df: pd.DataFrame, seq: int) -> np.ndarray:
@@ -131,8 +135,8 @@ def window_weights(df: pd.DataFrame, seq: int) -> np.ndarray:
 
 @ui.figure
 def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed: int,
-               same: bool, p: float, slope: float, layout: str, device: str) -> go.Figure:
-    """The chosen encoding's softmax weights, log colour scale."""
+               same: bool, p: float, slope: float, layout: str, device: str) -> ui.Frozen:
+    """The chosen encoding's softmax weights, log colour scale (built as the sent form)."""
     df = attention_table(dim, base, seq, start, seed, same, p, slope, layout, device)
     weights = window_weights(df, seq)[ENCODINGS.index(encoding)]  # (seq, seq)
     lowest = max(float(np.nanmin(weights[weights > 0])), 1e-6)
@@ -143,41 +147,44 @@ def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.log10(np.where(weights > 0, weights, np.nan))
     gap = 1 if seq <= 32 else 0
-    heatmap = go.Heatmap(
-        z=z, customdata=weights, x=positions, y=positions, coloraxis="coloraxis", xgap=gap,
-        ygap=gap, hovertemplate=_("m={m}, n={n}<br>weight={value}").format(
+    shape = f"{seq}, {seq}"  # a 2D typed array carries its shape
+    heatmap = dict(
+        type="heatmap", z=dict(ui.typed(z), shape=shape),
+        customdata=dict(ui.typed(weights), shape=shape), x=positions, y=positions,
+        coloraxis="coloraxis", xgap=gap, ygap=gap,
+        hovertemplate=_("m={m}, n={n}<br>weight={value}").format(
             m="%{y}", n="%{x}", value="%{customdata:.4f}") + "<extra></extra>")
-    colors = dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
-                  colorbar=dict(title=_("weight"), tickvals=[math.log10(t) for t in ticks],
+    colors = dict(colorscale=VIRIDIS, cmin=lowest, cmax=0.0,
+                  colorbar=dict(title=dict(text=_("weight")),
+                                tickvals=[math.log10(t) for t in ticks],
                                 ticktext=[f"{t:g}" for t in ticks]))
     # square cells without padding (what ui.square sets), rows downwards, in one layout
-    fig = go.Figure(heatmap, layout=dict(
-        coloraxis=colors, plot_bgcolor="#c8c8c8",
-        xaxis=dict(constrain="domain", showgrid=False, zeroline=False),
-        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed",
-                   showgrid=False, zeroline=False)))
-    ui.style(fig, title=_("Softmax weights under {encoding} (log colour scale)").format(
-        encoding=name(encoding)), x=_("key position n [tokens]"),
-        y=_("query position m [tokens]"), height=480)
-    return fig
+    return ui.kept_figure(
+        [heatmap], title=_("Softmax weights under {encoding} (log colour scale)").format(
+            encoding=name(encoding)), x=_("key position n [tokens]"),
+        y=_("query position m [tokens]"), height=480, layout=dict(
+            coloraxis=colors, plot_bgcolor="#c8c8c8",
+            xaxis=dict(constrain="domain", showgrid=False, zeroline=False),
+            yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed",
+                       showgrid=False, zeroline=False)))
 
 
 @ui.figure
 def last_row_figure(dim: int, base: float, seq: int, start: int, seed: int, same: bool,
-                    p: float, slope: float, layout: str, device: str) -> go.Figure:
-    """The last query's weights over its keys, one line per encoding."""
+                    p: float, slope: float, layout: str, device: str) -> ui.Frozen:
+    """The last query's weights over its keys, one line per encoding (the sent form)."""
     df = attention_table(dim, base, seq, start, seed, same, p, slope, layout, device)
     last_row = by_encoding(df, "weight")[:, -seq:]  # (6, seq): the last query, keys n = start ...
     r = np.arange(seq - 1, -1, -1)  # distance m - n of those keys
     hover = _("r={r} tokens<br>weight={value}").format(r="%{x}", value="%{y:.4f}")
-    fig = go.Figure([go.Scatter(x=r, y=last_row[j], mode="lines+markers", name=name(e),
-                                line=dict(color=COLOR[e], width=1.6), marker=dict(size=4),
-                                hovertemplate=hover + "<extra>" + name(e) + "</extra>")
-                     for j, e in enumerate(ENCODINGS)])
-    ui.style(fig, title=_("The last query (m = {m}): weight on the key r tokens back").format(
-        m=i18n.integer(start + seq - 1)), x=_("distance r = m − n [tokens]"),
+    traces = [dict(type="scatter", x=r, y=last_row[j], mode="lines+markers", name=name(e),
+                   line=dict(color=COLOR[e], width=1.6), marker=dict(size=4),
+                   hovertemplate=hover + "<extra>" + name(e) + "</extra>")
+              for j, e in enumerate(ENCODINGS)]
+    return ui.kept_figure(
+        traces, title=_("The last query (m = {m}): weight on the key r tokens back").format(
+            m=i18n.integer(start + seq - 1)), x=_("distance r = m − n [tokens]"),
         y=_("softmax weight"), height=480)
-    return fig
 
 
 def mean_distances(df: pd.DataFrame, seq: int) -> np.ndarray:

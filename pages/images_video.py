@@ -1,10 +1,11 @@
 """Images and video: 2D axial RoPE and M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL)."""
 
+import base64
 import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
+import plotly.colors as pc
 import streamlit as st
 import torch
 
@@ -37,6 +38,31 @@ def model_name(model: str) -> str:
     return _(MODEL_NAMES[model])
 
 
+_INTS = (np.int8, np.int16, np.int32)
+
+
+def sent(values) -> dict | list:
+    """A numeric array as Plotly sends it (``ui.freeze`` of a validated figure):
+    64-bit integers in the narrowest integer type that holds them, float64 as float32,
+    a 2D array with its shape, an empty array as an empty list (the encoding of
+    plotly's ``to_typed_array_spec``, without its array checks, about 50 µs a call)."""
+    a = np.asarray(values)
+    if a.size == 0:
+        return []
+    if a.dtype == np.float64:
+        a = a.astype(np.float32)
+    elif a.dtype == np.int64:
+        low, high = a.min(), a.max()
+        a = next((a.astype(t) for t in _INTS
+                  if np.iinfo(t).min <= low and high <= np.iinfo(t).max), None)
+        if a is None:  # beyond int32: Plotly sends a list
+            return np.asarray(values).tolist()
+    spec = {"dtype": a.dtype.str[1:], "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
+    if a.ndim > 1:
+        spec["shape"] = str(a.shape)[1:-1]
+    return spec
+
+
 # ------------------------------------------------------------- the patch grid ----
 def vectors(dim: int, qk: str) -> tuple[torch.Tensor, torch.Tensor]:
     if qk == "ones":
@@ -55,23 +81,27 @@ def grid_table(dim: int, base: float, layout: str, height: int, width: int, row:
                                 layout=layout, qk=qk if qk == "ones" else f"random seed {SEED}")
 
 
+# colorscale="Viridis" as Plotly sends it
+VIRIDIS = [[i / (len(pc.sequential.Viridis) - 1), color]
+           for i, color in enumerate(pc.sequential.Viridis)]
 SCORE_COLUMNS = {"flat": "score flat", "axial": "score axial 2D", "mrope": "score M-RoPE"}
 
 
 @ui.figure
 def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row: int,
-                col: int, qk: str, model: str, scheme: str) -> go.Figure:
+                col: int, qk: str, model: str, scheme: str) -> ui.Frozen:
     """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite).
-    Built in one pass (traces and axes given at construction): Plotly's validated
-    updates are the cost of a figure."""
+    Built as the form Plotly sends (``ui.kept_figure``, arrays through :func:`sent`):
+    Plotly's validation was most of a figure's cost."""
     df = grid_table(dim, base, layout, height, width, row, col, qk, model)
     q, k = vectors(dim, qk)
     norm = float(q.norm() * k.norm())
     z = df[SCORE_COLUMNS[scheme]].to_numpy().reshape(height, width) / norm
-    every = df[list(SCORE_COLUMNS.values())].to_numpy() / norm  # one scale for the 3 panels
+    every = np.stack([df[c].to_numpy() for c in SCORE_COLUMNS.values()]) / norm  # one scale
     low, high = float(np.nanmin(every)), float(np.nanmax(every))
     heatmap = dict(
-        type="heatmap", z=z, x=np.arange(width), y=np.arange(height), colorscale="Viridis",
+        type="heatmap", z=sent(z), x=sent(np.arange(width)), y=sent(np.arange(height)),
+        colorscale=VIRIDIS,
         zmin=low,
         zmax=high if high > low else low + 1e-9,
         colorbar=dict(title=dict(text=_("score / (|q||k|)"), side="right"), thickness=12),
@@ -80,12 +110,11 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
     query = dict(type="scatter", x=[col], y=[row], mode="markers", name=_("query patch"),
                  hoverinfo="skip",
                  marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
-    fig = go.Figure(dict(data=[heatmap, query], layout=dict(
-        xaxis=dict(constrain="domain"),
-        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed"))))
     title = _(SCHEME_TITLES[scheme]).format(model=model_name(model))
-    return ui.style(fig, title=title, x=_("column [patches]"), y=_("row [patches]"),
-                    height=380)
+    return ui.kept_figure([heatmap, query], title=title, x=_("column [patches]"),
+                          y=_("row [patches]"), height=380, layout=dict(
+        xaxis=dict(constrain="domain"),
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
 
 
 @st.fragment
@@ -140,8 +169,10 @@ def grid_section(s) -> None:
     q, k = vectors(s.dim, qk)
     norm = float(q.norm() * k.norm())
 
-    def cell(r: int, c: int):
-        return df[(df["row"] == r) & (df["col"] == c)].iloc[0]
+    scores = {c: df[c].to_numpy() for c in SCORE_COLUMNS.values()}
+
+    def cell(r: int, c: int) -> dict:  # the table lists the patches row by row
+        return {column: values[r * width + c] for column, values in scores.items()}
 
     def shown(value: float) -> str:
         return "—" if math.isnan(value) else i18n.number(value / norm, "0.000")
@@ -188,7 +219,7 @@ def grid_section(s) -> None:
         sentences.append(_("With random q and k the pattern is less regular, but it still "
                            "depends only on the differences of the ids."))
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0:
-        spread = {c: float(df[c].max() - df[c].min()) / float(q.norm() * k.norm())
+        spread = {c: float(np.nanmax(scores[c]) - np.nanmin(scores[c])) / norm
                   for c in ("score axial 2D", "score M-RoPE")}
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0 \
             and spread["score M-RoPE"] < spread["score axial 2D"]:
@@ -248,42 +279,45 @@ def sequence_tables(text: int, image_h: int, image_w: int, video_t: int, video_h
 
 @ui.figure
 def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
-               video_w: int, resume: str, time: str, tps: int, seconds: float) -> go.Figure:
+               video_w: int, resume: str, time: str, tps: int, seconds: float) -> ui.Frozen:
     """The t, h and w ids over the tokens, three rows; vision blocks shaded, a dotted
-    line where the text resumes. Built in one pass."""
+    line where the text resumes. Built as the form Plotly sends."""
     tables = sequence_tables(text, image_h, image_w, video_t, video_h, video_w, resume, time,
                              tps, seconds)
     tokens, blocks = tables["tokens"], tables["blocks"]
     x = tokens["token"].to_numpy()
     mode = "lines+markers" if len(x) <= 400 else "lines"
     axis_of = {"t": "y3", "h": "y2", "w": "y"}
-    traces = [dict(type="scatter", x=x, y=tokens[f"{axis} id"].to_numpy(), yaxis=axis_of[axis],
+    traces = [dict(type="scatter", x=sent(x), y=sent(tokens[f"{axis} id"].to_numpy()),
+                   yaxis=axis_of[axis],
                    mode=mode, name=_(AXIS_NAMES[axis]),
                    line=dict(color=AXIS_COLORS[a], width=2), marker=dict(size=4),
                    hovertemplate=_("token {token}<br>{axis} id = {value}").format(
                        token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
               for a, axis in enumerate(rc.AXES)]
     shapes, notes = [], []
-    for _i, block in blocks.iterrows():
-        start, end = block["first token"] - 0.5, block["first token"] + block["tokens"] - 0.5
-        if block["kind"] == "text":
-            if block["segment"] > 0:  # where the text resumes after a vision block
+    for first, count, kind, segment in zip(blocks["first token"].tolist(),
+                                           blocks["tokens"].tolist(), blocks["kind"].tolist(),
+                                           blocks["segment"].tolist()):
+        start, end = first - 0.5, first + count - 0.5
+        if kind == "text":
+            if segment > 0:  # where the text resumes after a vision block
                 shapes.append(dict(type="line", x0=start + 0.5, x1=start + 0.5, y0=0, y1=1,
                                    xref="x", yref="paper", line=dict(color="#444", dash="dot")))
             continue
-        kind_name = KIND_NAMES[block["kind"]]
+        kind_name = KIND_NAMES[kind]
         shapes.append(dict(type="rect", x0=start, x1=end, y0=0, y1=1, xref="x", yref="paper",
-                           fillcolor="#8c8c8c", opacity=0.15, line_width=0, layer="below"))
+                           fillcolor="#8c8c8c", opacity=0.15, line=dict(width=0),
+                           layer="below"))
         notes.append(dict(x=start, y=1, xref="x", yref="paper", xanchor="left",
                           yanchor="bottom", showarrow=False, text=_(kind_name)))
-    fig = go.Figure(dict(data=traces, layout=dict(
+    fig = ui.kept_figure(traces, title=_("Position ids of text, image, text, video, text"),
+                         x=_("token index"), y="", height=560, layout=dict(
         yaxis=dict(domain=[0.0, 0.30]), yaxis2=dict(domain=[0.35, 0.65], anchor="x"),
-        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes)))
-    ui.style(fig, title=_("Position ids of text, image, text, video, text"),
-             x=_("token index"), y="", height=560)
-    return ui.relayout(fig, dict(yaxis=dict(title=dict(text=_("w id"))),
-                                 yaxis2=dict(title=dict(text=_("h id"))),
-                                 yaxis3=dict(title=dict(text=_("t id")))))
+        yaxis3=dict(domain=[0.70, 1.0], anchor="x"), shapes=shapes, annotations=notes))
+    for key, title in (("yaxis", _("w id")), ("yaxis2", _("h id")), ("yaxis3", _("t id"))):
+        fig.spec["layout"][key]["title"]["text"] = title  # each row's own (style gave "")
+    return fig
 
 
 # --------------------------------------------------------- pairs and wavelengths ----
@@ -303,7 +337,7 @@ def model_axes(model: str, dim: int) -> torch.Tensor:
 
 
 @ui.figure
-def allocation_figure(dim: int) -> go.Figure:
+def allocation_figure(dim: int) -> ui.Frozen:
     """One strip per model over the pair index, coloured by the axis each pair reads."""
     rows = {"qwen2_vl": 1.5, "qwen3_vl": 0.0}
     bars = []
@@ -311,23 +345,25 @@ def allocation_figure(dim: int) -> go.Figure:
         axes = model_axes(model, dim).numpy()
         for a, axis in enumerate(rc.AXES):
             pairs = np.flatnonzero(axes == a)
-            bars.append(dict(type="bar", x=pairs, y=np.ones(len(pairs)), base=rows[model],
+            bars.append(dict(type="bar", x=sent(pairs), y=sent(np.ones(len(pairs))),
+                             base=rows[model],
                              width=1.0, marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
                              name=_(AXIS_NAMES[axis]), legendgroup=axis,
                              showlegend=model == MODELS[0],
                              hovertemplate=_("pair {pair}: {axis}").format(
                                  pair="%{x}", axis=axis) + "<extra></extra>"))
-    fig = go.Figure(dict(data=bars, layout=dict(
-        barmode="overlay", bargap=0, xaxis=dict(range=[-0.5, dim // 2 - 0.5]),
-        yaxis=dict(tickvals=[rows[m] + 0.5 for m in MODELS],
-                   ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
-                   range=[-0.15, 2.65], showgrid=False, zeroline=False))))
-    return ui.style(fig, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
-        dim=dim, pairs=dim // 2), x=_("pair index i (θᵢ falls as i grows)"), y="", height=320)
+    return ui.kept_figure(
+        bars, title=_("Which id each pair reads (d = {dim}: {pairs} pairs)").format(
+            dim=dim, pairs=dim // 2), x=_("pair index i (θᵢ falls as i grows)"), y="",
+        height=320, layout=dict(
+            barmode="overlay", bargap=0, xaxis=dict(range=[-0.5, dim // 2 - 0.5]),
+            yaxis=dict(tickvals=[rows[m] + 0.5 for m in MODELS],
+                       ticktext=[model_name(m).replace(" (", "<br>(") for m in MODELS],
+                       range=[-0.15, 2.65], showgrid=False, zeroline=False)))
 
 
 @ui.figure
-def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Figure:
+def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> ui.Frozen:
     """λᵢ = 2π/θᵢ of each pair, coloured by its axis, against the largest id distance
     span - 1 of each axis (dotted lines, none where it is 0; annotations on a log axis
     take log10 of the value)."""
@@ -338,7 +374,8 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
     for a, axis in enumerate(rc.AXES):
         pairs = np.flatnonzero(axes == a)
         points.append(dict(
-            type="scatter", x=pairs, y=wave[pairs], mode="markers", name=_(AXIS_NAMES[axis]),
+            type="scatter", x=sent(pairs), y=sent(wave[pairs]), mode="markers",
+            name=_(AXIS_NAMES[axis]),
             marker=dict(color=AXIS_COLORS[a], size=6),
             hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(
                 pair="%{x}", axis=axis, value="%{y:,.1f}") + "<extra></extra>"))
@@ -352,11 +389,12 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> go.Fig
                    text=_("{axis}: {distance} apart").format(axis=rc.AXES[a],
                                                              distance=far[a]),
                    font=dict(size=12, color=AXIS_COLORS[a])) for a in drawn]
-    fig = go.Figure(dict(data=points, layout=dict(
-        shapes=lines, annotations=labels, yaxis=dict(type="log", exponentformat="power"))))
-    return ui.style(fig, title=_("{model}: wavelength of each pair against the largest "
-                                 "distance along its axis").format(model=model_name(model)),
-                    x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440)
+    return ui.kept_figure(
+        points, title=_("{model}: wavelength of each pair against the largest "
+                        "distance along its axis").format(model=model_name(model)),
+        x=_("pair index i"), y=_("wavelength λᵢ [ids] (log scale)"), height=440,
+        layout=dict(yaxis=dict(type="log", exponentformat="power")),
+        shapes=lines, annotations=labels)
 
 
 @st.fragment
@@ -404,12 +442,17 @@ def sequence_section(s) -> None:
     tokens, blocks = tables["tokens"], tables["blocks"]
     ui.show(ids_figure(*args), key="iv_ids")
 
-    image, video = blocks.iloc[1], blocks.iloc[3]
-    after_image, after_video = blocks.iloc[2], blocks.iloc[4]
+    # segments 1 … 4: image, text, video, text (read as lists: a pandas row costs ~50 µs)
+    column = {c: blocks[c].tolist() for c in ("start id", "merged t", "merged h", "merged w",
+                                              "largest id", "first token", "tokens")}
+    image, after_image, video, after_video = ({c: v[n] for c, v in column.items()}
+                                              for n in range(1, 5))
     vt, vh, vw = int(video["merged t"]), int(video["merged h"]), int(video["merged w"])
     step = tps * seconds if absolute else 1
-    t_span = int(tokens.loc[tokens["kind"] == "video", "t id"].max()
-                 - tokens.loc[tokens["kind"] == "video", "t id"].min()) + 1
+    time_ids = tokens["t id"].to_numpy()[video["first token"]:
+                                         video["first token"] + video["tokens"]]
+    t_span = int(time_ids.max() - time_ids.min()) + 1  # the video's time ids
+
     sentences = [
         _("The image starts at id {start}: its {rows} × {cols} tokens take rows {start} … "
           "{last_row} and columns {start} … {last_col}, all at time {start}. The text after "
@@ -489,29 +532,35 @@ def sequence_section(s) -> None:
     for column, model in zip((left, right), MODELS):
         with column:
             ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}")
-    two = coverage[coverage["model"] == "qwen2_vl"].set_index("axis")
-    three = coverage[coverage["model"] == "qwen3_vl"].set_index("axis")
+    # {model: {axis: {column: value}}} (a filtered, re-indexed frame costs ~1 ms)
+    by_model = {m: {a: {} for a in rc.AXES} for m in MODELS}
+    for c in ("pairs", "fastest wavelength [ids]", "slowest wavelength [ids]",
+              "pairs turning at least once"):
+        for m, a, value in zip(coverage["model"].tolist(), coverage["axis"].tolist(),
+                               coverage[c].tolist()):
+            by_model[m][a][c] = value
+    two, three = by_model["qwen2_vl"], by_model["qwen3_vl"]
     notes = [_("The dotted lines are the largest id distance each axis must cover in this "
                "sequence: {t} between the first and last time id, {h} rows and {w} columns "
                "(an axis with distance 0 gets no line). A pair whose wavelength is at or "
                "below its line turns at least once over that distance (fine detail, but ids "
                "a wavelength apart look alike); a pair far above it barely turns (coarse, "
                "unambiguous order).").format(t=spans[0] - 1, h=spans[1] - 1, w=spans[2] - 1)]
-    if two.loc["h", "pairs"] and two.loc["t", "pairs"]:
+    if two["h"]["pairs"] and two["t"]["pairs"]:
         notes.append(_("With base {base}, Qwen2-VL's row pairs start at a wavelength of {h_fast} "
                        "ids, so {h_turn} of its {h_pairs} row pairs turn even once over "
                        "{h_span} rows, while all {t_pairs} time pairs are fast ones (the "
                        "slowest turns every {t_slow} ids). Qwen3-VL's interleaving gives "
                        "{h3_turn} of its {h3_pairs} row pairs at least one turn.").format(
                            base=ui.fmt_base(s.base),
-                           h_fast=i18n.number(two.loc["h", "fastest wavelength [ids]"], "#,##0.#"),
-                           h_turn=int(two.loc["h", "pairs turning at least once"]),
-                           h_pairs=int(two.loc["h", "pairs"]), h_span=spans[1] - 1,
-                           t_pairs=int(two.loc["t", "pairs"]),
-                           t_slow=i18n.number(two.loc["t", "slowest wavelength [ids]"],
+                           h_fast=i18n.number(two["h"]["fastest wavelength [ids]"], "#,##0.#"),
+                           h_turn=int(two["h"]["pairs turning at least once"]),
+                           h_pairs=int(two["h"]["pairs"]), h_span=spans[1] - 1,
+                           t_pairs=int(two["t"]["pairs"]),
+                           t_slow=i18n.number(two["t"]["slowest wavelength [ids]"],
                                               "#,##0.#"),
-                           h3_turn=int(three.loc["h", "pairs turning at least once"]),
-                           h3_pairs=int(three.loc["h", "pairs"])))
+                           h3_turn=int(three["h"]["pairs turning at least once"]),
+                           h3_pairs=int(three["h"]["pairs"])))
     if s.dim < 16:
         notes.append(_("With only {pairs} pairs some axes get one pair or none: an axis "
                        "without pairs cannot be told apart at all.").format(pairs=s.dim // 2))

@@ -60,6 +60,11 @@ MAX_BIAS_ELEMENTS = 1 << 25  # n_heads * seq^2 of an ALiBi bias: 256 MiB of floa
 XPOS_GAMMA = 0.4  # torchscale's XPOS: (2i + 0.4 d) / (1.4 d)
 XPOS_SCALE_BASE = 512.0
 MAX_POSITION = 1_000_000
+# Values of one (rows, dim/2) temporary in distance_logits: 128 KiB of float64, under the
+# app's malloc mmap threshold (ui.hardening), so each one reuses heap memory instead of
+# mapping fresh pages (at d = 1024 the page faults of whole (600, 512) arrays cost more
+# than their arithmetic).
+_SCRATCH = 16384
 
 
 # ---------------------------------------------------------------- ALiBi
@@ -334,7 +339,10 @@ def pair_terms(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.Tensor,
     k_a, k_b = pair_views(k.to(q.device), layout)
     r = _distances(distances, q.device)  # (R,)
     angle = torch.outer(r, theta.to(device=q.device, dtype=torch.float64))  # (R, dim/2)
-    return (q_a * k_a + q_b * k_b) * angle.cos() + (q_a * k_b - q_b * k_a) * angle.sin()
+    # in place, the same products and sum: large (R, dim/2) temporaries cost more than
+    # the arithmetic (each one freshly mapped memory)
+    sin = angle.sin().mul_(q_a * k_b - q_b * k_a)
+    return angle.cos_().mul_(q_a * k_a + q_b * k_b).add_(sin)
 
 
 def rope_logits(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.Tensor, *,
@@ -394,9 +402,10 @@ def sinusoidal_rows(positions, dim: int, base: float = DEFAULT_BASE, *,
 
     PE_p pairs (sin p omega_i, cos p omega_i) with omega_i = base^(-2i/d), which is
     the unit vector (0, 1) of each pair turned by the angle -p omega_i:
-    R(-a) (0, 1) = (sin a, cos a). So the rows come from :func:`apply_rope`
-    (interleaved layout) instead of a second copy of the table's formula, and
-    cost one rotation per row asked for, not a table from position 0 up.
+    R(-a) (0, 1) = (sin a, cos a), the rows :func:`apply_rope` (interleaved layout)
+    makes of it. Written out as sin and cos of p omega_i (the same numbers, bit for
+    bit, as that rotation, which the tests check; a third of its cost at d = 1024),
+    one row per position asked for, not a table from position 0 up.
 
     Args:
         positions: ``(P,)`` integers, |p| <= 10^9; dim: even; base: > 1.
@@ -405,11 +414,13 @@ def sinusoidal_rows(positions, dim: int, base: float = DEFAULT_BASE, *,
         for non-negative positions.
     """
     omega = theta(dim, base, device=device)  # (dim/2,)
-    p = as_integer_positions(positions)  # (P,)
-    unit = torch.zeros(p.numel(), 2 * omega.numel(), dtype=torch.float64,
+    p = as_integer_positions(positions).to(device=omega.device, dtype=torch.float64)  # (P,)
+    angle = torch.outer(p, omega.to(torch.float64))  # (P, dim/2)
+    rows = torch.empty(p.numel(), 2 * omega.numel(), dtype=torch.float64,
                        device=omega.device)  # (P, dim)
-    unit[:, 1::2] = 1.0  # (0, 1) in every pair
-    return apply_rope(unit, -p, omega, layout="interleaved")  # (P, dim)
+    torch.sin(angle, out=rows[:, 0::2])
+    torch.cos(angle, out=rows[:, 1::2])
+    return rows
 
 
 def sinusoidal_logits(q: torch.Tensor, k: torch.Tensor, distances, query_position: int,
@@ -557,11 +568,24 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     """Every encoding's logit against distance r = m - n for the vectors of
     :func:`score_vectors` (the sinusoidal one with the query at ``query_position``).
 
-    RoPE's pair terms term_i(r) (:func:`pair_terms`) are formed once and shared:
-    RoPE sums them, xPos weights them by zeta_i^(r/B), and p-RoPE keeps the k
-    rotated pairs' terms and each unrotated pair's term_i(0) = q_a k_a + q_b k_b
-    (the same numbers as :func:`rope_logits` with :func:`p_rope_theta` and
-    :func:`xpos_logits`, which the tests check).
+    Every curve is a sum over pairs of cos(r theta_i) and sin(r theta_i), formed once
+    ((R, dim/2) each) and read by matrix-vector products:
+
+    * RoPE: term_i(r) = along_i cos(r theta_i) + across_i sin(r theta_i)
+      (:func:`pair_terms`), summed;
+    * p-RoPE: the k rotated pairs' terms and each unrotated pair's term_i(0) = along_i;
+    * xPos: the terms weighted by zeta_i^(r/B);
+    * sinusoidal: with u = q + PE_m, the logit is (k.u + PE_n.u)/sqrt(d) and, n = m - r,
+      sin(n w_i) = sin(m w_i) cos(r w_i) - cos(m w_i) sin(r w_i),
+      cos(n w_i) = cos(m w_i) cos(r w_i) + sin(m w_i) sin(r w_i), with w_i = theta_i
+      (the sinusoidal table's frequencies are RoPE's), so its angles are RoPE's too.
+
+    The same numbers as :func:`rope_logits` with :func:`p_rope_theta`,
+    :func:`xpos_logits` and :func:`sinusoidal_logits` up to rounding: the tests check
+    1e-12 (relative) at d = 1024 with the query up to 65,536, the page's farthest, and
+    1e-10 at 10^6, where rounding m w_i (here) or n w_i (there) alone moves an angle by
+    about 1e-10. Formed a few rows at a time (:data:`_SCRATCH`): at d = 1024 and 600
+    distances a quarter of the cost of whole (R, dim/2) arrays.
 
     Returns:
         dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
@@ -569,21 +593,48 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     q, k = score_vectors(vectors, dim, seed, device=device)
     base = check_base(base)
     kept = p_rope_pairs(dim, p)
-    th = theta(dim, base, device=device)  # (dim/2,)
+    th = theta(dim, base, device=device).to(torch.float64)  # (dim/2,)
+    query_position = check_int(query_position, "query_position", 0, MAX_POSITION)
     r = _distances(distances, q.device)  # (R,)
-    terms = pair_terms(q, k, r, th, layout=layout)  # (R, dim/2)
-    still = pair_terms(q, k, [0], th, layout=layout)[0, kept:].sum()  # unrotated pairs
+    if r.numel() and (int(r.min()) < 0 or int(r.max()) > query_position):
+        fail("distances", r, "from 0 to query_position = {m} (keys at m - r >= 0)",
+             m=query_position)
     zeta = xpos_zeta(dim, gamma, device=q.device)  # (dim/2,)
     scale_base = _check_scale_base(scale_base)
-    decay = torch.exp(torch.outer(r / scale_base, zeta.log()))  # (R, dim/2): zeta_i^(r/B)
     root = math.sqrt(dim)
+    q_a, q_b = pair_views(q, layout)  # (dim/2,) each
+    k_a, k_b = pair_views(k, layout)
+    along, across = q_a * k_a + q_b * k_b, q_a * k_b - q_b * k_a  # (dim/2,)
+    still = along[kept:].sum()  # the unrotated pairs of p-RoPE
+    log_zeta = zeta.log()
+    # the sinusoidal logit, u = q + PE_m; PE rows pair (sin, cos), interleaved
+    u = q + sinusoidal_rows([query_position], dim, base, device=q.device)[0]  # (dim,)
+    u_a, u_b = u[0::2], u[1::2]
+    m_angle = query_position * th  # (dim/2,)
+    s_m, c_m = m_angle.sin(), m_angle.cos()
+    u_cos, u_sin, k_u = u_a * s_m + u_b * c_m, u_b * s_m - u_a * c_m, k @ u
+    curves = torch.empty(4, r.numel(), dtype=torch.float64, device=q.device)
+    rows = max(1, _SCRATCH // th.numel())
+    for start in range(0, r.numel(), rows):  # a few rows at a time: see _SCRATCH
+        part = r[start:start + rows]
+        angle = torch.outer(part, th)  # (rows, dim/2)
+        sin = angle.sin()
+        cos = angle.cos_()
+        rope, p_rope, xpos, sinusoidal = curves[:, start:start + rows]
+        torch.add(cos @ along, sin @ across, out=rope)
+        torch.add(cos[:, :kept] @ along[:kept], sin[:, :kept] @ across[:kept], out=p_rope)
+        torch.add(cos @ u_cos, sin @ u_sin, out=sinusoidal)
+        decay = torch.outer(part / scale_base, log_zeta).exp_()  # zeta_i^(r/B)
+        torch.add(cos.mul_(decay) @ along, sin.mul_(decay) @ across, out=xpos)
+    rope, p_rope, xpos, sinusoidal = curves[0] / root, (curves[1] + still) / root, \
+        curves[2] / root, (curves[3] + k_u) / root
     return {
-        "rope": terms.sum(dim=-1) / root,
-        "p_rope": (terms[:, :kept].sum(dim=-1) + still) / root,
-        "xpos": (decay * terms).sum(dim=-1) / root,
+        "rope": rope,
+        "p_rope": p_rope,
+        "xpos": xpos,
         "alibi": alibi_logits(q, k, r, slope),
         "nope": nope_logits(q, k, r),
-        "sinusoidal": sinusoidal_logits(q, k, r, query_position, base),
+        "sinusoidal": sinusoidal,
     }
 
 
@@ -608,6 +659,41 @@ def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p:
                      "logit": torch.cat(list(logits.values()))}, **settings)
 
 
+def _window_logits(q: torch.Tensor, k: torch.Tensor, pos: torch.Tensor, *, base: float,
+                   p: float, slope: float, gamma: float, scale_base: float,
+                   layout: str) -> torch.Tensor:
+    """:func:`encoding_logits` of every encoding, stacked ``(6, seq, seq)``, bit for bit,
+    with the work they share done once: RoPE's rotated q and k serve xPos (which scales
+    them) and p-RoPE (its kept pairs turn by RoPE's own theta_i, the rest by angle 0,
+    which leaves them as they are), and q.k serves NoPE and ALiBi."""
+    seq, dim = q.shape
+    layout = check_layout(layout)
+    scale = 1.0 / math.sqrt(check_dim(dim, "q.shape[-1]"))
+    q, k = q.to(torch.float64), k.to(torch.float64)
+    th = theta(dim, base, device=q.device)  # (dim/2,)
+    rq, rk = apply_rope(q, pos, th, layout=layout), apply_rope(k, pos, th, layout=layout)
+    kept = p_rope_pairs(dim, p)
+    pq, pk = rq.clone(), rk.clone()  # p-RoPE: the unrotated pairs keep q's and k's values
+    for rotated, plain in ((pq, q), (pk, k)):
+        for part, value in zip(pair_views(rotated, layout), pair_views(plain, layout)):
+            part[:, kept:] = value[:, kept:]
+    middle = (int(pos.min()) + int(pos.max())) // 2 if seq else 0
+    centred = pos - middle  # xPos's scale positions, centred as torchscale does
+    sq = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                            device=q.device), layout)  # (seq, dim)
+    sk = _spread(xpos_scale(centred, dim, gamma=gamma, scale_base=scale_base,
+                            downscale=True, device=q.device), layout)
+    pe = sinusoidal_rows(pos, dim, check_base(base), device=q.device)  # (seq, dim)
+    plain = q @ k.T * scale  # (seq, seq)
+    m = pos.to(device=q.device, dtype=torch.float64)
+    slope = check_positive_float(slope, "slope", upper=1.0)
+    by_encoding = {"rope": rq @ rk.T * scale, "p_rope": pq @ pk.T * scale,
+                   "xpos": (rq * sq) @ (rk * sk).T * scale,
+                   "alibi": plain - slope * (m[:, None] - m[None, :]), "nope": plain,
+                   "sinusoidal": (q + pe) @ (k + pe).T * scale}
+    return torch.stack([by_encoding[e] for e in ENCODINGS])
+
+
 def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
                          shared: bool, *, p: float, slope: float, gamma: float = XPOS_GAMMA,
                          scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
@@ -625,10 +711,10 @@ def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
     settings = {"dim": dim, "base": base, "layout": layout, "seed": seed,
                 "same q k": bool(shared), "window start [tokens]": start, "p": p,
                 "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base}
-    logits = torch.stack([encoding_logits(e, q, k, pos, base=base, p=p, slope=slope,
-                                          gamma=gamma, scale_base=scale_base, layout=layout)
-                          for e in ENCODINGS])  # (6, seq, seq)
-    weights = torch.stack([causal_weights(x) for x in logits])  # (6, seq, seq)
+    logits = _window_logits(q, k, pos, base=base, p=p, slope=slope, gamma=gamma,
+                            scale_base=scale_base, layout=layout)  # (6, seq, seq)
+    future = torch.ones(seq, seq, dtype=torch.bool, device=logits.device).triu(1)
+    weights = torch.softmax(logits.masked_fill(future, float("-inf")), dim=-1)  # causal
     cells = m.numel()
     return to_frame({"encoding": np.repeat([ENCODING_NAMES_EN[e] for e in ENCODINGS], cells),
                      "m [tokens]": (start + m).repeat(len(ENCODINGS)),

@@ -450,6 +450,57 @@ def test_distance_logits_share_terms_but_equal_each_encodings_own_function(vecto
         torch.testing.assert_close(got[e], want[e], rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("dim,query,tolerance", [(1024, 65536, 1e-12), (1024, 10**6, 1e-10),
+                                                 (6, 777, 1e-12)])
+def test_distance_logits_at_large_dims_and_far_queries(dim, query, tolerance):
+    # distance_logits forms the sinusoidal terms from RoPE's angles (the angle-difference
+    # identity) and its curves a few rows at a time: the same numbers up to rounding
+    r = torch.tensor([0, 1, 7, 600, query // 3, query - 1, query])
+    for layout in ("interleaved", "half"):
+        got = rc.alternatives.distance_logits("random q, k", dim, 1e4, r, p=0.75,
+                                              slope=1 / 16, seed=5, query_position=query,
+                                              layout=layout)
+        q, k = rc.alternatives.score_vectors("random q, k", dim, 5)
+        th = rc.theta(dim, 1e4)
+        want = {"rope": rc.rope_logits(q, k, r, th, layout=layout),
+                "p_rope": rc.rope_logits(q, k, r, rc.p_rope_theta(dim, 1e4, 0.75),
+                                         layout=layout),
+                "xpos": rc.xpos_logits(q, k, r, th, layout=layout),
+                "alibi": rc.alibi_logits(q, k, r, 1 / 16), "nope": rc.nope_logits(q, k, r),
+                "sinusoidal": rc.sinusoidal_logits(q, k, r, query, 1e4)}
+        for e in got:
+            torch.testing.assert_close(got[e], want[e], rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("dim,p,layout,start", [(8, 0.5, "interleaved", 0),
+                                                (64, 0.75, "half", 4096),
+                                                (1024, 0.25, "interleaved", 262144),
+                                                (6, 1.0, "half", 3), (10, 0.0, "interleaved", 7)])
+def test_attention_maps_share_work_but_equal_encoding_logits_bit_for_bit(dim, p, layout, start):
+    q, k = rc.toy_qk(12, dim, 4)
+    pos = torch.arange(start, start + 12)
+    kw = dict(base=500.0, p=p, slope=0.125, layout=layout)
+    got = rc.alternatives._window_logits(q, k, pos, gamma=rc.alternatives.XPOS_GAMMA,
+                                         scale_base=rc.alternatives.XPOS_SCALE_BASE, **kw)
+    for e, logits in zip(rc.alternatives.ENCODINGS, got):
+        assert torch.equal(logits, rc.encoding_logits(e, q, k, pos, **kw)), e
+    table = rc.alternatives.attention_maps_table(dim, 500.0, 12, start, 4, False, p=p,
+                                                 slope=0.125, layout=layout)
+    m, n = torch.tril_indices(12, 12)
+    weights = torch.stack([rc.causal_weights(x) for x in got])[:, m, n].reshape(-1)
+    assert torch.equal(torch.tensor(table["weight"].to_numpy()), weights)
+
+
+def test_sinusoidal_rows_are_the_rotated_unit_vectors_bit_for_bit():
+    # PE_p = R(-p w) (0, 1) in every pair: sinusoidal_rows writes out sin and cos
+    positions = torch.tensor([0, 1, 5, 4095, 65536, 999_999, -3])
+    for dim, base in ((2, 10.0), (6, 1e4), (1024, 1e4), (128, 5e5)):
+        unit = torch.zeros(len(positions), dim, dtype=torch.float64)
+        unit[:, 1::2] = 1.0
+        rotated = rc.apply_rope(unit, -positions, rc.theta(dim, base), layout="interleaved")
+        assert torch.equal(rc.sinusoidal_rows(positions, dim, base), rotated)
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine")
 def test_tables_on_cuda_match_cpu():
     for layout in ("interleaved", "half"):
