@@ -88,6 +88,15 @@ def _configs(configs) -> list[RopeConfig]:
     return configs
 
 
+def label_groups(labels) -> list[tuple[object, np.ndarray]]:
+    """The row positions of each distinct label of a table column (a model, a method), in
+    the order the labels first appear: the groups pandas' ``groupby(label, sort=False)``
+    iterates over, as numpy index arrays for the columns' arrays (no DataFrame per group).
+    """
+    codes, uniques = pd.factorize(np.asarray(labels, dtype=object))  # order of appearance
+    return [(label, np.flatnonzero(codes == k)) for k, label in enumerate(uniques.tolist())]
+
+
 # --- per-model summaries -------------------------------------------------------------
 
 def scaling_factor(cfg: RopeConfig) -> float:
