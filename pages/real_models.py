@@ -204,7 +204,7 @@ def score_figure(keys: tuple, axis: str) -> ui.Frozen:
 def stack_codes(block) -> np.ndarray:
     """The layer stack's colour code of each layer_table row: 3 NoPE, 2 local base,
     1 sliding window or chunk, 0 full attention."""
-    kind, spectrum, attention = (block[c].to_numpy() for c in ("kind", "spectrum", "attention"))
+    kind, spectrum, attention = (np.asarray(block[c]) for c in ("kind", "spectrum", "attention"))
     windowed = np.isin(attention, ("sliding", "chunked"))
     return np.where(kind == "nope", 3, np.where(spectrum == "local", 2,
                                                 np.where(windowed, 1, 0)))
@@ -214,16 +214,19 @@ def stack_codes(block) -> np.ndarray:
 def stack_figure(keys: tuple) -> ui.Frozen:
     """Each model's layers as one row of cells: which rotate, at which base, how far."""
     layers = comparison(keys)["layers"]
-    models = list(dict.fromkeys(layers["model"]))
-    depth = int(layers["layer"].max()) + 1
+    columns = {c: layers[c].to_numpy() for c in ("layer", "kind", "base", "attention",
+                                                 "reach [tokens]", "spectrum")}
+    groups = compare.label_groups(layers["model"])
+    models = [name for name, _rows in groups]
+    depth = int(columns["layer"].max()) + 1
     nope, rope = _("NoPE: no rotation; {attention}"), _("RoPE, base {base}; {attention}")
     line = _("layer {layer}: {what}; reaches {reach} tokens")
     spans = {k: _(v) for k, v in ATTENTION_NAMES.items()}
     whats: dict = {}  # (kind, base, attention) -> words: a few per model, not one per layer
     reaches: dict = {}
     z, text = [], []
-    for name in models:
-        block = layers[layers["model"] == name]
+    for _name, rows in groups:
+        block = {c: values[rows] for c, values in columns.items()}
         codes = stack_codes(block).tolist()
         hover = []
         for layer, kind, base, span, reach in zip(
