@@ -253,6 +253,11 @@ def spectrum_table(configs) -> pd.DataFrame:
     "interpolated" = divided by s, "blended", from :func:`pair_regime`).
     Returns sum over models of d/2 rows.
     """
+    return _frame(_spectrum_columns(configs), SPECTRUM_TEXT)
+
+
+def _spectrum_columns(configs) -> dict[str, list]:
+    """:func:`spectrum_table`'s columns, in pieces per model (see :func:`_frame`)."""
     names = ("model", "method", "pair", "theta plain [rad/token]", "theta [rad/token]",
              "ratio theta/theta plain", "wavelength plain [tokens]", "wavelength [tokens]",
              "regime")
@@ -272,7 +277,10 @@ def spectrum_table(configs) -> pd.DataFrame:
                              ("wavelength plain [tokens]", 2 * math.pi / plain),
                              ("wavelength [tokens]", 2 * math.pi / scaled)):
             columns[name].append(values.numpy())
-    return _frame(columns, ("model", "method", "regime"))
+    return columns
+
+
+SPECTRUM_TEXT = ("model", "method", "regime")  # the spectra table's text columns
 
 
 # --- distances, decay -----------------------------------------------------------------
@@ -346,6 +354,11 @@ def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.D
         rows (model, method, distance [tokens], upper bound, upper bound / bound(0),
         score q=k=1, score q=k=1 / head_dim).
     """
+    return _frame(_decay_columns(configs, axis, points), ("model", "method"))
+
+
+def _decay_columns(configs, axis: str, points: int) -> dict[str, list]:
+    """:func:`decay_table`'s columns, in pieces per model (see :func:`_frame`)."""
     columns: dict[str, list] = {name: [] for name in (
         "model", "method", "distance [tokens]", "upper bound", "upper bound / bound(0)",
         "score q=k=1", "score q=k=1 / head_dim")}
@@ -366,7 +379,7 @@ def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.D
                              ("score q=k=1", score),
                              ("score q=k=1 / head_dim", score / cfg.head_dim)):
             columns[name].append(values.numpy())
-    return _frame(columns, ("model", "method"))
+    return columns
 
 
 # --- one model under every method -----------------------------------------------------
@@ -513,6 +526,15 @@ def _lead(df: pd.DataFrame, cfg: RopeConfig, L: int, s: float) -> pd.DataFrame:
     return pd.DataFrame(data)
 
 
+def _leading(columns: dict[str, list], cfg: RopeConfig, L: int, s: float) -> dict[str, list]:
+    """Per-model column pieces (:func:`_frame`) with the leading setting columns of
+    :func:`_lead` (model, L [tokens], s) in front, model replaced."""
+    n = sum(len(piece) for piece in columns["distance [tokens]" if "distance [tokens]" in
+                                           columns else "pair"])
+    lead = {"model": [cfg.name] * n, "L [tokens]": [np.full(n, L)], "s": [np.full(n, float(s))]}
+    return {**lead, **{c: v for c, v in columns.items() if c not in lead}}
+
+
 def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
                      logits: Sequence[float] = DEFAULT_LOGITS,
                      dynamic_factor: float = 1.0,
@@ -536,11 +558,13 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     L = cfg.original_context
     tables: dict[str, pd.DataFrame] = {}
     if "spectra" in parts:
-        tables["spectra"] = spectrum_table(configs)
+        columns = _spectrum_columns(configs)
+        tables["spectra"] = _frame(_leading(columns, cfg, L, factor), SPECTRUM_TEXT)
     if "decay" in parts:
         # every method's curves on one chart: 500 distances each keeps the page's first
         # open under 300 KB (the ripples of fast pairs are finer than either grid anyway)
-        tables["decay"] = decay_table(configs, axis, EXTENSION_POINTS)
+        columns = _decay_columns(configs, axis, EXTENSION_POINTS)
+        tables["decay"] = _frame(_leading(columns, cfg, L, factor), ("model", "method"))
     if {"attention", "softmax"} & set(parts):
         models = models_table(configs)
         attention = models[["method", "attention factor", "logit multiplier",
@@ -555,7 +579,9 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
                 {" = ".join(ms): a for a, ms in by_factor.items()}, logits)
     if "dynamic" in parts:
         tables["dynamic"] = dynamic_base_table(cfg, factor, axis, dynamic_factor=dynamic_factor)
-    return {k: _lead(tables[k], cfg, L, factor) for k in EXTENSION_PARTS if k in tables}
+    led = ("spectra", "decay")  # built with their leading columns
+    return {k: tables[k] if k in led else _lead(tables[k], cfg, L, factor)
+            for k in EXTENSION_PARTS if k in tables}
 
 
 def regime_runs(regimes: Sequence[str]) -> list[tuple[str, int, int]]:
