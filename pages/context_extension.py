@@ -100,11 +100,13 @@ def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> li
     """One line per method of the spectra column ``column`` against the pair index, as
     trace dicts."""
     tables, colors, dashes = method_styles(cfg_key, factor)
+    spectra = tables["spectra"]
+    pairs, values = spectra["pair"].to_numpy(), spectra[column].to_numpy()
     traces = []
-    for m, block in tables["spectra"].groupby("method", sort=False):
+    for m, rows in compare.label_groups(spectra["method"]):
         label = _(rc.SCALING_LABELS[m])
-        traces.append(dict(type="scatter", x=block["pair"].to_numpy(),
-                           y=block[column].to_numpy(), name=label, mode="lines+markers",
+        traces.append(dict(type="scatter", x=pairs[rows],
+                           y=values[rows], name=label, mode="lines+markers",
                            line=dict(color=colors[m], dash=dashes[m]), marker=dict(size=4),
                            legendgroup=m, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
                            label + "</extra>"))
@@ -144,8 +146,9 @@ def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
 
 def regimes(tables: dict) -> tuple[list, list]:
     """The scaled methods, and each one's regime per pair (kept, blended, interpolated)."""
-    by_method = {m: block["regime"].tolist()
-                 for m, block in tables["spectra"].groupby("method", sort=False)}
+    regime = tables["spectra"]["regime"].to_numpy()
+    by_method = {m: regime[rows].tolist()
+                 for m, rows in compare.label_groups(tables["spectra"]["method"])}
     order = [m for m in tables["attention"]["method"] if m != "none"]
     return order, [by_method[m] for m in order]
 
@@ -193,19 +196,21 @@ def attention_factor_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
 def softmax_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """A fixed row of logits through softmax, plain and with each attention factor."""
     softmax = extension(cfg_key, factor)["softmax"]
+    column = {c: softmax[c].to_numpy() for c in (
+        "key", "weight", "weight with factor", "attention factor", "logit")}
+    groups = compare.label_groups(softmax["method"])
     bars = []
-    for n, (label, block) in enumerate(softmax.groupby("method", sort=False)):
+    for n, (label, rows) in enumerate(groups):
         if n == 0:
-            bars.append(dict(type="bar", x=block["key"].to_numpy(),
-                             y=block["weight"].to_numpy(), name=_("plain softmax (a = 1)"),
+            bars.append(dict(type="bar", x=column["key"][rows],
+                             y=column["weight"][rows], name=_("plain softmax (a = 1)"),
                              marker=dict(color="#999")))
-        if float(block["attention factor"].iloc[0]) != 1.0:
-            bars.append(dict(type="bar", x=block["key"].to_numpy(),
-                             y=block["weight with factor"].to_numpy(),
-                             name=f"{label}: a = {block['attention factor'].iloc[0]:.4f}",
+        if float(column["attention factor"][rows[0]]) != 1.0:
+            bars.append(dict(type="bar", x=column["key"][rows],
+                             y=column["weight with factor"][rows],
+                             name=f"{label}: a = {column['attention factor'][rows[0]]:.4f}",
                              marker=dict(color=ui.COLORS[(n + 1) % len(ui.COLORS)])))
-    logits = list(softmax.groupby("method", sort=False).get_group(
-        softmax["method"].iloc[0])["logit"])
+    logits = column["logit"][groups[0][1]].tolist()  # the first method's row of logits
     return ui.kept_figure(
         bars, title=_("Softmax of the logits {logits}").format(
             logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"),
@@ -218,12 +223,14 @@ def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int
     """Dynamic NTK's effective base against the current length, one line per transformers
     factor f, L and s·L dotted."""
     dyn = dynamic(cfg_key, factor, axis, dynamic_factor)
+    lengths = dyn["sequence length [tokens]"].to_numpy()
+    bases = dyn["effective base"].to_numpy()
     traces = []
-    for n, (f, block) in enumerate(dyn.groupby("dynamic factor f", sort=False)):
+    for n, (f, rows) in enumerate(compare.label_groups(dyn["dynamic factor f"])):
         name = (_("f = 1 (YaRN's definition: α = n/L)") if f == 1 else
                 _("f = {f}: α = f·n/L − (f − 1)").format(f=f"{f:g}"))
-        traces.append(dict(type="scatter", x=block["sequence length [tokens]"].to_numpy(),
-                           y=block["effective base"].to_numpy(), mode="lines", name=name,
+        traces.append(dict(type="scatter", x=lengths[rows],
+                           y=bases[rows], mode="lines", name=name,
                            line=dict(color=ui.COLORS[n], dash="solid" if f == 1 else "dash"),
                            hovertemplate=_("n={length}<br>base′={base}").format(
                                length="%{x:,}", base="%{y:.4g}") + "<extra></extra>"))
@@ -260,11 +267,13 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
                 y: str) -> ui.Frozen:
     """One line per method of the decay column ``column`` against the distance, L dotted."""
     tables, colors, dashes = method_styles(cfg_key, factor, axis)
+    decay = tables["decay"]
+    distances, values = decay["distance [tokens]"].to_numpy(), decay[column].to_numpy()
     traces = []
-    for m, block in tables["decay"].groupby("method", sort=False):
+    for m, rows in compare.label_groups(decay["method"]):
         label = _(rc.SCALING_LABELS[m])
-        traces.append(dict(type="scatter", x=block["distance [tokens]"].to_numpy(),
-                           y=block[column].to_numpy(), name=label, mode="lines",
+        traces.append(dict(type="scatter", x=distances[rows],
+                           y=values[rows], name=label, mode="lines",
                            line=dict(color=colors[m], dash=dashes[m]), legendgroup=m,
                            hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label +
                            "</extra>"))
@@ -384,25 +393,28 @@ with left:
 with right:
     ui.show(wavelength_figure(cfg_key, s_used), key="ce_wave_plot")
 
-plain = spectra[spectra["method"] == "none"]
-beyond = int((plain["wavelength [tokens]"] > L).sum())
-slowest = {m: float(b["ratio theta/theta plain"].iloc[-1])
-           for m, b in spectra.groupby("method", sort=False)}
+column = {c: spectra[c].to_numpy() for c in (
+    "method", "wavelength [tokens]", "ratio theta/theta plain", "wavelength plain [tokens]",
+    "theta [rad/token]", "theta plain [rad/token]")}
+by_method = compare.label_groups(column["method"])
+plain = column["method"] == "none"
+beyond = int((column["wavelength [tokens]"][plain] > L).sum())
+slowest = {m: float(column["ratio theta/theta plain"][rows][-1]) for m, rows in by_method}
 # a pair leaves what training covered when it never turned within L (L θᵢ < 2π) and
 # s·L·θ′ᵢ > L·θᵢ, s·L the length the comparison reaches (relative tolerance: NTK's slowest
 # pair is divided by exactly s)
-never = spectra["wavelength plain [tokens]"] > L
-outside = never & (extended / L * spectra["theta [rad/token]"] >
-                   spectra["theta plain [rad/token]"] * (1 + 1e-9))
-outside_counts = outside.groupby(spectra["method"], sort=False).sum()
-inside = [m for m in outside_counts.index if m != "none" and outside_counts[m] == 0]
+never = column["wavelength plain [tokens]"] > L
+outside = never & (extended / L * column["theta [rad/token]"] >
+                   column["theta plain [rad/token]"] * (1 + 1e-9))
+outside_counts = {m: int(outside[rows].sum()) for m, rows in by_method}
+inside = [m for m in outside_counts if m != "none" and outside_counts[m] == 0]
 ui.explain(_(
     "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer than "
     "L = {length}: within training they never completed a turn, so at s·L they would reach "
     "angles never seen. Every method slows those pairs; they differ in what they do to the "
     "fast pairs, which carry local word order. Ratio of the slowest pair: {ratios} "
     "(1/s = {inverse}).").format(
-    beyond=beyond, pairs=len(plain), length=i18n.integer(L),
+    beyond=beyond, pairs=int(plain.sum()), length=i18n.integer(L),
     ratios=listed(f"`{m}` {v:.3g}" for m, v in slowest.items()), inverse=f"{1 / s_used:.3g}"),
     _("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds anything seen in training (L·θᵢ, "
       "for pairs that never turned): {counts}.").format(
@@ -441,7 +453,10 @@ if "yarn" in methods:
                  p["beta_fast"], p["beta_slow"], p["truncate"])
     ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot")
     ramps = yarn_ramps(*ramp_args)
-    gap_row = ramps.loc[ramps["difference paper - app"].abs().idxmax()]
+    gap = int(np.nanargmax(np.abs(ramps["difference paper - app"].to_numpy())))
+    gap_row = {c: ramps[c].to_numpy()[gap] for c in (
+        "pair", "turns within L", "ramp linear in i (app, transformers)",
+        "ramp linear in r (paper)", "difference paper - app")}
     ramp_text = _(
         "The largest difference is at pair {pair} (r = {turns} turns within L): {code} "
         "divided by s here, {paper} in the paper.").format(
@@ -464,15 +479,18 @@ with left:
     ui.show(attention_factor_figure(cfg_key, s_used), key="ce_attention_plot")
 with right:
     ui.show(softmax_figure(cfg_key, s_used), key="ce_softmax_plot")
-sharp = softmax[softmax["attention factor"] != 1.0]
+sharp = np.flatnonzero(softmax["attention factor"].to_numpy() != 1.0)
 if len(sharp):
-    top = sharp.groupby("method", sort=False).first()
+    # the first row of each method with a factor (the softmax's largest logit)
+    firsts = [(m, sharp[rows[0]]) for m, rows in
+              compare.label_groups(softmax["method"].to_numpy()[sharp])]
+    weight, sharpened = softmax["weight"].to_numpy(), softmax["weight with factor"].to_numpy()
     ui.explain(_(
         "**Attention factor.** Slowing θᵢ blurs nearby positions and, over a longer "
         "context, spreads attention over more keys; a factor a > 1 sharpens it back. On "
         "the logits above, the largest weight goes from {plain} to {weights}.").format(
-        plain=f"{top['weight'].iloc[0]:.3f}",
-        weights=listed(f"{w:.3f} (`{m}`)" for m, w in top["weight with factor"].items())))
+        plain=f"{weight[firsts[0][1]]:.3f}",
+        weights=listed(f"{sharpened[row]:.3f} (`{m}`)" for m, row in firsts)))
 else:
     ui.explain(_("**Attention factor.** None of these methods changes the attention "
                  "temperature for this model (a = 1), so the softmax is unchanged."))
@@ -517,8 +535,12 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
             n=i18n.integer(compare.EXTENSION_POINTS)))
 
     ui.show(dynamic_figure(cfg_key, s_used, axis, f), key="ce_dynamic_plot")
-    ends = dyn.groupby("dynamic factor f", sort=False).last()
-    one = ends.loc[1.0]
+    # the last row (n = s·L) of each transformers factor f
+    ends = {f: {c: dyn[c].to_numpy()[rows[-1]] for c in (
+                "sequence length [tokens]", "alpha", "effective base",
+                "longest wavelength [tokens]")}
+            for f, rows in compare.label_groups(dyn["dynamic factor f"].to_numpy())}
+    one = ends[1.0]
     sentences = [_(
         "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then "
         "raises it with every token. With f = 1, at n = {n} α = n/L = {alpha} (α = s at "
@@ -530,7 +552,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
         effective=f"{one['effective base']:.4g}",
         wavelength=i18n.integer(round(one["longest wavelength [tokens]"])))]
     if f != 1:
-        other = ends.loc[float(f)]
+        other = ends[float(f)]
         sentences.append(_(
             "With transformers' `factor` f = {f}, α = f·n/L − (f − 1) = {alpha} at n = {n}: "
             "the slowest pair turns 1/{alpha} as fast instead of 1/{one}, as if the context "

@@ -1,6 +1,9 @@
 """Derivation: why a rotation, following RoFormer (§3.2 states RoPE, §3.4.1 derives
 it), each step checked live."""
 
+import base64
+
+import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -55,31 +58,41 @@ def identity_table(dim: int, base: float, layout: str, device: str):
     return rc.identity_table(dim, base, layout, size=SIZE, seed=SEED, device=device)
 
 
+# the colour scale as Plotly writes the named one into a figure (validated once, here)
+RDBU = [list(step) for step in go.Heatmap(colorscale="RdBu").colorscale]
+
+
 @ui.figure
-def identity_figure(dim: int, base: float, layout: str, device: str):
+def identity_figure(dim: int, base: float, layout: str, device: str) -> ui.Frozen:
     """The score <R_m q, R_n k> at every (m, n) as a heatmap."""
     table = identity_table(dim, base, layout, device)
     z = table["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
-    fig = go.Figure(go.Heatmap(z=z, x=list(range(SIZE)), y=list(range(SIZE)),
-                               colorscale="RdBu", zmid=0, colorbar=dict(title=_("score")),
-                               hovertemplate=_("m={m}, n={n}<br>score={score}").format(
-                                   m="%{y}", n="%{x}", score="%{z:.3f}") + "<extra></extra>"))
-    ui.style(fig, title=_("One q and one k at every pair of positions (d={dim}, "
-                          "base={base})").format(dim=dim, base=ui.fmt_base(base)),
-             x=_("key position n [tokens]"), y=_("query position m [tokens]"), height=480)
-    ui.square(fig)
-    ui.relayout(fig, yaxes=dict(autorange="reversed"))
-    return fig
+    heatmap = dict(
+        type="heatmap", z={"dtype": "f4", "bdata": base64.b64encode(
+            np.ascontiguousarray(z, dtype="<f4").tobytes()).decode(),
+            "shape": f"{SIZE}, {SIZE}"},
+        x=list(range(SIZE)), y=list(range(SIZE)), colorscale=RDBU, zmid=0,
+        colorbar=dict(title=dict(text=_("score"))),
+        hovertemplate=_("m={m}, n={n}<br>score={score}").format(
+            m="%{y}", n="%{x}", score="%{z:.3f}") + "<extra></extra>")
+    return ui.kept_figure(
+        [heatmap], title=_("One q and one k at every pair of positions (d={dim}, "
+                           "base={base})").format(dim=dim, base=ui.fmt_base(base)),
+        x=_("key position n [tokens]"), y=_("query position m [tokens]"), height=480,
+        xaxes=dict(constrain="domain"),  # ui.square, then the rows downwards
+        yaxes=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed"))
 
 
 def show_checks(frame, step: int) -> None:
     """The rows of one step as metrics: the measured value and its gap to the expected one."""
-    rows = frame[frame["step"] == step]
+    rows = [(check, value, difference) for at, check, value, difference in zip(
+        frame["step"].tolist(), frame["check"].tolist(), frame["value"].tolist(),
+        frame["difference"].tolist()) if at == step]
     cols = st.columns(len(rows))
-    for col, (_row_index, row) in zip(cols, rows.iterrows()):
-        check = row["check"]  # English, as in the CSV: one of CHECK_LABELS
-        col.metric(_(check), f"{row['value']:.6g}",
-                   delta=_("difference {value}").format(value=f"{row['difference']:.1e}"),
+    for col, (check, value, difference) in zip(cols, rows):
+        # check: English, as in the CSV: one of CHECK_LABELS
+        col.metric(_(check), f"{value:.6g}",
+                   delta=_("difference {value}").format(value=f"{difference:.1e}"),
                    delta_color="off")
 
 

@@ -1,6 +1,8 @@
 """Why positions: attention alone cannot tell "dog bites man" from "man bites dog"."""
 
-import plotly.graph_objects as go
+import base64
+
+import numpy as np
 import streamlit as st
 
 import rope_core.lesson as lesson
@@ -35,8 +37,16 @@ def shuffled_words(sentence: str) -> tuple[list[str], list[str]]:
     return words, [words[t] for t in order]
 
 
+def grid(z) -> dict:
+    """A 2-D float array as the typed array Plotly.js reads (float32, with its shape),
+    as Plotly's own JSON encoder and ui.freeze write it."""
+    rows, cols = z.shape
+    return {"dtype": "f4", "bdata": base64.b64encode(
+        np.ascontiguousarray(z, dtype="<f4").tobytes()).decode(), "shape": f"{rows}, {cols}"}
+
+
 @ui.figure
-def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int):
+def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int) -> ui.Frozen:
     """Four heatmaps: outputs of the sentence and its shuffle, without and with RoPE."""
     out = shuffle(sentence, dim, base, layout, seed)["outputs"]
     words, moved = shuffled_words(sentence)
@@ -52,19 +62,24 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
                               sentence=" ".join(moved))))
     hover = _("{token}, coordinate {j}<br>{value}").format(
         token="%{y}", j="%{x}", value="%{z:.4f}") + "<extra></extra>"
+    # rows in the table's order: encoding, position after the shuffle, coordinate j
+    encodings = out["encoding"].to_numpy().reshape(len(lesson.ENCODINGS), seq * dim)[:, 0]
+    traces = []
     for row, encoding in enumerate(lesson.ENCODINGS, start=1):
-        part = out[(out["encoding"] == encoding) & (out["coordinate j"] < shown)]
+        start = seq * dim * list(encodings).index(encoding)
+        block = slice(start, start + seq * dim)
         for col, (value, position) in enumerate(
                 (("shuffled out(x)", "position in sentence [tokens]"),
                  ("out(shuffled x)", "position after shuffle [tokens]")), start=1):
             # the left panels: the sentence's own outputs, row t = word t of the sentence
-            cells = part.sort_values([position, "coordinate j"])
-            z = cells[value].to_numpy().reshape(seq, shown)
+            values = out[value].to_numpy()[block].reshape(seq, dim)
+            order = np.argsort(out[position].to_numpy()[block][::dim], kind="stable")
             labels = [f"{w} @{t}" for t, w in enumerate(words if col == 1 else moved)]
-            fig.add_trace(go.Heatmap(
-                z=z, x=list(range(shown)), y=labels, coloraxis="coloraxis",
-                hovertemplate=hover),
-                row=row, col=col)
+            n = 2 * (row - 1) + col
+            traces.append(dict(type="heatmap", z=grid(values[order, :shown]),
+                               x=list(range(shown)), y=labels, coloraxis="coloraxis",
+                               hovertemplate=hover, xaxis=f"x{n if n > 1 else ''}",
+                               yaxis=f"y{n if n > 1 else ''}"))
     ui.relayout(fig, dict(coloraxis=dict(colorscale="RdBu", cmid=0,
                                          colorbar=dict(title=dict(text=_("output"))))),
                 yaxes=dict(autorange="reversed"))
@@ -75,7 +90,8 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
                           xaxis=dict(title=dict(text="")), xaxis2=dict(title=dict(text="")),
                           xaxis3=dict(title=dict(text=_("output coordinate j"))),
                           xaxis4=dict(title=dict(text=_("output coordinate j")))))
-    return fig
+    spec = ui.freeze(fig).spec  # the layout, built once; the traces as plain dicts
+    return ui.Frozen(dict(spec, data=traces))
 
 
 def link_label(spec: PageSpec) -> str:

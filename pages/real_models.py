@@ -2,6 +2,7 @@
 
 import dataclasses
 import html
+from collections import Counter
 from numbers import Real
 
 import numpy as np
@@ -120,11 +121,13 @@ def spectrum_lines(keys: tuple, column: str, hover: str, title: str, y: str,
     log y axis."""
     tables = comparison(keys)
     colors = model_colors(tables["models"])
+    spectra = tables["spectra"]
+    pairs, values = spectra["pair"].to_numpy(), spectra[column].to_numpy()
     traces = []
-    for name, block in tables["spectra"].groupby("model", sort=False):
+    for name, rows in compare.label_groups(spectra["model"]):
         label = legend(name)
-        traces.append(dict(type="scatter", x=block["pair"].to_numpy(),
-                           y=block[column].to_numpy(), name=label, mode="lines+markers",
+        traces.append(dict(type="scatter", x=pairs[rows],
+                           y=values[rows], name=label, mode="lines+markers",
                            line=dict(color=colors[name]), marker=dict(size=4),
                            legendgroup=label, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
                            label + "</extra>"))
@@ -167,10 +170,12 @@ def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
     colors = model_colors(comparison(keys)["models"])
     traces = []
     distance = _("r={distance} tokens").format(distance="%{x:,}")
-    for name, block in decay_table(keys, axis)["decay"].groupby("model", sort=False):
+    decay = decay_table(keys, axis)["decay"]
+    distances, values = decay["distance [tokens]"].to_numpy(), decay[column].to_numpy()
+    for name, rows in compare.label_groups(decay["model"]):
         label = legend(name)
-        traces.append(dict(type="scatter", x=block["distance [tokens]"].to_numpy(),
-                           y=block[column].to_numpy(), name=label, mode="lines",
+        traces.append(dict(type="scatter", x=distances[rows],
+                           y=values[rows], name=label, mode="lines",
                            line=dict(color=colors[name]),
                            hovertemplate=distance + "<br>" + hover + "<extra>" + label +
                            "</extra>"))
@@ -199,7 +204,7 @@ def score_figure(keys: tuple, axis: str) -> ui.Frozen:
 def stack_codes(block) -> np.ndarray:
     """The layer stack's colour code of each layer_table row: 3 NoPE, 2 local base,
     1 sliding window or chunk, 0 full attention."""
-    kind, spectrum, attention = (block[c].to_numpy() for c in ("kind", "spectrum", "attention"))
+    kind, spectrum, attention = (np.asarray(block[c]) for c in ("kind", "spectrum", "attention"))
     windowed = np.isin(attention, ("sliding", "chunked"))
     return np.where(kind == "nope", 3, np.where(spectrum == "local", 2,
                                                 np.where(windowed, 1, 0)))
@@ -209,16 +214,19 @@ def stack_codes(block) -> np.ndarray:
 def stack_figure(keys: tuple) -> ui.Frozen:
     """Each model's layers as one row of cells: which rotate, at which base, how far."""
     layers = comparison(keys)["layers"]
-    models = list(dict.fromkeys(layers["model"]))
-    depth = int(layers["layer"].max()) + 1
+    columns = {c: layers[c].to_numpy() for c in ("layer", "kind", "base", "attention",
+                                                 "reach [tokens]", "spectrum")}
+    groups = compare.label_groups(layers["model"])
+    models = [name for name, _rows in groups]
+    depth = int(columns["layer"].max()) + 1
     nope, rope = _("NoPE: no rotation; {attention}"), _("RoPE, base {base}; {attention}")
     line = _("layer {layer}: {what}; reaches {reach} tokens")
     spans = {k: _(v) for k, v in ATTENTION_NAMES.items()}
     whats: dict = {}  # (kind, base, attention) -> words: a few per model, not one per layer
     reaches: dict = {}
     z, text = [], []
-    for name in models:
-        block = layers[layers["model"] == name]
+    for _name, rows in groups:
+        block = {c: values[rows] for c, values in columns.items()}
         codes = stack_codes(block).tolist()
         hover = []
         for layer, kind, base, span, reach in zip(
@@ -385,12 +393,13 @@ layers = tables["layers"]
 if len(layers):
     ui.show(stack_figure(keys), key="rm_stack_plot")
     stack_text = []
-    for name, block in layers.groupby("model", sort=False):
-        rope = block[block["kind"] == "rope"]
-        reaches = ", ".join(i18n.integer(int(v)) for v in sorted(set(rope["reach [tokens]"])))
+    kinds, reach_of = layers["kind"].to_numpy(), layers["reach [tokens]"].to_numpy()
+    for name, rows in compare.label_groups(layers["model"]):
+        rope = rows[kinds[rows] == "rope"]
+        reaches = ", ".join(i18n.integer(int(v)) for v in sorted(set(reach_of[rope].tolist())))
         stack_text.append(_("{model}: {rope} of {n} layers rotate, reaching {reaches} "
                             "tokens").format(model=ui.plain(shown_name(name)), rope=len(rope),
-                                             n=len(block), reaches=reaches or "0"))
+                                             n=len(rows), reaches=reaches or "0"))
     ui.explain(_("**Layers.** Each row is one model, each cell one layer. Grey layers have no "
                  "positional encoding at all (NoPE): they see word order only through the "
                  "causal mask, and carry retrieval across the whole context. {models}.")
@@ -408,19 +417,21 @@ with right:
     ui.show(wavelength_figure(keys), key="rm_wave_plot")
 
 sentences = []
-for name, block in spectra.groupby("model", sort=False):
-    m = models.set_index("model").loc[name]
-    turns = int((block["wavelength [tokens]"] <= m["max context [tokens]"]).sum())
-    counts = block["regime"].value_counts()
+max_context = dict(zip(models["model"].tolist(), models["max context [tokens]"].tolist()))
+wavelengths, regimes = spectra["wavelength [tokens]"].to_numpy(), spectra["regime"].to_numpy()
+spectrum_groups = compare.label_groups(spectra["model"])
+for name, rows in spectrum_groups:
+    turns = int((wavelengths[rows] <= max_context[name]).sum())
+    counts = Counter(regimes[rows].tolist())
     scaled = _(", ").join(_(REGIME_COUNTS[r]).format(n=counts.get(r, 0))
                           for r in REGIME_COUNTS if counts.get(r, 0))
     sentences.append(ngettext(
         "{model}: {turns} of {n} pair turns at least once within {context} tokens; "
         "pairs {regimes}",
         "{model}: {turns} of {n} pairs turn at least once within {context} tokens; "
-        "pairs {regimes}", len(block)).format(
-        model=ui.plain(shown_name(name)), turns=turns, n=len(block),
-        context=i18n.integer(int(m["max context [tokens]"])), regimes=scaled))
+        "pairs {regimes}", len(rows)).format(
+        model=ui.plain(shown_name(name)), turns=turns, n=len(rows),
+        context=i18n.integer(int(max_context[name])), regimes=scaled))
 ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
              "beyond the context (a larger d alone does not: the share of pairs longer than "
              "the context depends on the base, not on d), so their angle alone identifies "
@@ -434,16 +445,17 @@ with right:
     ui.show(bound_figure(keys, axis), key="rm_bound_plot")
 
 ratio_text = []
-for name, block in spectra.groupby("model", sort=False):
-    r = block["ratio theta/theta plain"]
-    if (r - 1).abs().max() < 1e-12:
+ratios = spectra["ratio theta/theta plain"].to_numpy()
+for name, rows in spectrum_groups:
+    r = ratios[rows]
+    if np.abs(r - 1).max() < 1e-12:
         ratio_text.append(_("{model} runs its plain spectrum (ratio 1)").format(
             model=ui.plain(shown_name(name))))
     else:
         ratio_text.append(_("{model} keeps pair 0 at ratio {first} and slows its slowest pair "
                             "to {last}").format(model=ui.plain(shown_name(name)),
-                                                first=f"{r.iloc[0]:.3g}",
-                                                last=f"{r.iloc[-1]:.3g}"))
+                                                first=f"{r[0]:.3g}",
+                                                last=f"{r[-1]:.3g}"))
 ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum context: {models}. "
              "**Right:** RoFormer's bound, each curve divided by its value (d/2 + 1)/2 at "
              "r = 0 so that different rotary dims share one axis; it runs up to each model's "
@@ -451,14 +463,15 @@ ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum co
 
 ui.show(score_figure(keys, axis), key="rm_score_plot")
 score_text = []
-for name, block in decay.groupby("model", sort=False):
-    first, last = block.iloc[0], block.iloc[-1]
-    score = block["score q=k=1 / head_dim"]
+distances = decay["distance [tokens]"].to_numpy()
+scores = decay["score q=k=1 / head_dim"].to_numpy()
+for name, rows in compare.label_groups(decay["model"]):
+    score, r = scores[rows], distances[rows]
     score_text.append(_("{model}: {first} at r = {r_first}, {last} at r = {r_last}, lowest "
                         "{lowest}").format(
-        model=ui.plain(shown_name(name)), first=f"{score.iloc[0]:.3f}",
-        r_first=i18n.integer(round(first["distance [tokens]"])), last=f"{score.iloc[-1]:.3f}",
-        r_last=i18n.integer(round(last["distance [tokens]"])), lowest=f"{score.min():.3f}"))
+        model=ui.plain(shown_name(name)), first=f"{score[0]:.3f}",
+        r_first=i18n.integer(round(r[0])), last=f"{score[-1]:.3f}",
+        r_last=i18n.integer(round(r[-1])), lowest=f"{score.min():.3f}"))
 ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fade less:** "
              "their pass-through coordinates add a constant that no rotation reduces, and an "
              "attention factor a > 1 multiplies the rotary part by a². {models}.").format(

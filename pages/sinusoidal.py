@@ -1,8 +1,10 @@
 """Sinusoidal: the original Transformer's additive table, its dot products, and
 how accurately the two usual ways of writing its frequencies are computed."""
 
+import base64
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
@@ -46,78 +48,96 @@ def forms_table(dim: int, base: float) -> pd.DataFrame:
     return rc.forms_table(dim, base)
 
 
+def grid(z, dtype: str) -> dict:
+    """A 2-D array as the typed array Plotly.js reads (base64, row-major, with its
+    shape), as Plotly's own JSON encoder writes it."""
+    rows, cols = z.shape
+    return {"dtype": dtype, "bdata": base64.b64encode(
+        np.ascontiguousarray(z, dtype=np.dtype(dtype).newbyteorder("<")).tobytes()).decode(),
+        "shape": f"{rows}, {cols}"}
+
+
+# the named colour scales as Plotly writes them into a figure (validated once, here)
+RDBU = [list(step) for step in go.Heatmap(colorscale="RdBu").colorscale]
+VIRIDIS = [list(step) for step in go.Heatmap(colorscale="Viridis").colorscale]
+
+
 @ui.figure
-def pe_figure(positions: int, d_model: int, base: float, device: str):
+def pe_figure(positions: int, d_model: int, base: float, device: str) -> ui.Frozen:
     """Every row of the table: 100·PE as int8 (a quarter of float32's bytes)."""
     values = pe_table(positions, d_model, base, device)["PE value"].to_numpy()
     z = (PE_SCALE * values).round().astype("int8").reshape(positions, d_model)
     ticks = [-1, -0.5, 0, 0.5, 1]
-    fig = go.Figure(go.Heatmap(
-        z=z, x=list(range(d_model)), y=list(range(positions)), colorscale="RdBu",
-        zmin=-PE_SCALE, zmax=PE_SCALE,
-        colorbar=dict(title="PE", tickvals=[PE_SCALE * t for t in ticks],
+    heatmap = dict(
+        type="heatmap", z=grid(z, "i1"), x=list(range(d_model)), y=list(range(positions)),
+        colorscale=RDBU, zmin=-PE_SCALE, zmax=PE_SCALE,
+        colorbar=dict(title=dict(text="PE"), tickvals=[PE_SCALE * t for t in ticks],
                       ticktext=[f"{t:g}" for t in ticks]),
         hovertemplate=_("position p={p}<br>dimension j={j}<br>100·PE={value}").format(
-            p="%{y}", j="%{x}", value="%{z}") + "<extra></extra>"))
-    ui.style(fig, title=_("Sinusoidal table PE: {positions} positions × d_model = {d_model} "
-                          "(base {base})").format(positions=i18n.integer(positions),
-                                                  d_model=d_model, base=ui.fmt_base(base)),
-             x=_("dimension j (even: sin, odd: cos)"), y=_("position p [tokens]"), height=560)
-    ui.relayout(fig, yaxes=dict(autorange="reversed"))
-    return fig
+            p="%{y}", j="%{x}", value="%{z}") + "<extra></extra>")
+    return ui.kept_figure(
+        [heatmap], title=_("Sinusoidal table PE: {positions} positions × d_model = {d_model} "
+                           "(base {base})").format(positions=i18n.integer(positions),
+                                                   d_model=d_model, base=ui.fmt_base(base)),
+        x=_("dimension j (even: sin, odd: cos)"), y=_("position p [tokens]"), height=560,
+        yaxes=dict(autorange="reversed"))
 
 
 @ui.figure
-def similarity_figure(size: int, d_model: int, base: float, device: str):
+def similarity_figure(size: int, d_model: int, base: float, device: str) -> ui.Frozen:
     sim = similarity_table(size, d_model, base, device)
-    fig = go.Figure(go.Heatmap(
-        z=sim["PE_m . PE_n"].to_numpy().reshape(size, size),
-        x=list(range(size)), y=list(range(size)), colorscale="Viridis",
-        colorbar=dict(title="PE_m·PE_n"),
-        hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>"))
-    ui.style(fig, title=_("PE_m · PE_n for positions 0 … {last}").format(last=size - 1),
-             x=_("position n [tokens]"), y=_("position m [tokens]"), height=520)
-    ui.square(fig)
-    ui.relayout(fig, yaxes=dict(autorange="reversed"))
-    return fig
+    heatmap = dict(
+        type="heatmap", z=grid(sim["PE_m . PE_n"].to_numpy().reshape(size, size), "f4"),
+        x=list(range(size)), y=list(range(size)), colorscale=VIRIDIS,
+        colorbar=dict(title=dict(text="PE_m·PE_n")),
+        hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>")
+    return ui.kept_figure(
+        [heatmap], title=_("PE_m · PE_n for positions 0 … {last}").format(last=size - 1),
+        x=_("position n [tokens]"), y=_("position m [tokens]"), height=520,
+        xaxes=dict(constrain="domain"),  # ui.square, then the rows downwards
+        yaxes=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed"))
 
 
 @ui.figure
-def dot_figure(max_offset: int, d_model: int, base: float, device: str):
+def dot_figure(max_offset: int, d_model: int, base: float, device: str) -> ui.Frozen:
     dots = dot_table(max_offset, d_model, base, device)
-    fig = go.Figure(go.Scatter(
-        x=dots["m - n [tokens]"], y=dots["PE_m . PE_n"],
+    line = dict(
+        type="scatter", x=dots["m - n [tokens]"].to_numpy(), y=dots["PE_m . PE_n"].to_numpy(),
         mode="lines+markers" if max_offset <= 64 else "lines",
         name="PE_m·PE_n", line=dict(color=ui.COLORS[0]), marker=dict(size=4),
-        hovertemplate="m − n=%{x}<br>PE_m·PE_n=%{y:.4f}<extra></extra>"))
-    fig.add_vline(x=0, line=dict(color="gray", dash="dot"))
-    ui.style(fig, title=_("PE_m · PE_n against the offset m − n (±{offset})").format(
-                 offset=i18n.integer(max_offset)),
-             x=_("offset m − n [tokens]"), y="PE_m . PE_n", height=520)
-    return fig
+        hovertemplate="m − n=%{x}<br>PE_m·PE_n=%{y:.4f}<extra></extra>")
+    return ui.kept_figure(
+        [line], title=_("PE_m · PE_n against the offset m − n (±{offset})").format(
+            offset=i18n.integer(max_offset)),
+        x=_("offset m − n [tokens]"), y="PE_m . PE_n", height=520,
+        shapes=(ui.vline(0, "gray"),))
 
 
 ERROR_COLUMNS = {"pow": "relative error pow", "exp": "relative error exp"}
 
 
 @ui.figure
-def forms_figure(dim: int, base: float):
-    fig = go.Figure()
-    for dname, block in forms_table(dim, base).groupby("dtype", sort=False):
+def forms_figure(dim: int, base: float) -> ui.Frozen:
+    forms = forms_table(dim, base)
+    dtypes = forms["dtype"].to_numpy()
+    pairs = forms["pair i"].to_numpy()
+    traces = []
+    for dname in dict.fromkeys(dtypes):
+        rows = dtypes == dname
         for form, column in ERROR_COLUMNS.items():
-            err = block[column]
+            err = forms[column].to_numpy()[rows]
             name = _("{form} form, {dtype}").format(form=form, dtype=dname)
-            fig.add_scatter(
-                x=block["pair i"], y=err.where(err > 0), name=name, mode="lines+markers",
+            traces.append(dict(
+                type="scatter", x=pairs[rows], y=np.where(err > 0, err, np.nan), name=name,
+                mode="lines+markers",
                 line=dict(color=ui.COLORS[0 if form == "pow" else 1],
                           dash="solid" if dname == "float32" else "dash"),
                 marker=dict(size=4),
                 hovertemplate=_("i={i}<br>relative error={error}").format(
-                    i="%{x}", error="%{y:.2e}") + "<extra>" + name + "</extra>")
-    ui.style(fig, title=_("Relative error of ωᵢ in each form (log scale)"),
-             x=_("pair index i"), y=_("|form − exact| / exact"), height=420)
-    ui.relayout(fig, yaxes=dict(type="log", exponentformat="power"))
-    return fig
+                    i="%{x}", error="%{y:.2e}") + "<extra>" + name + "</extra>"))
+    return ui.kept_figure(traces, title=_("Relative error of ωᵢ in each form (log scale)"),
+                          x=_("pair index i"), y=_("|form − exact| / exact"), height=420,
+                          yaxes=dict(type="log", exponentformat="power"))
 
 
 s = ui.settings()

@@ -40,7 +40,7 @@ from ._checks import (
     fail,
 )
 from .config import RopeConfig
-from .decay import relative_upper_bound, score_vs_distance
+from .decay import _chunks as _decay_chunks
 from .frequencies import theta as plain_theta
 from .scaling import (
     MAX_LENGTH,
@@ -86,6 +86,15 @@ def _configs(configs) -> list[RopeConfig]:
             not all(isinstance(c, RopeConfig) for c in configs):
         fail("configs", configs, "1 to {n} RopeConfig objects", n=MAX_MODELS)
     return configs
+
+
+def label_groups(labels) -> list[tuple[object, np.ndarray]]:
+    """The row positions of each distinct label of a table column (a model, a method), in
+    the order the labels first appear: the groups pandas' ``groupby(label, sort=False)``
+    iterates over, as numpy index arrays for the columns' arrays (no DataFrame per group).
+    """
+    codes, uniques = pd.factorize(np.asarray(labels, dtype=object))  # order of appearance
+    return [(label, np.flatnonzero(codes == k)) for k, label in enumerate(uniques.tolist())]
 
 
 # --- per-model summaries -------------------------------------------------------------
@@ -225,6 +234,14 @@ def nope_query_scale(positions, floor_scale: float = 8192, attn_scale: float = 0
     return 1.0 + attn_scale * torch.log1p(torch.floor((p + 1.0) / floor_scale))  # (P,)
 
 
+def _frame(columns: dict[str, list], text: tuple[str, ...]) -> pd.DataFrame:
+    """One DataFrame from per-model pieces: the ``text`` columns as lists of labels,
+    the others as lists of numpy arrays, concatenated (the frame that concatenating one
+    frame per model would give, built once)."""
+    return pd.DataFrame({name: v if name in text else np.concatenate(v)
+                         for name, v in columns.items()})
+
+
 # --- spectra --------------------------------------------------------------------------
 
 def spectrum_table(configs) -> pd.DataFrame:
@@ -236,21 +253,34 @@ def spectrum_table(configs) -> pd.DataFrame:
     "interpolated" = divided by s, "blended", from :func:`pair_regime`).
     Returns sum over models of d/2 rows.
     """
-    blocks = []
+    return _frame(_spectrum_columns(configs), SPECTRUM_TEXT)
+
+
+def _spectrum_columns(configs) -> dict[str, list]:
+    """:func:`spectrum_table`'s columns, in pieces per model (see :func:`_frame`)."""
+    names = ("model", "method", "pair", "theta plain [rad/token]", "theta [rad/token]",
+             "ratio theta/theta plain", "wavelength plain [tokens]", "wavelength [tokens]",
+             "regime")
+    columns: dict[str, list] = {name: [] for name in names}
     for cfg in _configs(configs):
         n = cfg.max_context
         scaled, _ = cfg.theta(n)  # (d/2,)
         plain = plain_theta(cfg.rotary_dim, cfg.base)  # (d/2,)
         regime = pair_regime(cfg.rotary_dim, cfg.base, cfg.method, seq_len=n, **cfg.params_dict)
-        blocks.append(to_frame({
-            "model": cfg.name, "method": cfg.method,
-            "pair": torch.arange(plain.numel()),
-            "theta plain [rad/token]": plain, "theta [rad/token]": scaled,
-            "ratio theta/theta plain": scaled / plain,
-            "wavelength plain [tokens]": 2 * math.pi / plain,
-            "wavelength [tokens]": 2 * math.pi / scaled,
-            "regime": list(regime)}))
-    return pd.concat(blocks, ignore_index=True)
+        pairs = plain.numel()
+        columns["model"] += [cfg.name] * pairs
+        columns["method"] += [cfg.method] * pairs
+        columns["regime"] += regime
+        for name, values in (("pair", torch.arange(pairs)), ("theta plain [rad/token]", plain),
+                             ("theta [rad/token]", scaled),
+                             ("ratio theta/theta plain", scaled / plain),
+                             ("wavelength plain [tokens]", 2 * math.pi / plain),
+                             ("wavelength [tokens]", 2 * math.pi / scaled)):
+            columns[name].append(values.numpy())
+    return columns
+
+
+SPECTRUM_TEXT = ("model", "method", "regime")  # the spectra table's text columns
 
 
 # --- distances, decay -----------------------------------------------------------------
@@ -284,6 +314,25 @@ def distance_samples(max_distance: int, axis: str = "linear",
     return torch.from_numpy(grid.astype(np.float64))
 
 
+def _bound_and_ones_score(r: torch.Tensor, theta: torch.Tensor) -> tuple[torch.Tensor,
+                                                                          torch.Tensor]:
+    """``(relative_upper_bound(r, theta), score_vs_distance(ones, ones, r, theta))`` in
+    one pass: the same operations on the same chunks as rope_core.decay (so the same
+    float64 values), each cos and sin computed once. With q = k = all ones every pair
+    weighs cos by 1·1 + 1·1 = 2 and sin by 1·1 − 1·1 = 0 in either layout, so the score
+    is that weight times cos (the sin term adds zeros)."""
+    th = theta.to(torch.float64)  # (d/2,)
+    along = torch.full((th.numel(),), 2.0, dtype=torch.float64)  # (d/2,): weight of cos
+    bound = torch.empty(r.numel(), dtype=torch.float64)  # (R,)
+    score = torch.empty(r.numel(), dtype=torch.float64)  # (R,)
+    for sl in _decay_chunks(r.numel(), th.numel()):
+        angle = torch.outer(r[sl], th)  # (c, d/2)
+        cos, sin = torch.cos(angle), torch.sin(angle)
+        bound[sl] = torch.hypot(torch.cumsum(cos, dim=-1), torch.cumsum(sin, dim=-1)).mean(dim=-1)
+        score[sl] = along @ cos.T  # (c,)
+    return bound, score
+
+
 def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.DataFrame:
     """Per model, RoFormer's bound and the q = k = all-ones score against distance r,
     for r up to the model's maximum context n = max_context (:func:`distance_samples`).
@@ -291,29 +340,46 @@ def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.D
     With theta' = theta'(n) and attention factor a = a(n):
 
     * upper bound(r) = (1/(d/2)) sum_{j=1}^{d/2} |sum_{k<j} e^{i r theta'_k}| (relative
-      bound, no a), and "upper bound / bound(0)" with bound(0) = (d/2 + 1)/2;
+      bound, no a; rope_core.decay.relative_upper_bound), and "upper bound / bound(0)"
+      with bound(0) = (d/2 + 1)/2;
     * score(r) = a^2 sum_i 2 cos(r theta'_i) + (head_dim - d): cos and sin carry a for
       q and for k, the head_dim - d pass-through coordinates add 1 each, unrotated;
-      "score / head_dim" is that divided by |q||k| = head_dim (1 at r = 0 when a = 1).
+      "score / head_dim" is that divided by |q||k| = head_dim (1 at r = 0 when a = 1)
+      (rope_core.decay.score_vs_distance).
+
+    Models whose spectra and distances coincide (methods that leave a model's spectrum
+    as it is) share one evaluation.
 
     Returns:
         rows (model, method, distance [tokens], upper bound, upper bound / bound(0),
         score q=k=1, score q=k=1 / head_dim).
     """
-    blocks = []
+    return _frame(_decay_columns(configs, axis, points), ("model", "method"))
+
+
+def _decay_columns(configs, axis: str, points: int) -> dict[str, list]:
+    """:func:`decay_table`'s columns, in pieces per model (see :func:`_frame`)."""
+    columns: dict[str, list] = {name: [] for name in (
+        "model", "method", "distance [tokens]", "upper bound", "upper bound / bound(0)",
+        "score q=k=1", "score q=k=1 / head_dim")}
+    done: dict[tuple, tuple] = {}  # (spectrum, distances) -> (bound, rotary score)
     for cfg in _configs(configs):
         r = distance_samples(cfg.max_context, axis, points)  # (R,)
         theta, a = cfg.theta(cfg.max_context)  # (d/2,)
         d = cfg.rotary_dim
-        bound = relative_upper_bound(r, theta)  # (R,)
-        ones = torch.ones(d, dtype=torch.float64)
-        rotary = score_vs_distance(ones, ones, r, theta, layout=cfg.layout)  # (R,)
+        key = (theta.numpy().tobytes(), r.numpy().tobytes())
+        if key not in done:
+            done[key] = _bound_and_ones_score(r, theta)
+        bound, rotary = done[key]  # (R,) each
         score = a * a * rotary + (cfg.head_dim - d)  # (R,)
-        blocks.append(to_frame({
-            "model": cfg.name, "method": cfg.method, "distance [tokens]": r,
-            "upper bound": bound, "upper bound / bound(0)": bound / ((d / 2 + 1) / 2),
-            "score q=k=1": score, "score q=k=1 / head_dim": score / cfg.head_dim}))
-    return pd.concat(blocks, ignore_index=True)
+        columns["model"] += [cfg.name] * r.numel()
+        columns["method"] += [cfg.method] * r.numel()
+        for name, values in (("distance [tokens]", r), ("upper bound", bound),
+                             ("upper bound / bound(0)", bound / ((d / 2 + 1) / 2)),
+                             ("score q=k=1", score),
+                             ("score q=k=1 / head_dim", score / cfg.head_dim)):
+            columns[name].append(values.numpy())
+    return columns
 
 
 # --- one model under every method -----------------------------------------------------
@@ -453,10 +519,20 @@ def dynamic_base_table(cfg: RopeConfig, factor: float, axis: str = "linear",
 
 def _lead(df: pd.DataFrame, cfg: RopeConfig, L: int, s: float) -> pd.DataFrame:
     """``df`` with leading setting columns model, L [tokens], s (model replaced)."""
-    rest = df.drop(columns=[c for c in ("model", "L [tokens]", "s") if c in df.columns])
-    lead = pd.DataFrame({"model": [cfg.name] * len(df), "L [tokens]": [L] * len(df),
-                         "s": [float(s)] * len(df)})
-    return pd.concat([lead, rest.reset_index(drop=True)], axis=1)
+    n = len(df)
+    data = {"model": pd.array([cfg.name] * n, dtype="str"),
+            "L [tokens]": np.full(n, L), "s": np.full(n, float(s))}
+    data.update({c: df[c].array for c in df.columns if c not in data})
+    return pd.DataFrame(data)
+
+
+def _leading(columns: dict[str, list], cfg: RopeConfig, L: int, s: float) -> dict[str, list]:
+    """Per-model column pieces (:func:`_frame`) with the leading setting columns of
+    :func:`_lead` (model, L [tokens], s) in front, model replaced."""
+    n = sum(len(piece) for piece in columns["distance [tokens]" if "distance [tokens]" in
+                                           columns else "pair"])
+    lead = {"model": [cfg.name] * n, "L [tokens]": [np.full(n, L)], "s": [np.full(n, float(s))]}
+    return {**lead, **{c: v for c, v in columns.items() if c not in lead}}
 
 
 def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
@@ -482,11 +558,13 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     L = cfg.original_context
     tables: dict[str, pd.DataFrame] = {}
     if "spectra" in parts:
-        tables["spectra"] = spectrum_table(configs)
+        columns = _spectrum_columns(configs)
+        tables["spectra"] = _frame(_leading(columns, cfg, L, factor), SPECTRUM_TEXT)
     if "decay" in parts:
         # every method's curves on one chart: 500 distances each keeps the page's first
         # open under 300 KB (the ripples of fast pairs are finer than either grid anyway)
-        tables["decay"] = decay_table(configs, axis, EXTENSION_POINTS)
+        columns = _decay_columns(configs, axis, EXTENSION_POINTS)
+        tables["decay"] = _frame(_leading(columns, cfg, L, factor), ("model", "method"))
     if {"attention", "softmax"} & set(parts):
         models = models_table(configs)
         attention = models[["method", "attention factor", "logit multiplier",
@@ -501,7 +579,9 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
                 {" = ".join(ms): a for a, ms in by_factor.items()}, logits)
     if "dynamic" in parts:
         tables["dynamic"] = dynamic_base_table(cfg, factor, axis, dynamic_factor=dynamic_factor)
-    return {k: _lead(tables[k], cfg, L, factor) for k in EXTENSION_PARTS if k in tables}
+    led = ("spectra", "decay")  # built with their leading columns
+    return {k: tables[k] if k in led else _lead(tables[k], cfg, L, factor)
+            for k in EXTENSION_PARTS if k in tables}
 
 
 def regime_runs(regimes: Sequence[str]) -> list[tuple[str, int, int]]:

@@ -94,7 +94,8 @@ def toy_projections(dim: int, seed: int, in_dim: int | None = None):
     seed = check_int(seed, "seed", 0, MAX_SEED - 1)
     in_dim = dim if in_dim is None else check_int(in_dim, "in_dim", 1, 4096)
     g = torch.Generator().manual_seed(seed + 1)
-    w = torch.randn(3, dim, in_dim, generator=g, dtype=torch.float64) / math.sqrt(in_dim)
+    w = torch.randn(3, dim, in_dim, generator=g, dtype=torch.float64)
+    w.div_(math.sqrt(in_dim))  # in place: the same numbers without a second 3 d² buffer
     return w[0], w[1], w[2]
 
 
@@ -120,8 +121,19 @@ def attention_output(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor,
     if w_q.shape != w_k.shape:
         fail("w_k.shape", tuple(w_k.shape), "equal to w_q.shape = {shape}",
              shape=str(tuple(w_q.shape)))
+    return _head(*_projections(x, w_q, w_k, w_v), theta, layout=layout)
+
+
+def _projections(x: torch.Tensor, w_q: torch.Tensor, w_k: torch.Tensor,
+                 w_v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """q = x W_q^T, k = x W_k^T, v = x W_v^T in float64, each ``(seq, dim)``."""
     x = x.to(torch.float64)
-    q, k, v = x @ w_q.T.double(), x @ w_k.T.double(), x @ w_v.T.double()  # (seq, dim) each
+    return x @ w_q.T.double(), x @ w_k.T.double(), x @ w_v.T.double()
+
+
+def _head(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, theta: torch.Tensor | None, *,
+          layout: str) -> torch.Tensor:
+    """softmax(q k^T / sqrt(d)) v, q and k rotated when ``theta`` is given: ``(seq, dim)``."""
     _, weights = attention(q, k, theta, causal=False, layout=layout)  # (seq, seq)
     return weights @ v  # (seq, dim)
 
@@ -156,10 +168,13 @@ def shuffle_tables(words: tuple, order: tuple, dim: int, base: float, layout: st
                     base=base, dim=dim, layout=layout, seed=seed)
     seq = len(words)
     frames, gaps = [], []
+    # the projections of the sentence and of its shuffle, shared by both encodings
+    # (attention_output's own steps, each computed once)
+    plain, shuffled = _projections(x, w_q, w_k, w_v), _projections(x[perm], w_q, w_k, w_v)
     for encoding in ENCODINGS:
         th = theta if encoding == "rope" else None
-        out = attention_output(x, w_q, w_k, w_v, th, layout=layout)  # (seq, dim)
-        out_shuffled = attention_output(x[perm], w_q, w_k, w_v, th, layout=layout)
+        out = _head(*plain, th, layout=layout)  # (seq, dim): attention_output(x, ...)
+        out_shuffled = _head(*shuffled, th, layout=layout)  # attention_output(P x, ...)
         moved = out[perm]  # (seq, dim): P out(x)
         gaps.append(float((out_shuffled - moved).abs().max()))
         t = torch.arange(seq).repeat_interleave(dim)
