@@ -42,8 +42,7 @@ def ood_columns(dim: int, base: float, train: int, factor: int, method: str) -> 
 @ui.table
 def unseen_counts(dim: int, base: float, train: int, factor: int) -> dict:
     """Pairs left outside what training covered, per method (every method at once)."""
-    t = br.ood_angle_table(dim, base, train, float(factor), br.OOD_METHODS)
-    return {m: int(t.loc[t["method"] == m, "unseen"].sum()) for m in br.OOD_METHODS}
+    return br.ood_unseen_counts(dim, base, train, float(factor), br.OOD_METHODS)
 
 
 @ui.table

@@ -103,6 +103,26 @@ def _method_params(method: str, factor: float, train_context: int) -> dict:
     return comparison_params(method, factor, train_context)
 
 
+def _ood_angles(dim: int, base: float, L: int, s: float, methods):
+    """Per method (repeats dropped): (method, theta' (h,), L theta (h,), s L theta' (h,),
+    unseen (h,) bool), for :func:`ood_angle_table` and :func:`ood_unseen_counts`."""
+    if s < 1:
+        fail("factor", s, "a number from 1 to 1000")
+    methods = tuple(methods)
+    if not methods or any(m not in OOD_METHODS for m in methods):
+        fail("methods", methods, "a non-empty list from {choices}", choices=", ".join(OOD_METHODS))
+    th = plain_theta(dim, base)  # (h,)
+    train = L * th  # (h,)
+    n = max(1, round(s * L))
+    for method in dict.fromkeys(methods):
+        th2, _ = scaled_theta(dim, base, method, seq_len=n, **_method_params(method, s, L))
+        infer = s * L * th2  # (h,)
+        # a relative tolerance: NTK divides the slowest pair by exactly s, so
+        # s L theta' = L theta up to one rounding step, which is not "unseen"
+        unseen = (train < TWO_PI) & (infer > train * (1 + 1e-9))  # (h,)
+        yield method, th2, train, infer, unseen
+
+
 def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
                     methods=OOD_METHODS) -> pd.DataFrame:
     """Largest angle per pair in training (L theta_i) and at inference (s L theta'_i).
@@ -132,29 +152,32 @@ def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
     dim, base = check_dim(dim), check_base(base)
     L = check_int(train_context, "train_context", 1, MAX_TRAIN_CONTEXT)
     s = check_positive_float(factor, "factor", upper=1000.0)
-    if s < 1:
-        fail("factor", s, "a number from 1 to 1000")
-    methods = tuple(methods)
-    if not methods or any(m not in OOD_METHODS for m in methods):
-        fail("methods", methods, "a non-empty list from {choices}", choices=", ".join(OOD_METHODS))
-    th = plain_theta(dim, base)  # (h,)
-    train = L * th  # (h,)
-    n = max(1, round(s * L))
     frames = []
-    for method in dict.fromkeys(methods):
-        th2, _ = scaled_theta(dim, base, method, seq_len=n, **_method_params(method, s, L))
-        infer = s * L * th2  # (h,)
+    for method, th2, train, infer, unseen in _ood_angles(dim, base, L, s, methods):
         frames.append(pd.DataFrame({
             "dim": dim, "base": base, "train context L [tokens]": L, "factor s": s,
             "method": method, "pair i": range(dim // 2),
             "wavelength [tokens]": (TWO_PI / th2).numpy(),
             "train max angle [rad]": train.numpy(),
             "inference max angle [rad]": infer.numpy(),
-            # a relative tolerance: NTK divides the slowest pair by exactly s, so
-            # s L theta' = L theta up to one rounding step, which is not "unseen"
-            "unseen": ((train < TWO_PI) & (infer > train * (1 + 1e-9))).numpy(),
+            "unseen": unseen.numpy(),
         }))
     return pd.concat(frames, ignore_index=True)
+
+
+def ood_unseen_counts(dim: int, base: float, train_context: int, factor: float,
+                      methods=OOD_METHODS) -> dict:
+    """How many pairs each method leaves outside what training covered: the sum of
+    :func:`ood_angle_table`'s ``unseen`` per method, without building the table.
+
+    Returns:
+        {method: int} for each method (repeats dropped), in the given order.
+    """
+    dim, base = check_dim(dim), check_base(base)
+    L = check_int(train_context, "train_context", 1, MAX_TRAIN_CONTEXT)
+    s = check_positive_float(factor, "factor", upper=1000.0)
+    return {method: int(unseen.sum())
+            for method, _, _, _, unseen in _ood_angles(dim, base, L, s, methods)}
 
 
 def liu_summary(dim: int, base: float, train_context: int, new_base: float) -> dict:

@@ -156,6 +156,40 @@ def _arithmetic_step(r: torch.Tensor):
     return s if bool((r == r[0] + s * t).all()) else None
 
 
+def _anchored_cos_sum(r: torch.Tensor, th: torch.Tensor) -> torch.Tensor | None:
+    """B at increasing distances close to a progression, by angle addition; None if
+    that would not be cheaper than the direct form.
+
+    A sampled curve such as m_t = round(t max / (P - 1)) is no exact progression,
+    but in blocks of w ~ sqrt(R) consecutive distances, m = a_u + o with a_u the
+    block's first distance takes few distinct offsets o (at most three per
+    position in the block for a rounded progression). With
+    x_u = a_u theta_i and y_o = o theta_i,
+        B = [cos x | -sin x] (U, 2h) @ [cos y | sin y]^T (2h, K),
+    read at each distance's (block, offset): (U + K) * h cosines and sines instead
+    of R * h. Each factor's angle is rounded once in float64, as in
+    :func:`_progression_cos_sum`.
+    """
+    R = r.numel()
+    block = _progression_block_limit(th.numel())
+    out = torch.empty(R, dtype=torch.float64)  # (R,)
+    for start in range(0, R, block):
+        part = r[start:start + block]  # (c,)
+        c = part.numel()
+        w = max(1, math.isqrt(c - 1) + 1)  # ceil(sqrt(c))
+        which = torch.arange(c) // w  # (c,) block of each distance
+        anchors = part[::w]  # (U,)
+        offsets, at = torch.unique(part - anchors[which], return_inverse=True)  # (K,), (c,)
+        if offsets.numel() > 4 * w:
+            return None
+        x = torch.outer(anchors, th)  # (U, h)
+        y = torch.outer(offsets, th)  # (K, h)
+        left = torch.cat([torch.cos(x), -torch.sin(x)], dim=1)  # (U, 2h)
+        right = torch.cat([torch.cos(y), torch.sin(y)], dim=1)  # (K, 2h)
+        out[start:start + c] = torch.mm(left, right.t())[which, at]  # (U, K) -> (c,)
+    return out
+
+
 MAX_COS_SUM_DISTANCE = 1e9
 
 
@@ -167,7 +201,9 @@ def cos_sum(dim: int, base: float, distances) -> torch.Tensor:
 
     When the distances are an exact arithmetic progression (e.g. ``arange``),
     B is evaluated by the angle-addition formula as a matrix product (about
-    sqrt(R) * d/2 cosines instead of R * d/2); otherwise directly. Both are
+    sqrt(R) * d/2 cosines instead of R * d/2); increasing distances close to one
+    (a sampled curve, rounded to integers) likewise, by blocks
+    (:func:`_anchored_cos_sum`); otherwise directly. Both are
     chunked: temporaries stay within a few tens of MB for any R.
 
     Args:
@@ -182,9 +218,13 @@ def cos_sum(dim: int, base: float, distances) -> torch.Tensor:
     r = as_distances(distances, max_abs=MAX_COS_SUM_DISTANCE).cpu()  # (R,)
     th = _theta(dim, base)  # (h,)
     step = _arithmetic_step(r)
-    if step is None:
-        return _direct_cos_sum(r, th)
-    return _progression_cos_sum(float(r[0]), step, r.numel(), th)
+    if step is not None:
+        return _progression_cos_sum(float(r[0]), step, r.numel(), th)
+    if r.numel() >= 3 and bool((r[1:] > r[:-1]).all()):
+        out = _anchored_cos_sum(r, th)
+        if out is not None:
+            return out
+    return _direct_cos_sum(r, th)
 
 
 def _first_negative_in(th: torch.Tensor, start: int, stop: int, first_chunk: int = 64):

@@ -142,6 +142,31 @@ def test_cos_sum_progression_matches_numpy(half, base, a, s, n):
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * half + 1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 512), base=st.floats(1.5, 1e8),
+       top=st.integers(3, 2 * 10**6), points=st.integers(3, 4000))
+def test_cos_sum_sampled_curve_matches_numpy(half, base, top, points):
+    """Increasing distances close to a progression (a curve sampled at rounded points):
+    the blocked angle-addition path against the direct numpy sum."""
+    r = torch.unique(torch.round(torch.linspace(0.0, top, points, dtype=torch.float64)))
+    got = rc.cos_sum(2 * half, base, r).numpy()
+    expected = np_B(2 * half, base, r.numpy())
+    # |m| <= 2e6: angle rounding ~1e-10 rad per term, d/2 terms
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * half + 1e-12)
+
+
+def test_cos_sum_scattered_increasing_distances():
+    """Increasing distances far from any progression take the direct path (too many
+    offsets for the blocked one): still exact to rounding."""
+    r = torch.tensor(sorted({int(x) for x in np.random.default_rng(0).integers(0, 10**6, 500)}),
+                     dtype=torch.float64)
+    from rope_core.capacity import _anchored_cos_sum, _theta
+
+    assert _anchored_cos_sum(r, _theta(64, 1e4)) is None
+    np.testing.assert_allclose(rc.cos_sum(64, 1e4, r).numpy(), np_B(64, 1e4, r.numpy()),
+                               rtol=0, atol=1e-9 * 32)
+
+
 def test_cos_sum_validation():
     with pytest.raises(ValueError, match="distances"):
         rc.cos_sum(8, 100, [])
