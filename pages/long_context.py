@@ -30,10 +30,11 @@ OOD_COLUMNS = ("pair i", "wavelength [tokens]", "train max angle [rad]",
                "inference max angle [rad]", "unseen")
 
 
+@ui.table
 def ood_columns(dim: int, base: float, train: int, factor: int, method: str) -> tuple:
     """ood_table's rows without scaling and with ``method``, as numpy columns."""
     ood = ood_table(dim, base, train, factor, method)
-    plain = (ood["method"] == "none").to_numpy()
+    plain = ood["method"].to_numpy() == "none"
     columns = {c: ood[c].to_numpy() for c in OOD_COLUMNS}
     return ({c: v[plain] for c, v in columns.items()},
             {c: v[~plain] for c, v in columns.items()})
