@@ -31,6 +31,7 @@ import math
 
 import torch
 
+from ._buffers import Buffers
 from ._checks import as_distances, check_base, check_dim, check_int, check_positive_float, fail
 from .frequencies import theta as _theta
 
@@ -122,7 +123,24 @@ def _progression_block_limit(h: int) -> int:
     return max(1, min(CHUNK_ELEMENTS, w * w))
 
 
-def _progression_cos_sum(a: float, s: float, n: int, th: torch.Tensor) -> torch.Tensor:
+def _cos_sin_table(t: torch.Tensor, th: torch.Tensor, sign: float, buf: Buffers,
+                   name: str) -> torch.Tensor:
+    """[cos(t theta) | sign * sin(t theta)] (k, 2h) for t (k,), theta (h,), in ``buf``'s
+    block ``name`` (each half computed whole, then copied in: the values of
+    ``torch.cat([torch.cos(x), sign * torch.sin(x)], dim=1)``)."""
+    k, h = t.numel(), th.numel()
+    angle = torch.outer(t, th, out=buf.get("angle", k, h))  # (k, h)
+    trig = buf.get("trig", k, h)
+    table = buf.get(name, k, 2 * h)  # (k, 2h)
+    table[:, :h].copy_(torch.cos(angle, out=trig))
+    table[:, h:].copy_(torch.sin(angle, out=trig))
+    if sign < 0:
+        table[:, h:].neg_()
+    return table
+
+
+def _progression_cos_sum(a: float, s: float, n: int, th: torch.Tensor,
+                         buf: Buffers | None = None) -> torch.Tensor:
     """B at the n distances a + s*t, t = 0 ... n-1, by the angle-addition formula.
 
     Write t = w*u + j (j < w): with x_u = (a + s w u) theta_i and y_j = s j theta_i,
@@ -130,19 +148,26 @@ def _progression_cos_sum(a: float, s: float, n: int, th: torch.Tensor) -> torch.
     so only (U + w) * h cosines are evaluated (w ~ sqrt n) and the rest is one
     matrix product. Each factor's angle is rounded once in float64, as in the
     direct form, so the accuracy is that of summing d/2 directly computed cosines.
+    ``buf``: blocks reused across calls (the right-hand table [cos y | sin y] depends
+    only on s, w and theta, and is kept there too).
     """
     out = torch.empty(n, dtype=torch.float64)  # (n,)
     h = th.numel()
+    buf = Buffers() if buf is None else buf
     block = _progression_block_limit(h)
     for start in range(0, n, block):
         c = min(block, n - start)
         w = max(1, math.isqrt(c - 1) + 1)  # ceil(sqrt(c))
         U = -(-c // w)  # ceil(c / w)
-        y = torch.outer(s * torch.arange(w, dtype=torch.float64), th)  # (w, h)
-        x = torch.outer(a + s * (start + w * torch.arange(U, dtype=torch.float64)), th)  # (U, h)
-        left = torch.cat([torch.cos(x), -torch.sin(x)], dim=1)  # (U, 2h)
-        right = torch.cat([torch.cos(y), torch.sin(y)], dim=1)  # (w, 2h)
-        out[start:start + c] = torch.mm(left, right.t()).reshape(-1)[:c]  # (U*w,) -> (c,)
+        right = buf.kept.get((s, w))
+        if right is None:
+            right = _cos_sin_table(s * torch.arange(w, dtype=torch.float64), th, 1.0, buf,
+                                   f"right{w}")  # (w, 2h)
+            buf.kept[s, w] = right
+        left = _cos_sin_table(a + s * (start + w * torch.arange(U, dtype=torch.float64)), th,
+                              -1.0, buf, "left")  # (U, 2h)
+        product = torch.mm(left, right.t(), out=buf.get("product", U, w))  # (U, w)
+        out[start:start + c] = product.reshape(-1)[:c]  # (U*w,) -> (c,)
     return out
 
 
@@ -173,6 +198,7 @@ def _anchored_cos_sum(r: torch.Tensor, th: torch.Tensor) -> torch.Tensor | None:
     R = r.numel()
     block = _progression_block_limit(th.numel())
     out = torch.empty(R, dtype=torch.float64)  # (R,)
+    buf = Buffers()
     for start in range(0, R, block):
         part = r[start:start + block]  # (c,)
         c = part.numel()
@@ -182,11 +208,11 @@ def _anchored_cos_sum(r: torch.Tensor, th: torch.Tensor) -> torch.Tensor | None:
         offsets, at = torch.unique(part - anchors[which], return_inverse=True)  # (K,), (c,)
         if offsets.numel() > 4 * w:
             return None
-        x = torch.outer(anchors, th)  # (U, h)
-        y = torch.outer(offsets, th)  # (K, h)
-        left = torch.cat([torch.cos(x), -torch.sin(x)], dim=1)  # (U, 2h)
-        right = torch.cat([torch.cos(y), torch.sin(y)], dim=1)  # (K, 2h)
-        out[start:start + c] = torch.mm(left, right.t())[which, at]  # (U, K) -> (c,)
+        left = _cos_sin_table(anchors, th, -1.0, buf, "left")  # (U, 2h)
+        right = _cos_sin_table(offsets, th, 1.0, buf, "right")  # (K, 2h)
+        product = torch.mm(left, right.t(), out=buf.get("product", left.shape[0],
+                                                         right.shape[0]))  # (U, K)
+        out[start:start + c] = product[which, at]  # (c,)
     return out
 
 
@@ -236,9 +262,10 @@ def _first_negative_in(th: torch.Tensor, start: int, stop: int, first_chunk: int
     cap = _progression_block_limit(th.numel())
     size = max(1, min(first_chunk, cap))
     m = start
+    buf = Buffers()  # blocks and right-hand tables shared by the chunks
     while m < stop:
         n = min(size, stop - m)
-        B = _progression_cos_sum(float(m), 1.0, n, th)  # (n,)
+        B = _progression_cos_sum(float(m), 1.0, n, th, buf)  # (n,)
         neg = torch.nonzero(B < 0)
         if neg.numel():
             return m + int(neg[0, 0])

@@ -23,6 +23,7 @@ from numbers import Integral
 
 import torch
 
+from ._buffers import Buffers as _Buffers
 from ._checks import as_integer_positions, check_base, check_dim, check_layout, fail
 from .frequencies import theta as _theta
 from .rotation import pair_views
@@ -163,26 +164,6 @@ def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dt
     if recipe in ("product", "cache"):
         cos, sin = _held(cos, dtype), _held(sin, dtype)
     return angle, cos, sin
-
-
-class _Buffers:
-    """Temporaries reused across the recipes of one call, by name and dtype.
-
-    The app has glibc serve every block above 128 KiB by its own mmap
-    (:func:`ui.hardening.limit_malloc_arenas`), so each fresh (c, h) temporary costs
-    its page faults again (about 0.2 ms per MiB): at d = 1024 allocating them per
-    recipe took more time than the arithmetic. A buffer is grown when a larger
-    block is asked for; :meth:`get` returns its first rows."""
-
-    def __init__(self) -> None:
-        self._kept: dict = {}
-
-    def get(self, name: str, rows: int, cols: int,
-            dtype: torch.dtype = torch.float64) -> torch.Tensor:
-        buf = self._kept.get((name, dtype))
-        if buf is None or buf.shape[0] < rows or buf.shape[1] != cols:
-            buf = self._kept[name, dtype] = torch.empty(rows, cols, dtype=dtype)
-        return buf[:rows]  # (rows, cols), contiguous
 
 
 def _hold_into(src: torch.Tensor, dtype: torch.dtype, out: torch.Tensor,
