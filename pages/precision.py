@@ -73,13 +73,19 @@ def neox() -> pd.DataFrame:
 def parts_of(table: pd.DataFrame, keys: tuple, columns: tuple) -> dict:
     """A tidy table's rows split by its key columns, in the table's order, as numpy
     columns: {key value(s): {column: (rows,) array}} (one key: the value itself)."""
-    codes, names = zip(*(pd.factorize(table[k]) for k in keys))
+    codes, names = zip(*(pd.factorize(table[k]) for k in keys))  # in order of appearance
+    combined = np.zeros(len(table), dtype=np.int64)  # one code per combination of keys
+    for code, name in zip(codes, names):
+        combined = combined * len(name) + code
     values = {c: table[c].to_numpy() for c in columns}
     out = {}
-    for combo in dict.fromkeys(zip(*codes)):
-        rows = np.logical_and.reduce([code == i for code, i in zip(codes, combo)])
-        key = tuple(n[i] for n, i in zip(names, combo))
-        out[key if len(keys) > 1 else key[0]] = {c: v[rows] for c, v in values.items()}
+    for combo in pd.unique(combined):  # in order of appearance
+        rows = combined == combo
+        key, rest = [], int(combo)
+        for name in reversed(names):
+            rest, i = divmod(rest, len(name))
+            key.insert(0, name[i])
+        out[tuple(key) if len(keys) > 1 else key[0]] = {c: v[rows] for c, v in values.items()}
     return out
 
 
