@@ -247,8 +247,9 @@ with ui.friendly_errors():
 
 # ---------------------------------------------------------------- spacing and first inexact
 st.header(_("1. Which positions a dtype can hold"))
-cols = st.columns(len(first))
-for col, (_row_index, row) in zip(cols, first.iterrows()):
+first_rows = first.to_dict("records")
+cols = st.columns(len(first_rows))
+for col, row in zip(cols, first_rows):
     first_m = int(row["first inexact position [tokens]"])
     exponent = (first_m - 1).bit_length() - 1  # first_m = 2^p + 1
     col.metric(_("{dtype}: first position it cannot hold").format(dtype=row["dtype"]),
@@ -263,16 +264,16 @@ for d in dtypes:
     value = sp[d]["spacing [tokens]"][-1]
     bits.append(f"{d} {value:g}" if value != float("inf")
                 else _("{dtype} ∞ (overflow)").format(dtype=d))
-f_row = first.set_index("dtype")
+f_row = {row["dtype"]: row for row in first_rows}
 ui.explain(
     _("**At m = {m} the spacing is** {values} tokens.").format(
         m=i18n.integer(max_position), values=listing(bits)),
     _("bfloat16 stops at {bf_first} (it becomes {bf_held}) and float16 at {f16_first}: past "
       "these, neighbouring tokens share one position. float16 also overflows at "
       "{overflow}.").format(
-        bf_first=i18n.integer(int(f_row.loc["bfloat16", "first inexact position [tokens]"])),
-        bf_held=f"{f_row.loc['bfloat16', 'held as [tokens]']:.0f}",
-        f16_first=i18n.integer(int(f_row.loc["float16", "first inexact position [tokens]"])),
+        bf_first=i18n.integer(int(f_row["bfloat16"]["first inexact position [tokens]"])),
+        bf_held=f"{f_row['bfloat16']['held as [tokens]']:.0f}",
+        f16_first=i18n.integer(int(f_row["float16"]["first inexact position [tokens]"])),
         overflow=i18n.integer(65_520)))
 
 # ---------------------------------------------------------------- errors per recipe
