@@ -202,6 +202,49 @@ def test_first_negative_matches_brute_force(half, base, max_d):
         assert neg.size == 0 or got <= neg[0]
 
 
+@settings(max_examples=30, deadline=None)
+@given(half=st.integers(1, 512), base=st.floats(1.5, 1e8), a=st.integers(0, 10**6),
+       n=st.integers(1, 300_000))
+def test_float32_screen_within_its_bound(half, base, a, n):
+    """The float32 screen of first_negative_distance: its minimum is within
+    _progression_f32_bound of the float64 values' minimum (same tables, same blocks)."""
+    from rope_core._buffers import Buffers
+    from rope_core.capacity import (
+        _progression_cos_sum,
+        _progression_f32_bound,
+        _progression_min32,
+        _theta,
+    )
+
+    th = _theta(2 * half, base)
+    low64 = float(_progression_cos_sum(float(a), 1.0, n, th).min())
+    low32 = _progression_min32(float(a), 1.0, n, th, Buffers())
+    assert abs(low32 - low64) <= _progression_f32_bound(half)
+
+
+@settings(max_examples=25, deadline=None)
+@given(half=st.integers(1, 512), base=st.floats(1.5, 1e8),
+       stop=st.integers(1, 2**20 + 1))
+def test_first_negative_screened_as_unscreened(half, base, stop):
+    """Screening large chunks in float32 never changes the answer of the float64 scan."""
+    from rope_core.capacity import _first_negative_in, _theta
+
+    th = _theta(2 * half, base)
+    assert _first_negative_in(th, 0, stop) == _first_negative_in(th, 0, stop, screen=False)
+
+
+def test_first_negative_screened_cases():
+    """Crossings inside screened chunks and none at all, at d = 128 ... 1024 (by the
+    unscreened float64 scan; d = 128, base 1e8: 482,075, inside the 2^18-wide chunks)."""
+    from rope_core.capacity import _first_negative_in, _theta
+
+    for dim, base in ((128, 1e8), (1024, 5e6), (1024, 1e8), (512, 1e8)):
+        th = _theta(dim, base)
+        got = rc.first_negative_distance(dim, base, 2**20)
+        assert got == _first_negative_in(th, 0, 2**20 + 1, screen=False)
+    assert rc.first_negative_distance(128, 1e8, 2**20) == 482_075
+
+
 def test_first_negative_validation():
     with pytest.raises(ValueError, match="max_distance=-1"):
         rc.first_negative_distance(8, 100, -1)
