@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -71,10 +70,53 @@ def neox() -> pd.DataFrame:
     return br.neox_issue_table()
 
 
-def step_corners(values: pd.Series) -> np.ndarray:
+def parts_of(table: pd.DataFrame, keys: tuple, columns: tuple) -> dict:
+    """A tidy table's rows split by its key columns, in the table's order, as numpy
+    columns: {key value(s): {column: (rows,) array}} (one key: the value itself)."""
+    codes, names = zip(*(pd.factorize(table[k]) for k in keys))  # in order of appearance
+    combined = np.zeros(len(table), dtype=np.int64)  # one code per combination of keys
+    for code, name in zip(codes, names):
+        combined = combined * len(name) + code
+    values = {c: table[c].to_numpy() for c in columns}
+    out = {}
+    for combo in pd.unique(combined):  # in order of appearance
+        rows = combined == combo
+        key, rest = [], int(combo)
+        for name in reversed(names):
+            rest, i = divmod(rest, len(name))
+            key.insert(0, name[i])
+        out[tuple(key) if len(keys) > 1 else key[0]] = {c: v[rows] for c, v in values.items()}
+    return out
+
+
+ERROR_COLUMNS = ("position m [tokens]", "max angle error [rad]", "max cos error",
+                 "max sin error")
+
+
+@ui.table
+def spacing_parts(max_position: int, dtypes: tuple) -> dict:
+    """The spacing table per dtype: {dtype: {column: array}}."""
+    return parts_of(spacing(max_position, dtypes), ("dtype",),
+                    ("position m [tokens]", "spacing [tokens]"))
+
+
+@ui.table
+def error_parts(dim: int, base: float, max_position: int, dtypes: tuple) -> dict:
+    """The error table per (dtype, recipe), in the table's order: {(d, r): {column: array}}."""
+    return parts_of(errors(dim, base, max_position, dtypes), ("dtype", "recipe"),
+                    ERROR_COLUMNS)
+
+
+@ui.table
+def relative_parts(dim: int, base: float, gap: int, max_shift: int, recipe: str) -> dict:
+    """The relative-position table per dtype: {dtype: {column: array}}."""
+    return parts_of(relative(dim, base, gap, max_shift, recipe), ("dtype",),
+                    ("shift D [tokens]", "score difference"))
+
+
+def step_corners(y: np.ndarray) -> np.ndarray:
     """Rows a step line (shape "hv") needs: the first of each run of equal values and the
     last row. The rows in between add nothing to the line drawn."""
-    y = values.to_numpy()
     keep = np.ones(len(y), dtype=bool)
     keep[1:-1] = y[1:-1] != y[:-2]
     return keep
@@ -91,37 +133,33 @@ def listing(items) -> str:
     return _(", ").join(items)
 
 
-def log_axes(fig: go.Figure) -> go.Figure:
-    fig.update_xaxes(type="log", exponentformat="power")
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+LOG_AXIS = dict(type="log", exponentformat="power")
 
 
 @ui.figure
 def spacing_figure(max_position: int, dtypes: tuple):
     """Spacing between neighbouring representable positions, one step line per dtype."""
-    sp = spacing(max_position, dtypes)
-    traces = []  # trace dicts given to the constructor at once: a third of add_scatter's cost
+    parts = spacing_parts(max_position, dtypes)
+    traces = []
     for n, d in enumerate(dtypes):
-        part = sp[sp["dtype"] == d]
-        part = part[step_corners(part["spacing [tokens]"])]
-        traces.append(dict(type="scatter", x=part["position m [tokens]"].to_numpy(),
-                           y=part["spacing [tokens]"].to_numpy(), name=d, mode="lines",
+        part = parts[d]
+        keep = step_corners(part["spacing [tokens]"])
+        traces.append(dict(type="scatter", x=part["position m [tokens]"][keep],
+                           y=part["spacing [tokens]"][keep], name=d, mode="lines",
                            line=dict(color=ui.COLORS[n], width=2, shape="hv")))
-    fig = go.Figure(data=traces)
-    ui.style(fig, title=_("Spacing between neighbouring representable positions"),
-             x=_("position m [tokens] (log scale)"), y=_("spacing [tokens] (log scale)"))
-    return log_axes(fig)
+    return ui.kept_figure(traces, title=_("Spacing between neighbouring representable positions"),
+                          x=_("position m [tokens] (log scale)"),
+                          y=_("spacing [tokens] (log scale)"), height=440, xaxes=LOG_AXIS,
+                          yaxes=LOG_AXIS)
 
 
-def error_lines(err: pd.DataFrame, dtypes: tuple, column: str, recipes: tuple) -> list:
+def error_lines(parts: dict, dtypes: tuple, column: str, recipes: tuple) -> list:
     """One line per (dtype, recipe), as trace dicts: colour by dtype, dash by recipe."""
     traces = []
     for n, d in enumerate(dtypes):
         for r in recipes:
-            part = err[(err["dtype"] == d) & (err["recipe"] == r)]
-            traces.append(dict(type="scatter", x=part["position m [tokens]"].to_numpy(),
-                               y=part[column].to_numpy(),
+            part = parts[d, r]
+            traces.append(dict(type="scatter", x=part["position m [tokens]"], y=part[column],
                                name=_("{dtype}, {recipe}").format(dtype=d,
                                                                   recipe=recipe_name(r)),
                                mode="lines", line=dict(color=ui.COLORS[n], width=1.8,
@@ -132,50 +170,56 @@ def error_lines(err: pd.DataFrame, dtypes: tuple, column: str, recipes: tuple) -
 @ui.figure
 def angle_figure(dim: int, base: float, max_position: int, dtypes: tuple):
     """Largest angle error over pairs per dtype and recipe (the cache recipe has none)."""
-    err = errors(dim, base, max_position, dtypes)
+    parts = error_parts(dim, base, max_position, dtypes)
     # the cache recipe has exact angles: error 0, not drawable on a log axis; float32
     # angles do not depend on the dtype: one line
-    traces = error_lines(err, dtypes, "max angle error [rad]", ("positions", "theta", "product"))
-    part = err[(err["dtype"] == dtypes[0]) & (err["recipe"] == "float32_angles")]
-    traces.append(dict(type="scatter", x=part["position m [tokens]"].to_numpy(),
-                       y=part["max angle error [rad]"].to_numpy(),
+    traces = error_lines(parts, dtypes, "max angle error [rad]",
+                         ("positions", "theta", "product"))
+    part = parts[dtypes[0], "float32_angles"]
+    traces.append(dict(type="scatter", x=part["position m [tokens]"],
+                       y=part["max angle error [rad]"],
                        name=_("any dtype, {recipe}").format(
                            recipe=recipe_name("float32_angles")),
                        mode="lines", line=dict(color="#444", width=2.2,
                                                dash=DASH["float32_angles"])))
-    fig = go.Figure(data=traces)
-    ui.style(fig, title=_("Largest angle error over pairs (d = {dim}, base {base})").format(
-                 dim=dim, base=ui.fmt_base(base)),
-             x=_("position m [tokens] (log scale)"), y=_("max |angle error| [rad] (log scale)"))
-    return log_axes(fig)
+    return ui.kept_figure(
+        traces, title=_("Largest angle error over pairs (d = {dim}, base {base})").format(
+            dim=dim, base=ui.fmt_base(base)),
+        x=_("position m [tokens] (log scale)"), y=_("max |angle error| [rad] (log scale)"),
+        height=440, xaxes=LOG_AXIS, yaxes=LOG_AXIS)
 
 
 @ui.figure
 def cos_figure(dim: int, base: float, max_position: int, dtypes: tuple):
     """Largest cos error over pairs per dtype and recipe."""
-    err = errors(dim, base, max_position, dtypes)
-    fig = go.Figure(data=error_lines(err, dtypes, "max cos error", tuple(rc.RECIPES)))
-    ui.style(fig, title=_("Largest cos error over pairs"),
-             x=_("position m [tokens] (log scale)"), y=_("max |cos error| (log scale)"))
-    return log_axes(fig)
+    parts = error_parts(dim, base, max_position, dtypes)
+    return ui.kept_figure(error_lines(parts, dtypes, "max cos error", tuple(rc.RECIPES)),
+                          title=_("Largest cos error over pairs"),
+                          x=_("position m [tokens] (log scale)"),
+                          y=_("max |cos error| (log scale)"), height=440, xaxes=LOG_AXIS,
+                          yaxes=LOG_AXIS)
 
 
 @ui.figure
 def relative_figure(dim: int, base: float, gap: int, max_shift: int, recipe: str):
     """|score(0, gap) - score(D, gap + D)| against the shift D, one line per dtype."""
-    rel = relative(dim, base, gap, max_shift, recipe)
     traces = []
-    for n, d in enumerate(rel["dtype"].unique()):
-        part = rel[(rel["dtype"] == d) & (rel["shift D [tokens]"] > 0)]
-        traces.append(dict(type="scatter", x=part["shift D [tokens]"].to_numpy(),
-                           y=part["score difference"].to_numpy(), name=d, mode="lines",
+    for n, (d, part) in enumerate(relative_parts(dim, base, gap, max_shift, recipe).items()):
+        shifted = part["shift D [tokens]"] > 0
+        traces.append(dict(type="scatter", x=part["shift D [tokens]"][shifted],
+                           y=part["score difference"][shifted], name=d, mode="lines",
                            line=dict(color=(["#444"] + ui.COLORS)[n], width=1.8)))
-    fig = go.Figure(data=traces)
-    ui.style(fig, title=_("Shift both positions by Δ (m = 0, n = {gap}, recipe {recipe})").format(
-                 gap=gap, recipe=recipe_name(recipe)),
-             x=_("shift Δ [tokens] (log scale)"), y=_("|score difference| (0 for exact RoPE)"))
-    fig.update_xaxes(type="log", exponentformat="power")
-    return fig
+    return ui.kept_figure(
+        traces, title=_("Shift both positions by Δ (m = 0, n = {gap}, recipe {recipe})").format(
+            gap=gap, recipe=recipe_name(recipe)),
+        x=_("shift Δ [tokens] (log scale)"), y=_("|score difference| (0 for exact RoPE)"),
+        height=440, xaxes=LOG_AXIS)
+
+
+def nan_max(values: np.ndarray) -> float:
+    """The largest value that is not NaN (NaN when all are), as pandas' max."""
+    kept = values[~np.isnan(values)]
+    return kept.max() if kept.size else np.nan
 
 
 s = ui.settings()
@@ -196,15 +240,16 @@ if not dtypes:
 dtypes = tuple(d for d in LOW if d in dtypes)
 
 with ui.friendly_errors():
-    sp = spacing(max_position, dtypes)
+    sp = spacing_parts(max_position, dtypes)
     first = inexact()
-    err = errors(s.dim, s.base, max_position, dtypes)
+    err = error_parts(s.dim, s.base, max_position, dtypes)
     issue = neox()
 
 # ---------------------------------------------------------------- spacing and first inexact
 st.header(_("1. Which positions a dtype can hold"))
-cols = st.columns(len(first))
-for col, (_row_index, row) in zip(cols, first.iterrows()):
+first_rows = first.to_dict("records")
+cols = st.columns(len(first_rows))
+for col, row in zip(cols, first_rows):
     first_m = int(row["first inexact position [tokens]"])
     exponent = (first_m - 1).bit_length() - 1  # first_m = 2^p + 1
     col.metric(_("{dtype}: first position it cannot hold").format(dtype=row["dtype"]),
@@ -213,22 +258,22 @@ for col, (_row_index, row) in zip(cols, first.iterrows()):
                       "odd positions fall between two representable ones.").format(
                    m=i18n.integer(first_m), exponent=exponent))
 ui.show(spacing_figure(max_position, dtypes), key="pr_spacing_plot")
-last = sp[sp["position m [tokens]"] == max_position].set_index("dtype")
 bits = []
 for d in dtypes:
-    value = last.loc[d, "spacing [tokens]"]
+    # the last position of the log-spaced grid is max_position
+    value = sp[d]["spacing [tokens]"][-1]
     bits.append(f"{d} {value:g}" if value != float("inf")
                 else _("{dtype} ∞ (overflow)").format(dtype=d))
-f_row = first.set_index("dtype")
+f_row = {row["dtype"]: row for row in first_rows}
 ui.explain(
     _("**At m = {m} the spacing is** {values} tokens.").format(
         m=i18n.integer(max_position), values=listing(bits)),
     _("bfloat16 stops at {bf_first} (it becomes {bf_held}) and float16 at {f16_first}: past "
       "these, neighbouring tokens share one position. float16 also overflows at "
       "{overflow}.").format(
-        bf_first=i18n.integer(int(f_row.loc["bfloat16", "first inexact position [tokens]"])),
-        bf_held=f"{f_row.loc['bfloat16', 'held as [tokens]']:.0f}",
-        f16_first=i18n.integer(int(f_row.loc["float16", "first inexact position [tokens]"])),
+        bf_first=i18n.integer(int(f_row["bfloat16"]["first inexact position [tokens]"])),
+        bf_held=f"{f_row['bfloat16']['held as [tokens]']:.0f}",
+        f16_first=i18n.integer(int(f_row["float16"]["first inexact position [tokens]"])),
         overflow=i18n.integer(65_520)))
 
 # ---------------------------------------------------------------- errors per recipe
@@ -242,13 +287,16 @@ st.caption(_("Recipes: {recipes}. Zero errors do not appear on a log axis.").for
     # Translators: the separator between the recipes' descriptions; Chinese "；".
     recipes=_("; ").join(_("`{code}` ({text})").format(code=r, text=_(RECIPE_TEXT[r]))
                          for r in rc.RECIPES)))
-at_end = err[err["position m [tokens]"] == max_position]
-finite = at_end[at_end["max angle error [rad]"] < float("inf")]
-worst = finite.loc[finite["max angle error [rad]"].idxmax()]
+# each line's value at max_position, the last of its log-spaced grid, in the table's order
+at_end = {key: {c: v[-1] for c, v in part.items()} for key, part in err.items()}
+# the first largest finite angle error (NaN and inf left out), as pandas' idxmax
+(worst_dtype, worst_recipe), worst = max(
+    ((key, row) for key, row in at_end.items() if row["max angle error [rad]"] < float("inf")),
+    key=lambda item: item[1]["max angle error [rad]"])
 overflow = "float16" in dtypes and max_position >= 65_520
-cache = at_end[at_end["recipe"] == "cache"].set_index("dtype")["max cos error"]
+cache = {d: at_end[d, "cache"]["max cos error"] for d in dtypes}
 worst_args = dict(m=i18n.integer(max_position), error=f"{worst['max angle error [rad]']:.3g}",
-                  dtype=worst["dtype"], recipe=recipe_name(worst["recipe"]))
+                  dtype=worst_dtype, recipe=recipe_name(worst_recipe))
 if overflow:
     worst_text = _("**At m = {m} the worst angle error** is {error} rad ({dtype}, recipe "
                    "{recipe}); float16 positions from {overflow} on overflow to ∞ (no angle "
@@ -262,8 +310,8 @@ ui.explain(
       "cos/sin cache in low precision keeps the angle exact and bounds the cos error by the "
       "dtype's rounding: {values}, whatever the position.").format(
         values=listing(f"{d} {cache[d]:.1e}" for d in dtypes)))
-f32 = at_end[at_end["recipe"] == "float32_angles"].set_index("dtype")
-theta_at_end = at_end[at_end["recipe"] == "theta"].set_index("dtype")["max angle error [rad]"]
+f32 = {d: at_end[d, "float32_angles"] for d in dtypes}
+theta_at_end = {d: at_end[d, "theta"]["max angle error [rad]"] for d in dtypes}
 ui.explain(
     _("**What current code does.** transformers builds `inv_freq` in float32, forms the angles "
       "m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in 5.x; 4.x used a "
@@ -275,9 +323,9 @@ ui.explain(
       "m = 10⁶ for d = 128, base 10⁴). Cos errors with the cast cache at m = {m}: "
       "{values}.").format(
         recipe=recipe_name("float32_angles"),
-        error=f"{f32['max angle error [rad]'].iloc[0]:.2g}", m=i18n.integer(max_position),
+        error=f"{f32[dtypes[0]]['max angle error [rad]']:.2g}", m=i18n.integer(max_position),
         spacing=f"{float(rc.grid_spacing([max_position], 'float32')[0]):.3g}",
-        values=listing(f"{d} {f32.loc[d, 'max cos error']:.1e}" for d in dtypes)),
+        values=listing(f"{d} {f32[d]['max cos error']:.1e}" for d in dtypes)),
     _("A model whose `inv_freq` buffer was cast with it (`model.to(torch.bfloat16)` casts "
       "buffers too) brings back recipe {theta}: θᵢ held in bfloat16, {theta_error} rad at "
       "m = {m}.").format(
@@ -297,13 +345,13 @@ def relative_section(dim: int, base: float, max_position: int) -> None:
     gap = ui.select_slider(_("Distance n − m [tokens]"), GAP_OPTIONS, 100, "pr_gap",
                            container=c2, fmt=str)
     with ui.friendly_errors():
-        rel = relative(dim, base, gap, max_position, recipe)
+        rel = relative_parts(dim, base, gap, max_position, recipe)
     score = _("score")  # the attention score, written as a function name in the formula
     st.latex(r"\big|\,\text{" + score + r"}(m, n) - \text{" + score + r"}(m+\Delta, n+\Delta)\,"
              r"\big|,\qquad q = k = \text{" + _("all ones") + "}")
     ui.show(relative_figure(dim, base, gap, max_position, recipe), key="pr_rel_plot")
-    rmax = rel.groupby("dtype", sort=False)["score difference"].max()
-    n_nan = int(rel["score difference"].isna().sum())
+    rmax = {d: nan_max(part["score difference"]) for d, part in rel.items()}
+    n_nan = sum(int(np.isnan(part["score difference"]).sum()) for part in rel.values())
     rel_args = dict(most=i18n.integer(max_position), dim=dim,
                     values=listing(f"{d} {v:.2g}" for d, v in rmax.items()))
     if n_nan:

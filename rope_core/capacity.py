@@ -31,6 +31,7 @@ import math
 
 import torch
 
+from ._buffers import Buffers
 from ._checks import as_distances, check_base, check_dim, check_int, check_positive_float, fail
 from .frequencies import theta as _theta
 
@@ -122,7 +123,24 @@ def _progression_block_limit(h: int) -> int:
     return max(1, min(CHUNK_ELEMENTS, w * w))
 
 
-def _progression_cos_sum(a: float, s: float, n: int, th: torch.Tensor) -> torch.Tensor:
+def _cos_sin_table(t: torch.Tensor, th: torch.Tensor, sign: float, buf: Buffers,
+                   name: str) -> torch.Tensor:
+    """[cos(t theta) | sign * sin(t theta)] (k, 2h) for t (k,), theta (h,), in ``buf``'s
+    block ``name`` (each half computed whole, then copied in: the values of
+    ``torch.cat([torch.cos(x), sign * torch.sin(x)], dim=1)``)."""
+    k, h = t.numel(), th.numel()
+    angle = torch.outer(t, th, out=buf.get("angle", k, h))  # (k, h)
+    trig = buf.get("trig", k, h)
+    table = buf.get(name, k, 2 * h)  # (k, 2h)
+    table[:, :h].copy_(torch.cos(angle, out=trig))
+    table[:, h:].copy_(torch.sin(angle, out=trig))
+    if sign < 0:
+        table[:, h:].neg_()
+    return table
+
+
+def _progression_cos_sum(a: float, s: float, n: int, th: torch.Tensor,
+                         buf: Buffers | None = None) -> torch.Tensor:
     """B at the n distances a + s*t, t = 0 ... n-1, by the angle-addition formula.
 
     Write t = w*u + j (j < w): with x_u = (a + s w u) theta_i and y_j = s j theta_i,
@@ -130,19 +148,26 @@ def _progression_cos_sum(a: float, s: float, n: int, th: torch.Tensor) -> torch.
     so only (U + w) * h cosines are evaluated (w ~ sqrt n) and the rest is one
     matrix product. Each factor's angle is rounded once in float64, as in the
     direct form, so the accuracy is that of summing d/2 directly computed cosines.
+    ``buf``: blocks reused across calls (the right-hand table [cos y | sin y] depends
+    only on s, w and theta, and is kept there too).
     """
     out = torch.empty(n, dtype=torch.float64)  # (n,)
     h = th.numel()
+    buf = Buffers() if buf is None else buf
     block = _progression_block_limit(h)
     for start in range(0, n, block):
         c = min(block, n - start)
         w = max(1, math.isqrt(c - 1) + 1)  # ceil(sqrt(c))
         U = -(-c // w)  # ceil(c / w)
-        y = torch.outer(s * torch.arange(w, dtype=torch.float64), th)  # (w, h)
-        x = torch.outer(a + s * (start + w * torch.arange(U, dtype=torch.float64)), th)  # (U, h)
-        left = torch.cat([torch.cos(x), -torch.sin(x)], dim=1)  # (U, 2h)
-        right = torch.cat([torch.cos(y), torch.sin(y)], dim=1)  # (w, 2h)
-        out[start:start + c] = torch.mm(left, right.t()).reshape(-1)[:c]  # (U*w,) -> (c,)
+        right = buf.kept.get((s, w))
+        if right is None:
+            right = _cos_sin_table(s * torch.arange(w, dtype=torch.float64), th, 1.0, buf,
+                                   f"right{w}")  # (w, 2h)
+            buf.kept[s, w] = right
+        left = _cos_sin_table(a + s * (start + w * torch.arange(U, dtype=torch.float64)), th,
+                              -1.0, buf, "left")  # (U, 2h)
+        product = torch.mm(left, right.t(), out=buf.get("product", U, w))  # (U, w)
+        out[start:start + c] = product.reshape(-1)[:c]  # (U*w,) -> (c,)
     return out
 
 
@@ -156,6 +181,41 @@ def _arithmetic_step(r: torch.Tensor):
     return s if bool((r == r[0] + s * t).all()) else None
 
 
+def _anchored_cos_sum(r: torch.Tensor, th: torch.Tensor) -> torch.Tensor | None:
+    """B at increasing distances close to a progression, by angle addition; None if
+    that would not be cheaper than the direct form.
+
+    A sampled curve such as m_t = round(t max / (P - 1)) is no exact progression,
+    but in blocks of w ~ sqrt(R) consecutive distances, m = a_u + o with a_u the
+    block's first distance takes few distinct offsets o (at most three per
+    position in the block for a rounded progression). With
+    x_u = a_u theta_i and y_o = o theta_i,
+        B = [cos x | -sin x] (U, 2h) @ [cos y | sin y]^T (2h, K),
+    read at each distance's (block, offset): (U + K) * h cosines and sines instead
+    of R * h. Each factor's angle is rounded once in float64, as in
+    :func:`_progression_cos_sum`.
+    """
+    R = r.numel()
+    block = _progression_block_limit(th.numel())
+    out = torch.empty(R, dtype=torch.float64)  # (R,)
+    buf = Buffers()
+    for start in range(0, R, block):
+        part = r[start:start + block]  # (c,)
+        c = part.numel()
+        w = max(1, math.isqrt(c - 1) + 1)  # ceil(sqrt(c))
+        which = torch.arange(c) // w  # (c,) block of each distance
+        anchors = part[::w]  # (U,)
+        offsets, at = torch.unique(part - anchors[which], return_inverse=True)  # (K,), (c,)
+        if offsets.numel() > 4 * w:
+            return None
+        left = _cos_sin_table(anchors, th, -1.0, buf, "left")  # (U, 2h)
+        right = _cos_sin_table(offsets, th, 1.0, buf, "right")  # (K, 2h)
+        product = torch.mm(left, right.t(), out=buf.get("product", left.shape[0],
+                                                         right.shape[0]))  # (U, K)
+        out[start:start + c] = product[which, at]  # (c,)
+    return out
+
+
 MAX_COS_SUM_DISTANCE = 1e9
 
 
@@ -167,7 +227,9 @@ def cos_sum(dim: int, base: float, distances) -> torch.Tensor:
 
     When the distances are an exact arithmetic progression (e.g. ``arange``),
     B is evaluated by the angle-addition formula as a matrix product (about
-    sqrt(R) * d/2 cosines instead of R * d/2); otherwise directly. Both are
+    sqrt(R) * d/2 cosines instead of R * d/2); increasing distances close to one
+    (a sampled curve, rounded to integers) likewise, by blocks
+    (:func:`_anchored_cos_sum`); otherwise directly. Both are
     chunked: temporaries stay within a few tens of MB for any R.
 
     Args:
@@ -182,23 +244,103 @@ def cos_sum(dim: int, base: float, distances) -> torch.Tensor:
     r = as_distances(distances, max_abs=MAX_COS_SUM_DISTANCE).cpu()  # (R,)
     th = _theta(dim, base)  # (h,)
     step = _arithmetic_step(r)
-    if step is None:
-        return _direct_cos_sum(r, th)
-    return _progression_cos_sum(float(r[0]), step, r.numel(), th)
+    if step is not None:
+        return _progression_cos_sum(float(r[0]), step, r.numel(), th)
+    if r.numel() >= 3 and bool((r[1:] > r[:-1]).all()):
+        out = _anchored_cos_sum(r, th)
+        if out is not None:
+            return out
+    return _direct_cos_sum(r, th)
 
 
-def _first_negative_in(th: torch.Tensor, start: int, stop: int, first_chunk: int = 64):
+F64_UNIT = 2.0**-53  # float64 unit roundoff
+SCREEN_ELEMENTS = 1 << 18  # chunks of at least this many (distance x pair) terms are screened
+
+
+def _progression_f32_bound(h: int) -> float:
+    """Largest |B32 - B64| between :func:`_progression_min32`'s float32 values and
+    :func:`_progression_cos_sum`'s (the same decomposition, the same float64 tables).
+
+    Each table entry t (a cos or sin of a float64 angle, |t| <= 1) is rounded to
+    float32: |t32 - t| <= e = u32 (u32 = 2^-24). A product of two: off by at most
+    2e + e^2. The float32 matrix product sums n = 2h products of magnitude <= (1 + e)^2
+    in some order (blocked, with or without FMA): off by at most
+    gamma_n n (1 + e)^2, gamma_n = n u32 / (1 - n u32) (Higham, Accuracy and Stability
+    of Numerical Algorithms, 2nd ed., eq. 3.5). The float64 product is off from the exact
+    sum of the same products by at most gamma_n(u64) n, u64 = 2^-53.
+
+        bound = n (2e + e^2) + gamma_n(u32) n (1 + e)^2 + gamma_n(u64) n
+
+    h = 64: 1e-3; h = 512: 0.063.
+    """
+    n = 2 * h
+    e = F32_UNIT
+    gamma32 = n * F32_UNIT / (1 - n * F32_UNIT)
+    gamma64 = n * F64_UNIT / (1 - n * F64_UNIT)
+    return n * (2 * e + e * e) + gamma32 * n * (1 + e) ** 2 + gamma64 * n
+
+
+def _cos_sin_table32(t: torch.Tensor, th: torch.Tensor, sign: float, buf: Buffers,
+                     name: str) -> torch.Tensor:
+    """:func:`_cos_sin_table`'s float64 values rounded to float32: (k, 2h) float32."""
+    k, h = t.numel(), th.numel()
+    angle = torch.outer(t, th, out=buf.get("angle", k, h))  # (k, h)
+    trig = buf.get("trig", k, h)
+    table = buf.get(name, k, 2 * h, torch.float32)  # (k, 2h)
+    table[:, :h].copy_(torch.cos(angle, out=trig))
+    table[:, h:].copy_(torch.sin(angle, out=trig))
+    if sign < 0:
+        table[:, h:].neg_()
+    return table
+
+
+def _progression_min32(a: float, s: float, n: int, th: torch.Tensor, buf: Buffers) -> float:
+    """The smallest of :func:`_progression_cos_sum`'s n values computed with its float64
+    tables rounded to float32 and float32 matrix products (about twice as fast):
+    within :func:`_progression_f32_bound` of the float64 minimum."""
+    h = th.numel()
+    block = _progression_block_limit(h)
+    low = math.inf
+    for start in range(0, n, block):
+        c = min(block, n - start)
+        w = max(1, math.isqrt(c - 1) + 1)  # ceil(sqrt(c))
+        U = -(-c // w)  # ceil(c / w)
+        right = buf.kept.get(("float32", s, w))
+        if right is None:
+            right = buf.kept["float32", s, w] = _cos_sin_table32(
+                s * torch.arange(w, dtype=torch.float64), th, 1.0, buf, f"right32_{w}")
+        left = _cos_sin_table32(a + s * (start + w * torch.arange(U, dtype=torch.float64)),
+                                th, -1.0, buf, "left32")  # (U, 2h)
+        product = torch.mm(left, right.t(), out=buf.get("product32", U, w, torch.float32))
+        low = min(low, float(product.reshape(-1)[:c].min()))
+    return low
+
+
+def _first_negative_in(th: torch.Tensor, start: int, stop: int, first_chunk: int = 64,
+                       screen: bool = True):
     """First integer m in [start, stop) with B_m < 0, else None.
 
     Chunks grow geometrically (x4 from ``first_chunk``) so that an early crossing
-    costs little, and are capped by the progression block size.
+    costs little, and are capped by the progression block size. A large chunk is
+    first screened in float32 (``screen``): when every B32 is at least
+    :func:`_progression_f32_bound` the float64 values are all >= 0 and the chunk is
+    passed; otherwise it is evaluated in float64 as it would be unscreened, so the
+    answer is the same either way (the float64 sign of :func:`_progression_cos_sum`).
     """
-    cap = _progression_block_limit(th.numel())
+    h = th.numel()
+    cap = _progression_block_limit(h)
+    tol = _progression_f32_bound(h)
     size = max(1, min(first_chunk, cap))
     m = start
+    buf = Buffers()  # blocks and right-hand tables shared by the chunks
     while m < stop:
         n = min(size, stop - m)
-        B = _progression_cos_sum(float(m), 1.0, n, th)  # (n,)
+        if screen and n * h >= SCREEN_ELEMENTS and \
+                _progression_min32(float(m), 1.0, n, th, buf) >= tol:
+            m += n  # every float64 B_m of the chunk is >= 0
+            size = min(cap, size * 4)
+            continue
+        B = _progression_cos_sum(float(m), 1.0, n, th, buf)  # (n,)
         neg = torch.nonzero(B < 0)
         if neg.numel():
             return m + int(neg[0, 0])

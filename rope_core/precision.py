@@ -23,6 +23,7 @@ from numbers import Integral
 
 import torch
 
+from ._buffers import Buffers as _Buffers
 from ._checks import as_integer_positions, check_base, check_dim, check_layout, fail
 from .frequencies import theta as _theta
 from .rotation import pair_views
@@ -165,23 +166,95 @@ def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dt
     return angle, cos, sin
 
 
+def _hold_into(src: torch.Tensor, dtype: torch.dtype, out: torch.Tensor,
+               buf: _Buffers) -> torch.Tensor:
+    """``out`` = src.to(dtype).to(float64) (the same conversions, through a reused buffer)."""
+    low = buf.get("low", src.shape[0], src.shape[1], dtype)
+    low.copy_(src)
+    return out.copy_(low)
+
+
+def _recipe_into(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dtype, recipe: str,
+                 th32: torch.Tensor, buf: _Buffers, tag: str = ""):
+    """:func:`_recipe_angle_cos_sin` written into ``buf``'s buffers (named after ``tag``):
+    the same operations in the same order, so the same values. -> 3 x (c, h) float64
+    views, valid until ``buf`` is used again with the same tag."""
+    c, h = m64.numel(), th64.numel()
+    angle = buf.get(tag + "angle", c, h)
+    cos, sin = buf.get(tag + "cos", c, h), buf.get(tag + "sin", c, h)
+    if recipe == "float32_angles":
+        angle32 = buf.get(tag + "angle32", c, h, torch.float32)
+        torch.outer(m64.to(torch.float32), th32, out=angle32)  # float32, as transformers
+        trig32 = buf.get("trig32", c, h, torch.float32)
+        _hold_into(torch.cos(angle32, out=trig32), dtype, cos, buf)  # float32 cos, cast
+        _hold_into(torch.sin(angle32, out=trig32), dtype, sin, buf)
+        return angle.copy_(angle32), cos, sin
+    if recipe == "positions":
+        torch.outer(_held(m64, dtype), th64, out=angle)
+    elif recipe == "theta":
+        torch.outer(m64, _held(th64, dtype), out=angle)
+    elif recipe == "product":
+        low = buf.get("low", c, h, dtype)
+        angle.copy_(torch.outer(m64.to(dtype), th64.to(dtype), out=low))
+    else:  # "cache"
+        torch.outer(m64, th64, out=angle)
+    torch.cos(angle, out=cos)
+    torch.sin(angle, out=sin)
+    if recipe in ("product", "cache"):
+        _hold_into(cos, dtype, cos, buf)
+        _hold_into(sin, dtype, sin, buf)
+    return angle, cos, sin
+
+
 def _error_blocks_many(m: torch.Tensor, dim: int, base: float, combos):
     """For each chunk of positions and each (dtype, recipe) in ``combos``: the slice, the
-    combination's index and its absolute angle, cos and sin errors (each (c, h) float64;
-    use them before the next one comes). The float64 reference and its cos and sin are
-    computed once per chunk, shared by every combination."""
+    combination's index and its absolute angle, cos and sin errors (each (c, h) float64,
+    in buffers reused for the next one: use them before it comes). The float64 reference
+    and its cos and sin are computed once per chunk, shared by every combination; so
+    are the float32 angles and their cos and sin (recipe "float32_angles" differs
+    between dtypes only in the final cast). Recipe "cache" rounds the reference's own
+    cos and sin, and recipe "positions" in a dtype that holds every position of the
+    chunk (float32 up to 2^24) reproduces the reference exactly: errors 0. Each value
+    is the one :func:`_recipe_angle_cos_sin` gives, computed the same way."""
     th64 = _theta(dim, base)  # (h,)
     th32 = transformers_inv_freq(dim, base)  # (h,)
-    step = max(1, CHUNK_ELEMENTS // th64.numel())
+    h = th64.numel()
+    step = max(1, CHUNK_ELEMENTS // h)
+    buf = _Buffers()
     for start in range(0, m.numel(), step):
         sl = slice(start, min(m.numel(), start + step))
         m64 = m[sl].to(torch.float64)  # (c,)
-        ref = torch.outer(m64, th64)  # (c, h)
-        cos_ref, sin_ref = torch.cos(ref), torch.sin(ref)  # (c, h)
+        c = m64.numel()
+        ref = torch.outer(m64, th64, out=buf.get("ref", c, h))  # (c, h)
+        cos_ref = torch.cos(ref, out=buf.get("cos_ref", c, h))  # (c, h)
+        sin_ref = torch.sin(ref, out=buf.get("sin_ref", c, h))
+        errs = tuple(buf.get(name, c, h) for name in ("e_angle", "e_cos", "e_sin"))
+        f32 = None  # the float32 angles (as float64) and their float32 cos and sin
         for k, (dtype, recipe) in enumerate(combos):
-            angle, cos, sin = _recipe_angle_cos_sin(m64, th64, dtype, recipe, th32)
-            yield sl, k, ((angle - ref).abs_(), (cos - cos_ref).abs_(),
-                          (sin - sin_ref).abs_())
+            if recipe == "cache":  # exact angles: cos(ref), sin(ref) rounded to the dtype
+                angle = ref
+                cos = _hold_into(cos_ref, dtype, buf.get("cos", c, h), buf)
+                sin = _hold_into(sin_ref, dtype, buf.get("sin", c, h), buf)
+            elif recipe == "float32_angles":
+                if f32 is None:
+                    angle32 = torch.outer(m64.to(torch.float32), th32,
+                                          out=buf.get("f_angle32", c, h, torch.float32))
+                    f32 = (buf.get("f_angle", c, h).copy_(angle32),
+                           torch.cos(angle32, out=buf.get("f_cos32", c, h, torch.float32)),
+                           torch.sin(angle32, out=buf.get("f_sin32", c, h, torch.float32)))
+                angle = f32[0]
+                cos = _hold_into(f32[1], dtype, buf.get("cos", c, h), buf)
+                sin = _hold_into(f32[2], dtype, buf.get("sin", c, h), buf)
+            elif recipe == "positions" and bool((_held(m64, dtype) == m64).all()):
+                for e in errs:  # every position held exactly: the reference itself
+                    e.zero_()
+                yield sl, k, errs
+                continue
+            else:
+                angle, cos, sin = _recipe_into(m64, th64, dtype, recipe, th32, buf)
+            for e, x, x_ref in zip(errs, (angle, cos, sin), (ref, cos_ref, sin_ref)):
+                torch.sub(x, x_ref, out=e).abs_()
+            yield sl, k, errs
 
 
 def _error_blocks(m: torch.Tensor, dim: int, base: float, dtype: torch.dtype, recipe: str):
@@ -384,12 +457,20 @@ def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n
     th64 = _theta(dim, base)  # (h,)
     th32 = transformers_inv_freq(dim, base)  # (h,)
 
+    buf = _Buffers()  # the (c, h) temporaries, reused from chunk to chunk
+
     def score(pm: torch.Tensor, pn: torch.Tensor) -> torch.Tensor:  # (c,), (c,) -> (c,)
-        _, cm, sm = _recipe_angle_cos_sin(pm, th64, dtype, recipe, th32)  # (c, h)
-        _, cn, sn = _recipe_angle_cos_sin(pn, th64, dtype, recipe, th32)
-        # summed along each row (not a matrix-vector product, whose summation order
-        # may depend on the number of rows): shift 0 gives exactly base_score
-        return ((cm * cn + sm * sn) * along + (cm * sn - sm * cn) * across).sum(-1)  # (c,)
+        _, cm, sm = _recipe_into(pm, th64, dtype, recipe, th32, buf, "m")  # (c, h)
+        angle_n, cn, sn = _recipe_into(pn, th64, dtype, recipe, th32, buf, "n")
+        c, h = cm.shape
+        x, y = buf.get("x", c, h), buf.get("y", c, h)
+        # sum_i (cm cn + sm sn) along_i + (cm sn - sm cn) across_i, one product at a time;
+        # each row summed alone (not a matrix-vector product, whose order of summation
+        # may depend on the number of rows): the same position pair gives the same score
+        # in any batch, so the shift 0 gives exactly 0
+        torch.add(torch.mul(cm, cn, out=x), torch.mul(sm, sn, out=y), out=x).mul_(along)
+        torch.sub(torch.mul(cm, sn, out=y), torch.mul(sm, cn, out=angle_n), out=y)
+        return x.add_(y.mul_(across)).sum(dim=1)  # (c,)
 
     base_score = score(torch.tensor([float(m)], dtype=torch.float64),
                        torch.tensor([float(n)], dtype=torch.float64))  # (1,)

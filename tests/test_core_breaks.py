@@ -57,6 +57,14 @@ def test_cos_sum_curve_d4_by_hand():
     assert B[0] == 2.0  # d/2
     for m in (1, 2, 7):  # d = 4: cos(m) + cos(m / 10)
         assert B[m] == pytest.approx(math.cos(m) + math.cos(m / 10), abs=1e-13)
+    # a sampled curve that is no exact progression (round(t * 4096 / 999): steps 4 and 5),
+    # each value against the direct sum
+    rounded = br.cos_sum_curve(128, 1e4, 4096, points=1000)
+    ms = rounded["distance m [tokens]"].tolist()
+    assert ms[0] == 0 and ms[-1] == 4096 and len(ms) == 1000
+    assert sorted({b - a for a, b in zip(ms, ms[1:])}) == [4, 5]
+    for m, value in zip(ms[::37], rounded["B_m"].tolist()[::37]):
+        assert value == pytest.approx(cos_sum_by_hand(m, 128, 1e4), abs=1e-11), m
     sampled = br.cos_sum_curve(128, 1e4, 100_000, points=101)
     assert sampled["distance m [tokens]"].tolist() == list(range(0, 100_001, 1000))
     row = sampled.iloc[37]
@@ -277,6 +285,26 @@ def test_which_methods_keep_every_pair_inside_by_hand():
     counts = t.groupby("method")["unseen"].sum().to_dict()
     assert counts == {"none": 18, "ntk": 17, "dynamic": 17, "linear": 0, "yarn": 0,
                       "llama3": 0}
+    # the counts alone (the page's sentence), without the table: the same numbers
+    assert br.ood_unseen_counts(128, 1e4, 4096, 8.0) == counts
+    assert list(br.ood_unseen_counts(128, 1e4, 4096, 8.0, ("yarn", "none", "yarn"))) == \
+        ["yarn", "none"]
+
+
+@settings(max_examples=25, deadline=None)
+@given(half=st.integers(1, 512), base=st.sampled_from([10.0, 1e4, 5e5, 1e8]),
+       L=st.sampled_from([512, 4096, 131072]), s=st.sampled_from([1.0, 2.0, 8.0, 64.0]))
+def test_unseen_counts_are_the_tables_sums(half, base, L, s):
+    t = br.ood_angle_table(2 * half, base, L, s, br.OOD_METHODS)
+    sums = {m: int(t.loc[t["method"] == m, "unseen"].sum()) for m in br.OOD_METHODS}
+    assert br.ood_unseen_counts(2 * half, base, L, s) == sums
+
+
+def test_unseen_counts_validation():
+    with pytest.raises(ValueError):
+        br.ood_unseen_counts(128, 1e4, 4096, 0.5)
+    with pytest.raises(ValueError):
+        br.ood_unseen_counts(128, 1e4, 4096, 2.0, ("longrope",))
 
 
 def test_trained_with_a_larger_base_more_pairs_meet_new_angles_past_L():

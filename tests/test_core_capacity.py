@@ -142,6 +142,31 @@ def test_cos_sum_progression_matches_numpy(half, base, a, s, n):
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * half + 1e-12)
 
 
+@settings(max_examples=40, deadline=None)
+@given(half=st.integers(1, 512), base=st.floats(1.5, 1e8),
+       top=st.integers(3, 2 * 10**6), points=st.integers(3, 4000))
+def test_cos_sum_sampled_curve_matches_numpy(half, base, top, points):
+    """Increasing distances close to a progression (a curve sampled at rounded points):
+    the blocked angle-addition path against the direct numpy sum."""
+    r = torch.unique(torch.round(torch.linspace(0.0, top, points, dtype=torch.float64)))
+    got = rc.cos_sum(2 * half, base, r).numpy()
+    expected = np_B(2 * half, base, r.numpy())
+    # |m| <= 2e6: angle rounding ~1e-10 rad per term, d/2 terms
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-9 * half + 1e-12)
+
+
+def test_cos_sum_scattered_increasing_distances():
+    """Increasing distances far from any progression take the direct path (too many
+    offsets for the blocked one): still exact to rounding."""
+    r = torch.tensor(sorted({int(x) for x in np.random.default_rng(0).integers(0, 10**6, 500)}),
+                     dtype=torch.float64)
+    from rope_core.capacity import _anchored_cos_sum, _theta
+
+    assert _anchored_cos_sum(r, _theta(64, 1e4)) is None
+    np.testing.assert_allclose(rc.cos_sum(64, 1e4, r).numpy(), np_B(64, 1e4, r.numpy()),
+                               rtol=0, atol=1e-9 * 32)
+
+
 def test_cos_sum_validation():
     with pytest.raises(ValueError, match="distances"):
         rc.cos_sum(8, 100, [])
@@ -175,6 +200,49 @@ def test_first_negative_matches_brute_force(half, base, max_d):
         assert B[got] < 1e-9  # negative (up to rounding) at the reported m
         assert (B[:got] > -1e-9).all()  # and not before it
         assert neg.size == 0 or got <= neg[0]
+
+
+@settings(max_examples=30, deadline=None)
+@given(half=st.integers(1, 512), base=st.floats(1.5, 1e8), a=st.integers(0, 10**6),
+       n=st.integers(1, 300_000))
+def test_float32_screen_within_its_bound(half, base, a, n):
+    """The float32 screen of first_negative_distance: its minimum is within
+    _progression_f32_bound of the float64 values' minimum (same tables, same blocks)."""
+    from rope_core._buffers import Buffers
+    from rope_core.capacity import (
+        _progression_cos_sum,
+        _progression_f32_bound,
+        _progression_min32,
+        _theta,
+    )
+
+    th = _theta(2 * half, base)
+    low64 = float(_progression_cos_sum(float(a), 1.0, n, th).min())
+    low32 = _progression_min32(float(a), 1.0, n, th, Buffers())
+    assert abs(low32 - low64) <= _progression_f32_bound(half)
+
+
+@settings(max_examples=25, deadline=None)
+@given(half=st.integers(1, 512), base=st.floats(1.5, 1e8),
+       stop=st.integers(1, 2**20 + 1))
+def test_first_negative_screened_as_unscreened(half, base, stop):
+    """Screening large chunks in float32 never changes the answer of the float64 scan."""
+    from rope_core.capacity import _first_negative_in, _theta
+
+    th = _theta(2 * half, base)
+    assert _first_negative_in(th, 0, stop) == _first_negative_in(th, 0, stop, screen=False)
+
+
+def test_first_negative_screened_cases():
+    """Crossings inside screened chunks and none at all, at d = 128 ... 1024 (by the
+    unscreened float64 scan; d = 128, base 1e8: 482,075, inside the 2^18-wide chunks)."""
+    from rope_core.capacity import _first_negative_in, _theta
+
+    for dim, base in ((128, 1e8), (1024, 5e6), (1024, 1e8), (512, 1e8)):
+        th = _theta(dim, base)
+        got = rc.first_negative_distance(dim, base, 2**20)
+        assert got == _first_negative_in(th, 0, 2**20 + 1, screen=False)
+    assert rc.first_negative_distance(128, 1e8, 2**20) == 482_075
 
 
 def test_first_negative_validation():
