@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from . import cache
+from .hardening import freeze_long_lived
 
 _LOG = logging.getLogger("rope_explorer")
 _CONSTANTS: dict[str, Callable[[], Any]] = {}
@@ -81,6 +82,7 @@ def _warm() -> None:
     except Exception:  # noqa: BLE001 (a page asking for it again shows the error)
         _LOG.exception("Computing the process constants failed.")
     finally:
+        freeze_long_lived()  # start-up's objects, constants included, out of the GC's passes
         _done.set()
 
 
