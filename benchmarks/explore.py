@@ -444,8 +444,9 @@ def main() -> int:
     specs = [spec for spec in PAGES if spec.name in names]
     started = time.perf_counter()
     print(f"floor (AppTest's own cost for a one-line script): {floor():.3f} s")
-    print(f"process constants (ui.constants, computed once per process in the background "
-          f"from the first run, kept by the sweep): {warm_constants():.3f} s")
+    print(f"process constants (ui.constants: computed once per process in the background "
+          f"from the first run, then start-up's objects frozen out of the garbage "
+          f"collector's passes; kept by the sweep): {warm_constants():.3f} s")
     runs: list[Run] = []
 
     def log(r: Run) -> None:
