@@ -147,10 +147,9 @@ def map_figure(encoding: str, dim: int, base: float, seq: int, start: int, seed:
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.log10(np.where(weights > 0, weights, np.nan))
     gap = 1 if seq <= 32 else 0
-    shape = f"{seq}, {seq}"  # a 2D typed array carries its shape
     heatmap = dict(
-        type="heatmap", z=dict(ui.typed(z), shape=shape),
-        customdata=dict(ui.typed(weights), shape=shape), x=positions, y=positions,
+        type="heatmap", z=ui.typed(z),
+        customdata=ui.typed(weights), x=positions, y=positions,
         coloraxis="coloraxis", xgap=gap, ygap=gap,
         hovertemplate=_("m={m}, n={n}<br>weight={value}").format(
             m="%{y}", n="%{x}", value="%{customdata:.4f}") + "<extra></extra>")

@@ -1,9 +1,7 @@
 """Derivation: why a rotation, following RoFormer (§3.2 states RoPE, §3.4.1 derives
 it), each step checked live."""
 
-import base64
 
-import numpy as np
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -68,9 +66,7 @@ def identity_figure(dim: int, base: float, layout: str, device: str) -> ui.Froze
     table = identity_table(dim, base, layout, device)
     z = table["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
     heatmap = dict(
-        type="heatmap", z={"dtype": "f4", "bdata": base64.b64encode(
-            np.ascontiguousarray(z, dtype="<f4").tobytes()).decode(),
-            "shape": f"{SIZE}, {SIZE}"},
+        type="heatmap", z=ui.typed(z),
         x=list(range(SIZE)), y=list(range(SIZE)), colorscale=RDBU, zmid=0,
         colorbar=dict(title=dict(text=_("score"))),
         hovertemplate=_("m={m}, n={n}<br>score={score}").format(

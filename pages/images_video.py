@@ -1,6 +1,5 @@
 """Images and video: 2D axial RoPE and M-RoPE (Qwen2-VL, Qwen2.5-VL, Qwen3-VL)."""
 
-import base64
 import math
 
 import numpy as np
@@ -38,31 +37,6 @@ def model_name(model: str) -> str:
     return _(MODEL_NAMES[model])
 
 
-_INTS = (np.int8, np.int16, np.int32)
-
-
-def sent(values) -> dict | list:
-    """A numeric array as Plotly sends it (``ui.freeze`` of a validated figure):
-    64-bit integers in the narrowest integer type that holds them, float64 as float32,
-    a 2D array with its shape, an empty array as an empty list (the encoding of
-    plotly's ``to_typed_array_spec``, without its array checks, about 50 µs a call)."""
-    a = np.asarray(values)
-    if a.size == 0:
-        return []
-    if a.dtype == np.float64:
-        a = a.astype(np.float32)
-    elif a.dtype == np.int64:
-        low, high = a.min(), a.max()
-        a = next((a.astype(t) for t in _INTS
-                  if np.iinfo(t).min <= low and high <= np.iinfo(t).max), None)
-        if a is None:  # beyond int32: Plotly sends a list
-            return np.asarray(values).tolist()
-    spec = {"dtype": a.dtype.str[1:], "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
-    if a.ndim > 1:
-        spec["shape"] = str(a.shape)[1:-1]
-    return spec
-
-
 # ------------------------------------------------------------- the patch grid ----
 def vectors(dim: int, qk: str) -> tuple[torch.Tensor, torch.Tensor]:
     if qk == "ones":
@@ -91,7 +65,7 @@ SCORE_COLUMNS = {"flat": "score flat", "axial": "score axial 2D", "mrope": "scor
 def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row: int,
                 col: int, qk: str, model: str, scheme: str) -> ui.Frozen:
     """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite).
-    Built as the form Plotly sends (``ui.kept_figure``, arrays through :func:`sent`):
+    Built as the form Plotly sends (``ui.kept_figure``, arrays through ``ui.typed``):
     Plotly's validation was most of a figure's cost."""
     df = grid_table(dim, base, layout, height, width, row, col, qk, model)
     q, k = vectors(dim, qk)
@@ -100,7 +74,7 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
     every = np.stack([df[c].to_numpy() for c in SCORE_COLUMNS.values()]) / norm  # one scale
     low, high = float(np.nanmin(every)), float(np.nanmax(every))
     heatmap = dict(
-        type="heatmap", z=sent(z), x=sent(np.arange(width)), y=sent(np.arange(height)),
+        type="heatmap", z=ui.typed(z), x=ui.typed(np.arange(width)), y=ui.typed(np.arange(height)),
         colorscale=VIRIDIS,
         zmin=low,
         zmax=high if high > low else low + 1e-9,
@@ -288,7 +262,7 @@ def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int
     x = tokens["token"].to_numpy()
     mode = "lines+markers" if len(x) <= 400 else "lines"
     axis_of = {"t": "y3", "h": "y2", "w": "y"}
-    traces = [dict(type="scatter", x=sent(x), y=sent(tokens[f"{axis} id"].to_numpy()),
+    traces = [dict(type="scatter", x=ui.typed(x), y=ui.typed(tokens[f"{axis} id"].to_numpy()),
                    yaxis=axis_of[axis],
                    mode=mode, name=_(AXIS_NAMES[axis]),
                    line=dict(color=AXIS_COLORS[a], width=2), marker=dict(size=4),
@@ -345,7 +319,7 @@ def allocation_figure(dim: int) -> ui.Frozen:
         axes = model_axes(model, dim).numpy()
         for a, axis in enumerate(rc.AXES):
             pairs = np.flatnonzero(axes == a)
-            bars.append(dict(type="bar", x=sent(pairs), y=sent(np.ones(len(pairs))),
+            bars.append(dict(type="bar", x=ui.typed(pairs), y=ui.typed(np.ones(len(pairs))),
                              base=rows[model],
                              width=1.0, marker=dict(color=AXIS_COLORS[a], line=dict(width=0)),
                              name=_(AXIS_NAMES[axis]), legendgroup=axis,
@@ -374,7 +348,7 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> ui.Fro
     for a, axis in enumerate(rc.AXES):
         pairs = np.flatnonzero(axes == a)
         points.append(dict(
-            type="scatter", x=sent(pairs), y=sent(wave[pairs]), mode="markers",
+            type="scatter", x=ui.typed(pairs), y=ui.typed(wave[pairs]), mode="markers",
             name=_(AXIS_NAMES[axis]),
             marker=dict(color=AXIS_COLORS[a], size=6),
             hovertemplate=_("pair {pair} ({axis}): λ = {value} ids").format(

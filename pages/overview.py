@@ -1,6 +1,5 @@
 """Why positions: attention alone cannot tell "dog bites man" from "man bites dog"."""
 
-import base64
 
 import numpy as np
 import streamlit as st
@@ -37,14 +36,6 @@ def shuffled_words(sentence: str) -> tuple[list[str], list[str]]:
     return words, [words[t] for t in order]
 
 
-def grid(z) -> dict:
-    """A 2-D float array as the typed array Plotly.js reads (float32, with its shape),
-    as Plotly's own JSON encoder and ui.freeze write it."""
-    rows, cols = z.shape
-    return {"dtype": "f4", "bdata": base64.b64encode(
-        np.ascontiguousarray(z, dtype="<f4").tobytes()).decode(), "shape": f"{rows}, {cols}"}
-
-
 @ui.figure
 def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int) -> ui.Frozen:
     """Four heatmaps: outputs of the sentence and its shuffle, without and with RoPE."""
@@ -76,7 +67,7 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
             order = np.argsort(out[position].to_numpy()[block][::dim], kind="stable")
             labels = [f"{w} @{t}" for t, w in enumerate(words if col == 1 else moved)]
             n = 2 * (row - 1) + col
-            traces.append(dict(type="heatmap", z=grid(values[order, :shown]),
+            traces.append(dict(type="heatmap", z=ui.typed(values[order, :shown]),
                                x=list(range(shown)), y=labels, coloraxis="coloraxis",
                                hovertemplate=hover, xaxis=f"x{n if n > 1 else ''}",
                                yaxis=f"y{n if n > 1 else ''}"))

@@ -1,7 +1,6 @@
 """Sinusoidal: the original Transformer's additive table, its dot products, and
 how accurately the two usual ways of writing its frequencies are computed."""
 
-import base64
 import math
 
 import numpy as np
@@ -48,15 +47,6 @@ def forms_table(dim: int, base: float) -> pd.DataFrame:
     return rc.forms_table(dim, base)
 
 
-def grid(z, dtype: str) -> dict:
-    """A 2-D array as the typed array Plotly.js reads (base64, row-major, with its
-    shape), as Plotly's own JSON encoder writes it."""
-    rows, cols = z.shape
-    return {"dtype": dtype, "bdata": base64.b64encode(
-        np.ascontiguousarray(z, dtype=np.dtype(dtype).newbyteorder("<")).tobytes()).decode(),
-        "shape": f"{rows}, {cols}"}
-
-
 # the named colour scales as Plotly writes them into a figure (validated once, here)
 RDBU = [list(step) for step in go.Heatmap(colorscale="RdBu").colorscale]
 VIRIDIS = [list(step) for step in go.Heatmap(colorscale="Viridis").colorscale]
@@ -69,7 +59,7 @@ def pe_figure(positions: int, d_model: int, base: float, device: str) -> ui.Froz
     z = (PE_SCALE * values).round().astype("int8").reshape(positions, d_model)
     ticks = [-1, -0.5, 0, 0.5, 1]
     heatmap = dict(
-        type="heatmap", z=grid(z, "i1"), x=list(range(d_model)), y=list(range(positions)),
+        type="heatmap", z=ui.typed(z), x=list(range(d_model)), y=list(range(positions)),
         colorscale=RDBU, zmin=-PE_SCALE, zmax=PE_SCALE,
         colorbar=dict(title=dict(text="PE"), tickvals=[PE_SCALE * t for t in ticks],
                       ticktext=[f"{t:g}" for t in ticks]),
@@ -87,7 +77,7 @@ def pe_figure(positions: int, d_model: int, base: float, device: str) -> ui.Froz
 def similarity_figure(size: int, d_model: int, base: float, device: str) -> ui.Frozen:
     sim = similarity_table(size, d_model, base, device)
     heatmap = dict(
-        type="heatmap", z=grid(sim["PE_m . PE_n"].to_numpy().reshape(size, size), "f4"),
+        type="heatmap", z=ui.typed(sim["PE_m . PE_n"].to_numpy().reshape(size, size)),
         x=list(range(size)), y=list(range(size)), colorscale=VIRIDIS,
         colorbar=dict(title=dict(text="PE_m·PE_n")),
         hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>")

@@ -1,11 +1,8 @@
 """ui.constants: process constants computed once, in a background thread from the first run."""
 
-import base64
 import threading
 
-import numpy as np
-
-from ui import constants, typed
+from ui import constants
 
 
 def test_a_constant_is_computed_once_under_concurrent_calls():
@@ -62,12 +59,3 @@ def test_tiny_accuracy_is_one_row_per_curve_in_0_1():
     assert ((accuracy >= 0) & (accuracy <= 1)).all()
     assert constants.tiny_curves()[:len(tm.ENCODINGS)] == tuple(
         (e, "none") for e in tm.ENCODINGS)
-
-
-def test_typed_sends_a_matrix_with_its_shape():
-    z = np.array([[0.0, np.nan, 2.5], [1.0, 2.0, 3.0]])
-    out = typed(z)
-    assert out["dtype"] == "f4" and out["shape"] == "2, 3"
-    back = np.frombuffer(base64.b64decode(out["bdata"]), dtype="<f4").reshape(2, 3)
-    np.testing.assert_array_equal(back, z.astype(np.float32))
-    assert "shape" not in typed(np.arange(3.0))

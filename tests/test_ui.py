@@ -339,3 +339,32 @@ def test_a_frozen_figure_is_encoded_once_as_plotly_encodes_it():
     plain = go.Figure(go.Bar(y=[1, 2]))  # anything else: Plotly's own function
     assert pio.to_json(plain) == figures._plotly_to_json(plain)
     assert pio.to_json(fig, pretty=True) == figures._plotly_to_json(fig, pretty=True)
+
+
+def test_typed_sends_a_matrix_with_its_shape():
+    import base64
+
+    import numpy as np
+
+    from ui import typed
+
+    z = np.array([[0.0, np.nan, 2.5], [1.0, 2.0, 3.0]])
+    out = typed(z)
+    assert out["dtype"] == "f4" and out["shape"] == "2, 3"
+    back = np.frombuffer(base64.b64decode(out["bdata"]), dtype="<f4").reshape(2, 3)
+    np.testing.assert_array_equal(back, z.astype(np.float32))
+    assert "shape" not in typed(np.arange(3.0))
+
+
+def test_typed_writes_what_plotly_writes_for_a_validated_figure():
+    import numpy as np
+    import plotly.graph_objects as go
+
+    from ui import freeze, typed
+
+    cases = [np.arange(-300, 300), np.arange(5), np.arange(2**40, 2**40 + 3),
+             np.linspace(0, 1, 7), np.arange(6.0).reshape(2, 3), np.array([], dtype=float),
+             np.arange(4, dtype=np.float32), np.arange(3, dtype=np.int32)]
+    for values in cases:
+        plotly = freeze(go.Figure(go.Scatter(y=values))).spec["data"][0]["y"]
+        assert typed(values) == plotly, values.dtype

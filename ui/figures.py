@@ -286,15 +286,29 @@ def freeze(fig: go.Figure | Frozen) -> Frozen:
     return Frozen(_narrow(json.loads(_plotly_to_json(fig, validate=False))))
 
 
+_NARROWEST_INTS = (np.int8, np.int16, np.int32)
+
+
 def typed(values) -> dict | list:
-    """A numeric array as Plotly.js's typed array (base64, 32-bit, as :func:`freeze`
-    sends numpy arrays; a matrix with its ``shape``, e.g. a heatmap's z); anything
-    else as a list."""
+    """A numeric array as Plotly.js's typed array, exactly as :func:`freeze` writes
+    it for a validated figure (Plotly's ``to_typed_array_spec``, then float64 sent
+    as float32), without Plotly's checks (about 50 µs a call): float64 as float32,
+    64-bit integers in the narrowest integer type that holds them (as a list beyond
+    int32), other numeric types as they are, base64 little-endian, a matrix with its
+    ``shape`` (e.g. a heatmap's z); an empty or non-numeric array as a list."""
     a = np.asarray(values)
-    kind = {"f": "<f4", "i": "<i4", "u": "<u4"}.get(a.dtype.kind)
-    if kind is None:
+    if a.size == 0 or a.dtype.kind not in "iuf":
         return a.tolist()
-    out = {"dtype": kind[1:], "bdata": base64.b64encode(a.astype(kind).tobytes()).decode()}
+    if a.dtype == np.float64:
+        a = a.astype(np.float32)
+    elif a.dtype == np.int64:
+        low, high = a.min(), a.max()
+        a = next((a.astype(t) for t in _NARROWEST_INTS
+                  if np.iinfo(t).min <= low and high <= np.iinfo(t).max), None)
+        if a is None:
+            return np.asarray(values).tolist()
+    a = a.astype(a.dtype.newbyteorder("<"), copy=False)
+    out = {"dtype": a.dtype.str[1:], "bdata": base64.b64encode(a.tobytes()).decode("ascii")}
     if a.ndim > 1:
         out["shape"] = ", ".join(map(str, a.shape))
     return out
