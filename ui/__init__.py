@@ -10,6 +10,7 @@
 * :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
 * :mod:`ui.hardening`: server limits a config file cannot set
+* :mod:`ui.constants`: process constants, computed once per process in the background
 
 Pages use the names re-exported here (``import ui``; ``ui.slider(...)``).
 """
