@@ -77,10 +77,11 @@ def _warm() -> None:
     except (AttributeError, OSError):
         pass
     try:
-        for get in _CONSTANTS.values():
-            get()
-    except Exception:  # noqa: BLE001 (a page asking for it again shows the error)
-        _LOG.exception("Computing the process constants failed.")
+        for name, get in list(_CONSTANTS.items()):  # (a copy: one may be declared meanwhile)
+            try:
+                get()
+            except Exception:  # noqa: BLE001 (a page asking for it again shows the error)
+                _LOG.exception("Computing the process constant %s failed.", name)
     finally:
         freeze_long_lived()  # start-up's objects, constants included, out of the GC's passes
         _done.set()
