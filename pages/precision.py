@@ -278,12 +278,14 @@ ui.explain(
 
 # ---------------------------------------------------------------- errors per recipe
 st.header(_("2. Angle and cos/sin error per recipe"))
-left, right = st.columns(2)
-with left:
-    ui.show(angle_figure(s.dim, s.base, max_position, dtypes), key="pr_angle_plot")
-with right:
-    ui.show(cos_figure(s.dim, s.base, max_position, dtypes), key="pr_cos_plot")
-st.caption(_("Recipes: {recipes}. Zero errors do not appear on a log axis.").format(
+# one above the other, each across the page: side by side, their legends (up to fifteen
+# lines) took more height than the plots
+ui.show(angle_figure(s.dim, s.base, max_position, dtypes), key="pr_angle_plot")
+ui.show(cos_figure(s.dim, s.base, max_position, dtypes), key="pr_cos_plot")
+st.caption(_("Recipes: {recipes}. A log axis has no place for a zero error: the `cache` "
+             "recipe's angles are exact, so its angle line is left out, and the `positions` "
+             "recipe's lines drop to the bottom of the plot at the positions the dtype holds "
+             "exactly.").format(
     # Translators: the separator between the recipes' descriptions; Chinese "；".
     recipes=_("; ").join(_("`{code}` ({text})").format(code=r, text=_(RECIPE_TEXT[r]))
                          for r in rc.RECIPES)))
