@@ -151,7 +151,8 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
         yaxis=dict(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
                    scaleanchor="x", scaleratio=1, constrain="domain"),
         xaxis2=dict(title=dict(text=_("query position m [tokens]"))),
-        yaxis2=dict(title=dict(text="q'·k'"), range=[-1.15 * bound, 1.15 * bound]),
+        # its title on the right: on a narrow page, on the left it ran into the plane
+        yaxis2=dict(title=dict(text="q'·k'"), range=[-1.15 * bound, 1.15 * bound], side="right"),
         shapes=[dict(line=dotted, type="line", x0=0, x1=1, xref="x2 domain", y0=y_line,
                      y1=y_line, yref="y2") for y_line, _text, _anchor in hlines],
         annotations=notes,
