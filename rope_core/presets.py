@@ -380,6 +380,16 @@ HF_CONFIGS: dict[str, dict] = {
         "num_hidden_layers": 16, "full_attn_idxs": [2, 5, 8, 10, 12, 14],
         "rope_theta": 1000000.0, "max_position_embeddings": 128000,
     },
+    # ibm-granite/granite-4.0-h-350m, config.json: Mamba-2 layers, attention at four of 32
+    # layers, and those attend without RoPE (position_embedding_type "nope")
+    "Granite 4.0-H 350M": {
+        "model_type": "granitemoehybrid", "hidden_size": 768, "num_attention_heads": 12,
+        "num_key_value_heads": 4, "num_hidden_layers": 32,
+        "layer_types": ["mamba"] * 10 + ["attention"] + ["mamba"] * 2 + ["attention"]
+        + ["mamba"] * 3 + ["attention"] + ["mamba"] * 9 + ["attention"] + ["mamba"] * 4,
+        "position_embedding_type": "nope", "rope_theta": 10000,
+        "max_position_embeddings": 32768,
+    },
 }
 
 # Where each preset's values come from. "Hub" = huggingface.co/<repo>/blob/main/config.json.
@@ -485,6 +495,14 @@ SOURCES: dict[str, str] = {
     "LFM2-350M": "Hub LiquidAI/LFM2-350M, config.json (16 layers, hidden 1024, 16 heads, "
                  "full_attn_idxs [2, 5, 8, 10, 12, 14], rope_theta 1,000,000, 128,000 "
                  "positions; as copied in public loader tests)",
+    "Granite 4.0-H 350M": "Hub ibm-granite/granite-4.0-h-350m, config.json (32 layers, hidden "
+                          "768, 12 heads, layer_types with attention at layers 10, 13, 17 and "
+                          "27, the rest mamba; position_embedding_type nope; rope_theta "
+                          "10,000 unused; 32,768 positions), as quoted in a Rust unit test of "
+                          "Lablup's mlxcel ('Values mirror the real checkpoint'); 4 attention "
+                          "+ 28 Mamba2 layers, NoPE, 32K: hashneo/nano-vllm-go "
+                          "GRANITE_GUIDE.md; NoPE read as transformers "
+                          "modeling_granitemoehybrid.py does",
 }
 
 # Pre-training contexts that a config.json does not give (its max_position_embeddings is
@@ -519,8 +537,7 @@ def _preset(name: str, cfg: dict) -> RopeConfig:
     preset = RopeConfig.from_hf(cfg, name=name)
     if name in TRAINING:
         # an original_max_position_embeddings the config names is its scaling's L: kept
-        names_L = (preset.training_context is not None
-                   or preset.original_context != preset.max_context)
+        names_L = preset.original_context != preset.max_context
         original = preset.original_context if names_L else TRAINING[name]
         preset = dataclasses.replace(preset, original_context=original,
                                      training_context=TRAINING[name])
