@@ -143,6 +143,70 @@ def transformers_inv_freq(dim: int, base: float) -> torch.Tensor:
     return 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(torch.float32) / dim))
 
 
+def float32_angle_parts(position: int, dim: int, base: float):
+    """The angle error of transformers' recipe (``"float32_angles"``) at one position,
+    split into its two parts:
+
+        fl32(m th32_i) - m theta_i = m (th32_i - theta_i) + (fl32(m th32_i) - m th32_i)
+                                     offset_i             rounding_i
+
+    th32 = :func:`transformers_inv_freq` (``inv_freq`` in float32), theta_i =
+    base^(-2i/d) in float64. The offset is a fixed change of frequency, th32_i instead
+    of theta_i, the same at every position: q and k (and a model trained with the same
+    ``inv_freq``) share it, so scores still depend on n - m alone. The rounding differs
+    from position to position, at most half float32's spacing at m th32_i
+    (<= spacing(m) / 2 when th32_i <= 1): it is what breaks the relative property.
+    m th32_i is exact in float64 (24 + 24 significant bits), so both parts are
+    float64-exact up to one rounding each.
+
+    Args:
+        position: m, an integer 0 ... 10^7.
+        dim: rotary dim, even, 2 ... 4096.
+        base: RoPE base, > 1.
+    Returns:
+        ``(offset, rounding)``, each ``(dim/2,)`` float64, in radians.
+    """
+    if isinstance(position, bool) or not isinstance(position, Integral) or \
+            not 0 <= position <= MAX_POSITION:
+        fail("position", position, "an integer from 0 to {high}", high=MAX_POSITION)
+    th64 = _theta(dim, base)  # (h,)
+    th32 = transformers_inv_freq(dim, base)  # (h,) float32
+    m = float(position)
+    exact32 = m * th32.to(torch.float64)  # (h,): m th32_i, exact in float64
+    angle32 = (torch.tensor([m], dtype=torch.float32)[:, None] * th32)[0]  # (h,), as transformers
+    offset = m * (th32.to(torch.float64) - th64)  # (h,)
+    return offset, angle32.to(torch.float64) - exact32
+
+
+def relative_rounding_bound(dim: int, base: float, largest_position: int) -> float:
+    """How far float64 rounding alone can move :func:`relative_property_error` with
+    q = k = ones (w_i = 2 for every pair), positions up to P = ``largest_position``:
+
+        2 sum_i w_i [4 u (P theta_i + 2) + 3 u] + d u sum_i w_i,   u = 2^-53
+
+    (the bound in :func:`relative_property_error`'s docstring). A recipe whose score
+    difference stays below it keeps the relative property up to float64's rounding:
+    every recipe in float64 but ``"float32_angles"``, and ``"theta"`` in every dtype
+    (a rounded theta_i is the same at both positions).
+
+    Args:
+        dim: rotary dim, even, 2 ... 4096.
+        base: RoPE base, > 1.
+        largest_position: P, an integer 0 ... 10^7.
+    Returns:
+        the bound, a float.
+    """
+    if isinstance(largest_position, bool) or not isinstance(largest_position, Integral) or \
+            not 0 <= largest_position <= MAX_POSITION:
+        fail("largest_position", largest_position, "an integer from 0 to {high}",
+             high=MAX_POSITION)
+    th = _theta(dim, base)  # (h,)
+    u = 2.0 ** -53
+    w = 2.0  # |q_a k_a + q_b k_b| + |q_b k_a - q_a k_b| with q = k = ones
+    per_pair = 2 * w * (4 * u * (largest_position * th + 2) + 3 * u)  # (h,)
+    return float(per_pair.sum()) + dim * u * w * th.numel()
+
+
 def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dtype,
                           recipe: str, th32: torch.Tensor | None = None):
     """Angle, cos and sin of one recipe, all returned in float64. m64 (c,), th64 (h,);

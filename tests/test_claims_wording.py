@@ -8,9 +8,12 @@ and chunk j takes the position row j % 3 (time, height, width), so frequency pai
 carry time, 16-39 height, 40-63 width.
 """
 
+import math
 import pathlib
 
-from apptest_helpers import run_page
+import pytest
+import torch
+from apptest_helpers import run_page, shown
 
 import rope_core as rc
 
@@ -41,3 +44,67 @@ def test_qwen2_vl_sections_name_their_pairs():
     assert rc.PRESETS["Qwen2-VL 7B"].mrope_section == (16, 24, 24)
     assert ("M-RoPE sections 16, 24, 24: pairs 0–15 (the fastest) carry time, 16–39 height, "
             "40–63 width") in text
+
+
+# ---------------------------------------------------------------- issue 27: a second reading
+
+def page_text(at) -> str:
+    """Every Markdown block of a page run, as shown."""
+    assert not at.exception, at.exception
+    return " ".join(shown(m.value) for m in at.markdown)
+
+
+def test_precision_relative_sentence_follows_the_recipe():
+    """Item 1. A rounded θ̃ᵢ is the same at both positions, so with q = k = ones
+    score(m, n) = Σ 2 (cos mθ̃ cos nθ̃ + sin mθ̃ sin nθ̃) = Σ 2 cos((n − m) θ̃): the theta recipe
+    keeps the relative property in every dtype, to float64's rounding. Recomputed here with
+    bfloat16's θ̃ at the page's distance (100) and shifts up to 10⁶."""
+    th = rc.theta(128, 10_000.0).to(torch.bfloat16).double()  # (64,)
+
+    def score(m, n):  # (S,) positions -> (S,) scores
+        a, b = m[:, None] * th, n[:, None] * th
+        return 2 * (a.cos() * b.cos() + a.sin() * b.sin()).sum(dim=1)
+
+    shifts = torch.tensor([0.0, 1, 10, 1000, 10**5, 10**6], dtype=torch.float64)
+    assert float((score(shifts, shifts + 100) - score(shifts[:1], shifts[:1] + 100))
+                 .abs().max()) < 1e-9
+    text = page_text(run_page("precision", {"pr_recipe": "theta"}))
+    assert "the low-precision recipes do not" not in text
+    assert "Every dtype shown stays within float64's own rounding" in text
+    assert "the rounded θᵢ is the same at both positions: the score still depends on n − m " \
+           "alone, in every dtype" in text
+    # each product m·θᵢ rounded on its own: every dtype but float64 leaves the bound
+    text = page_text(run_page("precision", {"pr_recipe": "product"}))
+    assert "above it, so depending on more than n − m: float32, float16, bfloat16" in text
+
+
+def test_precision_splits_the_float32_error_into_offset_and_rounding():
+    """Item 7, from transformers' own LlamaRotaryEmbedding (d 128, base 10⁴, m = 10⁶): its
+    float32 cos and sin give the float32 angle (atan2, ~1e-7); minus m times its own
+    float32 inv_freq (exact in float64) is the product's rounding, and m times
+    (inv_freq − base^(−2i/d)) is the fixed frequency offset."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    d, base, m = 128, 10_000.0, 10**6
+    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
+                                   max_position_embeddings=4096,
+                                   rope_parameters={"rope_type": "default", "rope_theta": base})
+    rotary = LlamaRotaryEmbedding(cfg)
+    cos, sin = rotary(torch.zeros(1, 1, d), torch.tensor([[m]]))  # (1, 1, d) float32
+    angle = torch.atan2(sin[0, 0, : d // 2].double(), cos[0, 0, : d // 2].double())  # (64,)
+    inv = rotary.inv_freq.double()  # (64,)
+    exact = torch.tensor([base ** (-2 * i / d) for i in range(d // 2)], dtype=torch.float64)
+    rounding = torch.remainder(angle - m * inv + math.pi, 2 * math.pi) - math.pi
+    offset = m * (inv - exact)
+    total = offset + rounding
+    i = int(total.abs().argmax())
+    assert abs(rounding[i]) <= 2.0 ** (19 - 23) / 2  # half float32's spacing on [2^19, 2^20)
+    assert total[i] > 0 and offset[i] > 0 and rounding[i] > 0  # the signs the page writes
+    text = page_text(run_page("precision"))
+    assert (f"for pair {i}, the largest at m = 1,000,000: {total[i]:.3g} = {offset[i]:.3g} "
+            f"+ {rounding[i]:.3g} rad") in text
+    assert "so it keeps scores a function of n − m" in text
+    assert "this part breaks the relative property" in text
+    assert "That rounded θᵢ is the same for q and k, so scores still depend on n − m alone" in text
+    assert "about 0.05 rad" not in text
