@@ -108,3 +108,48 @@ def test_precision_splits_the_float32_error_into_offset_and_rounding():
     assert "this part breaks the relative property" in text
     assert "That rounded θᵢ is the same for q and k, so scores still depend on n − m alone" in text
     assert "about 0.05 rad" not in text
+
+
+def test_context_extension_evaluates_every_method_at_one_n():
+    """Item 2: Gemma 3's own scaling is linear with s = 8 from L = 32,768 (its config and
+    Google's report), so n = s·L = 262,144 (131,072 is 4L). Dynamic NTK at that n, from
+    transformers' own _compute_dynamic_ntk_parameters with factor 1 and L in
+    max_position_embeddings, divides the slowest pair by α = n/L = 8 = s, as static NTK."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.modeling_rope_utils import ROPE_INIT_FUNCTIONS
+
+    gemma = rc.PRESETS["Gemma 3 4B"]
+    assert (gemma.method, gemma.params_dict["factor"], gemma.original_context) == \
+        ("linear", 8.0, 32768)
+    n = 8 * 32768
+    d = gemma.rotary_dim
+    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4, head_dim=d,
+                                   max_position_embeddings=32768,
+                                   rope_parameters={"rope_type": "dynamic", "factor": 1.0,
+                                                    "rope_theta": gemma.base})
+    dynamic, _ = ROPE_INIT_FUNCTIONS["dynamic"](cfg, "cpu", seq_len=n)
+    plain = 1.0 / (gemma.base ** (torch.arange(0, d, 2).double() / d))
+    ratio = float(dynamic[-1].double() / plain[-1])
+    assert ratio == pytest.approx(1 / 8, rel=1e-5)
+    text = page_text(run_page("context_extension", {"ce_model": "Gemma 3 4B"}))
+    assert "every one evaluated at n = s·L = 262,144 tokens" in text
+    assert "s·L = 131,072" not in text
+    assert f"dynamic {ratio:.3g}" in text and "(1/s = 0.125)" in text
+    assert "at n = 262,144 α = n/L = 8" in text
+
+
+def test_context_extension_names_deepseeks_softmax_scale():
+    """Item 3: transformers' DeepSeek-V3 attention multiplies its softmax scale by
+    yarn_get_mscale(s, mscale_all_dim)² = (0.1·ln 40 + 1)² ≈ 1.874 whenever the config
+    has a scaling with mscale_all_dim (yarn_apply_mscale); RoPE's own factor is 1."""
+    pytest.importorskip("transformers")
+    from transformers.models.deepseek_v3.modeling_deepseek_v3 import yarn_apply_mscale
+
+    scale = yarn_apply_mscale({"rope_type": "yarn", "factor": 40, "mscale_all_dim": 1.0}, 1.0)
+    assert scale == pytest.approx((0.1 * math.log(40) + 1) ** 2)
+    logits = torch.tensor([2.0, 1.0, 0.5, 0.0, -1.0])  # the page's row of logits
+    plain, sharp = torch.softmax(logits, 0)[0], torch.softmax(scale * logits, 0)[0]
+    text = page_text(run_page("context_extension", {"ce_model": "DeepSeek-V3"}))
+    assert "so the softmax is unchanged" not in text
+    assert f"ln s + 1)² = {scale:.4g}" in text and f"multiplied by {scale:.4g}" in text
+    assert f"the largest weight goes from {plain:.3f} to {sharp:.3f}" in text
