@@ -153,3 +153,49 @@ def test_context_extension_names_deepseeks_softmax_scale():
     assert "so the softmax is unchanged" not in text
     assert f"ln s + 1)² = {scale:.4g}" in text and f"multiplied by {scale:.4g}" in text
     assert f"the largest weight goes from {plain:.3f} to {sharp:.3f}" in text
+
+
+SMALL_SEQUENCE = {"iv_text": "1", "iv_img_h": "2", "iv_img_w": "4", "iv_vid_t": "3",
+                  "iv_vid_h": "2", "iv_vid_w": "2"}
+
+
+def test_images_video_defaults_to_the_trained_rule_and_shows_the_decode_jump():
+    """Items 4 and 6, from transformers 5.24's own Qwen2-VL get_rope_index on the page's
+    short sequence (text 1, image 1×2×4, text 1, video 3×2×2, text 1; merge 2): the text
+    after the video resumes at start + max(h′, w′) = 4 + 1 = 5, inside the video's time ids
+    4 … 6, and rope_deltas = largest id + 1 − length makes the first generated token (cache
+    position = length) 7. The rule Qwen2-VL was released with (max + 1) puts that text at 7
+    and generation at 8. The 5.3 change is PR #43972 ("Unify 3D position ids"); 5.2's
+    get_rope_index still used llm_pos_ids_list[-1].max() + 1 (issue #45381 compares them)."""
+    pytest.importorskip("transformers")
+    import inspect
+    from types import SimpleNamespace
+
+    from transformers.models.qwen2_vl.modeling_qwen2_vl import Qwen2VLModel
+
+    assert "current_pos += max(grid_thw[1], grid_thw[2])" in inspect.getsource(
+        Qwen2VLModel.get_rope_index)
+
+    class StandIn:  # only what get_rope_index reads
+        get_vision_position_ids = Qwen2VLModel.get_vision_position_ids
+        config = SimpleNamespace(vision_config=SimpleNamespace(spatial_merge_size=2))
+
+    types = [0] + [1] * 2 + [0] + [2] * 3 + [0]
+    ids, deltas = Qwen2VLModel.get_rope_index(
+        StandIn(), input_ids=torch.zeros(1, len(types), dtype=torch.long),
+        mm_token_type_ids=torch.tensor([types], dtype=torch.int32),
+        image_grid_thw=torch.tensor([[1, 2, 4]]), video_grid_thw=torch.tensor([[3, 2, 2]]))
+    last_text, generated = int(ids[0, 0, -1]), len(types) + int(deltas[0, 0])
+    assert (last_text, generated) == (5, 7)
+
+    at = run_page("images_video", SMALL_SEQUENCE)
+    assert at.radio(key="iv_resume").value == "original"  # the default: as trained
+    text = page_text(at)
+    assert "This is the rule Qwen2-VL and Qwen2.5-VL were trained with" in text
+    assert "transformers 5.x" not in text and "transformers up to 5.2 did the same" in text
+    assert "generation continues from the largest id + 1, here 8" in text
+    assert "transformers 5.3 and later would resume at 5 instead of 7" in text
+    at.radio(key="iv_resume").set_value("transformers").run()
+    text = page_text(at)
+    assert (f"the prompt's last text ids are {last_text} … {last_text}, and the first "
+            f"generated token gets {generated} (×), 1 id further") in text
