@@ -434,9 +434,9 @@ for name, rows in spectrum_groups:
         context=i18n.integer(int(max_context[name])), regimes=scaled))
 ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
              "beyond the context (a larger d alone does not: the share of pairs longer than "
-             "the context depends on the base, not on d), so their angle alone identifies "
-             "every position. "
-             "{models}.").format(models=_("; ").join(sentences)))
+             "the context depends on the base, not on d), so in exact arithmetic their angle "
+             "alone identifies every position."), ui.slow_pairs_in_low_precision(),
+           _("{models}.").format(models=_("; ").join(sentences)))
 
 left, right = st.columns(2)
 with left:

@@ -24,7 +24,14 @@ from numbers import Integral
 import torch
 
 from ._buffers import Buffers as _Buffers
-from ._checks import as_integer_positions, check_base, check_dim, check_layout, fail
+from ._checks import (
+    as_integer_positions,
+    check_base,
+    check_dim,
+    check_layout,
+    check_theta,
+    fail,
+)
 from .frequencies import theta as _theta
 from .rotation import pair_views
 
@@ -205,6 +212,49 @@ def relative_rounding_bound(dim: int, base: float, largest_position: int) -> flo
     w = 2.0  # |q_a k_a + q_b k_b| + |q_b k_a - q_a k_b| with q = k = ones
     per_pair = 2 * w * (4 * u * (largest_position * th + 2) + 3 * u)  # (h,)
     return float(per_pair.sum()) + dim * u * w * th.numel()
+
+
+MAX_DISTINCT_WORK = 1 << 26  # distinct_cos_sin: pairs x positions
+
+
+def distinct_cos_sin(theta, length: int, dtype="bfloat16") -> torch.Tensor:
+    """How many distinct (cos, sin) values each pair takes over positions 0 ... length - 1
+    when RoPE's cache is built as transformers builds it (recipe ``"float32_angles"``):
+
+        a_m = fl32(fl32(m) fl32(theta_i)),  value_m = (fl(cos32 a_m), fl(sin32 a_m))
+
+    fl = the cast to ``dtype``. In exact arithmetic a pair that never completes a turn
+    within the length has a different angle, so a different (cos, sin), at every position
+    (``length`` values); a low-precision cache has far fewer: bfloat16 holds 128 values
+    per binade, so a slow pair's small angles share their cos and sin between many
+    positions.
+
+    Args:
+        theta: ``(h,)`` frequencies in rad/token (a float tensor; rounded to float32 as
+            transformers' ``inv_freq``), 1 <= h.
+        length: positions 0 ... length - 1, 1 ... 2^24 (exact in float32), with
+            length * h <= 2^26.
+        dtype: "bfloat16", "float16" or "float32" (or the torch dtype): the cache's dtype.
+    Returns:
+        ``(h,)`` int64 tensor, each count between 1 and ``length``.
+    """
+    th = check_theta(theta).to(torch.float32).cpu()  # (h,)
+    if isinstance(length, bool) or not isinstance(length, Integral) or \
+            not 1 <= length <= 2**24 or length * th.numel() > MAX_DISTINCT_WORK:
+        fail("length", length, "an integer from 1 to {high} with length * pairs <= 2^26",
+             high=min(2**24, MAX_DISTINCT_WORK // max(th.numel(), 1)))
+    dtype = resolve_dtype(dtype)
+    if dtype == torch.float64:
+        fail("dtype", dtype, "bfloat16, float16 or float32 (a cache's dtype)")
+    bits = {torch.float32: torch.int32}.get(dtype, torch.int16)  # the value's bit pattern
+    m = torch.arange(length, dtype=torch.float32)  # (L,), exact below 2^24
+    out = torch.empty(th.numel(), dtype=torch.int64)
+    for i, t in enumerate(th.tolist()):  # one pair at a time: (L,) temporaries
+        a = m * t  # (L,) float32, as position_ids.float() * inv_freq
+        c = torch.cos(a).to(dtype).view(bits).to(torch.int64)  # (L,)
+        s = torch.sin(a).to(dtype).view(bits).to(torch.int64)
+        out[i] = torch.unique(c * (1 << 32) + s).numel()  # one key per (cos, sin)
+    return out
 
 
 def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dtype,

@@ -199,3 +199,37 @@ def test_images_video_defaults_to_the_trained_rule_and_shows_the_decode_jump():
     text = page_text(at)
     assert (f"the prompt's last text ids are {last_text} … {last_text}, and the first "
             f"generated token gets {generated} (×), 1 id further") in text
+
+
+def test_slow_pairs_identify_positions_in_exact_arithmetic_only():
+    """Item 8, from transformers' own LlamaRotaryEmbedding with Llama 3.1 8B's llama3 scaling
+    (its config.json): bfloat16 cos and sin at positions 0 … 131,071; each pair whose
+    wavelength 2π/inv_freq exceeds 131,072 never turns, yet takes far fewer than 131,072
+    distinct (cos, sin) values. The pages say so, with these counts."""
+    transformers = pytest.importorskip("transformers")
+    import numpy as np
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    n = 131_072
+    cfg = transformers.LlamaConfig(
+        hidden_size=4096, num_attention_heads=32, max_position_embeddings=n,
+        rope_parameters={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                         "high_freq_factor": 4.0, "original_max_position_embeddings": 8192,
+                         "rope_theta": 500_000.0})
+    rotary = LlamaRotaryEmbedding(cfg)
+    slow = [i for i, t in enumerate(rotary.inv_freq.tolist()) if 2 * math.pi / t > n]
+    cos, sin = rotary(torch.zeros(1, 1, 128, dtype=torch.bfloat16), torch.arange(n)[None])
+    counts = []
+    for i in slow:  # half layout: pair i at i and i + 64
+        pairs = np.stack([cos[0, :, i].float().numpy(), sin[0, :, i].float().numpy()], axis=1)
+        counts.append(len(np.unique(pairs, axis=0)))
+    assert max(counts) < n / 10
+    expected = (f"each of Llama 3.1 8B's pairs {slow[0]}–{slow[-1]}, which never turn within "
+                f"its 131,072 tokens, takes only {min(counts):,} to {max(counts):,} distinct "
+                "(cos, sin) values over those 131,072 positions")
+    for page in ("frequencies", "real_models"):
+        text = page_text(run_page(page))
+        assert "so in exact arithmetic" in text and expected in text, page
+        assert "alone identifies every position in the context (it does not order them: cos " \
+               "is monotone only over half a turn). In a real cache it need not" in text or \
+               page == "real_models"

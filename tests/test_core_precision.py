@@ -477,3 +477,31 @@ def test_relative_rounding_bound_holds_in_float64_and_for_a_rounded_theta(
     for dtype in ("float32", "float16", "bfloat16"):
         got = rc.relative_property_error(dim, base, dtype, "theta", m, m + gap, shifts)
         assert float(got.max()) <= bound
+
+
+@given(theta=st.lists(st.floats(1e-7, 4.0), min_size=1, max_size=4),
+       length=st.integers(1, 3000), name=st.sampled_from(["bfloat16", "float16", "float32"]))
+def test_distinct_cos_sin_counts_what_a_set_holds(theta, length, name):
+    """A second formulation: the set of (cos, sin) tuples of the cast values."""
+    th = torch.tensor(theta, dtype=torch.float64)
+    got = rc.distinct_cos_sin(th, length, name)
+    dtype = rc.resolve_dtype(name)
+    m = torch.arange(length, dtype=torch.float32)
+    for i, t in enumerate(th.to(torch.float32).tolist()):
+        a = m * t
+        values = set(zip(torch.cos(a).to(dtype).tolist(), torch.sin(a).to(dtype).tolist()))
+        assert got[i].item() == len(values)
+
+
+def test_distinct_cos_sin_by_hand_and_validation():
+    # pair 0 of base 10^4 turns every 2π tokens: over 3 positions, three distinct values;
+    # theta = 0 (an unrotated pair) has the single value (1, 0)
+    assert rc.distinct_cos_sin(torch.tensor([1.0, 0.0]), 3).tolist() == [3, 1]
+    with pytest.raises(ValueError, match="^length"):
+        rc.distinct_cos_sin(torch.tensor([1.0]), 0)
+    with pytest.raises(ValueError, match="^length"):
+        rc.distinct_cos_sin(torch.ones(64), 2**24)
+    with pytest.raises(ValueError, match="^dtype"):
+        rc.distinct_cos_sin(torch.tensor([1.0]), 3, "float64")
+    with pytest.raises(ValueError, match="^theta"):
+        rc.distinct_cos_sin([1.0], 3)
