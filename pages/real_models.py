@@ -402,7 +402,9 @@ if len(layers):
                                              n=len(rows), reaches=reaches or "0"))
     ui.explain(_("**Layers.** Each row is one model, each cell one layer. Grey layers have no "
                  "positional encoding at all (NoPE): they see word order only through the "
-                 "causal mask, and carry retrieval across the whole context. {models}.")
+                 "causal mask and what the layers below pass up. In Yang et al.'s experiments "
+                 "(2025) such layers do the long-range retrieval, an empirical finding, not a "
+                 "property of NoPE. {models}.")
                .format(models=_("; ").join(stack_text)))
 missing = [shown_name(c.name) for c in configs if c.layers is None]
 if missing:

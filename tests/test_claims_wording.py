@@ -233,3 +233,79 @@ def test_slow_pairs_identify_positions_in_exact_arithmetic_only():
         assert "alone identifies every position in the context (it does not order them: cos " \
                "is monotone only over half a turn). In a real cache it need not" in text or \
                page == "real_models"
+
+
+def test_windowed_rope_angles_drift_in_float32():
+    """Item 9, from transformers' own LlamaRotaryEmbedding (d 128, base 5·10⁵, Scout's): at
+    m = 10⁷ its float32 angles (atan2 of its float32 cos and sin) are off the exact m·θᵢ by
+    up to 0.62 rad; minus m times its own float32 inv_freq, the rounding alone reaches
+    0.24 rad (float32's spacing on [2^22, 2^23) is 0.5). Scout's config sets
+    max_position_embeddings = 10,485,760."""
+    transformers = pytest.importorskip("transformers")
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
+
+    d, base, m = 128, 500_000.0, 10**7
+    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
+                                   max_position_embeddings=4096,
+                                   rope_parameters={"rope_type": "default", "rope_theta": base})
+    rotary = LlamaRotaryEmbedding(cfg)
+    cos, sin = rotary(torch.zeros(1, 1, d), torch.tensor([[m]]))
+    angle = torch.atan2(sin[0, 0, : d // 2].double(), cos[0, 0, : d // 2].double())
+
+    def wrapped(x):
+        return torch.remainder(x + math.pi, 2 * math.pi) - math.pi
+
+    exact = m * torch.tensor([base ** (-2 * i / d) for i in range(d // 2)], dtype=torch.float64)
+    error = float(wrapped(angle - exact).abs().max())
+    rounding = float(wrapped(angle - m * rotary.inv_freq.double()).abs().max())
+    assert 0.6 < error < 0.65 and 0.2 < rounding <= 0.25
+    assert rc.PRESETS["Llama 4 Scout"].max_context == 10_485_760
+    text = page_text(run_page("layers_without_rope"))
+    assert "so its angles stay those of training however long the input" not in text
+    assert "so in exact arithmetic its angles stay those of training" in text
+    assert (f"at m = 10,000,000 (d = 128, base 5·10⁵, Scout's head dim and base before its "
+            f"scaling) it is off by up to {error:.2g} rad") in text
+    assert f"the product's rounding, reaches {rounding:.2g} rad" in text
+    assert "Llama 4 Scout is configured for 10,485,760 tokens" in text
+
+
+def _nope_stack(tokens: torch.Tensor, seed: int = 0) -> torch.Tensor:
+    """Two causal attention layers (single head, residual, ReLU MLP) with no position
+    encoding at all, random weights: (seq, d) inputs -> (seq, d) outputs."""
+    g = torch.Generator().manual_seed(seed)
+    d = tokens.shape[1]
+    x = tokens.double()
+    mask = torch.ones(len(x), len(x)).tril().bool()
+    for _ in range(2):
+        wq, wk, wv, w1, w2 = (torch.randn(d, d, generator=g, dtype=torch.float64) / d**0.5
+                              for _ in range(5))
+        logits = (x @ wq) @ (x @ wk).T / d**0.5
+        weights = torch.softmax(logits.masked_fill(~mask, float("-inf")), dim=-1)
+        x = x + weights @ (x @ wv)  # Σₙ aₙ vₙ: the head's output, not its weights
+        x = x + torch.relu(x @ w1) @ w2
+    return x
+
+
+def test_nope_reads_position_only_from_tokens_that_differ():
+    """Item 10. Fed 40 copies of one token, a causal NoPE stack computes the same vector at
+    every position (by induction: equal inputs, uniform weights over equal values); with a
+    first token that stands out, the outputs differ from position to position."""
+    g = torch.Generator().manual_seed(1)
+    symbol, first = torch.randn(16, generator=g), torch.randn(16, generator=g)
+    same = _nope_stack(symbol.expand(40, 16))
+    assert float((same - same[0]).abs().max()) < 1e-12
+    marked = _nope_stack(torch.cat([first[None], symbol.expand(39, 16)]))
+    assert float((marked[1:] - marked[1]).abs().max(dim=1).values[1:].min()) > 1e-6
+    attention = page_text(run_page("attention"))
+    assert "the spread of the weights itself tells" not in attention
+    assert "a head outputs the weighted sum Σₙ aₙvₙ, not its weights" in attention
+    beyond = page_text(run_page("beyond_rope"))
+    assert "a token can count the tokens before it" not in beyond
+    assert "a run of identical tokens gives no such signal" in beyond
+    layers = page_text(run_page("layers_without_rope"))
+    assert "meets nothing new when the input grows" not in layers
+    assert "What does grow is the number of keys a far query spreads its attention" in layers
+    assert "a query far into a long input spreads its attention over ever more keys" in layers
+    models = page_text(run_page("real_models", {"rm_models": ["Llama 4 Scout"]}))
+    assert "carry retrieval across the whole context" not in models
+    assert "an empirical finding, not a property of NoPE" in models
