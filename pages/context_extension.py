@@ -535,7 +535,9 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
                          "ce_dyn_f", container=c2, fmt=str,
                          help=_("transformers' dynamic NTK uses α = f·n/L − (f − 1) once the "
                                 "current length n exceeds L. f = 1 is YaRN's definition "
-                                "(α = n/L, so α = s at s·L)."))
+                                "(α = n/L, so α = s at s·L). transformers takes that L from "
+                                "`max_position_embeddings`, the length a config is set for; "
+                                "the comparison here uses the model's L above."))
     with ui.friendly_errors():
         decay = extension_decay(cfg_key, s_used, axis)["decay"]
         dyn = dynamic(cfg_key, s_used, axis, f)

@@ -309,3 +309,39 @@ def test_nope_reads_position_only_from_tokens_that_differ():
     models = page_text(run_page("real_models", {"rm_models": ["Llama 4 Scout"]}))
     assert "carry retrieval across the whole context" not in models
     assert "an empirical finding, not a property of NoPE" in models
+
+
+def test_long_context_says_which_dynamic_ntk():
+    """Item 11, from transformers' own _compute_dynamic_ntk_parameters: at the page's
+    defaults (d 128, base 10⁴, L 4,096, s 8) and n = s·L, with L in max_position_embeddings,
+    count the pairs that never turned in training (L·θᵢ < 2π) and go past L·θᵢ at s·L,
+    for factor f = 1 and f = s. transformers reads L from max_position_embeddings, which a
+    Llama 3.1 config sets to 131,072 (its scaling's L is 8,192)."""
+    transformers = pytest.importorskip("transformers")
+    import inspect
+
+    from transformers.modeling_rope_utils import _compute_dynamic_ntk_parameters
+
+    assert "config.max_position_embeddings" in inspect.getsource(_compute_dynamic_ntk_parameters)
+    d, base, L, s = 128, 10_000.0, 4096, 8
+    plain = 1.0 / (base ** (torch.arange(0, d, 2).double() / d))
+
+    def outside(f):
+        cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
+                                       max_position_embeddings=L,
+                                       rope_parameters={"rope_type": "dynamic", "factor": f,
+                                                        "rope_theta": base})
+        inv, _ = _compute_dynamic_ntk_parameters(cfg, "cpu", seq_len=s * L)
+        train, far = L * plain, s * L * inv.double()
+        return int(((train < 2 * math.pi) & (far > train * (1 + 1e-6))).sum())
+
+    one, ess = outside(1.0), outside(float(s))
+    assert one > 0
+    text = page_text(run_page("long_context"))
+    assert f"dynamic NTK with f = 1 ({one})" in text
+    assert (f"with f = s = {s}, α reaches s² − s + 1 = {s * s - s + 1} at s·L and {ess} "
+            f"pair{'s stay' if ess != 1 else ' stays'} outside") in text
+    llama = rc.PRESETS["Llama 3.1 8B"]
+    assert (llama.max_context, llama.original_context) == (131_072, 8192)
+    assert ("transformers' dynamic NTK takes its L from max_position_embeddings, the length "
+            "a config is set for (Llama 3.1 8B: 131,072 tokens, its scaling's L 8,192)") in text
