@@ -389,7 +389,10 @@ with st.container(border=True):
             st.markdown(_("- **{label}**: {description} *{citation}.*").format(**texts))
     if "longrope" not in methods:
         st.caption(_("LongRoPE's per-pair factors come from a search done for each model, so "
-                     "it is shown only for a model that publishes them (Phi-3.5 mini)."))
+                     "it is shown only for a model that publishes them ({models}).").format(
+            models=listed(n for n, c in rc.PRESETS.items() if c.method == "longrope")))
+    st.caption(_("Formulas and parameter names as in Hugging Face transformers {version} "
+                 "(`modeling_rope_utils.py`).").format(version=rc.TRANSFORMERS_VERSION))
 
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)

@@ -200,13 +200,31 @@ def grid_section(s) -> None:
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0 \
             and spread["score M-RoPE"] < spread["score axial 2D"]:
         # only when it is narrower: random q and k with a small base can spread it wider
-        sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
-                           "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
-                           "pairs (from pair {first} on; see “Which pairs encode which axis” "
-                           "below).").format(
-                               mrope=i18n.number(spread["score M-RoPE"], "0.000"),
-                               axial=i18n.number(spread["score axial 2D"], "0.000"),
-                               first=section[0]))
+        every = np.concatenate([scores[c] for c in SCORE_COLUMNS.values()]) / norm
+        shared = float(np.nanmax(every) - np.nanmin(every))  # the panels' one colour scale
+        interleaved = grid_table(s.dim, s.base, s.layout, height, width, row, col, qk,
+                                 "qwen3_vl")["score M-RoPE"].to_numpy() / norm
+        numbers = dict(mrope=i18n.number(spread["score M-RoPE"], "0.000"),
+                       axial=i18n.number(spread["score axial 2D"], "0.000"),
+                       three=i18n.number(float(np.nanmax(interleaved) -
+                                               np.nanmin(interleaved)), "0.000"),
+                       first=section[0])
+        if spread["score M-RoPE"] < 0.05 * shared:  # under a twentieth of the colour scale
+            sentences.append(_("Across this grid the M-RoPE scores spread over only {mrope} "
+                               "against {axial} in 2D, so the M-RoPE panel is almost one "
+                               "colour: Qwen2-VL gives the row and the column only slow pairs "
+                               "(from pair {first} on), which barely turn over a few rows or "
+                               "columns. That is what Qwen3-VL's interleaving changes: giving "
+                               "each axis fast pairs too, its split spreads the same grid over "
+                               "{three} (see “Which pairs encode which axis” below).").format(
+                                   **numbers))
+        else:
+            sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
+                               "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
+                               "pairs (from pair {first} on), while Qwen3-VL's interleaving "
+                               "gives each axis fast pairs too and spreads the same grid over "
+                               "{three} (see “Which pairs encode which axis” below).").format(
+                                   **numbers))
     sentences.append(_("Inside one image every patch has the same time id, so the {t} time "
                        "pairs of M-RoPE (of {pairs}) turn every patch by the same angle, which "
                        "cancels in the score of two patches: only the {hw} row and column "
@@ -598,7 +616,9 @@ s = ui.settings()
 st.title(_("Images and video"))
 st.markdown(_("Vision-language models carry RoPE into two and three dimensions. This page "
               "follows Qwen2-VL's multimodal RoPE (M-RoPE) and the 2D RoPE of its vision "
-              "encoder; the position ids equal transformers' get_rope_index. The sidebar's "
-              "base, head dim and pair layout apply throughout."))
+              "encoder; the position ids are those of get_rope_index, by default as Qwen2-VL "
+              "and Qwen2.5-VL were released and trained, or, as an option, as transformers "
+              "{version} lays them out. The sidebar's base, head dim and pair layout apply "
+              "throughout.").format(version=rc.TRANSFORMERS_VERSION))
 grid_section(s)
 sequence_section(s)

@@ -164,8 +164,8 @@ st.markdown(_(
     "positional encoding (NoPE); Gemma 2 and gpt-oss alternate sliding-window and global "
     "layers one to one, Gemma 3 has five sliding-window layers per global one and gives "
     "them their own base. Everything here is read "
-    "from each model's `config.json` the way transformers builds the model; the sidebar "
-    "settings do not apply."))
+    "from each model's `config.json` the way transformers {version} builds the model; the "
+    "sidebar settings do not apply.").format(version=rc.TRANSFORMERS_VERSION))
 st.markdown(_(
     "**Why hybrids.** A RoPE layer sees word order directly, but its scores depend on the "
     "distance, and at distances beyond its training the angles are new. A NoPE layer adds "

@@ -342,7 +342,7 @@ def signed(x: float) -> str:
     return ("+ " if x >= 0 else "− ") + f"{abs(x):.3g}"
 
 
-current = dict(recipe=recipe_name("float32_angles"),
+current = dict(recipe=recipe_name("float32_angles"), version=rc.TRANSFORMERS_VERSION,
                error=f"{f32[dtypes[0]]['max angle error [rad]']:.3g}",
                m=i18n.integer(max_position), spacing=f"{2 * half:.3g}",
                reference=f"{reference:.3g}",
@@ -350,17 +350,19 @@ current = dict(recipe=recipe_name("float32_angles"),
 if (s.dim, s.base, max_position) == (128, 1e4, 10**6):
     current_text = _(
         "**What current code does.** transformers builds `inv_freq` in float32, forms the "
-        "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in 5.x; 4.x used "
-        "a float32 matrix product with `autocast` off) and casts only cos and sin to the "
-        "model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
+        "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in transformers "
+        "{version}; "
+        "4.x used a float32 matrix product with `autocast` off) and casts only cos and sin to "
+        "the model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
         "same in every dtype, {error} rad at m = {m} (float32's spacing there is {spacing}). "
         "Cos errors with the cast cache at m = {m}: {values}.").format(**current)
 else:
     current_text = _(
         "**What current code does.** transformers builds `inv_freq` in float32, forms the "
-        "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in 5.x; 4.x used "
-        "a float32 matrix product with `autocast` off) and casts only cos and sin to the "
-        "model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
+        "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in transformers "
+        "{version}; "
+        "4.x used a float32 matrix product with `autocast` off) and casts only cos and sin to "
+        "the model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
         "same in every dtype, {error} rad at m = {m} (float32's spacing there is {spacing}); "
         "{reference} rad at m = 10⁶ for d = 128, base 10⁴. Cos errors with the cast cache at "
         "m = {m}: {values}.").format(**current)

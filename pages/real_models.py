@@ -350,7 +350,8 @@ st.markdown(_(
     "How published models configure RoPE, from their `config.json`: how many coordinates of "
     "a head rotate, the base, the pair layout, and the context-extension method with its "
     "parameters. Everything is computed from those fields with the formulas of Hugging Face "
-    "transformers; the sidebar settings do not apply here."))
+    "transformers {version}; the sidebar settings do not apply here.").format(
+    version=rc.TRANSFORMERS_VERSION))
 
 c1, c2 = st.columns([2, 1])
 names = ui.multiselect(_("Models (up to 3)"), PRESET_NAMES, DEFAULT_MODELS, "rm_models",

@@ -132,6 +132,7 @@ from .scaling import (
     REGIMES,
     SCALING_LABELS,
     SCALINGS,
+    TRANSFORMERS_VERSION,
     Param,
     Scaling,
     comparison_params,
@@ -171,7 +172,8 @@ from .tiny_model import TinyConfig, TinyTransformer
 
 __all__ = [
     "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "Message", "PRESETS", "Param", "RECIPES",
-    "REGIMES", "RopeConfig", "RopeError", "SCALINGS", "SCALING_LABELS", "Scaling", "angle_error",
+    "REGIMES", "RopeConfig", "RopeError", "SCALINGS", "SCALING_LABELS", "Scaling",
+    "TRANSFORMERS_VERSION", "angle_error",
     "angles",
     "base_search", "cos_sum_profile",
     "apply_rope", "apply_rope_complex", "as_dtype_position", "attention", "attention_checks",

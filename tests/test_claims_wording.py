@@ -345,3 +345,47 @@ def test_long_context_says_which_dynamic_ntk():
     assert (llama.max_context, llama.original_context) == (131_072, 8192)
     assert ("transformers' dynamic NTK takes its L from max_position_embeddings, the length "
             "a config is set for (Llama 3.1 8B: 131,072 tokens, its scaling's L 8,192)") in text
+
+
+def test_small_ones_longrope_models_transformers_version_and_the_flat_m_rope_panel():
+    """Item 12. (a) Every preset whose config.json sets rope_scaling type longrope is named
+    in the LongRoPE caption (Phi-4-mini as well as Phi-3.5 mini). (b) The version the
+    formulas follow is the one requirements-dev.txt pins and the tests run against, and the
+    pages say it. (c) Qwen2-VL's contiguous split gives height and width only pairs 16 … 63
+    (mrope_section 16, 24, 24: rows 16 … 39, columns 40 … 63); on the default 6 × 8 grid
+    from (2, 3) with q = k = ones, d 128, base 10⁴ their largest angles, 3·θ₁₆ = 0.3 rad and
+    4·θ₄₀ = 0.013 rad, leave Σ 2cos spread over under a fiftieth of 2D's, so the panel is
+    almost one colour; Qwen3-VL interleaves."""
+    import re
+
+    from rope_core.presets import HF_CONFIGS
+
+    transformers = pytest.importorskip("transformers")
+
+    longrope = [name for name, cfg in HF_CONFIGS.items()
+                if (cfg.get("rope_scaling") or {}).get("type",
+                    (cfg.get("rope_scaling") or {}).get("rope_type")) == "longrope"]
+    assert {"Phi-3.5 mini", "Phi-4-mini"} <= set(longrope)
+    at = run_page("context_extension")
+    captions = " ".join(c.value for c in at.caption)
+    assert f"a model that publishes them ({', '.join(longrope)})" in captions
+
+    pin = re.search(r"^transformers==(\d+\.\d+)", (POT.parents[1] / "requirements-dev.txt")
+                    .read_text(), re.M).group(1)
+    assert rc.TRANSFORMERS_VERSION == pin == ".".join(transformers.__version__.split(".")[:2])
+    assert f"Hugging Face transformers {pin} (`modeling_rope_utils.py`)" in captions
+    for page in ("real_models", "layers_without_rope", "images_video", "precision"):
+        assert f"transformers {pin}" in page_text(run_page(page)), page
+
+    theta = [10_000 ** (-2 * i / 128) for i in range(64)]
+    # row and column distances on a 6 x 8 grid from (2, 3): up to 3 rows, 4 columns
+    mrope = [sum(2 * math.cos(dr * t) for t in theta[16:40]) +
+             sum(2 * math.cos(dc * t) for t in theta[40:]) + 2 * 16
+             for dr in range(-2, 4) for dc in range(-3, 5)]
+    axial = [sum(2 * math.cos(dr * t) + 2 * math.cos(dc * t) for t in
+                 [10_000 ** (-4 * i / 128) for i in range(32)])
+             for dr in range(-2, 4) for dc in range(-3, 5)]
+    assert (max(mrope) - min(mrope)) < (max(axial) - min(axial)) / 50
+    text = page_text(run_page("images_video"))
+    assert "so the M-RoPE panel is almost one colour" in text
+    assert "That is what Qwen3-VL's interleaving changes" in text
