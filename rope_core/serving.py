@@ -265,6 +265,15 @@ def _json(value) -> str:
     return json.dumps(value, ensure_ascii=True)
 
 
+def _pretty(value, indent: int = 0) -> str:
+    """JSON with one key per line and each list on one line (LongRoPE's 48 factors)."""
+    if not isinstance(value, dict) or not value:
+        return _json(value)
+    pad = " " * (indent + 2)
+    items = [f"{pad}{_json(k)}: {_pretty(v, indent + 2)}" for k, v in value.items()]
+    return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+
+
 def _flag_number(value: float) -> str:
     """A number on a command line: 4, 2.5, 1e+06 -> 1000000."""
     text = format(float(value), ".12g")
@@ -320,7 +329,7 @@ def _transformers(plan: _Plan) -> dict:
         notes.append(Message("transformers' dynamic NTK takes L from "
                              "max_position_embeddings, so it stays {original}; the spectrum "
                              "then follows each input's length.", original=plan.original))
-    return _entry("transformers", settings, json.dumps(settings, indent=2), notes)
+    return _entry("transformers", settings, _pretty(settings), notes)
 
 
 def _served_json(plan: _Plan, key: str) -> dict:
@@ -492,6 +501,10 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
     """
     plan = _plan(config, target_context, method, params)
     cfg, m, s = plan.config, plan.method, plan.scale
+
+    def n(tokens: int) -> str:  # a count of tokens with its digits grouped: 131,072
+        return f"{tokens:,}"
+
     notes = []
     if m in STATIC:
         notes.append(("static", Message(
@@ -499,8 +512,8 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
             "included, not only for inputs longer than L = {original}. Qwen's model cards "
             "warn that static YaRN (the same factor whatever the input length) may impair "
             "performance on shorter texts, and advise adding the scaling only when long "
-            "inputs are expected, with a factor for the typical length (2 for 65,536 "
-            "tokens from 32,768).", method=m, original=plan.original)))
+            "inputs are expected, with a factor for the typical length (their example: 2 "
+            "for 65,536 tokens from 32,768).", method=m, original=n(plan.original))))
     own_mismatch = False
     if cfg.method == "yarn":
         own = resolve_params("yarn", cfg.rotary_dim, cfg.params_dict)
@@ -514,16 +527,30 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
             "is 1) and then uses the factor (_validate_yarn_rope_parameters in "
             "modeling_rope_utils.py). The settings here set max_position_embeddings = "
             "{target} and factor = {target} / {original} = {scale}, so they agree.",
-            target=plan.target, original=plan.original, scale=f"{s:.6g}")))
+            target=n(plan.target), original=n(plan.original), scale=f"{s:.6g}")))
     if cfg.method != "none":
-        if m == cfg.method:
+        names = dict(model=cfg.name, own=cfg.method, original=n(cfg.original_context),
+                     configured=n(cfg.max_context), target=n(plan.target), method=m,
+                     new_original=n(plan.original))
+        own = resolve_params(cfg.method, cfg.rotary_dim, cfg.params_dict)
+        own_factor = own.get("factor")
+        if own_factor is None and own.get("max_position_embeddings") is not None:
+            own_factor = own["max_position_embeddings"] / own["original_max_position_embeddings"]
+        if m == cfg.method and own_factor is not None and plan.original == \
+                cfg.original_context and abs(own_factor - s) <= _RELATIVE * s:
+            text = Message("{model} already scales its RoPE with {own} from L = {original}, "
+                           "by the factor {target} / {original} itself, but is configured "
+                           "for {configured} tokens. The settings here keep its spectrum "
+                           "and raise only the configured context: between {configured} "
+                           "and {target} tokens its slowest pairs reach angles its training "
+                           "never produced.", **names)
+        elif m == cfg.method:
             text = Message("{model} already scales its RoPE with {own} from L = {original} "
                            "to {configured} tokens. The settings here keep its own "
-                           "parameters and set factor = {target} / {original}: they replace "
-                           "its scaling with a longer one of the same kind, which the model "
-                           "was not trained with beyond {configured} tokens.",
-                           model=cfg.name, own=cfg.method, original=cfg.original_context,
-                           configured=cfg.max_context, target=plan.target)
+                           "parameters with s = {target} / {new_original}: they replace "
+                           "its scaling with a longer one of the same kind, which "
+                           "the model was not trained with beyond {configured} tokens.",
+                           **names)
         else:
             text = Message("{model} already scales its RoPE with {own} (from L = {original} "
                            "to {configured} tokens). A config holds one scaling per "
@@ -533,9 +560,7 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
                            "Stacking (scaling the already-scaled spectrum again, from "
                            "{configured}) is what llama.cpp would do with a GGUF whose "
                            "factors are tensors, and none of these configs can write it.",
-                           model=cfg.name, own=cfg.method, original=cfg.original_context,
-                           configured=cfg.max_context, method=m,
-                           new_original=plan.original)
+                           **names)
         notes.append(("built_in", text))
     local = getattr(cfg, "local_base", None)
     if local is not None:
@@ -548,14 +573,53 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
             "Dynamic NTK recomputes the base for each input length past L = {original}: "
             "short inputs run exactly as trained, but during generation the keys already "
             "cached were rotated with the base of an earlier length.",
-            original=plan.original)))
+            original=n(plan.original))))
     if m == "longrope":
         notes.append(("longrope", Message(
             "LongRoPE's per-pair factors were searched for the model's own configured "
             "context ({configured} tokens); a longer target changes only its attention "
             "factor sqrt(1 + ln s / ln L), s = {target} / {original}.",
-            configured=cfg.max_context, target=plan.target, original=plan.original)))
+            configured=n(cfg.max_context), target=n(plan.target), original=n(plan.original))))
     return tuple(notes)
+
+
+def range_table(config: RopeConfig, target_context: int, method: str,
+                **params) -> pd.DataFrame:
+    """Per pair, the spectrum before and after, and whether the target pushes the pair past
+    the angles the model has seen.
+
+    Before: the model as it is, theta_i = ``config.theta(R)`` at R = :func:`reach` (its
+    trained context, or where its own scaling takes it); after: theta'_i =
+    ``extended_config(...).theta(T)`` at the target T. A pair has seen every angle when it
+    completed a turn within R (2 pi / theta_i <= R); otherwise the largest angle it has
+    seen is R theta_i, and it is pushed out when T theta'_i > R theta_i (relative
+    tolerance 1e-9: NTK divides the slowest pair by exactly s).
+
+    Returns:
+        ``rotary_dim/2`` rows: leading model, method, reach R [tokens], target context T
+        [tokens]; then pair, theta before [rad/token], theta after [rad/token], wavelength
+        before [tokens], wavelength after [tokens], largest angle seen [rad] (R theta_i,
+        NaN when the pair turned), largest angle at T [rad], angle ratio (T theta'_i /
+        (R theta_i)), turned within R (bool), pushed out (bool).
+    """
+    plan = _plan(config, target_context, method, params)
+    already = reach(config)
+    before, _a = config.theta(already)  # (d/2,)
+    after, _b = extended_config(config, target_context, method, **params).theta(plan.target)
+    wave_before, wave_after = 2 * math.pi / before, 2 * math.pi / after  # (d/2,)
+    seen, at_target = already * before, plan.target * after  # (d/2,) rad
+    turned = wave_before <= already
+    ratio = at_target / seen
+    pushed = ~turned & (ratio > 1 + _RELATIVE)
+    return pd.DataFrame({
+        "model": config.name, "method": plan.method, "reach R [tokens]": already,
+        "target context T [tokens]": plan.target,
+        "pair": range(before.numel()), "theta before [rad/token]": before.numpy(),
+        "theta after [rad/token]": after.numpy(), "wavelength before [tokens]":
+            wave_before.numpy(), "wavelength after [tokens]": wave_after.numpy(),
+        "largest angle seen [rad]": seen.where(~turned, math.nan).numpy(),
+        "largest angle at T [rad]": at_target.numpy(), "angle ratio": ratio.numpy(),
+        "turned within R": turned.numpy(), "pushed out": pushed.numpy()})
 
 
 def settings_table(config: RopeConfig, target_context: int, method: str,
@@ -589,4 +653,4 @@ def settings_table(config: RopeConfig, target_context: int, method: str,
 
 
 __all__ = ["ENGINES", "METHODS", "NOTE_KINDS", "SOURCES", "STATIC", "engine_settings",
-           "extended_config", "reach", "serving_notes", "settings_table"]
+           "extended_config", "range_table", "reach", "serving_notes", "settings_table"]
