@@ -218,7 +218,7 @@ ui.explain(_(
 if notes:
     st.subheader(_("Before you copy"))
     for _kind, message in notes:
-        ui.warning(i18n.message(message))
+        st.warning(i18n.markdown_message(message), icon=":material/warning:")
 
 st.subheader(_("The settings"))
 for engine in serving.ENGINES:
@@ -226,7 +226,7 @@ for engine in serving.ENGINES:
     with st.container(border=True):
         st.markdown(f"**{engine}**")
         if not entry["supported"]:
-            ui.warning(i18n.message(entry["refusal"]))
+            st.warning(i18n.markdown_message(entry["refusal"]), icon=":material/block:")
         else:
             if engine == "transformers":
                 st.caption(_("Merge into the model's `config.json` (transformers 5 reads "
@@ -236,7 +236,7 @@ for engine in serving.ENGINES:
                 st.caption(_("Command line (MODEL: the model's path or name):"))
             st.code(entry["command"], language=LANGUAGE[engine], wrap_lines=True)
             for note in entry["notes"]:
-                st.caption(ui.plain(i18n.message(note)))
+                st.caption(i18n.markdown_message(note))
         st.caption(_("Names from: {source}").format(source=f"`{entry['source']}`"))
 
 # the file name carries no visitor text

@@ -250,10 +250,10 @@ def _rope_parameters(plan: _Plan) -> dict:
     return out
 
 
-def _refusal(engine: str, method: str, template: str, **values) -> dict:
+def _refusal(engine: str, reason: Message) -> dict:
+    """An entry that refuses; ``reason`` names the engine and the method."""
     return {"engine": engine, "supported": False, "settings": {}, "command": "",
-            "refusal": Message(template, engine=engine, method=method, **values),
-            "notes": (), "source": SOURCES[engine]}
+            "refusal": reason, "notes": (), "source": SOURCES[engine]}
 
 
 def _entry(engine: str, settings: dict, command: str, notes=()) -> dict:
@@ -294,27 +294,30 @@ def _default_attention(plan: _Plan) -> bool:
 def _transformers(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
     if cfg.family == "gptj":
-        return _refusal("transformers", m, "{engine} cannot run {method} for GPT-J: "
-                        "transformers' GPT-J code builds its rotation from base 10000 "
-                        "and rotary_dim alone (modeling_gptj.create_sinusoidal_positions) "
-                        "and reads no rope_parameters.")
+        return _refusal("transformers", Message(
+            "{engine} cannot run {method} for GPT-J: transformers' GPT-J code builds its rotation "
+            "from base 10000 and `rotary_dim` alone (`modeling_gptj.create_sinusoidal_positions`) "
+            "and reads no `rope_parameters`.",
+            engine="transformers", method=m))
     if cfg.family == "chatglm":
-        return _refusal("transformers", m, "{engine} cannot run {method} for ChatGLM: "
-                        "ChatGLM runs as remote code (modeling_chatglm.py), whose base is "
-                        "10000 · rope_ratio, and reads no rope scaling keys.")
+        return _refusal("transformers", Message(
+            "{engine} cannot run {method} for ChatGLM: ChatGLM runs as remote code "
+            "(`modeling_chatglm.py`), whose base is 10000 · `rope_ratio`, and reads no rope "
+            "scaling keys.",
+            engine="transformers", method=m))
     dims = _rope_parameters(plan)
     allowed = _HF_TYPES_ONLY.get(cfg.family)
     if allowed is not None and dims["rope_type"] not in allowed:
-        return _refusal("transformers", m, "{engine} cannot run {method} for {family}: "
-                        "its config class accepts only rope types {types} "
-                        "(validate_rope in configuration_{family}.py).",
-                        family=cfg.family, types=", ".join(allowed))
+        return _refusal("transformers", Message(
+            "{engine} cannot run {method} for {family}: its config class accepts only the rope "
+            "types {types} (`validate_rope` in its `configuration_*.py`).",
+            engine="transformers", method=m, family=cfg.family, types=", ".join(allowed)))
     if "partial_rotary_factor" in dims and \
             int(cfg.head_dim * dims["partial_rotary_factor"]) != cfg.rotary_dim:
-        return _refusal("transformers", m, "{engine} cannot run {method} for this model: "
-                        "its rotary dim {rotary} is not int(head_dim · "
-                        "partial_rotary_factor) for head_dim {head} in floating point.",
-                        rotary=cfg.rotary_dim, head=cfg.head_dim)
+        return _refusal("transformers", Message(
+            "{engine} cannot run {method} for this model: its rotary dim {rotary} is not "
+            "`int(head_dim · partial_rotary_factor)` for head dim {head} in floating point.",
+            engine="transformers", method=m, rotary=cfg.rotary_dim, head=cfg.head_dim))
     local = getattr(cfg, "local_base", None)  # Gemma 3: one dict per layer type
     parameters = dims if local is None else {
         "full_attention": dims,
@@ -327,7 +330,7 @@ def _transformers(plan: _Plan) -> dict:
     notes = []
     if m == "dynamic":
         notes.append(Message("transformers' dynamic NTK takes L from "
-                             "max_position_embeddings, so it stays {original}; the spectrum "
+                             "`max_position_embeddings`, so it stays {original}; the spectrum "
                              "then follows each input's length.", original=plan.original))
     return _entry("transformers", settings, _pretty(settings), notes)
 
@@ -344,29 +347,34 @@ def _served_refusal(plan: _Plan, engine: str) -> dict | None:
     """The reason vLLM or SGLang cannot run the plan, or None."""
     cfg, m = plan.config, plan.method
     if cfg.family == "chatglm":
-        return _refusal(engine, m, "{engine} cannot run {method} for ChatGLM: its chatglm.py "
-                        "builds the rotation from base 10000 · rope_ratio and reads no rope "
-                        "scaling keys.")
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for ChatGLM: its `chatglm.py` builds the rotation from "
+            "base 10000 · `rope_ratio` and reads no rope scaling keys.",
+            engine=engine, method=m))
     if getattr(cfg, "local_base", None) is not None:
-        return _refusal(engine, m, "{engine} is not given a line for {method} here: this "
-                        "model's global and sliding layers have separate RoPE settings, "
-                        "which {engine} reads per model family. Save the transformers "
-                        "entry into a copy of config.json and serve that copy.")
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method} here: this model's global and sliding "
+            "layers have separate RoPE settings, which {engine} reads per model family. Save the "
+            "transformers entry into a copy of `config.json` and serve that copy.",
+            engine=engine, method=m))
     if m == "dynamic":
-        return _refusal(engine, m, "{engine} has no dynamic NTK: its rope type \"dynamic\" "
-                        "(DynamicNTKScalingRotaryEmbedding) computes one base for "
-                        "factor × max_position_embeddings tokens when the server starts and "
-                        "uses it at every length, which is static NTK. Choose ntk (static) "
-                        "for the same effect at the target.")
+        return _refusal(engine, Message(
+            "{engine} has no dynamic NTK: its rope type `dynamic` "
+            "(`DynamicNTKScalingRotaryEmbedding`) computes one base for `factor` × "
+            "`max_position_embeddings` tokens when the server starts and uses it at every length, "
+            "which is static NTK. Choose `ntk` (static) for the same effect at the target.",
+            engine=engine, method=m))
     if m == "yarn" and cfg.family not in _DEEPSEEK and not _default_attention(plan):
-        return _refusal(engine, m, "{engine} cannot run {method} with this attention "
-                        "factor: its YaRN multiplies cos and sin by 0.1 ln s + 1 computed "
-                        "from factor alone (YaRNScalingRotaryEmbedding) and is not passed "
-                        "attention_factor, mscale or mscale_all_dim.")
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} with this attention factor: its YaRN multiplies cos and "
+            "sin by 0.1 ln s + 1 computed from `factor` alone (`YaRNScalingRotaryEmbedding`) and "
+            "is not passed `attention_factor`, `mscale` or `mscale_all_dim`.",
+            engine=engine, method=m))
     if m == "yarn" and engine == "SGLang" and plan.params.get("truncate") is False:
-        return _refusal(engine, m, "{engine} cannot run {method} with truncate = false: "
-                        "its YaRN always rounds the ramp's bounds down and up "
-                        "(_yarn_find_correction_range).")
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} with `truncate` = `false`: its YaRN always rounds the "
+            "ramp's bounds down and up (`_yarn_find_correction_range`).",
+            engine=engine, method=m))
     return None
 
 
@@ -398,24 +406,29 @@ def _llama_cpp(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
     engine = "llama.cpp"
     if m == "dynamic":
-        return _refusal(engine, m, "{engine} has no dynamic NTK: --rope-scaling takes none, "
-                        "linear or yarn, and --rope-freq-base sets one base for every length "
-                        "(static NTK).")
+        return _refusal(engine, Message(
+            "{engine} has no dynamic NTK: `--rope-scaling` takes `none`, `linear` or `yarn`, and "
+            "`--rope-freq-base` sets one base for every length (static NTK).",
+            engine=engine, method=m))
     if m == "llama3":
-        return _refusal(engine, m, "{engine} has no {method} scaling on its command line "
-                        "(--rope-scaling takes none, linear or yarn): convert_hf_to_gguf.py "
-                        "writes Llama 3.1's band factors into the GGUF as a rope_freqs tensor "
-                        "for the factor in config.json. Merge the transformers entry into "
-                        "config.json and convert again.")
+        return _refusal(engine, Message(
+            "{engine} has no {method} scaling on its command line (`--rope-scaling` takes `none`, "
+            "`linear` or `yarn`): `convert_hf_to_gguf.py` writes Llama 3.1's band factors into "
+            "the GGUF as a `rope_freqs` tensor for the `factor` in `config.json`. Merge the "
+            "transformers entry into `config.json` and convert again.",
+            engine=engine, method=m))
     if m == "longrope":
-        return _refusal(engine, m, "{engine} has no {method} scaling on its command line "
-                        "(--rope-scaling takes none, linear or yarn): convert_hf_to_gguf.py "
-                        "writes the per-pair factors and the attention factor into the GGUF. "
-                        "Merge the transformers entry into config.json and convert again.")
+        return _refusal(engine, Message(
+            "{engine} has no {method} scaling on its command line (`--rope-scaling` takes `none`, "
+            "`linear` or `yarn`): `convert_hf_to_gguf.py` writes the per-pair factors and the "
+            "attention factor into the GGUF. Merge the transformers entry into `config.json` and "
+            "convert again.",
+            engine=engine, method=m))
     if cfg.method in ("llama3", "longrope") and m != cfg.method:
-        return _refusal(engine, m, "{engine} would stack {method} on this model's own "
-                        "{own} factors: its GGUF carries them as tensors, which llama.cpp "
-                        "applies before any --rope-scaling.", own=cfg.method)
+        return _refusal(engine, Message(
+            "{engine} would stack {method} on this model's own {own} factors: its GGUF carries "
+            "them as tensors, which llama.cpp applies before any `--rope-scaling`.",
+            engine=engine, method=m, own=cfg.method))
     args = [("-c", str(plan.target))]
     if m == "linear":
         args += [("--rope-scaling", "linear"), ("--rope-scale", _flag_number(plan.scale))]
@@ -423,14 +436,17 @@ def _llama_cpp(plan: _Plan) -> dict:
         args += [("--rope-scaling", "none"), ("--rope-freq-base", _flag_number(plan.base))]
     else:  # yarn
         if plan.params.get("truncate") is False:
-            return _refusal(engine, m, "{engine} cannot run {method} with truncate = false: "
-                            "ggml_rope_yarn_corr_dims always rounds the ramp's bounds down "
-                            "and up.")
+            return _refusal(engine, Message(
+                "{engine} cannot run {method} with `truncate` = `false`: "
+                "`ggml_rope_yarn_corr_dims` always rounds the ramp's bounds down and up.",
+                engine=engine, method=m))
         if cfg.family not in _DEEPSEEK and not _default_attention(plan):
-            return _refusal(engine, m, "{engine} cannot run {method} with this attention "
-                            "factor: its YaRN multiplies cos and sin by 0.1 ln s + 1 "
-                            "computed from the scale (src/llama-context.cpp, rope_yarn), and "
-                            "how it treats --yarn-attn-factor has changed between versions.")
+            return _refusal(engine, Message(
+                "{engine} cannot run {method} with this attention factor: its YaRN multiplies cos "
+                "and sin by 0.1 ln s + 1 computed from the scale (`src/llama-context.cpp`, "
+                "`rope_yarn`), and how it treats `--yarn-attn-factor` has changed between "
+                "versions.",
+                engine=engine, method=m))
         args += [("--rope-scaling", "yarn"), ("--rope-scale", _flag_number(plan.scale)),
                  ("--yarn-orig-ctx", str(plan.original))]
         for name, flag in (("beta_fast", "--yarn-beta-fast"), ("beta_slow", "--yarn-beta-slow")):
@@ -522,11 +538,11 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
             abs(implicit - own["factor"]) > _RELATIVE * implicit
     if m == "yarn" or own_mismatch:
         notes.append(("transformers_warning", Message(
-            "transformers 5.24 warns when a YaRN config's factor differs from "
-            "max_position_embeddings / original_max_position_embeddings (unless that ratio "
-            "is 1) and then uses the factor (_validate_yarn_rope_parameters in "
-            "modeling_rope_utils.py). The settings here set max_position_embeddings = "
-            "{target} and factor = {target} / {original} = {scale}, so they agree.",
+            "transformers 5.24 warns when a YaRN config's `factor` differs from "
+            "`max_position_embeddings` / `original_max_position_embeddings` (unless that "
+            "ratio is 1) and then uses the `factor` (`_validate_yarn_rope_parameters` in "
+            "`modeling_rope_utils.py`). The settings here set `max_position_embeddings` = "
+            "{target} and `factor` = {target} / {original} = {scale}, so they agree.",
             target=n(plan.target), original=n(plan.original), scale=f"{s:.6g}")))
     if cfg.method != "none":
         names = dict(model=cfg.name, own=cfg.method, original=n(cfg.original_context),
@@ -578,7 +594,7 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
         notes.append(("longrope", Message(
             "LongRoPE's per-pair factors were searched for the model's own configured "
             "context ({configured} tokens); a longer target changes only its attention "
-            "factor sqrt(1 + ln s / ln L), s = {target} / {original}.",
+            "factor √(1 + ln s / ln L), s = {target} / {original}.",
             configured=n(cfg.max_context), target=n(plan.target), original=n(plan.original))))
     return tuple(notes)
 
