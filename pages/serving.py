@@ -178,12 +178,19 @@ if method == "longrope" and cfg.method != "longrope":
               "longer with it."), icon=":material/info:")
     st.stop()
 
+if target <= reach:
+    st.warning(_("{model} already runs at {reach} tokens: choose a target above that.").format(
+        model=name, reach=i18n.integer(reach)), icon=":material/arrow_upward:")
+    st.stop()
 key = compare.config_key(cfg)
 params_key = tuple(sorted(params.items()))
-with ui.friendly_errors():
+try:  # a choice rope_core refuses (L above the model's, s above 1000): said, not raised
     settings = serving.engine_settings(cfg, target, method, **params)
     notes = serving.serving_notes(cfg, target, method, **params)
     computed = tables(key, target, method, params_key)
+except ValueError as err:
+    ui.warning(i18n.error_text(err))
+    st.stop()
 ranges = computed["range"]
 lead = computed["settings"].iloc[0]
 L, scale = int(lead["original context L [tokens]"]), float(lead["scale s = T/L"])
