@@ -224,8 +224,8 @@ ui.explain(_(
 
 if notes:
     st.subheader(_("Before you copy"))
-    for _kind, message in notes:
-        st.warning(i18n.markdown_message(message), icon=":material/warning:")
+    for _kind, message in notes:  # cautions of the choice itself (warnings: problems)
+        st.info(i18n.markdown_message(message), icon=":material/priority_high:")
 
 st.subheader(_("The settings"))
 for engine in serving.ENGINES:
