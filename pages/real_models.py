@@ -12,8 +12,8 @@ import ui
 from rope_core import compare
 from rope_core.config import MAX_JSON_BYTES
 from rope_core.presets import NOTES, SOURCES
-from ui import configs, i18n
-from ui.configs import shown_name
+from ui import i18n
+from ui.configs import config_input, shown_name
 from ui.i18n import N_, _, ngettext
 
 PRESET_NAMES = list(rc.PRESETS)
@@ -319,7 +319,7 @@ axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "rm_axis", container=c2
                  help=_("`linear`: distances evenly spaced up to each model's maximum "
                         "context; `log`: a logarithmic axis that shows short distances in "
                         "detail."))
-mine = configs.config_input(
+mine = config_input(
     "rm", _("Add your own `config.json`"),
     _("Paste or upload a model's `config.json` (at most {most} bytes); it is added as one more "
       "model. An uploaded file is used before pasted text.").format(

@@ -9,8 +9,8 @@ import rope_core as rc
 import ui
 from rope_core import compare, serving
 from rope_core.config import MAX_JSON_BYTES
-from ui import configs, i18n
-from ui.configs import shown_name
+from ui import i18n
+from ui.configs import config_input, shown_name
 from ui.i18n import _
 
 MODEL_OPTIONS = list(rc.PRESETS)
@@ -25,6 +25,11 @@ BETA_FAST = [AUTO, 8, 16, 32, 64]
 BETA_SLOW = [AUTO, 0.5, 1, 2]
 LOW_FREQ = [AUTO, 1, 2, 4]
 HIGH_FREQ = [AUTO, 1, 2, 4, 8]
+# the parameters a method's controls set: (Hugging Face name, options, widget key)
+METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
+                          ("beta_slow", BETA_SLOW, "sv_beta_slow")),
+                 "llama3": (("low_freq_factor", LOW_FREQ, "sv_low"),
+                            ("high_freq_factor", HIGH_FREQ, "sv_high"))}
 LANGUAGE = {"transformers": "json", "vLLM": "bash", "SGLang": "bash", "llama.cpp": "bash"}
 LOG_AXIS = dict(type="log", exponentformat="power")
 BEFORE, AFTER, OUT = "#1f77b4", "#d62728", "#ff7f0e"
@@ -105,7 +110,7 @@ st.markdown(_(
 c1, c2 = st.columns([3, 2])
 model = ui.choice(_("Model"), MODEL_OPTIONS, DEFAULT_MODEL, "sv_model", container=c1)
 with c2:
-    mine = configs.config_input(
+    mine = config_input(
         "sv", _("Use your own `config.json`"),
         _("Paste or upload a model's `config.json` (at most {most} bytes); it is used instead "
           "of the preset. An uploaded file is used before pasted text.").format(
@@ -148,26 +153,16 @@ with st.expander(_("Parameters of the method"), expanded=method in ("dynamic",))
                            "{length} tokens (where it was trained, or where its own scaling "
                            "starts).").format(length=i18n.integer(cfg.original_context)))
     params = {} if original == AUTO else {"original_max_position_embeddings": original}
-    if method == "dynamic":
+    if method == "dynamic":  # transformers' own knob, not the extension
         params["factor"] = float(ui.select_slider(
             _("transformers' `factor` f for dynamic NTK"), DYNAMIC_FACTORS, 1, "sv_dyn_f",
             container=p2, fmt=str,
             help=_("α = f·n/L − (f − 1) once the current length n exceeds L; f = 1 is YaRN's "
                    "definition (α = n/L).")))
-    elif method == "yarn":
-        for label, options, param, column, key in (
-                (_("`beta_fast`"), BETA_FAST, "beta_fast", p2, "sv_beta_fast"),
-                (_("`beta_slow`"), BETA_SLOW, "beta_slow", p3, "sv_beta_slow")):
-            value = ui.select_slider(label, options, AUTO, key, container=column, fmt=option)
-            if value != AUTO:
-                params[param] = float(value)
-    elif method == "llama3":
-        for label, options, param, column, key in (
-                (_("`low_freq_factor`"), LOW_FREQ, "low_freq_factor", p2, "sv_low"),
-                (_("`high_freq_factor`"), HIGH_FREQ, "high_freq_factor", p3, "sv_high")):
-            value = ui.select_slider(label, options, AUTO, key, container=column, fmt=option)
-            if value != AUTO:
-                params[param] = float(value)
+    for (param, options, key), column in zip(METHOD_PARAMS.get(method, ()), (p2, p3)):
+        value = ui.select_slider(f"`{param}`", options, AUTO, key, container=column, fmt=option)
+        if value != AUTO:
+            params[param] = float(value)
     st.caption(_("auto: the model's own value when the method is its own, else transformers' "
                  "default (`beta_fast` 32, `beta_slow` 1, `low_freq_factor` 1, "
                  "`high_freq_factor` 4)."))
