@@ -357,6 +357,16 @@ def _served_refusal(plan: _Plan, engine: str) -> dict | None:
             "layers have separate RoPE settings, which {engine} reads per model family. Save the "
             "transformers entry into a copy of `config.json` and serve that copy.",
             engine=engine, method=m))
+    # M-RoPE (Qwen2-VL): get_rope builds the multimodal rotation only for the rope types
+    # default (vLLM and SGLang) and yarn (vLLM); any other type would drop the sections
+    mrope_types = ("ntk", "yarn") if engine == "vLLM" else ("ntk",)
+    if getattr(cfg, "mrope_section", None) is not None and m not in mrope_types:
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for this M-RoPE model: its `get_rope` builds the "
+            "rotation of time, height and width sections only for the rope types {types}, "
+            "and with {method} would rotate every pair by the text position alone.",
+            engine=engine, method=m,
+            types=", ".join("default" if t == "ntk" else t for t in mrope_types)))
     if m == "dynamic":
         return _refusal(engine, Message(
             "{engine} has no dynamic NTK: its rope type `dynamic` "
@@ -496,7 +506,8 @@ def engine_settings(config: RopeConfig, target_context: int, method: str, **para
 
 # --- what the page says beside the settings -------------------------------------------
 
-NOTE_KINDS = ("static", "transformers_warning", "built_in", "layers", "dynamic", "longrope")
+NOTE_KINDS = ("static", "transformers_warning", "built_in", "layers", "mrope", "dynamic",
+              "longrope")
 
 
 def serving_notes(config: RopeConfig, target_context: int, method: str,
@@ -512,6 +523,9 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
       (its own method: same parameters, factor T / L);
     * layers: the model has layers with a separate, unscaled base (Gemma 3's sliding
       layers), which keep it;
+    * mrope: an M-RoPE model (Qwen2-VL): Qwen2.5-VL's model card advises against YaRN
+      (temporal and spatial localization suffer) and, for long videos, suggests raising
+      max_position_embeddings instead;
     * dynamic: dynamic NTK recomputes the base per input; cached keys keep older angles;
     * longrope: the model's per-pair factors were searched for its own configured context.
     """
@@ -584,6 +598,13 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
             "{model} scales only its global layers: its sliding-window layers rotate with "
             "their own base {local}, unscaled, and keep it.", model=cfg.name,
             local=f"{local:g}")))
+    if getattr(cfg, "mrope_section", None) is not None:
+        notes.append(("mrope", Message(
+            "{model} rotates its pairs by time, height and width positions (M-RoPE). "
+            "Qwen2.5-VL's model card says that adding YaRN this way has a significant impact "
+            "on temporal and spatial localization and does not recommend it; for long videos "
+            "it suggests raising `max_position_embeddings` instead, since M-RoPE spends "
+            "fewer position ids.", model=cfg.name)))
     if m == "dynamic":
         notes.append(("dynamic", Message(
             "Dynamic NTK recomputes the base for each input length past L = {original}: "

@@ -231,6 +231,13 @@ def test_what_each_engine_refuses():
     assert gpt_oss["vLLM"]["supported"]  # vLLM's get_rope passes truncate
     assert not gpt_oss["SGLang"]["supported"] and not gpt_oss["llama.cpp"]["supported"]
     assert "truncate" in str(gpt_oss["llama.cpp"]["refusal"])
+    # M-RoPE: vLLM's get_rope keeps the sections for default and yarn, SGLang's for default
+    vl = rc.PRESETS["Qwen2-VL 7B"]
+    assert supported(vl, 131072, "yarn") == {"transformers": True, "vLLM": True,
+                                             "SGLang": False, "llama.cpp": True}
+    assert supported(vl, 131072, "ntk")["SGLang"] is True
+    assert supported(vl, 131072, "linear")["vLLM"] is False
+    assert "mrope" in dict(serving.serving_notes(vl, 131072, "ntk"))
 
 
 def test_static_ntk_base_and_linear_scale_by_hand():
