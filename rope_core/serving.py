@@ -372,7 +372,8 @@ def _served_refusal(plan: _Plan, engine: str) -> dict | None:
             "{engine} has no dynamic NTK: its rope type `dynamic` "
             "(`DynamicNTKScalingRotaryEmbedding`) computes one base for `factor` × "
             "`max_position_embeddings` tokens when the server starts and uses it at every length, "
-            "which is static NTK. Choose `ntk` (static) for the same effect at the target.",
+            "which is static NTK. Static `ntk` gives at the target what dynamic NTK with f = 1 "
+            "gives there.",
             engine=engine, method=m))
     if m == "yarn" and cfg.family not in _DEEPSEEK and not _default_attention(plan):
         return _refusal(engine, Message(
