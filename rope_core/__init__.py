@@ -8,6 +8,8 @@ One module per concept:
 * :mod:`~rope_core.config`: RopeConfig, a model's RoPE settings, read from config.json
 * :mod:`~rope_core.presets`: PRESETS, real models' RopeConfigs
 * :mod:`~rope_core.compare`: side-by-side tables of models and context-extension methods
+* :mod:`~rope_core.serving`: the settings that serve a model longer in transformers, vLLM,
+  SGLang and llama.cpp (``serving.engine_settings``)
 * :mod:`~rope_core.rotation`: apply_rope (element-wise, partial rotary), dense R_m, complex form
 * :mod:`~rope_core.steps`: one pair turning frame by frame; R_m q worked through by hand
 * :mod:`~rope_core.sinusoidal`: the Transformer's sinusoidal table

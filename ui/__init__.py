@@ -6,6 +6,7 @@
 * :mod:`ui.figures`: the figure style, and its presentation-mode form
 * :mod:`ui.css`: the app's page CSS (formulas scroll in their box; presentation text)
 * :mod:`ui.safety`: visitor text shown as plain text, errors without tracebacks
+* :mod:`ui.configs`: a visitor's own ``config.json``, pasted or uploaded, read safely
 * :mod:`ui.formatting`: number formatting and the explanation under a plot
 * :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
