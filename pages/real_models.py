@@ -310,7 +310,8 @@ st.markdown(_(
     "How published models configure RoPE, from their `config.json`: how many coordinates of "
     "a head rotate, the base, the pair layout, and the context-extension method with its "
     "parameters. Everything is computed from those fields with the formulas of Hugging Face "
-    "transformers; the sidebar settings do not apply here."))
+    "transformers {version}; the sidebar settings do not apply here.").format(
+    version=rc.TRANSFORMERS_VERSION))
 
 c1, c2 = st.columns([2, 1])
 names = ui.multiselect(_("Models (up to 3)"), PRESET_NAMES, DEFAULT_MODELS, "rm_models",
@@ -356,7 +357,9 @@ if len(layers):
                                              n=len(rows), reaches=reaches or "0"))
     ui.explain(_("**Layers.** Each row is one model, each cell one layer. Grey layers have no "
                  "positional encoding at all (NoPE): they see word order only through the "
-                 "causal mask, and carry retrieval across the whole context. {models}.")
+                 "causal mask and what the layers below pass up. In Yang et al.'s experiments "
+                 "(2025) such layers do the long-range retrieval, an empirical finding, not a "
+                 "property of NoPE. {models}.")
                .format(models=_("; ").join(stack_text)))
 missing = [shown_name(c.name) for c in configs if c.layers is None]
 if missing:
@@ -388,9 +391,9 @@ for name, rows in spectrum_groups:
         context=i18n.integer(int(max_context[name])), regimes=scaled))
 ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
              "beyond the context (a larger d alone does not: the share of pairs longer than "
-             "the context depends on the base, not on d), so their angle alone identifies "
-             "every position. "
-             "{models}.").format(models=_("; ").join(sentences)))
+             "the context depends on the base, not on d), so in exact arithmetic their angle "
+             "alone identifies every position."), ui.slow_pairs_in_low_precision(),
+           _("{models}.").format(models=_("; ").join(sentences)))
 
 left, right = st.columns(2)
 with left:
