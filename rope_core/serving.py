@@ -74,6 +74,7 @@ import pandas as pd
 
 from ._checks import Message, check_choice, check_int, fail
 from .config import RopeConfig
+from .families import family
 from .scaling import MAX_FACTOR, MAX_LENGTH, SCALINGS, resolve_params, scaled_theta
 
 ENGINES = ("transformers", "vLLM", "SGLang", "llama.cpp")
@@ -250,6 +251,40 @@ def _rope_parameters(plan: _Plan) -> dict:
     return out
 
 
+def _local_base(cfg: RopeConfig) -> float | None:
+    """The base of the sliding-window layers where they keep a RoPE of their own beside the
+    main spectrum, under the layer-type names of transformers' nested rope_parameters
+    (Gemma 3 and 4: ``sliding_attention``), else None."""
+    if cfg.layer_specs is None or family([cfg.family])[1].rope_labels is not None:
+        return None
+    main = cfg.main_spec()
+    for group in cfg.groups():
+        spec = group.spec
+        if spec.rotates and spec.attention == "sliding" and (spec.base, spec.method, spec.params) \
+                != (main.base, main.method, main.params):
+            return spec.base
+    return None
+
+
+def _layer_refusal(cfg: RopeConfig, engine: str, method: str) -> dict | None:
+    """A refusal where the main spectrum is not one these settings can write: DeepSeek-V4
+    (its layers read named rope_parameters entries, main and compress) and Gemma 4's global
+    layers (proportional RoPE: θ over the whole head dim, of which a quarter rotates)."""
+    if cfg.layer_specs is not None and family([cfg.family])[1].rope_labels is not None:
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method} here: this model's layers read their "
+            "RoPE from named entries of `rope_parameters` ({labels}), which these settings do "
+            "not write.", engine=engine, method=method,
+            labels=", ".join(dict.fromkeys(v for _k, v in family([cfg.family])[1].rope_labels))))
+    if cfg.theta_dim not in (None, cfg.rotary_dim):
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method} here: this model's global layers use "
+            "proportional RoPE (θᵢ over the whole head dim {theta_dim}, of which {rotary} "
+            "dims rotate), which no scaling of these settings keeps.", engine=engine,
+            method=method, theta_dim=cfg.theta_dim, rotary=cfg.rotary_dim))
+    return None
+
+
 def _refusal(engine: str, reason: Message) -> dict:
     """An entry that refuses; ``reason`` names the engine and the method."""
     return {"engine": engine, "supported": False, "settings": {}, "command": "",
@@ -293,6 +328,9 @@ def _default_attention(plan: _Plan) -> bool:
 
 def _transformers(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
+    refusal = _layer_refusal(cfg, "transformers", m)
+    if refusal is not None:
+        return refusal
     if cfg.family == "gptj":
         return _refusal("transformers", Message(
             "{engine} cannot run {method} for GPT-J: transformers' GPT-J code builds its rotation "
@@ -318,7 +356,7 @@ def _transformers(plan: _Plan) -> dict:
             "{engine} cannot run {method} for this model: its rotary dim {rotary} is not "
             "`int(head_dim · partial_rotary_factor)` for head dim {head} in floating point.",
             engine="transformers", method=m, rotary=cfg.rotary_dim, head=cfg.head_dim))
-    local = getattr(cfg, "local_base", None)  # Gemma 3: one dict per layer type
+    local = _local_base(cfg)  # Gemma 3: one dict per layer type
     parameters = dims if local is None else {
         "full_attention": dims,
         "sliding_attention": {"rope_type": "default", "rope_theta": local}}
@@ -346,12 +384,15 @@ def _served_json(plan: _Plan, key: str) -> dict:
 def _served_refusal(plan: _Plan, engine: str) -> dict | None:
     """The reason vLLM or SGLang cannot run the plan, or None."""
     cfg, m = plan.config, plan.method
+    refusal = _layer_refusal(cfg, engine, m)
+    if refusal is not None:
+        return refusal
     if cfg.family == "chatglm":
         return _refusal(engine, Message(
             "{engine} cannot run {method} for ChatGLM: its `chatglm.py` builds the rotation from "
             "base 10000 · `rope_ratio` and reads no rope scaling keys.",
             engine=engine, method=m))
-    if getattr(cfg, "local_base", None) is not None:
+    if _local_base(cfg) is not None:
         return _refusal(engine, Message(
             "{engine} is not given a line for {method} here: this model's global and sliding "
             "layers have separate RoPE settings, which {engine} reads per model family. Save the "
@@ -416,6 +457,9 @@ def _sglang(plan: _Plan) -> dict:
 def _llama_cpp(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
     engine = "llama.cpp"
+    refusal = _layer_refusal(cfg, engine, m)
+    if refusal is not None:
+        return refusal
     if m == "dynamic":
         return _refusal(engine, Message(
             "{engine} has no dynamic NTK: `--rope-scaling` takes `none`, `linear` or `yarn`, and "
@@ -593,7 +637,7 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
                            "factors are tensors, and none of these configs can write it.",
                            **names)
         notes.append(("built_in", text))
-    local = getattr(cfg, "local_base", None)
+    local = _local_base(cfg)
     if local is not None:
         notes.append(("layers", Message(
             "{model} scales only its global layers: its sliding-window layers rotate with "

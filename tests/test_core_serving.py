@@ -86,10 +86,13 @@ def target_for(preset: rc.RopeConfig) -> int | None:
 CASES = [(name, method) for name in HF_CONFIGS for method in serving.METHODS
          if method != "longrope" or rc.PRESETS[name].method == "longrope"]
 # transformers refuses these (its own code says so): GPT-J's and ChatGLM's code read no
-# rope_parameters; Phi3Config accepts only "default" and "longrope"
+# rope_parameters; Phi3Config accepts only "default" and "longrope". No line is written
+# for DeepSeek-V4 (named rope_parameters entries main / compress) nor for Gemma 4's
+# proportional global layers (serving._layer_refusal).
 HF_REFUSED = {"GPT-J 6B": set(serving.METHODS), "ChatGLM3 6B": set(serving.METHODS),
               "Phi-3.5 mini": {"yarn", "linear", "dynamic", "llama3"},
-              "Phi-4-mini": {"yarn", "linear", "dynamic", "llama3"}}
+              "Phi-4-mini": {"yarn", "linear", "dynamic", "llama3"},
+              "DeepSeek-V4-Flash": set(serving.METHODS), "Gemma 4 31B": set(serving.METHODS)}
 
 
 @pytest.mark.parametrize(("name", "method"), CASES)
