@@ -38,10 +38,8 @@ import pandas as pd
 import torch
 
 from ._checks import (
-    as_integer_positions,
     check_choice,
     check_int,
-    check_positive_float,
     fail,
 )
 from .config import LayerSpec, RopeConfig
@@ -49,7 +47,6 @@ from .decay import _chunks as _decay_chunks
 from .frequencies import theta as plain_theta
 from .scaling import (
     MAX_LENGTH,
-    MAX_SEQ_LEN,
     SCALINGS,
     comparison_params,
     effective_base,

@@ -763,6 +763,8 @@ def _rope_entries(cfg: Mapping, fam: families.Family):
         base = base if base is not None else _get(cfg, "rope_theta", float)
         full.setdefault("rope_theta", base if base is not None else fam.default_base)
         local_base = _get(cfg, fam.local_base_key, float) if fam.local_base_key else None
+        if local_base is not None and not (math.isfinite(local_base) and local_base > 1):
+            fail(fam.local_base_key, local_base, "a finite number greater than 1")
         if local_base is None:
             local_base = fam.local_base_default if fam.local_base_key else full["rope_theta"]
         local = dict(raw) if fam.split_scaling == "both" else {"rope_type": "default"}
@@ -771,7 +773,8 @@ def _rope_entries(cfg: Mapping, fam: families.Family):
     for key, entry in raw.items():
         if key not in nested_keys:
             if key in _FLAT_KEYS:
-                continue  # top-level leftovers beside the per-type entries (transformers drops them)
+                # top-level leftovers beside the per-type entries (transformers drops them)
+                continue
             fail(f"{name}.{key}", entry, "absent: nested entries are keyed by layer type "
                                          "({types})", types=", ".join(sorted(
                                              k for k in raw if k in nested_keys)))
@@ -779,6 +782,21 @@ def _rope_entries(cfg: Mapping, fam: families.Family):
             fail(f"{name}.{key}", entry, "a JSON object or null")
     entries = {k: (dict(v) if v is not None else None) for k, v in raw.items()
                if k in nested_keys}
+    if fam.split_scaling is not None:
+        # an entry without rope_theta: the config class fills it (Gemma 3's
+        # convert_rope_params_to_dict: rope_theta or 1e6 for full_attention,
+        # rope_local_base_freq or 1e4 for sliding_attention)
+        full_base = _get(cfg, fam.global_base_key, float) if fam.global_base_key else None
+        full_base = full_base if full_base is not None else _get(cfg, "rope_theta", float)
+        full_base = full_base if full_base is not None else fam.default_base
+        local_base = _get(cfg, fam.local_base_key, float) if fam.local_base_key else None
+        if local_base is None:
+            local_base = fam.local_base_default if fam.local_base_key else full_base
+        for key, default in (("full_attention", full_base), ("sliding_attention", local_base)):
+            if key not in entries:
+                entries[key] = {"rope_type": "default"}
+            if entries[key] is not None and default is not None:
+                entries[key].setdefault("rope_theta", default)
 
     def label(kind: str) -> str:
         if labels:
@@ -1106,7 +1124,8 @@ def _spectrum(entry: Mapping, cfg: Mapping, types, head_dim: int, rope_dims, max
             isinstance(v, int) and not isinstance(v, bool) for v in section)):
         fail("mrope_section", section, "a list of integers")
     return {"rotary_dim": rotary_dim, "theta_dim": theta_dim, "base": base, "method": method,
-            "params": _params(params), "original": original, "section": None if section is None else tuple(section),
+            "params": _params(params), "original": original,
+            "section": None if section is None else tuple(section),
             "mrope_interleaved": _get(entry, "mrope_interleaved", bool) or False,
             "rope_dims": rope_dims}
 

@@ -253,7 +253,8 @@ FAMILIES: dict[str, Family] = {
                        source="models/hrm_text/configuration_hrm_text.py (num_hidden_layers "
                               "counts each block once per cycle)"),
     "dory": Family(layers="dory", source="models/dory/configuration_dory.py (config.json's "
-                                          "layer_types alternate each layer with an \"mlp\" block)"),
+                                          "layer_types alternate each layer with an "
+                                          "\"mlp\" block)"),
     "recurrent_gemma": Family(mixer="recurrent", layers="block_types",
                               window_key="attention_window_size", default_window=2048,
                               context_key="attention_window_size",
@@ -270,7 +271,8 @@ FAMILIES: dict[str, Family] = {
     "smollm3": Family(nope="flags", source="models/smollm3/modeling_smollm3.py (use_rope)"),
     # --- query scales -----------------------------------------------------------------------
     "ministral3": Family(query_scale="llama_4_scaling_beta",
-                         source="models/ministral3/modeling_ministral3.py (get_llama_4_attn_scale)"),
+                         source="models/ministral3/modeling_ministral3.py "
+                                "(get_llama_4_attn_scale)"),
     "mistral4": Family(**_MLA, query_scale="llama_4_scaling_beta",
                        source="models/mistral4/modeling_mistral4.py"),
     # --- linear-attention and state-space hybrids ---------------------------------------------
@@ -307,7 +309,8 @@ def family(model_types) -> tuple[str, Family]:
         if name in FAMILIES:
             return name, FAMILIES[name]
     aliases = {"llama4": "llama4_text", "gemma3": "gemma3_text", "gemma3n": "gemma3n_text",
-               "gemma4": "gemma4_text", "qwen3_5": "qwen3_5_text", "qwen3_5_moe": "qwen3_5_moe_text",
+               "gemma4": "gemma4_text", "qwen3_5": "qwen3_5_text",
+               "qwen3_5_moe": "qwen3_5_moe_text",
                "dots3_note": "dots3_note_text"}
     for name in model_types:
         if name in aliases:
