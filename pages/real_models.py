@@ -458,8 +458,8 @@ if len(layers):
     for name, rows in compare.label_groups(layers["model"]):
         rope = rows[kinds[rows] == "rope"]
         nope = int((kinds[rows] == "nope").sum())
-        reaches = _(", ").join(i18n.integer(int(v))
-                               for v in sorted(set(reach_of[rope].tolist())))
+        reaches = _(" or ").join(i18n.integer(int(v))
+                                 for v in sorted(set(reach_of[rope].tolist())))
         counts = layer_counts(len(rope), nope, len(rows) - len(rope) - nope)
         if len(rope):
             stack_text.append(_("{model}, {n} layers: {counts}; a query of a rotating layer "
@@ -497,6 +497,9 @@ styles = series_styles(spectra)
 spectrum_groups = compare.label_groups(spectra["series"])
 
 
+none_rotates = _("none of the chosen models rotates in any layer: no spectrum to draw")
+
+
 def series_text(name: str) -> str:
     """A model's layer group as the sentences name it (escaped)."""
     return ui.plain(html.unescape(styles[name][0]).replace(" · ", ": "))
@@ -519,7 +522,7 @@ ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengt
              "beyond the context (a larger d alone does not: the share of pairs longer than "
              "the context depends on the base, not on d), so in exact arithmetic their angle "
              "alone identifies every position."), ui.slow_pairs_in_low_precision(),
-           _("{models}.").format(models=_("; ").join(sentences)))
+           _("{models}.").format(models=_("; ").join(sentences) or none_rotates))
 
 left, right = st.columns(2)
 with left:
@@ -543,7 +546,7 @@ ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum co
              "layers that apply it: {models}. **Right:** RoFormer's bound, each curve "
              "divided by its value (d/2 + 1)/2 at r = 0 so that different rotary dims share "
              "one axis; each curve runs as far as its layers see: a window or chunk, else "
-             "the maximum context.").format(models=_("; ").join(ratio_text)))
+             "the maximum context.").format(models=_("; ").join(ratio_text) or none_rotates))
 
 ui.show(score_figure(keys, axis), key="rm_score_plot")
 score_text = []
@@ -559,7 +562,7 @@ for name, rows in compare.label_groups(decay["series"]):
 ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fade less:** "
              "their pass-through coordinates add a constant that no rotation reduces, and an "
              "attention factor a > 1 multiplies the rotary part by a². {models}.").format(
-    models=_("; ").join(score_text)))
+    models=_("; ").join(score_text) or none_rotates))
 if axis == "linear" and int(models["max context [tokens]"].max()) >= DECAY_POINTS:
     st.caption(_("At most {n} distances per model, evenly spaced: the ripples of the fast "
                  "pairs between samples are not drawn. Use the log axis to see short distances "

@@ -326,7 +326,8 @@ def _frame(columns: dict[str, list], text: tuple[str, ...]) -> pd.DataFrame:
     """One DataFrame from per-model pieces: the ``text`` columns as lists of labels,
     the others as lists of numpy arrays, concatenated (the frame that concatenating one
     frame per model would give, built once)."""
-    return pd.DataFrame({name: v if name in text else np.concatenate(v)
+    return pd.DataFrame({name: v if name in text else
+                         (np.concatenate(v) if v else np.zeros(0))  # no rotating layer
                          for name, v in columns.items()})
 
 
