@@ -27,8 +27,7 @@ KIND_NOTES = {
                        "convolutions); the few attention layers rotate over the whole "
                        "context, or, in Granite 4.0-H (`position_embedding_type` nope), do "
                        "not rotate either."),
-    "windows": N_("Every attention layer rotates; some see a sliding window, the others the "
-                  "whole context.")}
+    "windows": N_("Some see a sliding window, the others the whole context.")}
 
 
 def hybrid_kind(cfg: rc.RopeConfig) -> str | None:
@@ -262,12 +261,12 @@ def reach_sentence(row) -> str:
                    mixer=_(", ").join(_(MIXER_NAMES[m]) for m in row["other mixers"].split()))
     if not numbers["rope"]:
         return _("{model}: none of its {n} layers rotates; its {nope} attention layers see "
-                 "the whole context of {context} tokens without positions, the other {other} "
-                 "({mixer}) mix tokens without attention").format(**numbers)
+                 "the whole context of {context} tokens without positions, the other {other}, "
+                 "{mixer} layers, mix tokens without attention").format(**numbers)
     if numbers["other"]:
         return _("{model}: {rope} of {n} layers attend and rotate, over the whole context of "
                  "{context} tokens ({turning} of {pairs} pairs turn at least once); the other "
-                 "{other} ({mixer}) mix tokens without positions").format(**numbers)
+                 "{other}, {mixer} layers, mix tokens without positions").format(**numbers)
     if numbers["nope"] and not numbers["full"]:
         return _("{model}: its {rope} RoPE layers see at most {reach} tokens ({turning} of "
                  "{pairs} pairs turn at least once); only its {nope} NoPE layers see the whole "

@@ -280,6 +280,8 @@ def parameters(cfg: rc.RopeConfig) -> str:
                 n=len(value), low=f"{min(value):.4g}", high=f"{max(value):.4g}")
         elif isinstance(value, bool):
             shown = f"`{str(value).lower()}`"
+        elif isinstance(value, Real) and float(value).is_integer():
+            shown = i18n.integer(int(value))  # 1,048,576 rather than 1.04858e+06
         elif isinstance(value, Real):
             shown = f"{value:,.6g}"
         else:
@@ -372,6 +374,13 @@ def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
         _("attention factor: {factor} (logits × {multiplier})").format(
             factor=f"{m['attention factor']:.4f}", multiplier=f"{m['logit multiplier']:.4f}"),
     ]
+    theta_dim = cfg.theta_dim or cfg.rotary_dim
+    if theta_dim != cfg.rotary_dim:  # Gemma 4's proportional RoPE
+        lines.append(_("proportional RoPE: θᵢ = base^(−2i/{theta_dim}), the spectrum of the whole "
+                       "head dim {theta_dim}, of which only the fastest {pairs} pairs rotate "
+                       "(transformers' `proportional` rope type); a partial rotary model "
+                       "would spread its {pairs} pairs over base^(−2i/{rotary})").format(
+            theta_dim=theta_dim, pairs=cfg.rotary_dim // 2, rotary=cfg.rotary_dim))
     if cfg.softmax_scale != 1.0:
         lines.append(_("softmax scale × {scale}: the attention multiplies 1/√d by `mscale`² = "
                        "(0.1 · `mscale_all_dim` · ln s + 1)², outside the rotary embedding "

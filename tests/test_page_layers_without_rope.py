@@ -138,7 +138,7 @@ def test_reach_text_names_global_rope_layers(default_page):
     assert "its 5 global RoPE layers see the whole context of 131,072 tokens" in text
     assert ("Qwen3-Next-80B-A3B: 12 of 48 layers attend and rotate, over the whole context "
             "of 262,144 tokens") in text
-    assert "the other 36 (linear attention) mix tokens without positions" in text
+    assert "the other 36, linear attention layers, mix tokens without positions" in text
 
 
 def test_layer_table_patterns(default_page):
