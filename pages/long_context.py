@@ -497,7 +497,7 @@ unseen_angles(s)
 
 st.header(_("2. The base bounds the context"))
 # The condition is one phrase (math inside it between $): no LaTeX braces in the message.
-st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \text{"
+st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \allowbreak \text{"
          + _(r"need $B_m \ge 0$ for every $m < L$") + "}")
 st.markdown(_(
     "Men et al.'s Theorem 1: if the components of q and k are independent and identically "

@@ -88,7 +88,9 @@ def sub(i: int) -> str:
 
 
 def row_vector(values) -> str:
-    return r"\left(" + r",\ ".join(num(v) for v in values) + r"\right)"
+    """(a, b, …) that may break after each comma on a narrow screen (\\left( would
+    make it one unbreakable piece)."""
+    return "(" + r",\ \allowbreak ".join(num(v) for v in values) + ")"
 
 
 @ui.figure

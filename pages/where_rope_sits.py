@@ -106,7 +106,7 @@ def layouts_figure(dim: int, base: float):
     text = [[str(v) for v in drawn["pair i interleaved"]],
             [str(v) for v in drawn["pair i half"]], [str(v) for v in drawn["p_j"]]]
     fig = go.Figure(go.Heatmap(z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
-                               texttemplate="%{text}", colorscale="Turbo", xgap=1, ygap=2,
+                               texttemplate="%{text}", colorscale="Cividis", xgap=1, ygap=2,
                                colorbar=dict(title=_("pair i")),
                                hovertemplate=_("{row}, coordinate j = {j}: {value}").format(
                                    row="%{y}", j="%{x}", value="%{text}") + "<extra></extra>"))
@@ -180,7 +180,8 @@ st.markdown(_(
     "as they are."))
 st.code("def permute(w, n_heads, dim1, dim2):\n"
         "    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2)"
-        ".transpose(1, 2).reshape(dim1, dim2)", language="python")
+        ".transpose(1, 2).reshape(dim1, dim2)", language="python",
+        wrap_lines=True)  # on a phone a box that scrolls sideways is out of the keyboard's reach
 value = dict(zip(checks["check"], checks["value"]))
 names = list(value)
 cols = st.columns(2)
