@@ -23,7 +23,7 @@ REGIME_CODES = {"kept": 0, "blended": 1, "interpolated": 2}
 REGIME_NAMES = {"kept": N_("kept"), "blended": N_("blended"), "interpolated": N_("interpolated")}
 REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
                "interpolated": N_("interpolated {pairs}")}
-REGIME_COLORS = ["#2ca02c", "#ff7f0e", "#d62728"]
+REGIME_COLORS = [ui.COLORS[2], ui.COLORS[4], ui.COLORS[1]]
 # transformers' `factor` of dynamic NTK: its own knob (1 = YaRN's definition, alpha = n / L)
 DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
 DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
@@ -130,7 +130,7 @@ def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """Wavelengths under each method, L and s·L dotted."""
     cfg = compare.config_from_key(cfg_key)
     L = cfg.original_context
-    marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "gray"))
+    marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "#666666"))  # 5.7:1
     return ui.kept_figure(
         spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                        _("λ={value} tokens").format(value="%{y:,.1f}")),
@@ -204,7 +204,7 @@ def softmax_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
         if n == 0:
             bars.append(dict(type="bar", x=column["key"][rows],
                              y=column["weight"][rows], name=_("plain softmax (a = 1)"),
-                             marker=dict(color="#999")))
+                             marker=dict(color="#666666")))
         if float(column["attention factor"][rows[0]]) != 1.0:
             bars.append(dict(type="bar", x=column["key"][rows],
                              y=column["weight with factor"][rows],

@@ -17,10 +17,10 @@ HYBRIDS = [name for name, p in rc.PRESETS.items() if p.layer_kinds is not None a
     "nope" in p.layer_kinds or len(set(p.layer_attention)) > 1)]
 DEFAULT_MODELS = ["Llama 4 Scout", "Command R7B", "SmolLM3 3B", "Gemma 3 4B"]
 MAX_MODELS = 4
-CODES = {0: ("#1f77b4", N_("RoPE, full attention")),
-         1: ("#17becf", N_("RoPE, sliding window or chunk")),
-         2: ("#2ca02c", N_("RoPE, local base, sliding window")),
-         3: ("#bbbbbb", N_("NoPE (no rotation)"))}
+CODES = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
+         2: (ui.COLORS[4], N_("RoPE, local base, sliding window")),
+         3: (ui.GREY, N_("NoPE (no rotation)"))}
 TEMPERATURE_POINTS = 300  # positions on the Llama 4 temperature curve
 
 

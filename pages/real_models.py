@@ -25,10 +25,10 @@ UNNAMED = N_("custom model")  # rope_core's name for a config.json without model
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
 # the layer stack's colours: code, label
-STACK = {0: ("#1f77b4", N_("RoPE, full attention")),
-         1: ("#17becf", N_("RoPE, sliding window or chunk")),
-         2: ("#2ca02c", N_("RoPE, local base, sliding window")),
-         3: ("#bbbbbb", N_("NoPE (no rotation)"))}
+STACK = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
+         2: (ui.COLORS[4], N_("RoPE, local base, sliding window")),
+         3: (ui.GREY, N_("NoPE (no rotation)"))}
 ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
                    "chunked": N_("chunked attention")}
 

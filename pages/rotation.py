@@ -79,9 +79,11 @@ def arrow(x: float, y: float, name: str, color: str) -> go.Scatter:
 
 
 def tips(xs, ys, name: str, color: str) -> go.Scatter:
-    """Faint dots where the arrow's tip is in every frame (its whole route at a glance)."""
-    return go.Scatter(x=xs, y=ys, name=name, mode="markers", opacity=0.45,
-                      marker=dict(color=color, size=6), showlegend=False,
+    """Light rings where the arrow's tip is in every frame (its whole route at a glance):
+    open, not faded, so that each ring keeps its colour's 3:1 against white."""
+    return go.Scatter(x=xs, y=ys, name=name, mode="markers",
+                      marker=dict(color=color, size=6, symbol="circle-open", line=dict(width=1)),
+                      showlegend=False,
                       hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>")
 
 

@@ -20,6 +20,7 @@ from .css import page_style
 from .figures import (
                       COLORS,
                       FONT,
+                      GREY,
                       Frozen,
                       figure,
                       freeze,
@@ -49,7 +50,7 @@ from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
 
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
-    "COLORS", "FONT", "Frozen", "figure", "freeze", "presented", "relayout", "show", "square",
+    "COLORS", "FONT", "GREY", "Frozen", "figure", "freeze", "presented", "relayout", "show", "square",
     "style", "subplots", "hline", "kept_figure", "typed", "vline",
     "page_style",
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",

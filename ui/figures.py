@@ -37,7 +37,15 @@ AXIS_LINE = "#57606a"  # axis lines and ticks: 6.2:1 on white
 FONT_FAMILY = ("Inter, Segoe UI, Helvetica, Arial, Noto Sans CJK SC, Noto Sans SC, "
                "Source Han Sans SC, PingFang SC, Microsoft YaHei, sans-serif")
 FONT = dict(family=FONT_FAMILY, size=14, color=TEXT)
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
+# Series colours, in order: Okabe and Ito's blue, vermillion, bluish green and reddish
+# purple, then a dark brown and a slate. Each has at least 3:1 against white (WCAG
+# 1.4.11; Okabe-Ito's orange and sky blue have 2.2:1 and 2.3:1, so they gave way to the
+# last two), and any two differ by ΔE00 >= 12 with normal vision and under simulated
+# protanopia and deuteranopia (tests/test_figure_colours.py). D3's category10, used
+# before, put green and orange 1.3 apart for a protanope, red and green 4.6 for a
+# deuteranope.
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#7a3b00", "#4b6969"]
+GREY = "#8c8c8c"  # a category of its own (e.g. NoPE layers): 3.4:1 on white
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
 FIGURE_ENTRIES = 32  # figures kept per builder function (least recently used goes)
 
