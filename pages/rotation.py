@@ -251,8 +251,23 @@ with ui.friendly_errors():
     df = rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
 
 # ------------------------------------------------------------ animation ----
-ui.show(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
-        key="rot_animation")
+# The chart first, then the slider that picks the frame it shows (Plotly's Play button and
+# slider are SVG, out of the keyboard's reach; this slider is not).
+chart = st.container()
+shown = ui.slider(_("Frame shown"), 0, frames - 1, 0, "rot_t",
+                  help=_("The frame the figure shows, for the keyboard: arrow keys step one "
+                         "frame, Home and End go to the first and the last. ▶ Play animates "
+                         "all frames and Pause stops; nothing moves until you press Play."))
+with chart:
+    ui.show(ui.at_frame(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
+                        shown),
+            key="rot_animation",
+            alt=_("Animation in two panels. Left: the pair's plane, with q' and k' as arrows "
+                  "from the origin and rings where their tips go in every frame. Right: the dot "
+                  "product q'·k' against the query position m, its value in the shown frame "
+                  "circled. It moves only after Play is pressed; the slider “Frame shown” "
+                  "below it steps through the frames with the keyboard."),
+            table=_("frame table"))
 q_len, k_len = math.hypot(*q), math.hypot(*k)
 bound = q_len * k_len
 ms, dots = df[COL_M].to_numpy(), df[COL_DOT]

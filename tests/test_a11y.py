@@ -1,25 +1,32 @@
-"""Colours of every figure: contrast against the background and series that stay
-apart for the common colour vision deficiencies (README, "Accessibility").
+"""Accessibility without a browser (README, "Accessibility"): the theme's text
+contrast, every chart's text alternative, and the colours of every figure. The
+browser half (axe-core, the keyboard) is tests/test_e2e_a11y.py.
 
-Every page of ui/navigation.PAGES (a page added later is checked too) is run with
-AppTest at its defaults, and every chart it draws is read back as Streamlit sends
-it. For each figure:
+* The theme (.streamlit/config.toml): Streamlit draws captions and help text in the
+  text colour at 60 % opacity; that, links and inline code reach 4.5:1 on the page
+  and on the sidebar, and the app's CSS for disabled labels uses the same 60 %.
+* Text alternatives: every ``ui.show`` call in pages/ passes ``alt`` (a page added
+  later too), ``ui.show`` refuses an empty one, and every chart a page draws carries
+  a non-empty one to Streamlit.
+* Figures: every page of ui/navigation.PAGES (a page added later is checked too) is
+  run with AppTest at its defaults, and every chart it draws is read back as
+  Streamlit sends it. For each figure:
 
-* every line and marker that carries meaning has a contrast of at least 3:1 against
-  the plot's background (WCAG 2.1, 1.4.11 non-text contrast), its opacity included;
-  reference lines (shapes) too, and text drawn in the plot (annotations) 4.5:1.
-  A trace that is neither in the legend nor answers to the pointer (``showlegend``
-  False and ``hoverinfo`` "skip", e.g. the unit circle behind the Rotation page's
-  arrows) is context and is not checked.
-* the colours that tell its series apart (one per legend entry; the categories of a
-  stepped colour scale) differ pairwise by at least ΔE00 = 10 (CIEDE2000) with normal
-  vision and under simulated protanopia and deuteranopia (Machado et al. 2009,
-  severity 1: complete dichromacy). Okabe and Ito's palette, the usual choice for
-  colour-blind readers, has its closest pair at 12.2 under protanopia; D3's
-  category10, which the app used before, 1.3 (green and orange).
-* a continuous colour scale keeps its lightness in order under each simulation
-  (monotone: sequential, or rising then falling: diverging), so that its values can
-  still be read (a rainbow such as Turbo cannot).
+  - every line and marker that carries meaning has a contrast of at least 3:1 against
+    the plot's background (WCAG 2.1, 1.4.11 non-text contrast), its opacity included;
+    reference lines (shapes) too, and text drawn in the plot (annotations) 4.5:1.
+    A trace that is neither in the legend nor answers to the pointer (``showlegend``
+    False and ``hoverinfo`` "skip", e.g. the unit circle behind the Rotation page's
+    arrows) is context and is not checked.
+  - the colours that tell its series apart (one per legend entry; the categories of a
+    stepped colour scale) differ pairwise by at least ΔE00 = 10 (CIEDE2000) with
+    normal vision and under simulated protanopia and deuteranopia (Machado et al.
+    2009, severity 1: complete dichromacy). Okabe and Ito's palette, the usual choice
+    for colour-blind readers, has its closest pair at 12.2 under protanopia; D3's
+    category10, which the app used before, 1.3 (green and orange).
+  - a continuous colour scale keeps its lightness in order under each simulation
+    (monotone: sequential, or rising then falling: diverging, with its two arms
+    apart), so that its values can still be read (a rainbow such as Turbo cannot).
 
 The colour arithmetic is in tests/colour_vision.py and is checked here against
 published values.
@@ -27,8 +34,12 @@ published values.
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
+import pathlib
+import re
+import tomllib
 
 import numpy as np
 import pytest
@@ -45,7 +56,11 @@ from colour_vision import (
     simulate,
 )
 
+import ui
+from ui.css import BASE_CSS
 from ui.navigation import PAGES
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 MIN_MARK_CONTRAST = 3.0
 MIN_TEXT_CONTRAST = 4.5
@@ -87,16 +102,90 @@ def test_simulation_keeps_greys_and_confuses_red_with_green():
     assert difference(red, green, "deuteranopia") < MIN_DELTA_E  # the classic confusion
 
 
+# --------------------------------------------------------------- theme ----
+def _theme() -> dict:
+    with open(ROOT / ".streamlit" / "config.toml", "rb") as f:
+        return tomllib.load(f)["theme"]
+
+
+def test_theme_text_reaches_4_5_to_1():
+    theme = _theme()
+    text = theme["textColor"]
+    for background in (theme["backgroundColor"], theme["secondaryBackgroundColor"]):
+        bg = parse(background)[0]
+        faded = over(text, background, 0.6)  # captions, widget captions, help text
+        assert contrast(faded, bg) >= MIN_TEXT_CONTRAST, (text, background)
+        for key in ("textColor", "primaryColor", "codeTextColor"):
+            assert contrast(parse(theme[key])[0], bg) >= MIN_TEXT_CONTRAST, (key, background)
+
+
+def test_disabled_labels_use_the_caption_colour():
+    """The CSS for disabled widget labels is the theme's text colour at 60 %."""
+    r, g, b = (int(round(c * 255)) for c in parse(_theme()["textColor"])[0])
+    assert re.search(rf"\[disabled\][^{{]*\{{\s*color: rgba\({r}, {g}, {b}, 0\.6\)", BASE_CSS)
+
+
+# ---------------------------------------------------- text alternatives ----
+def _show_calls(path: pathlib.Path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr == "show" and isinstance(node.func.value, ast.Name) \
+                and node.func.value.id == "ui":
+            yield node
+
+
+def test_every_ui_show_call_has_an_alt():
+    """Every chart drawn by a page says what it shows: ``alt=`` on every ui.show
+    call, not empty (a page added later is checked too)."""
+    missing, calls = [], 0
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        for call in _show_calls(path):
+            calls += 1
+            alt = next((k.value for k in call.keywords if k.arg == "alt"), None)
+            empty = isinstance(alt, ast.Constant) and not str(alt.value or "").strip()
+            if alt is None or empty:
+                missing.append(f"{path.name}:{call.lineno}")
+    assert calls >= len([p for p in PAGES if p.charts])
+    assert not missing, f"ui.show without alt: {missing}"
+
+
+@pytest.mark.parametrize("alt", ["", "   ", None])
+def test_show_refuses_an_empty_alt(alt):
+    with pytest.raises(ValueError, match="alt"):
+        ui.figures.alt_text(alt)
+    with pytest.raises(TypeError):
+        ui.show(None)  # alt is a required keyword
+
+
+def test_alt_text_points_to_the_table():
+    text = ui.figures.alt_text("Line chart: θᵢ against i.", "frequency table")
+    assert text.startswith("Line chart: θᵢ against i. ")
+    assert "frequency table" in text and "CSV" in text
+
+
 # ------------------------------------------------------------- figures ----
 @pytest.fixture(scope="module")
-def figures() -> dict[str, list[dict]]:
-    """{page name: [figure spec as sent]} for every page with charts."""
+def drawn() -> dict[str, list]:
+    """{page name: [its charts as Streamlit sends them]} for every page with charts."""
     out = {}
     for spec in PAGES:
         if spec.charts:
             at = run_page(spec.name)
-            out[spec.name] = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+            out[spec.name] = [c.proto for c in at.get("plotly_chart")]
     return out
+
+
+@pytest.fixture(scope="module")
+def figures(drawn) -> dict[str, list[dict]]:
+    """{page name: [figure spec as sent]} for every page with charts."""
+    return {page: [json.loads(p.spec) for p in protos] for page, protos in drawn.items()}
+
+
+def test_every_chart_carries_its_text_alternative(drawn):
+    short = [f"{page}: {json.loads(p.spec)['layout'].get('title')}"
+             for page, protos in drawn.items() for p in protos if len(p.alt.strip()) < 40]
+    assert not short, short
 
 
 def _title(spec: dict) -> str:
