@@ -110,11 +110,11 @@ def _theme() -> dict:
 
 def test_theme_text_reaches_4_5_to_1():
     theme = _theme()
-    text = theme["textColor"]
     for background in (theme["backgroundColor"], theme["secondaryBackgroundColor"]):
         bg = parse(background)[0]
-        faded = over(text, background, 0.6)  # captions, widget captions, help text
-        assert contrast(faded, bg) >= MIN_TEXT_CONTRAST, (text, background)
+        for key in ("textColor", "codeTextColor"):  # captions, help text, code in captions
+            faded = over(theme[key], background, 0.6)
+            assert contrast(faded, bg) >= MIN_TEXT_CONTRAST, (key, background)
         for key in ("textColor", "primaryColor", "codeTextColor"):
             assert contrast(parse(theme[key])[0], bg) >= MIN_TEXT_CONTRAST, (key, background)
 

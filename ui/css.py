@@ -23,7 +23,7 @@ import streamlit as st
 BASE_CSS = """
 [data-testid="stMarkdownContainer"] .katex-display {
   overflow-x: auto; overflow-y: hidden; max-width: 100%;
-  padding: 0.15em 0 0.25em;
+  padding: 0.15em 0.25em 0.25em;  /* sideways: room for glyphs that jut out by a pixel or two */
 }
 [data-testid="stMarkdownContainer"] .katex-display > .katex { white-space: normal; }
 /* The label of a disabled widget: Streamlit draws it in its text colour at 40 %
