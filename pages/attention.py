@@ -194,11 +194,15 @@ if same:
             "**Same q and k at every position.** Without RoPE every visible logit is the "
             "same, {first} (spread {spread}), so each query spreads its weight evenly over "
             "the keys it may see: row m gives 1/(m+1) to each of keys 0 … m (row 0: 1, row 1: "
-            "1/2, row {last_row}: 1/{seq} = {last_weight}). The model is not blind to "
-            "position even so: with the causal mask the spread of the weights itself tells "
-            "how many tokens came before, and causal models trained without any position "
+            "1/2, row {last_row}: 1/{seq} = {last_weight}). These weights alone do not tell "
+            "a later layer the position: a head outputs the weighted sum Σₙ aₙvₙ, not its "
+            "weights, and when every token is the same that sum is the same at every "
+            "position, in every layer. Once one token's value stands out, the first one's "
+            "say, it enters row m's output with weight 1/(m+1), which falls with m and tells "
+            "how many tokens came before; causal models trained without any position "
             "encoding (NoPE) do learn positions (Haviv et al. 2022; Kazemnejad et al. "
-            "2023).").format(last_row=seq - 1, last_weight=f"{1 / seq:.4f}", **numbers)
+            "2023).").format(
+                last_row=seq - 1, last_weight=f"{1 / seq:.4f}", **numbers)
     else:
         flat = _(
             "**Same q and k at every position.** Without RoPE every visible logit is the "

@@ -223,9 +223,12 @@ with st.expander(_("The six formulas"), expanded=True):
     st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}} - s_h\,(m-n),\qquad "
              r"s_h = 2^{-8h/H},\quad h = 1 \dots H,\quad H = 8")
     st.markdown(_("**NoPE** (Haviv et al. 2022; Kazemnejad et al. 2023) adds nothing: for "
-                  "given q and k the logit does not depend on r. A trained model still learns "
-                  "position from the causal mask (a token can count the tokens before it), so "
-                  "past the first layer q and k themselves can carry it:"))
+                  "given q and k the logit does not depend on r. A trained causal model still "
+                  "learns position: under the causal mask a token that stands out, such as the "
+                  "first, takes a share of each query's output that shrinks as more tokens come "
+                  "before (a run of identical tokens gives no such signal: every position then "
+                  "computes the same), so past the first layer q and k themselves can carry "
+                  "it:"))
     st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}}")
     st.markdown(_("**Sinusoidal** (Vaswani et al. 2017) adds a position vector to each token "
                   "before the dot product (no projections here):"))

@@ -321,8 +321,8 @@ st.markdown(_(
     "Context-extension methods change θᵢ (and sometimes the attention temperature) to "
     "carry it to s·L tokens; not all of them keep every angle s·L·θ′ᵢ inside what "
     "training covered (see below). Below, one base model under every method, on the same "
-    "axes; each method is evaluated at the extended length s·L, dynamic NTK with "
-    "transformers' `factor` = 1, so that it too reaches α = s there (YaRN's definition)."))
+    "axes; every method is evaluated at one length, n = s·L, dynamic NTK with "
+    "transformers' `factor` = 1, so that its α = n/L is s there too (YaRN's definition)."))
 
 c1, c2, c3 = st.columns([2, 1, 1])
 model = ui.choice(_("Base model"), MODEL_OPTIONS, "Llama 3.1 8B", "ce_model", container=c1,
@@ -367,11 +367,16 @@ with ui.friendly_errors():
     tables = extension(cfg_key, s_used)
 spectra, attention = tables["spectra"], tables["attention"]
 methods = list(attention["method"])
-extended = compare.extended_context(base_cfg, s_used)  # s·L, within the configured context
+extended = compare.extended_context(base_cfg, s_used)  # n = s·L, for every method
+if model != CUSTOM and extended > base_cfg.max_context:
+    c3.caption(_("n = s·L = {n} tokens is beyond the {configured} tokens {model} is "
+                 "configured for: the comparison runs to the length its factor s aims "
+                 "at.").format(n=i18n.integer(extended), model=ui.plain(model),
+                               configured=i18n.integer(base_cfg.max_context)))
 
 # --- what each method does ------------------------------------------------------------
 with st.container(border=True):
-    st.markdown(_("**The methods** (evaluated at s·L = {n} tokens)").format(
+    st.markdown(_("**The methods** (every one evaluated at n = s·L = {n} tokens)").format(
         n=i18n.integer(extended)))
     for m in methods:
         spec = rc.SCALINGS[m]
@@ -384,7 +389,10 @@ with st.container(border=True):
             st.markdown(_("- **{label}**: {description} *{citation}.*").format(**texts))
     if "longrope" not in methods:
         st.caption(_("LongRoPE's per-pair factors come from a search done for each model, so "
-                     "it is shown only for a model that publishes them (Phi-3.5 mini)."))
+                     "it is shown only for a model that publishes them ({models}).").format(
+            models=listed(n for n, c in rc.PRESETS.items() if c.method == "longrope")))
+    st.caption(_("Formulas and parameter names as in Hugging Face transformers {version} "
+                 "(`modeling_rope_utils.py`).").format(version=rc.TRANSFORMERS_VERSION))
 
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
@@ -499,17 +507,34 @@ with right:
                   "with each method's attention factor; a factor above 1 sharpens the weights."),
             table=_("softmax example"))
 sharp = np.flatnonzero(softmax["attention factor"].to_numpy() != 1.0)
+weight, sharpened = softmax["weight"].to_numpy(), softmax["weight with factor"].to_numpy()
+# the model's own attention may scale its logits outside RoPE (DeepSeek-V3: mscale²)
+model_scale = []
+if base_cfg.softmax_scale != 1.0:
+    # the same softmax with a² = that multiplier: the largest logit's weight
+    model_weight = float(compare.softmax_table({model: base_cfg.softmax_scale ** 0.5})[
+        "weight with factor"].iloc[0])
+    model_scale.append(_(
+        "{model}'s attention multiplies its softmax scale 1/√d by `mscale`² = (0.1 · "
+        "`mscale_all_dim` · ln s + 1)² = {scale}, outside the rotary embedding "
+        "(transformers' `yarn_apply_mscale`), so its logits are multiplied by {scale} and "
+        "the softmax is sharper: on the logits above the largest weight goes from {plain} to "
+        "{scaled}. The plots show RoPE's factor a only.").format(
+        model=ui.plain(model), scale=f"{base_cfg.softmax_scale:.4g}",
+        plain=f"{weight[0]:.3f}", scaled=f"{model_weight:.3f}"))
 if len(sharp):
     # the first row of each method with a factor (the softmax's largest logit)
     firsts = [(m, sharp[rows[0]]) for m, rows in
               compare.label_groups(softmax["method"].to_numpy()[sharp])]
-    weight, sharpened = softmax["weight"].to_numpy(), softmax["weight with factor"].to_numpy()
     ui.explain(_(
         "**Attention factor.** Slowing θᵢ blurs nearby positions and, over a longer "
         "context, spreads attention over more keys; a factor a > 1 sharpens it back. On "
         "the logits above, the largest weight goes from {plain} to {weights}.").format(
         plain=f"{weight[firsts[0][1]]:.3f}",
-        weights=listed(f"{sharpened[row]:.3f} (`{m}`)" for m, row in firsts)))
+        weights=listed(f"{sharpened[row]:.3f} (`{m}`)" for m, row in firsts)), *model_scale)
+elif model_scale:
+    ui.explain(_("**Attention factor.** RoPE's attention factor is a = 1 for every method "
+                 "here."), *model_scale)
 else:
     ui.explain(_("**Attention factor.** None of these methods changes the attention "
                  "temperature for this model (a = 1), so the softmax is unchanged."))
@@ -532,7 +557,9 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
                          "ce_dyn_f", container=c2, fmt=str,
                          help=_("transformers' dynamic NTK uses α = f·n/L − (f − 1) once the "
                                 "current length n exceeds L. f = 1 is YaRN's definition "
-                                "(α = n/L, so α = s at s·L)."))
+                                "(α = n/L, so α = s at s·L). transformers takes that L from "
+                                "`max_position_embeddings`, the length a config is set for; "
+                                "the comparison here uses the model's L above."))
     with ui.friendly_errors():
         decay = extension_decay(cfg_key, s_used, axis)["decay"]
         dyn = dynamic(cfg_key, s_used, axis, f)

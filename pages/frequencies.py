@@ -144,12 +144,13 @@ ui.explain(
           last=f"{float(main['theta_i [rad/token]'].iloc[-1]):.2e}"),
     _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
       "dotted line); pairs i ≥ {first} never complete one turn within L: their angle never "
-      "wraps around, so it alone identifies every position in the context (it does not order "
-      "them: cos is monotone only over half a turn).").format(
+      "wraps around, so in exact arithmetic it alone identifies every position in the "
+      "context (it does not order them: cos is monotone only over half a turn).").format(
           first=int(first_slow.iloc[0]), **counts)
     if len(first_slow) else
     _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
       "dotted line); every pair completes at least one turn within L.").format(**counts),
+    *([ui.slow_pairs_in_low_precision()] if len(first_slow) else []),
     _("Those slow pairs are also the ones that meet angles never seen in training once a model "
       "reads beyond L, so having more of them is no benefit in itself."),
     _("Long-context models raise the base for two other reasons: a larger base lifts every "

@@ -11,7 +11,7 @@ import torch
 import rope_core as rc
 import ui
 from ui import i18n
-from ui.i18n import N_, _
+from ui.i18n import N_, _, ngettext
 
 MAX_SIDE = 16  # patches along a side of the patch grid (256 patches at most)
 SEED = 0  # the random q and k
@@ -22,8 +22,10 @@ QK_LABELS = {"ones": N_("q = k = (1, 1, …, 1)"), "random": N_("random q and k"
 SCHEME_TITLES = {"flat": N_("1D: patches flattened row by row"),
                  "axial": N_("2D axial RoPE (a ViT)"),
                  "mrope": N_("M-RoPE, {model}")}
-RESUME_LABELS = {"transformers": N_("transformers (max(h′, w′) after the start)"),
-                 "original": N_("Qwen2-VL's release (after the largest id)")}
+# (the labels are the link values: kept as they were when transformers' rule was the default)
+RESUME_LABELS = {"original": N_("Qwen2-VL's release (after the largest id)"),
+                 "transformers": N_("transformers (max(h′, w′) after the start)")}
+RESUME_OPTIONS = ["original", "transformers"]  # the rule the models were trained with first
 TIME_LABELS = {"qwen2_vl": N_("one id per temporal patch (Qwen2-VL)"),
                "qwen2_5_vl": N_("absolute time (Qwen2.5-VL)")}
 AXIS_NAMES = {"t": N_("t (time)"), "h": N_("h (row)"), "w": N_("w (column)")}
@@ -201,13 +203,31 @@ def grid_section(s) -> None:
     if model == "qwen2_vl" and section[1] and s.dim % 4 == 0 \
             and spread["score M-RoPE"] < spread["score axial 2D"]:
         # only when it is narrower: random q and k with a small base can spread it wider
-        sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
-                           "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
-                           "pairs (from pair {first} on; see “Which pairs encode which axis” "
-                           "below).").format(
-                               mrope=i18n.number(spread["score M-RoPE"], "0.000"),
-                               axial=i18n.number(spread["score axial 2D"], "0.000"),
-                               first=section[0]))
+        every = np.concatenate([scores[c] for c in SCORE_COLUMNS.values()]) / norm
+        shared = float(np.nanmax(every) - np.nanmin(every))  # the panels' one colour scale
+        interleaved = grid_table(s.dim, s.base, s.layout, height, width, row, col, qk,
+                                 "qwen3_vl")["score M-RoPE"].to_numpy() / norm
+        numbers = dict(mrope=i18n.number(spread["score M-RoPE"], "0.000"),
+                       axial=i18n.number(spread["score axial 2D"], "0.000"),
+                       three=i18n.number(float(np.nanmax(interleaved) -
+                                               np.nanmin(interleaved)), "0.000"),
+                       first=section[0])
+        if spread["score M-RoPE"] < 0.05 * shared:  # under a twentieth of the colour scale
+            sentences.append(_("Across this grid the M-RoPE scores spread over only {mrope} "
+                               "against {axial} in 2D, so the M-RoPE panel is almost one "
+                               "colour: Qwen2-VL gives the row and the column only slow pairs "
+                               "(from pair {first} on), which barely turn over a few rows or "
+                               "columns. That is what Qwen3-VL's interleaving changes: giving "
+                               "each axis fast pairs too, its split spreads the same grid over "
+                               "{three} (see “Which pairs encode which axis” below).").format(
+                                   **numbers))
+        else:
+            sentences.append(_("Across this grid the M-RoPE scores spread over {mrope} against "
+                               "{axial} in 2D: Qwen2-VL gives the row and the column only slow "
+                               "pairs (from pair {first} on), while Qwen3-VL's interleaving "
+                               "gives each axis fast pairs too and spreads the same grid over "
+                               "{three} (see “Which pairs encode which axis” below).").format(
+                                   **numbers))
     sentences.append(_("Inside one image every patch has the same time id, so the {t} time "
                        "pairs of M-RoPE (of {pairs}) turn every patch by the same angle, which "
                        "cancels in the score of two patches: only the {hw} row and column "
@@ -258,7 +278,8 @@ def sequence_tables(text: int, image_h: int, image_w: int, video_t: int, video_h
 def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
                video_w: int, resume: str, time: str, tps: int, seconds: float) -> ui.Frozen:
     """The t, h and w ids over the tokens, three rows; vision blocks shaded, a dotted
-    line where the text resumes. Built as the form Plotly sends."""
+    line where the text resumes, the first generated token marked (×). Built as the form
+    Plotly sends."""
     tables = sequence_tables(text, image_h, image_w, video_t, video_h, video_w, resume, time,
                              tps, seconds)
     tokens, blocks = tables["tokens"], tables["blocks"]
@@ -272,6 +293,16 @@ def ids_figure(text: int, image_h: int, image_w: int, video_t: int, video_h: int
                    hovertemplate=_("token {token}<br>{axis} id = {value}").format(
                        token="%{x}", axis=axis, value="%{y}") + "<extra></extra>")
               for a, axis in enumerate(rc.AXES)]
+    # the first generated token: transformers continues from the prompt's largest id + 1
+    # (rope_deltas), the same id on all three axes
+    generated = int(tokens[["t id", "h id", "w id"]].to_numpy().max()) + 1
+    traces += [dict(type="scatter", x=[len(x)], y=[generated], yaxis=axis_of[axis],
+                    mode="markers", name=_("first generated token"), legendgroup="generated",
+                    showlegend=axis == "t",
+                    marker=dict(symbol="x", size=9, color="black"),
+                    hovertemplate=_("first generated token<br>{axis} id = {value}").format(
+                        axis=axis, value="%{y}") + "<extra></extra>")
+               for axis in rc.AXES]
     shapes, notes = [], []
     for first, count, kind, segment in zip(blocks["first token"].tolist(),
                                            blocks["tokens"].tolist(), blocks["kind"].tolist(),
@@ -401,9 +432,13 @@ def sequence_section(s) -> None:
                         container=c2)
     video_w = ui.slider(_("Video width w [patches]"), 2, 16, 6, "iv_vid_w", step=2,
                         container=c2)
-    resume = ui.choice(_("Where the text resumes"), list(rc.RESUME_RULES), "transformers",
+    resume = ui.choice(_("Where the text resumes"), RESUME_OPTIONS, "original",
                        "iv_resume", container=c3, fmt=lambda v: _(RESUME_LABELS[v]),
-                       horizontal=False)
+                       horizontal=False,
+                       help=_("After a vision block. Qwen2-VL and Qwen2.5-VL were trained with "
+                              "their release's rule, after the block's largest id (transformers "
+                              "up to 5.2 did the same); transformers 5.3 and later resume at "
+                              "the block's start + max(h′, w′)."))
     time = ui.choice(_("Time ids of a video"), list(TIME_LABELS), "qwen2_vl", "iv_time",
                      container=c3, fmt=lambda v: _(TIME_LABELS[v]), horizontal=False)
     absolute = time == "qwen2_5_vl"
@@ -447,23 +482,50 @@ def sequence_section(s) -> None:
           "resumes at id {next}.").format(
               start=int(video["start id"]), frames=vt, rows=vh, cols=vw,
               last_t=int(video["start id"]) + t_span - 1, next=int(after_video["start id"]))]
+    # where transformers 5.3+ resumes after the video, and where generation continues: every
+    # release computes rope_deltas = largest id + 1 − prompt length, so the first generated
+    # token gets the prompt's largest id + 1 whatever rule laid out the prompt
+    side = int(video["start id"]) + max(vh, vw)
+    generated = int(tokens[["t id", "h id", "w id"]].to_numpy().max()) + 1
+    last_text = int(after_video["start id"]), int(after_video["start id"]) + text - 1
     if resume == "transformers" and t_span > max(vh, vw):
-        sentences.append(_("**The two rules differ here.** transformers resumes at the start "
-                           "plus max(h′, w′) = {side}, but the video's time ids run up to "
-                           "{last_t}: the text's ids from {next} on fall inside the video's time "
-                           "range, so by its time id the text sits among the video's later "
-                           "temporal patches although it follows them. Qwen2-VL's original "
-                           "release (and Qwen2.5-VL's, in transformers 4.x) resumed after the "
-                           "largest id, at {original}, and never reuses an id.").format(
+        sentences.append(_("**The two rules differ here.** transformers (5.3 and later) "
+                           "resumes at the start plus max(h′, w′) = {side}, but the video's "
+                           "time ids run up to {last_t}: the text's ids from {next} on fall "
+                           "inside the video's time range, so by its time id the text sits "
+                           "among the video's later temporal patches although it follows "
+                           "them. Qwen2-VL and Qwen2.5-VL were trained with the other rule "
+                           "(after the largest id, at {original}; transformers up to 5.2 did "
+                           "the same), which never reuses an id.").format(
                                side=max(vh, vw), last_t=int(video["largest id"]),
                                next=int(after_video["start id"]),
                                original=int(video["largest id"]) + 1))
+        if generated > last_text[1] + 1:
+            jump = generated - last_text[1] - 1
+            sentences.append(ngettext(
+                "**A jump when generating.** transformers continues generation from the "
+                "prompt's largest id + 1 (`rope_deltas`), not from the last text id: the "
+                "prompt's last text ids are {first} … {last}, and the first generated token "
+                "gets {generated} (×), {jump} id further than the next one.",
+                "**A jump when generating.** transformers continues generation from the "
+                "prompt's largest id + 1 (`rope_deltas`), not from the last text id: the "
+                "prompt's last text ids are {first} … {last}, and the first generated token "
+                "gets {generated} (×), {jump} ids further than the next one.", jump).format(
+                    first=last_text[0], last=last_text[1], generated=generated, jump=jump))
     elif resume == "original":
-        sentences.append(_("Qwen2-VL's original release resumes after the block's largest id "
-                           "(transformers 4.45: llm_pos_ids_list[-1].max() + 1; Qwen2.5-VL's "
-                           "release did the same); transformers 5.x resumes at the start plus "
-                           "max(h′, w′), which differs when the time ids run further than the "
-                           "grid's side, as they soon do with Qwen2.5-VL's absolute time."))
+        sentences.append(_("This is the rule Qwen2-VL and Qwen2.5-VL were trained with: after "
+                           "a vision block the text resumes after the block's largest id (their "
+                           "releases' get_rope_index, `llm_pos_ids_list[-1].max() + 1`; "
+                           "transformers up to 5.2 did the same), and generation continues "
+                           "from the largest id + 1, here {generated} (×). transformers 5.3 "
+                           "and later resume at the start plus max(h′, w′) instead, which "
+                           "differs when the time ids run further than the grid's side, as "
+                           "they soon do with Qwen2.5-VL's absolute time.").format(
+                               generated=generated))
+        if t_span > max(vh, vw):
+            sentences.append(_("Here the rules differ: after the video transformers 5.3 and "
+                               "later would resume at {side} instead of {next}.").format(
+                                   side=side, next=int(after_video["start id"])))
     else:
         sentences.append(_("Both rules agree here: the largest id of each block is a row or "
                            "column id. Make the video longer than max(h′, w′) = {side} temporal "
@@ -565,7 +627,9 @@ s = ui.settings()
 st.title(_("Images and video"))
 st.markdown(_("Vision-language models carry RoPE into two and three dimensions. This page "
               "follows Qwen2-VL's multimodal RoPE (M-RoPE) and the 2D RoPE of its vision "
-              "encoder; the position ids equal transformers' get_rope_index. The sidebar's "
-              "base, head dim and pair layout apply throughout."))
+              "encoder; the position ids are those of get_rope_index, by default as Qwen2-VL "
+              "and Qwen2.5-VL were released and trained, or, as an option, as transformers "
+              "{version} lays them out. The sidebar's base, head dim and pair layout apply "
+              "throughout.").format(version=rc.TRANSFORMERS_VERSION))
 grid_section(s)
 sequence_section(s)

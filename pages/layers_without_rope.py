@@ -164,16 +164,19 @@ st.markdown(_(
     "positional encoding (NoPE); Gemma 2 and gpt-oss alternate sliding-window and global "
     "layers one to one, Gemma 3 has five sliding-window layers per global one and gives "
     "them their own base. Everything here is read "
-    "from each model's `config.json` the way transformers builds the model; the sidebar "
-    "settings do not apply."))
+    "from each model's `config.json` the way transformers {version} builds the model; the "
+    "sidebar settings do not apply.").format(version=rc.TRANSFORMERS_VERSION))
 st.markdown(_(
     "**Why hybrids.** A RoPE layer sees word order directly, but its scores depend on the "
     "distance, and at distances beyond its training the angles are new. A NoPE layer adds "
     "no positional signal of its own: its scores q·k do not depend on the distance, only "
     "on what the hidden states carry (order learnt through the causal mask and from the "
-    "RoPE layers below), so it meets nothing new when the input grows and can retrieve a "
-    "token from anywhere in the context, but it is weak at local order. Giving the RoPE "
-    "layers a window keeps their angles inside what training covered. Yang et al. 2025 "
+    "RoPE layers below), so it meets no angle it has not seen when the input grows and can "
+    "attend to a token anywhere in the context, but it is weak at local order. What does "
+    "grow is the number of keys a far query spreads its attention over (Llama 4's "
+    "temperature, below, answers that). Giving the RoPE "
+    "layers a window keeps their distances, and in exact arithmetic their angles, inside "
+    "what training covered. Yang et al. 2025 "
     "(*Rope to Nope and Back Again: A New Hybrid Attention Strategy*, arXiv:2501.18795) "
     "find this division of labour, NoPE layers retrieving over long range and RoPE layers "
     "with a recency bias for local order, and propose RoPE in sliding-window layers with "
@@ -231,17 +234,35 @@ for _i, row in summary.iterrows():
                             "{turning} of {pairs} pairs turn at least once; only the NoPE "
                             "layers see the whole context of {context} tokens").format(
             **numbers))
+# transformers and Meta's code form each angle m·θᵢ in float32 from the absolute position:
+# its error at m = 10⁷ for Scout's head dim and base (before its llama3 scaling)
+scout = rc.PRESETS["Llama 4 Scout"]
+far = 10**7
+offset, rounding = (v.numpy() for v in rc.float32_angle_parts(far, scout.rotary_dim,
+                                                               scout.base))
 ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never meets a "
              "distance longer than its window (a sliding window of w tokens reaches w − 1 "
-             "back; an attention chunk back to the chunk's start), so its angles stay those "
-             "of training however long the input; its slow pairs, whose wavelength exceeds "
-             "the window, turn less than once within it, and the slowest barely move. A RoPE "
-             "layer with full attention (the global layers of Gemma and gpt-oss, SmolLM3's "
-             "RoPE layers) sees the whole context. The bars show each model's shortest-reaching "
-             "RoPE layers. {models}.").format(models=_("; ").join(reach_text)))
+             "back; an attention chunk back to the chunk's start), so in exact arithmetic "
+             "its angles stay those of training however long the input; its slow pairs, "
+             "whose wavelength exceeds the window, turn less than once within it, and the "
+             "slowest barely move. A RoPE layer with full attention (the global layers of "
+             "Gemma and gpt-oss, SmolLM3's RoPE layers) sees the whole context. The bars show "
+             "each model's shortest-reaching RoPE layers. {models}.").format(
+    models=_("; ").join(reach_text)),
+           _("In float32, though, as transformers and Meta's reference code form them, each "
+             "angle is the product m·θᵢ of a token's absolute position, not of the distance: "
+             "at m = {m} (d = {dim}, base {base}, Scout's head dim and base before its "
+             "scaling) it is off by up to {error} rad, and the part that differs from one "
+             "position to the next, the product's rounding, reaches {rounding} rad (Precision "
+             "page). So far into a long "
+             "input even a windowed layer's query and key carry angles training never "
+             "produced, and Llama 4 Scout is configured for {context} tokens.").format(
+    m=i18n.integer(far), dim=scout.rotary_dim, base=ui.fmt_base(scout.base),
+    error=f"{float(np.abs(offset + rounding).max()):.2g}",
+    rounding=f"{float(np.abs(rounding).max()):.2g}",
+    context=i18n.integer(scout.max_context)))
 
 # --- Llama 4's temperature -------------------------------------------------------------
-scout = rc.PRESETS["Llama 4 Scout"]
 floor_scale, attn_scale = scout.nope_temperature
 ui.show(temperature_figure(scout.max_context, floor_scale, attn_scale),
         key="lw_temperature_plot",

@@ -42,8 +42,13 @@ def ood_columns(dim: int, base: float, train: int, factor: int, method: str) -> 
 
 @ui.table
 def unseen_counts(dim: int, base: float, train: int, factor: int) -> dict:
-    """Pairs left outside what training covered, per method (every method at once)."""
-    return br.ood_unseen_counts(dim, base, train, float(factor), br.OOD_METHODS)
+    """Pairs left outside what training covered, per method (every method at once; dynamic
+    NTK with transformers' factor f = 1), and under key "dynamic f = s" dynamic NTK with
+    f = s."""
+    counts = br.ood_unseen_counts(dim, base, train, float(factor), br.OOD_METHODS)
+    counts["dynamic f = s"] = br.ood_unseen_counts(dim, base, train, float(factor),
+                                                   ("dynamic",), float(factor))["dynamic"]
+    return counts
 
 
 @ui.table
@@ -93,7 +98,10 @@ def tokens(x: float) -> str:
 
 
 def method_label(method: str) -> str:
-    """The method's name for people (rope_core's label, translated)."""
+    """The method's name for people (rope_core's label, translated); dynamic NTK says which
+    transformers `factor` it runs with here (f = 1: α = n/L, YaRN's definition)."""
+    if method == "dynamic":
+        return _("{label} with f = 1").format(label=_(rc.SCALING_LABELS[method]))
     return _(rc.SCALING_LABELS[method])
 
 
@@ -263,13 +271,24 @@ def kept_inside(dim: int, base: float, train: int, factor: int) -> str:
     inside = [method_label(m) for m in METHODS if counts[m] == 0]
     outside = [f"{method_label(m)} ({counts[m]})" for m in METHODS if counts[m] > 0]
     if not outside:
-        return _("At these settings every method keeps every pair inside.")
-    if not inside:
-        return _("At these settings no method keeps every pair inside; pairs left outside: "
-                 "{outside}.").format(outside=listing(outside))
-    return _("At these settings {inside} keep every pair inside; {outside} leave pairs "
-             "outside (count in brackets).").format(inside=listing(inside),
-                                                    outside=listing(outside))
+        verdict = _("At these settings every method keeps every pair inside.")
+    elif not inside:
+        verdict = _("At these settings no method keeps every pair inside; pairs left outside: "
+                    "{outside}.").format(outside=listing(outside))
+    else:
+        verdict = _("At these settings {inside} keep every pair inside; {outside} leave pairs "
+                    "outside (count in brackets).").format(inside=listing(inside),
+                                                           outside=listing(outside))
+    # dynamic NTK with transformers' factor set to s: α = s² − s + 1 at s·L
+    dynamic = ngettext(
+        "Dynamic NTK runs here with transformers' `factor` f = 1 (α = n/L, YaRN's "
+        "definition); with f = s = {s}, α reaches s² − s + 1 = {alpha} at s·L and {n} pair "
+        "stays outside.",
+        "Dynamic NTK runs here with transformers' `factor` f = 1 (α = n/L, YaRN's "
+        "definition); with f = s = {s}, α reaches s² − s + 1 = {alpha} at s·L and {n} pairs "
+        "stay outside.", counts["dynamic f = s"]).format(
+        s=factor, alpha=factor * factor - factor + 1, n=counts["dynamic f = s"])
+    return verdict + (" " if i18n.lang() != "zh" else "") + dynamic
 
 
 @st.fragment
@@ -500,10 +519,16 @@ st.markdown(_(
     "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
     "angles they never saw. Context-extension methods shrink θᵢ; some bring s·L·θ'ᵢ back "
     "inside what training covered for every pair, static NTK-aware scaling does not (YaRN's "
-    "paper, §3.1), nor does dynamic NTK, whose spectrum at s·L is the static one, and "
-    "section 1 counts the pairs left outside by each. A second, independent criterion: Men "
+    "paper, §3.1), nor does dynamic NTK with transformers' `factor` f = 1, whose spectrum "
+    "at s·L is the static one (with f = s it reaches further), and section 1 counts the "
+    "pairs left outside by each. Here L is the training length; transformers' dynamic NTK "
+    "takes its L from `max_position_embeddings`, the length a config is set for ({llama}: "
+    "{configured} tokens, its scaling's L {original}), so on such a config it changes "
+    "nothing before that length. A second, independent criterion: Men "
     "et al. ask that B_m = Σᵢ cos(m·θᵢ) stay ≥ 0 over the context (a condition on an "
-    "expectation, not a hard limit), which needs a base large enough for the context."))
+    "expectation, not a hard limit), which needs a base large enough for the context.").format(
+    llama="Llama 3.1 8B", configured=i18n.integer(rc.PRESETS["Llama 3.1 8B"].max_context),
+    original=i18n.integer(rc.PRESETS["Llama 3.1 8B"].original_context)))
 
 st.header(_("1. Angles never seen in training"))
 unseen_angles(s)

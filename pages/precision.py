@@ -36,6 +36,24 @@ RECIPE_NAME = {
     # dtype, as transformers does (code name `float32_angles`).
     "float32_angles": N_("float32 angles"),
 }
+# Why each recipe keeps the relative property or not (section 3), whatever the numbers.
+RELATIVE_WHY = {
+    "positions": N_("Recipe {recipe} rounds the positions: once the dtype's spacing exceeds "
+                    "one token, m + Δ and n + Δ are rounded by different amounts and the "
+                    "distance the score sees changes; a dtype that holds every position "
+                    "shown exactly changes nothing."),
+    "theta": N_("Recipe {recipe} rounds θᵢ, and the rounded θᵢ is the same at both "
+                "positions: the score still depends on n − m alone, in every dtype. What it "
+                "changes is the angle itself, (n − m) times a rounded θᵢ instead of the θᵢ "
+                "a model was trained with (section 2)."),
+    "product": N_("Recipe {recipe} rounds each product m·θᵢ on its own, at q's position and "
+                  "at k's: the two errors differ, so the score depends on more than n − m."),
+    "cache": N_("Recipe {recipe} keeps the angles exact but rounds each position's cos and "
+                "sin on its own: the score moves by a few of the dtype's roundings, however "
+                "large Δ."),
+    "float32_angles": N_("Recipe {recipe} forms every angle m·θᵢ as a float32 product, "
+                         "rounded on its own, whatever the dtype: even float64 is off."),
+}
 DASH = {"positions": "solid", "theta": "dash", "product": "dot", "cache": "dashdot",
         "float32_angles": "longdash"}
 # Log-spaced positions per error curve (about 280 distinct up to 10^6): every (position x
@@ -323,23 +341,58 @@ ui.explain(
         values=listing(f"{d} {cache[d]:.1e}" for d in dtypes)))
 f32 = {d: at_end[d, "float32_angles"] for d in dtypes}
 theta_at_end = {d: at_end[d, "theta"]["max angle error [rad]"] for d in dtypes}
+# transformers' angle error at m = max_position, split: m·(θ₃₂ − θ) + the product's rounding
+offset, rounding = (v.numpy() for v in rc.float32_angle_parts(max_position, s.dim, s.base))
+pair = int(np.argmax(np.abs(offset + rounding)))  # the pair with the largest error
+half = float(rc.grid_spacing([max_position], "float32")[0]) / 2
+reference = float(sum(rc.float32_angle_parts(10**6, 128, 1e4)).abs().max())  # d 128, base 10⁴
+def signed(x: float) -> str:
+    """A term of a sum: "+ 0.0219" or "− 0.0297" (three significant digits)."""
+    return ("+ " if x >= 0 else "− ") + f"{abs(x):.3g}"
+
+
+current = dict(recipe=recipe_name("float32_angles"), version=rc.TRANSFORMERS_VERSION,
+               error=f"{f32[dtypes[0]]['max angle error [rad]']:.3g}",
+               m=i18n.integer(max_position), spacing=f"{2 * half:.3g}",
+               reference=f"{reference:.3g}",
+               values=listing(f"{d} {f32[d]['max cos error']:.1e}" for d in dtypes))
+if (s.dim, s.base, max_position) == (128, 1e4, 10**6):
+    current_text = _(
+        "**What current code does.** transformers builds `inv_freq` in float32, forms the "
+        "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in transformers "
+        "{version}; "
+        "4.x used a float32 matrix product with `autocast` off) and casts only cos and sin to "
+        "the model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
+        "same in every dtype, {error} rad at m = {m} (float32's spacing there is {spacing}). "
+        "Cos errors with the cast cache at m = {m}: {values}.").format(**current)
+else:
+    current_text = _(
+        "**What current code does.** transformers builds `inv_freq` in float32, forms the "
+        "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in transformers "
+        "{version}; "
+        "4.x used a float32 matrix product with `autocast` off) and casts only cos and sin to "
+        "the model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
+        "same in every dtype, {error} rad at m = {m} (float32's spacing there is {spacing}); "
+        "{reference} rad at m = 10⁶ for d = 128, base 10⁴. Cos errors with the cast cache at "
+        "m = {m}: {values}.").format(**current)
 ui.explain(
-    _("**What current code does.** transformers builds `inv_freq` in float32, forms the angles "
-      "m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in 5.x; 4.x used a "
-      "float32 matrix product with `autocast` off) and casts only cos and sin to the model's "
-      "dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the same in every "
-      "dtype, {error} rad at m = {m} (float32's spacing there is {spacing}). It grows with "
-      "m, as float32's spacing doubles at every power of two, so at long contexts this "
-      "float32 product, not the cache, becomes the realistic problem (about 0.05 rad at "
-      "m = 10⁶ for d = 128, base 10⁴). Cos errors with the cast cache at m = {m}: "
-      "{values}.").format(
-        recipe=recipe_name("float32_angles"),
-        error=f"{f32[dtypes[0]]['max angle error [rad]']:.2g}", m=i18n.integer(max_position),
-        spacing=f"{float(rc.grid_spacing([max_position], 'float32')[0]):.3g}",
-        values=listing(f"{d} {f32[d]['max cos error']:.1e}" for d in dtypes)),
+    current_text,
+    _("That error has two parts; for pair {pair}, the largest at m = {m}: {total} = {offset} "
+      "{rounding} rad. The first, m·(θᵢ in float32 − θᵢ), is there because float32's "
+      "`inv_freq` is not exactly base^(−2i/d): a fixed change of frequency that q and k "
+      "share, and training too if it built θᵢ the same way, so it keeps scores a function "
+      "of n − m. The second is the rounding of the product m·θᵢ to float32, at most half "
+      "float32's spacing ({half} rad here) and different at every position: this part "
+      "breaks the relative property (section 3), and it grows with m as the spacing "
+      "doubles at every power of two.").format(
+        pair=pair, m=i18n.integer(max_position), total=f"{offset[pair] + rounding[pair]:.3g}",
+        offset=f"{offset[pair]:.3g}", rounding=signed(rounding[pair]), half=f"{half:.3g}"),
     _("A model whose `inv_freq` buffer was cast with it (`model.to(torch.bfloat16)` casts "
-      "buffers too) brings back recipe {theta}: θᵢ held in bfloat16, {theta_error} rad at "
-      "m = {m}.").format(
+      "buffers too) brings back recipe {theta}: θᵢ held in bfloat16, {theta_error} rad from "
+      "the exact angle at m = {m}. That rounded θᵢ is the same for q and k, so scores still "
+      "depend on n − m alone (section 3); the harm is a mismatch with training: each pair "
+      "turns at a speed the model never learned, by an angle error that grows with the "
+      "distance n − m ({theta_error} rad at n − m = {m}).").format(
         theta=recipe_name("theta"), m=i18n.integer(max_position),
         theta_error=f"{theta_at_end['bfloat16']:.2g}") if "bfloat16" in dtypes else "")
 
@@ -380,12 +433,24 @@ def relative_section(dim: int, base: float, max_position: int) -> None:
     else:
         largest = _("Largest difference up to Δ = {most}: {values} (the all-ones score lies "
                     "between −d and d, d = {dim}).").format(**rel_args)
+    # float64's own rounding can move the score by at most this much (q = k = ones, every
+    # position up to Δ + n): a dtype below it keeps the relative property
+    bound = rc.relative_rounding_bound(dim, base, max_position + gap)
+    kept = [d for d, v in rmax.items() if v <= bound]  # NaN (no score at all) is not kept
+    broken = [d for d in rmax if d not in kept]
+    bound_args = dict(bound=f"{bound:.1e}", kept=listing(kept), broken=listing(broken))
+    if not broken:
+        verdict = _("Every dtype shown stays within float64's own rounding ({bound} "
+                    "here).").format(**bound_args)
+    elif not kept:
+        verdict = _("No dtype shown stays within float64's own rounding ({bound} here): the "
+                    "score depends on more than n − m.").format(**bound_args)
+    else:
+        verdict = _("Within float64's own rounding ({bound} here): {kept}; above it, so "
+                    "depending on more than n − m: {broken}.").format(**bound_args)
     ui.explain(
         _("**Exact RoPE depends on n − m only**, so the difference should be 0 for every Δ."),
-        largest,
-        _("With recipe {recipe} even float64 is off: the angles are float32 whatever the "
-          "dtype.").format(recipe=recipe_name(recipe)) if recipe == "float32_angles" else
-        _("float64 keeps it at rounding level; the low-precision recipes do not."))
+        largest, verdict, _(RELATIVE_WHY[recipe]).format(recipe=recipe_name(recipe)))
     ui.download(relative, dim, base, gap, max_position, recipe,
                 filename=f"precision_relative_dim{dim}_base{ui.slug(base)}_gap{gap}_"
                          f"{recipe}.csv", label=_("relative-position table"),

@@ -1,6 +1,5 @@
 """Real models: how published models configure RoPE, side by side on shared axes."""
 
-import dataclasses
 import html
 from collections import Counter
 from numbers import Real
@@ -14,14 +13,13 @@ from rope_core import compare
 from rope_core.config import MAX_JSON_BYTES
 from rope_core.presets import NOTES, SOURCES
 from ui import i18n
+from ui.configs import config_input, shown_name
 from ui.i18n import N_, _, ngettext
 
 PRESET_NAMES = list(rc.PRESETS)
 DEFAULT_MODELS = ["Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"]
 AXES = list(compare.AXES)
 DEFAULT_AXIS = AXES[0]  # "linear", a link value
-PASTED = "config.json: "  # the name of a pasted model starts so (English in the CSV)
-UNNAMED = N_("custom model")  # rope_core's name for a config.json without model_type
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
 # the layer stack's colours: code, label
@@ -60,44 +58,6 @@ def decay_table(keys: tuple, axis: str) -> dict:
 LOG_AXIS = dict(type="log", exponentformat="power")
 
 
-
-
-def pasted_config(text: str, upload) -> rc.RopeConfig | None:
-    """The visitor's config.json (upload first, else the text box), or None.
-
-    Untrusted: size-capped, parsed by RopeConfig.from_json, any problem shown as an
-    escaped error while the rest of the page keeps working."""
-    if upload is not None:
-        if upload.size > MAX_JSON_BYTES:
-            not_added(_("The uploaded file is {size} bytes; a `config.json` may be at most "
-                        "{most} bytes. It was not added.").format(
-                size=i18n.integer(upload.size), most=i18n.integer(MAX_JSON_BYTES)))
-            return None
-        data, failed = upload.getvalue(), _("The uploaded file was not added: {error}")
-    elif text.strip():
-        data, failed = text, _("The pasted `config.json` was not added: {error}")
-    else:
-        return None
-    try:
-        cfg = rc.RopeConfig.from_json(data)
-    except (ValueError, RecursionError) as err:
-        not_added(failed.format(error=ui.plain(i18n.error_text(err))))
-        return None
-    return dataclasses.replace(cfg, name=PASTED + ui.capped(cfg.name, 40))
-
-
-def not_added(message: str) -> None:
-    """An error box: app-written Markdown whose visitor parts are already escaped."""
-    st.error(message, icon=":material/block:")
-
-
-def shown_name(name: str) -> str:
-    """A model's name for people: a pasted model's CSV name "config.json: llama" is
-    written in the run's language."""
-    if not name.startswith(PASTED):
-        return name
-    rest = name[len(PASTED):]
-    return _("config.json: {name}").format(name=_(UNNAMED) if rest == UNNAMED else rest)
 
 
 def legend(name: str) -> str:
@@ -350,7 +310,8 @@ st.markdown(_(
     "How published models configure RoPE, from their `config.json`: how many coordinates of "
     "a head rotate, the base, the pair layout, and the context-extension method with its "
     "parameters. Everything is computed from those fields with the formulas of Hugging Face "
-    "transformers; the sidebar settings do not apply here."))
+    "transformers {version}; the sidebar settings do not apply here.").format(
+    version=rc.TRANSFORMERS_VERSION))
 
 c1, c2 = st.columns([2, 1])
 names = ui.multiselect(_("Models (up to 3)"), PRESET_NAMES, DEFAULT_MODELS, "rm_models",
@@ -359,18 +320,12 @@ axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "rm_axis", container=c2
                  help=_("`linear`: distances evenly spaced up to each model's maximum "
                         "context; `log`: a logarithmic axis that shows short distances in "
                         "detail."))
-with st.expander(_("Add your own `config.json`")):
-    st.caption(_("Paste or upload a model's `config.json` (at most {most} bytes); it is added "
-                 "as one more model. An uploaded file is used before pasted text.").format(
-        most=i18n.integer(MAX_JSON_BYTES)))
-    text = st.text_area(_("`config.json` text"), key="rm_config_text", height=160,
-                        max_chars=MAX_JSON_BYTES,
-                        placeholder='{"model_type": "llama", "hidden_size": 4096, ...}')
-    upload = st.file_uploader(_("`config.json` file"), type=["json"], key="rm_config_file")
-    mine = pasted_config(text, upload)
-    if mine is not None:
-        st.success(_("Added {name}.").format(name=ui.plain(shown_name(mine.name))),
-                   icon=":material/check:")
+mine = config_input(
+    "rm", _("Add your own `config.json`"),
+    _("Paste or upload a model's `config.json` (at most {most} bytes); it is added as one more "
+      "model. An uploaded file is used before pasted text.").format(
+        most=i18n.integer(MAX_JSON_BYTES)),
+    _("Added {name}."))
 
 configs = [rc.PRESETS[n] for n in names] + ([mine] if mine is not None else [])
 if not configs:
@@ -405,7 +360,9 @@ if len(layers):
                                              n=len(rows), reaches=reaches or "0"))
     ui.explain(_("**Layers.** Each row is one model, each cell one layer. Grey layers have no "
                  "positional encoding at all (NoPE): they see word order only through the "
-                 "causal mask, and carry retrieval across the whole context. {models}.")
+                 "causal mask and what the layers below pass up. In Yang et al.'s experiments "
+                 "(2025) such layers do the long-range retrieval, an empirical finding, not a "
+                 "property of NoPE. {models}.")
                .format(models=_("; ").join(stack_text)))
 missing = [shown_name(c.name) for c in configs if c.layers is None]
 if missing:
@@ -442,9 +399,9 @@ for name, rows in spectrum_groups:
         context=i18n.integer(int(max_context[name])), regimes=scaled))
 ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
              "beyond the context (a larger d alone does not: the share of pairs longer than "
-             "the context depends on the base, not on d), so their angle alone identifies "
-             "every position. "
-             "{models}.").format(models=_("; ").join(sentences)))
+             "the context depends on the base, not on d), so in exact arithmetic their angle "
+             "alone identifies every position."), ui.slow_pairs_in_low_precision(),
+           _("{models}.").format(models=_("; ").join(sentences)))
 
 left, right = st.columns(2)
 with left:

@@ -8,6 +8,8 @@ One module per concept:
 * :mod:`~rope_core.config`: RopeConfig, a model's RoPE settings, read from config.json
 * :mod:`~rope_core.presets`: PRESETS, real models' RopeConfigs
 * :mod:`~rope_core.compare`: side-by-side tables of models and context-extension methods
+* :mod:`~rope_core.serving`: the settings that serve a model longer in transformers, vLLM,
+  SGLang and llama.cpp (``serving.engine_settings``)
 * :mod:`~rope_core.rotation`: apply_rope (element-wise, partial rotary), dense R_m, complex form
 * :mod:`~rope_core.steps`: one pair turning frame by frame; R_m q worked through by hand
 * :mod:`~rope_core.sinusoidal`: the Transformer's sinusoidal table
@@ -108,11 +110,14 @@ from .precision import (
     RECIPES,
     angle_error,
     as_dtype_position,
+    distinct_cos_sin,
     first_inexact_position,
+    float32_angle_parts,
     grid_spacing,
     max_angle_error,
     max_angle_errors,
     relative_property_error,
+    relative_rounding_bound,
     resolve_dtype,
     transformers_inv_freq,
 )
@@ -129,6 +134,7 @@ from .scaling import (
     REGIMES,
     SCALING_LABELS,
     SCALINGS,
+    TRANSFORMERS_VERSION,
     Param,
     Scaling,
     comparison_params,
@@ -168,7 +174,8 @@ from .tiny_model import TinyConfig, TinyTransformer
 
 __all__ = [
     "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "Message", "PRESETS", "Param", "RECIPES",
-    "REGIMES", "RopeConfig", "RopeError", "SCALINGS", "SCALING_LABELS", "Scaling", "angle_error",
+    "REGIMES", "RopeConfig", "RopeError", "SCALINGS", "SCALING_LABELS", "Scaling",
+    "TRANSFORMERS_VERSION", "angle_error",
     "angles",
     "base_search", "cos_sum_profile",
     "apply_rope", "apply_rope_complex", "as_dtype_position", "attention", "attention_checks",
@@ -178,7 +185,8 @@ __all__ = [
     "extrapolation_limit", "first_below",
     "first_inexact_position", "first_negative_distance", "forms_table", "frequency_forms",
     "grid_spacing", "identity_table", "layout_permutation", "matrix_table", "max_angle_error",
-    "max_angle_errors", "transformers_inv_freq",
+    "max_angle_errors", "transformers_inv_freq", "float32_angle_parts", "distinct_cos_sin",
+    "relative_rounding_bound",
     "min_base_for_context", "pair_regime", "pair_trajectory", "passing_bases", "pe_table",
     "positions_per_frame", "random_score_stats", "reference_frequencies", "relative_errors",
     "relative_property_error", "relative_upper_bound", "resolve_device", "resolve_dtype",

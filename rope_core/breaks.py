@@ -99,9 +99,10 @@ NEOX_1003 = {  # the numbers printed in the issue's reproducer output (CUDA, fp1
 
 # ---------------------------------------------------------------- long context
 
-def _method_params(method: str, factor: float, train_context: int) -> dict:
-    # dynamic NTK with transformers' factor 1 (alpha = s at s L, YaRN's definition)
-    return comparison_params(method, factor, train_context)
+def _method_params(method: str, factor: float, train_context: int,
+                   dynamic_factor: float = 1.0) -> dict:
+    # dynamic NTK with transformers' factor f (default 1: alpha = s at s L, YaRN's definition)
+    return comparison_params(method, factor, train_context, dynamic_factor)
 
 
 def _tidy(blocks: list) -> pd.DataFrame:
@@ -121,7 +122,7 @@ def _tidy(blocks: list) -> pd.DataFrame:
     return pd.DataFrame(columns)
 
 
-def _ood_angles(dim: int, base: float, L: int, s: float, methods):
+def _ood_angles(dim: int, base: float, L: int, s: float, methods, dynamic_factor: float = 1.0):
     """Per method (repeats dropped): (method, theta' (h,), L theta (h,), s L theta' (h,),
     unseen (h,) bool), for :func:`ood_angle_table` and :func:`ood_unseen_counts`."""
     if s < 1:
@@ -133,7 +134,8 @@ def _ood_angles(dim: int, base: float, L: int, s: float, methods):
     train = L * th  # (h,)
     n = max(1, round(s * L))
     for method in dict.fromkeys(methods):
-        th2, _ = scaled_theta(dim, base, method, seq_len=n, **_method_params(method, s, L))
+        th2, _ = scaled_theta(dim, base, method, seq_len=n,
+                              **_method_params(method, s, L, dynamic_factor))
         infer = s * L * th2  # (h,)
         # a relative tolerance: NTK divides the slowest pair by exactly s, so
         # s L theta' = L theta up to one rounding step, which is not "unseen"
@@ -184,9 +186,11 @@ def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
 
 
 def ood_unseen_counts(dim: int, base: float, train_context: int, factor: float,
-                      methods=OOD_METHODS) -> dict:
+                      methods=OOD_METHODS, dynamic_factor: float = 1.0) -> dict:
     """How many pairs each method leaves outside what training covered: the sum of
     :func:`ood_angle_table`'s ``unseen`` per method, without building the table.
+    ``dynamic_factor``: transformers' factor f of dynamic NTK (1 ... 1000; default 1,
+    alpha = s at n = s L; f = s gives alpha = s^2 - s + 1 there).
 
     Returns:
         {method: int} for each method (repeats dropped), in the given order.
@@ -195,7 +199,8 @@ def ood_unseen_counts(dim: int, base: float, train_context: int, factor: float,
     L = check_int(train_context, "train_context", 1, MAX_TRAIN_CONTEXT)
     s = check_positive_float(factor, "factor", upper=1000.0)
     return {method: int(unseen.sum())
-            for method, _, _, _, unseen in _ood_angles(dim, base, L, s, methods)}
+            for method, _, _, _, unseen in _ood_angles(dim, base, L, s, methods,
+                                                       dynamic_factor)}
 
 
 def liu_summary(dim: int, base: float, train_context: int, new_base: float) -> dict:

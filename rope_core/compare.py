@@ -385,21 +385,19 @@ def _decay_columns(configs, axis: str, points: int) -> dict[str, list]:
 # --- one model under every method -----------------------------------------------------
 
 def extended_context(cfg: RopeConfig, factor: float) -> int:
-    """How far a context-extension comparison of ``cfg`` by s = ``factor`` runs, in tokens.
+    """How far a context-extension comparison of ``cfg`` by s = ``factor`` runs, in tokens:
+    n = s L, the one length where every method is evaluated, the length each method's
+    factor s aims at (static NTK and YaRN divide their slowest pair by s, dynamic NTK
+    with transformers' factor 1 reaches alpha = n / L = s there).
 
-    s L, except when s is the model's own scaling factor and its config is set for less:
-    then the configured max_context (Llama 3.2 1B: s = 32, L = 8,192, configured for
-    131,072, not 262,144; Gemma 3: s = 8, L = 32,768, configured for 131,072).
+    It may exceed the context the model is configured for: Gemma 3 (s = 8, L = 32,768)
+    gives n = 262,144, configured for 131,072; Llama 3.2 1B (s = 32, L = 8,192) likewise.
     """
     if not isinstance(cfg, RopeConfig):
         fail("cfg", cfg, "a RopeConfig")
     if isinstance(factor, bool) or not isinstance(factor, Real) or not math.isfinite(factor):
         fail("factor", factor, "a finite number from 1 to 1000")
-    extended = int(round(factor * cfg.original_context))
-    own = cfg.method != "none" and factor == scaling_factor(cfg)
-    if own and cfg.original_context < cfg.max_context < extended:
-        return cfg.max_context
-    return extended
+    return int(round(factor * cfg.original_context))
 
 
 def extension_variants(cfg: RopeConfig, factor: float,
@@ -408,8 +406,7 @@ def extension_variants(cfg: RopeConfig, factor: float,
     """The base model ``cfg`` extended from L = cfg.original_context to s L by each method.
 
     Each variant keeps head and rotary dims, base and layout, has max_context =
-    :func:`extended_context` (s L, or the model's own configured context when its own
-    factor reaches further) and the method's parameters from
+    :func:`extended_context` (n = s L) and the method's parameters from
     :func:`rope_core.scaling.comparison_params`: ``factor`` = s and
     ``original_max_position_embeddings`` = L where the method takes them, Hugging Face
     defaults otherwise, and dynamic NTK with transformers' factor f = ``dynamic_factor``

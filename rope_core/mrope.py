@@ -177,19 +177,25 @@ def mrope_position_ids(segments, *, spatial_merge_size: int = 2, resume: str = "
     transformers' ``.long()``; an image keeps dt = 1). After a vision block the
     next segment starts at
 
-        ``resume="transformers"``:  start + max(h', w')          (transformers 5.x)
+        ``resume="transformers"``:  start + max(h', w')          (transformers 5.3 and
+                                   later: PR #43972, "Unify 3D position ids")
         ``resume="original"``:     1 + the block's largest id    (Qwen2-VL's release,
                                    transformers 4.45: ``llm_pos_ids_list[-1].max() + 1``;
-                                   Qwen2.5-VL's release, transformers 4.49, the same)
+                                   Qwen2.5-VL's release, transformers 4.49, the same;
+                                   transformers up to 5.2: the rule the models were
+                                   trained with)
 
     They differ when the block's largest id is its time id: a video with
     (t' - 1) dt + 1 > max(h', w'), e.g. more temporal patches than the merged
     grid's side. transformers' rule then gives the following text ids inside the
     range of the video's time ids (with dt > 1 not always ids a patch has, but ids
-    that say "during the video"); the original rule never reuses an id.
+    that say "during the video"); the original rule never reuses an id. Generation
+    continues from the prompt's largest id + 1 under either rule (``rope_deltas`` =
+    largest id + 1 - prompt length), so with transformers' rule the first generated
+    token jumps past the last text id.
 
     Two vision blocks with no text between them are laid out one after the other,
-    as the original release does. transformers 5.x groups consecutive tokens of
+    as the original release does. transformers 5.3+ groups consecutive tokens of
     one modality, so two adjacent images fail there (a shape error); real prompts
     put <|vision_start|> and <|vision_end|> text tokens around every block.
 

@@ -24,7 +24,14 @@ from numbers import Integral
 import torch
 
 from ._buffers import Buffers as _Buffers
-from ._checks import as_integer_positions, check_base, check_dim, check_layout, fail
+from ._checks import (
+    as_integer_positions,
+    check_base,
+    check_dim,
+    check_layout,
+    check_theta,
+    fail,
+)
 from .frequencies import theta as _theta
 from .rotation import pair_views
 
@@ -141,6 +148,113 @@ def transformers_inv_freq(dim: int, base: float) -> torch.Tensor:
     dim = check_dim(dim)
     base = check_base(base)
     return 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(torch.float32) / dim))
+
+
+def float32_angle_parts(position: int, dim: int, base: float):
+    """The angle error of transformers' recipe (``"float32_angles"``) at one position,
+    split into its two parts:
+
+        fl32(m th32_i) - m theta_i = m (th32_i - theta_i) + (fl32(m th32_i) - m th32_i)
+                                     offset_i             rounding_i
+
+    th32 = :func:`transformers_inv_freq` (``inv_freq`` in float32), theta_i =
+    base^(-2i/d) in float64. The offset is a fixed change of frequency, th32_i instead
+    of theta_i, the same at every position: q and k (and a model trained with the same
+    ``inv_freq``) share it, so scores still depend on n - m alone. The rounding differs
+    from position to position, at most half float32's spacing at m th32_i
+    (<= spacing(m) / 2 when th32_i <= 1): it is what breaks the relative property.
+    m th32_i is exact in float64 (24 + 24 significant bits), so both parts are
+    float64-exact up to one rounding each.
+
+    Args:
+        position: m, an integer 0 ... 10^7.
+        dim: rotary dim, even, 2 ... 4096.
+        base: RoPE base, > 1.
+    Returns:
+        ``(offset, rounding)``, each ``(dim/2,)`` float64, in radians.
+    """
+    if isinstance(position, bool) or not isinstance(position, Integral) or \
+            not 0 <= position <= MAX_POSITION:
+        fail("position", position, "an integer from 0 to {high}", high=MAX_POSITION)
+    th64 = _theta(dim, base)  # (h,)
+    th32 = transformers_inv_freq(dim, base)  # (h,) float32
+    m = float(position)
+    exact32 = m * th32.to(torch.float64)  # (h,): m th32_i, exact in float64
+    angle32 = (torch.tensor([m], dtype=torch.float32)[:, None] * th32)[0]  # (h,), as transformers
+    offset = m * (th32.to(torch.float64) - th64)  # (h,)
+    return offset, angle32.to(torch.float64) - exact32
+
+
+def relative_rounding_bound(dim: int, base: float, largest_position: int) -> float:
+    """How far float64 rounding alone can move :func:`relative_property_error` with
+    q = k = ones (w_i = 2 for every pair), positions up to P = ``largest_position``:
+
+        2 sum_i w_i [4 u (P theta_i + 2) + 3 u] + d u sum_i w_i,   u = 2^-53
+
+    (the bound in :func:`relative_property_error`'s docstring). A recipe whose score
+    difference stays below it keeps the relative property up to float64's rounding:
+    every recipe in float64 but ``"float32_angles"``, and ``"theta"`` in every dtype
+    (a rounded theta_i is the same at both positions).
+
+    Args:
+        dim: rotary dim, even, 2 ... 4096.
+        base: RoPE base, > 1.
+        largest_position: P, an integer 0 ... 10^7.
+    Returns:
+        the bound, a float.
+    """
+    if isinstance(largest_position, bool) or not isinstance(largest_position, Integral) or \
+            not 0 <= largest_position <= MAX_POSITION:
+        fail("largest_position", largest_position, "an integer from 0 to {high}",
+             high=MAX_POSITION)
+    th = _theta(dim, base)  # (h,)
+    u = 2.0 ** -53
+    w = 2.0  # |q_a k_a + q_b k_b| + |q_b k_a - q_a k_b| with q = k = ones
+    per_pair = 2 * w * (4 * u * (largest_position * th + 2) + 3 * u)  # (h,)
+    return float(per_pair.sum()) + dim * u * w * th.numel()
+
+
+MAX_DISTINCT_WORK = 1 << 26  # distinct_cos_sin: pairs x positions
+
+
+def distinct_cos_sin(theta, length: int, dtype="bfloat16") -> torch.Tensor:
+    """How many distinct (cos, sin) values each pair takes over positions 0 ... length - 1
+    when RoPE's cache is built as transformers builds it (recipe ``"float32_angles"``):
+
+        a_m = fl32(fl32(m) fl32(theta_i)),  value_m = (fl(cos32 a_m), fl(sin32 a_m))
+
+    fl = the cast to ``dtype``. In exact arithmetic a pair that never completes a turn
+    within the length has a different angle, so a different (cos, sin), at every position
+    (``length`` values); a low-precision cache has far fewer: bfloat16 holds 128 values
+    per binade, so a slow pair's small angles share their cos and sin between many
+    positions.
+
+    Args:
+        theta: ``(h,)`` frequencies in rad/token (a float tensor; rounded to float32 as
+            transformers' ``inv_freq``), 1 <= h.
+        length: positions 0 ... length - 1, 1 ... 2^24 (exact in float32), with
+            length * h <= 2^26.
+        dtype: "bfloat16", "float16" or "float32" (or the torch dtype): the cache's dtype.
+    Returns:
+        ``(h,)`` int64 tensor, each count between 1 and ``length``.
+    """
+    th = check_theta(theta).to(torch.float32).cpu()  # (h,)
+    if isinstance(length, bool) or not isinstance(length, Integral) or \
+            not 1 <= length <= 2**24 or length * th.numel() > MAX_DISTINCT_WORK:
+        fail("length", length, "an integer from 1 to {high} with length * pairs <= 2^26",
+             high=min(2**24, MAX_DISTINCT_WORK // max(th.numel(), 1)))
+    dtype = resolve_dtype(dtype)
+    if dtype == torch.float64:
+        fail("dtype", dtype, "bfloat16, float16 or float32 (a cache's dtype)")
+    bits = {torch.float32: torch.int32}.get(dtype, torch.int16)  # the value's bit pattern
+    m = torch.arange(length, dtype=torch.float32)  # (L,), exact below 2^24
+    out = torch.empty(th.numel(), dtype=torch.int64)
+    for i, t in enumerate(th.tolist()):  # one pair at a time: (L,) temporaries
+        a = m * t  # (L,) float32, as position_ids.float() * inv_freq
+        c = torch.cos(a).to(dtype).view(bits).to(torch.int64)  # (L,)
+        s = torch.sin(a).to(dtype).view(bits).to(torch.int64)
+        out[i] = torch.unique(c * (1 << 32) + s).numel()  # one key per (cos, sin)
+    return out
 
 
 def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dtype,

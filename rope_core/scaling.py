@@ -88,6 +88,10 @@ from .frequencies import theta as plain_theta
 
 MAX_FACTOR = 1000.0
 MAX_LENGTH = 10_000_000  # tokens, for every configured length
+# The Hugging Face transformers release whose formulas, parameter names and config handling
+# rope_core follows (modeling_rope_utils.py, the models' get_rope_index and attention); the
+# tests check it against the pin in requirements-dev.txt and the installed package.
+TRANSFORMERS_VERSION = "5.24"
 MAX_SEQ_LEN = 1_000_000_000  # the current length n: a scalar, so no cost, but still bounded
 MAX_BETA = 10_000.0
 MAX_MSCALE = 100.0

@@ -317,3 +317,20 @@ def test_trained_with_a_larger_base_more_pairs_meet_new_angles_past_L():
         assert math.ceil(x) == first and 64 - first == count
         t = br.ood_angle_table(128, base, 4096, 2.0, ("none",))
         assert t.loc[t["unseen"], "pair i"].tolist() == list(range(first, 64))
+
+
+@pytest.mark.parametrize("dim,base,L,s", [(128, 1e4, 4096, 8), (128, 1e4, 512, 64),
+                                          (64, 5e5, 8192, 4)])
+def test_ood_unseen_counts_dynamic_factor_closed_form(dim, base, L, s):
+    """Issue 27 item 11: dynamic NTK with transformers' factor f at n = s L has
+    alpha = f s - f + 1 and theta'_i = theta_i alpha^(-2i/(d-2)) (the NTK base
+    base alpha^(d/(d-2))); unseen_i = L theta_i < 2 pi and s L theta'_i > L theta_i."""
+    for f in (1.0, float(s)):
+        alpha = f * s - f + 1
+        expected = 0
+        for i in range(dim // 2):
+            th = base ** (-2 * i / dim)
+            th2 = th * alpha ** (-2 * i / (dim - 2))
+            expected += L * th < 2 * math.pi and s * L * th2 > L * th * (1 + 1e-9)
+        got = br.ood_unseen_counts(dim, base, L, float(s), ("dynamic",), dynamic_factor=f)
+        assert got == {"dynamic": expected}

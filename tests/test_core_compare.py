@@ -267,16 +267,17 @@ def test_nope_query_scale_by_hand():
         compare.nope_query_scale([1], 8192, 0.0)
 
 
-def test_extended_context_stays_within_the_configured_context():
+def test_extended_context_is_s_times_l_for_every_model():
+    """Issue 27 item 2: one n = s L for every method, even past the configured context
+    (the length each method's factor s aims at)."""
     llama32 = rc.PRESETS["Llama 3.2 1B"]  # s = 32, L = 8192, configured for 131072
-    assert compare.extended_context(llama32, 32.0) == 131072  # not 262144
+    assert compare.extended_context(llama32, 32.0) == 32 * 8192
     variants = compare.extension_variants(llama32, 32.0)
-    assert {v.max_context for v in variants.values()} == {131072}
-    assert compare.extended_context(rc.PRESETS["Gemma 3 4B"], 8.0) == 131072
-    # s L = 8 x 8192 = 65536 is within its configured 131072: s L stays
-    assert compare.extended_context(rc.PRESETS["Llama 3.1 8B"], 8.0) == 65536
-    assert compare.extended_context(rc.PRESETS["Llama 2 7B"], 8.0) == 32768  # chosen s
-    assert compare.extended_context(rc.PRESETS["Llama 4 Scout"], 16.0) == 131072
+    assert {v.max_context for v in variants.values()} == {32 * 8192}
+    assert compare.extended_context(rc.PRESETS["Gemma 3 4B"], 8.0) == 8 * 32768  # not 131072
+    assert compare.extended_context(rc.PRESETS["Llama 3.1 8B"], 8.0) == 8 * 8192
+    assert compare.extended_context(rc.PRESETS["Llama 2 7B"], 8.0) == 8 * 4096  # chosen s
+    assert compare.extended_context(rc.PRESETS["Llama 4 Scout"], 16.0) == 16 * 8192
 
 
 @settings(max_examples=40, deadline=None)

@@ -54,7 +54,7 @@ def test_original_release_docstring_example():
     assert ids[0].tolist() == [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 4, 5, 6, 7]
     assert ids[1].tolist() == [0, 0, 1, 1] * 3 + [3, 4, 5, 6, 7]
     assert ids[2].tolist() == [0, 1, 0, 1] * 3 + [3, 4, 5, 6, 7]
-    # transformers 5.x resumes at start + max(h', w') = 2: the text reuses time id 2
+    # transformers 5.3+ resumes at start + max(h', w') = 2: the text reuses time id 2
     now = rc.mrope_position_ids(segments, spatial_merge_size=1)
     assert now[:, 12:].tolist() == [[2, 3, 4, 5, 6]] * 3
 

@@ -427,3 +427,81 @@ def test_float32_angle_error_at_a_million_read_from_transformers():
     assert 0.045 < hf_err < 0.055
     ours, _, _ = rc.max_angle_error(torch.tensor([m]), d, base, "float32", "float32_angles")
     assert ours.item() == pytest.approx(hf_err, abs=1e-5)
+
+
+# ---------------------------------------------------------------- issue 27: the error's parts
+
+@given(half=st.integers(1, 64), base=st.floats(1.5, 1e7), m=st.integers(0, 10**7))
+def test_float32_angle_parts_add_up_to_the_recipe_error(half, base, m):
+    """offset + rounding is the float32_angles error (a second formulation: the recipe's own
+    angle_error); the rounding is at most half float32's spacing at m th32_i, and pair 0
+    (theta_0 = 1, m < 2^24 exact in float32) has neither."""
+    dim = 2 * half
+    offset, rounding = rc.float32_angle_parts(m, dim, base)
+    err, _, _ = rc.angle_error([m], dim, base, "float32", "float32_angles")
+    # the two sides differ by float64 roundings of angles up to m rad
+    assert torch.allclose((offset + rounding).abs(), err[0], rtol=0, atol=8 * 2.0**-53 * max(m, 1))
+    th32 = rc.transformers_inv_freq(dim, base).double()
+    for x, r in zip((m * th32).tolist(), rounding.tolist()):  # m th32_i, exact in float64
+        if x > 0:  # float32's spacing on x's binade [2^e, 2^(e+1)) is 2^(e - 23)
+            assert abs(r) <= 2.0 ** (math.frexp(x)[1] - 1 - 23) / 2
+    assert offset[0].item() == 0.0 and rounding[0].item() == 0.0
+
+
+def test_float32_angle_parts_validation():
+    with pytest.raises(ValueError, match="^position"):
+        rc.float32_angle_parts(-1, 8, 100)
+    with pytest.raises(ValueError, match="^position"):
+        rc.float32_angle_parts(10**7 + 1, 8, 100)
+    with pytest.raises(ValueError, match="^largest_position"):
+        rc.relative_rounding_bound(8, 100, 1.5)
+
+
+@given(recipe=st.sampled_from(["positions", "theta", "product", "cache"]),
+       half=st.integers(1, 64), base=st.floats(1.5, 1e7), m=st.integers(0, 10**4),
+       gap=st.integers(0, 10**3), shifts=st.lists(st.integers(0, 10**6), min_size=1, max_size=4))
+def test_relative_rounding_bound_holds_in_float64_and_for_a_rounded_theta(
+        recipe, half, base, m, gap, shifts):
+    """The bound is what the docstring derives; float64 stays inside it with every recipe
+    but float32_angles, and recipe theta in every dtype (the rounded theta_i is the same at
+    both positions: sum_i 2 cos((n - m) fl(theta_i)) in exact arithmetic)."""
+    dim = 2 * half
+    P = m + gap + max(shifts)
+    bound = rc.relative_rounding_bound(dim, base, P)
+    u = 2.0**-53
+    th = [base ** (-2 * i / dim) for i in range(half)]
+    by_hand = 2 * sum(2 * (4 * u * (P * t + 2) + 3 * u) for t in th) + dim * u * 2 * half
+    assert bound == pytest.approx(by_hand, rel=1e-9)
+    got = rc.relative_property_error(dim, base, "float64", recipe, m, m + gap, shifts)
+    assert float(got.max()) <= bound
+    for dtype in ("float32", "float16", "bfloat16"):
+        got = rc.relative_property_error(dim, base, dtype, "theta", m, m + gap, shifts)
+        assert float(got.max()) <= bound
+
+
+@given(theta=st.lists(st.floats(1e-7, 4.0), min_size=1, max_size=4),
+       length=st.integers(1, 3000), name=st.sampled_from(["bfloat16", "float16", "float32"]))
+def test_distinct_cos_sin_counts_what_a_set_holds(theta, length, name):
+    """A second formulation: the set of (cos, sin) tuples of the cast values."""
+    th = torch.tensor(theta, dtype=torch.float64)
+    got = rc.distinct_cos_sin(th, length, name)
+    dtype = rc.resolve_dtype(name)
+    m = torch.arange(length, dtype=torch.float32)
+    for i, t in enumerate(th.to(torch.float32).tolist()):
+        a = m * t
+        values = set(zip(torch.cos(a).to(dtype).tolist(), torch.sin(a).to(dtype).tolist()))
+        assert got[i].item() == len(values)
+
+
+def test_distinct_cos_sin_by_hand_and_validation():
+    # pair 0 of base 10^4 turns every 2π tokens: over 3 positions, three distinct values;
+    # theta = 0 (an unrotated pair) has the single value (1, 0)
+    assert rc.distinct_cos_sin(torch.tensor([1.0, 0.0]), 3).tolist() == [3, 1]
+    with pytest.raises(ValueError, match="^length"):
+        rc.distinct_cos_sin(torch.tensor([1.0]), 0)
+    with pytest.raises(ValueError, match="^length"):
+        rc.distinct_cos_sin(torch.ones(64), 2**24)
+    with pytest.raises(ValueError, match="^dtype"):
+        rc.distinct_cos_sin(torch.tensor([1.0]), 3, "float64")
+    with pytest.raises(ValueError, match="^theta"):
+        rc.distinct_cos_sin([1.0], 3)

@@ -82,8 +82,13 @@ def test_back_button_returns_to_the_previous_page_with_its_settings(page, server
         "h.innerText.includes('Frequencies'))", timeout=LOAD_MS)
     # the previous page, with the settings it had when the student left it
     assert "dim=62" in page.url and "base=500000" in page.url
-    thumb = page.locator('[data-testid="stSidebar"] input[aria-label="Head dim d"]').first
-    assert thumb.get_attribute("aria-valuetext") == "62"
+    # the slider is redrawn from the URL by the rerun that Back starts: wait for it, since a
+    # loaded machine can read the thumb before that rerun's delta lands
+    selector = '[data-testid="stSidebar"] input[aria-label="Head dim d"]'
+    page.wait_for_function(
+        "s => document.querySelector(s)?.getAttribute('aria-valuetext') === '62'",
+        arg=selector, timeout=LOAD_MS)
+    assert page.locator(selector).first.get_attribute("aria-valuetext") == "62"
 
 
 def _arrow_left(page, label: str) -> None:

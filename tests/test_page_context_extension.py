@@ -194,15 +194,16 @@ def test_chinese_other_settings(query):
     assert untranslated(at) == {}
 
 
-def test_llama32_extension_stops_at_its_configured_context():
-    """Issue 19.2: s = 32 and L = 8,192 would give 262,144; the model is configured for
-    131,072, and every method is compared up to that."""
+def test_llama32_extension_runs_to_s_l_past_its_configured_context():
+    """Issue 27 item 2 (reverses issue 19.2): one n = s·L for every method, 32 × 8,192 =
+    262,144, although the model is configured for 131,072; the caption says so."""
     at = run_page(PAGE, {"ce_model": "Llama 3.2 1B"})
     assert not at.error
     decay = csvs(at)["decay"][1]
-    assert decay["distance [tokens]"].max() == 131072
+    assert decay["distance [tokens]"].max() == 32 * 8192
     text = " ".join(m.value for m in at.caption)
-    assert "trained at L = 8,192 tokens" in text and "131,072" in text
+    assert "trained at L = 8,192 tokens" in text
+    assert "n = s·L = 262,144 tokens is beyond the 131,072 tokens" in text
 
 
 def test_configured_context_is_not_called_training():

@@ -26,8 +26,8 @@ def test_default_page_draws_every_figure_and_offers_five_csvs():
     assert len(at.get("plotly_chart")) == 7  # 3 grids, ids, allocation, 2 wavelength plots
     names = list(csv_frames(at))
     assert names == ["patch_scores_dim128_base10000_6x8_r2c3_ones_qwen2_vl.csv",
-                     "mrope_ids_text3_image8x12_video6x4x6_transformers_qwen2_vl.csv",
-                     "mrope_ids_text3_image8x12_video6x4x6_transformers_qwen2_vl_blocks.csv",
+                     "mrope_ids_text3_image8x12_video6x4x6_original_qwen2_vl.csv",
+                     "mrope_ids_text3_image8x12_video6x4x6_original_qwen2_vl_blocks.csv",
                      "mrope_pairs_dim128_base10000.csv",
                      "mrope_coverage_dim128_base10000_t6h4w6.csv"]
     for df in csv_frames(at).values():
@@ -39,24 +39,31 @@ def test_short_sequence_ids_by_hand():
     frames = csv_frames(at)
     tokens = next(df for name, df in frames.items()
                   if name.startswith("mrope_ids") and not name.endswith("_blocks.csv"))
-    # text [0] | image 1x2 merged at 1 | text, resumes at 1 + max(1, 2) = 3 |
-    # video 3x1x1 at 4: frames 4, 5, 6 | text at 4 + max(1, 1) = 5 (transformers)
-    assert tokens["t id"].tolist() == [0, 1, 1, 3, 4, 5, 6, 5]
-    assert tokens["h id"].tolist() == [0, 1, 1, 3, 4, 4, 4, 5]
-    assert tokens["w id"].tolist() == [0, 1, 2, 3, 4, 4, 4, 5]
+    # the models' own rule (the default): text [0] | image 1x2 merged at 1, largest id 2 |
+    # text at 3 | video 3x1x1 at 4: frames 4, 5, 6 | text after the largest id, at 7
+    assert tokens["t id"].tolist() == [0, 1, 1, 3, 4, 5, 6, 7]
+    assert tokens["h id"].tolist() == [0, 1, 1, 3, 4, 4, 4, 7]
+    assert tokens["w id"].tolist() == [0, 1, 2, 3, 4, 4, 4, 7]
     assert tokens["kind"].tolist() == ["text", "image", "image", "text", "video", "video",
                                        "video", "text"]
     assert list(tokens.columns[:5]) == ["spatial_merge_size", "resume", "time",
                                         "tokens_per_second", "second_per_grid_t"]
     text = " ".join(shown(m.value) for m in at.markdown)
+    assert "This is the rule Qwen2-VL and Qwen2.5-VL were trained with" in text
+    assert "would resume at 5 instead of 7" in text
+    at.radio(key="iv_resume").set_value("transformers").run()
+    tokens = next(df for name, df in csv_frames(at).items()
+                  if name.startswith("mrope_ids") and "transformers" in name
+                  and not name.endswith("_blocks.csv"))
+    # transformers 5.3+: the image's text at 1 + max(1, 2) = 3; after the video at
+    # 4 + max(1, 1) = 5, inside the video's time ids 4 ... 6
+    assert tokens["t id"].tolist() == [0, 1, 1, 3, 4, 5, 6, 5]
+    text = " ".join(shown(m.value) for m in at.markdown)
     assert "The two rules differ here." in text
     assert "run up to 6" in text
-    assert "resumed after the largest id, at 7" in text
-    at.radio(key="iv_resume").set_value("original").run()
-    tokens = next(df for name, df in csv_frames(at).items()
-                  if name.startswith("mrope_ids") and "original" in name
-                  and not name.endswith("_blocks.csv"))
-    assert tokens["t id"].tolist()[-1] == 7  # after the largest id, 6
+    assert "trained with the other rule (after the largest id, at 7" in text
+    # generation continues from the largest id (6) + 1 = 7, the last text id is 5
+    assert "the prompt's last text ids are 5 … 5, and the first generated token gets 7" in text
 
 
 def test_absolute_time_steps_the_frames():
@@ -170,8 +177,9 @@ def test_figures_are_built_once_per_setting_and_sent_as_float32(monkeypatch):
 
 def test_chinese_page_reads_the_hand_sequence():
     at = run_page("images_video", dict(SMALL, lang="zh"))
+    at.radio(key="iv_resume").set_value("transformers").run()
     text = " ".join(shown(m.value) for m in at.markdown)
-    assert "**这里两种规则不同。**" in text and "从最大编号之后（7）继续" in text
+    assert "**这里两种规则不同。**" in text and "（在最大编号之后，即 7" in text
 
 
 def test_spread_sentence_only_when_m_rope_is_narrower():

@@ -6,6 +6,7 @@
 * :mod:`ui.figures`: the figure style, and its presentation-mode form
 * :mod:`ui.css`: the app's page CSS (formulas scroll in their box; presentation text)
 * :mod:`ui.safety`: visitor text shown as plain text, errors without tracebacks
+* :mod:`ui.configs`: a visitor's own ``config.json``, pasted or uploaded, read safely
 * :mod:`ui.formatting`: number formatting and the explanation under a plot
 * :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
@@ -36,7 +37,7 @@ from .figures import (
                       typed,
                       vline,
 )
-from .formatting import explain, fmt_base, slug
+from .formatting import explain, fmt_base, slow_pairs_in_low_precision, slug
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
                       BASE_OPTIONS,
@@ -58,5 +59,5 @@ __all__ = [
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
     "MAX_CSV_CELLS", "csv_bytes", "download", "read_csv", "table",
-    "explain", "fmt_base", "slug",
+    "explain", "fmt_base", "slow_pairs_in_low_precision", "slug",
 ]

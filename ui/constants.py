@@ -162,3 +162,24 @@ def liu_comparison() -> pd.DataFrame:
     from rope_core import breaks
 
     return breaks.liu_comparison_table()
+
+
+# Frequencies and Real models: what a low-precision cache does to the slow pairs
+@constant
+def slow_pair_values() -> dict:
+    """Llama 3.1 8B's pairs that never complete a turn within its configured context, and
+    how many distinct (cos, sin) values each takes there under transformers' recipe
+    (float32 angles, bfloat16 cos/sin; rope_core.distinct_cos_sin): {"model", "context",
+    "first", "last" (pair indices), "low", "high" (counts)}. About 0.1 s of CPU."""
+    import math
+
+    import rope_core as rc
+
+    name = "Llama 3.1 8B"
+    cfg = rc.PRESETS[name]
+    theta, _ = rc.scaled_theta(cfg.rotary_dim, cfg.base, cfg.method, seq_len=cfg.max_context,
+                               **cfg.params_dict)  # (h,)
+    slow = [i for i, t in enumerate(theta.tolist()) if 2 * math.pi / t > cfg.max_context]
+    counts = rc.distinct_cos_sin(theta[slow], cfg.max_context, "bfloat16")  # (slow,)
+    return {"model": name, "context": cfg.max_context, "first": slow[0], "last": slow[-1],
+            "low": int(counts.min()), "high": int(counts.max())}

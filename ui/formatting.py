@@ -32,3 +32,20 @@ def explain(*sentences: str) -> None:
     from .i18n import lang
 
     st.markdown(("" if lang() == "zh" else " ").join(sentences))
+
+
+def slow_pairs_in_low_precision() -> str:
+    """The sentence that a pair which never turns within the context identifies every
+    position in exact arithmetic only: Llama 3.1 8B's count of distinct bfloat16 (cos, sin)
+    values (ui.constants.slow_pair_values), translated."""
+    from . import constants
+    from .i18n import _, integer
+
+    v = constants.slow_pair_values()
+    return _("In a real cache it need not: with transformers' recipe (angles formed in "
+             "float32, cos and sin cast to bfloat16), each of {model}'s pairs {first}–{last}, "
+             "which never turn within its {context} tokens, takes only {low} to {high} "
+             "distinct (cos, sin) values over those {context} positions, not "
+             "{context}.").format(model=v["model"], first=v["first"], last=v["last"],
+                              context=integer(v["context"]), low=integer(v["low"]),
+                              high=integer(v["high"]))

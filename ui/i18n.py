@@ -103,6 +103,19 @@ def message(msg: Message | str) -> str:
     return msg.render(_) if isinstance(msg, Message) else str(msg)
 
 
+def markdown_message(msg: Message | str) -> str:
+    """A rope_core message as Markdown in this run's language: its template (the app's own
+    text, code names in backticks) translated, each value escaped to plain text (a value
+    may come from a visitor's config.json)."""
+    from .safety import plain
+
+    if not isinstance(msg, Message):
+        return plain(str(msg))
+    values = {k: markdown_message(v) if isinstance(v, Message) else plain(str(v))
+              for k, v in msg.params.items()}
+    return _(msg.template).format(**values)
+
+
 def error_text(err: Exception) -> str:
     """The sentence to show for an error: translated when it carries a Message."""
     msg = getattr(err, "message", None)

@@ -75,6 +75,10 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("pages/context_extension.py", N_("Context extension"), ":material/open_in_full:",
              N_("Real models"),
              N_("every context-extension method on one model")),
+    PageSpec("pages/serving.py", N_("Serve it longer"), ":material/terminal:",
+             N_("Real models"),
+             N_("what to write so that transformers, vLLM, SGLang or llama.cpp runs a model "
+                "longer")),
     PageSpec("pages/layers_without_rope.py", N_("Layers without RoPE"), ":material/layers:",
              N_("Real models"),
              N_("hybrids: which layers rotate, how far each reaches")),

@@ -1,0 +1,258 @@
+"""Serve it longer: from a model and a target context to the settings that transformers,
+vLLM, SGLang and llama.cpp need, beside what those settings do to the spectrum."""
+
+import math
+
+import streamlit as st
+
+import rope_core as rc
+import ui
+from rope_core import compare, serving
+from rope_core.config import MAX_JSON_BYTES
+from ui import i18n
+from ui.configs import config_input, shown_name
+from ui.i18n import _
+
+MODEL_OPTIONS = list(rc.PRESETS)
+DEFAULT_MODEL = "Qwen2.5 7B"
+TARGETS = [2**e for e in range(12, 24)]  # 4,096 ... 8,388,608 tokens (rope_core: at most 10^7)
+DEFAULT_TARGET = 131_072
+METHODS = list(serving.METHODS)
+AUTO = "auto"  # a parameter left to the model (its own value) or to transformers' default
+ORIGINALS = [AUTO] + [2**e for e in range(10, 20)]  # L: 1,024 ... 524,288 tokens
+DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
+BETA_FAST = [AUTO, 8, 16, 32, 64]
+BETA_SLOW = [AUTO, 0.5, 1, 2]
+LOW_FREQ = [AUTO, 1, 2, 4]
+HIGH_FREQ = [AUTO, 1, 2, 4, 8]
+# the parameters a method's controls set: (Hugging Face name, options, widget key)
+METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
+                          ("beta_slow", BETA_SLOW, "sv_beta_slow")),
+                 "llama3": (("low_freq_factor", LOW_FREQ, "sv_low"),
+                            ("high_freq_factor", HIGH_FREQ, "sv_high"))}
+LANGUAGE = {"transformers": "json", "vLLM": "bash", "SGLang": "bash", "llama.cpp": "bash"}
+LOG_AXIS = dict(type="log", exponentformat="power")
+BEFORE, AFTER, OUT = ui.COLORS[0], ui.COLORS[1], ui.COLORS[4]
+
+
+def option(value) -> str:
+    """A parameter option as shown and carried by the link: "auto" in the run's language,
+    a number as written."""
+    return _("auto") if value == AUTO else f"{value:g}"
+
+
+@ui.table
+def tables(key: tuple, target: int, method: str, params: tuple) -> dict:
+    """The settings table and the per-pair range table of a choice (rope_core.serving),
+    once per setting."""
+    cfg = compare.config_from_key(key)
+    return {"settings": serving.settings_table(cfg, target, method, **dict(params)),
+            "range": serving.range_table(cfg, target, method, **dict(params))}
+
+
+@ui.figure
+def wavelength_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Frozen:
+    """Each pair's wavelength before and after, the model's reach R and the target T
+    dotted."""
+    r = tables(key, target, method, params)["range"]
+    pairs = r["pair"].to_numpy()
+    reach = int(r["reach R [tokens]"].iloc[0])
+    hover = _("λ={value} tokens").format(value="%{y:,.1f}")
+    traces = [dict(type="scatter", x=pairs, y=r[column].to_numpy(), name=name, mode="lines",
+                   line=dict(color=color, dash=dash),
+                   hovertemplate="i=%{x}<br>" + hover + "<extra></extra>")
+              for column, name, color, dash in (
+                  ("wavelength before [tokens]", _("before (as the model is)"), BEFORE, "solid"),
+                  ("wavelength after [tokens]", _("after ({method}, T = {target})").format(
+                      method=method, target=i18n.integer(target)), AFTER, "dash"))]
+    marks = ((reach, "R", "black", 0, "left"), (target, "T", "#666666", 1, "right"))  # 5.7:1
+    return ui.kept_figure(
+        traces, title=_("Wavelength 2π/θᵢ before and after (log scale)"),
+        x=_("pair index i"), y=_("wavelength [tokens]"), height=400, yaxes=LOG_AXIS,
+        shapes=tuple(ui.hline(tokens, color) for tokens, _text, color, _x, _a in marks),
+        annotations=tuple(
+            dict(x=x, xref="paper", xanchor=anchor, y=math.log10(tokens),
+                 yanchor="bottom", showarrow=False, font=dict(size=13, color=color),
+                 text=_("{length} = {n} tokens").format(length=text, n=i18n.integer(tokens)))
+            for tokens, text, color, x, anchor in marks))
+
+
+@ui.figure
+def angle_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Frozen:
+    """Per pair, the largest angle at T over the largest angle seen within R; the pairs
+    pushed past what they saw in their own colour."""
+    r = tables(key, target, method, params)["range"]
+    pairs, ratio = r["pair"].to_numpy(), r["angle ratio"].to_numpy()
+    pushed, turned = r["pushed out"].to_numpy(), r["turned within R"].to_numpy()
+    hover = "i=%{x}<br>T·θ′/(R·θ)=%{y:.4g}<extra></extra>"
+    groups = ((turned, _("turned within R: every angle seen"), BEFORE),
+              (~turned & ~pushed, _("inside the angles seen"), ui.COLORS[2]),
+              (pushed, _("pushed past the angles seen"), OUT))
+    traces = [dict(type="scatter", x=pairs[rows], y=ratio[rows], name=name, mode="markers",
+                   marker=dict(color=color, size=6), hovertemplate=hover)
+              for rows, name, color in groups if rows.any()]
+    return ui.kept_figure(
+        traces, title=_("Largest angle at T over the largest angle within R (log scale)"),
+        x=_("pair index i"), y=_("T·θ′ᵢ / (R·θᵢ)"), height=400, yaxes=LOG_AXIS,
+        shapes=(ui.hline(1.0, "black"),))
+
+
+s = ui.settings()
+st.title(_("Serve it longer"))
+st.markdown(_(
+    "Choose a model, the context you want it to run at and a context-extension method: "
+    "this page writes the settings for Hugging Face transformers (the dict to merge into "
+    "`config.json`), vLLM, SGLang and llama.cpp (their command lines), and shows what the "
+    "change does to the model's spectrum. Every line gives the same θᵢ, the ones shown "
+    "below; an engine that cannot run a choice says so instead of writing a line that does "
+    "something else. The sidebar settings do not apply here."))
+
+c1, c2 = st.columns([3, 2])
+model = ui.choice(_("Model"), MODEL_OPTIONS, DEFAULT_MODEL, "sv_model", container=c1)
+with c2:
+    mine = config_input(
+        "sv", _("Use your own `config.json`"),
+        _("Paste or upload a model's `config.json` (at most {most} bytes); it is used instead "
+          "of the preset. An uploaded file is used before pasted text.").format(
+            most=i18n.integer(MAX_JSON_BYTES)),
+        _("Using {name} instead of the preset."))
+cfg = mine if mine is not None else rc.PRESETS[model]
+name = ui.plain(shown_name(cfg.name))
+reach = serving.reach(cfg)
+own = _(rc.SCALING_LABELS[cfg.method])
+if cfg.method == "none":
+    st.caption(_("{model}: rotary dim {rotary} of head dim {head}, base {base}, no scaling; "
+                 "trained (L) for {length} tokens, so any target above that needs one.").format(
+        model=name, rotary=cfg.rotary_dim, head=cfg.head_dim, base=ui.fmt_base(cfg.base),
+        length=i18n.integer(cfg.original_context)))
+else:
+    st.caption(_("{model}: rotary dim {rotary} of head dim {head}, base {base}; its own "
+                 "scaling, {method}, takes it from L = {length} to {reach} tokens.").format(
+        model=name, rotary=cfg.rotary_dim, head=cfg.head_dim, base=ui.fmt_base(cfg.base),
+        method=own, length=i18n.integer(cfg.original_context), reach=i18n.integer(reach)))
+
+c1, c2 = st.columns(2)
+target = ui.select_slider(_("Target context T [tokens]"), TARGETS, DEFAULT_TARGET, "sv_target",
+                          container=c1, fmt=str,
+                          help=_("The context the engine should run the model at; more than "
+                                 "the model already reaches."))
+method = ui.choice(_("Method"), METHODS, "yarn", "sv_method", container=c2,
+                   help=_("`yarn`: NTK-by-parts with an attention factor; `linear`: position "
+                          "interpolation; `ntk`: static NTK-aware base change; `dynamic`: "
+                          "dynamic NTK; `llama3`: Llama 3.1's wavelength bands; `longrope`: "
+                          "searched per-pair factors (only for a model that has them)."))
+spec = rc.SCALINGS[method]
+st.caption(_("**{label}**: {description} *{citation}.*").format(
+    label=_(spec.label), description=_(spec.description), citation=_(spec.citation)))
+
+with st.expander(_("Parameters of the method"), expanded=method in ("dynamic",)):
+    p1, p2, p3 = st.columns(3)
+    original = ui.select_slider(
+        _("L, where the scaling starts [tokens]"), ORIGINALS, AUTO, "sv_L", container=p1,
+        fmt=option, help=_("original_max_position_embeddings. auto: the model's own, "
+                           "{length} tokens (where it was trained, or where its own scaling "
+                           "starts).").format(length=i18n.integer(cfg.original_context)))
+    params = {} if original == AUTO else {"original_max_position_embeddings": original}
+    if method == "dynamic":  # transformers' own knob, not the extension
+        params["factor"] = float(ui.select_slider(
+            _("transformers' `factor` f for dynamic NTK"), DYNAMIC_FACTORS, 1, "sv_dyn_f",
+            container=p2, fmt=str,
+            help=_("α = f·n/L − (f − 1) once the current length n exceeds L; f = 1 is YaRN's "
+                   "definition (α = n/L).")))
+    for (param, options, key), column in zip(METHOD_PARAMS.get(method, ()), (p2, p3)):
+        value = ui.select_slider(f"`{param}`", options, AUTO, key, container=column, fmt=option)
+        if value != AUTO:
+            params[param] = float(value)
+    st.caption(_("auto: the model's own value when the method is its own, else transformers' "
+                 "default (`beta_fast` 32, `beta_slow` 1, `low_freq_factor` 1, "
+                 "`high_freq_factor` 4)."))
+
+if method == "longrope" and cfg.method != "longrope":
+    st.info(_("LongRoPE divides each pair by a factor searched for one model; only a model "
+              "whose `config.json` carries them (Phi-3.5 mini, Phi-4-mini) can be served "
+              "longer with it."), icon=":material/info:")
+    st.stop()
+
+if target <= reach:
+    st.warning(_("{model} already runs at {reach} tokens: choose a target above that.").format(
+        model=name, reach=i18n.integer(reach)), icon=":material/arrow_upward:")
+    st.stop()
+key = compare.config_key(cfg)
+params_key = tuple(sorted(params.items()))
+try:  # a choice rope_core refuses (L above the model's, s above 1000): said, not raised
+    settings = serving.engine_settings(cfg, target, method, **params)
+    notes = serving.serving_notes(cfg, target, method, **params)
+    computed = tables(key, target, method, params_key)
+except ValueError as err:
+    ui.warning(i18n.error_text(err))
+    st.stop()
+ranges = computed["range"]
+lead = computed["settings"].iloc[0]
+L, scale = int(lead["original context L [tokens]"]), float(lead["scale s = T/L"])
+a = float(lead["attention factor a"])
+
+st.subheader(_("What the change does"))
+m1, m2, m3 = st.columns(3)
+pairs = len(ranges)
+pushed = int(ranges["pushed out"].sum())
+never = int((~ranges["turned within R"]).sum())
+m1.metric(_("scale s = T / L"), f"{scale:.4g}",
+          help=_("T = {target}, L = {length}").format(target=i18n.integer(target),
+                                                     length=i18n.integer(L)))
+m2.metric(_("attention factor a at T"), f"{a:.4f}",
+          help=_("a multiplies cos and sin for q and for k: the logits are multiplied by "
+                 "a² = {square}.").format(square=f"{a * a:.4f}"))
+m3.metric(_("pairs pushed past the angles seen"), f"{pushed} / {pairs}")
+left, right = st.columns(2)
+with left:
+    ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot",
+            alt=_("Line chart, log scale: each pair's wavelength 2π/θᵢ against the pair index "
+                  "i, before (the model as it is) and after the chosen scaling for the target "
+                  "length T, with the model's reach R and the target T as dotted horizontal "
+                  "lines."), table=_("per-pair table"))
+with right:
+    ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot",
+            alt=_("Scatter chart, log scale: for each pair, the largest angle at the target T "
+                  "divided by the largest angle it reaches within R, against the pair index i, "
+                  "coloured by whether the pair turns within R, stays inside the angles seen, "
+                  "or is pushed past them; a line marks 1."), table=_("per-pair table"))
+ui.explain(_(
+    "**Before** is the model as it is, up to R = {reach} tokens (its trained context, or "
+    "where its own scaling takes it); **after** is the spectrum every line below gives, at "
+    "T = {target}. {never} of {pairs} pairs never complete a turn within R, so they have "
+    "seen only angles up to R·θᵢ; {pushed} of them reach larger angles at T, angles no "
+    "training step produced.").format(
+    reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,
+    pushed=pushed))
+
+if notes:
+    st.subheader(_("Before you copy"))
+    for _kind, message in notes:  # cautions of the choice itself (warnings: problems)
+        st.info(i18n.markdown_message(message), icon=":material/priority_high:")
+
+st.subheader(_("The settings"))
+for engine in serving.ENGINES:
+    entry = settings[engine]
+    with st.container(border=True):
+        st.markdown(f"**{engine}**")
+        if not entry["supported"]:
+            st.warning(i18n.markdown_message(entry["refusal"]), icon=":material/block:")
+        else:
+            if engine == "transformers":
+                st.caption(_("Merge into the model's `config.json` (transformers 5 reads "
+                             "`rope_parameters`; `rope_scaling: null` stops an older key "
+                             "from winning over it):"))
+            else:
+                st.caption(_("Command line (MODEL: the model's path or name):"))
+            st.code(entry["command"], language=LANGUAGE[engine], wrap_lines=True)
+            for note in entry["notes"]:
+                st.caption(i18n.markdown_message(note))
+        st.caption(_("Names from: {source}").format(source=f"`{entry['source']}`"))
+
+# the file name carries no visitor text
+ui.download(tables, key, target, method, params_key,
+            filename=f"serve_{method}_T{target}_L{L}.csv", label=_("settings table"),
+            key="sv_settings_csv", part="settings")
+ui.download(tables, key, target, method, params_key,
+            filename=f"serve_{method}_T{target}_L{L}_pairs.csv", label=_("per-pair table"),
+            key="sv_range_csv", part="range")
