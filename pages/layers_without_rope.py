@@ -17,10 +17,10 @@ HYBRIDS = [name for name, p in rc.PRESETS.items() if p.layer_kinds is not None a
     "nope" in p.layer_kinds or len(set(p.layer_attention)) > 1)]
 DEFAULT_MODELS = ["Llama 4 Scout", "Command R7B", "SmolLM3 3B", "Gemma 3 4B"]
 MAX_MODELS = 4
-CODES = {0: ("#1f77b4", N_("RoPE, full attention")),
-         1: ("#17becf", N_("RoPE, sliding window or chunk")),
-         2: ("#2ca02c", N_("RoPE, local base, sliding window")),
-         3: ("#bbbbbb", N_("NoPE (no rotation)"))}
+CODES = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
+         2: (ui.COLORS[4], N_("RoPE, local base, sliding window")),
+         3: (ui.GREY, N_("NoPE (no rotation)"))}
 TEMPERATURE_POINTS = 300  # positions on the Llama 4 temperature curve
 
 
@@ -195,7 +195,10 @@ with ui.friendly_errors():
 summary = tables["summary"]
 
 # --- pattern ---------------------------------------------------------------------------
-ui.show(pattern_figure(names), key="lw_pattern_plot")
+ui.show(pattern_figure(names), key="lw_pattern_plot",
+        alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer does:"
+              " RoPE with full attention, RoPE with a sliding window or chunk, RoPE with a local "
+              "base, or NoPE (no rotation)."), table=_("layer table"))
 pattern_text = []
 for _i, row in summary.iterrows():
     pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
@@ -206,7 +209,10 @@ ui.explain(_("**What to notice.** Grey cells are NoPE layers: attention like the
     models=_("; ").join(pattern_text)))
 
 # --- reach -----------------------------------------------------------------------------
-ui.show(reach_figure(names), key="lw_reach_plot")
+ui.show(reach_figure(names), key="lw_reach_plot",
+        alt=_("Bar chart, log scale, one group per model: the shortest reach of its RoPE layers "
+              "(window or context), the wavelength of the slowest pair in those layers, and the "
+              "configured context."), table=_("summary table"))
 reach_text = []
 for _i, row in summary.iterrows():
     numbers = dict(model=row["model"], reach=i18n.integer(int(row["RoPE reach [tokens]"])),
@@ -259,7 +265,10 @@ ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never m
 # --- Llama 4's temperature -------------------------------------------------------------
 floor_scale, attn_scale = scout.nope_temperature
 ui.show(temperature_figure(scout.max_context, floor_scale, attn_scale),
-        key="lw_temperature_plot")
+        key="lw_temperature_plot",
+        alt=_("Line chart, log scale: the factor by which Llama 4's NoPE layers scale their "
+              "queries, against the position p + 1; it stays at 1 up to a floor and then grows with"
+              " the log of the position."), table=_("temperature table"))
 end = float(compare.nope_query_scale([scout.max_context - 1], floor_scale, attn_scale)[0])
 st.latex(_(r"q'_p = q_p\left(1 + {attn_scale}\,\ln\!\left(1 + \left\lfloor "
            r"\frac{{p + 1}}{{{floor_scale}}} \right\rfloor\right)\right)").format(

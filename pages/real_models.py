@@ -23,10 +23,10 @@ DEFAULT_AXIS = AXES[0]  # "linear", a link value
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
 # the layer stack's colours: code, label
-STACK = {0: ("#1f77b4", N_("RoPE, full attention")),
-         1: ("#17becf", N_("RoPE, sliding window or chunk")),
-         2: ("#2ca02c", N_("RoPE, local base, sliding window")),
-         3: ("#bbbbbb", N_("NoPE (no rotation)"))}
+STACK = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
+         2: (ui.COLORS[4], N_("RoPE, local base, sliding window")),
+         3: (ui.GREY, N_("NoPE (no rotation)"))}
 ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
                    "chunked": N_("chunked attention")}
 
@@ -346,7 +346,10 @@ for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows()
 # --- layer stack -----------------------------------------------------------------------
 layers = tables["layers"]
 if len(layers):
-    ui.show(stack_figure(keys), key="rm_stack_plot")
+    ui.show(stack_figure(keys), key="rm_stack_plot",
+            alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer "
+                  "does: RoPE with full attention, RoPE with a sliding window or chunk, RoPE with a"
+                  " local base, or NoPE (no rotation)."), table=_("layer table"))
     stack_text = []
     kinds, reach_of = layers["kind"].to_numpy(), layers["reach [tokens]"].to_numpy()
     for name, rows in compare.label_groups(layers["model"]):
@@ -369,9 +372,14 @@ if missing:
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
 with left:
-    ui.show(theta_figure(keys), key="rm_theta_plot")
+    ui.show(theta_figure(keys), key="rm_theta_plot",
+            alt=_("Line chart, log scale: the frequency θᵢ each model uses at its maximum context "
+                  "against the pair index i, one line per model."), table=_("spectra table"))
 with right:
-    ui.show(wavelength_figure(keys), key="rm_wave_plot")
+    ui.show(wavelength_figure(keys), key="rm_wave_plot",
+            alt=_("Line chart, log scale: each model's wavelengths 2π/θᵢ against the pair index i, "
+                  "one line per model, with each model's maximum context dotted."),
+            table=_("spectra table"))
 
 sentences = []
 max_context = dict(zip(models["model"].tolist(), models["max context [tokens]"].tolist()))
@@ -397,9 +405,14 @@ ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengt
 
 left, right = st.columns(2)
 with left:
-    ui.show(ratio_figure(keys), key="rm_ratio_plot")
+    ui.show(ratio_figure(keys), key="rm_ratio_plot",
+            alt=_("Line chart, log scale: each model's scaled θᵢ divided by the plain base^(−2i/d) "
+                  "against the pair index i; 1 where its scaling keeps a pair."),
+            table=_("spectra table"))
 with right:
-    ui.show(bound_figure(keys, axis), key="rm_bound_plot")
+    ui.show(bound_figure(keys, axis), key="rm_bound_plot",
+            alt=_("Line chart: each model's long-term decay bound divided by its value at r = 0, "
+                  "against the relative distance r, one line per model."), table=_("decay table"))
 
 ratio_text = []
 ratios = spectra["ratio theta/theta plain"].to_numpy()
@@ -418,7 +431,9 @@ ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum co
              "r = 0 so that different rotary dims share one axis; it runs up to each model's "
              "maximum context.").format(models=_("; ").join(ratio_text)))
 
-ui.show(score_figure(keys, axis), key="rm_score_plot")
+ui.show(score_figure(keys, axis), key="rm_score_plot",
+        alt=_("Line chart: the score of q = k = all ones divided by the head dim against the "
+              "relative distance r, one line per model."), table=_("decay table"))
 score_text = []
 distances = decay["distance [tokens]"].to_numpy()
 scores = decay["score q=k=1 / head_dim"].to_numpy()

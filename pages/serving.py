@@ -32,7 +32,7 @@ METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
                             ("high_freq_factor", HIGH_FREQ, "sv_high"))}
 LANGUAGE = {"transformers": "json", "vLLM": "bash", "SGLang": "bash", "llama.cpp": "bash"}
 LOG_AXIS = dict(type="log", exponentformat="power")
-BEFORE, AFTER, OUT = "#1f77b4", "#d62728", "#ff7f0e"
+BEFORE, AFTER, OUT = ui.COLORS[0], ui.COLORS[1], ui.COLORS[4]
 
 
 def option(value) -> str:
@@ -65,7 +65,7 @@ def wavelength_figure(key: tuple, target: int, method: str, params: tuple) -> ui
                   ("wavelength before [tokens]", _("before (as the model is)"), BEFORE, "solid"),
                   ("wavelength after [tokens]", _("after ({method}, T = {target})").format(
                       method=method, target=i18n.integer(target)), AFTER, "dash"))]
-    marks = ((reach, "R", "black", 0, "left"), (target, "T", "gray", 1, "right"))
+    marks = ((reach, "R", "black", 0, "left"), (target, "T", "#666666", 1, "right"))  # 5.7:1
     return ui.kept_figure(
         traces, title=_("Wavelength 2π/θᵢ before and after (log scale)"),
         x=_("pair index i"), y=_("wavelength [tokens]"), height=400, yaxes=LOG_AXIS,
@@ -86,7 +86,7 @@ def angle_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Froz
     pushed, turned = r["pushed out"].to_numpy(), r["turned within R"].to_numpy()
     hover = "i=%{x}<br>T·θ′/(R·θ)=%{y:.4g}<extra></extra>"
     groups = ((turned, _("turned within R: every angle seen"), BEFORE),
-              (~turned & ~pushed, _("inside the angles seen"), "#2ca02c"),
+              (~turned & ~pushed, _("inside the angles seen"), ui.COLORS[2]),
               (pushed, _("pushed past the angles seen"), OUT))
     traces = [dict(type="scatter", x=pairs[rows], y=ratio[rows], name=name, mode="markers",
                    marker=dict(color=color, size=6), hovertemplate=hover)
@@ -205,9 +205,17 @@ m2.metric(_("attention factor a at T"), f"{a:.4f}",
 m3.metric(_("pairs pushed past the angles seen"), f"{pushed} / {pairs}")
 left, right = st.columns(2)
 with left:
-    ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot")
+    ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot",
+            alt=_("Line chart, log scale: each pair's wavelength 2π/θᵢ against the pair index "
+                  "i, before (the model as it is) and after the chosen scaling for the target "
+                  "length T, with the model's reach R and the target T as dotted horizontal "
+                  "lines."), table=_("per-pair table"))
 with right:
-    ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot")
+    ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot",
+            alt=_("Scatter chart, log scale: for each pair, the largest angle at the target T "
+                  "divided by the largest angle it reaches within R, against the pair index i, "
+                  "coloured by whether the pair turns within R, stays inside the angles seen, "
+                  "or is pushed past them; a line marks 1."), table=_("per-pair table"))
 ui.explain(_(
     "**Before** is the model as it is, up to R = {reach} tokens (its trained context, or "
     "where its own scaling takes it); **after** is the spectrum every line below gives, at "

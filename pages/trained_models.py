@@ -279,7 +279,10 @@ end = {e: pct(accuracy_at(e, longest)) for e in tm.ENCODINGS}
 end.update({m: pct(accuracy_at("rope", longest, m)) for m in METHOD_NAMES})
 trained = {e: pct(v["accuracy_at_L_train"]) for e, v in record["models"].items()}
 
-ui.show(accuracy_figure(), key="accuracy_plot")
+ui.show(accuracy_figure(), key="accuracy_plot",
+        alt=_("Line chart: accuracy against the evaluation length (log scale), one line per "
+              "position encoding, with the training length marked; past it, the encodings part "
+              "ways."), table=_("accuracy table"))
 ui.explain(
     _("Dotted lines: L_train (vertical) and chance, 1/{vocab} (horizontal). Trained at "
       "L_train, on {held} held-out sequences of that length: {trained}.").format(
@@ -296,7 +299,10 @@ ui.download(accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",
             label=_("accuracy table"), key="accuracy")
 
 st.subheader(_("Context extension without fine-tuning"))
-ui.show(scaling_figure(), key="scaling_plot")
+ui.show(scaling_figure(), key="scaling_plot",
+        alt=_("Line chart: the RoPE model's accuracy against the evaluation length (log scale), as "
+              "trained and with three context-extension scalings applied at inference without fine-"
+              "tuning."), table=_("accuracy table"))
 ui.explain(_(
     "The RoPE model's weights unchanged, its frequencies replaced at inference by "
     "rope_core's scalings for s = {s} (original_max_position_embeddings = L_train): position "
@@ -361,7 +367,10 @@ def attention_section() -> None:
     length = ui.select_slider(_("Example length [tokens]"), MAP_LENGTHS, 32, key="length",
                               container=c2, fmt=str)
     layer = ui.choice(_("Layer"), [1, 2], 2, key="layer", container=c3, fmt=str)
-    ui.show(attention_figure(encoding, length, layer), key="attention_plot")
+    ui.show(attention_figure(encoding, length, layer), key="attention_plot",
+            alt=_("Four heatmaps, one per attention head: the weight of every query position m "
+                  "(rows) on every key position (columns) for one sequence."),
+            table=_("attention weights"))
     ui.explain(_("Each row is one query position m; bright cells are the keys it reads. A "
                  "head that reads the answer directly puts its weight on the diagonal "
                  "n = m − {k}: the RoPE, p-RoPE and sinusoidal models do so in layer 2, the "
@@ -387,7 +396,10 @@ def attention_section() -> None:
 attention_section()
 
 st.subheader(_("Which frequencies the RoPE model uses"))
-ui.show(norms_figure("rope"), key="norms_plot")
+ui.show(norms_figure("rope"), key="norms_plot",
+        alt=_("Line chart: the mean norm of the query and of the key in each frequency pair against"
+              " the pair index i, one colour per layer, queries solid and keys dashed."),
+        table=_("pair norms"))
 norms = norms_table("rope")
 by_pair = norms.groupby(["layer", "pair i"])[["mean |q_i|", "mean |k_i|"]].mean().sum(axis=1)
 top = by_pair.loc[2].sort_values(ascending=False)
