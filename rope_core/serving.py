@@ -647,14 +647,14 @@ def _served_refusal(plan: _Plan, engine: str) -> dict | None:
         return _refusal(engine, Message(
             "{engine} cannot run {method} for this M-RoPE model: its `get_rope` ({where}) "
             "builds the rotation of time, height and width sections only for the rope types "
-            "default and yarn, and with {method} would rotate every pair by the text position "
+            "`default` and `yarn`, and with {method} would rotate every pair by the text position "
             "alone.",
             engine=engine, method=m, where=where))
     if m == "dynamic" and engine == "vLLM":
         return _refusal(engine, Message(
             "{engine} has no dynamic NTK: its rope type `dynamic` "
-            "(`DynamicNTKScalingRotaryEmbedding`, {where}) computes base · (f · P / "
-            "P_trained − (f − 1))^(d/(d−2)) once, with P_trained = `max_trained_positions`, "
+            "(`DynamicNTKScalingRotaryEmbedding`, {where}) computes `base · (f · P / "
+            "P_trained − (f − 1))^(d/(d−2))` once, with `P_trained` = `max_trained_positions`, "
             "which defaults to P, so the base stays as it is: the plain spectrum at every "
             "length, no NTK at all.",
             engine=engine, method=m, where=CHECKED["vllm_dynamic"].where))
@@ -1025,8 +1025,8 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
     if cfg.family in _DEEPSEEK:
         new = _hf_softmax(plan)
         notes.append(("softmax", Message(
-            "{model}'s attention multiplies its softmax scale 1/√d by mscale(factor, "
-            "`mscale_all_dim`)² = (0.1 · `mscale_all_dim` · ln factor + 1)² outside RoPE, "
+            "{model}'s attention multiplies its softmax scale 1/√d by `mscale(factor, "
+            "mscale_all_dim)²` = `(0.1 · mscale_all_dim · ln factor + 1)²` outside RoPE, "
             "for any rope type but `default` (transformers' `yarn_apply_mscale`, the "
             "`deepseek_v2.py` of vLLM and SGLang, llama.cpp's `deepseek2.cpp`): × {own} as "
             "configured, × {new} with these settings. The whole logit, not only its rotated "
