@@ -228,8 +228,8 @@ ui.explain(_(
     "**Before** is the model as it is, up to R = {reach} tokens (its trained context, or "
     "where its own scaling takes it); **after** is the spectrum every line below gives, at "
     "T = {target}. The largest angle a pair has seen is R·θᵢ or, for a model trained at L "
-    "with the unscaled spectrum before its own scaling (Gemma 3, Llama 3.1, Qwen2.5 with YaRN), the "
-    "larger of that and L·base^(−2i/d). {never} of {pairs} pairs never complete a turn "
+    "with the unscaled spectrum before its own scaling (Gemma 3, Llama 3.1, Qwen2.5 with "
+    "YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} pairs never complete a turn "
     "within what they have seen; {pushed} of them reach larger angles at T, angles no "
     "training step produced.").format(
     reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,
