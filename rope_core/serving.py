@@ -859,11 +859,11 @@ def _layer_notes(plan: _Plan) -> list:
     names = dict(model=cfg.name, layers=counts.layers, rope=counts.rope, nope=counts.nope,
                  windowed=counts.windowed, window=f"{counts.window:,}" if counts.window else "",
                  full=counts.rope - counts.windowed, original=f"{plan.original:,}")
-    if counts.windowed == counts.rope and counts.window is not None and \
-            counts.window <= plan.original:
+    all_windowed = counts.windowed == counts.rope and counts.window is not None
+    if all_windowed and counts.window <= plan.original:
         a, m = _factors(plan, "transformers")
         sharper = "" if abs(a * a * m - 1) < 1e-12 else Message(
-            " YaRN's attention factor a = {a} multiplies their logits by a² = {square} at "
+            " The attention factor a = {a} multiplies their logits by a² = {square} at "
             "every length.", a=f"{a:.4f}", square=f"{a * a * m:.4f}")
         if counts.nope:
             notes.append(("windows", Message(
@@ -873,7 +873,7 @@ def _layer_notes(plan: _Plan) -> list:
                 "were trained on, for no gain."
                 "{sharper} What limits its context are its {nope} layers without RoPE, which no "
                 "line changes.", sharper=sharper, **names)))
-        else:
+        elif cfg.family in ("llama", "mistral"):  # llama.cpp's LlamaModel converter
             notes.append(("windows", Message(
                 "Every layer of {model} attends within a window of {window} tokens where the "
                 "window is applied (transformers, vLLM): no query–key distance reaches "
@@ -881,6 +881,17 @@ def _layer_notes(plan: _Plan) -> list:
                 "of distances it was trained on, for no gain.{sharper} llama.cpp runs it "
                 "with full attention (its Llama converter writes no window), where the scaling "
                 "does reach longer distances.", sharper=sharper, **names)))
+        else:
+            notes.append(("windows", Message(
+                "Every layer of {model} attends within a window of {window} tokens: no "
+                "query–key distance reaches {window}, less than L = {original}, so these "
+                "settings only change the angles of distances it was trained on, for no "
+                "gain.{sharper}", sharper=sharper, **names)))
+    elif all_windowed:
+        notes.append(("layers", Message(
+            "Every RoPE layer of {model} attends within a window of {window} tokens: at any "
+            "target its RoPE layers meet distances below {window} only, so a target beyond "
+            "{window} tokens gives them no longer distances.", **names)))
     elif counts.local:
         notes.append(("layers", Message(
             "{model} scales only its {full} global layers: its {windowed} sliding-window "

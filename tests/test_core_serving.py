@@ -942,3 +942,14 @@ def test_static_ntk_is_written_as_a_base_not_vllms_ntk_type():
         params = params.get("rope_parameters") or params["rope_scaling"]
         assert params["rope_type"] == "default"
         assert params["rope_theta"] == pytest.approx(base * s ** (d / (d - 2)), rel=1e-12)
+
+
+def test_windows_longer_than_L_are_said_without_the_warning():
+    """Misleading 3, the other side: with L = 2,048 below Mistral 7B v0.1's window of 4,096
+    the window no longer lies within L: an info note (no warning) says the RoPE layers meet
+    distances below 4,096 only."""
+    notes = serving.serving_notes(rc.PRESETS["Mistral 7B v0.1"], 32768, "linear",
+                                  original_max_position_embeddings=2048)
+    kinds = dict(notes)
+    assert "windows" not in kinds
+    assert "distances below 4,096 only" in str(kinds["layers"])
