@@ -250,15 +250,18 @@ ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never m
              "each model's shortest-reaching RoPE layers. {models}.").format(
     models=_("; ").join(reach_text)),
            _("In float32, though, as transformers and Meta's reference code form them, each "
-             "angle is the product m·θᵢ of a token's absolute position, not of the distance: "
-             "at m = {m} (d = {dim}, base {base}, Scout's head dim and base before its "
-             "scaling) it is off by up to {error} rad, and the part that differs from one "
-             "position to the next, the product's rounding, reaches {rounding} rad (Precision "
-             "page). So far into a long "
-             "input even a windowed layer's query and key carry angles training never "
-             "produced, and Llama 4 Scout is configured for {context} tokens.").format(
+             "angle is the product m·θᵢ of a token's absolute position, not of the distance, "
+             "and the product is rounded: at m = {m} (d = {dim}, base {base}, Scout's head "
+             "dim and base before its scaling) the rounding reaches {rounding} rad and "
+             "differs from one position to the next, so a query and a key in one window no "
+             "longer differ by exactly the angle of their distance. Far into a long input, "
+             "then, even a windowed layer meets angle differences that training, at shorter "
+             "positions, never produced; Llama 4 Scout is configured for {context} tokens. "
+             "The rest of the float32 error, up to {offset} rad, is a fixed change of "
+             "frequency (float32's θᵢ in place of the exact one), the same for q and k, so it "
+             "leaves scores depending on the distance alone (Precision page).").format(
     m=i18n.integer(far), dim=scout.rotary_dim, base=ui.fmt_base(scout.base),
-    error=f"{float(np.abs(offset + rounding).max()):.2g}",
+    offset=f"{float(np.abs(offset).max()):.2g}",
     rounding=f"{float(np.abs(rounding).max()):.2g}",
     context=i18n.integer(scout.max_context)))
 

@@ -158,6 +158,9 @@ class RopeConfig:
             Llama 4 (llama4, llama4_text), whose original_max_position_embeddings is
             its scaling's L (the chunk size), not its training length.
         mrope_interleaved: Qwen3-VL's interleaved M-RoPE sections.
+        text_config: True when the config.json keeps the language model's fields under
+            ``text_config`` (multimodal configs: Gemma 3 4B, Llama 4, Qwen3-VL), where a
+            change to them has to be written.
     """
 
     name: str
@@ -179,6 +182,7 @@ class RopeConfig:
     nope_temperature: tuple | None = None
     training_context: int | None = None
     mrope_interleaved: bool = False
+    text_config: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not 0 < len(self.name) <= 200:
@@ -247,6 +251,8 @@ class RopeConfig:
             check_int(self.training_context, "training_context", 1, MAX_CONTEXT)
         if not isinstance(self.mrope_interleaved, bool):
             fail("mrope_interleaved", self.mrope_interleaved, "true or false")
+        if not isinstance(self.text_config, bool):
+            fail("text_config", self.text_config, "true or false")
 
     @property
     def layers(self) -> int | None:
@@ -505,7 +511,8 @@ class RopeConfig:
                        local_base=local_base, mrope_section=section, layer_kinds=kinds,
                        layer_attention=attention, window=window, family=family[:100],
                        softmax_scale=softmax, nope_temperature=temperature,
-                       training_context=known, mrope_interleaved=interleaved_sections)
+                       training_context=known, mrope_interleaved=interleaved_sections,
+                       text_config=text_cfg is not None)
         except ValueError as e:
             raise RopeError("config: {error}", error=_message(e)) from None
 
