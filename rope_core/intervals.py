@@ -6,14 +6,14 @@ evaluation set has m answered positions in a position bin, a_j of them right
 turn of the model spoils many of them), so the sequence, not the answer, is the
 unit of sampling.
 
-* Over the sequences of one model (:func:`sequence_interval`): the Wilson score
-  interval of the mean p = mean_j a_j with the effective sample size of a
-  cluster sample (Kish's design effect), n_eff = p (1 - p) / v,
-  v = s^2 / J (s^2 the sample variance of the J values a_j), at most J m (the
-  answers themselves). Where every sequence scores 0 or every one scores 1,
-  v = 0 says nothing about clustering: n_eff = J, one trial per sequence.
-  Wilson's interval: (p + z^2 / 2n +- z sqrt(p (1 - p) / n + z^2 / 4n^2)) / (1 + z^2 / n),
-  z = 1.95996, the normal 97.5% quantile.
+* Over the sequences of one model (:func:`sequence_interval`): Wilson's score
+  interval of the mean p = mean_j a_j with n = J trials, one per sequence:
+  (p + z^2 / 2n +- z sqrt(p (1 - p) / n + z^2 / 4n^2)) / (1 + z^2 / n),
+  z = 1.95996, the normal 97.5% quantile. Conservative: a_j lies in [0, 1] with
+  mean p, so its variance is at most p (1 - p), the variance of one trial; the
+  interval is as wide as if all answers of a sequence were right or wrong
+  together, whatever the clustering (and it does not collapse where every
+  answer is right, as a standard error would).
 * Over seeds (:func:`seed_interval`): S models trained alike from S seeds, each
   evaluated on its own fresh sequences, so the spread of their S accuracies
   holds both the seed's and the sequences' share. Student's interval
@@ -102,31 +102,16 @@ def wilson(p: float, n: float, z: float = Z) -> tuple[float, float]:
     return max(0.0, (centre - half) / scale), min(1.0, (centre + half) / scale)
 
 
-def effective_trials(per_sequence: np.ndarray, answers_per_sequence: int) -> float:
-    """Kish's effective sample size of the mean of ``per_sequence`` accuracies
-    (``(J,)``, each over ``answers_per_sequence`` answers): p (1 - p) / (s^2 / J),
-    at most J m; J where every value is 0 or every value is 1 (see the module)."""
+def sequence_interval(per_sequence: np.ndarray) -> tuple[float, float]:
+    """95% interval of one model's accuracy over its J sequences: Wilson with n = J
+    (see the module). ``per_sequence``: ``(J,)`` accuracies in [0, 1]."""
     a = np.asarray(per_sequence, dtype=np.float64)
-    if a.ndim != 1 or a.size < 2:
-        fail("per_sequence", a.size, "at least 2 sequences")
-    m = check_int(answers_per_sequence, "answers_per_sequence", 1, 10**9)
-    j, p = a.size, float(a.mean())
-    variance = float(a.var(ddof=1)) / j
-    if p in (0.0, 1.0):
-        return float(j)
-    if variance == 0.0:
-        return float(j * m)
-    return min(float(j * m), p * (1 - p) / variance)
+    if a.ndim != 1 or a.size < 1:
+        fail("per_sequence", a.ndim, "a non-empty 1-D array")
+    return wilson(float(a.mean()), a.size)
 
 
-def sequence_interval(per_sequence: np.ndarray, answers_per_sequence: int) -> tuple[float, float]:
-    """95% interval of one model's accuracy over its J sequences: Wilson with
-    :func:`effective_trials`. ``per_sequence``: ``(J,)`` accuracies."""
-    a = np.asarray(per_sequence, dtype=np.float64)
-    return wilson(float(a.mean()), effective_trials(a, answers_per_sequence))
-
-
-def seed_interval(per_seed_sequence: np.ndarray, answers_per_sequence: int) -> tuple[float, float]:
+def seed_interval(per_seed_sequence: np.ndarray) -> tuple[float, float]:
     """95% interval over seeds and sequences. ``per_seed_sequence``: ``(S, J)``
     accuracies, row s the J fresh sequences of seed s's model.
 
@@ -139,5 +124,5 @@ def seed_interval(per_seed_sequence: np.ndarray, answers_per_sequence: int) -> t
     s = means.size
     centre = float(means.mean())
     half = t_quantile(s - 1) * float(means.std(ddof=1)) / math.sqrt(s)
-    low, high = sequence_interval(a.ravel(), answers_per_sequence)
+    low, high = sequence_interval(a.ravel())
     return max(0.0, min(centre - half, low)), min(1.0, max(centre + half, high))

@@ -51,26 +51,18 @@ def test_wilson_interval_by_hand():
         intervals.wilson(1.5, 10)
 
 
-def test_effective_trials_by_hand():
-    # accuracies 1, 0.5, 1, 0.5 of 2 answers each: p = 0.75, s^2 = 4 * 0.0625 / 3 = 1/12,
-    # v = s^2 / 4 = 1/48, p (1 - p) / v = 0.1875 * 48 = 9 > 4 * 2 answers: capped at 8
-    assert intervals.effective_trials(np.array([1, 0.5, 1, 0.5]), 2) == 8
-    # 1, 0, 1, 0 of 4 answers each (whole sequences right or wrong): p = 0.5, s^2 = 1/3,
-    # v = 1/12, n_eff = 0.25 * 12 = 3: fewer than the 4 sequences, far fewer than 16 answers
-    assert math.isclose(intervals.effective_trials(np.array([1.0, 0, 1, 0]), 4), 3.0)
-    # every sequence right: one trial per sequence
-    assert intervals.effective_trials(np.ones(52), 32) == 52
-
-
-def test_sequence_interval_is_wilson_with_the_effective_trials():
-    a = np.array([1.0, 0, 1, 0])
-    assert intervals.sequence_interval(a, 4) == intervals.wilson(0.5, 3.0)
+def test_sequence_interval_is_wilson_with_one_trial_per_sequence():
+    a = np.array([1.0, 0, 1, 0.5])
+    assert intervals.sequence_interval(a) == intervals.wilson(0.625, 4)
+    # every answer right in 52 sequences: lower bound 52 / (52 + z^2)
+    low, high = intervals.sequence_interval(np.ones(52))
+    assert math.isclose(low, 52 / (52 + Z**2), rel_tol=1e-12) and high == 1.0
 
 
 def test_seed_interval_by_hand():
     # three seeds, each right on the same fraction of every sequence: 0.9, 0.8, 0.7
     a = np.array([[0.9] * 10, [0.8] * 10, [0.7] * 10])
-    low, high = intervals.seed_interval(a, 10)
+    low, high = intervals.seed_interval(a)
     # Student: 0.8 +- t_2 0.1 / sqrt(3), t_2 = sqrt(18.5128...) = 4.30265
     half = math.sqrt(2 * 0.9025 / 0.0975) * 0.1 / math.sqrt(3)
     assert math.isclose(low, 0.8 - half, rel_tol=1e-9)
@@ -79,7 +71,7 @@ def test_seed_interval_by_hand():
 
 def test_seeds_that_agree_keep_the_interval_of_their_sequences():
     a = np.ones((5, 52))  # five seeds, every answer right
-    low, high = intervals.seed_interval(a, 32)
+    low, high = intervals.seed_interval(a)
     assert high == 1.0 and math.isclose(low, 260 / (260 + Z**2), rel_tol=1e-12)
     with pytest.raises(RopeError):
-        intervals.seed_interval(np.ones((1, 52)), 32)
+        intervals.seed_interval(np.ones((1, 52)))
