@@ -2,8 +2,8 @@
 
 The shipped tiny models, their live evaluation and a few reference tables depend
 on no control at all. Computed inside a visitor's script run they would make the
-first run of their page slow (Trained tiny models: about 0.15 s of CPU to load
-six models and evaluate nine curves) for no setting of the visitor's own. Each
+first run of their page slow (Trained tiny models: several seconds of CPU to load
+and evaluate its models) for no setting of the visitor's own. Each
 is computed once per server process instead: :func:`warm_up` (called by app.py
 on every run; only the first call does anything) computes them all in one
 background thread of low priority, and a page that asks for one before the
@@ -12,9 +12,10 @@ then finds it done).
 
 A constant is a function of no arguments returning a read-only value, declared
 here with :func:`constant` (pages are scripts, so the warm-up thread could not
-find a constant declared in a page). They are never evicted and small (under
-3 MB in all). Benchmarks measuring uncached runs keep them (they are computed
-before any visitor's setting is known).
+find a constant declared in a page). They are never evicted and small (about
+10 MB in all, most of it the tiny models shown on their page). Benchmarks
+measuring uncached runs keep them (they are computed before any visitor's
+setting is known).
 """
 
 from __future__ import annotations
@@ -107,44 +108,85 @@ def warm_up(wait: bool = False) -> None:
 
 # ------------------------------------------------------------- the constants ----
 # Trained tiny models (pages/trained_models.py)
-TINY_SCALINGS = ("linear", "ntk", "yarn")  # context extension applied to the RoPE model
-
-
-def tiny_curves() -> tuple[tuple[str, str], ...]:
-    """The evaluated curves: each encoding as trained, then the RoPE model with each
-    scaling, as ``(encoding, method)``."""
+def tiny_curves() -> tuple[tuple[str, str, str], ...]:
+    """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
+    trained, then the RoPE model with each inference method."""
     from rope_core import tiny_model as tm
 
-    return tuple((e, "none") for e in tm.ENCODINGS) + tuple(("rope", m) for m in TINY_SCALINGS)
+    return tuple(curve for t in tm.TASKS
+                 for curve in [(t, e, "none") for e in tm.ENCODINGS]
+                 + [(t, "rope", m) for m in tm.METHODS[1:]])
 
 
 @constant
 def tiny_models() -> dict:
-    """Every shipped model by encoding (read-only after loading)."""
+    """The shipped models of seed 0, whose attention and pair norms the page shows:
+    ``{(task, encoding): model}`` (read-only after loading; about 8 MB in all)."""
     from rope_core import tiny_model as tm
 
-    return {encoding: tm.load_model(encoding) for encoding in tm.ENCODINGS}
+    return {(t, e): tm.load_models(t, e)[0] for t in tm.TASKS for e in tm.ENCODINGS}
 
 
 @constant
 def tiny_record() -> dict:
-    """tiny/weights/models.json: the training settings and recorded accuracies."""
-    import json
-
+    """tiny/weights/models.json: the training settings and what each training did."""
     from rope_core import tiny_model as tm
 
-    return json.loads((tm.WEIGHTS_DIR / "models.json").read_text())
+    return tm.read_record()
 
 
 @constant
-def tiny_accuracy() -> np.ndarray:
-    """Accuracy of each curve of :func:`tiny_curves` at each length of
-    ``tm.eval_lengths(8)``, evaluated live on the shipped weights:
-    ``(curves, lengths)`` float64."""
+def tiny_evaluation() -> dict:
+    """The live evaluation of every curve of :func:`tiny_curves` on the shipped
+    weights: ``{curve: (bins, positions)}`` with ``bins`` ``(seeds, J, bins)`` the
+    accuracy of each sequence in each position bin and ``positions`` ``(seeds, seq)``
+    the accuracy at each position over the J sequences (NaN where none is answered).
+    Each seed's models read its own J fresh sequences."""
+    import torch
+
     from rope_core import tiny_model as tm
 
-    models, lengths = tiny_models(), tm.eval_lengths(8)
-    return np.array([tm.length_curve(models[e], lengths, m) for e, m in tiny_curves()])
+    out, loaded = {}, {}
+    for task, encoding, method in tiny_curves():
+        file = (task, encoding, method == "linear_finetuned")
+        if file not in loaded:  # each file once; models of other files are let go
+            loaded = {file: tm.load_models(task, encoding, finetuned=file[2])}
+        per_seed = loaded[file]
+        bins, positions = [], []
+        for seed, model in per_seed.items():
+            tokens, answers = tm.eval_sequences(task, seed)
+            right = tm.hits(model, tokens, answers, method)  # (J, seq)
+            bins.append(tm.binned(right, task))
+            answered = (answers >= 0).any(0)  # (seq,)
+            mean = right.to(torch.float64).mean(0).numpy()
+            positions.append(np.where(answered.numpy(), mean, np.nan))
+        out[task, encoding, method] = (np.stack(bins), np.stack(positions))
+    return out
+
+
+@constant
+def tiny_accuracy() -> pd.DataFrame:
+    """The page's CSV: one row per task, encoding, method, seed (each seed, then "all")
+    and position bin, with the accuracy and its 95% interval
+    (:mod:`rope_core.intervals`)."""
+    from rope_core import intervals
+    from rope_core import tiny_model as tm
+
+    columns = {name: [] for name in ("task", "encoding", "method", "seed",
+                                     "position bin [tokens]", "accuracy", "ci_low", "ci_high")}
+    for (task, encoding, method), (bins, _) in tiny_evaluation().items():
+        edges = tm.bin_edges(task)
+        labels = [f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])]
+        seeds = [str(s) for s in tiny_record()["training"]["seeds"]]
+        for b, label in enumerate(labels):
+            rows = [(seed, bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
+                    for i, seed in enumerate(seeds)]
+            rows.append(("all", bins[:, :, b].ravel(), intervals.seed_interval(bins[:, :, b])))
+            for seed, values, (low, high) in rows:
+                for name, value in zip(columns, (task, encoding, method, seed, label,
+                                                 float(values.mean()), low, high)):
+                    columns[name].append(value)
+    return pd.DataFrame(columns)
 
 
 # Long context (pages/long_context.py)
