@@ -31,6 +31,8 @@ METHOD_NAMES = {"none": N_("RoPE as trained"),
                 "linear_finetuned": N_("RoPE + position interpolation after fine-tuning")}
 # Translators: the two tasks (a choice, and "{task} task" in titles).
 TASK_NAMES = {"local": N_("Local"), "recall": N_("Recall")}
+# Translators: the two tasks within a sentence ("iRoPE-like on the local task").
+TASK_WORDS = {"local": N_("local"), "recall": N_("recall")}
 PALETTE = [*ui.COLORS, "#8c564b"]  # seven encodings: the app's six colours and a brown
 ENCODING_STYLE = {e: (PALETTE[i], "solid") for i, e in enumerate(tm.ENCODINGS)}
 ENCODING_STYLE["p_rope"] = (PALETTE[tm.ENCODINGS.index("p_rope")], "dot")
@@ -57,8 +59,10 @@ def bin_centres(task: str) -> np.ndarray:
 @ui.table
 def accuracy_table() -> pd.DataFrame:
     """Every curve: one row per task, encoding, method, seed (each, then "all") and
-    position bin, with its 95% interval (a process constant: evaluated live once)."""
-    return constants.tiny_accuracy()
+    position bin, with its 95% interval (each curve a process constant, evaluated live
+    once per process)."""
+    return pd.concat([rows for _bins, _positions, rows in constants.tiny_evaluation().values()],
+                     ignore_index=True)
 
 
 def summary() -> dict:
@@ -105,7 +109,7 @@ def curve_traces(task: str, curves: list[tuple[str, str]], names: list[str],
     little along the log axis so that the bars do not hide one another."""
     acc = summary()
     x, labels = bin_centres(task), bin_labels(task)
-    hover = _("positions {bin}<br>accuracy {acc}<br>95% interval {low} … {high}").format(
+    hover = _("positions {bin}<br>accuracy {acc}<br>interval (95%): {low} … {high}").format(
         bin="%{customdata[0]}", acc="%{y:.3f}", low="%{customdata[1]:.3f}",
         high="%{customdata[2]:.3f}")
     traces = []
@@ -172,7 +176,7 @@ def methods_figure(task: str) -> ui.Frozen:
 def cumulative(task: str, encoding: str, method: str = "none") -> np.ndarray:
     """The secondary view: the mean accuracy over every answered position up to n,
     at n = the bins' upper edges (seeds averaged), ``(bins,)``."""
-    _, positions = constants.tiny_evaluation()[task, encoding, method]  # (seeds, seq)
+    positions = constants.tiny_evaluation()[task, encoding, method][1]  # (seeds, seq)
     first = tm.first_answered(task)
     per_position = positions[:, first:].mean(0)  # (seq - first,): every one answered
     running = np.cumsum(per_position) / np.arange(1, LONGEST - first + 1)
@@ -332,8 +336,8 @@ st.markdown(_(
     "Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
     "on one CPU core), identical except for the position encoding: {layers} layers, "
     "d_model = {d}, {heads} heads of {dh} dimensions ({pairs} RoPE pairs, base {base}). "
-    "Each is trained on two tasks, from {seeds} seeds each, on sequences of L_train = "
-    "{train} tokens that start with a BOS token, until its loss on {check} held-out "
+    "Each kind is trained on each of two tasks from {seeds} seeds, on sequences of "
+    "L_train = {train} tokens that start with a BOS token, until its loss on {check} held-out "
     "sequences is at most {criterion} nats per answer (on average at least 99% "
     "probability on the right answer), or for at most {cap} steps; every other setting "
     "is the same for all. The page evaluates the shipped weights live, once per server "
@@ -383,8 +387,8 @@ last = len(labels) - 1
 ui.show(encodings_figure(task), key="encodings_plot")
 ui.explain(
     _("Each point is the accuracy over the answers whose position falls in a bin, averaged "
-      "over {n} seeds; the bars are 95% intervals over seeds and sequences. Dotted lines: "
-      "L_train (vertical) and chance, {chance} (horizontal: {chance_what}).").format(
+      "over {n} seeds; the bar through it is its interval (95%) over seeds and sequences. "
+      "Dotted lines: L_train (vertical) and chance, {chance} (horizontal: {chance_what}).").format(
           n=len(SEEDS), chance=pct(tm.chance(task)),
           chance_what=_("one symbol of {s} guessed").format(s=spec["local"]["symbols"])
           if task == "local" else
@@ -417,19 +421,20 @@ steps = trained.groupby(["task", "encoding"])["steps"].median()
 if len(missed):
     miss_text = _("{n} of {total} models missed the criterion within the cap: {which}.").format(
         n=len(missed), total=len(trained), which=_(", ").join(
-            _("{model} on {task}, seed {seed} (held-out accuracy {acc})").format(
-                model=_(ENCODING_NAMES[r.encoding]), task=r.task, seed=r.seed,
+            _("{model} on the {task} task, seed {seed} (held-out accuracy {acc})").format(
+                model=_(ENCODING_NAMES[r.encoding]), task=_(TASK_WORDS[r.task]), seed=r.seed,
                 acc=pct(r["held-out accuracy"])) for _i, r in missed.iterrows()))
 else:
     miss_text = _("All {total} models reached the criterion.").format(total=len(trained))
 ui.explain(
     miss_text,
-    _("Median steps to the criterion on this task: {values}.").format(values=_(", ").join(
-        _("{model} {steps}").format(model=_(ENCODING_NAMES[e]),
-                                    steps=i18n.integer(int(steps[task, e])))
-        for e in tm.ENCODINGS)),
-    _("All of them trained in {cpu} s of CPU on one core.").format(
-        cpu=i18n.integer(round(record["train_cpu_seconds_total"]))))
+    _("Median steps on this task (to the criterion or the cap): {values}.").format(
+        values=_(", ").join(_("{model} {steps}").format(
+            model=_(ENCODING_NAMES[e]), steps=i18n.integer(int(steps[task, e])))
+            for e in tm.ENCODINGS)),
+    _("The {models} models and {tuned} fine-tunes took {cpu} s of CPU in all, on one "
+      "core.").format(models=len(trained), tuned=len(train_df) - len(trained),
+                      cpu=i18n.integer(round(record["train_cpu_seconds_total"]))))
 ui.download(training_table, filename="tiny_training.csv", label=_("training record"),
             key="training")
 
@@ -453,7 +458,7 @@ def at(task_: str, encoding: str, b: int, method: str = "none") -> float:
 def chunk_start_accuracy() -> tuple[float, float]:
     """The iRoPE-like models on the local task, positions past L_train: accuracy at the
     first two positions of each attention chunk and at the others (seeds averaged)."""
-    _, positions = constants.tiny_evaluation()["local", "irope", "none"]  # (seeds, seq)
+    positions = constants.tiny_evaluation()["local", "irope", "none"][1]  # (seeds, seq)
     m = np.arange(LONGEST)
     beyond, start = m >= L_TRAIN, m % MODEL["chunk"] < spec["local"]["k"]
     return (float(np.mean(positions[:, beyond & start])),
@@ -468,7 +473,7 @@ def facts() -> dict:
                 for m in tm.METHODS[1:]})
     out.update({f"{e}_l1": pct(at("local", e, 1)) for e in ("nope", "sinusoidal", "alibi")})
     out.update(nope_2=pct(at("recall", "nope", up_to_2l)),
-               first_beyond=bin_labels("local")[1],
+               first_beyond=bin_labels("local")[1], up_to=bin_labels("recall")[up_to_2l],
                alibi_2=pct(at("recall", "alibi", up_to_2l)),
                nope_low=pct(CURVES["recall", "nope", "none"][1][last]),
                nope_high=pct(CURVES["recall", "nope", "none"][2][last]),
@@ -512,7 +517,7 @@ st.markdown("\n".join("- " + line for line in (
       "it (below the {chance_r} of a stored value picked at random), and RoPE as trained "
       "falls to {rope_r}. The models with layers or pairs that do not rotate "
       "keep more: the 1:1 hybrid {hybrid_r}, the iRoPE-like {irope_r}, p-RoPE {p_rope_r}; "
-      "NoPE and ALiBi hold up to 2·L_train ({nope_2} and {alibi_2} in positions 24–31), "
+      "NoPE and ALiBi hold up to 2·L_train ({nope_2} and {alibi_2} in positions {up_to}), "
       "then fall ({nope_r}, {alibi_r}).").format(**f),
     _("**They do not show** how these encodings do in language models: two synthetic tasks, "
       "one size, one base ({base}), one L_train ({train} tokens), and the accuracy of the "
@@ -570,7 +575,7 @@ st.markdown("\n".join("- " + line for line in (
       "tokens. On the local task the two are alike ({p_rope_l}, {rope_l}).").format(**f),
     _("**iRoPE** (Llama 4): Meta describes chunked attention with RoPE for short contexts "
       "and global layers without position embeddings for long ones, with a temperature on "
-      "the global layers' queries as the context grows; Llama 4 Scout was trained at "
+      "the global layers' queries at inference as the context grows; Llama 4 Scout was trained at "
       "262,144 tokens and is configured for 10.5 million. *Here* the iRoPE-like models "
       "keep {irope_r} of recall in the last bin (RoPE {rope_r}) but lose part of the local "
       "task: past L_train {start} at the first {k} positions of each chunk of {chunk}, "

@@ -59,10 +59,11 @@ def test_tiny_evaluation_is_every_curve_and_seed_in_0_1():
     assert len(curves) == len(tm.TASKS) * (len(tm.ENCODINGS) + len(tm.METHODS) - 1)
     evaluation = constants.tiny_evaluation()
     assert tuple(evaluation) == curves
-    for (task, _e, _m), (bins, positions) in evaluation.items():
+    for (task, _e, _m), (bins, positions, rows) in evaluation.items():
         seeds = len(tm.TRAINING["seeds"])
         assert bins.shape == (seeds, tm.EVAL["sequences"], len(tm.bin_edges(task)) - 1)
         assert positions.shape == (seeds, tm.eval_length())
         assert ((bins >= 0) & (bins <= 1)).all()
-    table = constants.tiny_accuracy()
-    assert ((table["accuracy"] >= 0) & (table["accuracy"] <= 1)).all()
+        assert list(rows.columns) == list(constants.TINY_COLUMNS)
+        assert len(rows) == (seeds + 1) * bins.shape[2]
+        assert ((rows["accuracy"] >= 0) & (rows["accuracy"] <= 1)).all()

@@ -44,7 +44,7 @@ from rope_core import tiny_model as tm  # noqa: E402
 # few answers may flip.
 CHECK_TOLERANCE = 0.02
 BEYOND_TOLERANCE = 0.05
-CHECK_SAMPLE = [("local", "rope", 0), ("recall", "rope", 0), ("recall", "alibi", 0)]
+CHECK_SAMPLE = [("local", "rope", 0), ("recall", "rope", 0), ("recall", "hybrid", 0)]
 
 
 def _one_thread(fn):

@@ -107,7 +107,11 @@ def warm_up(wait: bool = False) -> None:
 
 
 # ------------------------------------------------------------- the constants ----
-# Trained tiny models (pages/trained_models.py)
+# Trained tiny models (pages/trained_models.py). The evaluation is one constant per
+# curve (5 seeds x 52 sequences of 128 tokens, about 0.25 s of CPU each), not one for
+# all: a page run that needs them before the low-priority warm-up thread is done waits
+# for the one curve that thread is computing, not for all of them, and computes the
+# others itself (the page asks for them in the reverse order of the warm-up's).
 def tiny_curves() -> tuple[tuple[str, str, str], ...]:
     """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
     trained, then the RoPE model with each inference method."""
@@ -135,58 +139,56 @@ def tiny_record() -> dict:
     return tm.read_record()
 
 
-@constant
-def tiny_evaluation() -> dict:
-    """The live evaluation of every curve of :func:`tiny_curves` on the shipped
-    weights: ``{curve: (bins, positions)}`` with ``bins`` ``(seeds, J, bins)`` the
-    accuracy of each sequence in each position bin and ``positions`` ``(seeds, seq)``
-    the accuracy at each position over the J sequences (NaN where none is answered).
-    Each seed's models read its own J fresh sequences."""
-    import torch
+TINY_COLUMNS = ("task", "encoding", "method", "seed", "position bin [tokens]", "accuracy",
+                "ci_low", "ci_high")
 
-    from rope_core import tiny_model as tm
 
-    out, loaded = {}, {}
-    for task, encoding, method in tiny_curves():
-        file = (task, encoding, method == "linear_finetuned")
-        if file not in loaded:  # each file once; models of other files are let go
-            loaded = {file: tm.load_models(task, encoding, finetuned=file[2])}
-        per_seed = loaded[file]
+def _tiny_curve(task: str, encoding: str, method: str) -> Callable[[], tuple]:
+    """The constant of one curve: evaluated live on the shipped weights of every seed,
+    ``(bins, positions, rows)`` with ``bins`` ``(seeds, J, bins)`` the accuracy of each
+    sequence in each position bin, ``positions`` ``(seeds, seq)`` the accuracy at each
+    position over the J sequences (NaN where none is answered), and ``rows`` the CSV's
+    rows of the curve: each seed, then "all", per bin, with the 95% interval
+    (:mod:`rope_core.intervals`). Each seed's model reads its own J fresh sequences."""
+    def evaluate() -> tuple:
+        import torch
+
+        from rope_core import intervals
+        from rope_core import tiny_model as tm
+
+        models = tm.load_models(task, encoding, finetuned=method == "linear_finetuned")
         bins, positions = [], []
-        for seed, model in per_seed.items():
+        for seed, model in models.items():
             tokens, answers = tm.eval_sequences(task, seed)
             right = tm.hits(model, tokens, answers, method)  # (J, seq)
             bins.append(tm.binned(right, task))
-            answered = (answers >= 0).any(0)  # (seq,)
-            mean = right.to(torch.float64).mean(0).numpy()
-            positions.append(np.where(answered.numpy(), mean, np.nan))
-        out[task, encoding, method] = (np.stack(bins), np.stack(positions))
-    return out
-
-
-@constant
-def tiny_accuracy() -> pd.DataFrame:
-    """The page's CSV: one row per task, encoding, method, seed (each seed, then "all")
-    and position bin, with the accuracy and its 95% interval
-    (:mod:`rope_core.intervals`)."""
-    from rope_core import intervals
-    from rope_core import tiny_model as tm
-
-    columns = {name: [] for name in ("task", "encoding", "method", "seed",
-                                     "position bin [tokens]", "accuracy", "ci_low", "ci_high")}
-    for (task, encoding, method), (bins, _) in tiny_evaluation().items():
+            answered = (answers >= 0).any(0).numpy()  # (seq,)
+            positions.append(np.where(answered, right.to(torch.float64).mean(0).numpy(),
+                                      np.nan))
+        bins, positions = np.stack(bins), np.stack(positions)
         edges = tm.bin_edges(task)
-        labels = [f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])]
-        seeds = [str(s) for s in tiny_record()["training"]["seeds"]]
-        for b, label in enumerate(labels):
-            rows = [(seed, bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
-                    for i, seed in enumerate(seeds)]
-            rows.append(("all", bins[:, :, b].ravel(), intervals.seed_interval(bins[:, :, b])))
-            for seed, values, (low, high) in rows:
-                for name, value in zip(columns, (task, encoding, method, seed, label,
-                                                 float(values.mean()), low, high)):
-                    columns[name].append(value)
-    return pd.DataFrame(columns)
+        rows = []
+        for b, (low_edge, high_edge) in enumerate(zip(edges[:-1], edges[1:])):
+            label = f"{low_edge}-{high_edge - 1}"
+            cells = [(str(seed), bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
+                     for i, seed in enumerate(models)]
+            cells.append(("all", bins[:, :, b], intervals.seed_interval(bins[:, :, b])))
+            rows += [(task, encoding, method, seed, label, float(values.mean()), low, high)
+                     for seed, values, (low, high) in cells]
+        return bins, positions, pd.DataFrame(rows, columns=list(TINY_COLUMNS))
+    evaluate.__qualname__ = f"tiny_curve[{task},{encoding},{method}]"
+    return constant(evaluate)
+
+
+TINY_CURVES = {curve: _tiny_curve(*curve) for curve in tiny_curves()}
+
+
+def tiny_evaluation(order: int = -1) -> dict:
+    """Every curve's ``(bins, positions, rows)`` (see :func:`_tiny_curve`), in the order
+    of :func:`tiny_curves`; computed in the given ``order`` (-1: from the last, the
+    other end from the warm-up thread's) where not yet done."""
+    got = {curve: TINY_CURVES[curve]() for curve in list(TINY_CURVES)[::order]}
+    return {curve: got[curve] for curve in TINY_CURVES}
 
 
 # Long context (pages/long_context.py)
