@@ -581,8 +581,8 @@ st.markdown("\n".join("- " + line for line in (
       "task: past L_train {start} at the first {k} positions of each chunk of {chunk}, "
       "whose answer lies in the previous chunk that only the NoPE layer sees, against "
       "{elsewhere} elsewhere; {missed} of {seeds} seeds missed the training criterion. The "
-      "1:1 hybrid, whose RoPE layers see the whole input, does better on both tasks "
-      "({hybrid_l}, {hybrid_r}). Llama 4's chunks are 8,192 of its 262,144 training "
+      "1:1 hybrid, whose RoPE layers see the whole input, keeps the local task ({hybrid_l}) "
+      "and {hybrid_r} of recall. Llama 4's chunks are 8,192 of its 262,144 training "
       "tokens, these are half of L_train; the query temperature here reaches only {temp} "
       "at {longest} tokens.").format(**f),
 )))
