@@ -131,11 +131,13 @@ def curve_traces(task: str, curves: list[tuple[str, str]], names: list[str],
 
 
 def bins_layout(task: str) -> tuple[dict, tuple]:
-    """Log position axis ticked at the bins; dotted lines at L_train and at chance."""
+    """Log position axis ticked at the first answered position and at L_train, 2 L_train,
+    ... (each point sits at its bin's centre; its hover names the bin); dotted lines at
+    L_train and at chance."""
     edges = tm.bin_edges(task)
-    layout = dict(xaxis=dict(type="log", tickvals=list(bin_centres(task)),
-                             ticktext=bin_labels(task), range=[np.log10(edges[0] * 0.8),
-                                                               np.log10(LONGEST * 1.05)]),
+    ticks = [edges[0], *[n for n in edges[1:] if n & (n - 1) == 0]]  # first, L, 2L, 4L, 8L
+    layout = dict(xaxis=dict(type="log", tickvals=ticks, ticktext=[str(n) for n in ticks],
+                             range=[np.log10(edges[0] * 0.8), np.log10(LONGEST * 1.05)]),
                   yaxis=dict(range=[0, 1.04]))
     shapes = (ui.vline(L_TRAIN - 0.5, "black"), ui.hline(tm.chance(task), "gray"))
     return layout, shapes
@@ -153,7 +155,7 @@ def encodings_figure(task: str) -> ui.Frozen:
                                                       tm.ENCODINGS],
                                        [ENCODING_STYLE[e] for e in tm.ENCODINGS]),
                           layout=layout, shapes=shapes, title=title,
-                          x=_("position of the answer [tokens] (bins, log scale)"),
+                          x=_("position of the answer [tokens] (log scale)"),
                           y=_("accuracy"), height=480)
 
 
@@ -169,7 +171,7 @@ def methods_figure(task: str) -> ui.Frozen:
     return ui.kept_figure(curve_traces(task, curves, [_(METHOD_NAMES[m]) for m in tm.METHODS],
                                        [METHOD_STYLE[m] for m in tm.METHODS]),
                           layout=layout, shapes=shapes, title=title,
-                          x=_("position of the answer [tokens] (bins, log scale)"),
+                          x=_("position of the answer [tokens] (log scale)"),
                           y=_("accuracy"), height=480)
 
 
@@ -270,10 +272,14 @@ def attention_figure(task: str, encoding: str, length: int, layer: int) -> ui.Fr
                       height=460)
     styled = ui.freeze(styled).spec["layout"]  # JSON-ready: the panels are added as dicts
     for name, axis in layout.items():
-        # axis titles once: the x title under each panel, the y title on the left one
+        # axis titles and y tick labels once, on the left panel (side by side on a phone,
+        # two x titles would run into each other, and the right panel's y ticks into the
+        # left panel)
         style = dict(styled[name[0] + "axis"])
-        if name not in ("xaxis", "xaxis2", "yaxis"):
+        if name not in ("xaxis", "yaxis"):
             style.pop("title", None)
+        if name.startswith("yaxis") and name != "yaxis":
+            style["showticklabels"] = False
         layout[name] = dict(style, **axis)
     styled.update(layout, annotations=[*styled.get("annotations", []), *titles],
                   plot_bgcolor="#c8c8c8",
@@ -429,7 +435,7 @@ else:
 ui.explain(
     miss_text,
     _("Median steps on this task (to the criterion or the cap): {values}.").format(
-        values=_(", ").join(_("{model} {steps}").format(
+        values=_(", ").join(_("{model}: {steps}").format(
             model=_(ENCODING_NAMES[e]), steps=i18n.integer(int(steps[task, e])))
             for e in tm.ENCODINGS)),
     _("The {models} models and {tuned} fine-tunes took {cpu} s of CPU in all, on one "
@@ -619,5 +625,22 @@ attention_section()
 
 st.subheader(_("Which frequencies the RoPE model uses"))
 ui.show(norms_figure(task), key="norms_plot")
+bands = constants.tiny_pair_bands()
+ui.explain(
+    _("A pair whose q and k are short barely moves the score, however it turns. Over all "
+      "{seeds} seeds, layers and heads, the fastest four pairs carry a mean norm of "
+      "{fast_l} and the slowest four {slow_l} on the local task; on recall {fast_r} and "
+      "{slow_r}.").format(
+          seeds=len(SEEDS), fast_l=i18n.number(bands["local"][0], "0.00"),
+          slow_l=i18n.number(bands["local"][1], "0.00"),
+          fast_r=i18n.number(bands["recall"][0], "0.00"),
+          slow_r=i18n.number(bands["recall"][1], "0.00")),
+    _("Barbero et al. (2024) read Gemma 7B this way: it builds its positional attention "
+      "patterns from the highest frequencies, and overall puts the largest norms in the "
+      "lowest ones, which they take to carry meaning rather than position. The two tasks "
+      "split along that line: reading the symbol k back is positional, and the models use "
+      "the fast pairs for it; finding a stored key is a match of contents, and the models "
+      "put more into the slow pairs, which past L_train turn by angles never seen in "
+      "training and which p-RoPE leaves unrotated."))
 ui.download(norms_table, task, filename=f"tiny_pair_norms_{task}_rope.csv",
             label=_("pair norms"), key="norms")

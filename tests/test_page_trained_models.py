@@ -242,3 +242,14 @@ def test_the_irope_chunk_starts_are_what_it_misses():
     start = (m % 8 < 2) & (m >= L)
     rest = (m % 8 >= 2) & (m >= L)
     assert right[:, start].mean() < 0.3 and right[:, rest].mean() > 0.9
+
+
+def test_the_pair_norms_text_reads_the_models():
+    """Local: the fast pairs carry more; recall: the slow ones (all seeds, computed here)."""
+    bands = {}
+    for task in tm.TASKS:
+        norms = torch.stack([tm.pair_norms(m, task).mean(dim=(0, 1, 2))
+                             for m in tm.load_models(task, "rope").values()]).mean(0)
+        bands[task] = (float(norms[:4].mean()), float(norms[-4:].mean()))
+    assert bands["local"][0] > 2 * bands["local"][1]
+    assert bands["recall"][1] > bands["recall"][0]

@@ -184,6 +184,8 @@ def main(argv=None) -> int:
                         choices=tm.ENCODINGS)
     parser.add_argument("--seeds", nargs="+", type=int, default=tm.TRAINING["seeds"])
     parser.add_argument("--max-steps", type=int, default=None, help="override the cap (a try)")
+    parser.add_argument("--heads", type=int, default=None,
+                        help="override the number of heads (a try; needs --out elsewhere)")
     parser.add_argument("--out", type=Path, default=tm.WEIGHTS_DIR)
     parser.add_argument("--check", action="store_true",
                         help="retrain a sample ({}) and compare with the shipped "
@@ -193,8 +195,13 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)  # training and the recorded evaluation on one thread
     if args.check:
         return 1 if check(CHECK_SAMPLE) else 0
+    settings = copy.deepcopy(tm.TRAINING)
+    if args.heads is not None:
+        if args.out.resolve() == tm.WEIGHTS_DIR.resolve():
+            parser.error("--heads trains models the page cannot load: give --out elsewhere")
+        settings["model"]["n_heads"] = args.heads
     start = time.process_time()
-    record = {"training": tm.TRAINING, "eval": tm.EVAL, "torch": torch.__version__,
+    record = {"training": settings, "eval": tm.EVAL, "torch": torch.__version__,
               "models": {}, "pi_finetuned": {}}
     args.out.mkdir(parents=True, exist_ok=True)
     for task in args.tasks:
@@ -202,11 +209,16 @@ def main(argv=None) -> int:
         for encoding in args.encodings:
             states, infos = {}, {}
             for seed in args.seeds:
-                model, info = train(task, encoding, seed, max_steps=args.max_steps, log=print)
-                print(f"{task} {encoding} seed {seed}: {info}")
+                model, info = train(task, encoding, seed, settings, max_steps=args.max_steps,
+                                    log=print)
+                right = tm.hits(model, *tm.eval_sequences(task, seed))
+                edges, bins = tm.bin_edges(task), tm.binned(right, task).mean(0)
+                print(f"{task} {encoding} seed {seed}: {info}; accuracy per position bin: "
+                      + ", ".join(f"{a}-{b - 1} {v:.3f}"
+                                  for a, b, v in zip(edges[:-1], edges[1:], bins)))
                 states[seed], infos[str(seed)] = tm.half_state(model), info
                 if encoding == "rope":
-                    tuned, ft = fine_tune_pi(model, task, seed, log=print)
+                    tuned, ft = fine_tune_pi(model, task, seed, settings, log=print)
                     record["pi_finetuned"].setdefault(task, {})[str(seed)] = ft
                     record["pi_finetuned"][task].setdefault("_states", {})[seed] = \
                         tm.half_state(tuned)

@@ -139,6 +139,21 @@ def tiny_record() -> dict:
     return tm.read_record()
 
 
+@constant
+def tiny_pair_bands() -> dict:
+    """Per task, the mean norm of q and k in the fastest and in the slowest four RoPE
+    pairs of the RoPE models, over seeds, layers, heads and positions
+    (rope_core.tiny_model.pair_norms): ``{task: (fast, slow)}``."""
+    from rope_core import tiny_model as tm
+
+    out = {}
+    for task in tm.TASKS:
+        norms = [tm.pair_norms(model, task) for model in tm.load_models(task, "rope").values()]
+        per_pair = np.mean([n.mean(dim=(0, 1, 2)).numpy() for n in norms], axis=0)  # (pairs,)
+        out[task] = (float(per_pair[:4].mean()), float(per_pair[-4:].mean()))
+    return out
+
+
 TINY_COLUMNS = ("task", "encoding", "method", "seed", "position bin [tokens]", "accuracy",
                 "ci_low", "ci_high")
 
