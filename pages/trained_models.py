@@ -65,6 +65,7 @@ def accuracy_table() -> pd.DataFrame:
                      ignore_index=True)
 
 
+@ui.table
 def summary() -> dict:
     """``{(task, encoding, method): (accuracy, low, high)}`` over all seeds, each
     ``(bins,)``, read from the table's "all" rows (in bin order)."""
@@ -293,7 +294,7 @@ def norms_table(task: str) -> pd.DataFrame:
     """Mean norm of each pair of q and k, per layer and head, of seed 0's RoPE model
     (Barbero et al. 2024)."""
     model = constants.tiny_models()[task, "rope"]
-    norms = tm.pair_norms(model, task)  # (layers, heads, 2, pairs)
+    norms = constants.tiny_pair_norms()[task]  # (layers, heads, 2, pairs)
     layers, heads, _two, pairs = norms.shape
     theta_t = tm.model_theta(model.cfg)  # (pairs,) float64
     theta = theta_t.numpy()
@@ -471,8 +472,10 @@ def chunk_start_accuracy() -> tuple[float, float]:
             float(np.mean(positions[:, beyond & ~start])))
 
 
-def facts() -> dict:
-    """Every number the two lists below quote, formatted."""
+@ui.table
+def facts(language: str) -> dict:
+    """Every number the two lists below quote, formatted in ``language`` (the run's:
+    the key of the cached result)."""
     last, up_to_2l = len(bin_labels("local")) - 1, 2  # bins 96-127 and 24-31
     out = {f"{e}_{t[0]}": pct(at(t, e, last)) for t in tm.TASKS for e in tm.ENCODINGS}
     out.update({f"{m}_{t[0]}": pct(at(t, "rope", last, m)) for t in tm.TASKS
@@ -509,7 +512,7 @@ def facts() -> dict:
     return out
 
 
-f = facts()
+f = facts(i18n.lang())
 st.subheader(_("What the curves show, and what they do not"))
 st.markdown("\n".join("- " + line for line in (
     _("**The local task does not test reach.** RoPE with every layer cut to a sliding "

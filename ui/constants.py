@@ -140,6 +140,15 @@ def tiny_record() -> dict:
 
 
 @constant
+def tiny_pair_norms() -> dict:
+    """Seed 0's RoPE model per task: rope_core.tiny_model.pair_norms,
+    ``{task: (layers, heads, 2, pairs)}`` (the page's figure of pair norms)."""
+    from rope_core import tiny_model as tm
+
+    return {task: tm.pair_norms(tiny_models()[task, "rope"], task) for task in tm.TASKS}
+
+
+@constant
 def tiny_pair_bands() -> dict:
     """Per task, the mean norm of q and k in the fastest and in the slowest four RoPE
     pairs of the RoPE models, over seeds, layers, heads and positions
