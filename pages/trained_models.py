@@ -452,9 +452,9 @@ if ui.toggle(_("Show the cumulative average (secondary view)"), False, key="cumu
         "The value at length n averages every answered position from {first} to n − 1, so "
         "it mixes positions within L_train into the positions beyond: at n = {longest}, "
         "{inside} of the {total} answered positions ({first} … {last}) lie within "
-        "L_train, one in {ratio}. The bins above keep them apart.").format(
+        "L_train, about one in {ratio}. The bins above keep them apart.").format(
             first=first, longest=LONGEST, inside=L_TRAIN - first, total=LONGEST - first,
-            last=LONGEST - 1, ratio=i18n.number((LONGEST - first) / (L_TRAIN - first), "0.#")))
+            last=LONGEST - 1, ratio=round((LONGEST - first) / (L_TRAIN - first))))
 
 
 def at(task_: str, encoding: str, b: int, method: str = "none") -> float:

@@ -130,9 +130,13 @@ def test_the_cumulative_view_says_how_many_positions_lie_within_l_train():
     inside = int((answered < L).sum())
     assert (inside, len(answered)) == (13, 125)  # positions 3 ... 15 of 3 ... 127
     assert (f"{inside} of the {len(answered)} answered positions "
-            f"({int(answered[0])} … {int(answered[-1])}) lie within L_train, one in "
-            f"{len(answered) / inside:.1f}") in text
+            f"({int(answered[0])} … {int(answered[-1])}) lie within L_train, about one in "
+            f"{round(len(answered) / inside)}") in text
     assert "one position in eight" not in text
+    zh = run_page("trained_models", {"cumulative": "true", "lang": "zh"})
+    text = " ".join(m.value for m in zh.markdown)
+    assert (f"{len(answered)} 个有答案的位置（{int(answered[0])} … {int(answered[-1])}）中有 "
+            f"{inside} 个在 L_train 以内，约每 {round(len(answered) / inside)} 个中有一个") in text
 
 
 def test_attention_csv_rows_are_causal_distributions(page):
