@@ -338,7 +338,7 @@ def test_shipped_weights_load_and_give_the_recorded_scores():
     record = tm.read_record()
     assert record["training"] == tm.TRAINING and record["eval"] == tm.EVAL
     size = sum(p.stat().st_size for p in tm.WEIGHTS_DIR.glob("*.pt"))
-    assert size <= 25 * 2**20
+    assert size <= 25_000_000  # 25 MB
     answers = tm.TRAINING["check_sequences"] * (L - 3)  # local has the most answers
     for task in tm.TASKS:
         for encoding in tm.ENCODINGS:
