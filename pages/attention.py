@@ -157,9 +157,16 @@ with ui.friendly_errors():
 
 lowest = lowest_weight(df, seq)
 ui.show(logits_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
-        key="att_logits")
+        key="att_logits",
+        alt=_("Two heatmaps side by side, without and with RoPE: the attention logit of every query"
+              " position m (rows) with every key position n (columns), on one colour scale centred "
+              "on 0. Without RoPE a row's logits do not depend on where the key sits; with RoPE "
+              "they change with the distance between m and n."), table=_("attention table"))
 ui.show(weights_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
-        key="att_weights")
+        key="att_weights",
+        alt=_("Two heatmaps side by side, without and with RoPE: the softmax weight of every query "
+              "position m (rows) on every key position n (columns), on a log colour scale; each row"
+              " sums to 1."), table=_("attention table"))
 st.caption(_("The weight colours are on a log scale from {lowest} to 1, so that the rows 1, "
              "1/2, 1/3, … 1/L of equal weights keep distinct colours; hover for the "
              "value.").format(lowest=f"{10 ** lowest:.2g}"))

@@ -291,7 +291,11 @@ def score_section() -> None:
         facts = at_training_length(vectors, s.dim, s.base, train, max_distance, p, slope, seed,
                                    s.layout, s.device)
     ui.show(score_figure(vectors, s.dim, s.base, train, reach, p, slope, seed, s.layout,
-                         s.device), key="beyond_score_plot")
+                         s.device), key="beyond_score_plot",
+            alt=_("Line chart: the logit of a query with an identical key against their distance r,"
+                  " one line per position encoding (RoPE, p-RoPE, xPos, ALiBi, NoPE, sinusoidal); "
+                  "the training length L is marked, the distances past it are shaded, and a diamond"
+                  " marks each curve's value at r = L."), table=_("score table"))
     logit = facts["logit"]
     logits = by_encoding(df, "logit")  # (6, R)
     r = df[R_COL].to_numpy()[:logits.shape[1]]
@@ -388,10 +392,15 @@ def attention_section() -> None:
     left, right = st.columns(2)
     with left:
         ui.show(map_figure(encoding, s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
-                           s.device), key="beyond_map_plot")
+                           s.device), key="beyond_map_plot",
+                alt=_("Heatmap of the chosen encoding's softmax weights: every query position m "
+                      "(rows) against every key position n (columns), log colour scale."),
+                table=_("attention table"))
     with right:
         ui.show(last_row_figure(s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
-                                s.device), key="beyond_row_plot")
+                                s.device), key="beyond_row_plot",
+                alt=_("Line chart: how much weight the last query puts on the key r tokens back, "
+                      "against r, one line per position encoding."), table=_("attention table"))
     # Translators: the separator between the encodings' values in a list ("a; b; c")
     distances = _("; ").join(
         _("{encoding} {value}").format(encoding=name(e), value=f"{value:.1f}")

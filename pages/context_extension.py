@@ -23,7 +23,7 @@ REGIME_CODES = {"kept": 0, "blended": 1, "interpolated": 2}
 REGIME_NAMES = {"kept": N_("kept"), "blended": N_("blended"), "interpolated": N_("interpolated")}
 REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
                "interpolated": N_("interpolated {pairs}")}
-REGIME_COLORS = ["#2ca02c", "#ff7f0e", "#d62728"]
+REGIME_COLORS = [ui.COLORS[2], ui.COLORS[4], ui.COLORS[1]]
 # transformers' `factor` of dynamic NTK: its own knob (1 = YaRN's definition, alpha = n / L)
 DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
 DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
@@ -130,7 +130,7 @@ def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """Wavelengths under each method, L and s·L dotted."""
     cfg = compare.config_from_key(cfg_key)
     L = cfg.original_context
-    marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "gray"))
+    marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "#666666"))  # 5.7:1
     return ui.kept_figure(
         spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                        _("λ={value} tokens").format(value="%{y:,.1f}")),
@@ -204,7 +204,7 @@ def softmax_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
         if n == 0:
             bars.append(dict(type="bar", x=column["key"][rows],
                              y=column["weight"][rows], name=_("plain softmax (a = 1)"),
-                             marker=dict(color="#999")))
+                             marker=dict(color="#666666")))
         if float(column["attention factor"][rows[0]]) != 1.0:
             bars.append(dict(type="bar", x=column["key"][rows],
                              y=column["weight with factor"][rows],
@@ -455,9 +455,16 @@ if model != CUSTOM and where_it_applies(base_cfg):
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
 with left:
-    ui.show(ratio_figure(cfg_key, s_used), key="ce_ratio_plot")
+    ui.show(ratio_figure(cfg_key, s_used), key="ce_ratio_plot",
+            alt=_("Line chart, log scale: the ratio θ′ᵢ/θᵢ of each pair's frequency after context "
+                  "extension to the original one, against the pair index i, one line per method; 1 "
+                  "means the pair is kept, 1/s that it is divided by the factor s."),
+            table=_("spectra table"))
 with right:
-    ui.show(wavelength_figure(cfg_key, s_used), key="ce_wave_plot")
+    ui.show(wavelength_figure(cfg_key, s_used), key="ce_wave_plot",
+            alt=_("Line chart, log scale: each pair's wavelength 2π/θ′ᵢ against the pair index i, "
+                  "one line per context-extension method, with the original context L and the "
+                  "extended context s·L as dotted horizontal lines."), table=_("spectra table"))
 
 column = {c: spectra[c].to_numpy() for c in (
     "method", "wavelength [tokens]", "ratio theta/theta plain", "wavelength plain [tokens]",
@@ -493,7 +500,10 @@ ui.explain(_(
 
 # --- regimes ---------------------------------------------------------------------------
 order, regime_rows = regimes(tables)
-ui.show(regime_figure(cfg_key, s_used), key="ce_regime_plot")
+ui.show(regime_figure(cfg_key, s_used), key="ce_regime_plot",
+        alt=_("Strip chart: one row per scaled method, one cell per pair index i, coloured by what "
+              "the method does to that pair: keeps it, blends it, or interpolates it (divides its "
+              "frequency by s)."), table=_("spectra table"))
 run_text = []
 for m, row in zip(order, regime_rows):
     runs = compare.regime_runs(row)
@@ -517,7 +527,11 @@ ui.explain(_("Pairs, by method: {methods}.").format(methods=_("; ").join(run_tex
 if "yarn" in methods:
     ramp_args = (base_cfg.name, s_used, base_cfg.rotary_dim, base_cfg.base, L,
                  p["beta_fast"], p["beta_slow"], p["truncate"])
-    ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot")
+    ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot",
+            alt=_("Line chart: the share of interpolation YaRN gives each pair, from 0 (kept) to 1 "
+                  "(divided by s), against the pair index i: linear in i as this app draws it, and "
+                  "linear in the turn count r = L/λ as in YaRN's paper and code."),
+            table=_("YaRN ramps"))
     ramps = yarn_ramps(*ramp_args)
     gap = int(np.nanargmax(np.abs(ramps["difference paper - app"].to_numpy())))
     gap_row = {c: ramps[c].to_numpy()[gap] for c in (
@@ -542,9 +556,14 @@ if "yarn" in methods:
 softmax = tables["softmax"]
 left, right = st.columns(2)
 with left:
-    ui.show(attention_factor_figure(cfg_key, s_used), key="ce_attention_plot")
+    ui.show(attention_factor_figure(cfg_key, s_used), key="ce_attention_plot",
+            alt=_("Bar chart: the logit multiplier a² of each context-extension method (1 for the "
+                  "methods without an attention factor)."), table=_("attention factors"))
 with right:
-    ui.show(softmax_figure(cfg_key, s_used), key="ce_softmax_plot")
+    ui.show(softmax_figure(cfg_key, s_used), key="ce_softmax_plot",
+            alt=_("Bar chart: the softmax weights of five fixed logits for each key j, plainly and "
+                  "with each method's attention factor; a factor above 1 sharpens the weights."),
+            table=_("softmax example"))
 sharp = np.flatnonzero(softmax["attention factor"].to_numpy() != 1.0)
 weight, sharpened = softmax["weight"].to_numpy(), softmax["weight with factor"].to_numpy()
 # the model's own attention may scale its logits outside RoPE (DeepSeek-V3: mscale²)
@@ -604,9 +623,14 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
         dyn = dynamic(cfg_key, s_used, axis, f)
     left, right = st.columns(2)
     with left:
-        ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot")
+        ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot",
+                alt=_("Line chart: RoFormer's long-term decay bound against the relative distance r"
+                      " up to s·L, one line per context-extension method."), table=_("decay table"))
     with right:
-        ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot")
+        ui.show(score_figure(cfg_key, s_used, axis), key="ce_score_plot",
+                alt=_("Line chart: the attention score of q = k = all ones against the relative "
+                      "distance r up to s·L, one line per context-extension method, attention "
+                      "factor included."), table=_("decay table"))
     far = decay[decay["distance [tokens]"] >= extended / 2]
     at_end = far.groupby("method", sort=False)["upper bound"].mean()
     ui.explain(_(
@@ -619,7 +643,10 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
                      "samples are not drawn. Use the log axis for short distances.").format(
             n=i18n.integer(compare.EXTENSION_POINTS)))
 
-    ui.show(dynamic_figure(cfg_key, s_used, axis, f), key="ce_dynamic_plot")
+    ui.show(dynamic_figure(cfg_key, s_used, axis, f), key="ce_dynamic_plot",
+            alt=_("Line chart, log scale: the effective base that dynamic NTK uses against the "
+                  "current sequence length n, one line per factor f, with L and s·L marked."),
+            table=_("dynamic NTK table"))
     # the last row (n = s·L) of each transformers factor f
     ends = {f: {c: dyn[c].to_numpy()[rows[-1]] for c in (
                 "sequence length [tokens]", "alpha", "effective base",

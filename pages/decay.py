@@ -152,10 +152,16 @@ with ui.friendly_errors():
 
 left, right = st.columns(2)
 with left:
-    ui.show(bound_figure(curves, max_distance, axis, s.device), key="decay_bound_plot")
+    ui.show(bound_figure(curves, max_distance, axis, s.device), key="decay_bound_plot",
+            alt=_("Line chart: RoFormer's relative upper bound of the score against the relative "
+                  "distance r, one line per base and head dim chosen; it falls, with ripples, as r "
+                  "grows."), table=_("bound table"))
 with right:
     ui.show(score_figure(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device),
-            key="decay_score_plot")
+            key="decay_score_plot",
+            alt=_("Line chart: the actual score qᵀR_r k against the relative distance r, for q = k "
+                  "= all ones and for random q and k (their mean, with a shaded band of ± one "
+                  "standard deviation)."), table=_("score table"))
 
 main = bound[(bound["base"] == s.base) & (bound["dim"] == s.dim)]
 start, end = main.iloc[0], main.iloc[-1]

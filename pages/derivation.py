@@ -224,7 +224,10 @@ ui.download(checks, s.dim, s.base, s.layout, pair, m, n, shift,
 st.subheader(_("The whole picture: every (m, n) at once"))
 with ui.friendly_errors():
     table = identity_table(s.dim, s.base, s.layout, s.device)
-ui.show(identity_figure(s.dim, s.base, s.layout, s.device), key="derivation_heatmap")
+ui.show(identity_figure(s.dim, s.base, s.layout, s.device), key="derivation_heatmap",
+        alt=_("Heatmap: the score of one rotated query at position m (rows) with one rotated key at"
+              " position n (columns); each diagonal, where n − m is constant, has a single colour, "
+              "because the score depends on n − m only."), table=_("score table"))
 gap = float((table["<R_m q, R_n k>"] - table["q^T R_(n-m) k"]).abs().max())
 ui.explain(_(
     "**Every diagonal has one colour**: the score depends on n − m alone. The table lists "

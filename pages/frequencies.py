@@ -121,10 +121,16 @@ with ui.friendly_errors():
 
 left, right = st.columns(2)
 with left:
-    ui.show(theta_figure(s.dim, bases, context, method, factor, s.device), key="theta_plot")
+    ui.show(theta_figure(s.dim, bases, context, method, factor, s.device), key="theta_plot",
+            alt=_("Line chart, log scale: the frequency θᵢ of each pair in radians per token "
+                  "against the pair index i, one line per base; the frequencies fall geometrically "
+                  "from 1 rad/token at i = 0."), table=_("frequency table"))
 with right:
     ui.show(wavelength_figure(s.dim, bases, context, method, factor, s.device),
-            key="wavelength_plot")
+            key="wavelength_plot",
+            alt=_("Line chart, log scale: the wavelength λᵢ = 2π/θᵢ, the tokens a pair needs for "
+                  "one full turn, against the pair index i, one line per base, with the context "
+                  "length L (and s·L when scaled) as dotted lines."), table=_("frequency table"))
 
 main = df[(df["base"] == s.base) & (df["scaling"] == "none")]
 full = int(main["full turn within L"].sum())

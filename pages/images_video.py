@@ -29,7 +29,7 @@ RESUME_OPTIONS = ["original", "transformers"]  # the rule the models were traine
 TIME_LABELS = {"qwen2_vl": N_("one id per temporal patch (Qwen2-VL)"),
                "qwen2_5_vl": N_("absolute time (Qwen2.5-VL)")}
 AXIS_NAMES = {"t": N_("t (time)"), "h": N_("h (row)"), "w": N_("w (column)")}
-AXIS_COLORS = (ui.COLORS[4], ui.COLORS[0], ui.COLORS[2])  # t orange, h blue, w green
+AXIS_COLORS = (ui.COLORS[4], ui.COLORS[0], ui.COLORS[2])  # t brown, h blue, w green
 KIND_NAMES = {"image": N_("image"), "video": N_("video")}
 TPS_OPTIONS = [1, 2, 4, 8]
 SECOND_OPTIONS = [0.25, 0.5, 1.0, 2.0, 4.0]
@@ -132,7 +132,10 @@ def grid_section(s) -> None:
                              "is not.").format(dim=s.dim))
                 continue
             ui.show(grid_figure(s.dim, s.base, s.layout, height, width, row, col, qk, model,
-                                scheme), key=f"iv_grid_{scheme}")
+                                scheme), key=f"iv_grid_{scheme}",
+                    alt=_("Heatmap over the image's grid of patches (rows and columns): the score "
+                          "of the marked query patch with every patch under this scheme, divided by"
+                          " |q||k|, from −1 (opposite) to 1 (aligned)."), table=_("score table"))
     section = rc.scaled_mrope_section(model, s.dim)
     sentences = [
         _("The query is the patch at row {row}, column {col} (×). Flattened, the patch below "
@@ -393,7 +396,7 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> ui.Fro
                    yanchor="bottom", showarrow=False,
                    text=_("{axis}: {distance} apart").format(axis=rc.AXES[a],
                                                              distance=far[a]),
-                   font=dict(size=12, color=AXIS_COLORS[a])) for a in drawn]
+                   font=dict(size=12)) for a in drawn]  # text colour: green text is 3.4:1
     return ui.kept_figure(
         points, title=_("{model}: wavelength of each pair against the largest "
                         "distance along its axis").format(model=model_name(model)),
@@ -449,7 +452,10 @@ def sequence_section(s) -> None:
     with ui.friendly_errors():
         tables = sequence_tables(*args)
     tokens, blocks = tables["tokens"], tables["blocks"]
-    ui.show(ids_figure(*args), key="iv_ids")
+    ui.show(ids_figure(*args), key="iv_ids",
+            alt=_("Line chart: the three position ids t (time), h (row) and w (column) against the "
+                  "token index, for text, an image, text, a video and text; the image and video "
+                  "blocks are shaded."), table=_("position id table"))
 
     # segments 1 … 4: image, text, video, text (read as lists: a pandas row costs ~50 µs)
     column = {c: blocks[c].tolist() for c in ("start id", "merged t", "merged h", "merged w",
@@ -563,11 +569,16 @@ def sequence_section(s) -> None:
     spans = (t_span, max(int(image["merged h"]), vh), max(int(image["merged w"]), vw))
     with ui.friendly_errors():
         coverage = coverage_table(s.dim, s.base, spans)
-    ui.show(allocation_figure(s.dim), key="iv_allocation")
+    ui.show(allocation_figure(s.dim), key="iv_allocation",
+            alt=_("Strip chart: one row per model, one cell per pair index i, coloured by the axis "
+                  "the pair reads: t (time), h (row) or w (column)."), table=_("pair table"))
     left, right = st.columns(2)
     for column, model in zip((left, right), MODELS):
         with column:
-            ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}")
+            ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}",
+                    alt=_("Scatter chart, log scale: each pair's wavelength in ids against the pair"
+                          " index i, coloured by its axis (t, h or w), with the largest id distance"
+                          " along each axis as a dotted line."), table=_("pair table"))
     # {model: {axis: {column: value}}} (a filtered, re-indexed frame costs ~1 ms)
     by_model = {m: {a: {} for a in rc.AXES} for m in MODELS}
     for c in ("pairs", "fastest wavelength [ids]", "slowest wavelength [ids]",

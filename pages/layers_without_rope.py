@@ -46,10 +46,10 @@ def hybrid_kind(cfg: rc.RopeConfig) -> str | None:
 HYBRIDS = [name for name, p in rc.PRESETS.items() if hybrid_kind(p) is not None]
 DEFAULT_MODELS = ["Llama 4 Scout", "EXAONE 4.0 32B", "Qwen3-Next-80B-A3B", "Gemma 3 4B"]
 MAX_MODELS = 4
-CODES = {0: ("#1f77b4", N_("RoPE, full attention")),
-         1: ("#17becf", N_("RoPE, sliding window or chunk")),
-         2: ("#bbbbbb", N_("NoPE: attention without rotation")),
-         3: ("#e8c547", N_("no attention: linear attention, state space or convolution"))}
+CODES = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
+         2: (ui.GREY, N_("NoPE: attention without rotation")),
+         3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
 MIXER_NAMES = {"linear_attention": N_("linear attention"), "mamba": N_("Mamba (state space)"),
                "conv": N_("short convolution"), "recurrent": N_("recurrence (RG-LRU)"),
                "mlp": N_("no token mixer (an MLP block)"),
@@ -311,7 +311,11 @@ with ui.friendly_errors():
 summary = tables["summary"]
 
 # --- pattern ---------------------------------------------------------------------------
-ui.show(pattern_figure(names), key="lw_pattern_plot")
+ui.show(pattern_figure(names), key="lw_pattern_plot",
+        alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer does:"
+              " RoPE with full attention, RoPE with a sliding window or chunk, NoPE (attention "
+              "without rotation), or no attention at all (linear attention, state space or "
+              "convolution)."), table=_("layer table"))
 pattern_text = []
 for _i, row in summary.iterrows():
     numbers = dict(model=row["model"], rope=int(row["RoPE layers"]), n=int(row["layers"]),
@@ -328,11 +332,14 @@ for _i, row in summary.iterrows():
         pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
             **numbers))
 ui.explain(_("**What to notice.** Grey cells are NoPE layers: attention like the others, "
-             "but q and k are not rotated; yellow cells do not attend at all, so they have "
+             "but q and k are not rotated; brown cells do not attend at all, so they have "
              "nothing to rotate. {models}.").format(models=_("; ").join(pattern_text)))
 
 # --- reach -----------------------------------------------------------------------------
-ui.show(reach_figure(names), key="lw_reach_plot")
+ui.show(reach_figure(names), key="lw_reach_plot",
+        alt=_("Bar chart, log scale, one group per model: the shortest reach of its RoPE layers "
+              "(window or context), the wavelength of the slowest pair in those layers, and the "
+              "configured context."), table=_("summary table"))
 # transformers and Meta's code form each angle m·θᵢ in float32 from the absolute position:
 # its error at m = 10⁷ for Scout's head dim and base (before its llama3 scaling)
 scout = rc.PRESETS["Llama 4 Scout"]
@@ -350,15 +357,18 @@ ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never m
              "shortest-reaching RoPE layers. {models}.").format(
     models=_("; ").join(reach_sentence(row) for _i, row in summary.iterrows())),
            _("In float32, though, as transformers and Meta's reference code form them, each "
-             "angle is the product m·θᵢ of a token's absolute position, not of the distance: "
-             "at m = {m} (d = {dim}, base {base}, Scout's head dim and base before its "
-             "scaling) it is off by up to {error} rad, and the part that differs from one "
-             "position to the next, the product's rounding, reaches {rounding} rad (Precision "
-             "page). So far into a long "
-             "input even a windowed layer's query and key carry angles training never "
-             "produced, and Llama 4 Scout is configured for {context} tokens.").format(
+             "angle is the product m·θᵢ of a token's absolute position, not of the distance, "
+             "and the product is rounded: at m = {m} (d = {dim}, base {base}, Scout's head "
+             "dim and base before its scaling) the rounding reaches {rounding} rad and "
+             "differs from one position to the next, so a query and a key in one window no "
+             "longer differ by exactly the angle of their distance. Far into a long input, "
+             "then, even a windowed layer meets angle differences that training, at shorter "
+             "positions, never produced; Llama 4 Scout is configured for {context} tokens. "
+             "The rest of the float32 error, up to {offset} rad, is a fixed change of "
+             "frequency (float32's θᵢ in place of the exact one), the same for q and k, so it "
+             "leaves scores depending on the distance alone (Precision page).").format(
     m=i18n.integer(far), dim=scout.rotary_dim, base=ui.fmt_base(scout.base),
-    error=f"{float(np.abs(offset + rounding).max()):.2g}",
+    offset=f"{float(np.abs(offset).max()):.2g}",
     rounding=f"{float(np.abs(rounding).max()):.2g}",
     context=i18n.integer(scout.max_context)))
 
@@ -366,7 +376,10 @@ ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never m
 _rule, floor_scale, attn_scale = next(g.spec.query_scale for g in scout.groups()
                                       if g.spec.query_scale)
 ui.show(temperature_figure(scout.max_context, floor_scale, attn_scale),
-        key="lw_temperature_plot")
+        key="lw_temperature_plot",
+        alt=_("Line chart, log scale: the factor by which Llama 4's NoPE layers scale their "
+              "queries, against the position p + 1; it stays at 1 up to a floor and then grows with"
+              " the log of the position."), table=_("temperature table"))
 end = float(rc.query_scale("llama4", floor_scale, attn_scale, [scout.max_context - 1])[0])
 st.latex(_(r"q'_p = q_p\left(1 + {attn_scale}\,\ln\!\left(1 + \left\lfloor "
            r"\frac{{p + 1}}{{{floor_scale}}} \right\rfloor\right)\right)").format(

@@ -317,10 +317,17 @@ def unseen_angles(s) -> None:
 
     left, right = st.columns(2)
     with left:
-        ui.show(ood_figure(s.dim, s.base, train, factor, method), key="lc_ood_plot")
+        ui.show(ood_figure(s.dim, s.base, train, factor, method), key="lc_ood_plot",
+                alt=_("Line chart, log scale: the largest angle each pair reaches in training "
+                      "(L·θᵢ) and at the longer context s·L, without scaling and with the chosen "
+                      "method, against the pair index i; crosses mark the pairs whose angles at s·L"
+                      " were never seen in training."), table=_("angle table"))
     with right:
         ui.show(wavelength_figure(s.dim, s.base, train, factor, method, new_base),
-                key="lc_wl_plot")
+                key="lc_wl_plot",
+                alt=_("Line chart, log scale: each pair's wavelength 2π/θᵢ against the pair index "
+                      "i, with the training length as a horizontal line; the critical dimension is "
+                      "where the wavelengths pass that length."), table=_("angle table"))
 
     m1, m2, m3 = st.columns(3)
     m1.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
@@ -413,7 +420,9 @@ def cos_sum_section(s) -> None:
     with ui.friendly_errors():
         bm = bm_table(s.dim, s.base, bmax)
         neg = first_negative(s.dim, s.base, bmax)
-    ui.show(bm_figure(s.dim, s.base, bmax), key="lc_bm_plot")
+    ui.show(bm_figure(s.dim, s.base, bmax), key="lc_bm_plot",
+            alt=_("Line chart: B_m, the sum of cos(m·θᵢ) over the pairs, against the distance m, "
+                  "with its first negative value marked."), table=_("B_m curve"))
     start = f"{bm['B_m'].iloc[0]:.0f}"
     if neg is not None:
         where = _("**B_m starts at d/2 = {start}** and, for base {base}, first turns negative "
@@ -465,7 +474,11 @@ def smallest_base_section(s) -> None:
                      "from {certified} on.").format(certified=whole(r["certified_above"])))
     k3.metric(_("Men et al. fit 0.0424·L^1.628"), whole(fit),
               help=_("Ratio app / fit: {ratio}").format(ratio=f"{r['smallest'] / fit:.2f}"))
-    ui.show(island_figure(dim, target), key="lc_scan_plot")
+    ui.show(island_figure(dim, target), key="lc_scan_plot",
+            alt=_("Step chart against the base (log scale): 1 where the base keeps B_m ≥ 0 for "
+                  "every distance below the context L, 0 where it fails; the passing bases form "
+                  "islands, and the smallest passing base and the threshold are marked."),
+            table=_("island table"))
     isl = island_table(dim, target)
     n = len(isl)
     if n:
@@ -522,7 +535,7 @@ unseen_angles(s)
 
 st.header(_("2. The base bounds the context"))
 # The condition is one phrase (math inside it between $): no LaTeX braces in the message.
-st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \text{"
+st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \allowbreak \text{"
          + _(r"need $B_m \ge 0$ for every $m < L$") + "}")
 st.markdown(_(
     "Men et al.'s Theorem 1: if the components of q and k are independent and identically "

@@ -112,7 +112,11 @@ gap = dict(zip(summary["encoding"], summary["max |out(P x) - P out(x)|"]))
 words, moved = shuffled_words(sentence)
 shuffled = " ".join(moved)
 
-ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs")
+ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_outputs",
+        alt=_("Four heatmaps: the attention outputs of the sentence and of its shuffled words, "
+              "without and with RoPE, one row per word and one column per coordinate. Without RoPE "
+              "the shuffled sentence gives the same rows in another order; with RoPE the rows "
+              "change."), table=_("output table"))
 
 k1, k2 = st.columns(2)
 k1.metric(_("No positions: max |out(P x) − P out(x)|"), f"{gap['none']:.1e}")

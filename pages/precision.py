@@ -275,7 +275,10 @@ for col, row in zip(cols, first_rows):
                help=_("{m} = 2^{exponent} + 1: above 2^{exponent} the dtype's spacing is 2, so "
                       "odd positions fall between two representable ones.").format(
                    m=i18n.integer(first_m), exponent=exponent))
-ui.show(spacing_figure(max_position, dtypes), key="pr_spacing_plot")
+ui.show(spacing_figure(max_position, dtypes), key="pr_spacing_plot",
+        alt=_("Step chart, both axes log scale: the spacing between neighbouring positions that "
+              "float32, float16 and bfloat16 can represent, against the position m; it doubles at "
+              "every power of two."), table=_("spacing table"))
 bits = []
 for d in dtypes:
     # the last position of the log-spaced grid is max_position
@@ -298,8 +301,14 @@ ui.explain(
 st.header(_("2. Angle and cos/sin error per recipe"))
 # one above the other, each across the page: side by side, their legends (up to fifteen
 # lines) took more height than the plots
-ui.show(angle_figure(s.dim, s.base, max_position, dtypes), key="pr_angle_plot")
-ui.show(cos_figure(s.dim, s.base, max_position, dtypes), key="pr_cos_plot")
+ui.show(angle_figure(s.dim, s.base, max_position, dtypes), key="pr_angle_plot",
+        alt=_("Line chart, both axes log scale: the largest angle error over all pairs against the "
+              "position m, one colour per dtype and one dash style per recipe."),
+        table=_("error table"))
+ui.show(cos_figure(s.dim, s.base, max_position, dtypes), key="pr_cos_plot",
+        alt=_("Line chart, both axes log scale: the largest error of cos over all pairs against the"
+              " position m, one colour per dtype and one dash style per recipe."),
+        table=_("error table"))
 st.caption(_("Recipes: {recipes}. A log axis has no place for a zero error: the `cache` "
              "recipe's angles are exact, so its angle line is left out, and the `positions` "
              "recipe's lines drop to the bottom of the plot at the positions the dtype holds "
@@ -404,7 +413,10 @@ def relative_section(dim: int, base: float, max_position: int) -> None:
     score = _("score")  # the attention score, written as a function name in the formula
     st.latex(r"\big|\,\text{" + score + r"}(m, n) - \text{" + score + r"}(m+\Delta, n+\Delta)\,"
              r"\big|,\qquad q = k = \text{" + _("all ones") + "}")
-    ui.show(relative_figure(dim, base, gap, max_position, recipe), key="pr_rel_plot")
+    ui.show(relative_figure(dim, base, gap, max_position, recipe), key="pr_rel_plot",
+            alt=_("Line chart, log scale: how much the score changes when both positions shift by "
+                  "Δ, against Δ, one line per dtype; exact RoPE would give 0 everywhere."),
+            table=_("relative-position table"))
     rmax = {d: nan_max(part["score difference"]) for d, part in rel.items()}
     n_nan = sum(int(np.isnan(part["score difference"]).sum()) for part in rel.values())
     rel_args = dict(most=i18n.integer(max_position), dim=dim,

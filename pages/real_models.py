@@ -23,10 +23,10 @@ DEFAULT_AXIS = AXES[0]  # "linear", a link value
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
 # the layer stack's colours: code, label
-STACK = {0: ("#1f77b4", N_("RoPE, full attention")),
-         1: ("#17becf", N_("RoPE, sliding window or chunk")),
-         2: ("#bbbbbb", N_("NoPE: attention without rotation")),
-         3: ("#e8c547", N_("no attention: linear attention, state space or convolution"))}
+STACK = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
+         2: (ui.GREY, N_("NoPE: attention without rotation")),
+         3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
 ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
                    "chunked": N_("chunked attention")}
 # what a layer that does not attend mixes tokens with (rope_core.families.MIXERS)
@@ -461,7 +461,11 @@ for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows()
 # --- layer stack -----------------------------------------------------------------------
 layers = tables["layers"]
 if len(layers):
-    ui.show(stack_figure(keys), key="rm_stack_plot")
+    ui.show(stack_figure(keys), key="rm_stack_plot",
+            alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer "
+                  "does: RoPE with full attention, RoPE with a sliding window or chunk, NoPE "
+                  "(attention without rotation), or no attention at all (linear attention, state "
+                  "space or convolution)."), table=_("layer table"))
     stack_text = []
     kinds, reach_of = layers["kind"].to_numpy(), layers["reach [tokens]"].to_numpy()
     for name, rows in compare.label_groups(layers["model"]):
@@ -479,11 +483,11 @@ if len(layers):
             stack_text.append(_("{model}, {n} layers: {counts}").format(
                 model=ui.plain(shown_name(name)), n=len(rows), counts=counts))
     ui.explain(_("**Layers.** Each row is one model, each cell one layer: blue layers rotate "
-                 "over the whole context, cyan ones inside a sliding window or an attention "
+                 "over the whole context, dark teal ones inside a sliding window or an attention "
                  "chunk. Grey layers have no positional encoding at all (NoPE): they see word "
                  "order only through the causal mask and what the layers below pass up. In "
                  "Yang et al.'s experiments (2025) such layers do the long-range retrieval, an "
-                 "empirical finding, not a property of NoPE. Yellow layers do not attend "
+                 "empirical finding, not a property of NoPE. Brown layers do not attend "
                  "(linear attention, state-space or convolution layers, whose recurrence or "
                  "kernel is ordered by itself). {models}.").format(
         models=_("; ").join(stack_text)))
@@ -495,9 +499,16 @@ if missing:
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
 with left:
-    ui.show(theta_figure(keys), key="rm_theta_plot")
+    ui.show(theta_figure(keys), key="rm_theta_plot",
+            alt=_("Line chart, log scale: the frequency θᵢ each model uses at its maximum context "
+                  "against the pair index i, one line per model and rotating layer group."),
+            table=_("spectra table"))
 with right:
-    ui.show(wavelength_figure(keys), key="rm_wave_plot")
+    ui.show(wavelength_figure(keys), key="rm_wave_plot",
+            alt=_("Line chart, log scale: each model's wavelengths 2π/θᵢ against the pair index i, "
+                  "one line per model and rotating layer group, with how far each group sees "
+                  "dotted."),
+            table=_("spectra table"))
 
 sentences = []
 wavelengths, regimes = spectra["wavelength [tokens]"].to_numpy(), spectra["regime"].to_numpy()
@@ -535,9 +546,14 @@ ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengt
 
 left, right = st.columns(2)
 with left:
-    ui.show(ratio_figure(keys), key="rm_ratio_plot")
+    ui.show(ratio_figure(keys), key="rm_ratio_plot",
+            alt=_("Line chart, log scale: each model's scaled θᵢ divided by the plain base^(−2i/d) "
+                  "against the pair index i; 1 where its scaling keeps a pair."),
+            table=_("spectra table"))
 with right:
-    ui.show(bound_figure(keys, axis), key="rm_bound_plot")
+    ui.show(bound_figure(keys, axis), key="rm_bound_plot",
+            alt=_("Line chart: each model's long-term decay bound divided by its value at r = 0, "
+                  "against the relative distance r, one line per model."), table=_("decay table"))
 
 ratio_text = []
 ratios = spectra["ratio theta/theta plain"].to_numpy()
@@ -557,7 +573,9 @@ ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum co
              "one axis; each curve runs as far as its layers see: a window or chunk, else "
              "the maximum context.").format(models=_("; ").join(ratio_text) or none_rotates))
 
-ui.show(score_figure(keys, axis), key="rm_score_plot")
+ui.show(score_figure(keys, axis), key="rm_score_plot",
+        alt=_("Line chart: the score of q = k = all ones divided by the head dim against the "
+              "relative distance r, one line per model."), table=_("decay table"))
 score_text = []
 distances = decay["distance [tokens]"].to_numpy()
 scores = decay["score q=k=1 / head_dim"].to_numpy()

@@ -79,9 +79,11 @@ def arrow(x: float, y: float, name: str, color: str) -> go.Scatter:
 
 
 def tips(xs, ys, name: str, color: str) -> go.Scatter:
-    """Faint dots where the arrow's tip is in every frame (its whole route at a glance)."""
-    return go.Scatter(x=xs, y=ys, name=name, mode="markers", opacity=0.45,
-                      marker=dict(color=color, size=6), showlegend=False,
+    """Light rings where the arrow's tip is in every frame (its whole route at a glance):
+    open, not faded, so that each ring keeps its colour's 3:1 against white."""
+    return go.Scatter(x=xs, y=ys, name=name, mode="markers",
+                      marker=dict(color=color, size=6, symbol="circle-open", line=dict(width=1)),
+                      showlegend=False,
                       hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>")
 
 
@@ -235,6 +237,12 @@ step_asked = ui.select_slider(
     help=_("`auto`: just enough positions per frame for the pair to finish one full turn within "
            "the frames (slow pairs, large i, need thousands). Or choose 1 … 4096."))
 frames = ui.slider(_("Frames"), 10, MAX_FRAMES, 60, "rot_frames", container=c8)
+# The frame the animation shows, for the keyboard: Plotly's Play button and slider are SVG,
+# out of the Tab key's reach; this slider is not (ui.at_frame).
+shown = ui.slider(_("Frame shown"), 0, frames - 1, 0, "rot_t", container=c8,
+                  help=_("The frame the figure shows, for the keyboard: arrow keys step one "
+                         "frame, Home and End go to the first and the last. ▶ Play animates "
+                         "all frames and Pause stops; nothing moves until you press Play."))
 
 pair = min(pair_asked, s.dim // 2 - 1)
 if pair != pair_asked:
@@ -249,8 +257,15 @@ with ui.friendly_errors():
     df = rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
 
 # ------------------------------------------------------------ animation ----
-ui.show(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
-        key="rot_animation")
+ui.show(ui.at_frame(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
+                    shown),
+        key="rot_animation",
+        alt=_("Animation in two panels. Left: the pair's plane, with q' and k' as arrows "
+              "from the origin and rings where their tips go in every frame. Right: the dot "
+              "product q'·k' against the query position m, its value in the shown frame "
+              "circled. It moves only after Play is pressed; the slider “Frame shown” "
+              "above it steps through the frames with the keyboard."),
+        table=_("frame table"))
 q_len, k_len = math.hypot(*q), math.hypot(*k)
 bound = q_len * k_len
 ms, dots = df[COL_M].to_numpy(), df[COL_DOT]

@@ -32,7 +32,7 @@ METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
                             ("high_freq_factor", HIGH_FREQ, "sv_high"))}
 LANGUAGE = {"transformers": "json", "vLLM": "bash", "SGLang": "bash", "llama.cpp": "bash"}
 LOG_AXIS = dict(type="log", exponentformat="power")
-BEFORE, AFTER, OUT = "#1f77b4", "#d62728", "#ff7f0e"
+BEFORE, AFTER, OUT = ui.COLORS[0], ui.COLORS[1], ui.COLORS[4]
 
 
 def option(value) -> str:
@@ -65,7 +65,7 @@ def wavelength_figure(key: tuple, target: int, method: str, params: tuple) -> ui
                   ("wavelength before [tokens]", _("before (as the model is)"), BEFORE, "solid"),
                   ("wavelength after [tokens]", _("after ({method}, T = {target})").format(
                       method=method, target=i18n.integer(target)), AFTER, "dash"))]
-    marks = ((reach, "R", "black", 0, "left"), (target, "T", "gray", 1, "right"))
+    marks = ((reach, "R", "black", 0, "left"), (target, "T", "#666666", 1, "right"))  # 5.7:1
     return ui.kept_figure(
         traces, title=_("Wavelength 2π/θᵢ before and after (log scale)"),
         x=_("pair index i"), y=_("wavelength [tokens]"), height=400, yaxes=LOG_AXIS,
@@ -79,21 +79,21 @@ def wavelength_figure(key: tuple, target: int, method: str, params: tuple) -> ui
 
 @ui.figure
 def angle_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Frozen:
-    """Per pair, the largest angle at T over the largest angle seen within R; the pairs
+    """Per pair, the largest angle at T over the largest angle it has seen; the pairs
     pushed past what they saw in their own colour."""
     r = tables(key, target, method, params)["range"]
     pairs, ratio = r["pair"].to_numpy(), r["angle ratio"].to_numpy()
-    pushed, turned = r["pushed out"].to_numpy(), r["turned within R"].to_numpy()
-    hover = "i=%{x}<br>T·θ′/(R·θ)=%{y:.4g}<extra></extra>"
-    groups = ((turned, _("turned within R: every angle seen"), BEFORE),
-              (~turned & ~pushed, _("inside the angles seen"), "#2ca02c"),
+    pushed, turned = r["pushed out"].to_numpy(), r["turned"].to_numpy()
+    hover = "i=%{x}<br>" + _("ratio") + "=%{y:.4g}<extra></extra>"
+    groups = ((turned, _("turned: every angle seen"), BEFORE),
+              (~turned & ~pushed, _("inside the angles seen"), ui.COLORS[2]),
               (pushed, _("pushed past the angles seen"), OUT))
     traces = [dict(type="scatter", x=pairs[rows], y=ratio[rows], name=name, mode="markers",
                    marker=dict(color=color, size=6), hovertemplate=hover)
               for rows, name, color in groups if rows.any()]
     return ui.kept_figure(
-        traces, title=_("Largest angle at T over the largest angle within R (log scale)"),
-        x=_("pair index i"), y=_("T·θ′ᵢ / (R·θᵢ)"), height=400, yaxes=LOG_AXIS,
+        traces, title=_("Largest angle at T over the largest angle seen (log scale)"),
+        x=_("pair index i"), y=_("T·θ′ᵢ / largest angle seen"), height=400, yaxes=LOG_AXIS,
         shapes=(ui.hline(1.0, "black"),))
 
 
@@ -103,9 +103,15 @@ st.markdown(_(
     "Choose a model, the context you want it to run at and a context-extension method: "
     "this page writes the settings for Hugging Face transformers (the dict to merge into "
     "`config.json`), vLLM, SGLang and llama.cpp (their command lines), and shows what the "
-    "change does to the model's spectrum. Every line gives the same θᵢ, the ones shown "
-    "below; an engine that cannot run a choice says so instead of writing a line that does "
-    "something else. The sidebar settings do not apply here."))
+    "change does to the model's spectrum. Every line gives the model's RoPE layers the same "
+    "θᵢ, the ones shown below, with the same attention factor and softmax scale; an engine "
+    "that cannot run a choice says so instead of writing a line that does something else. "
+    "The sidebar settings do not apply here.")
+    + " " + _("Checked against the code of transformers {transformers}, vLLM {vllm}, SGLang "
+              "{sglang} and llama.cpp {llama} (the copy in llama-cpp-python {python}).").format(
+        transformers=serving.ENGINE_VERSIONS["transformers"],
+        vllm=serving.ENGINE_VERSIONS["vLLM"], sglang=serving.ENGINE_VERSIONS["SGLang"],
+        llama=serving.ENGINE_VERSIONS["llama.cpp"], python=serving.LLAMA_CPP_PYTHON))
 
 c1, c2 = st.columns([3, 2])
 model = ui.choice(_("Model"), MODEL_OPTIONS, DEFAULT_MODEL, "sv_model", container=c1)
@@ -122,7 +128,7 @@ reach = serving.reach(cfg)
 own = _(rc.SCALING_LABELS[cfg.method])
 if cfg.method == "none":
     st.caption(_("{model}: rotary dim {rotary} of head dim {head}, base {base}, no scaling; "
-                 "trained (L) for {length} tokens, so any target above that needs one.").format(
+                 "trained (L) for {length} tokens.").format(
         model=name, rotary=cfg.rotary_dim, head=cfg.head_dim, base=ui.fmt_base(cfg.base),
         length=i18n.integer(cfg.original_context)))
 else:
@@ -163,9 +169,11 @@ with st.expander(_("Parameters of the method"), expanded=method in ("dynamic",))
         value = ui.select_slider(f"`{param}`", options, AUTO, key, container=column, fmt=option)
         if value != AUTO:
             params[param] = float(value)
-    st.caption(_("auto: the model's own value when the method is its own, else transformers' "
-                 "default (`beta_fast` 32, `beta_slow` 1, `low_freq_factor` 1, "
-                 "`high_freq_factor` 4)."))
+    st.caption(_("auto: the model's own value when the method is its own; else, for yarn, "
+                 "transformers' defaults (`beta_fast` 32, `beta_slow` 1) and, for llama3, whose "
+                 "keys transformers requires (it has no defaults for them), Llama 3.1's "
+                 "published values (`low_freq_factor` 1, `high_freq_factor` 4), which are "
+                 "written out."))
 
 if method == "longrope" and cfg.method != "longrope":
     st.info(_("LongRoPE divides each pair by a factor searched for one model; only a model "
@@ -190,37 +198,58 @@ ranges = computed["range"]
 lead = computed["settings"].iloc[0]
 L, scale = int(lead["original context L [tokens]"]), float(lead["scale s = T/L"])
 a = float(lead["attention factor a"])
+softmax = float(lead["softmax scale multiplier m"])
 
 st.subheader(_("What the change does"))
-m1, m2, m3 = st.columns(3)
+shows_softmax = softmax != 1.0 or cfg.softmax_scale != 1.0  # DeepSeek's mscale², outside RoPE
+m1, m2, m3, *m4 = st.columns(4 if shows_softmax else 3)
 pairs = len(ranges)
 pushed = int(ranges["pushed out"].sum())
-never = int((~ranges["turned within R"]).sum())
+never = int((~ranges["turned"]).sum())
 m1.metric(_("scale s = T / L"), f"{scale:.4g}",
           help=_("T = {target}, L = {length}").format(target=i18n.integer(target),
                                                      length=i18n.integer(L)))
 m2.metric(_("attention factor a at T"), f"{a:.4f}",
-          help=_("a multiplies cos and sin for q and for k: the logits are multiplied by "
-                 "a² = {square}.").format(square=f"{a * a:.4f}"))
+          help=_("a multiplies cos and sin for q and for k: the rotated part of each logit "
+                 "is multiplied by a² = {square}.").format(square=f"{a * a:.4f}"))
 m3.metric(_("pairs pushed past the angles seen"), f"{pushed} / {pairs}")
+if shows_softmax:
+    m4[0].metric(_("softmax scale × m"), f"{softmax:.4f}",
+                 help=_("Outside RoPE, {model}'s attention multiplies its softmax scale by m "
+                        "(as configured: {own}): the whole logit is multiplied by m, its "
+                        "rotated part by a²·m = {total}.").format(
+                     model=name, own=f"{cfg.softmax_scale:.4f}", total=f"{a * a * softmax:.4f}"))
 left, right = st.columns(2)
 with left:
-    ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot")
+    ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot",
+            alt=_("Line chart, log scale: each pair's wavelength 2π/θᵢ against the pair index "
+                  "i, before (the model as it is) and after the chosen scaling for the target "
+                  "length T, with the model's reach R and the target T as dotted horizontal "
+                  "lines."), table=_("per-pair table"))
 with right:
-    ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot")
+    ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot",
+            alt=_("Scatter chart, log scale: for each pair, the largest angle at the target T "
+                  "divided by the largest angle it reaches within R, against the pair index i, "
+                  "coloured by whether the pair turns within R, stays inside the angles seen, "
+                  "or is pushed past them; a line marks 1."), table=_("per-pair table"))
 ui.explain(_(
     "**Before** is the model as it is, up to R = {reach} tokens (its trained context, or "
     "where its own scaling takes it); **after** is the spectrum every line below gives, at "
-    "T = {target}. {never} of {pairs} pairs never complete a turn within R, so they have "
-    "seen only angles up to R·θᵢ; {pushed} of them reach larger angles at T, angles no "
+    "T = {target}. The largest angle a pair has seen is R·θᵢ or, for a model trained at L "
+    "with the unscaled spectrum before its own scaling (Gemma 3, Llama 3.1, Qwen2.5 with "
+    "YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} pairs never complete a turn "
+    "within what they have seen; {pushed} of them reach larger angles at T, angles no "
     "training step produced.").format(
     reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,
     pushed=pushed))
 
 if notes:
     st.subheader(_("Before you copy"))
-    for _kind, message in notes:  # cautions of the choice itself (warnings: problems)
-        st.info(i18n.markdown_message(message), icon=":material/priority_high:")
+    for kind, message in notes:  # cautions of the choice; a choice that gains nothing warns
+        if kind in serving.WARNING_KINDS:
+            st.warning(i18n.markdown_message(message), icon=":material/priority_high:")
+        else:
+            st.info(i18n.markdown_message(message), icon=":material/priority_high:")
 
 st.subheader(_("The settings"))
 for engine in serving.ENGINES:
@@ -230,7 +259,13 @@ for engine in serving.ENGINES:
         if not entry["supported"]:
             st.warning(i18n.markdown_message(entry["refusal"]), icon=":material/block:")
         else:
-            if engine == "transformers":
+            if engine == "transformers" and "text_config" in entry["settings"]:
+                st.caption(_("Merge into the model's `config.json` key by key: the keys under "
+                             "`text_config` go into its `text_config`, where this model keeps "
+                             "its language model (replacing the whole `text_config` would drop "
+                             "its other fields; transformers 5 reads `rope_parameters`; "
+                             "`rope_scaling: null` stops an older key from winning over it):"))
+            elif engine == "transformers":
                 st.caption(_("Merge into the model's `config.json` (transformers 5 reads "
                              "`rope_parameters`; `rope_scaling: null` stops an older key "
                              "from winning over it):"))

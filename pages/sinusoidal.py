@@ -164,7 +164,10 @@ if positions * d_model > MAX_TABLE_CELLS:
 st.subheader(_("The table"))
 with ui.friendly_errors():
     table = pe_table(positions, d_model, s.base, s.device)
-ui.show(pe_figure(positions, d_model, s.base, s.device), key="sin_pe_heatmap")
+ui.show(pe_figure(positions, d_model, s.base, s.device), key="sin_pe_heatmap",
+        alt=_("Heatmap of the sinusoidal table: one row per position p, one column per dimension j "
+              "(even: sin, odd: cos), values from −1 to 1; the first columns change fast from row "
+              "to row, the last ones slowly."), table=_("sinusoidal table"))
 st.caption(_("Every one of the {positions} positions is a row of the heatmap. The figure "
              "carries 100·PE rounded to a whole number (two decimals); the CSV holds all "
              "{positions} rows × {d_model} dimensions at full float64 precision.").format(
@@ -195,9 +198,15 @@ profile = dots["PE_m . PE_n"]
 offsets = dots["m - n [tokens]"]
 left, right = st.columns(2)
 with left:
-    ui.show(similarity_figure(size, d_model, s.base, s.device), key="sin_similarity")
+    ui.show(similarity_figure(size, d_model, s.base, s.device), key="sin_similarity",
+            alt=_("Heatmap: the dot product PE_m · PE_n of every pair of positions m (rows) and n "
+                  "(columns); it is largest on the diagonal and depends on m − n only."),
+            table=_("similarity table"))
 with right:
-    ui.show(dot_figure(max_offset, d_model, s.base, s.device), key="sin_dot_profile")
+    ui.show(dot_figure(max_offset, d_model, s.base, s.device), key="sin_dot_profile",
+            alt=_("Line chart: the dot product PE_m · PE_n against the offset m − n; it is "
+                  "symmetric about 0, where it is largest, and falls off with ripples."),
+            table=_("dot-product profile"))
 
 by_offset = profile.to_numpy()
 centre = max_offset  # row of offset 0
@@ -245,7 +254,10 @@ with ui.friendly_errors():
 stats = {(dname, form): float(block[column].max())
          for dname, block in forms.groupby("dtype", sort=False)
          for form, column in ERROR_COLUMNS.items()}
-ui.show(forms_figure(s.dim, s.base), key="sin_forms")
+ui.show(forms_figure(s.dim, s.base), key="sin_forms",
+        alt=_("Line chart, log scale: the relative error of ωᵢ computed as a power and as an "
+              "exponential, in float32 and in float64, against the pair index i."),
+        table=_("frequency-form table"))
 zeros = int((forms[list(ERROR_COLUMNS.values())] == 0).to_numpy().sum())
 st.caption(_("{zeros} of {total} errors are exactly 0 (e.g. i = 0, where both forms give 1) "
              "and cannot be drawn on a log axis; the CSV lists them.").format(

@@ -88,7 +88,9 @@ def sub(i: int) -> str:
 
 
 def row_vector(values) -> str:
-    return r"\left(" + r",\ ".join(num(v) for v in values) + r"\right)"
+    """(a, b, …) that may break after each comma on a narrow screen (\\left( would
+    make it one unbreakable piece)."""
+    return "(" + r",\ \allowbreak ".join(num(v) for v in values) + ")"
 
 
 @ui.figure
@@ -173,7 +175,10 @@ st.markdown(_("Put back in place, the pairs give the rotated vector:"))
 st.latex(r"R_m\,q = " + row_vector(table["dense R_m q"]))
 
 st.subheader(_("3. The same thing as one matrix R_m"))
-ui.show(matrix_figure(q, m, s.base, s.layout), key="step_matrix_plot")
+ui.show(matrix_figure(q, m, s.base, s.layout), key="step_matrix_plot",
+        alt=_("Heatmap of the dense rotation matrix R_m with its entries written in the cells: 2 × "
+              "2 rotation blocks along the diagonal (or, in the half layout, spread over the "
+              "matrix), every other entry 0."), table=_("R_m table"))
 ui.explain(
     _("Each pair owns a 2×2 block on its rows and columns, so the blocks sit on the diagonal. "
       "Everything else is 0, which is why code never builds this matrix.")

@@ -1,4 +1,5 @@
-"""Trained tiny models: six position encodings, one task, evaluated live past L_train."""
+"""Trained tiny models: seven position encodings, two tasks, five seeds each, evaluated
+live per position bin beyond the training length."""
 
 import numpy as np
 import pandas as pd
@@ -7,164 +8,261 @@ import streamlit as st
 
 import ui
 from rope_core import tiny_model as tm
+from rope_core.alternatives import alibi_slopes
+from rope_core.config import query_scale
 from ui import constants, i18n
 from ui.i18n import N_, _
 
 L_TRAIN = tm.TRAINING["length"]
-K = tm.TRAINING["k"]
-LENGTHS = tm.eval_lengths(8)  # L_train ... 8 L_train
+FACTOR = tm.EVAL["factor"]
+LONGEST = tm.eval_length()
+SEEDS = tuple(tm.TRAINING["seeds"])
+MODEL = tm.TRAINING["model"]
 MAP_LENGTHS = (16, 32, 64)  # attention-map examples (a heatmap per head: small)
 # Translators: names of position encodings in a legend and a choice.
 ENCODING_NAMES = {"nope": N_("NoPE"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"),
-                  "alibi": N_("ALiBi"), "p_rope": N_("p-RoPE"),
-                  "hybrid": N_("hybrid")}
-# Translators: context-extension methods applied to the RoPE model at inference.
-METHOD_NAMES = {"linear": N_("RoPE + position interpolation"),
-                "ntk": N_("RoPE + NTK-aware"), "yarn": N_("RoPE + YaRN")}
-# a colour per curve, the same in both figures (RoPE green in each); p-RoPE dotted, since
-# it lies on RoPE's curve; the scalings dashed
-STYLE = {("nope", "none"): (0, "solid"), ("sinusoidal", "none"): (1, "solid"),
-         ("rope", "none"): (2, "solid"), ("alibi", "none"): (3, "solid"),
-         ("p_rope", "none"): (4, "dot"), ("hybrid", "none"): (5, "solid"),
-         ("rope", "linear"): (0, "dash"), ("rope", "ntk"): (3, "dash"),
-         ("rope", "yarn"): (4, "dash")}
-SETTINGS_COLUMNS = {"L_train [tokens]": L_TRAIN, "k [tokens]": K,
-                    "eval sequences": tm.EVAL_SEQUENCES}
-FACTOR = LENGTHS[-1] // L_TRAIN  # s of the context-extension methods: L_train -> 8 L_train
+                  "alibi": N_("ALiBi"), "p_rope": N_("p-RoPE"), "hybrid": N_("hybrid 1:1"),
+                  "irope": N_("iRoPE-like")}
+# Translators: how the RoPE model is run past its training length (legend entries).
+METHOD_NAMES = {"none": N_("RoPE as trained"),
+                "window": N_("RoPE with a sliding window of L_train keys"),
+                "linear": N_("RoPE + position interpolation"),
+                "ntk": N_("RoPE + NTK-aware"), "yarn": N_("RoPE + YaRN"),
+                "linear_finetuned": N_("RoPE + position interpolation after fine-tuning")}
+# Translators: the two tasks (a choice, and "{task} task" in titles).
+TASK_NAMES = {"local": N_("Local"), "recall": N_("Recall")}
+# Translators: the two tasks within a sentence ("iRoPE-like on the local task").
+TASK_WORDS = {"local": N_("local"), "recall": N_("recall")}
+PALETTE = [*ui.COLORS, "#000000"]  # seven encodings: the app's six colours and black
+ENCODING_STYLE = {e: (PALETTE[i], "solid") for i, e in enumerate(tm.ENCODINGS)}
+ENCODING_STYLE["p_rope"] = (PALETTE[tm.ENCODINGS.index("p_rope")], "dot")
+METHOD_STYLE = {"none": (PALETTE[2], "solid"), "window": ("#555555", "dash"),
+                "linear": (PALETTE[0], "dash"), "ntk": (PALETTE[3], "dash"),
+                "yarn": (PALETTE[4], "dash"), "linear_finetuned": (PALETTE[0], "solid")}
 
 
-def shipped(encoding: str) -> tm.TinyTransformer:
-    """A shipped model, loaded once per process (ui.constants; read-only)."""
-    return constants.tiny_models()[encoding]
+def pct(value: float) -> str:
+    """A share as a percentage in the run's number format: 0.934 -> "93.4%"."""
+    return i18n.number(100 * value, "0.#") + "%"
 
 
-def curves() -> tuple[tuple[str, str], ...]:
-    return constants.tiny_curves()
+def bin_labels(task: str) -> list[str]:
+    edges = tm.bin_edges(task)
+    return [f"{a}–{b - 1}" for a, b in zip(edges[:-1], edges[1:])]
+
+
+def bin_centres(task: str) -> np.ndarray:
+    edges = np.array(tm.bin_edges(task), dtype=np.float64)
+    return (edges[:-1] + edges[1:] - 1) / 2
 
 
 @ui.table
 def accuracy_table() -> pd.DataFrame:
-    """Every curve: one row per encoding, method and length, in the order of
-    :func:`curves` (one evaluation pass per curve, one table built by column)."""
-    pairs, n = curves(), len(LENGTHS)
-    accuracy = constants.tiny_accuracy().ravel()  # evaluated once per process, live
-    return pd.DataFrame({**{name: [value] * (n * len(pairs))
-                            for name, value in SETTINGS_COLUMNS.items()},
-                         "scaling factor s": [1 if m == "none" else FACTOR
-                                              for e, m in pairs for _n in LENGTHS],
-                         "encoding": [e for e, m in pairs for _n in LENGTHS],
-                         "method": [m for e, m in pairs for _n in LENGTHS],
-                         "length [tokens]": list(LENGTHS) * len(pairs), "accuracy": accuracy})
+    """Every curve: one row per task, encoding, method, seed (each, then "all") and
+    position bin, with its 95% interval (each curve a process constant, evaluated live
+    once per process)."""
+    return pd.concat([rows for _bins, _positions, rows in constants.tiny_evaluation().values()],
+                     ignore_index=True)
 
 
-def accuracy_curves() -> dict[tuple[str, str], np.ndarray]:
-    """Each (encoding, method)'s accuracies at LENGTHS, ``(len(LENGTHS),)``."""
-    return dict(zip(curves(), constants.tiny_accuracy()))
+@ui.table
+def summary() -> dict:
+    """``{(task, encoding, method): (accuracy, low, high)}`` over all seeds, each
+    ``(bins,)``, read from the table's "all" rows (in bin order)."""
+    df = accuracy_table()
+    pooled = df[df["seed"] == "all"]
+    out = {}
+    for key, group in pooled.groupby(["task", "encoding", "method"], sort=False):
+        out[key] = tuple(group[c].to_numpy() for c in ("accuracy", "ci_low", "ci_high"))
+    return out
 
 
-def accuracy_traces(pairs: list[tuple[str, str]]) -> list[dict]:
-    """One line per (encoding, method), styled by STYLE, as plain dicts (Plotly's
-    trace objects validate every property: most of a figure's cost)."""
-    hover = _("length {n} tokens<br>accuracy {acc}").format(n="%{x}", acc="%{y:.3f}")
-    traces, accuracy, lengths = [], accuracy_curves(), np.array(LENGTHS)
-    for encoding, method in pairs:
-        name = _(ENCODING_NAMES[encoding]) if method == "none" else _(METHOD_NAMES[method])
-        color, dash = STYLE[encoding, method]
-        traces.append(dict(type="scatter", x=lengths,
-                           y=accuracy[encoding, method], name=name, mode="lines+markers",
-                           line=dict(color=ui.COLORS[color], dash=dash),
+@ui.table
+def training_table() -> pd.DataFrame:
+    """What each model's training did (tiny/weights/models.json): one row per task,
+    encoding and seed, then the fine-tuned position-interpolation models."""
+    record = constants.tiny_record()
+    rows = []
+    for task, by_encoding in record["models"].items():
+        for encoding, by_seed in by_encoding.items():
+            for seed, info in by_seed.items():
+                rows.append({"task": task, "encoding": encoding, "stage": "train",
+                             "seed": int(seed), "steps": info["steps"],
+                             "reached criterion": info["reached"],
+                             "held-out loss [nats]": info["check_loss"],
+                             "held-out accuracy": info["check_accuracy"],
+                             "length [tokens]": L_TRAIN,
+                             "train CPU [s]": info["train_cpu_seconds"]})
+    for task, by_seed in record["pi_finetuned"].items():
+        for seed, info in by_seed.items():
+            rows.append({"task": task, "encoding": "rope", "stage": "pi_finetune",
+                         "seed": int(seed), "steps": info["steps"],
+                         "reached criterion": None, "held-out loss [nats]": np.nan,
+                         "held-out accuracy": info["accuracy_at_length"],
+                         "length [tokens]": info["length"],
+                         "train CPU [s]": info["train_cpu_seconds"]})
+    return pd.DataFrame(rows)
+
+
+def curve_traces(task: str, curves: list[tuple[str, str]], names: list[str],
+                 styles: list[tuple[str, str]]) -> list[dict]:
+    """One line per curve with its 95% interval as error bars, each curve shifted a
+    little along the log axis so that the bars do not hide one another."""
+    acc = summary()
+    x, labels = bin_centres(task), bin_labels(task)
+    hover = _("positions {bin}<br>accuracy {acc}<br>interval (95%): {low} … {high}").format(
+        bin="%{customdata[0]}", acc="%{y:.3f}", low="%{customdata[1]:.3f}",
+        high="%{customdata[2]:.3f}")
+    traces = []
+    for j, ((encoding, method), name, (color, dash)) in enumerate(zip(curves, names, styles)):
+        mean, low, high = acc[task, encoding, method]
+        shift = 1.025 ** (j - (len(curves) - 1) / 2)
+        custom = np.empty((len(labels), 3), dtype=object)
+        custom[:, 0], custom[:, 1], custom[:, 2] = labels, low, high
+        traces.append(dict(type="scatter", x=x * shift, y=mean, name=name,
+                           mode="lines+markers", line=dict(color=color, dash=dash, width=2),
+                           marker=dict(size=6),
+                           error_y=dict(type="data", symmetric=False,
+                                        array=ui.typed(high - mean),
+                                        arrayminus=ui.typed(mean - low),
+                                        color=color, thickness=1.2, width=3),
+                           customdata=custom.tolist(),
                            hovertemplate=hover + "<extra>" + name + "</extra>"))
     return traces
 
 
-def accuracy_layout() -> dict:
-    """Dotted lines at L_train and at chance; log length axis ticked at the lengths."""
-    dotted = dict(type="line", line=dict(dash="dot", width=1.5))
-    return dict(
-        shapes=[dict(dotted, x0=L_TRAIN, x1=L_TRAIN, y0=0, y1=1, yref="paper",
-                     line=dict(dotted["line"], color="black")),
-                dict(dotted, x0=0, x1=1, xref="paper", y0=1 / tm.TRAINING["model"]["vocab"],
-                     y1=1 / tm.TRAINING["model"]["vocab"],
-                     line=dict(dotted["line"], color="gray"))],
-        xaxis=dict(type="log", tickvals=list(LENGTHS), ticktext=[str(n) for n in LENGTHS]),
-        yaxis=dict(range=[0, 1.03]))
+def bins_layout(task: str) -> tuple[dict, tuple]:
+    """Log position axis ticked at the first answered position and at L_train, 2 L_train,
+    ... (each point sits at its bin's centre; its hover names the bin); dotted lines at
+    L_train and at chance."""
+    edges = tm.bin_edges(task)
+    ticks = [edges[0], *[n for n in edges[1:] if n & (n - 1) == 0]]  # first, L, 2L, 4L, 8L
+    layout = dict(xaxis=dict(type="log", tickvals=ticks, ticktext=[str(n) for n in ticks],
+                             range=[np.log10(edges[0] * 0.8), np.log10(LONGEST * 1.05)]),
+                  yaxis=dict(range=[0, 1.04]))
+    shapes = (ui.vline(L_TRAIN - 0.5, "black"), ui.hline(tm.chance(task), "gray"))
+    return layout, shapes
 
 
 @ui.figure
-def accuracy_figure() -> ui.Frozen:
-    """The six encodings' accuracy against evaluation length."""
-    title = _("Accuracy against evaluation length, one model per encoding "
-              "(trained at L_train = {train} tokens)").format(train=L_TRAIN)
-    return ui.kept_figure(accuracy_traces([(e, "none") for e in tm.ENCODINGS]),
-                          layout=accuracy_layout(), title=title,
-                          x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"),
-                          height=460)
+def encodings_figure(task: str) -> ui.Frozen:
+    """The seven encodings' accuracy per position bin (mean over seeds, 95% interval)."""
+    layout, shapes = bins_layout(task)
+    curves = [(e, "none") for e in tm.ENCODINGS]
+    title = _("{task} task: accuracy per position bin, {n} seeds per encoding (trained at "
+              "L_train = {train} tokens)").format(task=_(TASK_NAMES[task]), n=len(SEEDS),
+                                                 train=L_TRAIN)
+    return ui.kept_figure(curve_traces(task, curves, [_(ENCODING_NAMES[e]) for e in
+                                                      tm.ENCODINGS],
+                                       [ENCODING_STYLE[e] for e in tm.ENCODINGS]),
+                          layout=layout, shapes=shapes, title=title,
+                          x=_("position of the answer [tokens] (log scale)"),
+                          y=_("accuracy"), height=480)
 
 
 @ui.figure
-def scaling_figure() -> ui.Frozen:
-    """The RoPE model as trained and with three context-extension scalings (s = 8)."""
-    title = _("The RoPE model with context extension at inference, no fine-tuning "
-              "(s = {s}: L_train → {longest} tokens)").format(s=FACTOR, longest=LENGTHS[-1])
-    return ui.kept_figure(accuracy_traces([("rope", m) for m in ("none", *METHOD_NAMES)]),
-                          layout=accuracy_layout(), title=title,
-                          x=_("evaluation length [tokens] (log scale)"), y=_("accuracy"),
-                          height=420)
+def methods_figure(task: str) -> ui.Frozen:
+    """The RoPE model run past L_train in six ways."""
+    layout, shapes = bins_layout(task)
+    curves = [("rope", m) for m in tm.METHODS]
+    title = _("{task} task: the RoPE models past L_train, as trained, with a sliding "
+              "window, scaled for s = {s} without training, and interpolated after a "
+              "fine-tune").format(
+                  task=_(TASK_NAMES[task]), s=FACTOR)
+    return ui.kept_figure(curve_traces(task, curves, [_(METHOD_NAMES[m]) for m in tm.METHODS],
+                                       [METHOD_STYLE[m] for m in tm.METHODS]),
+                          layout=layout, shapes=shapes, title=title,
+                          x=_("position of the answer [tokens] (log scale)"),
+                          y=_("accuracy"), height=480)
+
+
+def cumulative(task: str, encoding: str, method: str = "none") -> np.ndarray:
+    """The secondary view: the mean accuracy over every answered position up to n,
+    at n = the bins' upper edges (seeds averaged), ``(bins,)``."""
+    positions = constants.tiny_evaluation()[task, encoding, method][1]  # (seeds, seq)
+    first = tm.first_answered(task)
+    per_position = positions[:, first:].mean(0)  # (seq - first,): every one answered
+    running = np.cumsum(per_position) / np.arange(1, LONGEST - first + 1)
+    return np.array([running[b - 1 - first] for b in tm.bin_edges(task)[1:]])
+
+
+@ui.figure
+def cumulative_figure(task: str) -> ui.Frozen:
+    edges = tm.bin_edges(task)[1:]
+    hover = _("up to {n} tokens<br>accuracy {acc}").format(n="%{x}", acc="%{y:.3f}")
+    traces = []
+    for encoding in tm.ENCODINGS:
+        name, (color, dash) = _(ENCODING_NAMES[encoding]), ENCODING_STYLE[encoding]
+        traces.append(dict(type="scatter", x=np.array(edges), y=cumulative(task, encoding),
+                           name=name, mode="lines+markers", line=dict(color=color, dash=dash),
+                           hovertemplate=hover + "<extra>" + name + "</extra>"))
+    title = _("{task} task: the cumulative average, every answer up to length n "
+              "(secondary view)").format(task=_(TASK_NAMES[task]))
+    return ui.kept_figure(traces, layout=dict(
+        xaxis=dict(type="log", tickvals=list(edges), ticktext=[str(n) for n in edges]),
+        yaxis=dict(range=[0, 1.04])), shapes=(ui.vline(L_TRAIN, "black"),
+                                              ui.hline(tm.chance(task), "gray")),
+        title=title, x=_("evaluation length n [tokens] (log scale)"),
+        y=_("accuracy of positions up to n"), height=420)
 
 
 @ui.table
-def attention_table(encoding: str, length: int, layer: int) -> pd.DataFrame:
-    """One layer's attention weights on one example: one row per head, query m, key n."""
-    weights = tm.attention_example(shipped(encoding), length)[layer - 1]  # (heads, m, n)
+def attention_table(task: str, encoding: str, length: int, layer: int) -> pd.DataFrame:
+    """One layer's attention weights on one example (seed 0's model): one row per head,
+    query m, key n, with the position each query's answer is read from."""
+    model = constants.tiny_models()[task, encoding]
+    weights = tm.attention_example(model, task, length)[layer - 1]  # (heads, m, n)
+    tokens, _answers = tm.sequences(task, 1, length, tm.EXAMPLE_SEED)
+    source = tm.answer_sources(task, tokens)[0].numpy()  # (m,)
     heads, m, n = np.meshgrid(np.arange(weights.shape[0]), np.arange(length),
                               np.arange(length), indexing="ij")
-    return pd.DataFrame({"encoding": encoding, "layer": layer, "length [tokens]": length,
-                         "head": heads.ravel() + 1, "query m [tokens]": m.ravel(),
-                         "key n [tokens]": n.ravel(),
+    return pd.DataFrame({"task": task, "encoding": encoding, "seed": 0, "layer": layer,
+                         "length [tokens]": length, "head": heads.ravel() + 1,
+                         "query m [tokens]": m.ravel(), "key n [tokens]": n.ravel(),
+                         "answer source [tokens]": source[m.ravel()],
                          "weight": weights.numpy().astype(np.float64).ravel()})
 
 
-def diagonal_summary(encoding: str, length: int, layer: int) -> dict:
-    """Heads averaged: the mean weight at distance m - n = k in rows m < L_train and
-    m >= L_train, and beyond L_train the most-read other distance and its weight."""
-    df = attention_table(encoding, length, layer)
-    m, n = df["query m [tokens]"], df["key n [tokens]"]
+def source_weight(df: pd.DataFrame) -> dict:
+    """Heads averaged: the mean weight each answered query puts on its answer's source,
+    over rows m < L_train and rows m >= L_train."""
+    m = df["query m [tokens]"]
+    on_source = df[df["key n [tokens]"] == df["answer source [tokens]"]]
     heads = df["head"].max()
-    per_row = df[m >= K].assign(distance=m - n)
-    inside = per_row[per_row["query m [tokens]"] < L_TRAIN]
-    beyond = per_row[per_row["query m [tokens]"] >= L_TRAIN]
-    out = {"inside": inside.loc[inside["distance"] == K, "weight"].sum()
-           / (heads * inside["query m [tokens]"].nunique())}
-    if len(beyond):
-        rows = heads * beyond["query m [tokens]"].nunique()
-        by_distance = beyond.groupby("distance")["weight"].sum() / rows
-        other = by_distance.drop(K)
-        out.update(beyond=by_distance[K], other=int(other.idxmax()), other_weight=other.max())
+    out = {}
+    for name, rows in (("inside", on_source["query m [tokens]"] < L_TRAIN),
+                       ("beyond", on_source["query m [tokens]"] >= L_TRAIN)):
+        queries = df.loc[(df["answer source [tokens]"] >= 0) & ((m < L_TRAIN) if name ==
+                                                                "inside" else (m >= L_TRAIN)),
+                         "query m [tokens]"].nunique()
+        if queries:
+            out[name] = on_source.loc[rows, "weight"].sum() / (heads * queries)
     return out
 
 
 @ui.figure
-def attention_figure(encoding: str, length: int, layer: int) -> ui.Frozen:
-    """One heatmap per head on a 2 x 2 grid (axes laid out by hand: make_subplots is slow)."""
-    df = attention_table(encoding, length, layer)
+def attention_figure(task: str, encoding: str, length: int, layer: int) -> ui.Frozen:
+    """One heatmap per head, side by side (axes laid out by hand: make_subplots is slow)."""
+    df = attention_table(task, encoding, length, layer)
     heads = int(df["head"].max())
     z = df["weight"].to_numpy().reshape(heads, length, length)
     z = np.where(np.tril(np.ones((length, length), dtype=bool)), z, np.nan)  # (heads, m, n)
     hover = _("m={m}, n={n}<br>weight={value}").format(m="%{y}", n="%{x}", value="%{z:.3f}")
-    columns, rows = ([0, 0.45], [0.55, 1]), ([0.6, 1], [0, 0.4])  # domains, top row first
+    width = 1 / heads
+    columns = [(h * width + (0.05 if h else 0), (h + 1) * width - (0 if h == heads - 1 else 0.05))
+               for h in range(heads)]
     traces, layout, titles = [], {}, []
     for h in range(heads):
         suffix = "" if h == 0 else str(h + 1)
-        row, col = divmod(h, 2)
         traces.append(dict(type="heatmap", z=ui.typed(z[h]), coloraxis="coloraxis",
                            xaxis=f"x{suffix}", yaxis=f"y{suffix}",
                            hovertemplate=hover + "<extra></extra>"))
-        layout[f"xaxis{suffix}"] = dict(domain=columns[col], anchor=f"y{suffix}",
+        layout[f"xaxis{suffix}"] = dict(domain=columns[h], anchor=f"y{suffix}",
                                         showgrid=False, zeroline=False)
-        layout[f"yaxis{suffix}"] = dict(domain=rows[row], anchor=f"x{suffix}",
+        layout[f"yaxis{suffix}"] = dict(domain=[0, 0.94], anchor=f"x{suffix}",
                                         autorange="reversed", showgrid=False, zeroline=False)
         titles.append(dict(text=_("head {h}").format(h=h + 1), showarrow=False,
-                           x=sum(columns[col]) / 2, y=rows[row][1], xref="paper", yref="paper",
+                           x=sum(columns[h]) / 2, y=0.95, xref="paper", yref="paper",
                            xanchor="center", yanchor="bottom"))
     # the app's style, set on an empty figure (one pair of axes, cheap), copied to each panel
     styled = ui.style(go.Figure(), title=_("{model}, layer {layer}: attention weights on one "
@@ -172,15 +270,17 @@ def attention_figure(encoding: str, length: int, layer: int) -> ui.Frozen:
                                                model=_(ENCODING_NAMES[encoding]), layer=layer,
                                                n=length),
                       x=_("key position n [tokens]"), y=_("query position m [tokens]"),
-                      height=640)
+                      height=460)
     styled = ui.freeze(styled).spec["layout"]  # JSON-ready: the panels are added as dicts
     for name, axis in layout.items():
-        # axis titles once per row and column of the left panels (two x titles side by
-        # side would run into each other on a phone)
-        outer = name in ("xaxis3", "yaxis", "yaxis3")
+        # axis titles and y tick labels once, on the left panel (side by side on a phone,
+        # two x titles would run into each other, and the right panel's y ticks into the
+        # left panel)
         style = dict(styled[name[0] + "axis"])
-        if not outer:
+        if name not in ("xaxis", "yaxis"):
             style.pop("title", None)
+        if name.startswith("yaxis") and name != "yaxis":
+            style["showticklabels"] = False
         layout[name] = dict(style, **axis)
     styled.update(layout, annotations=[*styled.get("annotations", []), *titles],
                   plot_bgcolor="#c8c8c8",
@@ -190,20 +290,21 @@ def attention_figure(encoding: str, length: int, layer: int) -> ui.Frozen:
 
 
 @ui.table
-def norms_table(encoding: str) -> pd.DataFrame:
-    """Mean norm of each pair of q and k, per layer and head (Barbero et al. 2024)."""
-    model = shipped(encoding)
-    norms = tm.pair_norms(model)  # (layers, heads, 2, pairs)
+def norms_table(task: str) -> pd.DataFrame:
+    """Mean norm of each pair of q and k, per layer and head, of seed 0's RoPE model
+    (Barbero et al. 2024)."""
+    model = constants.tiny_models()[task, "rope"]
+    norms = constants.tiny_pair_norms()[task]  # (layers, heads, 2, pairs)
     layers, heads, _two, pairs = norms.shape
     theta_t = tm.model_theta(model.cfg)  # (pairs,) float64
     theta = theta_t.numpy()
     layer, head, i = np.meshgrid(np.arange(layers), np.arange(heads), np.arange(pairs),
                                  indexing="ij")  # (layers, heads, pairs) each
-    # divided in torch, as before (numpy rounds some quotients an ulp apart)
-    wavelength = np.where(theta > 0, (2 * np.pi / theta_t).numpy(), np.inf)  # (pairs,)
+    wavelength = (2 * np.pi / theta_t).numpy()  # (pairs,)
     norms = norms.numpy().astype(np.float64)
-    return pd.DataFrame({"encoding": encoding, "layer": layer.ravel() + 1,
-                         "head": head.ravel() + 1, "pair i": i.ravel(),
+    return pd.DataFrame({"task": task, "encoding": "rope", "seed": 0,
+                         "layer": layer.ravel() + 1, "head": head.ravel() + 1,
+                         "pair i": i.ravel(),
                          "theta_i [rad/token]": theta.astype(np.float64)[i.ravel()],
                          "wavelength [tokens]": wavelength.astype(np.float64)[i.ravel()],
                          "mean |q_i|": norms[:, :, 0, :].ravel(),
@@ -211,8 +312,8 @@ def norms_table(encoding: str) -> pd.DataFrame:
 
 
 @ui.figure
-def norms_figure(encoding: str) -> ui.Frozen:
-    df = norms_table(encoding)
+def norms_figure(task: str) -> ui.Frozen:
+    df = norms_table(task)
     mean = df.groupby(["layer", "pair i"])[["mean |q_i|", "mean |k_i|"]].mean()  # heads averaged
     hover = _("pair {i}<br>mean norm {value}").format(i="%{x}", value="%{y:.3f}")
     traces = []
@@ -223,133 +324,289 @@ def norms_figure(encoding: str) -> ui.Frozen:
             name = label.format(layer=layer)
             traces.append(dict(type="scatter", x=block.index.to_numpy(),
                                y=block[column].to_numpy(), name=name, mode="lines+markers",
-                               line=dict(color=ui.COLORS[layer - 1], dash=dash),
+                               line=dict(color=PALETTE[layer - 1], dash=dash),
                                hovertemplate=hover + "<extra>" + name + "</extra>"))
-    title = _("{model}: how much each frequency pair carries (mean norm of q and k per pair, "
-              "heads averaged)").format(model=_(ENCODING_NAMES[encoding]))
+    title = _("{task} task, RoPE model (seed 0): how much each frequency pair carries "
+              "(mean norm of q and k per pair, heads averaged)").format(task=_(TASK_NAMES[task]))
     return ui.kept_figure(traces, yaxes=dict(rangemode="tozero"), title=title,
                           x=_("pair index i (0 = fastest, θ₀ = 1 rad/token)"),
-                          y=_("mean norm"), height=440)
+                          y=_("mean norm"), height=460)
 
 
+# ---------------------------------------------------------------------------- page ----
 ui.settings()
 st.title(_("Trained tiny models"))
 record = constants.tiny_record()
-cfg = record["training"]["model"]
+spec = record["training"]["tasks"]
+dh = MODEL["d_model"] // MODEL["n_heads"]
 st.markdown(_(
-    "Six small causal transformers, trained in this repository (`tiny/train.py`, on one CPU "
-    "core), identical except for the position encoding: {layers} layers, d_model = {d}, "
-    "{heads} heads of {dh} dimensions, {vocab} symbols. The task needs token order and "
-    "nothing else: read a sequence of random symbols and, at every position m, answer the "
-    "symbol k = {k} places back. Every model saw only sequences of L_train = {train} tokens; "
-    "the page evaluates the shipped weights live on {n} fixed random sequences of "
-    "{longest} tokens, never seen in training (the accuracy at length n counts the answers "
-    "within their first n tokens).").format(
-        layers=cfg["n_layers"], d=cfg["d_model"], heads=cfg["n_heads"],
-        dh=cfg["d_model"] // cfg["n_heads"], vocab=cfg["vocab"], k=K, train=L_TRAIN,
-        longest=LENGTHS[-1], n=tm.EVAL_SEQUENCES))
+    "Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
+    "on one CPU core), identical except for the position encoding: {layers} layers, "
+    "d_model = {d}, {heads} heads of {dh} dimensions ({pairs} RoPE pairs, base {base}). "
+    "Each kind is trained on each of two tasks from {seeds} seeds, on sequences of "
+    "L_train = {train} tokens that start with a BOS token, until its loss on {check} held-out "
+    "sequences is at most {criterion} nats per answer (on average at least 99% "
+    "probability on the right answer), or for at most {cap} steps; every other setting "
+    "is the same for all. The page evaluates the shipped weights live, once per server "
+    "process, on fresh sequences of {longest} tokens: {j} per seed, {total} per curve.").format(
+        layers=MODEL["n_layers"], d=MODEL["d_model"], heads=MODEL["n_heads"], dh=dh,
+        pairs=dh // 2, base=ui.fmt_base(MODEL["base"]), seeds=len(SEEDS), train=L_TRAIN,
+        check=tm.TRAINING["check_sequences"],
+        criterion=i18n.number(tm.TRAINING["criterion_loss"], "0.##"),
+        cap=i18n.integer(tm.TRAINING["max_steps"]), longest=LONGEST,
+        j=tm.EVAL["sequences"], total=tm.EVAL["sequences"] * len(SEEDS)))
+st.markdown("\n".join([
+    "- " + _("**Local**: random symbols; at every position m the answer is the symbol "
+             "k = {k} places back. A fixed short offset: a sliding window of a few tokens "
+             "suffices, and a recency prior helps.").format(k=spec["local"]["k"]),
+    "- " + _("**Recall**: after BOS, {n} key–value pairs, then only keys: at each one the "
+             "answer is the value stored with it. A value appears only in the store, so "
+             "the answer at position m lies at least m − {store} tokens back; a window "
+             "cannot reach it.").format(n=spec["recall"]["pairs"],
+                                        store=2 * spec["recall"]["pairs"]),
+    "- " + _("**Encodings**: NoPE, sinusoidal, RoPE, ALiBi, p-RoPE (p = {p}: the slowest "
+             "{dropped} pairs unrotated), a 1:1 hybrid (RoPE and NoPE layers alternating, "
+             "all attending to the whole input) and an iRoPE-like hybrid after Llama 4: "
+             "every {every}th layer NoPE with Llama 4's query temperature "
+             "1 + {scale}·ln(1 + ⌊(m + 1)/{floor}⌋), the others RoPE with attention "
+             "chunks of {chunk} tokens.").format(
+                 p=MODEL["p"], dropped=dh // 2 - int(MODEL["p"] * dh // 2),
+                 every=MODEL["nope_interval"], scale=MODEL["attn_scale"],
+                 floor=MODEL["floor_scale"], chunk=MODEL["chunk"]),
+]))
 st.caption(_("The sidebar's base and head dim do not apply here: these models were trained "
              "with base {base} and heads of {dh} dimensions.").format(
-                 base=ui.fmt_base(cfg["base"]), dh=cfg["d_model"] // cfg["n_heads"]))
+                 base=ui.fmt_base(MODEL["base"]), dh=dh))
 
+task = ui.choice(_("Task"), list(tm.TASKS), "local", key="task",
+                 fmt=lambda t: _(TASK_NAMES[t]))
 with st.spinner(_("Evaluating the models…")):
-    CURVES = accuracy_curves()  # one lookup per number, not a filter of the whole table
+    CURVES = summary()
 
 
-def accuracy_at(encoding: str, length: int, method: str = "none") -> float:
-    return float(CURVES[encoding, method][LENGTHS.index(length)])
+def at_bin(encoding: str, b: int, method: str = "none", which: int = 0) -> float:
+    """Accuracy (which = 0), lower (1) or upper (2) bound in bin b of the chosen task."""
+    return float(CURVES[task, encoding, method][which][b])
 
 
-def unrotated_angles() -> dict:
-    """The largest angle, in the RoPE model, of the pairs p-RoPE leaves unrotated:
-    m theta_i for its fastest such pair, at m = L_train and at the longest length."""
-    theta = tm.model_theta(shipped("rope").cfg)  # (d_head/2,)
-    fastest_dropped = float(theta[tm.model_theta(shipped("p_rope").cfg) == 0].max())
-    return {"angle_train": i18n.number(L_TRAIN * fastest_dropped, "0.###"),
-            "angle_end": i18n.number(LENGTHS[-1] * fastest_dropped, "0.###")}
-
-
-def pct(value: float) -> str:
-    """A share as a percentage in the run's number format: 0.934 -> "93.4%"."""
-    return i18n.number(100 * value, "0.#") + "%"
-
-
-longest = LENGTHS[-1]
-end = {e: pct(accuracy_at(e, longest)) for e in tm.ENCODINGS}
-end.update({m: pct(accuracy_at("rope", longest, m)) for m in METHOD_NAMES})
-trained = {e: pct(v["accuracy_at_L_train"]) for e, v in record["models"].items()}
-
-ui.show(accuracy_figure(), key="accuracy_plot")
+labels = bin_labels(task)
+last = len(labels) - 1
+ui.show(encodings_figure(task), key="encodings_plot",
+        alt=_("Line chart: accuracy of each of the seven position encodings per position bin, "
+              "in distribution and beyond L_train, averaged over the seeds with 95% intervals; "
+              "dotted lines mark L_train and chance."),
+        table=_("the accuracy table (CSV below)"))
 ui.explain(
-    _("Dotted lines: L_train (vertical) and chance, 1/{vocab} (horizontal). Trained at "
-      "L_train, on {held} held-out sequences of that length: {trained}.").format(
-          vocab=cfg["vocab"], held=tm.HELDOUT_SEQUENCES, trained=_(", ").join(
-              _("{model} {acc}").format(model=_(ENCODING_NAMES[e]), acc=trained[e])
-              for e in tm.ENCODINGS)),
-    _("At {n} tokens: {ranking}.").format(
-        n=longest, ranking=_(", ").join(
-            _("{model} {acc}").format(model=_(ENCODING_NAMES[e]), acc=end[e])
-            for e in sorted(tm.ENCODINGS, key=lambda e: -accuracy_at(e, longest)))),
-    _("The accuracy at length n counts every answered position up to n, so at 8·L_train one "
-      "position in eight still lies within the trained length."))
+    _("Each point is the accuracy over the answers whose position falls in a bin, averaged "
+      "over {n} seeds; the bar through it is its interval (95%) over seeds and sequences. "
+      "Dotted lines: L_train (vertical) and chance, {chance} (horizontal: {chance_what}).").format(
+          n=len(SEEDS), chance=pct(tm.chance(task)),
+          chance_what=_("one symbol of {s} guessed").format(s=spec["local"]["symbols"])
+          if task == "local" else
+          _("one of the {n} stored values guessed").format(n=spec["recall"]["pairs"])),
+    _("In the last bin, positions {bin}: {ranking}.").format(
+        bin=labels[last], ranking=_(", ").join(
+            _("{model} {acc}").format(model=_(ENCODING_NAMES[e]), acc=pct(at_bin(e, last)))
+            for e in sorted(tm.ENCODINGS, key=lambda e: -at_bin(e, last)))))
+
+ui.show(methods_figure(task), key="methods_plot",
+        alt=_("Line chart: accuracy per position bin of the RoPE models with a sliding window, "
+              "with position interpolation, NTK and YaRN applied without training, and with "
+              "position interpolation after a short fine-tune, with 95% intervals."),
+        table=_("the accuracy table (CSV below)"))
+ui.explain(_(
+    "The RoPE models' weights unchanged: every layer cut to a sliding window of the last "
+    "L_train keys; rope_core's scalings for s = {s} (original_max_position_embeddings = "
+    "L_train), set once for {longest} tokens as a model's config sets them, so they apply "
+    "within L_train too; and position interpolation after a fine-tune of {ft} steps on "
+    "sequences of {longest} tokens (Chen et al.'s recipe, scaled down: see "
+    "`tiny/train.py`). In the last bin: {values}.").format(
+        s=FACTOR, longest=LONGEST, ft=tm.TRAINING["pi_fine_tune"]["steps"],
+        values=_(", ").join(_("{model} {acc}").format(model=_(METHOD_NAMES[m]),
+                                                       acc=pct(at_bin("rope", last, m)))
+                            for m in tm.METHODS)))
 ui.download(accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",
             label=_("accuracy table"), key="accuracy")
 
-st.subheader(_("Context extension without fine-tuning"))
-ui.show(scaling_figure(), key="scaling_plot")
-ui.explain(_(
-    "The RoPE model's weights unchanged, its frequencies replaced at inference by "
-    "rope_core's scalings for s = {s} (original_max_position_embeddings = L_train): position "
-    "interpolation divides every θᵢ by s; NTK-aware scaling raises the base so the fastest "
-    "pair keeps θ₀ = 1 and the slowest is divided by s; YaRN keeps the fast pairs, "
-    "interpolates the slow ones and multiplies the logits by its attention factor squared. "
-    "The scaling is set once for {longest} tokens, as a model's config sets it, so it "
-    "applies at L_train too. At {longest} tokens: {linear} with position interpolation, "
-    "{ntk} with NTK-aware scaling, {yarn} with YaRN, against {rope} unscaled.").format(
-        s=FACTOR, longest=longest, linear=end["linear"], ntk=end["ntk"], yarn=end["yarn"],
-        rope=end["rope"]))
+st.subheader(_("How the models trained"))
+train_df = training_table()
+trained = train_df[train_df["stage"] == "train"]
+missed = trained[~trained["reached criterion"].astype(bool)]
+steps = trained.groupby(["task", "encoding"])["steps"].median()
+if len(missed):
+    miss_text = _("{n} of {total} models missed the criterion within the cap: {which}.").format(
+        n=len(missed), total=len(trained), which=_(", ").join(
+            _("{model} on the {task} task, seed {seed} (held-out accuracy {acc})").format(
+                model=_(ENCODING_NAMES[r.encoding]), task=_(TASK_WORDS[r.task]), seed=r.seed,
+                acc=pct(r["held-out accuracy"])) for _i, r in missed.iterrows()))
+else:
+    miss_text = _("All {total} models reached the criterion.").format(total=len(trained))
+ui.explain(
+    miss_text,
+    _("Median steps on this task (to the criterion or the cap): {values}.").format(
+        values=_(", ").join(_("{model}: {steps}").format(
+            model=_(ENCODING_NAMES[e]), steps=i18n.integer(int(steps[task, e])))
+            for e in tm.ENCODINGS)),
+    _("The {models} models and {tuned} fine-tunes took {cpu} s of CPU in all, on one "
+      "core.").format(models=len(trained), tuned=len(train_df) - len(trained),
+                      cpu=i18n.integer(round(record["train_cpu_seconds_total"]))))
+ui.download(training_table, filename="tiny_training.csv", label=_("training record"),
+            key="training")
 
-st.subheader(_("What the literature reports, and what these models do"))
-facts = dict(alibi=end["alibi"], rope=end["rope"], sin=end["sinusoidal"], nope=end["nope"],
-             nope_train=trained["nope"], linear_train=pct(accuracy_at("rope", L_TRAIN, "linear")),
-             p_rope=end["p_rope"], hybrid=end["hybrid"], ntk=end["ntk"], n=longest,
-             base=ui.fmt_base(cfg["base"]), pairs=cfg["d_model"] // cfg["n_heads"] // 2,
-             **unrotated_angles())
-st.markdown("\n".join([
-    "- " + _("**ALiBi** (Press et al. 2022): language models with "
-             "ALiBi keep their perplexity on inputs longer than those they were trained on, "
-             "where sinusoidal models fail at once and rotary ones hold only a little past "
-             "their length. *Here the same order:* ALiBi {alibi}, RoPE {rope}, sinusoidal "
-             "{sin} at {n} tokens. ALiBi's bias only grows with distance, so a head that "
-             "looks k back meets nothing new in a longer sequence; the sinusoidal model meets "
-             "position vectors it never saw.").format(**facts),
-    "- " + _("**NoPE** (Kazemnejad et al. 2023): small decoder-only models without any "
-             "position encoding generalised to longer inputs better than those with absolute "
-             "encodings, and as well as or better than RoPE and ALiBi, on their synthetic "
-             "tasks. *Here only in part:* NoPE beats the sinusoidal model ({nope} against "
-             "{sin} at {n} tokens) but not RoPE or ALiBi, and it learned the task least well "
-             "({nope_train} at L_train): an exact offset is hard to build from the causal "
-             "mask alone, and this task is nothing but an exact offset.").format(**facts),
-    "- " + _("**Position interpolation** (Chen et al. 2023): dividing every position by s "
-             "keeps RoPE's angles within the trained range; Chen et al. extend LLaMA this "
-             "way and then fine-tune briefly (within 1000 steps), and show that extrapolating "
-             "without interpolation fails. *Here, without the fine-tuning,* interpolation "
-             "fails at every length, L_train included ({linear_train}): the head learned the "
-             "angle between tokens k apart, and interpolation shows it that angle only "
-             "s·k tokens apart. NTK-aware scaling, which keeps the fastest pairs, holds "
-             "{ntk} at {n} tokens.").format(**facts),
-    "- " + _("**p-RoPE** (Barbero et al. 2024) leaves the slowest quarter of the pairs "
-             "unrotated. Its curve lies on the RoPE model's ({p_rope} against {rope}) for a "
-             "plain reason: with base {base} and {pairs} pairs per head, the pairs it leaves "
-             "unrotated turn by at most {angle_train} rad within L_train in the RoPE model "
-             "too ({angle_end} rad at {n} tokens), so at these lengths the two models (same "
-             "seed, same data) are nearly the same network. p-RoPE is about long contexts, "
-             "where those pairs do turn. The **hybrid**, whose second layer has no position "
-             "encoding, falls off sooner than RoPE ({hybrid}).").format(**facts),
-]))
-st.caption(_("These are 2-layer models trained for half a minute each on one synthetic task; "
-             "the papers train far larger models on language and other tasks. Other seeds or "
-             "sizes may reorder curves that lie close together."))
+if ui.toggle(_("Show the cumulative average (secondary view)"), False, key="cumulative"):
+    ui.show(cumulative_figure(task), key="cumulative_plot",
+            alt=_("Line chart: each encoding's accuracy averaged over every answered position "
+                  "up to the sequence length, a secondary view that mixes positions within "
+                  "and beyond L_train."))
+    first = tm.first_answered(task)
+    ui.explain(_(
+        "The value at length n averages every answered position from {first} to n − 1, so "
+        "it mixes positions within L_train into the positions beyond: at n = {longest}, "
+        "{inside} of the {total} answered positions ({first} … {last}) lie within "
+        "L_train, about one in {ratio}. The bins above keep them apart.").format(
+            first=first, longest=LONGEST, inside=L_TRAIN - first, total=LONGEST - first,
+            last=LONGEST - 1, ratio=round((LONGEST - first) / (L_TRAIN - first))))
+
+
+def at(task_: str, encoding: str, b: int, method: str = "none") -> float:
+    """Accuracy over seeds of a curve in bin b (either task)."""
+    return float(CURVES[task_, encoding, method][0][b])
+
+
+def chunk_start_accuracy() -> tuple[float, float]:
+    """The iRoPE-like models on the local task, positions past L_train: accuracy at the
+    first two positions of each attention chunk and at the others (seeds averaged)."""
+    positions = constants.tiny_evaluation()["local", "irope", "none"][1]  # (seeds, seq)
+    m = np.arange(LONGEST)
+    beyond, start = m >= L_TRAIN, m % MODEL["chunk"] < spec["local"]["k"]
+    return (float(np.mean(positions[:, beyond & start])),
+            float(np.mean(positions[:, beyond & ~start])))
+
+
+@ui.table
+def facts(language: str) -> dict:
+    """Every number the two lists below quote, formatted in ``language`` (the run's:
+    the key of the cached result)."""
+    last, up_to_2l = len(bin_labels("local")) - 1, 2  # bins 96-127 and 24-31
+    out = {f"{e}_{t[0]}": pct(at(t, e, last)) for t in tm.TASKS for e in tm.ENCODINGS}
+    out.update({f"{m}_{t[0]}": pct(at(t, "rope", last, m)) for t in tm.TASKS
+                for m in tm.METHODS[1:]})
+    out.update({f"{e}_l1": pct(at("local", e, 1)) for e in ("nope", "sinusoidal", "alibi")})
+    out.update(nope_2=pct(at("recall", "nope", up_to_2l)),
+               first_beyond=bin_labels("local")[1], up_to=bin_labels("recall")[up_to_2l],
+               alibi_2=pct(at("recall", "alibi", up_to_2l)),
+               nope_low=pct(CURVES["recall", "nope", "none"][1][last]),
+               nope_high=pct(CURVES["recall", "nope", "none"][2][last]),
+               pi_in_l=pct(at("local", "rope", 0, "linear")),
+               pi_in_r=pct(at("recall", "rope", 0, "linear")),
+               chance_l=pct(tm.chance("local")), chance_r=pct(tm.chance("recall")),
+               last=bin_labels("local")[last], longest=LONGEST, train=L_TRAIN,
+               base=ui.fmt_base(MODEL["base"]), ft=tm.TRAINING["pi_fine_tune"]["steps"])
+    slopes = alibi_slopes(MODEL["n_heads"])  # (heads,)
+    steep, gentle = float(slopes.max()), float(slopes.min())
+    k = spec["local"]["k"]
+    out.update(slope=f"1/{round(1 / steep)}", slope_min=f"1/{round(1 / gentle)}",
+               gap=i18n.number(steep * (L_TRAIN - 1 - k), "0.##"),
+               gap8=i18n.number(float(alibi_slopes(8).max()) * (L_TRAIN - 1 - k), "0.#"),
+               far=L_TRAIN - 1, k=k)
+    theta = tm.model_theta(tm.model_config("local", "rope"))  # (pairs,)
+    dropped = theta[tm.model_theta(tm.model_config("local", "p_rope")) == 0]
+    out.update(dropped=int(dropped.numel()),
+               angle_train=i18n.number(float(dropped.max()) * (L_TRAIN - 1), "0.##"),
+               angle_end=i18n.number(float(dropped.max()) * (LONGEST - 1), "0.#"))
+    start, elsewhere = chunk_start_accuracy()
+    trained = record["models"]["local"]["irope"].values()
+    out.update(start=pct(start), elsewhere=pct(elsewhere), chunk=MODEL["chunk"],
+               missed=sum(not info["reached"] for info in trained), seeds=len(SEEDS),
+               temp=i18n.number(float(query_scale(
+                   "llama4", MODEL["floor_scale"], MODEL["attn_scale"], [LONGEST - 1])[0]),
+                   "0.##"))
+    return out
+
+
+f = facts(i18n.lang())
+st.subheader(_("What the curves show, and what they do not"))
+st.markdown("\n".join("- " + line for line in (
+    _("**The local task does not test reach.** RoPE with every layer cut to a sliding "
+      "window of L_train keys keeps {window_l} in the last bin ({last}): nothing beyond "
+      "L_train is needed. What differs is how each model found the symbol k back: RoPE, "
+      "p-RoPE and the 1:1 hybrid keep {rope_l}, {p_rope_l} and {hybrid_l}, while NoPE, "
+      "sinusoidal and ALiBi drop in the first bin past L_train ({nope_l1}, "
+      "{sinusoidal_l1}, {alibi_l1} in positions {first_beyond}) to about chance "
+      "({chance_l}) in the last ({nope_l}, {sinusoidal_l}, {alibi_l}).").format(**f),
+    _("**The recall task does.** The same window falls to {window_r} once the store has left "
+      "it (below the {chance_r} of a stored value picked at random), and RoPE as trained "
+      "falls to {rope_r}. The models with layers or pairs that do not rotate "
+      "keep more: the 1:1 hybrid {hybrid_r}, the iRoPE-like {irope_r}, p-RoPE {p_rope_r}; "
+      "NoPE and ALiBi hold up to 2·L_train ({nope_2} and {alibi_2} in positions {up_to}), "
+      "then fall ({nope_r}, {alibi_r}).").format(**f),
+    _("**They do not show** how these encodings do in language models: two synthetic tasks, "
+      "one size, one base ({base}), one L_train ({train} tokens), and the accuracy of the "
+      "most likely answer rather than perplexity. The intervals cover the training seed "
+      "and the sampled sequences, not the choices held fixed (learning rate, sizes, base, "
+      "attention chunk, the stopping criterion). A wide interval means the seeds disagree "
+      "(NoPE on recall: {nope_low} to {nope_high} in the last bin); the CSV has every "
+      "seed's row.").format(**f),
+    _("Training stops at the criterion, so every model is as sure of its answers within "
+      "L_train as the criterion asks and no more; longer training could change how it "
+      "extrapolates."))))
+
+st.subheader(_("Beside the papers"))
+st.markdown("\n".join("- " + line for line in (
+    _("**ALiBi** (Press et al. 2022): language models with ALiBi keep their perplexity on "
+      "inputs longer than those they were trained on; on WikiText-103 a sinusoidal model's "
+      "perplexity stopped improving 20 to 50 tokens past L, a rotary one's 200 tokens past "
+      "L = 512 (100 past L = 1,024). *Here the "
+      "local task reverses the order:* RoPE {rope_l}, ALiBi {alibi_l}, sinusoidal "
+      "{sinusoidal_l} in the last bin. With two heads Press et al.'s rule gives slopes "
+      "{slope} and {slope_min}: between a key {k} back and one {far} back the steeper head's "
+      "bias differs by only {gap} logits (the steepest of eight heads, 1/2, by {gap8}), so "
+      "it hardly favours the nearest keys, and whatever these models learned instead does "
+      "not carry past L_train. On recall ALiBi holds to 2·L_train and then falls ({alibi_r}), "
+      "as a penalty that grows with distance must once the answer lies far back; the "
+      "sinusoidal model keeps {sinusoidal_r}, far from failing at once.").format(**f),
+    _("**NoPE** (Kazemnejad et al. 2023) generalised to longer inputs better than explicit "
+      "encodings in small models trained on reasoning and arithmetic tasks; in their "
+      "1B-scale code models trained on 1,024 tokens its perplexity, like ALiBi's, held up "
+      "to about twice L. *Here the same holds on recall* up to 2·L_train ({nope_2}), and "
+      "beyond it NoPE falls ({nope_r}). *On the local task it does not:* NoPE falls to "
+      "chance right past L_train ({nope_l}). Without an encoding a model can place the "
+      "symbol k back only by what BOS and the causal mask let it count, and past L_train "
+      "the counts are new.").format(**f),
+    _("**Position interpolation** (Chen et al. 2023): LLaMA 7B (L = 2,048) extrapolating "
+      "reached perplexity above 10³ at 8,192 tokens, and below 20 with interpolated "
+      "positions before any fine-tuning; after 200 fine-tuning steps it found passkeys "
+      "anywhere in the extended window. *Here, without fine-tuning,* interpolation fails "
+      "the local task even within L_train ({pi_in_l}): the head that reads {k} back meets "
+      "the angle it learned only {far_k} tokens back. On recall it keeps {pi_in_r} within "
+      "L_train and {linear_r} in the last bin. *After {ft} fine-tuning steps* at {longest} "
+      "tokens it keeps {linear_finetuned_l} (local) and {linear_finetuned_r} (recall), as "
+      "their fine-tune does. Unlike their extrapolation, RoPE as trained keeps the local "
+      "task ({rope_l}): {k} tokens back is the same angle at every position, and the "
+      "angles unseen in training come with long distances, which recall needs: there RoPE "
+      "falls to {rope_r}.").format(far_k=f["k"] * FACTOR, **f),
+    _("**p-RoPE** (Barbero et al. 2024): the authors argue that the slowest pairs serve as "
+      "meaning-carrying channels that drift over long contexts, and report that leaving "
+      "them unrotated slightly improved perplexity in their Gemma 2B experiments, measured "
+      "at the 8,192-token training length, not past it. *Here, past it,* p-RoPE keeps "
+      "{p_rope_r} of recall in the last bin against RoPE's {rope_r}, in line with their "
+      "argument, though far below the 1:1 hybrid ({hybrid_r}), whose NoPE layers do not "
+      "rotate at all. In the RoPE model the {dropped} pairs that p-RoPE leaves unrotated "
+      "turn by at most {angle_train} rad within L_train and {angle_end} rad at {longest} "
+      "tokens. On the local task the two are alike ({p_rope_l}, {rope_l}).").format(**f),
+    _("**iRoPE** (Llama 4): Meta describes chunked attention with RoPE for short contexts "
+      "and global layers without position embeddings for long ones, with a temperature on "
+      "the global layers' queries at inference as the context grows; Llama 4 Scout was trained at "
+      "262,144 tokens and is configured for 10.5 million. *Here* the iRoPE-like models "
+      "keep {irope_r} of recall in the last bin (RoPE {rope_r}) but lose part of the local "
+      "task: past L_train {start} at the first {k} positions of each chunk of {chunk}, "
+      "whose answer lies in the previous chunk that only the NoPE layer sees, against "
+      "{elsewhere} elsewhere; {missed} of {seeds} seeds missed the training criterion. The "
+      "1:1 hybrid, whose RoPE layers see the whole input, keeps the local task ({hybrid_l}) "
+      "and {hybrid_r} of recall. Llama 4's chunks are 8,192 of its 262,144 training "
+      "tokens, these are half of L_train; the query temperature here reaches only {temp} "
+      "at {longest} tokens.").format(**f),
+)))
 
 
 @st.fragment
@@ -360,50 +617,53 @@ def attention_section() -> None:
                          fmt=lambda e: _(ENCODING_NAMES[e]), horizontal=False)
     length = ui.select_slider(_("Example length [tokens]"), MAP_LENGTHS, 32, key="length",
                               container=c2, fmt=str)
-    layer = ui.choice(_("Layer"), [1, 2], 2, key="layer", container=c3, fmt=str)
-    ui.show(attention_figure(encoding, length, layer), key="attention_plot")
-    ui.explain(_("Each row is one query position m; bright cells are the keys it reads. A "
-                 "head that reads the answer directly puts its weight on the diagonal "
-                 "n = m − {k}: the RoPE, p-RoPE and sinusoidal models do so in layer 2, the "
-                 "hybrid in its RoPE layer 1. The ALiBi and NoPE models spread their weight "
-                 "over several recent keys in both layers and assemble the answer across the "
-                 "two. Rows below m = {train} lie beyond L_train: the head meets distances and "
-                 "positions it never saw.").format(k=K, train=L_TRAIN))
-    d = diagonal_summary(encoding, length, layer)
-    if "beyond" in d:
-        st.markdown(_("Here, heads averaged: weight {inside} on n = m − {k} in rows within "
-                      "L_train, {beyond} in rows beyond it, where the other distance read most "
-                      "is m − n = {other} ({weight}).").format(
-                          inside=pct(d["inside"]), k=K, beyond=pct(d["beyond"]),
-                          other=d["other"], weight=pct(d["other_weight"])))
-    else:
-        st.markdown(_("Here, heads averaged: weight {inside} on n = m − {k}.").format(
-            inside=pct(d["inside"]), k=K))
-    ui.download(attention_table, encoding, length, layer,
-                filename=f"tiny_attention_{encoding}_L{length}_layer{layer}.csv",
+    layer = ui.choice(_("Layer"), list(range(1, MODEL["n_layers"] + 1)), MODEL["n_layers"],
+                      key="layer", container=c3, fmt=str)
+    ui.show(attention_figure(task, encoding, length, layer), key="attention_plot",
+            alt=_("Heatmaps, one per head: the attention weights of the chosen model and layer "
+                  "on one sequence, query position m down, key position across; bright cells "
+                  "are the keys a query reads."),
+            table=_("the attention weights (CSV below)"))
+    weights = source_weight(attention_table(task, encoding, length, layer))
+    ui.explain(
+        _("Seed 0's model, on one sequence of the chosen task. Each row is one query "
+          "position m; bright cells are the keys it reads. Rows from m = {train} on lie "
+          "beyond L_train.").format(train=L_TRAIN),
+        _("Heads averaged, the weight on the token that holds each query's answer: {inside} "
+          "in rows within L_train, {beyond} in rows beyond it.").format(
+              inside=pct(weights.get("inside", 0.0)), beyond=pct(weights.get("beyond", 0.0)))
+        if "beyond" in weights else
+        _("Heads averaged, the weight on the token that holds each query's answer: "
+          "{inside}.").format(inside=pct(weights.get("inside", 0.0))))
+    ui.download(attention_table, task, encoding, length, layer,
+                filename=f"tiny_attention_{task}_{encoding}_L{length}_layer{layer}.csv",
                 label=_("attention weights"), key="attention")
 
 
 attention_section()
 
 st.subheader(_("Which frequencies the RoPE model uses"))
-ui.show(norms_figure("rope"), key="norms_plot")
-norms = norms_table("rope")
-by_pair = norms.groupby(["layer", "pair i"])[["mean |q_i|", "mean |k_i|"]].mean().sum(axis=1)
-top = by_pair.loc[2].sort_values(ascending=False)
+ui.show(norms_figure(task), key="norms_plot",
+        alt=_("Line chart: for the chosen task's RoPE model (seed 0), the mean norm of its query "
+              "(solid) and key (dashed) pairs per pair index and layer, heads averaged; the "
+              "fastest pair on the left."),
+        table=_("the pair norms (CSV below)"))
+bands = constants.tiny_pair_bands()
 ui.explain(
-    _("A pair whose q and k are short barely moves the score, however it turns. In layer 2 "
-      "the largest norms sit in pairs {first} and {second} (wavelengths {w1} and {w2} "
-      "tokens): the head that finds the symbol k back reads short distances, which only the "
-      "fast pairs resolve.").format(
-          first=int(top.index[0]), second=int(top.index[1]),
-          w1=i18n.number(2 * np.pi / float(tm.model_theta(shipped("rope").cfg)[top.index[0]]),
-                         "0.#"),
-          w2=i18n.number(2 * np.pi / float(tm.model_theta(shipped("rope").cfg)[top.index[1]]),
-                         "0.#")),
+    _("A pair whose q and k are short barely moves the score, however it turns. Over all "
+      "{seeds} seeds, layers and heads, the fastest four pairs carry a mean norm of "
+      "{fast_l} and the slowest four {slow_l} on the local task; on recall {fast_r} and "
+      "{slow_r}.").format(
+          seeds=len(SEEDS), fast_l=i18n.number(bands["local"][0], "0.00"),
+          slow_l=i18n.number(bands["local"][1], "0.00"),
+          fast_r=i18n.number(bands["recall"][0], "0.00"),
+          slow_r=i18n.number(bands["recall"][1], "0.00")),
     _("Barbero et al. (2024) read Gemma 7B this way: it builds its positional attention "
-      "patterns from the highest frequencies, as here, but overall puts the largest norms in "
-      "the lowest frequencies, which they take to carry meaning rather than position; this "
-      "task has no meaning to carry."))
-ui.download(norms_table, "rope", filename="tiny_pair_norms_rope.csv",
+      "patterns from the highest frequencies, and overall puts the largest norms in the "
+      "lowest ones, which they take to carry meaning rather than position. The two tasks "
+      "split along that line: reading the symbol k back is positional, and the models use "
+      "the fast pairs for it; finding a stored key is a match of contents, and the models "
+      "put more into the slow pairs, which past L_train turn by angles never seen in "
+      "training and which p-RoPE leaves unrotated."))
+ui.download(norms_table, task, filename=f"tiny_pair_norms_{task}_rope.csv",
             label=_("pair norms"), key="norms")

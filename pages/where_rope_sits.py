@@ -106,7 +106,7 @@ def layouts_figure(dim: int, base: float):
     text = [[str(v) for v in drawn["pair i interleaved"]],
             [str(v) for v in drawn["pair i half"]], [str(v) for v in drawn["p_j"]]]
     fig = go.Figure(go.Heatmap(z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
-                               texttemplate="%{text}", colorscale="Turbo", xgap=1, ygap=2,
+                               texttemplate="%{text}", colorscale="Cividis", xgap=1, ygap=2,
                                colorbar=dict(title=_("pair i")),
                                hovertemplate=_("{row}, coordinate j = {j}: {value}").format(
                                    row="%{y}", j="%{x}", value="%{text}") + "<extra></extra>"))
@@ -127,7 +127,10 @@ st.markdown(_(
     "and k again; position still reaches the residual stream through the attention "
     "outputs, whose weights depend on distance."))
 
-ui.show(diagram_figure(), key="where_diagram")
+ui.show(diagram_figure(), key="where_diagram",
+        alt=_("Diagram of one attention layer: x is projected by W_q, W_k and W_v; RoPE rotates "
+              "q and k only, then the scores, the softmax and the weighted sum of the values "
+              "follow."))
 
 st.subheader(_("The KV cache stores rotated keys"))
 st.markdown(_(
@@ -140,7 +143,11 @@ with ui.friendly_errors():
     cache = cache_tables(s.dim, s.base, s.layout, seq)
 scores, summary = cache["scores"], cache["summary"]
 gaps = dict(zip(summary["way"], summary["max |score - recomputed|"]))
-ui.show(cache_figure(s.dim, s.base, s.layout, seq), key="where_cache")
+ui.show(cache_figure(s.dim, s.base, s.layout, seq), key="where_cache",
+        alt=_("Line chart: the last query's scores with every cached key against the key position "
+              "n: recomputed from scratch, from the cache of rotated keys (the same values), and "
+              "with the bug of rotating the cache again (different values)."),
+        table=_("cache score table"))
 k1, k2 = st.columns(2)
 k1.metric(_("Cache of R_n k_n: max |score − recomputed|"), f"{gaps['from cache']:.1e}")
 k2.metric(_("Cache rotated again: max |score − recomputed|"),
@@ -166,7 +173,10 @@ st.latex(r"p_{c\,d/2 + i} = 2i + c,\qquad c \in \{0, 1\}")
 with ui.friendly_errors():
     lay = layouts(s.dim, s.base)
 checks = lay["checks"]
-ui.show(layouts_figure(s.dim, s.base), key="where_layouts")
+ui.show(layouts_figure(s.dim, s.base), key="where_layouts",
+        alt=_("Heatmap with the pair index written in each cell: for each coordinate j, the pair it"
+              " belongs to in the interleaved layout and in the half layout, and the permutation "
+              "p_j between them."), table=_("permutation table"))
 ui.explain(_(
     "Equal colours are one pair. In the interleaved row each pair sits side by side; in the "
     "half row pair i uses coordinates i and i + {half}. The bottom row lists p_j, the "
@@ -180,7 +190,8 @@ st.markdown(_(
     "as they are."))
 st.code("def permute(w, n_heads, dim1, dim2):\n"
         "    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2)"
-        ".transpose(1, 2).reshape(dim1, dim2)", language="python")
+        ".transpose(1, 2).reshape(dim1, dim2)", language="python",
+        wrap_lines=True)  # on a phone a box that scrolls sideways is out of the keyboard's reach
 value = dict(zip(checks["check"], checks["value"]))
 names = list(value)
 cols = st.columns(2)

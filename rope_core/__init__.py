@@ -27,7 +27,9 @@ One module per concept:
 * :mod:`~rope_core.alternatives`: ALiBi, p-RoPE, xPos, NoPE and the additive
   sinusoidal encoding, scored against distance on RoPE's axes
 * :mod:`~rope_core.tiny_model`: a tiny causal transformer with a pluggable position
-  encoding, its look-back task and the live evaluation of the shipped models
+  encoding, its two tasks (the symbol k back; associative recall) and the evaluation
+  of the shipped models per position bin
+* :mod:`~rope_core.intervals`: 95% intervals of accuracies over sequences and seeds
 
 Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range (a :class:`RopeError`,

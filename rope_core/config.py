@@ -367,6 +367,9 @@ class RopeConfig:
         query_scale: the main layers' query scale (rule, length, beta), or ().
         layer_specs: one :class:`LayerSpec` per layer (None when the config gives no
             layer count); their None fields are the main spectrum's.
+        text_config: True when the config.json keeps the language model's fields under
+            ``text_config`` (multimodal configs: Gemma 3 4B, Llama 4, Qwen3-VL), where a
+            change to them has to be written.
     """
 
     name: str
@@ -386,6 +389,7 @@ class RopeConfig:
     theta_dim: int | None = None
     query_scale: tuple = ()
     layer_specs: tuple | None = None
+    text_config: bool = False
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not 0 < len(self.name) <= 200:
@@ -435,6 +439,8 @@ class RopeConfig:
             main = self.main_spec()
             for spec in self.layer_specs:
                 spec.resolved(main)
+        if not isinstance(self.text_config, bool):
+            fail("text_config", self.text_config, "true or false")
 
     # --- layers -------------------------------------------------------------------------
 
@@ -655,7 +661,8 @@ class RopeConfig:
                        mrope_interleaved=main["mrope_interleaved"],
                        theta_dim=None if main["theta_dim"] == main["rotary_dim"]
                        else main["theta_dim"],
-                       query_scale=top_scale, layer_specs=None if specs is None else tuple(specs))
+                       query_scale=top_scale, layer_specs=None if specs is None else tuple(specs),
+                       text_config=text_cfg is not None)
         except ValueError as e:
             raise RopeError("config: {error}", error=_message(e)) from None
 

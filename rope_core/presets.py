@@ -423,7 +423,10 @@ SOURCES: dict[str, str] = {
                      "old_context_len 8192); training context 262,144: Meta 2025, The Llama 4 "
                      "herd (ai.meta.com blog, 5 April 2025): Scout pre- and post-trained "
                      "with a 256K context length",
-    "Qwen3 8B": "Hub Qwen/Qwen3-8B, config.json",
+    "Qwen3 8B": "Hub Qwen/Qwen3-8B, config.json; context 32,768: Hub Qwen/Qwen3-8B, "
+                "README.md (Model Overview: \"Context Length: 32,768 natively and 131,072 "
+                "tokens with YaRN\"; Processing Long Texts: YaRN with factor 4.0 from "
+                "original_max_position_embeddings 32768)",
     "Qwen3 8B (YaRN 128K)": "Hub Qwen/Qwen3-8B, README.md (Processing Long Texts): "
                             "rope_type yarn, factor 4.0, original_max_position_embeddings "
                             "32768",
@@ -510,6 +513,9 @@ SOURCES: dict[str, str] = {
 TRAINING: dict[str, int] = {
     "Mistral 7B v0.1": 8192,  # the paper's context_len (Table 1); config.json says 32768
     "Gemma 3 4B": 32768,  # pre-trained at 32K, then RoPE x8 (linear) on the global layers
+    # the card: 32,768 natively (YaRN x4 from 32,768 for 131,072); config.json's 40,960 is
+    # only max_position_embeddings
+    "Qwen3 8B": 32768,
     # Meta: pre- and post-trained at 256K. Its llama3 original_max_position_embeddings
     # 8192 is the chunk size its scaling starts from, not the training length; it stays L.
     "Llama 4 Scout": 262144,
@@ -523,6 +529,8 @@ NOTES: dict[str, str] = {
                      "unscaled. The factor 8 is not 131,072 / 32,768 = 4."),
     "Mistral 7B v0.1": N_("Its paper gives a context length of 8,192 tokens (Table 1, model "
                           "architecture); `config.json`'s 32,768 is the configured context."),
+    "Qwen3 8B": N_("Its model card gives a context of 32,768 tokens natively (131,072 with "
+                   "YaRN ×4 from 32,768); `config.json`'s 40,960 is the configured context."),
     "Llama 3.2 1B": N_("Its llama3 factor 32 would reach 32 × 8,192 = 262,144 tokens; the "
                        "model is configured for 131,072."),
     "Llama 4 Scout": N_("Pre-trained and post-trained at 262,144 tokens (256K, Meta's Llama 4 "

@@ -3,8 +3,13 @@ four inference engines need.
 
 :func:`engine_settings` answers "what do I write so that this model runs at T tokens?"
 for Hugging Face transformers, vLLM, SGLang and llama.cpp, one entry per engine. Every
-entry describes the SAME spectrum, the one :func:`extended_config` gives and rope_core
-shows: ``extended_config(...).theta(n)``.
+entry gives the model's RoPE layers the SAME spectrum, the one :func:`extended_config`
+gives and rope_core shows (``extended_config(...).theta(n)``), with the same attention
+factor and softmax-scale multiplier; an engine whose code would do anything else refuses
+the choice by name (:data:`CHECKED` lists what was read in each engine, file and lines).
+Which layers that spectrum reaches (NoPE layers, sliding windows, Gemma 3's local base)
+is said by :func:`serving_notes`, built from :func:`layer_counts`, the one reader of a
+config's layer fields here.
 
 The extension. L is the context the new scaling starts from (``original_max_position_
 embeddings``; by default the model's ``original_context``, where it was trained or where
@@ -12,9 +17,10 @@ its own scaling starts) and T the target; s = T / L. With theta_i = base^(-2i/d)
 d the rotary dim (the formulas are :mod:`rope_core.scaling`'s):
 
 * ``linear``: theta'_i = theta_i / s;
-* ``ntk`` (static NTK-aware): base' = base s^(d/(d-2)), theta'_i = base'^(-2i/d); engines
-  have no "ntk" type, so every entry writes base' as the base (``rope_theta``,
-  ``--rope-freq-base``);
+* ``ntk`` (static NTK-aware): base' = base s^(d/(d-2)), theta'_i = base'^(-2i/d); every
+  entry writes base' as the base (``rope_theta``, ``--rope-freq-base``) with rope type
+  ``default``. (vLLM's own ``ntk`` type is another formula: theta_i = (base s)^(-2i/d) /
+  s^(2/d) = base^(-2i/d) s^(-(2i+2)/d), ``ntk_scaling_rope.py``; not used here.)
 * ``dynamic`` (dynamic NTK, transformers' ``factor`` f, not s): base'(n) = base
   (f n / L - (f - 1))^(d/(d-2)) for the current length n > L, the plain spectrum for n <= L;
 * ``yarn``: theta'_i = theta_i (1 - ramp_i) + (theta_i / s) ramp_i, attention factor
@@ -31,36 +37,17 @@ starts again from the plain spectrum at L: none of the four engines holds two sc
 one spectrum in its config (llama.cpp, whose GGUF carries Llama 3.1's and Phi-3's factors
 as tensors, would stack them: refused there).
 
-Where each engine's names come from (:data:`SOURCES`):
+Where the settings go. A config.json that keeps the language model under
+``text_config`` (Gemma 3 4B, Llama 4, Qwen3-VL) gets the keys there; vLLM and SGLang
+apply their overrides to the OUTER config object, so for every model whose transformers
+config class has a text sub-config (those, and Qwen2-VL / Qwen2.5-VL whose flat
+config.json transformers 5 moves into ``text_config``) the overrides are nested under
+``"text_config"`` too.
 
-* transformers 5.24 (``src/transformers/modeling_rope_utils.py``): ``rope_parameters``
-  with ``rope_type`` and ``rope_theta`` inside, as ``PreTrainedConfig.to_dict`` writes it;
-  ``_compute_dynamic_ntk_parameters`` takes L from ``max_position_embeddings``;
-  ``convert_rope_params_to_dict`` lets a leftover ``rope_scaling`` win over
-  ``rope_parameters`` (``self.rope_parameters = rope_scaling or self.rope_parameters``), so
-  the dict sets ``"rope_scaling": null``; ``standardize_rope_params`` lets a top-level
-  ``original_max_position_embeddings`` win over the one inside (Phi-3), so the dict writes
-  both; ``_validate_yarn_rope_parameters`` warns when factor differs from
-  max_position_embeddings / original_max_position_embeddings.
-* vLLM: docs.vllm.ai, Features, Context Extension ("The --rope-scaling parameter used in
-  older versions of vLLM is no longer supported. Please use the --hf-overrides method with
-  rope_parameters instead": ``--hf-overrides '{"rope_parameters": {...}}' --max-model-len``)
-  and ``examples/features/context_extension/context_extension_offline.py``;
-  ``vllm/model_executor/layers/rotary_embedding/__init__.py`` (``get_rope``: which keys
-  reach which class).
-* SGLang: ``--json-model-override-args`` (``config.update(...)`` in
-  ``python/sglang/srt/utils/hf_transformers_utils.py`` ``get_config``) and
-  ``--context-length`` (checked against ``get_context_length`` there);
-  ``python/sglang/srt/layers/rotary_embedding.py`` (``get_rope``); the key ``rope_scaling``
-  as the Qwen3 model card writes it, with ``rope_theta`` inside (transformers 5 turns
-  ``rope_scaling`` into ``rope_parameters`` and fills a missing ``rope_theta`` with None).
-* llama.cpp: ``common/arg.cpp`` (``-c``, ``--rope-scaling {none,linear,yarn}``,
-  ``--rope-scale N`` = 1 / ``--rope-freq-scale``, ``--rope-freq-base``, ``--yarn-orig-ctx``,
-  ``--yarn-beta-fast``, ``--yarn-beta-slow``), ``ggml/src/ggml-cpu/ops.cpp`` (``rope_yarn``:
-  the ramp between floor and ceil of the correction dims, attention factor
-  1 + 0.1 ln(1 / freq_scale)), ``src/llama-context.cpp`` and ``convert_hf_to_gguf.py``
-  (llama3 "Handled in generate_extra_tensors": a ``rope_freqs`` tensor; LongRoPE's factors
-  as tensors).
+Versions read (:data:`ENGINE_VERSIONS`): transformers 5.24, vLLM 0.33.0, SGLang 0.5.23 and
+llama.cpp at commit 0c1e57098 (the copy in llama-cpp-python 0.3.36). Paths in
+:data:`SOURCES` and :data:`CHECKED` are relative to each project (SGLang's under
+``python/``).
 """
 
 from __future__ import annotations
@@ -71,11 +58,20 @@ import math
 from numbers import Integral, Real
 
 import pandas as pd
+import torch
 
 from ._checks import Message, check_choice, check_int, fail
 from .config import RopeConfig
 from .families import family
-from .scaling import MAX_FACTOR, MAX_LENGTH, SCALINGS, resolve_params, scaled_theta
+from .frequencies import theta as plain_theta
+from .scaling import (
+    MAX_FACTOR,
+    MAX_LENGTH,
+    SCALINGS,
+    TRANSFORMERS_VERSION,
+    resolve_params,
+    scaled_theta,
+)
 
 ENGINES = ("transformers", "vLLM", "SGLang", "llama.cpp")
 METHODS = ("yarn", "linear", "ntk", "dynamic", "llama3", "longrope")
@@ -83,18 +79,147 @@ METHODS = ("yarn", "linear", "ntk", "dynamic", "llama3", "longrope")
 # length, LongRoPE switches from its short to its long factors past L)
 STATIC = ("linear", "ntk", "yarn", "llama3")
 
+# the releases whose code and documents every entry was checked against
+ENGINE_VERSIONS = {"transformers": TRANSFORMERS_VERSION, "vLLM": "0.33.0", "SGLang": "0.5.23",
+                   "llama.cpp": "0c1e57098"}
+# where that llama.cpp commit was read: the copy vendored in this release (its CHANGELOG)
+LLAMA_CPP_PYTHON = "0.3.36"
+
 SOURCES = {
-    "transformers": "transformers 5.24, src/transformers/modeling_rope_utils.py "
-                    "(RotaryEmbeddingConfigMixin, ROPE_INIT_FUNCTIONS)",
-    "vLLM": "docs.vllm.ai/en/stable/features/context_extension/; "
+    "transformers": "transformers 5.24: src/transformers/modeling_rope_utils.py "
+                    "(RotaryEmbeddingConfigMixin, ROPE_INIT_FUNCTIONS), "
+                    "src/transformers/configuration_utils.py (get_text_config)",
+    "vLLM": "vLLM 0.33.0: docs.vllm.ai/en/stable/features/context_extension/; "
+            "vllm/config/model.py (hf_overrides, max_model_len); "
             "vllm/model_executor/layers/rotary_embedding/__init__.py (get_rope)",
-    "SGLang": "python/sglang/srt/utils/hf_transformers_utils.py (get_config, "
-              "get_context_length); python/sglang/srt/layers/rotary_embedding.py (get_rope)",
-    "llama.cpp": "common/arg.cpp (--rope-scaling, --rope-scale, --rope-freq-base, "
-                 "--yarn-*); ggml/src/ggml-cpu/ops.cpp (rope_yarn); convert_hf_to_gguf.py",
+    "SGLang": "SGLang 0.5.23: python/sglang/srt/utils/hf_transformers/config.py (get_config), "
+              "python/sglang/srt/utils/hf_transformers/common.py (get_context_length), "
+              "python/sglang/srt/layers/rotary_embedding/factory.py (get_rope)",
+    "llama.cpp": "llama.cpp 0c1e57098 (llama-cpp-python 0.3.36): common/arg.cpp "
+                 "(--rope-scaling, --rope-scale, --rope-freq-base, --yarn-*), "
+                 "src/llama-context.cpp, ggml/src/ggml-cpu/ops.cpp (rope_yarn), "
+                 "convert_hf_to_gguf.py and conversion/",
 }
 COMMANDS = {"vLLM": "vllm serve MODEL", "SGLang": "python -m sglang.launch_server "
             "--model-path MODEL", "llama.cpp": "llama-server -m MODEL.gguf"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Checked:
+    """What one engine's code does that an entry depends on: the engine, the file and
+    lines read (relative to the project, at :data:`ENGINE_VERSIONS`) and the behaviour."""
+
+    engine: str
+    where: str
+    behaviour: str
+
+
+# Every engine behaviour the entries and refusals rely on, read in the engines' code (the
+# tests check the entries against transformers' own config classes and the documented
+# recipes; vLLM, SGLang and llama.cpp are not installed, so what was read is recorded here).
+CHECKED = {
+    "vllm_overrides": Checked(
+        "vLLM", "vllm/config/model.py:527-570, 616-630, 691-693",
+        "--hf-overrides: a dict value is applied after loading with setattr on the outer "
+        "config, unless that attribute is a sub-config (text_config), which it merges into "
+        "key by key (dicts inside merged too); then hf_text_config = "
+        "config.get_text_config() is what the model and max_model_len read"),
+    "vllm_max_len": Checked(
+        "vLLM", "vllm/config/model.py:2598-2627, 2656-2676",
+        "--max-model-len above max_position_embeddings (times factor for linear, ntk and "
+        "dynamic, not for yarn, llama3, longrope; gemma3 never) is refused"),
+    "vllm_get_rope": Checked(
+        "vLLM", "vllm/model_executor/layers/rotary_embedding/__init__.py:112-125, "
+                "188-290",
+        "M-RoPE sections are kept for rope types default and yarn only; yarn passes "
+        "beta_fast, beta_slow, mscale, mscale_all_dim, attention_factor and truncate"),
+    "vllm_yarn_attention": Checked(
+        "vLLM", "vllm/model_executor/layers/rotary_embedding/yarn_scaling_rope.py:38-46, "
+                "mrope.py:333-345",
+        "attention factor: attention_factor, else mscale(s, mscale) / mscale(s, "
+        "mscale_all_dim) when both are non-zero, else 0.1 ln s + 1 (transformers' rule)"),
+    "vllm_dynamic": Checked(
+        "vLLM", "vllm/model_executor/layers/rotary_embedding/__init__.py:212-242, "
+                "dynamic_ntk_scaling_rope.py:53-63",
+        "dynamic: base (f P / P_trained - (f - 1))^(d/(d-2)) once, with P_trained = "
+        "max_trained_positions, default P: base x 1, the plain spectrum"),
+    "vllm_deepseek": Checked(
+        "vLLM", "vllm/model_executor/models/deepseek_v2.py:542-563",
+        "every rope type but default becomes deepseek_yarn (deepseek_llama_scaling when "
+        "attention_factor is 1.0), which reads factor and original_max_position_embeddings; "
+        "the softmax scale is multiplied by mscale(factor, mscale_all_dim)^2"),
+    "vllm_deepseek_attention": Checked(
+        "vLLM", "vllm/model_executor/layers/rotary_embedding/deepseek_scaling_rope.py:32-55",
+        "attention factor mscale(s, mscale) / mscale(s, mscale_all_dim), defaults 1 and 0; "
+        "no attention_factor, no truncate"),
+    "vllm_gpt_oss": Checked(
+        "vLLM", "vllm/model_executor/models/gpt_oss.py:111-126",
+        "rope type fixed to yarn; reads factor, original_max_position_embeddings, beta_fast, "
+        "beta_slow (KeyError without them) and truncate"),
+    "vllm_gemma3": Checked(
+        "vLLM", "vllm/model_executor/models/gemma3.py:152-163",
+        "each layer reads config.rope_parameters[layer_type]"),
+    "sglang_overrides": Checked(
+        "SGLang", "python/sglang/srt/utils/hf_transformers/config.py:405-422",
+        "--json-model-override-args: a dict for a sub-config is applied with its update() "
+        "(setattr per key); rope_scaling / rope_parameters dicts are merged into the current "
+        "ones ({**current, **value}); anything else is set"),
+    "sglang_context": Checked(
+        "SGLang", "python/sglang/srt/utils/hf_transformers/common.py:677-694, "
+                  "python/sglang/srt/configs/model_config.py:1291-1318",
+        "the context length is read from hf_text_config (max_position_embeddings, times "
+        "factor unless original_max_position_embeddings or llama3); a larger "
+        "--context-length only warns"),
+    "sglang_get_rope": Checked(
+        "SGLang", "python/sglang/srt/layers/rotary_embedding/factory.py:227-290, 311-370",
+        "no ntk type; M-RoPE sections kept for default and yarn "
+        "(YaRNScalingMRotaryEmbedding); yarn passes truncate (default true), beta_fast, "
+        "beta_slow, mscale, mscale_all_dim and attn_factor, not attention_factor"),
+    "sglang_yarn_attention": Checked(
+        "SGLang", "python/sglang/srt/layers/rotary_embedding/yarn.py:27-40, 98-131, "
+                  "mrope.py:442-466",
+        "attention factor mscale(s, mscale) / mscale(s, mscale_all_dim) when both are given, "
+        "else 0.1 ln s + 1 (always for M-RoPE, which takes no mscale keys), times attn_factor; "
+        "truncate honoured"),
+    "sglang_dynamic": Checked(
+        "SGLang", "python/sglang/srt/layers/rotary_embedding/rope_variant.py:880-892",
+        "dynamic: one base (f^2 - f + 1)^(d/(d-2)) x base for f x max_position_embeddings "
+        "tokens, used at every length (static NTK with alpha = f^2 - f + 1)"),
+    "sglang_deepseek": Checked(
+        "SGLang", "python/sglang/srt/models/deepseek_v2.py:2063-2066, 2160-2175, 2605-2612",
+        "rope_scaling is None for rope type default, else forced to deepseek_yarn; the "
+        "softmax scale is multiplied by mscale(factor, mscale_all_dim)^2 "
+        "(configs/model_config.py:2623-2648)"),
+    "sglang_gemma3": Checked(
+        "SGLang", "python/sglang/srt/models/gemma3_causal.py:575-603",
+        "the global rotary embedding is built from rope_parameters['full_attention'] with "
+        "transformers' ROPE_INIT_FUNCTIONS, the local one from 'sliding_attention''s "
+        "rope_theta, unscaled"),
+    "llama_cpp_flags": Checked(
+        "llama.cpp", "common/arg.cpp:2334-2398",
+        "--rope-scaling {none,linear,yarn}, --rope-scale N = 1 / --rope-freq-scale, "
+        "--rope-freq-base, --yarn-orig-ctx, --yarn-beta-fast, --yarn-beta-slow"),
+    "llama_cpp_yarn": Checked(
+        "llama.cpp", "src/llama-context.cpp:172-214, ggml/src/ggml-cpu/ops.cpp:6187-6202",
+        "YaRN's attention factor 0.1 ln s + 1 (DeepSeek: mscale(s, k) / mscale(s, k) with "
+        "k = the GGUF's yarn_log_multiplier); the ramp's bounds always floored and ceiled"),
+    "llama_cpp_rope_freqs": Checked(
+        "llama.cpp", "conversion/llama.py:17-30, 298-326, 363-440; conversion/base.py:"
+                     "1490-1492; conversion/exaone.py:17-60, 63-125; src/models/llama.cpp:"
+                     "66, 140-153; src/models/smollm3.cpp:83-93",
+        "llama3 scaling exists only as a rope_freqs tensor that the converters of the Llama "
+        "family (Llama, Mistral, Mixtral, Llama 4, Arcee, Apertus) and EXAONE write and "
+        "their graphs apply; SmolLM3's graph ignores it; every other converter writes none"),
+    "llama_cpp_deepseek": Checked(
+        "llama.cpp", "src/models/deepseek2.cpp:34-38, 436-443; conversion/deepseek.py:382-386",
+        "kq_scale x (a_org (1 + 0.1 k ln(1/freq_scale)))^2 with a_org = attn_factor (1 + "
+        "0.1 ln(1/freq_scale)), whatever the scaling type"),
+    "llama_cpp_swa": Checked(
+        "llama.cpp", "src/llama-model.cpp:2329-2335; src/models/gemma2.cpp:7-11, 78-101; "
+                     "src/models/openai-moe.cpp:10-13, 77-97",
+        "sliding-window layers of Gemma 2, Gemma 3 and gpt-oss rotate with the base and "
+        "scale of the GGUF, whatever the flags"),
+}
 
 # rope_core parameters that are not keys of transformers' rope_parameters
 _NOT_HF = ("max_position_embeddings",)
@@ -102,14 +227,31 @@ _NOT_HF = ("max_position_embeddings",)
 _YARN_DEFAULTS = {"beta_fast": 32.0, "beta_slow": 1.0, "truncate": True}
 # families whose rope dims come from their own fields, not partial_rotary_factor
 _OWN_ROTARY_FIELD = ("gptj", "deepseek_v2", "deepseek_v3", "chatglm")
-# families whose serving code reads mscale / mscale_all_dim (vLLM's and SGLang's
-# deepseek_v2.py switch rope_type to "deepseek_yarn"; llama.cpp reads yarn_log_mul)
+# DeepSeek's families: the engines' deepseek_v2 code turns their rope type into deepseek_yarn
+# and scales the softmax by mscale(factor, mscale_all_dim)^2 (CHECKED vllm_deepseek, ...)
 _DEEPSEEK = ("deepseek_v2", "deepseek_v3")
 # config classes of transformers 5.24 that accept only some rope types (their validate_rope,
 # models/<family>/configuration_<family>.py); Phi3Config also turns "yarn" into "longrope"
 _HF_TYPES_ONLY = {"phi3": ("default", "longrope"), "phi4_multimodal": ("default", "longrope"),
                   "hunyuan_v1_moe": ("default", "linear", "dynamic")}
+# model types whose transformers 5.24 config class moves a FLAT config.json's text fields
+# into a text_config sub-config (Qwen2VLConfig.__post_init__, models/qwen2_vl/
+# configuration_qwen2_vl.py:169-177; Qwen2_5_VLConfig likewise): vLLM and SGLang read
+# that sub-config, so their overrides go under "text_config" (CHECKED vllm_overrides)
+_TEXT_SUBCONFIG = ("qwen2_vl", "qwen2_5_vl")
+# model types whose llama.cpp converter writes llama3 as a rope_freqs tensor that their
+# graph applies (CHECKED llama_cpp_rope_freqs)
+_LLAMA_CPP_ROPE_FREQS = ("llama", "mistral", "mixtral", "llama4", "llama4_text", "arcee",
+                         "apertus", "exaone", "exaone4")
+# model types whose llama.cpp graph keeps the sliding layers' GGUF base and scale
+# (CHECKED llama_cpp_swa)
+_LLAMA_CPP_SWA_KEPT = ("gemma2", "gemma3", "gemma3_text", "gpt_oss")
 _RELATIVE = 1e-9  # a factor "equals" T / L within this relative tolerance
+
+
+def _mscale(s: float, k: float = 1.0) -> float:
+    """YaRN's m(s, k) = 0.1 k ln s + 1 (1 for s <= 1), ``yarn_get_mscale`` in every engine."""
+    return 1.0 if s <= 1 else 0.1 * k * math.log(s) + 1.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,6 +281,88 @@ def reach(config: RopeConfig) -> int:
 def _check_config(config) -> None:
     if not isinstance(config, RopeConfig):
         fail("config", type(config).__name__, "a RopeConfig")
+
+
+@dataclasses.dataclass(frozen=True)
+class LayerCounts:
+    """How a model's layers meet its RoPE (:func:`layer_counts`).
+
+    Attributes:
+        layers: number of layers (None: the config gives none; then every count is 0).
+        rope: layers that rotate q and k.
+        nope: layers without positions (no RoPE): untouched by any setting here.
+        windowed: RoPE layers with sliding-window or chunked attention.
+        local: windowed RoPE layers that rotate with their own unscaled base (Gemma 3's
+            sliding layers), which every entry keeps.
+        window: the tokens a windowed layer sees (None when no layer is windowed).
+        local_base: the base of those local layers (None: every RoPE layer rotates with the
+            main spectrum); given also when the config gives no layers.
+    """
+
+    layers: int | None
+    rope: int
+    nope: int
+    windowed: int
+    local: int
+    window: int | None
+    local_base: float | None
+
+
+def layer_counts(config: RopeConfig) -> LayerCounts:
+    """The layers of ``config`` counted by what a RoPE setting does to them. The one place
+    in this module that reads a config's layers (:meth:`RopeConfig.groups`): a local
+    layer is a sliding-window RoPE layer whose RoPE is its own (another base, method or
+    parameters than the main spectrum, its own entry of transformers' nested
+    rope_parameters: Gemma 3, OLMo 3), which every entry keeps."""
+    _check_config(config)
+    local_base = _local_base(config)
+    if config.layer_specs is None:
+        return LayerCounts(None, 0, 0, 0, 0, None, local_base)
+    groups = config.groups()
+    rope = [g for g in groups if g.spec.rotates]
+    n_rope = sum(len(g.layers) for g in rope)
+    windowed = [g for g in rope if g.spec.window is not None]
+    local = sum(len(g.layers) for g in windowed if g.spec.attention == "sliding"
+                and g.spec.base == local_base) if local_base is not None else 0
+    window = min(g.spec.window for g in windowed) if windowed else None
+    nope = sum(len(g.layers) for g in groups if g.spec.kind == "nope")
+    return LayerCounts(config.layers, n_rope, nope, sum(len(g.layers) for g in windowed),
+                       local, window, local_base)
+
+
+def _local_base(cfg: RopeConfig) -> float | None:
+    """The base of the sliding-window layers where they keep a RoPE of their own beside the
+    main spectrum, under the layer-type names of transformers' nested rope_parameters
+    (``sliding_attention``), else None."""
+    if cfg.layer_specs is None or family([cfg.family])[1].rope_labels is not None:
+        return None
+    main = cfg.main_spec()
+    for group in cfg.groups():
+        spec = group.spec
+        if spec.rotates and spec.attention == "sliding" and \
+                (spec.base, spec.method, spec.params) != (main.base, main.method, main.params):
+            return spec.base
+    return None
+
+
+def _layer_refusal(cfg: RopeConfig, engine: str, method: str) -> dict | None:
+    """A refusal where the main spectrum is not one these settings can write: DeepSeek-V4
+    (its layers read named rope_parameters entries, main and compress) and Gemma 4's global
+    layers (proportional RoPE: θ over the whole head dim, of which a quarter rotates)."""
+    labels = family([cfg.family])[1].rope_labels
+    if cfg.layer_specs is not None and labels is not None:
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method} here: this model's layers read their "
+            "RoPE from named entries of `rope_parameters` ({labels}), which these settings do "
+            "not write.", engine=engine, method=method,
+            labels=", ".join(dict.fromkeys(v for _k, v in labels))))
+    if cfg.theta_dim not in (None, cfg.rotary_dim):
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method} here: this model's global layers use "
+            "proportional RoPE (θᵢ over the whole head dim {theta_dim}, of which {rotary} "
+            "dims rotate), which no scaling of these settings keeps.", engine=engine,
+            method=method, theta_dim=cfg.theta_dim, rotary=cfg.rotary_dim))
+    return None
 
 
 def _plan(config, target_context, method, params: dict) -> _Plan:
@@ -202,18 +426,6 @@ def _plan(config, target_context, method, params: dict) -> _Plan:
     return _Plan(config, target, method, original, scale, merged, resolved, named, base)
 
 
-def extended_config(config: RopeConfig, target_context: int, method: str,
-                    **params) -> RopeConfig:
-    """The model after the change: ``config`` with ``method`` and its parameters, L =
-    ``original_context`` and T = ``max_context``; its ``theta(n)`` is the ``(rotary_dim/2,)``
-    spectrum every entry of :func:`engine_settings` gives the engines (the other fields,
-    local-layer base included, stay as they are). Same arguments as
-    :func:`engine_settings`."""
-    plan = _plan(config, target_context, method, params)
-    return dataclasses.replace(config, method=plan.method, params=plan.params,
-                               original_context=plan.original, max_context=plan.target)
-
-
 def _number(value: float):
     """A JSON number as a config writes it: an int stays an int, a float a float."""
     return int(value) if isinstance(value, Integral) and not isinstance(value, bool) \
@@ -230,10 +442,14 @@ def _rope_parameters(plan: _Plan) -> dict:
         for name in SCALINGS[m].param_names:
             if name in _NOT_HF or p.get(name) is None:
                 continue
+            if m == "dynamic" and name == "original_max_position_embeddings":
+                continue  # transformers 5.24 takes dynamic NTK's L from max_position_embeddings
+                # and warns about this key ("Unrecognized keys", _validate_dynamic_rope_parameters)
             value = p[name]
             if m == "yarn" and name in _YARN_DEFAULTS and name not in plan.named and \
-                    value == _YARN_DEFAULTS[name]:
+                    value == _YARN_DEFAULTS[name] and plan.config.family != "gpt_oss":
                 continue  # transformers' default, not named by the model or the caller
+                # (vLLM's gpt_oss.py reads beta_fast and beta_slow without a default)
             if isinstance(value, tuple):
                 out[name] = [_number(v) for v in value]
             elif isinstance(value, bool):
@@ -251,38 +467,52 @@ def _rope_parameters(plan: _Plan) -> dict:
     return out
 
 
-def _local_base(cfg: RopeConfig) -> float | None:
-    """The base of the sliding-window layers where they keep a RoPE of their own beside the
-    main spectrum, under the layer-type names of transformers' nested rope_parameters
-    (Gemma 3 and 4: ``sliding_attention``), else None."""
-    if cfg.layer_specs is None or family([cfg.family])[1].rope_labels is not None:
-        return None
-    main = cfg.main_spec()
-    for group in cfg.groups():
-        spec = group.spec
-        if spec.rotates and spec.attention == "sliding" and (spec.base, spec.method, spec.params) \
-                != (main.base, main.method, main.params):
-            return spec.base
-    return None
+def _per_layer_type(plan: _Plan, dims: dict) -> dict:
+    """``dims``, or for a model whose local layers keep their own base (Gemma 3) one dict
+    per layer type as transformers 5 writes it."""
+    counts = layer_counts(plan.config)
+    if counts.local_base is None:
+        return dims
+    return {"full_attention": dims,
+            "sliding_attention": {"rope_type": "default", "rope_theta": counts.local_base}}
 
 
-def _layer_refusal(cfg: RopeConfig, engine: str, method: str) -> dict | None:
-    """A refusal where the main spectrum is not one these settings can write: DeepSeek-V4
-    (its layers read named rope_parameters entries, main and compress) and Gemma 4's global
-    layers (proportional RoPE: θ over the whole head dim, of which a quarter rotates)."""
-    if cfg.layer_specs is not None and family([cfg.family])[1].rope_labels is not None:
-        return _refusal(engine, Message(
-            "{engine} is not given a line for {method} here: this model's layers read their "
-            "RoPE from named entries of `rope_parameters` ({labels}), which these settings do "
-            "not write.", engine=engine, method=method,
-            labels=", ".join(dict.fromkeys(v for _k, v in family([cfg.family])[1].rope_labels))))
-    if cfg.theta_dim not in (None, cfg.rotary_dim):
-        return _refusal(engine, Message(
-            "{engine} is not given a line for {method} here: this model's global layers use "
-            "proportional RoPE (θᵢ over the whole head dim {theta_dim}, of which {rotary} "
-            "dims rotate), which no scaling of these settings keeps.", engine=engine,
-            method=method, theta_dim=cfg.theta_dim, rotary=cfg.rotary_dim))
-    return None
+def _hf_softmax(plan: _Plan) -> float:
+    """What transformers multiplies the softmax scale by after the change, outside RoPE:
+    DeepSeek's ``yarn_apply_mscale`` (models/deepseek_v3/modeling_deepseek_v3.py:268-273),
+    mscale(factor, mscale_all_dim)^2 for a rope type other than default with a non-zero
+    mscale_all_dim in the dict; 1 for every other family."""
+    if plan.config.family not in _DEEPSEEK:
+        return 1.0
+    dims = _rope_parameters(plan)
+    k = dims.get("mscale_all_dim")
+    if dims["rope_type"] == "default" or not k:
+        return 1.0
+    return _mscale(dims["factor"], k) ** 2
+
+
+def _nested(plan: _Plan, engine: str) -> bool:
+    """True when ``engine``'s settings go under "text_config": transformers when the
+    config.json has one; vLLM and SGLang whenever transformers' config class has a text
+    sub-config, since they apply overrides to the outer config object."""
+    cfg = plan.config
+    if engine == "transformers":
+        return cfg.text_config
+    return cfg.text_config or cfg.family in _TEXT_SUBCONFIG
+
+
+def extended_config(config: RopeConfig, target_context: int, method: str,
+                    **params) -> RopeConfig:
+    """The model after the change: ``config`` with ``method`` and its parameters, L =
+    ``original_context``, T = ``max_context`` and the softmax-scale multiplier transformers
+    gives the new settings (DeepSeek's mscale(factor, mscale_all_dim)^2, or 1); its
+    ``theta(n)`` is the ``(rotary_dim/2,)`` spectrum every entry of :func:`engine_settings`
+    gives the engines (the other fields, local-layer base included, stay as they are).
+    Same arguments as :func:`engine_settings`."""
+    plan = _plan(config, target_context, method, params)
+    return dataclasses.replace(config, method=plan.method, params=plan.params,
+                               original_context=plan.original, max_context=plan.target,
+                               softmax_scale=_hf_softmax(plan))
 
 
 def _refusal(engine: str, reason: Message) -> dict:
@@ -317,13 +547,60 @@ def _flag_number(value: float) -> str:
     return text
 
 
-def _default_attention(plan: _Plan) -> bool:
-    """True when YaRN's attention factor is 0.1 ln s + 1, what the serving engines compute
-    from the factor alone."""
-    _theta, a = scaled_theta(plan.config.rotary_dim, plan.config.base, "yarn", **plan.params)
-    s = plan.scale
-    default = 1.0 if s <= 1 else 0.1 * math.log(s) + 1.0
-    return abs(a - default) <= 1e-12 * default
+def _factors(plan: _Plan, engine: str) -> tuple[float, float]:
+    """(a, m) as ``engine``'s code computes them for its entry: a multiplies cos and sin
+    (for q and for k), m the softmax scale outside RoPE (CHECKED *_yarn_attention,
+    *_deepseek, llama_cpp_yarn). transformers' are rope_core's a and :func:`_hf_softmax`.
+    Only yarn, and for llama.cpp linear, have engine-specific rules; every other method
+    gives a = 1 (LongRoPE: transformers' rule) and m = 1 outside DeepSeek."""
+    cfg, m = plan.config, plan.method
+    s, p = plan.scale, _rope_parameters(plan)
+    deepseek = cfg.family in _DEEPSEEK
+    if engine == "transformers" or m not in ("yarn", "linear"):
+        _theta, a = scaled_theta(cfg.rotary_dim, plan.base, m if m != "ntk" else "none",
+                                 **(plan.params if m != "ntk" else {}))
+        return a, (_hf_softmax(plan) if engine == "transformers" or m == "ntk" else 1.0)
+    mscale, k = p.get("mscale"), p.get("mscale_all_dim")
+    if engine == "llama.cpp":
+        # the GGUF keeps the yarn_log_multiplier of the model's own config (DeepSeek only)
+        log_mul = (cfg.params_dict.get("mscale_all_dim") or 0.0) if deepseek else 0.0
+        if m == "linear":  # ext_factor 0: cos and sin x 1; DeepSeek's kq_scale still grows
+            return 1.0, ((_mscale(s) * _mscale(s, log_mul)) ** 2 if deepseek else 1.0)
+        # yarn: yarn_attn_factor = m(s, k') / m(s, k) / m(s) with k' = k on DeepSeek2 when
+        # the log multiplier is set, else m(s) / m(s); rope_yarn multiplies by m(s)
+        attn = 1.0 / _mscale(s) if log_mul else 1.0
+        a = attn * _mscale(s)
+        return a, ((attn * _mscale(s) * _mscale(s, log_mul)) ** 2 if deepseek else 1.0)
+    if m == "linear":
+        return 1.0, 1.0
+    if deepseek:  # DeepseekScalingRotaryEmbedding (vLLM and SGLang alike), then the softmax
+        a = _mscale(s, float(mscale if mscale is not None else 1.0)) / \
+            _mscale(s, float(k if k is not None else 0.0))
+        return a, _mscale(s, float(k or 0.0)) ** 2
+    if engine == "vLLM":  # transformers' rule
+        af = p.get("attention_factor")
+        if af is not None:
+            return float(af), 1.0
+        return (_mscale(s, mscale) / _mscale(s, k) if mscale and k else _mscale(s)), 1.0
+    # SGLang: attention_factor is not read; both mscale keys give the ratio, except M-RoPE
+    if cfg.mrope_section is None and mscale is not None and k is not None:
+        return _mscale(s, mscale) / _mscale(s, k), 1.0
+    return _mscale(s), 1.0
+
+
+def _factor_refusal(plan: _Plan, engine: str, where: str) -> dict | None:
+    """A refusal when ``engine`` would scale cos and sin or the softmax otherwise than
+    transformers (rope_core) does for the same settings."""
+    a_ref, m_ref = _factors(plan, "transformers")
+    a, m = _factors(plan, engine)
+    if abs(a - a_ref) <= 1e-9 * a_ref and abs(m - m_ref) <= 1e-9 * m_ref:
+        return None
+    return _refusal(engine, Message(
+        "{engine} cannot run {method} with these parameters: its code ({where}) multiplies "
+        "cos and sin by a = {a} and the softmax scale by {m}, where transformers (and the "
+        "spectrum shown) give a = {a_ref} and {m_ref}.",
+        engine=engine, method=plan.method, where=where, a=f"{a:.4f}", m=f"{m:.4f}",
+        a_ref=f"{a_ref:.4f}", m_ref=f"{m_ref:.4f}"))
 
 
 def _transformers(plan: _Plan) -> dict:
@@ -356,15 +633,12 @@ def _transformers(plan: _Plan) -> dict:
             "{engine} cannot run {method} for this model: its rotary dim {rotary} is not "
             "`int(head_dim · partial_rotary_factor)` for head dim {head} in floating point.",
             engine="transformers", method=m, rotary=cfg.rotary_dim, head=cfg.head_dim))
-    local = _local_base(cfg)  # Gemma 3: one dict per layer type
-    parameters = dims if local is None else {
-        "full_attention": dims,
-        "sliding_attention": {"rope_type": "default", "rope_theta": local}}
-    settings = {"rope_parameters": parameters,
-                "max_position_embeddings": plan.original if m == "dynamic" else plan.target,
-                "rope_scaling": None}
+    keys = {"rope_parameters": _per_layer_type(plan, dims),
+            "max_position_embeddings": plan.original if m == "dynamic" else plan.target,
+            "rope_scaling": None}
     if m in ("yarn", "llama3", "longrope"):
-        settings["original_max_position_embeddings"] = plan.original
+        keys["original_max_position_embeddings"] = plan.original
+    settings = {"text_config": keys} if _nested(plan, "transformers") else keys
     notes = []
     if m == "dynamic":
         notes.append(Message("transformers' dynamic NTK takes L from "
@@ -373,12 +647,20 @@ def _transformers(plan: _Plan) -> dict:
     return _entry("transformers", settings, _pretty(settings), notes)
 
 
-def _served_json(plan: _Plan, key: str) -> dict:
+def _served_json(plan: _Plan, engine: str) -> dict:
+    """The overrides vLLM (``rope_parameters``) or SGLang (``rope_scaling`` as Qwen's cards
+    write it, plus ``rope_theta``) apply, under "text_config" where that is what the engine
+    reads (:func:`_nested`)."""
     dims = _rope_parameters(plan)
-    overrides = {key: dims, "max_position_embeddings": plan.target}
+    key = "rope_parameters" if engine == "vLLM" else "rope_scaling"
+    keys = {key: _per_layer_type(plan, dims), "max_position_embeddings": plan.target}
+    counts = layer_counts(plan.config)
+    if engine == "SGLang" and counts.local_base is None:
+        # transformers 4 (SGLang's models then read the top-level rope_theta) and 5 alike
+        keys["rope_theta"] = plan.base
     if plan.method in ("yarn", "llama3", "longrope"):
-        overrides["original_max_position_embeddings"] = plan.original
-    return overrides
+        keys["original_max_position_embeddings"] = plan.original
+    return {"text_config": keys} if _nested(plan, engine) else keys
 
 
 def _served_refusal(plan: _Plan, engine: str) -> dict | None:
@@ -392,66 +674,81 @@ def _served_refusal(plan: _Plan, engine: str) -> dict | None:
             "{engine} cannot run {method} for ChatGLM: its `chatglm.py` builds the rotation from "
             "base 10000 · `rope_ratio` and reads no rope scaling keys.",
             engine=engine, method=m))
-    if _local_base(cfg) is not None:
+    if cfg.family in _DEEPSEEK and m not in ("yarn", "ntk"):
+        where = CHECKED["vllm_deepseek" if engine == "vLLM" else "sglang_deepseek"].where
         return _refusal(engine, Message(
-            "{engine} is not given a line for {method} here: this model's global and sliding "
-            "layers have separate RoPE settings, which {engine} reads per model family. Save the "
-            "transformers entry into a copy of `config.json` and serve that copy.",
-            engine=engine, method=m))
-    # M-RoPE (Qwen2-VL): get_rope builds the multimodal rotation only for the rope types
-    # default (vLLM and SGLang) and yarn (vLLM); any other type would drop the sections
-    mrope_types = ("ntk", "yarn") if engine == "vLLM" else ("ntk",)
-    if getattr(cfg, "mrope_section", None) is not None and m not in mrope_types:
+            "{engine} cannot run {method} for DeepSeek: its `deepseek_v2.py` ({where}) turns "
+            "every rope type other than `default` into DeepSeek's YaRN (`deepseek_yarn`), so "
+            "{method} would run as YaRN or fail to load. Only `yarn` and static `ntk` (rope "
+            "type `default`) keep their meaning.",
+            engine=engine, method=m, where=where))
+    if engine == "vLLM" and cfg.family == "gpt_oss" and m != "yarn":
         return _refusal(engine, Message(
-            "{engine} cannot run {method} for this M-RoPE model: its `get_rope` builds the "
-            "rotation of time, height and width sections only for the rope types {types}, "
-            "and with {method} would rotate every pair by the text position alone.",
-            engine=engine, method=m,
-            types=", ".join("default" if t == "ntk" else t for t in mrope_types)))
+            "{engine} cannot run {method} for gpt-oss: its `gpt_oss.py` ({where}) always builds "
+            "YaRN and reads `factor`, `original_max_position_embeddings`, `beta_fast` and "
+            "`beta_slow` from `rope_parameters`, so {method} would run as YaRN or fail to load.",
+            engine=engine, method=m, where=CHECKED["vllm_gpt_oss"].where))
+    # M-RoPE (Qwen2-VL): get_rope builds the time, height and width sections only for the rope
+    # types default (our ntk) and yarn, in both engines (CHECKED vllm_get_rope, sglang_get_rope)
+    if cfg.mrope_section is not None and m not in ("ntk", "yarn"):
+        where = CHECKED["vllm_get_rope" if engine == "vLLM" else "sglang_get_rope"].where
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for this M-RoPE model: its `get_rope` ({where}) "
+            "builds the rotation of time, height and width sections only for the rope types "
+            "`default` and `yarn`, and with {method} would rotate every pair by the text position "
+            "alone.",
+            engine=engine, method=m, where=where))
+    if m == "dynamic" and engine == "vLLM":
+        return _refusal(engine, Message(
+            "{engine} has no dynamic NTK: its rope type `dynamic` "
+            "(`DynamicNTKScalingRotaryEmbedding`, {where}) computes `base · (f · P / "
+            "P_trained − (f − 1))^(d/(d−2))` once, with `P_trained` = `max_trained_positions`, "
+            "which defaults to P, so the base stays as it is: the plain spectrum at every "
+            "length, no NTK at all.",
+            engine=engine, method=m, where=CHECKED["vllm_dynamic"].where))
     if m == "dynamic":
         return _refusal(engine, Message(
             "{engine} has no dynamic NTK: its rope type `dynamic` "
-            "(`DynamicNTKScalingRotaryEmbedding`) computes one base for `factor` × "
+            "(`DynamicNTKScalingRotaryEmbedding`, {where}) computes one base for `factor` × "
             "`max_position_embeddings` tokens when the server starts and uses it at every length, "
             "which is static NTK. Static `ntk` gives at the target what dynamic NTK with f = 1 "
             "gives there.",
-            engine=engine, method=m))
-    if m == "yarn" and cfg.family not in _DEEPSEEK and not _default_attention(plan):
+            engine=engine, method=m, where=CHECKED["sglang_dynamic"].where))
+    if m != "yarn":
+        return None
+    p = _rope_parameters(plan)
+    if cfg.family in _DEEPSEEK and p.get("truncate") is False:
         return _refusal(engine, Message(
-            "{engine} cannot run {method} with this attention factor: its YaRN multiplies cos and "
-            "sin by 0.1 ln s + 1 computed from `factor` alone (`YaRNScalingRotaryEmbedding`) and "
-            "is not passed `attention_factor`, `mscale` or `mscale_all_dim`.",
+            "{engine} cannot run {method} with `truncate` = `false` for DeepSeek: its "
+            "`DeepseekScalingRotaryEmbedding` takes no `truncate` and always rounds the ramp's "
+            "bounds down and up.",
             engine=engine, method=m))
-    if m == "yarn" and engine == "SGLang" and plan.params.get("truncate") is False:
+    if engine == "SGLang" and cfg.mrope_section is not None and \
+            ("mscale" in p or "mscale_all_dim" in p):
         return _refusal(engine, Message(
-            "{engine} cannot run {method} with `truncate` = `false`: its YaRN always rounds the "
-            "ramp's bounds down and up (`_yarn_find_correction_range`).",
-            engine=engine, method=m))
-    return None
+            "{engine} cannot run {method} with `mscale` or `mscale_all_dim` for this M-RoPE "
+            "model: its `YaRNScalingMRotaryEmbedding` ({where}) takes neither.",
+            engine=engine, method=m, where=CHECKED["sglang_yarn_attention"].where))
+    key = {"vLLM": "vllm_deepseek_attention" if cfg.family in _DEEPSEEK else
+           "vllm_yarn_attention",
+           "SGLang": "sglang_deepseek" if cfg.family in _DEEPSEEK else "sglang_yarn_attention"}
+    return _factor_refusal(plan, engine, CHECKED[key[engine]].where)
 
 
-def _vllm(plan: _Plan) -> dict:
-    refused = _served_refusal(plan, "vLLM")
+def _served(plan: _Plan, engine: str) -> dict:
+    refused = _served_refusal(plan, engine)
     if refused is not None:
         return refused
-    overrides = _served_json(plan, "rope_parameters")
-    settings = {"--hf-overrides": overrides, "--max-model-len": plan.target}
-    command = (f"{COMMANDS['vLLM']} --hf-overrides '{_json(overrides)}' "
-               f"--max-model-len {plan.target}")
-    return _entry("vLLM", settings, command)
-
-
-def _sglang(plan: _Plan) -> dict:
-    refused = _served_refusal(plan, "SGLang")
-    if refused is not None:
-        return refused
-    overrides = _served_json(plan, "rope_scaling")
-    # transformers 4 (SGLang's models then read the top-level rope_theta) and 5 alike
-    overrides["rope_theta"] = plan.base
-    settings = {"--json-model-override-args": overrides, "--context-length": plan.target}
-    command = (f"{COMMANDS['SGLang']} --json-model-override-args '{_json(overrides)}' "
-               f"--context-length {plan.target}")
-    return _entry("SGLang", settings, command)
+    overrides = _served_json(plan, engine)
+    if engine == "vLLM":
+        settings = {"--hf-overrides": overrides, "--max-model-len": plan.target}
+        command = (f"{COMMANDS['vLLM']} --hf-overrides '{_json(overrides)}' "
+                   f"--max-model-len {plan.target}")
+    else:
+        settings = {"--json-model-override-args": overrides, "--context-length": plan.target}
+        command = (f"{COMMANDS['SGLang']} --json-model-override-args '{_json(overrides)}' "
+                   f"--context-length {plan.target}")
+    return _entry(engine, settings, command)
 
 
 def _llama_cpp(plan: _Plan) -> dict:
@@ -465,13 +762,21 @@ def _llama_cpp(plan: _Plan) -> dict:
             "{engine} has no dynamic NTK: `--rope-scaling` takes `none`, `linear` or `yarn`, and "
             "`--rope-freq-base` sets one base for every length (static NTK).",
             engine=engine, method=m))
-    if m == "llama3":
+    if m == "llama3" and cfg.family in _LLAMA_CPP_ROPE_FREQS:
         return _refusal(engine, Message(
             "{engine} has no {method} scaling on its command line (`--rope-scaling` takes `none`, "
             "`linear` or `yarn`): `convert_hf_to_gguf.py` writes Llama 3.1's band factors into "
             "the GGUF as a `rope_freqs` tensor for the `factor` in `config.json`. Merge the "
             "transformers entry into `config.json` and convert again.",
             engine=engine, method=m))
+    if m == "llama3":
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for {family}: llama3 scaling exists in llama.cpp only "
+            "as a `rope_freqs` tensor, which only the converters of the Llama family (Llama, "
+            "Mistral, Mixtral, Llama 4, Arcee, Apertus) and EXAONE write and their graphs "
+            "apply ({where}); converted again, this model would run with its plain spectrum.",
+            engine=engine, method=m, family=cfg.family or cfg.name,
+            where=CHECKED["llama_cpp_rope_freqs"].where))
     if m == "longrope":
         return _refusal(engine, Message(
             "{engine} has no {method} scaling on its command line (`--rope-scaling` takes `none`, "
@@ -479,6 +784,14 @@ def _llama_cpp(plan: _Plan) -> dict:
             "attention factor into the GGUF. Merge the transformers entry into `config.json` and "
             "convert again.",
             engine=engine, method=m))
+    if cfg.method == "llama3" and m != cfg.method and cfg.family in _LLAMA_CPP_ROPE_FREQS:
+        return _refusal(engine, Message(
+            "{engine} would stack {method} on this model's own {own} factors: its GGUF carries "
+            "them as a `rope_freqs` tensor, which llama.cpp applies before any "
+            "`--rope-scaling`. Converting again from a `config.json` with the transformers "
+            "entry merged in gives a GGUF without that tensor, which this line would then "
+            "serve as shown.",
+            engine=engine, method=m, own=cfg.method))
     if cfg.method in ("llama3", "longrope") and m != cfg.method:
         return _refusal(engine, Message(
             "{engine} would stack {method} on this model's own {own} factors: its GGUF carries "
@@ -486,6 +799,9 @@ def _llama_cpp(plan: _Plan) -> dict:
             engine=engine, method=m, own=cfg.method))
     args = [("-c", str(plan.target))]
     if m == "linear":
+        refused = _factor_refusal(plan, engine, CHECKED["llama_cpp_deepseek"].where)
+        if refused is not None:
+            return refused
         args += [("--rope-scaling", "linear"), ("--rope-scale", _flag_number(plan.scale))]
     elif m == "ntk":
         args += [("--rope-scaling", "none"), ("--rope-freq-base", _flag_number(plan.base))]
@@ -495,13 +811,11 @@ def _llama_cpp(plan: _Plan) -> dict:
                 "{engine} cannot run {method} with `truncate` = `false`: "
                 "`ggml_rope_yarn_corr_dims` always rounds the ramp's bounds down and up.",
                 engine=engine, method=m))
-        if cfg.family not in _DEEPSEEK and not _default_attention(plan):
-            return _refusal(engine, Message(
-                "{engine} cannot run {method} with this attention factor: its YaRN multiplies cos "
-                "and sin by 0.1 ln s + 1 computed from the scale (`src/llama-context.cpp`, "
-                "`rope_yarn`), and how it treats `--yarn-attn-factor` has changed between "
-                "versions.",
-                engine=engine, method=m))
+        where = CHECKED["llama_cpp_deepseek" if cfg.family in _DEEPSEEK
+                        else "llama_cpp_yarn"].where
+        refused = _factor_refusal(plan, engine, where)
+        if refused is not None:
+            return refused
         args += [("--rope-scaling", "yarn"), ("--rope-scale", _flag_number(plan.scale)),
                  ("--yarn-orig-ctx", str(plan.original))]
         for name, flag in (("beta_fast", "--yarn-beta-fast"), ("beta_slow", "--yarn-beta-slow")):
@@ -534,40 +848,144 @@ def engine_settings(config: RopeConfig, target_context: int, method: str, **para
         each entry a dict with ``engine``, ``supported`` (bool), ``settings`` (transformers:
         the dict to merge into config.json, ``rope_parameters`` as transformers 5 writes it,
         ``max_position_embeddings`` (T; L for dynamic NTK), ``"rope_scaling": None`` and,
-        for yarn, llama3 and longrope, ``original_max_position_embeddings`` = L; the
-        others: {flag: value}), ``command`` (the JSON text or command line to copy; ""
-        when refused), ``refusal`` (None, or a :class:`Message` naming the engine and the
+        for yarn, llama3 and longrope, ``original_max_position_embeddings`` = L, all under
+        ``"text_config"`` when the config.json has one; vLLM and SGLang: {flag: value},
+        the JSON nested likewise where the engine reads a text sub-config; llama.cpp:
+        {flag: value}), ``command`` (the JSON text or command line to copy; "" when
+        refused), ``refusal`` (None, or a :class:`Message` naming the engine and the
         method and saying why), ``notes`` (Messages) and ``source`` (where the names come
-        from).
+        from, with the version read).
 
     Raises:
         RopeError: for an unknown method, a target at or below the model's context, an
         L out of range, a factor that contradicts T / L, or a parameter out of its range.
     """
     plan = _plan(config, target_context, method, params)
-    return {"transformers": _transformers(plan), "vLLM": _vllm(plan),
-            "SGLang": _sglang(plan), "llama.cpp": _llama_cpp(plan)}
+    return {"transformers": _transformers(plan), "vLLM": _served(plan, "vLLM"),
+            "SGLang": _served(plan, "SGLang"), "llama.cpp": _llama_cpp(plan)}
 
 
 # --- what the page says beside the settings -------------------------------------------
 
-NOTE_KINDS = ("static", "transformers_warning", "built_in", "layers", "mrope", "dynamic",
-              "longrope")
+NOTE_KINDS = ("windows", "static", "transformers_warning", "built_in", "softmax", "layers",
+              "mrope", "dynamic", "longrope")
+# the notes that say the choice gains nothing (the page shows them as warnings)
+WARNING_KINDS = ("windows",)
+
+
+def _angles(plan: _Plan):
+    """Per pair (each ``(d/2,)`` float64): theta before (at R = :func:`reach`), theta after
+    (at T), the largest angle seen and the largest angle at T. Seen: R theta_i, or for a
+    model trained at L with the plain spectrum (its ``training_context`` is L, or it has
+    no scaling) the larger of that and L_train base^(-2i/d): Gemma 3's global layers saw
+    32,768 theta_i in pre-training, more than 131,072 theta_i / 8 after it."""
+    cfg = plan.config
+    already = reach(cfg)
+    before, _a = cfg.theta(already)  # (d/2,)
+    after, _b = dataclasses.replace(
+        cfg, method=plan.method, params=plan.params, original_context=plan.original,
+        max_context=plan.target).theta(plan.target)  # (d/2,)
+    seen = already * before  # (d/2,) rad
+    trained = cfg.training_context
+    if trained is not None and (cfg.method == "none" or trained == cfg.original_context):
+        plain = plain_theta(cfg.rotary_dim, cfg.base, dtype=before.dtype)  # (d/2,)
+        seen = torch.maximum(seen, trained * plain)
+    return before, after, seen, plan.target * after
+
+
+def _pushed(plan: _Plan) -> tuple[int, int]:
+    """(pairs pushed past the largest angle they have seen, pairs that never turned)."""
+    _before, _after, seen, at_target = _angles(plan)
+    turned = seen >= 2 * math.pi
+    pushed = ~turned & (at_target / seen > 1 + _RELATIVE)
+    return int(pushed.sum()), int((~turned).sum())
+
+
+def _layer_notes(plan: _Plan) -> list:
+    """The notes on which layers the settings reach, from :func:`layer_counts`."""
+    cfg, counts = plan.config, layer_counts(plan.config)
+    notes = []
+    if counts.layers is None or counts.rope == 0:
+        return notes
+    names = dict(model=cfg.name, layers=counts.layers, rope=counts.rope, nope=counts.nope,
+                 windowed=counts.windowed, window=f"{counts.window:,}" if counts.window else "",
+                 full=counts.rope - counts.windowed, original=f"{plan.original:,}")
+    all_windowed = counts.windowed == counts.rope and counts.window is not None
+    if all_windowed and counts.window <= plan.original:
+        a, m = _factors(plan, "transformers")
+        sharper = "" if abs(a * a * m - 1) < 1e-12 else Message(
+            " The attention factor a = {a} multiplies their logits by a² = {square} at "
+            "every length.", a=f"{a:.4f}", square=f"{a * a * m:.4f}")
+        if counts.nope:
+            notes.append(("windows", Message(
+                "Every RoPE layer of {model} ({rope} of {layers}) attends within a window of "
+                "{window} tokens, so no RoPE layer meets a distance of {window} or more at any "
+                "target: these settings only change the angles of distances its RoPE layers "
+                "were trained on, for no gain."
+                "{sharper} What limits its context are its {nope} layers without RoPE, which no "
+                "line changes.", sharper=sharper, **names)))
+        elif cfg.family in ("llama", "mistral"):  # llama.cpp's LlamaModel converter
+            notes.append(("windows", Message(
+                "Every layer of {model} attends within a window of {window} tokens where the "
+                "window is applied (transformers, vLLM): no query–key distance reaches "
+                "{window}, less than L = {original}, so these settings only change the angles "
+                "of distances it was trained on, for no gain.{sharper} llama.cpp runs it "
+                "with full attention (its Llama converter writes no window), where the scaling "
+                "does reach longer distances.", sharper=sharper, **names)))
+        else:
+            notes.append(("windows", Message(
+                "Every layer of {model} attends within a window of {window} tokens: no "
+                "query–key distance reaches {window}, less than L = {original}, so these "
+                "settings only change the angles of distances it was trained on, for no "
+                "gain.{sharper}", sharper=sharper, **names)))
+    elif all_windowed:
+        notes.append(("layers", Message(
+            "Every RoPE layer of {model} attends within a window of {window} tokens: at any "
+            "target its RoPE layers meet distances below {window} only, so a target beyond "
+            "{window} tokens gives them no longer distances.", **names)))
+    elif counts.local:
+        notes.append(("layers", Message(
+            "{model} scales only its {full} global layers: its {windowed} sliding-window "
+            "layers (window {window} tokens) rotate with their own base {local}, unscaled, "
+            "and every line keeps it.", local=f"{counts.local_base:g}", **names)))
+    elif counts.windowed:
+        kept = Message(
+            " llama.cpp keeps them at the base and scale of its GGUF whatever the flags "
+            "(`get_rope_freq_base` and `get_rope_freq_scale` in `src/llama-model.cpp`), so "
+            "there they keep the angles they were trained with.") \
+            if cfg.family in _LLAMA_CPP_SWA_KEPT else ""
+        notes.append(("layers", Message(
+            "{windowed} of {model}'s {rope} RoPE layers attend within a window of {window} "
+            "tokens: their query–key distances stay below {window} at any target, so the new "
+            "spectrum changes their angles without giving them longer distances; the longer "
+            "context reaches only its {full} full-attention RoPE layers.{kept}",
+            kept=kept, **names)))
+    if counts.nope and not any(kind == "windows" for kind, _m in notes):
+        notes.append(("layers", Message(
+            "{model}'s {nope} layers without RoPE (of {layers}) are untouched by every line: "
+            "they have no rotation to scale.", **names)))
+    return notes
 
 
 def serving_notes(config: RopeConfig, target_context: int, method: str,
                   **params) -> tuple[tuple[str, Message], ...]:
-    """The warnings that apply to a choice, as ``(kind, Message)`` pairs (kinds in
-    :data:`NOTE_KINDS`). Same arguments as :func:`engine_settings`.
+    """The cautions that apply to a choice, as ``(kind, Message)`` pairs (kinds in
+    :data:`NOTE_KINDS`; those in :data:`WARNING_KINDS` say the choice gains nothing).
+    Same arguments as :func:`engine_settings`.
 
+    * windows: every RoPE layer attends within a window no longer than L, so no RoPE layer
+      meets a longer distance (Command R7B, whose full layers have no RoPE; Mistral 7B v0.1
+      where the window is applied);
     * static: linear, ntk, yarn and llama3 change theta for every input, the shortest too;
     * transformers_warning: transformers 5.24 warns when a YaRN config's factor differs
       from max_position_embeddings / original_max_position_embeddings (and that ratio is
       not 1), then uses the factor; said for yarn, and when the model's own config does so;
     * built_in: the model already scales its RoPE; the new setting replaces that scaling
       (its own method: same parameters, factor T / L);
-    * layers: the model has layers with a separate, unscaled base (Gemma 3's sliding
-      layers), which keep it;
+    * softmax: DeepSeek's attention multiplies its softmax scale by mscale(factor,
+      mscale_all_dim)^2 outside RoPE: as configured, and with the new settings;
+    * layers: windowed RoPE layers, local layers that keep their own base (Gemma 3) and
+      layers without RoPE, from :func:`layer_counts`;
     * mrope: an M-RoPE model (Qwen2-VL): Qwen2.5-VL's model card advises against YaRN
       (temporal and spatial localization suffer) and, for long videos, suggests raising
       max_position_embeddings instead;
@@ -580,15 +998,16 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
     def n(tokens: int) -> str:  # a count of tokens with its digits grouped: 131,072
         return f"{tokens:,}"
 
-    notes = []
+    notes = _layer_notes(plan)
     if m in STATIC:
         notes.append(("static", Message(
             "{method} is static: it changes θᵢ for every input, a 500-token prompt "
             "included, not only for inputs longer than L = {original}. Qwen's model cards "
-            "warn that static YaRN (the same factor whatever the input length) may impair "
-            "performance on shorter texts, and advise adding the scaling only when long "
-            "inputs are expected, with a factor for the typical length (their example: 2 "
-            "for 65,536 tokens from 32,768).", method=m, original=n(plan.original))))
+            "(Qwen2.5, Qwen3) warn that static YaRN (the same factor whatever the input "
+            "length) may impair performance on shorter texts and advise adding the scaling "
+            "only when long inputs are expected; Qwen3's card also advises a factor for the "
+            "typical length (its example: 2 for 65,536 tokens from 32,768).",
+            method=m, original=n(plan.original))))
     own_mismatch = False
     if cfg.method == "yarn":
         own = resolve_params("yarn", cfg.rotary_dim, cfg.params_dict)
@@ -596,66 +1015,105 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
         own_mismatch = own["factor"] is not None and implicit != 1 and \
             abs(implicit - own["factor"]) > _RELATIVE * implicit
     if m == "yarn" or own_mismatch:
-        notes.append(("transformers_warning", Message(
-            "transformers 5.24 warns when a YaRN config's `factor` differs from "
-            "`max_position_embeddings` / `original_max_position_embeddings` (unless that "
-            "ratio is 1) and then uses the `factor` (`_validate_yarn_rope_parameters` in "
-            "`modeling_rope_utils.py`). The settings here set `max_position_embeddings` = "
-            "{target} and `factor` = {target} / {original} = {scale}, so they agree.",
-            target=n(plan.target), original=n(plan.original), scale=f"{s:.6g}")))
+        names = dict(target=n(plan.target), original=n(plan.original), scale=f"{s:.6g}",
+                     configured=n(cfg.max_context))
+        ratio = cfg.max_context / plan.original
+        if m == "yarn" and cfg.method == "none" and ratio != 1 and \
+                abs(ratio - s) > _RELATIVE * s:
+            text = Message(
+                "transformers 5.24 warns when a YaRN config's `factor` differs from "
+                "`max_position_embeddings` / `original_max_position_embeddings` (unless that "
+                "ratio is 1) and then uses the `factor` (`_validate_yarn_rope_parameters` in "
+                "`modeling_rope_utils.py`). The settings here set `max_position_embeddings` = "
+                "{target} and `factor` = {target} / {original} = {scale}, so they agree. "
+                "Adding only the scaling dict, as Qwen3's model card does, and leaving "
+                "`max_position_embeddings` at its {configured} would make transformers warn: "
+                "{configured} / {original} = {ratio}, not {scale}.",
+                ratio=f"{ratio:.6g}", **names)
+        else:
+            text = Message(
+                "transformers 5.24 warns when a YaRN config's `factor` differs from "
+                "`max_position_embeddings` / `original_max_position_embeddings` (unless that "
+                "ratio is 1) and then uses the `factor` (`_validate_yarn_rope_parameters` in "
+                "`modeling_rope_utils.py`). The settings here set `max_position_embeddings` = "
+                "{target} and `factor` = {target} / {original} = {scale}, so they agree.",
+                **names)
+        notes.append(("transformers_warning", text))
     if cfg.method != "none":
         names = dict(model=cfg.name, own=cfg.method, original=n(cfg.original_context),
                      configured=n(cfg.max_context), target=n(plan.target), method=m,
-                     new_original=n(plan.original))
+                     new_original=n(plan.original), scale=f"{s:.6g}")
         own = resolve_params(cfg.method, cfg.rotary_dim, cfg.params_dict)
         own_factor = own.get("factor")
         if own_factor is None and own.get("max_position_embeddings") is not None:
             own_factor = own["max_position_embeddings"] / own["original_max_position_embeddings"]
         if m == cfg.method and own_factor is not None and plan.original == \
                 cfg.original_context and abs(own_factor - s) <= _RELATIVE * s:
-            text = Message("{model} already scales its RoPE with {own} from L = {original}, "
-                           "by the factor {target} / {original} itself, but is configured "
-                           "for {configured} tokens. The settings here keep its spectrum "
-                           "and raise only the configured context: between {configured} "
-                           "and {target} tokens its slowest pairs reach angles its training "
-                           "never produced.", **names)
+            pushed, _never = _pushed(plan)
+            if pushed:
+                text = Message("{model} already scales its RoPE with {own} from L = {original}, "
+                               "by the factor {target} / {original} itself, but is configured "
+                               "for {configured} tokens. The settings here keep its spectrum "
+                               "and raise only the configured context: between {configured} "
+                               "and {target} tokens {pushed} of its pairs reach angles larger "
+                               "than any it has seen.", pushed=pushed, **names)
+            else:
+                text = Message("{model} already scales its RoPE with {own} from L = {original}, "
+                               "by the factor {target} / {original} itself, but is configured "
+                               "for {configured} tokens. The settings here keep its spectrum "
+                               "and raise only the configured context; up to {target} tokens "
+                               "no pair goes past the largest angle it has seen (in training "
+                               "at L with the unscaled spectrum, or within {configured} "
+                               "tokens).", **names)
         elif m == cfg.method:
             text = Message("{model} already scales its RoPE with {own} from L = {original} "
-                           "to {configured} tokens. The settings here keep its own "
-                           "parameters with s = {target} / {new_original}: they replace "
-                           "its scaling with a longer one of the same kind, which "
-                           "the model was not trained with beyond {configured} tokens.",
+                           "to {configured} tokens, with factor {own_factor}. The settings here "
+                           "keep its other parameters with factor s = {target} / "
+                           "{new_original} = {scale}: that changes its interpolated pairs at "
+                           "every length, short inputs included; the model was trained with "
+                           "factor {own_factor}.",
+                           own_factor=f"{own_factor:g}" if own_factor is not None else "?",
                            **names)
         else:
             text = Message("{model} already scales its RoPE with {own} (from L = {original} "
                            "to {configured} tokens). A config holds one scaling per "
-                           "spectrum: these settings replace {own} with {method} from the "
-                           "plain spectrum at L = {new_original}, a spectrum the model never "
-                           "saw at any length; they do not stack {method} on top of {own}. "
-                           "Stacking (scaling the already-scaled spectrum again, from "
-                           "{configured}) is what llama.cpp would do with a GGUF whose "
+                           "spectrum: these settings replace {own} with {method}, applied to "
+                           "the plain spectrum from L = {new_original}; they do not stack "
+                           "{method} on top of {own}. Stacking (scaling the already-scaled "
+                           "spectrum again) is what llama.cpp would do with a GGUF whose "
                            "factors are tensors, and none of these configs can write it.",
                            **names)
         notes.append(("built_in", text))
-    local = _local_base(cfg)
-    if local is not None:
-        notes.append(("layers", Message(
-            "{model} scales only its global layers: its sliding-window layers rotate with "
-            "their own base {local}, unscaled, and keep it.", model=cfg.name,
-            local=f"{local:g}")))
-    if getattr(cfg, "mrope_section", None) is not None:
+    if cfg.family in _DEEPSEEK:
+        new = _hf_softmax(plan)
+        notes.append(("softmax", Message(
+            "{model}'s attention multiplies its softmax scale 1/√d by `mscale(factor, "
+            "mscale_all_dim)²` = `(0.1 · mscale_all_dim · ln factor + 1)²` outside RoPE, "
+            "for any rope type but `default` (transformers' `yarn_apply_mscale`, the "
+            "`deepseek_v2.py` of vLLM and SGLang, llama.cpp's `deepseek2.cpp`): × {own} as "
+            "configured, × {new} with these settings. The whole logit, not only its rotated "
+            "part, is multiplied by it.", model=cfg.name, own=f"{cfg.softmax_scale:.4f}",
+            new=f"{new:.4f}")))
+    if cfg.mrope_section is not None:
         notes.append(("mrope", Message(
             "{model} rotates its pairs by time, height and width positions (M-RoPE). "
             "Qwen2.5-VL's model card says that adding YaRN this way has a significant impact "
             "on temporal and spatial localization and does not recommend it; for long videos "
             "it suggests raising `max_position_embeddings` instead, since M-RoPE spends "
             "fewer position ids.", model=cfg.name)))
-    if m == "dynamic":
+    if m == "dynamic" and cfg.method == "none":
         notes.append(("dynamic", Message(
             "Dynamic NTK recomputes the base for each input length past L = {original}: "
-            "short inputs run exactly as trained, but during generation the keys already "
-            "cached were rotated with the base of an earlier length.",
+            "inputs up to L run the model's plain spectrum, as trained, but during generation "
+            "the keys already cached were rotated with the base of an earlier length.",
             original=n(plan.original))))
+    elif m == "dynamic":
+        notes.append(("dynamic", Message(
+            "Dynamic NTK recomputes the base for each input length past L = {original}, and "
+            "inputs up to L run the plain spectrum, not {model}'s own {own} scaling, which its "
+            "config applies at every length; during generation the keys already cached were "
+            "rotated with the base of an earlier length.",
+            original=n(plan.original), model=cfg.name, own=cfg.method)))
     if m == "longrope":
         notes.append(("longrope", Message(
             "LongRoPE's per-pair factors were searched for the model's own configured "
@@ -672,36 +1130,38 @@ def range_table(config: RopeConfig, target_context: int, method: str,
 
     Before: the model as it is, theta_i = ``config.theta(R)`` at R = :func:`reach` (its
     trained context, or where its own scaling takes it); after: theta'_i =
-    ``extended_config(...).theta(T)`` at the target T. A pair has seen every angle when it
-    completed a turn within R (2 pi / theta_i <= R); otherwise the largest angle it has
-    seen is R theta_i, and it is pushed out when T theta'_i > R theta_i (relative
-    tolerance 1e-9: NTK divides the slowest pair by exactly s).
+    ``extended_config(...).theta(T)`` at the target T. The largest angle a pair has seen
+    is R theta_i or, for a model trained at L_train with the plain spectrum (its
+    ``training_context`` equals its L, or it has no scaling), the larger of that and
+    L_train base^(-2i/d). A pair whose largest angle seen reaches 2 pi has seen every
+    angle; any other is pushed out when T theta'_i exceeds its largest angle seen
+    (relative tolerance 1e-9: NTK divides the slowest pair by exactly s).
 
     Returns:
-        ``rotary_dim/2`` rows: leading model, method, reach R [tokens], target context T
-        [tokens]; then pair, theta before [rad/token], theta after [rad/token], wavelength
-        before [tokens], wavelength after [tokens], largest angle seen [rad] (R theta_i,
-        NaN when the pair turned), largest angle at T [rad], angle ratio (T theta'_i /
-        (R theta_i)), turned within R (bool), pushed out (bool).
+        ``rotary_dim/2`` rows: leading model, method, reach R [tokens], training context
+        [tokens] (NaN when unknown), target context T [tokens]; then pair, theta before
+        [rad/token], theta after [rad/token], wavelength before [tokens], wavelength after
+        [tokens], largest angle seen [rad] (NaN when the pair turned), largest angle at T
+        [rad], angle ratio (largest angle at T / largest angle seen), turned (bool),
+        pushed out (bool).
     """
     plan = _plan(config, target_context, method, params)
-    already = reach(config)
-    before, _a = config.theta(already)  # (d/2,)
-    after, _b = extended_config(config, target_context, method, **params).theta(plan.target)
+    before, after, seen, at_target = _angles(plan)  # (d/2,) each
     wave_before, wave_after = 2 * math.pi / before, 2 * math.pi / after  # (d/2,)
-    seen, at_target = already * before, plan.target * after  # (d/2,) rad
-    turned = wave_before <= already
+    turned = seen >= 2 * math.pi
     ratio = at_target / seen
     pushed = ~turned & (ratio > 1 + _RELATIVE)
+    trained = config.training_context
     return pd.DataFrame({
-        "model": config.name, "method": plan.method, "reach R [tokens]": already,
+        "model": config.name, "method": plan.method, "reach R [tokens]": reach(config),
+        "training context [tokens]": math.nan if trained is None else trained,
         "target context T [tokens]": plan.target,
         "pair": range(before.numel()), "theta before [rad/token]": before.numpy(),
         "theta after [rad/token]": after.numpy(), "wavelength before [tokens]":
             wave_before.numpy(), "wavelength after [tokens]": wave_after.numpy(),
         "largest angle seen [rad]": seen.where(~turned, math.nan).numpy(),
         "largest angle at T [rad]": at_target.numpy(), "angle ratio": ratio.numpy(),
-        "turned within R": turned.numpy(), "pushed out": pushed.numpy()})
+        "turned": turned.numpy(), "pushed out": pushed.numpy()})
 
 
 def settings_table(config: RopeConfig, target_context: int, method: str,
@@ -709,13 +1169,16 @@ def settings_table(config: RopeConfig, target_context: int, method: str,
     """The settings of :func:`engine_settings` as a table, one row per engine and setting.
 
     Leading columns (the choice that produced it): model, method, original context L
-    [tokens], target context T [tokens], scale s = T/L, attention factor a (at T), logit
-    multiplier a^2; then engine, supported, setting (a flag or a config.json key; "refused"
-    for a refusal), value (the JSON or flag value as written; the refusal's English text).
+    [tokens], target context T [tokens], scale s = T/L, attention factor a (at T, on cos
+    and sin), softmax scale multiplier m (outside RoPE: DeepSeek's mscale^2, else 1),
+    rotated logit multiplier a^2 m; then engine, supported, setting (a flag or a
+    config.json key; "refused" for a refusal), value (the JSON or flag value as written;
+    the refusal's English text).
     """
     plan = _plan(config, target_context, method, params)
     settings = engine_settings(config, target_context, method, **params)
-    _theta, a = extended_config(config, target_context, method, **params).theta(plan.target)
+    extended = extended_config(config, target_context, method, **params)
+    _theta, a = extended.theta(plan.target)
     rows = []
     for engine in ENGINES:
         entry = settings[engine]
@@ -727,12 +1190,15 @@ def settings_table(config: RopeConfig, target_context: int, method: str,
     lead = {"model": config.name, "method": plan.method,
             "original context L [tokens]": plan.original,
             "target context T [tokens]": plan.target, "scale s = T/L": plan.scale,
-            "attention factor a": a, "logit multiplier a^2": a * a}
+            "attention factor a": a, "softmax scale multiplier m": extended.softmax_scale,
+            "rotated logit multiplier a^2 m": a * a * extended.softmax_scale}
     frame = pd.DataFrame(rows, columns=["engine", "supported", "setting", "value"])
     for n, (name, value) in enumerate(lead.items()):
         frame.insert(n, name, value)
     return frame
 
 
-__all__ = ["ENGINES", "METHODS", "NOTE_KINDS", "SOURCES", "STATIC", "engine_settings",
-           "extended_config", "range_table", "reach", "serving_notes", "settings_table"]
+__all__ = ["CHECKED", "ENGINES", "ENGINE_VERSIONS", "LLAMA_CPP_PYTHON", "METHODS",
+           "NOTE_KINDS", "SOURCES", "STATIC", "WARNING_KINDS", "Checked", "LayerCounts",
+           "engine_settings", "extended_config", "layer_counts", "range_table", "reach",
+           "serving_notes", "settings_table"]

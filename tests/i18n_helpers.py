@@ -26,7 +26,7 @@ PROPER_NAMES = {
     "peng", "bloc", "emozilla", "kaiokendev", "nope", "yarn", "longrope", "polar",
     "github", "arxiv", "unicode", "numpy", "pandas", "microsoft", "google", "alibaba",
     "mistralai", "zhipu", "glm", "anthropic", "openai", "mini", "neox", "ding", "reddit",
-    "haviv", "kazemnejad", "toeplitz",
+    "haviv", "kazemnejad", "toeplitz", "mixtral", "arcee", "apertus",
     "xpos", "barbero",
     "scout", "command", "cohere", "smollm", "yang",
     "nakanishi", "scalable",

@@ -51,11 +51,19 @@ def test_warm_up_computes_every_constant_in_a_thread_that_is_not_a_daemon():
     assert all(not daemon for name, daemon in seen if name == constants.WARM_UP_THREAD)
 
 
-def test_tiny_accuracy_is_one_row_per_curve_in_0_1():
+def test_tiny_evaluation_is_every_curve_and_seed_in_0_1():
     from rope_core import tiny_model as tm
 
-    accuracy = constants.tiny_accuracy()
-    assert accuracy.shape == (len(constants.tiny_curves()), len(tm.eval_lengths(8)))
-    assert ((accuracy >= 0) & (accuracy <= 1)).all()
-    assert constants.tiny_curves()[:len(tm.ENCODINGS)] == tuple(
-        (e, "none") for e in tm.ENCODINGS)
+    curves = constants.tiny_curves()
+    assert curves[:len(tm.ENCODINGS)] == tuple(("local", e, "none") for e in tm.ENCODINGS)
+    assert len(curves) == len(tm.TASKS) * (len(tm.ENCODINGS) + len(tm.METHODS) - 1)
+    evaluation = constants.tiny_evaluation()
+    assert tuple(evaluation) == curves
+    for (task, _e, _m), (bins, positions, rows) in evaluation.items():
+        seeds = len(tm.TRAINING["seeds"])
+        assert bins.shape == (seeds, tm.EVAL["sequences"], len(tm.bin_edges(task)) - 1)
+        assert positions.shape == (seeds, tm.eval_length())
+        assert ((bins >= 0) & (bins <= 1)).all()
+        assert list(rows.columns) == list(constants.TINY_COLUMNS)
+        assert len(rows) == (seeds + 1) * bins.shape[2]
+        assert ((rows["accuracy"] >= 0) & (rows["accuracy"] <= 1)).all()

@@ -20,6 +20,7 @@ import json
 import logging
 import math
 import shlex
+import warnings
 
 import pytest
 import torch
@@ -33,7 +34,10 @@ from rope_core.presets import HF_CONFIGS
 transformers = pytest.importorskip("transformers", reason="transformers (requirements-dev.txt, "
                                                           "test-only) is not installed")
 from test_core_transformers import hf_rope  # noqa: E402
-from transformers import AutoConfig  # noqa: E402
+from transformers import AutoConfig, PreTrainedConfig  # noqa: E402
+from transformers.models.deepseek_v3.modeling_deepseek_v3 import (  # noqa: E402
+    yarn_apply_mscale,
+)
 
 # Qwen/Qwen3-8B README.md, "Processing Long Texts" (the lines as the card prints them)
 QWEN3_CONFIG = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
@@ -62,19 +66,115 @@ def flags(command: str) -> dict:
             if w.startswith("-") and not words[i + 1].startswith("--")}
 
 
-def merged_config(name: str, settings_: dict):
-    """transformers' config object for the preset's config.json with ``settings_`` merged
-    in (into text_config for a multimodal config), and the merged dict."""
-    d = copy.deepcopy(HF_CONFIGS[name])
-    text = d.pop("text_config", None)
-    if text is not None:
-        d = text
-    d.update(copy.deepcopy(settings_))
+def merge_entry(config_json: dict, settings_: dict) -> dict:
+    """``settings_`` merged into a config.json as the page says: each key set, and the keys
+    under "text_config" set inside the config's own text_config (key by key)."""
+    d = copy.deepcopy(config_json)
+    for key, value in copy.deepcopy(settings_).items():
+        if key == "text_config":
+            d.setdefault("text_config", {}).update(value)
+        else:
+            d[key] = value
+    return d
+
+
+def outer_config(config_json: dict):
+    """transformers' OWN config class for a config.json (the outer, multimodal one where
+    there is one), as from_pretrained builds it."""
+    d = copy.deepcopy(config_json)
     model_type = d.pop("model_type")
-    if "attn_temperature_tuning" in d:  # as tests/test_core_transformers.py
-        d["attn_temperature_tuning"] = bool(d["attn_temperature_tuning"])
-    return AutoConfig.for_model(model_type, **d).get_text_config(), {"model_type": model_type,
-                                                                      **d}
+    return AutoConfig.for_model(model_type, **d)
+
+
+def merged_config(name: str, settings_: dict):
+    """transformers' language-model config (``get_text_config()`` of the OUTER config class)
+    for the preset's config.json with ``settings_`` merged in, and the merged dict."""
+    merged = merge_entry(HF_CONFIGS[name], settings_)
+    return outer_config(merged).get_text_config(), merged
+
+
+def vllm_apply(config, overrides: dict):
+    """vLLM 0.33.0's --hf-overrides on transformers' config object, as written in its
+    vllm/config/model.py (CHECKED["vllm_overrides"]): flat values go to config.update() when
+    the config is loaded (transformers_utils/config.py:989-991); dict values afterwards,
+    a sub-config merged key by key (_update_nested, 527-553), anything else set with
+    setattr (_apply_dict_overrides, 555-570); the model then reads get_text_config()
+    (691-693)."""
+    config.update({k: v for k, v in overrides.items() if not isinstance(v, dict)})
+
+    def update_nested(target, updates):
+        for key, value in updates.items():
+            if isinstance(value, dict):
+                inner = target.get(key) if isinstance(target, dict) else getattr(target, key,
+                                                                                  None)
+                if inner is not None and (isinstance(inner, dict) or hasattr(inner, "__dict__")):
+                    update_nested(inner, value)
+                    continue
+            if isinstance(target, dict):
+                target[key] = value
+            else:
+                setattr(target, key, value)
+
+    for key, value in overrides.items():
+        if not isinstance(value, dict):
+            continue
+        attr = getattr(config, key, None)
+        if attr is not None and isinstance(attr, PreTrainedConfig):
+            update_nested(attr, value)
+        else:
+            setattr(config, key, value)
+    return config.get_text_config()
+
+
+def sglang_apply(config, overrides: dict):
+    """SGLang 0.5.23's --json-model-override-args on transformers' config object, as written
+    in python/sglang/srt/utils/hf_transformers/config.py:405-422 (CHECKED["sglang_overrides"]):
+    a dict for a sub-config goes to its update(); rope_scaling / rope_parameters dicts are
+    merged into the current ones; anything else is set. SGLang then reads hf_text_config
+    (configs/model_config.py:636)."""
+    for key, value in overrides.items():
+        current = getattr(config, key, None)
+        if isinstance(value, dict) and isinstance(current, PreTrainedConfig):
+            with warnings.catch_warnings():  # transformers: rope_scaling is deprecated
+                warnings.simplefilter("ignore", FutureWarning)
+                current.update(value)
+        elif key in ("rope_scaling", "rope_parameters") and isinstance(value, dict) and \
+                isinstance(current, dict):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", FutureWarning)
+                setattr(config, key, {**current, **value})
+        else:
+            setattr(config, key, value)
+    return config.get_text_config()
+
+
+def layer_of(config) -> str | None:
+    params = config.rope_parameters
+    return "full_attention" if isinstance(params, dict) and "full_attention" in params else None
+
+
+class Warnings(logging.Handler):
+    """Collects transformers' log records (its config classes warn through logging)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record.getMessage())
+
+    def __enter__(self):
+        logging.Logger.warning_once.cache_clear()  # transformers' warning_once: each time
+        logger = logging.getLogger("transformers")
+        self._level = logger.level
+        logger.setLevel(logging.WARNING)
+        logger.addHandler(self)
+        return self
+
+    def __exit__(self, *exc):
+        logger = logging.getLogger("transformers")
+        logger.removeHandler(self)
+        logger.setLevel(self._level)
 
 
 def target_for(preset: rc.RopeConfig) -> int | None:
@@ -97,10 +197,12 @@ HF_REFUSED = {"GPT-J 6B": set(serving.METHODS), "ChatGLM3 6B": set(serving.METHO
 
 @pytest.mark.parametrize(("name", "method"), CASES)
 def test_transformers_entry_round_trips_to_rope_core(name, method):
-    """The dict merged into the preset's config.json, read by transformers' config class
-    and run through ROPE_INIT_FUNCTIONS, gives extended_config's theta and attention
-    factor at a short input, at T and with no length; RopeConfig.from_hf of the merged
-    config.json gives them too."""
+    """The dict merged into the preset's config.json (into its text_config where it has
+    one), read by transformers' OWN config class (the outer multimodal one for Gemma 3 4B,
+    Llama 4 and Qwen3-VL) and run through ROPE_INIT_FUNCTIONS, gives extended_config's
+    theta and attention factor at a short input, at T and with no length, and T as
+    max_position_embeddings; DeepSeek's softmax multiplier is transformers'
+    yarn_apply_mscale; RopeConfig.from_hf of the merged config.json gives them too."""
     preset = rc.PRESETS[name]
     target = target_for(preset)
     if target is None:
@@ -112,14 +214,19 @@ def test_transformers_entry_round_trips_to_rope_core(name, method):
     assert entry["supported"]
     assert json.loads(entry["command"]) == entry["settings"]
     config, merged = merged_config(name, entry["settings"])
-    layer = "full_attention" if "full_attention" in config.rope_parameters else None
+    layer = layer_of(config)
     extended = serving.extended_config(preset, target, method)
+    assert config.max_position_embeddings == (extended.original_context if method == "dynamic"
+                                              else target)
     for seq_len in (None, 1000, target):
         theta, a = extended.theta(seq_len)
         inv, a_hf = hf_rope(config, layer, seq_len)
         assert theta.shape == inv.shape
         torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)  # transformers: float32
         assert a == pytest.approx(a_hf, rel=1e-6)
+    if preset.family in ("deepseek_v2", "deepseek_v3"):  # the softmax scale, outside RoPE
+        assert yarn_apply_mscale(config.rope_parameters, 1.0) == \
+            pytest.approx(extended.softmax_scale, rel=1e-12)
     back = rc.RopeConfig.from_hf(merged)
     for seq_len in (None, target):
         theta, a = extended.theta(seq_len)
@@ -219,7 +326,11 @@ def test_every_refusal_names_its_engine_and_method(name, method):
 
 def test_what_each_engine_refuses():
     """dynamic NTK: only transformers; llama3 and longrope: not on llama.cpp's command line;
-    a second method over Llama 3.1's llama3 factors: not in llama.cpp (it would stack)."""
+    a second method over Llama 3.1's llama3 factors: not in llama.cpp (it would stack);
+    gpt-oss's YaRN without truncation: vLLM and SGLang pass truncate (SGLang 0.5.23's
+    factory.py:332 and yarn.py:27-40), llama.cpp always truncates; M-RoPE: both engines'
+    get_rope keep the sections for the rope types default and yarn (SGLang's
+    YaRNScalingMRotaryEmbedding, factory.py:347-358)."""
     llama2, llama31 = rc.PRESETS["Llama 2 7B"], rc.PRESETS["Llama 3.1 8B"]
 
     def supported(cfg, target, method):
@@ -231,15 +342,17 @@ def test_what_each_engine_refuses():
     assert supported(llama31, 262144, "yarn")["llama.cpp"] is False
     assert supported(rc.PRESETS["Phi-3.5 mini"], 262144, "longrope")["llama.cpp"] is False
     gpt_oss = serving.engine_settings(rc.PRESETS["gpt-oss-20b"], 262144, "yarn")
-    assert gpt_oss["vLLM"]["supported"]  # vLLM's get_rope passes truncate
-    assert not gpt_oss["SGLang"]["supported"] and not gpt_oss["llama.cpp"]["supported"]
+    assert gpt_oss["vLLM"]["supported"] and gpt_oss["SGLang"]["supported"]
+    sglang = gpt_oss["SGLang"]["settings"]["--json-model-override-args"]["rope_scaling"]
+    assert sglang["truncate"] is False
+    assert not gpt_oss["llama.cpp"]["supported"]
     assert "truncate" in str(gpt_oss["llama.cpp"]["refusal"])
-    # M-RoPE: vLLM's get_rope keeps the sections for default and yarn, SGLang's for default
     vl = rc.PRESETS["Qwen2-VL 7B"]
     assert supported(vl, 131072, "yarn") == {"transformers": True, "vLLM": True,
-                                             "SGLang": False, "llama.cpp": True}
+                                             "SGLang": True, "llama.cpp": True}
     assert supported(vl, 131072, "ntk")["SGLang"] is True
     assert supported(vl, 131072, "linear")["vLLM"] is False
+    assert supported(vl, 131072, "linear")["SGLang"] is False
     assert "mrope" in dict(serving.serving_notes(vl, 131072, "ntk"))
 
 
@@ -335,20 +448,21 @@ def test_range_table_by_hand():
     never = sum(2 * math.pi * 1e6 ** (2 * i / 128) > 32768 for i in range(64))
     linear = serving.range_table(qwen, 131072, "linear")
     assert not linear["pushed out"].any()
-    assert int((~linear["turned within R"]).sum()) == never
+    assert int((~linear["turned"]).sum()) == never
     ntk = serving.range_table(qwen, 131072, "ntk")
     assert int(ntk["pushed out"].sum()) == never - 1
     for i in (0, 30, 62):
         assert ntk.loc[i, "angle ratio"] == pytest.approx(4 ** (1 - 2 * i / 126), rel=1e-12)
-    assert list(ntk.columns[:4]) == ["model", "method", "reach R [tokens]",
-                                     "target context T [tokens]"]
+    assert list(ntk.columns[:5]) == ["model", "method", "reach R [tokens]",
+                                     "training context [tokens]", "target context T [tokens]"]
 
 
 def test_settings_table_leads_with_the_choice():
     table = serving.settings_table(rc.PRESETS["Qwen2.5 7B"], 131072, "dynamic")
-    assert list(table.columns[:7]) == ["model", "method", "original context L [tokens]",
+    assert list(table.columns[:8]) == ["model", "method", "original context L [tokens]",
                                        "target context T [tokens]", "scale s = T/L",
-                                       "attention factor a", "logit multiplier a^2"]
+                                       "attention factor a", "softmax scale multiplier m",
+                                       "rotated logit multiplier a^2 m"]
     assert all(c.isascii() for c in table.columns)
     refused = table[~table["supported"]]
     assert list(refused["engine"]) == ["vLLM", "SGLang", "llama.cpp"]
@@ -383,3 +497,471 @@ def test_factor_is_target_over_original(L, k, name):
     ntk, _ = serving.extended_config(preset, target, "ntk",
                                      original_max_position_embeddings=L).theta(target)
     assert float(ntk[-1]) == pytest.approx(float(plain[-1]) / s, rel=1e-12)
+
+
+# --- the expert review of "Serve it longer" (notes/reviews/serving_review.md) ------------
+
+SERVED = ("vLLM", "SGLang")
+
+
+def overrides(entry: dict) -> dict:
+    """The JSON of a vLLM or SGLang entry."""
+    flag = "--hf-overrides" if entry["engine"] == "vLLM" else "--json-model-override-args"
+    return entry["settings"][flag]
+
+
+def flat(settings_: dict) -> dict:
+    """The keys of an entry, out of its "text_config" when it has one."""
+    return settings_.get("text_config", settings_)
+
+
+@pytest.mark.parametrize("name", ["Gemma 3 4B", "Qwen3-VL 8B", "Llama 4 Scout"])
+def test_a_nested_config_takes_the_entry_in_its_text_config(name):
+    """Wrong 3. For a config.json whose language model sits under text_config, the keys
+    set at the top level do nothing in transformers' own outer config class (Gemma3Config
+    keeps linear x8 and 131,072; Qwen3VLConfig default and 262,144); under text_config they
+    give the new spectrum and T."""
+    preset = rc.PRESETS[name]
+    assert preset.text_config
+    target = 2 * serving.reach(preset) if name != "Llama 4 Scout" else None
+    if target is None:  # Scout already reaches 10,485,760: the entry is nested all the same
+        return
+    entry = serving.engine_settings(preset, target, "yarn")["transformers"]["settings"]
+    assert list(entry) == ["text_config"]
+    before, _ = merged_config(name, {})
+    top, _ = merged_config(name, entry["text_config"])  # the review's reproduction
+    assert top.rope_parameters == before.rope_parameters
+    assert top.max_position_embeddings == before.max_position_embeddings != target
+    nested, _ = merged_config(name, entry)
+    assert nested.max_position_embeddings == target
+    theta, a = serving.extended_config(preset, target, "yarn").theta(target)
+    inv, a_hf = hf_rope(nested, layer_of(nested), target)
+    torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)
+    assert a == pytest.approx(a_hf, rel=1e-6)
+
+
+SERVED_CASES = [(name, method, engine) for name, method in CASES for engine in SERVED]
+
+
+@pytest.mark.parametrize(("name", "method", "engine"), SERVED_CASES)
+def test_served_overrides_reach_the_language_model(name, method, engine):
+    """Wrong 4, Misleading 5. vLLM's --hf-overrides and SGLang's --json-model-override-args,
+    applied to transformers' own (outer) config object as each engine applies them
+    (vllm_apply, sglang_apply), give the language model the extended spectrum and attention
+    factor and T as max_position_embeddings: Qwen2-VL, Qwen2.5-VL and Qwen3-VL (M-RoPE
+    sections kept for the rope types default and yarn), Gemma 3 4B per layer type."""
+    preset = rc.PRESETS[name]
+    target = target_for(preset)
+    if target is None:
+        pytest.skip(f"{name} already reaches {serving.reach(preset)} tokens")
+    entry = serving.engine_settings(preset, target, method)[engine]
+    if not entry["supported"]:
+        return
+    apply = vllm_apply if engine == "vLLM" else sglang_apply
+    text = apply(outer_config(HF_CONFIGS[name]), overrides(entry))
+    assert text.max_position_embeddings == target
+    if preset.family in ("chatglm", "gptj"):
+        return
+    theta, a = serving.extended_config(preset, target, method).theta(target)
+    inv, a_hf = hf_rope(text, layer_of(text), target)
+    torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)
+    assert a == pytest.approx(a_hf, rel=1e-6)
+    params = text.rope_parameters
+    params = params["full_attention"] if "full_attention" in params else params
+    if preset.mrope_section is not None:
+        assert list(params["mrope_section"]) == list(preset.mrope_section)
+    local = serving.layer_counts(preset).local_base
+    if local is not None:  # Gemma 3's sliding layers keep base 10^4
+        assert local == preset.layer(0).base
+        assert text.rope_parameters["sliding_attention"]["rope_theta"] == local
+
+
+@pytest.mark.parametrize("name", list(HF_CONFIGS))
+def test_served_overrides_are_nested_where_transformers_has_a_text_subconfig(name):
+    """The overrides go under "text_config" exactly where transformers' own config class
+    for the config.json keeps the language model in a sub-config (get_text_config() is not
+    the config itself)."""
+    preset = rc.PRESETS[name]
+    target = target_for(preset)
+    if target is None or preset.family in ("chatglm",):
+        pytest.skip(f"{name}: no served line to check")
+    config = outer_config(HF_CONFIGS[name])
+    has_sub = config.get_text_config() is not config
+    got = serving.engine_settings(preset, target, "ntk")
+    for engine in SERVED:
+        if got[engine]["supported"]:
+            assert ("text_config" in overrides(got[engine])) == has_sub, engine
+    if got["transformers"]["supported"]:  # (no line for Gemma 4 and DeepSeek-V4)
+        assert ("text_config" in got["transformers"]["settings"]) == \
+            ("text_config" in HF_CONFIGS[name])
+
+
+def vllm_deepseek_type(params: dict) -> str:
+    """vLLM 0.33.0, vllm/model_executor/models/deepseek_v2.py:542-547."""
+    if params["rope_type"] == "default":
+        return "default"
+    return "deepseek_llama_scaling" if params.get("attention_factor") == 1.0 else "deepseek_yarn"
+
+
+def sglang_deepseek_type(params: dict) -> str | None:
+    """SGLang 0.5.23, python/sglang/srt/models/deepseek_v2.py:2605-2612 (None for default)
+    and 2063-2066 (anything else forced to deepseek_yarn)."""
+    return None if params.get("rope_type") == "default" else "deepseek_yarn"
+
+
+@pytest.mark.parametrize("method", ["yarn", "linear", "ntk", "dynamic", "llama3"])
+def test_deepseek_served_only_where_its_rope_type_survives(method):
+    """Wrong 1. vLLM's and SGLang's DeepSeek code turn every rope type but default into
+    DeepSeek's YaRN, SGLang after merging the override into the model's own YaRN dict:
+    a line is given exactly for yarn (which stays YaRN) and ntk (default, plain rotation
+    with base')."""
+    ds = rc.PRESETS["DeepSeek-V3"]
+    got = serving.engine_settings(ds, 524288, method)
+    written = got["transformers"]["settings"]["rope_parameters"]
+    own = HF_CONFIGS["DeepSeek-V3"]["rope_scaling"]
+    served = {"vLLM": vllm_deepseek_type(written),
+              "SGLang": sglang_deepseek_type({**own, **written})}
+    keeps = {("yarn", "deepseek_yarn"), ("ntk", "default"), ("ntk", None)}
+    for engine in SERVED:
+        assert got[engine]["supported"] == ((method, served[engine]) in keeps), engine
+        if not got[engine]["supported"]:
+            assert "deepseek_yarn" in str(got[engine]["refusal"])
+
+
+def vllm_gpt_oss_rope(params: dict) -> dict:
+    """vLLM 0.33.0, vllm/model_executor/models/gpt_oss.py:111-126: the dict it builds."""
+    return {"rope_theta": params["rope_theta"], "rope_type": "yarn", "factor": params["factor"],
+            "original_max_position_embeddings": params["original_max_position_embeddings"],
+            "beta_fast": params["beta_fast"], "beta_slow": params["beta_slow"],
+            "truncate": params.get("truncate", True)}
+
+
+@pytest.mark.parametrize("method", ["yarn", "linear", "ntk", "dynamic", "llama3"])
+def test_gpt_oss_on_vllm_only_yarn(method):
+    """Wrong 2. vLLM's gpt-oss code builds YaRN from keys of rope_parameters whatever its
+    rope type: linear, ntk, llama3 miss keys (KeyError) or would run as YaRN."""
+    got = serving.engine_settings(rc.PRESETS["gpt-oss-20b"], 262144, method)
+    written = got["transformers"]["settings"]["rope_parameters"]
+    try:
+        built = vllm_gpt_oss_rope(written)
+        same = written["rope_type"] == built["rope_type"]
+    except KeyError:
+        same = False
+    assert got["vLLM"]["supported"] == same
+    if same:
+        assert vllm_gpt_oss_rope(overrides(got["vLLM"])["rope_parameters"])["truncate"] is False
+
+
+def test_yarn_attention_factor_per_engine():
+    """Wrong 6. transformers and vLLM take attention_factor, else mscale(s, mscale) /
+    mscale(s, mscale_all_dim) when both are non-zero (modeling_rope_utils.py:436-440;
+    vLLM's yarn_scaling_rope.py:38-46); SGLang reads no attention_factor but both mscale keys
+    (yarn.py:122-131); llama.cpp always 0.1 ln s + 1. s = 4: 0.1 ln 4 + 1 = 1.1386."""
+    qwen = rc.PRESETS["Qwen2.5 7B"]
+
+    def a_of(**params):
+        return serving.extended_config(qwen, 131072, "yarn", **params).theta(131072)[1]
+    got = serving.engine_settings(qwen, 131072, "yarn", attention_factor=1.5)
+    assert a_of(attention_factor=1.5) == 1.5
+    assert got["vLLM"]["supported"] and \
+        overrides(got["vLLM"])["rope_parameters"]["attention_factor"] == 1.5
+    assert not got["SGLang"]["supported"] and "1.1386" in str(got["SGLang"]["refusal"])
+    assert not got["llama.cpp"]["supported"]
+    got = serving.engine_settings(qwen, 131072, "yarn", mscale=2.0, mscale_all_dim=1.0)
+    ratio = (0.2 * math.log(4) + 1) / (0.1 * math.log(4) + 1)
+    assert a_of(mscale=2.0, mscale_all_dim=1.0) == pytest.approx(ratio, rel=1e-12)
+    assert got["vLLM"]["supported"] and got["SGLang"]["supported"]
+    assert not got["llama.cpp"]["supported"]
+    got = serving.engine_settings(qwen, 131072, "yarn")
+    assert all(e["supported"] for e in got.values())
+
+
+def test_dynamic_refusals_say_what_each_engine_computes():
+    """Wrong 7. vLLM's DynamicNTKScalingRotaryEmbedding: base (f P / P_trained - (f - 1))^
+    (d/(d-2)) with P_trained defaulting to P (get_rope, __init__.py:224-238) = base x 1,
+    the plain spectrum; SGLang's: base (f^2 - f + 1)^(d/(d-2)) once (rope_variant.py:880-
+    885), static NTK."""
+    f, P, d, base = 2.0, 8192, 128, 1e4
+    vllm_base = base * (f * P / P - (f - 1)) ** (d / (d - 2))
+    sglang_base = base * (f * (P * f) / P - (f - 1)) ** (d / (d - 2))
+    assert vllm_base == base and sglang_base == pytest.approx(base * 3 ** (128 / 126))
+    got = serving.engine_settings(rc.PRESETS["Llama 2 7B"], 16384, "dynamic", factor=f)
+    vllm, sglang = str(got["vLLM"]["refusal"]), str(got["SGLang"]["refusal"])
+    assert "plain spectrum" in vllm and "static NTK" not in vllm
+    assert "static NTK" in sglang and vllm != sglang.replace("SGLang", "vLLM")
+
+
+@pytest.mark.parametrize("name", list(HF_CONFIGS))
+def test_llama_cpp_llama3_advice_only_where_a_converter_writes_rope_freqs(name):
+    """Wrong 8. llama.cpp runs llama3 only from a rope_freqs tensor, written by the Llama
+    family's converter (conversion/llama.py: LlamaForCausalLM, MistralForCausalLM,
+    MixtralForCausalLM, Llama 4; SmolLM3's graph ignores it): "convert again" is advice for
+    those model types only."""
+    preset = rc.PRESETS[name]
+    target = target_for(preset)
+    if target is None:
+        pytest.skip(f"{name} already reaches {serving.reach(preset)} tokens")
+    entry = serving.engine_settings(preset, target, "llama3")["llama.cpp"]
+    assert not entry["supported"]
+    # (EXAONE 4's converter derives from the Llama one: serving._LLAMA_CPP_ROPE_FREQS)
+    llama_family = preset.family in ("llama", "mistral", "mixtral", "llama4", "llama4_text",
+                                     "exaone4")
+    if preset.family in ("deepseek_v4",) or (preset.theta_dim or preset.rotary_dim) != \
+            preset.rotary_dim:
+        llama_family = False  # no line at all (serving._layer_refusal)
+    assert ("convert again" in str(entry["refusal"])) == llama_family, str(entry["refusal"])
+
+
+@pytest.mark.parametrize(("target", "method"), [(524288, "yarn"), (327680, "yarn"),
+                                                (524288, "ntk"), (524288, "linear"),
+                                                (524288, "llama3"), (524288, "dynamic")])
+def test_deepseek_softmax_multiplier_per_method(target, method):
+    """Wrong 9. transformers multiplies DeepSeek's softmax scale by mscale(factor,
+    mscale_all_dim)^2 for a rope type other than default (yarn_apply_mscale): s = 128,
+    (0.1 ln 128 + 1)^2 = 2.206; s = 80, 2.068; ntk, linear, llama3, dynamic: 1. The table
+    and extended_config carry it; llama.cpp's deepseek2.cpp would multiply the kq scale by
+    (1 + 0.1 ln s)^2 (1 + 0.1 ln s)^2 for linear (a_org and the log multiplier), so it is
+    refused there."""
+    ds = rc.PRESETS["DeepSeek-V3"]
+    s = target / 4096
+    expected = (0.1 * math.log(s) + 1) ** 2 if method == "yarn" else 1.0
+    assert serving.extended_config(ds, target, method).softmax_scale == \
+        pytest.approx(expected, rel=1e-12)
+    table = serving.settings_table(ds, target, method)
+    assert table["softmax scale multiplier m"].iloc[0] == pytest.approx(expected, rel=1e-12)
+    entry = serving.engine_settings(ds, target, method)
+    config, _ = merged_config("DeepSeek-V3", entry["transformers"]["settings"])
+    assert yarn_apply_mscale(config.rope_parameters, 1.0) == pytest.approx(expected, rel=1e-12)
+    if method == "yarn":
+        assert expected == pytest.approx({128: 2.206, 80: 2.068}[int(s)], abs=5e-4)
+    assert entry["llama.cpp"]["supported"] == (method in ("yarn", "ntk"))
+    notes = dict(serving.serving_notes(ds, target, method))
+    assert f"× {expected:.4f} with these settings" in str(notes["softmax"])
+
+
+def test_qwen3_auto_L_is_the_cards_32768():
+    """Wrong 10. With L left to the model, Qwen3 8B gets its card's YaRN x4 from 32,768 for
+    131,072 tokens, in transformers and llama-server alike."""
+    got = serving.engine_settings(rc.PRESETS["Qwen3 8B"], 131072, "yarn")
+    ours = got["transformers"]["settings"]["rope_parameters"]
+    assert {k: ours[k] for k in QWEN3_CONFIG} == QWEN3_CONFIG
+    card = flags(QWEN3_LLAMA_SERVER)
+    assert {k: flags(got["llama.cpp"]["command"])[k] for k in card} == card
+
+
+def test_gemma3_linear_x8_stays_within_its_pretraining_angles():
+    """Wrong 11. Gemma 3 4B's global layers trained at 32,768 with the unscaled base 10^6,
+    then theta / 8 to 131,072: linear x8 at 262,144 gives 262,144 theta_i / 8 = 32,768
+    theta_i, exactly the angles of its pre-training: no pair pushed, largest ratio 1."""
+    gemma = rc.PRESETS["Gemma 3 4B"]
+    table = serving.range_table(gemma, 262144, "linear")
+    plain = 1e6 ** (-torch.arange(0, 256, 2, dtype=torch.float64) / 256)
+    seen = (32768 * plain).numpy()
+    turned = seen >= 2 * math.pi
+    assert not table["pushed out"].any()
+    assert (table["turned"].to_numpy() == turned).all()
+    assert table["angle ratio"].max() == pytest.approx(1.0, rel=1e-12)
+    assert table["largest angle seen [rad]"][~turned].to_numpy() == \
+        pytest.approx(seen[~turned], rel=1e-12)
+    built_in = str(dict(serving.serving_notes(gemma, 262144, "linear"))["built_in"])
+    assert "no pair goes past" in built_in and "never produced" not in built_in
+
+
+def test_llama3_defaults_are_llama31s_published_values_not_transformers():
+    """Wrong 12. transformers has no defaults for llama3's low_freq_factor and
+    high_freq_factor (_validate_llama3_rope_parameters requires them); 1 and 4 are Llama
+    3.1's published values, which the entry writes out."""
+    with pytest.raises(KeyError, match="low_freq_factor"):
+        AutoConfig.for_model("llama", rope_parameters={
+            "rope_type": "llama3", "rope_theta": 5e5, "factor": 8.0,
+            "original_max_position_embeddings": 8192})
+    llama31 = rc.PRESETS["Llama 3.1 8B"].params_dict
+    assert (llama31["low_freq_factor"], llama31["high_freq_factor"]) == (1.0, 4.0)
+    written = serving.engine_settings(rc.PRESETS["Llama 2 7B"], 16384, "llama3")
+    params = written["transformers"]["settings"]["rope_parameters"]
+    assert (params["low_freq_factor"], params["high_freq_factor"]) == (1.0, 4.0)
+
+
+@pytest.mark.parametrize("name", [n for n in HF_CONFIGS if n not in ("GPT-J 6B", "ChatGLM3 6B")])
+def test_dynamic_entry_draws_no_transformers_warning(name):
+    """Wrong 13. transformers 5.24 warns "Unrecognized keys in rope_parameters" for a dynamic
+    dict holding original_max_position_embeddings; the entry leaves it out."""
+    preset = rc.PRESETS[name]
+    target = target_for(preset)
+    if target is None:
+        pytest.skip(f"{name} already reaches {serving.reach(preset)} tokens")
+    entry = serving.engine_settings(preset, target, "dynamic")["transformers"]
+    if not entry["supported"]:
+        return
+    assert "original_max_position_embeddings" not in json.dumps(
+        flat(entry["settings"])["rope_parameters"])
+    with Warnings() as caught:
+        merged_config(name, entry["settings"])
+    assert not [r for r in caught.records if "Unrecognized keys" in r], caught.records
+
+
+def test_own_method_with_another_factor_changes_short_inputs():
+    """Misleading 1. Llama 3.1's llama3 x32 instead of x8: transformers' theta at a
+    1,000-token input differs from the model's own for the interpolated pairs; the note
+    says so and names the factor it was trained with."""
+    entry = serving.engine_settings(rc.PRESETS["Llama 3.1 8B"], 262144, "llama3")
+    own, _ = merged_config("Llama 3.1 8B", {})
+    new, _ = merged_config("Llama 3.1 8B", entry["transformers"]["settings"])
+    changed = (hf_rope(own, None, 1000)[0] != hf_rope(new, None, 1000)[0]).sum()
+    assert changed > 0
+    note = str(dict(serving.serving_notes(rc.PRESETS["Llama 3.1 8B"], 262144,
+                                          "llama3"))["built_in"])
+    assert "at every length" in note and "trained with factor 8" in note
+    assert "beyond" not in note
+
+
+def test_dynamic_notes_say_which_spectrum_short_inputs_get():
+    """Misleading 2. Dynamic NTK runs inputs up to L with the plain spectrum (transformers,
+    a 1,000-token input): as trained for Qwen2.5 7B, not Llama 3.1's own llama3."""
+    for name, target in (("Qwen2.5 7B", 131072), ("Llama 3.1 8B", 262144)):
+        preset = rc.PRESETS[name]
+        entry = serving.engine_settings(preset, target, "dynamic")["transformers"]
+        config, _ = merged_config(name, entry["settings"])
+        inv, _a = hf_rope(config, None, 1000)
+        plain = 1.0 / (preset.base ** (torch.arange(0, 128, 2).double() / 128))
+        torch.testing.assert_close(inv, plain, rtol=2e-6, atol=0)
+        notes = dict(serving.serving_notes(preset, target, "dynamic"))
+        if preset.method == "none":
+            assert "as trained" in str(notes["dynamic"])
+        else:
+            assert "not Llama 3.1 8B's own llama3" in str(notes["dynamic"])
+            assert "never saw" not in str(notes["built_in"])
+
+
+def layer_facts(name):
+    """(layers, RoPE layers, windowed RoPE layers, NoPE layers, window) from transformers' own
+    config class: layer_types, no_rope_layers (1 = RoPE), Cohere2's RoPE only on sliding
+    layers, Mistral's sliding_window on every layer."""
+    config, _ = merged_config(name, {})
+    n = config.num_hidden_layers
+    types = getattr(config, "layer_types", None) or (
+        ["sliding_attention"] * n if getattr(config, "sliding_window", None) else
+        ["full_attention"] * n)
+    rope = list(getattr(config, "no_rope_layers", None) or [1] * n)
+    if config.model_type == "cohere2":
+        rope = [int(t == "sliding_attention") for t in types]
+    windowed = sum(r and t != "full_attention" for r, t in zip(rope, types))
+    return n, sum(rope), windowed, n - sum(rope), getattr(config, "sliding_window", None)
+
+
+@pytest.mark.parametrize("name", ["Command R7B", "Mistral 7B v0.1", "SmolLM3 3B", "gpt-oss-20b",
+                                  "Gemma 2 9B", "Gemma 3 4B", "Qwen2.5 7B"])
+def test_layer_counts_and_notes_from_the_layers(name):
+    """Misleading 3. layer_counts against transformers' config classes; a model whose every
+    RoPE layer is windowed within L (Command R7B: NoPE full layers; Mistral 7B v0.1: window
+    4,096 < L = 8,192) is warned that no RoPE layer meets a longer distance, naming YaRN's
+    a² there; NoPE layers (SmolLM3) are said to be untouched; windowed layers beside full
+    ones (gpt-oss, Gemma 2) are counted."""
+    preset = rc.PRESETS[name]
+    n, rope, windowed, nope, window = layer_facts(name)
+    counts = serving.layer_counts(preset)
+    assert (counts.layers, counts.rope, counts.windowed, counts.nope) == \
+        (n, rope, windowed, nope)
+    if windowed:
+        assert counts.window == window
+    target = 4 * serving.reach(preset)
+    notes = serving.serving_notes(preset, target, "yarn")
+    kinds = [k for k, _m in notes]
+    text = " ".join(str(m) for _k, m in notes)
+    if windowed == rope and window <= preset.original_context:
+        assert "windows" in kinds and set(serving.WARNING_KINDS) & set(kinds)
+        a = 0.1 * math.log(4) + 1
+        assert f"a² = {a * a:.4f}" in text
+    else:
+        assert "windows" not in kinds
+    if nope:
+        assert f"{nope} layers without RoPE" in text
+    if windowed and windowed < rope:
+        assert f"{windowed} of" in text or f"its {windowed} sliding-window" in text
+
+
+def test_layer_fields_are_read_in_one_function():
+    """Misleading 3's port: rope_core/serving.py reads a config's layers (its per-layer
+    specs, RopeConfig.groups) only in layer_counts and the two helpers beside it."""
+    import ast
+    import inspect
+    tree = ast.parse(inspect.getsource(serving))
+    fields = {"layer_specs", "groups", "layer", "window", "local_base"}
+    readers = {"layer_counts", "_local_base", "_layer_refusal"}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef) and node.name not in readers:
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Attribute) and sub.attr in fields:
+                    assert isinstance(sub.value, ast.Name) and sub.value.id == "counts", \
+                        (node.name, sub.attr)
+
+
+def test_reconverting_llama31_drops_its_rope_freqs():
+    """Misleading 6. llama.cpp's Llama converter writes rope_freqs only for rope_type llama3
+    (conversion/llama.py:298-300): the transformers entry for yarn, merged into Llama 3.1's
+    config.json, converts to a GGUF without it; the refusal says so."""
+    got = serving.engine_settings(rc.PRESETS["Llama 3.1 8B"], 262144, "yarn")
+    assert got["transformers"]["settings"]["rope_parameters"]["rope_type"] != "llama3"
+    assert "Converting again" in str(got["llama.cpp"]["refusal"])
+    phi = serving.engine_settings(rc.PRESETS["Phi-3.5 mini"], 262144, "ntk")["llama.cpp"]
+    assert "Converting again" not in str(phi["refusal"])
+
+
+def test_versions_and_paths_are_named():
+    """Misleading 7. Every source names the engine's version; SGLang's paths are 0.5.23's
+    (the rotary embedding in layers/rotary_embedding/factory.py, the config in
+    utils/hf_transformers/), not the old hf_transformers_utils.py shim."""
+    for engine in serving.ENGINES:
+        assert serving.SOURCES[engine].startswith(
+            f"{engine} {serving.ENGINE_VERSIONS[engine]}")
+    assert serving.ENGINE_VERSIONS == {"transformers": rc.TRANSFORMERS_VERSION, "vLLM": "0.33.0",
+                                       "SGLang": "0.5.23", "llama.cpp": "0c1e57098"}
+    text = " ".join(serving.SOURCES.values()) + " ".join(
+        c.where for c in serving.CHECKED.values())
+    assert "hf_transformers_utils.py" not in text
+    assert "layers/rotary_embedding/factory.py" in text
+    assert all(c.engine in serving.ENGINES for c in serving.CHECKED.values())
+
+
+def test_qwen3s_own_recipe_draws_the_warning_the_entry_avoids():
+    """Misleading 8. Qwen3's card adds only rope_scaling and leaves max_position_embeddings at
+    40,960: transformers 5.24 warns (40,960 / 32,768 = 1.25, not 4); the entry's keys do not
+    draw it. The static note gives the example as Qwen3's card's."""
+    with Warnings() as caught:
+        merged_config("Qwen3 8B", {"rope_scaling": dict(QWEN3_CONFIG)})
+    assert any("factor" in r and "max_position_embeddings" in r for r in caught.records)
+    entry = serving.engine_settings(rc.PRESETS["Qwen3 8B"], 131072, "yarn")["transformers"]
+    with Warnings() as caught:
+        merged_config("Qwen3 8B", entry["settings"])
+    assert not [r for r in caught.records if "max_position_embeddings" in r]
+    notes = dict(serving.serving_notes(rc.PRESETS["Qwen3 8B"], 131072, "yarn"))
+    assert "40,960 / 32,768 = 1.25, not 4" in str(notes["transformers_warning"])
+    assert "Qwen3's card" in str(notes["static"])
+
+
+def test_static_ntk_is_written_as_a_base_not_vllms_ntk_type():
+    """Misleading 9. vLLM's own "ntk" type (ntk_scaling_rope.py:31-36) gives (base s)^(-2i/d)
+    / s^(2/d) = base^(-2i/d) s^(-(2i+2)/d), not (base s^(d/(d-2)))^(-2i/d): no entry writes
+    it; every entry writes base' with rope type default."""
+    d, base, s = 128, 1e4, 4.0
+    i = torch.arange(64, dtype=torch.float64)
+    vllm_ntk = (base * s) ** (-2 * i / d) / s ** (2 / d)
+    ours = (base * s ** (d / (d - 2))) ** (-2 * i / d)
+    assert not torch.allclose(vllm_ntk, ours, rtol=1e-6)
+    got = serving.engine_settings(rc.PRESETS["Llama 2 7B"], 16384, "ntk")
+    for engine in SERVED:
+        params = overrides(got[engine])
+        params = params.get("rope_parameters") or params["rope_scaling"]
+        assert params["rope_type"] == "default"
+        assert params["rope_theta"] == pytest.approx(base * s ** (d / (d - 2)), rel=1e-12)
+
+
+def test_windows_longer_than_L_are_said_without_the_warning():
+    """Misleading 3, the other side: with L = 2,048 below Mistral 7B v0.1's window of 4,096
+    the window no longer lies within L: an info note (no warning) says the RoPE layers meet
+    distances below 4,096 only."""
+    notes = serving.serving_notes(rc.PRESETS["Mistral 7B v0.1"], 32768, "linear",
+                                  original_max_position_embeddings=2048)
+    kinds = dict(notes)
+    assert "windows" not in kinds
+    assert "distances below 4,096 only" in str(kinds["layers"])

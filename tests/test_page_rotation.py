@@ -5,6 +5,7 @@ angle of a 2-D vector atan2(y, x), and the closed form of the rotated dot
 product |q||k| cos((n - m) theta_i + angle(k) - angle(q)).
 """
 
+import json
 import math
 
 import pandas as pd
@@ -71,6 +72,35 @@ def test_default_renders_animation_with_controls(default_page):
         # the current-frame marker sits at (m, q'.k') of this frame
         assert marker["x"] == [row[M]]
         assert marker["y"][0] == pytest.approx(row[DOT], abs=1e-12)
+
+
+def test_animation_waits_for_play_and_the_keyboard_slider_picks_the_frame():
+    """Nothing moves by itself (no autoplay: the figure opens on its first frame, the
+    animation slider at 0); the Streamlit slider "Frame shown" (reachable with Tab,
+    unlike Plotly's SVG controls) shows frame t: the arrows where the table puts q'
+    and k' at row t, the marker at (m, q'.k') of that row, the slider on t. The chart
+    says so to a screen reader (its alt)."""
+    at = run_page(PAGE)
+    first = animation(at)
+    assert first["layout"]["sliders"][0]["active"] == 0
+    assert "autoplay" not in json.dumps(first["layout"]).lower()
+    assert "Play" in at.get("plotly_chart")[0].proto.alt
+    _name, table = csv_frame(at)
+    t = 23
+    at.slider(key="rot_t").set_value(t).run()
+    no_exceptions(at)
+    fig = animation(at)
+    row = table.iloc[t]
+    q_arrow, k_arrow, marker = (fig["data"][i] for i in fig["frames"][t]["traces"])
+    assert q_arrow["x"][-1] == pytest.approx(row["q'_x"], abs=1e-12)
+    assert k_arrow["y"][-1] == pytest.approx(row["k'_y"], abs=1e-12)
+    assert marker["x"] == [row[M]] and marker["y"][0] == pytest.approx(row[DOT], abs=1e-12)
+    assert fig["layout"]["sliders"][0]["active"] == t
+    assert f"q at m = {int(row[M])}," in fig["layout"]["title"]["text"]
+    assert len(fig["frames"]) == len(table)  # Play still has every frame
+    at.slider(key="rot_frames").set_value(10).run()  # fewer frames: back to the first
+    no_exceptions(at)
+    assert animation(at)["layout"]["sliders"][0]["active"] == 0
 
 
 def test_csv_is_the_shown_table_and_named_by_settings(default_page):

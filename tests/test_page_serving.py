@@ -58,7 +58,7 @@ def test_default_figures(default_page):
                                                  "after (yarn, T = 131,072)"]
     assert wave["layout"]["yaxis"]["type"] == "log"
     angle = figure(default_page, 1)
-    assert angle["layout"]["yaxis"]["title"]["text"] == "T·θ′ᵢ / (R·θᵢ)"
+    assert angle["layout"]["yaxis"]["title"]["text"] == "T·θ′ᵢ / largest angle seen"
 
 
 def test_csvs_lead_with_the_choice(default_page):
@@ -180,3 +180,67 @@ def test_chinese():
     assert not errors(at)
     assert at.title[0].value == "部署更长的上下文"
     assert any("vLLM" in w for w in warnings(at))
+
+
+def test_intro_names_the_versions_and_the_layers(default_page):
+    """Misleading 4 and 7: the lines give the RoPE layers the same θᵢ; the versions read."""
+    text = " ".join(m.value for m in default_page.markdown)
+    assert "RoPE layers the same θᵢ" in text
+    for version in ("transformers 5.24", "vLLM 0.33.0", "SGLang 0.5.23",
+                    "llama.cpp 0c1e57098", "llama-cpp-python 0.3.36"):
+        assert version in text, version
+    captions = " ".join(c.value for c in default_page.caption)
+    assert "Names from: `vLLM 0.33.0:" in captions
+
+
+def test_llama3_auto_caption_names_llama31s_values():
+    """Wrong 12: transformers has no defaults for low_freq_factor and high_freq_factor."""
+    at = run_page(PAGE, {"sv_model": "Llama 2 7B", "sv_method": "llama3", "sv_target": "16384"})
+    captions = " ".join(c.value for c in at.caption)
+    assert "Llama 3.1's published values (`low_freq_factor` 1, `high_freq_factor` 4)" in captions
+    assert "transformers' default (`beta_fast` 32, `beta_slow` 1, `low_freq_factor`" not in \
+        captions
+
+
+def test_gemma3_lines_nested_and_within_its_pretraining_angles():
+    """Wrong 3, 11, Misleading 5: Gemma 3 4B's settings go into text_config, vLLM and SGLang
+    get lines, and linear x8 to 262,144 pushes no pair (262,144 θ/8 = 32,768 θ)."""
+    at = run_page(PAGE, {"sv_model": "Gemma 3 4B", "sv_method": "linear", "sv_target": "262144"})
+    assert not errors(at)
+    blocks = codes(at)
+    assert len(blocks) == 4
+    config = json.loads(blocks[0])
+    assert list(config) == ["text_config"]
+    assert config["text_config"]["rope_parameters"]["full_attention"]["factor"] == 8.0
+    assert '"text_config"' in blocks[1] and '"text_config"' in blocks[2]
+    captions = " ".join(c.value for c in at.caption)
+    assert "the keys under `text_config` go into its `text_config`" in captions
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["pairs pushed past the angles seen"] == "0 / 128"
+
+
+def test_deepseek_shows_its_softmax_multiplier():
+    """Wrong 9: s = 524,288 / 4,096 = 128: the softmax scale × (0.1 ln 128 + 1)² = 2.2058,
+    a = 1."""
+    at = run_page(PAGE, {"sv_model": "DeepSeek-V3", "sv_target": "524288"})
+    assert not errors(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["attention factor a at T"] == "1.0000"
+    assert metrics["softmax scale × m"] == f"{(0.1 * math.log(128) + 1) ** 2:.4f}"
+
+
+def test_windowed_rope_layers_are_warned():
+    """Misleading 3: Command R7B rotates only in its sliding layers (window 4,096)."""
+    at = run_page(PAGE, {"sv_model": "Command R7B", "sv_target": "262144"})
+    assert not errors(at)
+    assert any(w.startswith("Every RoPE layer of Command R7B") for w in warnings(at))
+    at = run_page(PAGE, {"sv_model": "SmolLM3 3B", "sv_target": "262144"})
+    assert any("9 layers without RoPE" in i for i in infos(at))
+
+
+def test_qwen3_trained_for_32768():
+    """Wrong 10: Qwen3 8B's card: 32,768 natively."""
+    at = run_page(PAGE, {"sv_model": "Qwen3 8B"})
+    captions = " ".join(c.value for c in at.caption)
+    assert "trained (L) for 32,768 tokens." in captions
+    assert json.loads(codes(at)[0])["rope_parameters"]["factor"] == 4.0

@@ -21,7 +21,9 @@ from .css import page_style
 from .figures import (
                       COLORS,
                       FONT,
+                      GREY,
                       Frozen,
+                      at_frame,
                       figure,
                       freeze,
                       hline,
@@ -50,8 +52,8 @@ from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
 
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
-    "COLORS", "FONT", "Frozen", "figure", "freeze", "presented", "relayout", "show", "square",
-    "style", "subplots", "hline", "kept_figure", "typed", "vline",
+    "COLORS", "FONT", "GREY", "Frozen", "at_frame", "figure", "freeze", "presented", "relayout",
+    "show", "square", "style", "subplots", "hline", "kept_figure", "typed", "vline",
     "page_style",
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",

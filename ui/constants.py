@@ -2,8 +2,8 @@
 
 The shipped tiny models, their live evaluation and a few reference tables depend
 on no control at all. Computed inside a visitor's script run they would make the
-first run of their page slow (Trained tiny models: about 0.15 s of CPU to load
-six models and evaluate nine curves) for no setting of the visitor's own. Each
+first run of their page slow (Trained tiny models: several seconds of CPU to load
+and evaluate its models) for no setting of the visitor's own. Each
 is computed once per server process instead: :func:`warm_up` (called by app.py
 on every run; only the first call does anything) computes them all in one
 background thread of low priority, and a page that asks for one before the
@@ -12,9 +12,10 @@ then finds it done).
 
 A constant is a function of no arguments returning a read-only value, declared
 here with :func:`constant` (pages are scripts, so the warm-up thread could not
-find a constant declared in a page). They are never evicted and small (under
-3 MB in all). Benchmarks measuring uncached runs keep them (they are computed
-before any visitor's setting is known).
+find a constant declared in a page). They are never evicted and small (about
+10 MB in all, most of it the tiny models shown on their page). Benchmarks
+measuring uncached runs keep them (they are computed before any visitor's
+setting is known).
 """
 
 from __future__ import annotations
@@ -106,45 +107,112 @@ def warm_up(wait: bool = False) -> None:
 
 
 # ------------------------------------------------------------- the constants ----
-# Trained tiny models (pages/trained_models.py)
-TINY_SCALINGS = ("linear", "ntk", "yarn")  # context extension applied to the RoPE model
-
-
-def tiny_curves() -> tuple[tuple[str, str], ...]:
-    """The evaluated curves: each encoding as trained, then the RoPE model with each
-    scaling, as ``(encoding, method)``."""
+# Trained tiny models (pages/trained_models.py). The evaluation is one constant per
+# curve (5 seeds x 52 sequences of 128 tokens, about 0.25 s of CPU each), not one for
+# all: a page run that needs them before the low-priority warm-up thread is done waits
+# for the one curve that thread is computing, not for all of them, and computes the
+# others itself (the page asks for them in the reverse order of the warm-up's).
+def tiny_curves() -> tuple[tuple[str, str, str], ...]:
+    """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
+    trained, then the RoPE model with each inference method."""
     from rope_core import tiny_model as tm
 
-    return tuple((e, "none") for e in tm.ENCODINGS) + tuple(("rope", m) for m in TINY_SCALINGS)
+    return tuple(curve for t in tm.TASKS
+                 for curve in [(t, e, "none") for e in tm.ENCODINGS]
+                 + [(t, "rope", m) for m in tm.METHODS[1:]])
 
 
 @constant
 def tiny_models() -> dict:
-    """Every shipped model by encoding (read-only after loading)."""
+    """The shipped models of seed 0, whose attention and pair norms the page shows:
+    ``{(task, encoding): model}`` (read-only after loading; about 8 MB in all)."""
     from rope_core import tiny_model as tm
 
-    return {encoding: tm.load_model(encoding) for encoding in tm.ENCODINGS}
+    return {(t, e): tm.load_models(t, e)[0] for t in tm.TASKS for e in tm.ENCODINGS}
 
 
 @constant
 def tiny_record() -> dict:
-    """tiny/weights/models.json: the training settings and recorded accuracies."""
-    import json
-
+    """tiny/weights/models.json: the training settings and what each training did."""
     from rope_core import tiny_model as tm
 
-    return json.loads((tm.WEIGHTS_DIR / "models.json").read_text())
+    return tm.read_record()
 
 
 @constant
-def tiny_accuracy() -> np.ndarray:
-    """Accuracy of each curve of :func:`tiny_curves` at each length of
-    ``tm.eval_lengths(8)``, evaluated live on the shipped weights:
-    ``(curves, lengths)`` float64."""
+def tiny_pair_norms() -> dict:
+    """Seed 0's RoPE model per task: rope_core.tiny_model.pair_norms,
+    ``{task: (layers, heads, 2, pairs)}`` (the page's figure of pair norms)."""
     from rope_core import tiny_model as tm
 
-    models, lengths = tiny_models(), tm.eval_lengths(8)
-    return np.array([tm.length_curve(models[e], lengths, m) for e, m in tiny_curves()])
+    return {task: tm.pair_norms(tiny_models()[task, "rope"], task) for task in tm.TASKS}
+
+
+@constant
+def tiny_pair_bands() -> dict:
+    """Per task, the mean norm of q and k in the fastest and in the slowest four RoPE
+    pairs of the RoPE models, over seeds, layers, heads and positions
+    (rope_core.tiny_model.pair_norms): ``{task: (fast, slow)}``."""
+    from rope_core import tiny_model as tm
+
+    out = {}
+    for task in tm.TASKS:
+        norms = [tm.pair_norms(model, task) for model in tm.load_models(task, "rope").values()]
+        per_pair = np.mean([n.mean(dim=(0, 1, 2)).numpy() for n in norms], axis=0)  # (pairs,)
+        out[task] = (float(per_pair[:4].mean()), float(per_pair[-4:].mean()))
+    return out
+
+
+TINY_COLUMNS = ("task", "encoding", "method", "seed", "position bin [tokens]", "accuracy",
+                "ci_low", "ci_high")
+
+
+def _tiny_curve(task: str, encoding: str, method: str) -> Callable[[], tuple]:
+    """The constant of one curve: evaluated live on the shipped weights of every seed,
+    ``(bins, positions, rows)`` with ``bins`` ``(seeds, J, bins)`` the accuracy of each
+    sequence in each position bin, ``positions`` ``(seeds, seq)`` the accuracy at each
+    position over the J sequences (NaN where none is answered), and ``rows`` the CSV's
+    rows of the curve: each seed, then "all", per bin, with the 95% interval
+    (:mod:`rope_core.intervals`). Each seed's model reads its own J fresh sequences."""
+    def evaluate() -> tuple:
+        import torch
+
+        from rope_core import intervals
+        from rope_core import tiny_model as tm
+
+        models = tm.load_models(task, encoding, finetuned=method == "linear_finetuned")
+        bins, positions = [], []
+        for seed, model in models.items():
+            tokens, answers = tm.eval_sequences(task, seed)
+            right = tm.hits(model, tokens, answers, method)  # (J, seq)
+            bins.append(tm.binned(right, task))
+            answered = (answers >= 0).any(0).numpy()  # (seq,)
+            positions.append(np.where(answered, right.to(torch.float64).mean(0).numpy(),
+                                      np.nan))
+        bins, positions = np.stack(bins), np.stack(positions)
+        edges = tm.bin_edges(task)
+        rows = []
+        for b, (low_edge, high_edge) in enumerate(zip(edges[:-1], edges[1:])):
+            label = f"{low_edge}-{high_edge - 1}"
+            cells = [(str(seed), bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
+                     for i, seed in enumerate(models)]
+            cells.append(("all", bins[:, :, b], intervals.seed_interval(bins[:, :, b])))
+            rows += [(task, encoding, method, seed, label, float(values.mean()), low, high)
+                     for seed, values, (low, high) in cells]
+        return bins, positions, pd.DataFrame(rows, columns=list(TINY_COLUMNS))
+    evaluate.__qualname__ = f"tiny_curve[{task},{encoding},{method}]"
+    return constant(evaluate)
+
+
+TINY_CURVES = {curve: _tiny_curve(*curve) for curve in tiny_curves()}
+
+
+def tiny_evaluation(order: int = -1) -> dict:
+    """Every curve's ``(bins, positions, rows)`` (see :func:`_tiny_curve`), in the order
+    of :func:`tiny_curves`; computed in the given ``order`` (-1: from the last, the
+    other end from the warm-up thread's) where not yet done."""
+    got = {curve: TINY_CURVES[curve]() for curve in list(TINY_CURVES)[::order]}
+    return {curve: got[curve] for curve in TINY_CURVES}
 
 
 # Long context (pages/long_context.py)

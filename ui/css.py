@@ -12,13 +12,26 @@ from __future__ import annotations
 
 import streamlit as st
 
-# Every width. A display formula wider than its column scrolls inside its own
-# box instead of widening the page (KaTeX never breaks a display formula);
-# Markdown tables do the same.
+# Every width. A display formula wider than its column breaks onto further lines
+# where TeX would break an inline formula: after a relation (=, ≤) or a binary
+# operator (+, −) at its outer level, and at \allowbreak. KaTeX builds a display
+# formula of the same breakable pieces and only keeps them on one line with
+# white-space: nowrap. A box that scrolls sideways could not be reached with the
+# keyboard (axe: scrollable-region-focusable), so a formula scrolls only as a last
+# resort, when one unbreakable piece is wider than the column. Markdown tables
+# scroll in their box.
 BASE_CSS = """
 [data-testid="stMarkdownContainer"] .katex-display {
   overflow-x: auto; overflow-y: hidden; max-width: 100%;
-  padding: 0.15em 0 0.25em;
+  padding: 0.15em 0.25em 0.25em;  /* sideways: room for glyphs that jut out by a pixel or two */
+}
+[data-testid="stMarkdownContainer"] .katex-display > .katex { white-space: normal; }
+/* The label of a disabled widget: Streamlit draws it in its text colour at 40 %
+   (2.6:1 on white); at 60 %, as captions are, it is 4.96:1 and still lighter than
+   an active label. (No theme option sets it.) */
+[data-testid="stWidgetLabel"][disabled] [data-testid="stMarkdownContainer"],
+[data-testid="stWidgetLabel"][disabled] [data-testid="stMarkdownContainer"] p {
+  color: rgba(13, 17, 23, 0.6);
 }
 [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
 /* Columns in the page wrap onto a new line when narrower than 14rem (Streamlit

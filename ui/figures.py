@@ -28,6 +28,7 @@ from plotly.basedatatypes import BaseFigure
 from plotly.subplots import make_subplots
 
 from . import cache, i18n
+from .i18n import _
 
 TEXT = "#1f2328"  # the app's text colour: 15.8:1 on white (the theme's grey ticks were 3.7:1)
 AXIS_LINE = "#57606a"  # axis lines and ticks: 6.2:1 on white
@@ -37,7 +38,15 @@ AXIS_LINE = "#57606a"  # axis lines and ticks: 6.2:1 on white
 FONT_FAMILY = ("Inter, Segoe UI, Helvetica, Arial, Noto Sans CJK SC, Noto Sans SC, "
                "Source Han Sans SC, PingFang SC, Microsoft YaHei, sans-serif")
 FONT = dict(family=FONT_FAMILY, size=14, color=TEXT)
-COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"]
+# Series colours, in order: Okabe and Ito's blue, vermillion, bluish green and reddish
+# purple, then a dark brown and a slate. Each has at least 3:1 against white (WCAG
+# 1.4.11; Okabe-Ito's orange and sky blue have 2.2:1 and 2.3:1, so they gave way to the
+# last two), and any two differ by ΔE00 >= 12 with normal vision and under simulated
+# protanopia and deuteranopia (tests/test_figure_colours.py). D3's category10, used
+# before, put green and orange 1.3 apart for a protanope, red and green 4.6 for a
+# deuteranope.
+COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#7a3b00", "#4b6969"]
+GREY = "#8c8c8c"  # a category of its own (e.g. NoPE layers): 3.4:1 on white
 PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
 FIGURE_ENTRIES = 32  # figures kept per builder function (least recently used goes)
 
@@ -385,6 +394,33 @@ def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
     return wrap(fn) if fn is not None else wrap
 
 
+def at_frame(fig: Frozen, index: int) -> Frozen:
+    """An animated kept figure as it stands at frame ``index``: the traces and the
+    layout that the frame changes, merged in as Plotly's animation would, and the
+    animation slider set to it (▶ Play then runs on from the first frame, as before).
+    Frame 0 is the figure as built (a builder draws its first frame), returned as it
+    is; any other is a new spec that shares the unchanged parts. This gives keyboard
+    users the frames: Plotly's own Play button and slider are drawn in SVG, out of
+    reach of the Tab key, while a Streamlit slider that picks ``index`` is not."""
+    frames = fig.spec.get("frames") or []
+    if not 0 <= index < len(frames):
+        raise ValueError(f"frame index {index} is not allowed: the figure has frames 0 to "
+                         f"{len(frames) - 1}")
+    if index == 0:
+        return fig
+    frame = frames[index]
+    data = list(fig.spec["data"])
+    for position, update in zip(frame.get("traces", range(len(frame["data"]))), frame["data"]):
+        data[position] = {**data[position], **update}
+    layout = dict(fig.spec["layout"])
+    for key, value in (frame.get("layout") or {}).items():
+        layout[key] = ({**layout[key], **value} if isinstance(value, dict)
+                       and isinstance(layout.get(key), dict) else value)
+    if layout.get("sliders"):
+        layout["sliders"] = [{**layout["sliders"][0], "active": index}, *layout["sliders"][1:]]
+    return Frozen({**fig.spec, "data": data, "layout": layout})
+
+
 # ------------------------------------------------------------ presentation ----
 # Presentation mode (?present=true) is a transform of the kept form, never a
 # setting of the builders: a Frozen figure is shared by every visitor, so the
@@ -551,9 +587,30 @@ def presenting() -> bool:
     return bool(settings_ is not None and settings_.present)
 
 
-def show(fig: go.Figure | Frozen, key: str | None = None) -> None:
+def alt_text(alt: str, table: str | None = None) -> str:
+    """The text alternative of a chart: ``alt`` (what it shows), then, when the page
+    offers the table of its values (``table``: the label given to :func:`ui.download`),
+    where to find them. ``alt`` must say something: a chart without a text
+    alternative is a blank to a screen reader."""
+    text = alt.strip() if isinstance(alt, str) else ""
+    if not text:
+        raise ValueError(f"ui.show: alt = {alt!r} is not allowed: a sentence saying what the "
+                         "chart shows is required")
+    if table:
+        values = _("Its values: the {table} below (“Show the {table}”, or download it as "
+                   "CSV).").format(table=table)
+        text += ("" if i18n.lang() == "zh" else " ") + values
+    return text
+
+
+def show(fig: go.Figure | Frozen, key: str | None = None, *, alt: str,
+         table: str | None = None) -> None:
     """Draw a figure across the full width of its column (for a projector in
-    presentation mode)."""
+    presentation mode), with its text alternative (:func:`alt_text`): Streamlit
+    writes it as the chart's accessible name (role "figure", aria-label), which a
+    screen reader announces with the chart. ``alt`` is required, and says what the
+    chart shows; ``table`` names the table of its values shown below it."""
+    text = alt_text(alt, table)
     if presenting():
         fig = presented(fig)
-    st.plotly_chart(fig, width="stretch", key=key, config=PLOT_CONFIG)
+    st.plotly_chart(fig, width="stretch", key=key, config=PLOT_CONFIG, alt=text)

@@ -90,7 +90,8 @@ PAGES: tuple[PageSpec, ...] = (
              N_("ALiBi, NoPE, xPos, p-RoPE and sinusoidal on RoPE's axes")),
     PageSpec("pages/trained_models.py", N_("Trained tiny models"), ":material/neurology:",
              N_("Beyond RoPE"),
-             N_("six position encodings trained on one task, evaluated past their length")),
+             N_("seven position encodings, two tasks, five seeds each, evaluated past "
+                "their length")),
 )
 
 
