@@ -194,14 +194,17 @@ def preset_rows():
                 rows.append((label, preset.theta(n), None, f"{type(e).__name__}: {e}"[:60]))
                 continue
             rows.append((label, preset.theta(n), (inv, att), via))
-        if preset.local_base is not None:
+        # sliding layers with a RoPE of their own (Gemma 3: rope_local_base_freq)
+        local = next((g.layers[0] for g in preset.groups() if g.spec.rotates
+                      and g.spec.attention == "sliding" and g.spec.base != preset.base), None)
+        if local is not None:
             try:
                 inv, att, via = hf_preset(name, layer="sliding_attention")
             except Exception as e:  # report, keep going
-                rows.append((f"{name} local layers", preset.theta(local=True), None,
+                rows.append((f"{name} local layers", preset.theta(layer=local), None,
                              f"{type(e).__name__}: {e}"[:60]))
                 continue
-            rows.append((f"{name} local layers", preset.theta(local=True), (inv, att), via))
+            rows.append((f"{name} local layers", preset.theta(layer=local), (inv, att), via))
     return rows
 
 
@@ -219,7 +222,10 @@ def main():
         if ref is None:
             print(f"{label:34s} {'n/a':>19s} {'n/a':>19s}  {via}")
             continue
-        d_theta, d_att = rel(theta, ref[0]), rel_scalar(att, float(ref[1]))
+        inv = ref[0]
+        if inv.numel() > theta.numel() and not bool(inv[theta.numel():].any()):
+            inv = inv[:theta.numel()]  # proportional RoPE (Gemma 4): zeros past the rotary pairs
+        d_theta, d_att = rel(theta, inv), rel_scalar(att, float(ref[1]))
         worst = max(worst, d_theta)
         print(f"{label:34s} {d_theta:19.2e} {d_att:19.2e}  {via}")
     print(f"\nlargest relative difference of theta overall: {worst:.2e} "

@@ -11,7 +11,7 @@ import rope_core as rc
 import ui
 from rope_core import compare
 from ui import i18n
-from ui.i18n import N_, _
+from ui.i18n import N_, _, ngettext
 
 CUSTOM = N_("sidebar settings")  # the option, the link value in English, the CSV's model
 MODEL_OPTIONS = [CUSTOM] + list(rc.PRESETS)
@@ -340,25 +340,28 @@ if model == CUSTOM:
     c3.caption(_("Base, head dim and layout from the sidebar."))
 else:
     base_cfg = rc.PRESETS[model]
-    if base_cfg.training_context is None:
-        c3.caption(_("{model}: its `config.json` does not say how long it was trained; L is "
-                     "its configured context, {length} tokens; s chosen here.").format(
-            model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
-    elif base_cfg.training_context != base_cfg.original_context:
-        c3.caption(_("{model}: L = {length} tokens, where its own scaling starts "
-                     "(original_max_position_embeddings); trained at {trained} tokens; "
-                     "configured for {configured} tokens.").format(
-            model=ui.plain(model), length=i18n.integer(base_cfg.original_context),
-            trained=i18n.integer(base_cfg.training_context),
-            configured=i18n.integer(base_cfg.max_context)))
-    elif own_factor > 1:
-        c3.caption(_("{model}: trained at L = {length} tokens, s = {factor} from its own "
-                     "scaling; configured for {configured} tokens.").format(
-            model=ui.plain(model), length=i18n.integer(base_cfg.original_context),
-            factor=f"{own_factor:g}", configured=i18n.integer(base_cfg.max_context)))
+    starts = ("original_max_position_embeddings" in dict(base_cfg.params)
+              and base_cfg.method != "dynamic")
+    if starts:
+        where = _("{model}: L = {length} tokens, where its own scaling starts "
+                  "(`original_max_position_embeddings`)").format(
+            model=ui.plain(model), length=i18n.integer(base_cfg.original_context))
+    elif base_cfg.training_context == base_cfg.original_context:
+        where = _("{model}: L = {length} tokens, the context its source says it was "
+                  "trained at").format(model=ui.plain(model),
+                                       length=i18n.integer(base_cfg.original_context))
     else:
-        c3.caption(_("{model}: trained at L = {length} tokens; s chosen here.").format(
-            model=ui.plain(model), length=i18n.integer(base_cfg.original_context)))
+        where = _("{model}: L = {length} tokens, its configured context (its `config.json` "
+                  "names no other)").format(model=ui.plain(model),
+                                            length=i18n.integer(base_cfg.original_context))
+    trained = (_("trained at {trained} tokens (its source: the Real models card)").format(
+        trained=i18n.integer(base_cfg.training_context))
+        if base_cfg.training_context not in (None, base_cfg.original_context) else "")
+    how_far = (_("s = {factor} from its own scaling; configured for {configured} "
+                 "tokens").format(factor=f"{own_factor:g}",
+                                  configured=i18n.integer(base_cfg.max_context))
+               if own_factor > 1 else _("s chosen here"))
+    c3.caption(_("; ").join(t for t in (where, trained, how_far) if t) + ".")
 s_used = own_factor if own_factor > 1 else float(factor)
 L = base_cfg.original_context
 
@@ -393,6 +396,61 @@ with st.container(border=True):
             models=listed(n for n, c in rc.PRESETS.items() if c.method == "longrope")))
     st.caption(_("Formulas and parameter names as in Hugging Face transformers {version} "
                  "(`modeling_rope_utils.py`).").format(version=rc.TRANSFORMERS_VERSION))
+
+# --- where the scaling applies: the layers that use the main spectrum ------------------
+def where_it_applies(cfg: rc.RopeConfig) -> list[str]:
+    """Which layers a scaling of the main spectrum changes, and what the others do (a
+    model with layers of more than one kind)."""
+    if cfg.layer_specs is None or len(cfg.groups()) == 1:
+        return []
+    main = cfg.main_spec()
+    own, others, window = [], [], None
+    for g in cfg.groups():
+        spec = g.spec
+        n = len(g.layers)
+        same = spec.rotates and all(getattr(spec, f) == getattr(main, f) for f in (
+            "base", "method", "params", "rotary_dim", "theta_dim"))
+        if same:
+            own.append(n)
+            if spec.window is not None:
+                window = spec.window
+        elif spec.rotates:
+            others.append(ngettext(
+                "{n} layer keeps its own RoPE (base {base}, {method}) and sees {reach} tokens",
+                "{n} layers keep their own RoPE (base {base}, {method}) and see {reach} tokens",
+                n).format(n=n, base=ui.fmt_base(spec.base),
+                          method=_(rc.SCALING_LABELS[spec.method]),
+                          reach=i18n.integer(spec.reach(cfg.max_context))))
+        elif spec.kind == "nope":
+            others.append(ngettext("{n} layer attends without rotating, so no scaling "
+                                   "touches it", "{n} layers attend without rotating, so no "
+                                   "scaling touches them", n).format(n=n))
+        else:
+            others.append(ngettext("{n} layer does not attend", "{n} layers do not attend",
+                                   n).format(n=n))
+    if not sum(own) and not any(g.spec.rotates for g in cfg.groups()):
+        return [_("No layer of {model} rotates ({others}): no scaling changes anything in it; "
+                  "the curves below are those of the unused RoPE fields of its "
+                  "`config.json`.").format(model=ui.plain(cfg.name), others=listed(others))]
+    out = [ngettext("{model}'s scaling, and each method below, changes the layer that uses "
+                    "its main spectrum ({n} of {layers}); {others}.",
+                    "{model}'s scaling, and each method below, changes the layers that use "
+                    "its main spectrum ({n} of {layers}); {others}.", sum(own)).format(
+        model=ui.plain(cfg.name), n=sum(own), layers=cfg.layers,
+        others=listed(others) if others else _("no other layer"))]
+    if window is not None:
+        out.append(_("Those layers never meet a distance past {window} tokens (their window "
+                     "or attention chunk), so however long the input, the angle differences "
+                     "(n − m)·θᵢ their scores depend on stay within what {window} tokens give "
+                     "(in exact arithmetic; the Precision page shows what float32 does to "
+                     "angles at large positions); the comparison shows what each method "
+                     "would do to their spectrum, not distances they meet.").format(
+            window=i18n.integer(window)))
+    return out
+
+
+if model != CUSTOM and where_it_applies(base_cfg):
+    ui.explain(*where_it_applies(base_cfg))
 
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)

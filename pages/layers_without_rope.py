@@ -8,71 +8,126 @@ import streamlit as st
 
 import rope_core as rc
 import ui
-from rope_core import compare
+from rope_core import compare, families
 from ui import i18n
 from ui.i18n import N_, _
 
-# every preset whose layers are not all alike (NoPE layers, or local and global layers)
-HYBRIDS = [name for name, p in rc.PRESETS.items() if p.layer_kinds is not None and (
-    "nope" in p.layer_kinds or len(set(p.layer_attention)) > 1)]
-DEFAULT_MODELS = ["Llama 4 Scout", "Command R7B", "SmolLM3 3B", "Gemma 3 4B"]
+# the three kinds of hybrid (rope_core.families: the family's convention says which)
+KINDS = {"nope_layers": N_("NoPE layers among RoPE layers"),
+         "global_nope": N_("Global layers without RoPE"),
+         "other_mixers": N_("Linear-attention and state-space hybrids"),
+         "windows": N_("Every attention layer rotates; windows differ")}
+KIND_NOTES = {
+    "nope_layers": N_("Chosen layers skip the rotation (Llama 4's and SmolLM3's "
+                      "`no_rope_layers`); the rest rotate."),
+    "global_nope": N_("The global (full-attention) layers attend without rotating; only the "
+                      "sliding-window layers rotate, so every rotating layer sees at most its "
+                      "window."),
+    "other_mixers": N_("Most layers do not attend (linear attention, Mamba, short "
+                       "convolutions); the few attention layers rotate over the whole "
+                       "context, or, in Granite 4.0-H (`position_embedding_type` nope), do "
+                       "not rotate either."),
+    "windows": N_("Some see a sliding window, the others the whole context.")}
+
+
+def hybrid_kind(cfg: rc.RopeConfig) -> str | None:
+    """Which kind of hybrid a preset is (None: every layer alike)."""
+    if cfg.layer_specs is None or len(cfg.groups()) == 1:
+        return None
+    kinds = {g.spec.kind for g in cfg.groups()}
+    if kinds - {"rope", "nope"}:
+        return "other_mixers"
+    if "nope" in kinds:
+        rule = families.family([cfg.family])[1].nope
+        return "nope_layers" if rule == "flags" else "global_nope"
+    return "windows"
+
+
+HYBRIDS = [name for name, p in rc.PRESETS.items() if hybrid_kind(p) is not None]
+DEFAULT_MODELS = ["Llama 4 Scout", "EXAONE 4.0 32B", "Qwen3-Next-80B-A3B", "Gemma 3 4B"]
 MAX_MODELS = 4
 CODES = {0: (ui.COLORS[0], N_("RoPE, full attention")),
          1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
-         2: (ui.COLORS[4], N_("RoPE, local base, sliding window")),
-         3: (ui.GREY, N_("NoPE (no rotation)"))}
+         2: (ui.GREY, N_("NoPE: attention without rotation")),
+         3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
+MIXER_NAMES = {"linear_attention": N_("linear attention"), "mamba": N_("Mamba (state space)"),
+               "conv": N_("short convolution"), "recurrent": N_("recurrence (RG-LRU)"),
+               "mlp": N_("no token mixer (an MLP block)"),
+               "cross_attention": N_("cross-attention to the image")}
 TEMPERATURE_POINTS = 300  # positions on the Llama 4 temperature curve
 
 
-def code(kind: str, spectrum: str, attention: str) -> int:
+def code(kind: str, attention: str) -> int:
     if kind == "nope":
-        return 3
-    if spectrum == "local":
         return 2
+    if kind != "rope":
+        return 3
     return 1 if attention in ("sliding", "chunked") else 0
+
+
+def summary_rows(configs) -> pd.DataFrame:
+    """One row per model: its layers by kind, and how far its rotating layers reach.
+
+    RoPE reach = the shortest reach of a rotating layer (the window or chunk of the
+    windowed ones, else the context); longest wavelength and pairs turning within reach are
+    those of the rotating layers with that reach (Gemma 3: its local layers, not its global
+    ones); windowed / full-attention RoPE layers count the rotating layers with and without
+    a window; NoPE reach is the context when there are such layers (a NoPE attention sees
+    every earlier token); other mixers names the token mixers of the layers that do not
+    attend (linear attention, mamba, conv: a recurrence carries its state along the whole
+    input, a short convolution sees a few tokens)."""
+    rows = []
+    for cfg in configs:
+        groups = cfg.groups()
+        rope = [g for g in groups if g.spec.rotates]
+        count = {k: sum(len(g.layers) for g in groups if g.spec.kind == k)
+                 for k in ("rope", "nope")}
+        other = cfg.layers - count["rope"] - count["nope"]
+        mixers = sorted({g.spec.mixer for g in groups if g.spec.mixer != "attention"})
+        windowed = sum(len(g.layers) for g in rope if g.spec.window is not None)
+        reach = min(g.spec.reach(cfg.max_context) for g in rope) if rope else math.nan
+        shortest = [g for g in rope if g.spec.reach(cfg.max_context) == reach]
+        waves, turning = [], []
+        for g in shortest:
+            theta, _ = g.spec.theta(cfg.max_context)  # (d/2,)
+            w = (2 * math.pi / theta).tolist()
+            waves.append(max(w))
+            turning.append(sum(x <= reach for x in w))
+        rows.append({
+            "model": cfg.name, "hybrid": hybrid_kind(cfg) or "", "layers": cfg.layers,
+            "RoPE layers": count["rope"], "NoPE layers": count["nope"], "other layers": other,
+            "windowed RoPE layers": windowed,
+            "full-attention RoPE layers": count["rope"] - windowed,
+            "context [tokens]": cfg.max_context, "RoPE reach [tokens]": reach,
+            "NoPE reach [tokens]": cfg.max_context if count["nope"] else math.nan,
+            "other mixers": " ".join(mixers),
+            "longest wavelength [tokens]": max(waves) if waves else math.nan,
+            "pairs turning within reach": min(turning) if turning else 0,
+            "pairs": shortest[0].spec.rotary_dim // 2 if shortest else 0,
+        })
+    return pd.DataFrame(rows)
 
 
 @ui.table
 def layers(names: tuple) -> dict:
-    """Per layer (compare.layer_table) and one summary row per model.
-
-    Summary: RoPE reach = the shortest reach of a RoPE layer (the window of the windowed
-    ones, else the context); longest wavelength and pairs turning within reach are those
-    of the RoPE layers with that reach (Gemma 3: its local layers, not its global ones);
-    windowed / full-attention RoPE layers count the RoPE layers with and without a window.
-    """
+    """Per layer (compare.layer_table) and one summary row per model (summary_rows)."""
     configs = [rc.PRESETS[n] for n in names]
-    table = compare.layer_table(configs)
-    rows = []
-    for cfg in configs:
-        block = table[table["model"] == cfg.name]
-        rope = block[block["kind"] == "rope"]
-        windowed = int(rope["window [tokens]"].notna().sum())
-        shortest = rope[rope["reach [tokens]"] == rope["reach [tokens]"].min()]
-        rows.append({
-            "model": cfg.name, "layers": len(block), "RoPE layers": len(rope),
-            "NoPE layers": len(block) - len(rope),
-            "windowed RoPE layers": windowed, "full-attention RoPE layers": len(rope) - windowed,
-            "window [tokens]": cfg.window if cfg.window is not None else math.nan,
-            "context [tokens]": cfg.max_context,
-            "RoPE reach [tokens]": int(shortest["reach [tokens]"].iloc[0]),
-            "NoPE reach [tokens]": cfg.max_context if len(rope) < len(block) else math.nan,
-            "longest wavelength [tokens]": float(shortest["longest wavelength [tokens]"].max()),
-            "pairs turning within reach": int(shortest["pairs turning within reach"].min()),
-            "pairs": cfg.rotary_dim // 2,
-        })
-    return {"layers": table, "summary": pd.DataFrame(rows)}
+    return {"layers": compare.layer_table(configs), "summary": summary_rows(configs)}
+
+
+@ui.table
+def overview() -> pd.DataFrame:
+    """Every hybrid preset: its kind, layers and reach (summary_rows)."""
+    return summary_rows([rc.PRESETS[n] for n in HYBRIDS])
 
 
 @ui.table
 def temperature(context: int, floor_scale: float, attn_scale: float) -> pd.DataFrame:
     """Llama 4's NoPE query scale at log-spaced positions up to the context."""
     p = np.unique(np.round(np.geomspace(1, context, TEMPERATURE_POINTS))).astype(np.int64) - 1
-    scale = compare.nope_query_scale(p.tolist(), floor_scale, attn_scale)  # (P,)
+    scale = rc.query_scale("llama4", floor_scale, attn_scale, p.tolist())  # (P,)
     return pd.DataFrame({"floor_scale": floor_scale, "attn_scale": attn_scale,
                          "position": p, "query scale": scale.numpy()})
-
-
 
 
 LOG_AXIS = dict(type="log", exponentformat="power")
@@ -98,9 +153,8 @@ def pattern_figure(names: tuple) -> ui.Frozen:
     z, text = [], []
     for name in names:
         block = table[table["model"] == name]
-        cells = [code(k, s, a) for k, s, a in zip(block["kind"].tolist(),
-                                                  block["spectrum"].tolist(),
-                                                  block["attention"].tolist())]
+        cells = [code(k, a) for k, a in zip(block["kind"].tolist(),
+                                            block["attention"].tolist())]
         hover = []
         for layer, c, reach in zip(block["layer"].tolist(), cells,
                                    block["reach [tokens]"].tolist()):
@@ -128,7 +182,7 @@ def reach_figure(names: tuple) -> ui.Frozen:
              ui.COLORS[5]),
             ("longest wavelength [tokens]", _("slowest pair's wavelength in those layers"),
              ui.COLORS[3]),
-            ("context [tokens]", _("configured context (NoPE layers see all of it)"),
+            ("context [tokens]", _("configured context (a NoPE layer sees all of it)"),
              ui.COLORS[0]))
     traces = [dict(type="bar", y=summary["model"].tolist(), x=ui.typed(summary[column]),
                    name=label, orientation="h", marker=dict(color=color),
@@ -159,13 +213,17 @@ def temperature_figure(context: int, floor_scale: float, attn_scale: float) -> u
 ui.settings()
 st.title(_("Layers without RoPE"))
 st.markdown(_(
-    "Several open models of 2024–2026 rotate queries and keys in only some of their layers. "
-    "Llama 4 (iRoPE), SmolLM3 and Command R7B leave every fourth layer without any "
-    "positional encoding (NoPE); Gemma 2 and gpt-oss alternate sliding-window and global "
-    "layers one to one, Gemma 3 has five sliding-window layers per global one and gives "
-    "them their own base. Everything here is read "
-    "from each model's `config.json` the way transformers {version} builds the model; the "
-    "sidebar settings do not apply.").format(version=rc.TRANSFORMERS_VERSION))
+    "Many open models of 2024–2026 rotate queries and keys in only some of their layers, "
+    "in three ways. Some leave chosen attention layers without any positional encoding "
+    "(NoPE) among RoPE layers: Llama 4 (iRoPE) and SmolLM3. Some rotate only in their "
+    "sliding-window layers and leave their global layers without RoPE: Command R7B, "
+    "EXAONE 4, Trinity. And some attend in only a few layers while the others mix tokens "
+    "without attention (linear attention, state space, short convolutions): in Qwen3-Next "
+    "and Qwen3.5, LFM2 and the OLMo and MiniMax hybrids those few attention layers rotate; "
+    "in Granite 4.0-H they do not either. Gemma, gpt-oss and OLMo 3 rotate in every layer "
+    "but give some a window. Everything here is read from each model's `config.json` the "
+    "way transformers {version} builds the model; the sidebar settings do not apply.").format(
+    version=rc.TRANSFORMERS_VERSION))
 st.markdown(_(
     "**Why hybrids.** A RoPE layer sees word order directly, but its scores depend on the "
     "distance, and at distances beyond its training the angles are new. A NoPE layer adds "
@@ -185,6 +243,64 @@ st.markdown(_(
     "temperature scaling of attention, as how Llama 4 generalises beyond its training "
     "length (iRoPE: Scout trained at 256K, configured for 10M)."))
 
+# --- the three kinds side by side ------------------------------------------------------
+with ui.friendly_errors():
+    every = overview()
+
+
+def reach_sentence(row) -> str:
+    """How far a model's rotating layers reach, and what sees the rest of the context."""
+    reach = row["RoPE reach [tokens]"]
+    numbers = dict(model=row["model"], reach=i18n.integer(0 if math.isnan(reach) else int(reach)),
+                   turning=int(row["pairs turning within reach"]), pairs=int(row["pairs"]),
+                   context=i18n.integer(int(row["context [tokens]"])),
+                   rope=int(row["RoPE layers"]), n=int(row["layers"]),
+                   nope=int(row["NoPE layers"]), other=int(row["other layers"]),
+                   windowed=int(row["windowed RoPE layers"]),
+                   full=int(row["full-attention RoPE layers"]),
+                   mixer=_(", ").join(_(MIXER_NAMES[m]) for m in row["other mixers"].split()))
+    if not numbers["rope"]:
+        return _("{model}: none of its {n} layers rotates; its {nope} attention layers see "
+                 "the whole context of {context} tokens without positions, the other {other}, "
+                 "{mixer} layers, mix tokens without attention").format(**numbers)
+    if numbers["other"]:
+        return _("{model}: {rope} of {n} layers attend and rotate, over the whole context of "
+                 "{context} tokens ({turning} of {pairs} pairs turn at least once); the other "
+                 "{other}, {mixer} layers, mix tokens without positions").format(**numbers)
+    if numbers["nope"] and not numbers["full"]:
+        return _("{model}: its {rope} RoPE layers see at most {reach} tokens ({turning} of "
+                 "{pairs} pairs turn at least once); only its {nope} NoPE layers see the whole "
+                 "context of {context} tokens").format(**numbers)
+    if numbers["nope"] and numbers["windowed"]:
+        return _("{model}: its {rope} RoPE layers see at most {reach} tokens (chunks or "
+                 "windows; {turning} of {pairs} pairs turn at least once); its {nope} NoPE "
+                 "layers see the whole context of {context} tokens").format(**numbers)
+    if numbers["nope"]:
+        return _("{model}: its {rope} RoPE layers and its {nope} NoPE layers all see the "
+                 "whole context of {context} tokens ({turning} of {pairs} pairs turn at least "
+                 "once)").format(**numbers)
+    if numbers["full"] and numbers["windowed"]:
+        return _("{model}: its {windowed} windowed RoPE layers see at most {reach} tokens "
+                 "({turning} of {pairs} pairs turn at least once); its {full} global RoPE "
+                 "layers see the whole context of {context} tokens").format(**numbers)
+    return _("{model}: its RoPE layers see the whole context of {context} tokens, where "
+             "{turning} of {pairs} pairs turn at least once").format(**numbers)
+
+
+st.subheader(_("Three kinds of hybrid"))
+for column, kind in zip(st.columns(3), ("nope_layers", "global_nope", "other_mixers")):
+    with column:
+        st.markdown("**" + _(KINDS[kind]) + "**")
+        st.caption(_(KIND_NOTES[kind]))
+        st.markdown("\n".join("- " + reach_sentence(row)
+                              for _i, row in every[every["hybrid"] == kind].iterrows()))
+windows = every[every["hybrid"] == "windows"]
+ui.explain(_("**{kind}.** {note} {models}.").format(
+    kind=_(KINDS["windows"]), note=_(KIND_NOTES["windows"]),
+    models=_("; ").join(reach_sentence(row) for _i, row in windows.iterrows())))
+ui.download(overview, filename="layers_without_rope_overview.csv",
+            label=_("table of every hybrid"), key="lw_overview_csv")
+
 names = tuple(ui.multiselect(_("Models (up to 4)"), HYBRIDS, DEFAULT_MODELS, "lw_models",
                              max_selections=MAX_MODELS))
 if not names:
@@ -197,43 +313,33 @@ summary = tables["summary"]
 # --- pattern ---------------------------------------------------------------------------
 ui.show(pattern_figure(names), key="lw_pattern_plot",
         alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer does:"
-              " RoPE with full attention, RoPE with a sliding window or chunk, RoPE with a local "
-              "base, or NoPE (no rotation)."), table=_("layer table"))
+              " RoPE with full attention, RoPE with a sliding window or chunk, NoPE (attention "
+              "without rotation), or no attention at all (linear attention, state space or "
+              "convolution)."), table=_("layer table"))
 pattern_text = []
 for _i, row in summary.iterrows():
-    pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
-        model=row["model"], rope=int(row["RoPE layers"]), n=int(row["layers"]),
-        nope=int(row["NoPE layers"])))
+    numbers = dict(model=row["model"], rope=int(row["RoPE layers"]), n=int(row["layers"]),
+                   nope=int(row["NoPE layers"]), other=int(row["other layers"]))
+    if numbers["other"] and numbers["nope"]:
+        pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} attend without "
+                              "rotating, {other} do not attend").format(**numbers))
+    elif numbers["other"]:
+        pattern_text.append(_("{model}: {rope} of {n} layers attend and rotate, {other} do "
+                              "not attend").format(**numbers))
+    elif not numbers["nope"]:
+        pattern_text.append(_("{model}: all {n} layers rotate").format(**numbers))
+    else:
+        pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
+            **numbers))
 ui.explain(_("**What to notice.** Grey cells are NoPE layers: attention like the others, "
-             "but q and k are not rotated. {models}.").format(
-    models=_("; ").join(pattern_text)))
+             "but q and k are not rotated; brown cells do not attend at all, so they have "
+             "nothing to rotate. {models}.").format(models=_("; ").join(pattern_text)))
 
 # --- reach -----------------------------------------------------------------------------
 ui.show(reach_figure(names), key="lw_reach_plot",
         alt=_("Bar chart, log scale, one group per model: the shortest reach of its RoPE layers "
               "(window or context), the wavelength of the slowest pair in those layers, and the "
               "configured context."), table=_("summary table"))
-reach_text = []
-for _i, row in summary.iterrows():
-    numbers = dict(model=row["model"], reach=i18n.integer(int(row["RoPE reach [tokens]"])),
-                   turning=int(row["pairs turning within reach"]), pairs=int(row["pairs"]),
-                   context=i18n.integer(int(row["context [tokens]"])),
-                   windowed=int(row["windowed RoPE layers"]),
-                   full=int(row["full-attention RoPE layers"]))
-    if not numbers["windowed"]:
-        reach_text.append(_("{model}: its RoPE layers see the whole context of {context} "
-                            "tokens, where {turning} of {pairs} pairs turn at least "
-                            "once").format(**numbers))
-    elif numbers["full"]:
-        reach_text.append(_("{model}: its {windowed} windowed RoPE layers see at most {reach} "
-                            "tokens, where {turning} of {pairs} pairs turn at least once; its "
-                            "{full} global RoPE layers see the whole context of {context} "
-                            "tokens").format(**numbers))
-    else:
-        reach_text.append(_("{model}: every RoPE layer sees at most {reach} tokens, where "
-                            "{turning} of {pairs} pairs turn at least once; only the NoPE "
-                            "layers see the whole context of {context} tokens").format(
-            **numbers))
 # transformers and Meta's code form each angle m·θᵢ in float32 from the absolute position:
 # its error at m = 10⁷ for Scout's head dim and base (before its llama3 scaling)
 scout = rc.PRESETS["Llama 4 Scout"]
@@ -246,9 +352,10 @@ ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never m
              "its angles stay those of training however long the input; its slow pairs, "
              "whose wavelength exceeds the window, turn less than once within it, and the "
              "slowest barely move. A RoPE layer with full attention (the global layers of "
-             "Gemma and gpt-oss, SmolLM3's RoPE layers) sees the whole context. The bars show "
-             "each model's shortest-reaching RoPE layers. {models}.").format(
-    models=_("; ").join(reach_text)),
+             "Gemma and gpt-oss, SmolLM3's RoPE layers, the few attention layers of "
+             "Qwen3-Next and LFM2) sees the whole context. The bars show each model's "
+             "shortest-reaching RoPE layers. {models}.").format(
+    models=_("; ").join(reach_sentence(row) for _i, row in summary.iterrows())),
            _("In float32, though, as transformers and Meta's reference code form them, each "
              "angle is the product m·θᵢ of a token's absolute position, not of the distance, "
              "and the product is rounded: at m = {m} (d = {dim}, base {base}, Scout's head "
@@ -266,13 +373,14 @@ ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never m
     context=i18n.integer(scout.max_context)))
 
 # --- Llama 4's temperature -------------------------------------------------------------
-floor_scale, attn_scale = scout.nope_temperature
+_rule, floor_scale, attn_scale = next(g.spec.query_scale for g in scout.groups()
+                                      if g.spec.query_scale)
 ui.show(temperature_figure(scout.max_context, floor_scale, attn_scale),
         key="lw_temperature_plot",
         alt=_("Line chart, log scale: the factor by which Llama 4's NoPE layers scale their "
               "queries, against the position p + 1; it stays at 1 up to a floor and then grows with"
               " the log of the position."), table=_("temperature table"))
-end = float(compare.nope_query_scale([scout.max_context - 1], floor_scale, attn_scale)[0])
+end = float(rc.query_scale("llama4", floor_scale, attn_scale, [scout.max_context - 1])[0])
 st.latex(_(r"q'_p = q_p\left(1 + {attn_scale}\,\ln\!\left(1 + \left\lfloor "
            r"\frac{{p + 1}}{{{floor_scale}}} \right\rfloor\right)\right)").format(
     attn_scale=f"{attn_scale:g}", floor_scale=int(floor_scale)))

@@ -580,27 +580,24 @@ ui.download(men_table, MEN_DIM, men_contexts, filename="long_context_men_fit_dim
 
 st.subheader(_("Real models: does the base carry the context?"))
 presets = preset_table()
-KINDS = {"original": _("original"), "max": _("maximum")}
-shown_presets = presets.assign(**{"context kind": presets["context kind"].map(
-    lambda k: KINDS.get(k, k))})
-st.dataframe(shown_presets.rename(columns={
-    "preset": _("preset"), "rotary dim": _("rotary dim"), "base": _("base"),
-    "context kind": _("context kind"), "context L [tokens]": _("context L [tokens]"),
+st.dataframe(presets.rename(columns={
+    "preset": _("preset"), "group": _("layers"), "layers": _("how many"),
+    "rotary dim": _("rotary dim"), "base": _("base"), "method": _("method"),
+    "context L [tokens]": _("distances they meet [tokens]"),
     "B_0": _("B₀ = d/2"), "min B_m": _("lowest B_m"),
     "negative distances": _("distances with B_m < 0"),
     "passes": _("passes"), "first negative distance [tokens]":
         _("first negative distance [tokens]")}), hide_index=True)
 fails = presets[~presets["passes"]]
+scope = _("Each preset's rotating layers, group by group, with the spectrum they use (their "
+          "scaling included) over the distances they meet: their sliding window or attention "
+          "chunk, else the maximum context.")
 if len(fails):
     preset_verdict = ngettext(
-        "Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
-        "checked for its original and its maximum context: {n} of {rows} rows has some B_m < 0 "
-        "inside the context ({presets}).",
-        "Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
-        "checked for its original and its maximum context: {n} of {rows} rows have some "
-        "B_m < 0 inside the context ({presets}).", len(fails)).format(
-        n=len(fails), rows=len(presets),
-        presets=listing(dict.fromkeys(fails["preset"])))
+        "{scope} {n} of {rows} rows has some B_m < 0 inside that range ({presets}).",
+        "{scope} {n} of {rows} rows have some B_m < 0 inside that range ({presets}).",
+        len(fails)).format(scope=scope, n=len(fails), rows=len(presets),
+                           presets=listing(dict.fromkeys(fails["preset"])))
     mild = fails.loc[fails["negative distances"].idxmin()]
     depth = _("How deep and how often matters: {preset}'s B_m dips to {low} against "
               "B₀ = {b0} on {n} of {length} distances.").format(
@@ -608,15 +605,22 @@ if len(fails):
         n=i18n.integer(int(mild["negative distances"])),
         length=i18n.integer(int(mild["context L [tokens]"])))
 else:
-    preset_verdict = _(
-        "Each preset's own base at its rotary dim (plain θᵢ, before any scaling method), "
-        "checked for its original and its maximum context: 0 of {rows} rows have some "
-        "B_m < 0 inside the context.").format(rows=len(presets))
+    preset_verdict = _("{scope} 0 of {rows} rows have some B_m < 0 inside that range.").format(
+        scope=scope, rows=len(presets))
     depth = ""
+windowed = presets[presets["group"].str.contains("window|chunks", regex=True)]
+windows = listing(_("{preset} ({n})").format(preset=row["preset"],
+                                              n=i18n.integer(int(row["context L [tokens]"])))
+                  for _i, row in windowed.drop_duplicates("preset").iterrows())
 ui.explain(*(t for t in (
     preset_verdict, depth,
+    _("Layers with a window are checked over their window only, since no longer distance "
+      "reaches them: {windows}. A model's other layers are checked over the whole context "
+      "with their own spectrum: Gemma 3's global layers with their linear ×8 scaling, "
+      "Llama 3.1 8B's with its llama3 spectrum at its maximum context.").format(
+        windows=windows) if len(windowed) else "",
     _("A row with a shallow dip on a few distances is where Men et al.'s expectation "
       "argument says a similar token is, on average, barely worse placed than a random "
-      "one, not a hard failure; scaling methods change θᵢ and are not counted here.")) if t))
+      "one, not a hard failure.")) if t))
 ui.download(preset_table, filename="long_context_presets.csv", label=_("preset table"),
             key="lc_presets")

@@ -25,10 +25,15 @@ REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
 # the layer stack's colours: code, label
 STACK = {0: (ui.COLORS[0], N_("RoPE, full attention")),
          1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
-         2: (ui.COLORS[4], N_("RoPE, local base, sliding window")),
-         3: (ui.GREY, N_("NoPE (no rotation)"))}
+         2: (ui.GREY, N_("NoPE: attention without rotation")),
+         3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
 ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
                    "chunked": N_("chunked attention")}
+# what a layer that does not attend mixes tokens with (rope_core.families.MIXERS)
+MIXER_NAMES = {"linear_attention": N_("linear attention"), "mamba": N_("Mamba (state space)"),
+               "conv": N_("short convolution"), "recurrent": N_("recurrence (RG-LRU)"),
+               "mlp": N_("no token mixer (an MLP block)"),
+               "cross_attention": N_("cross-attention to the image")}
 
 
 DECAY_POINTS = 600  # distances per model and curve: smooth on either axis, a light figure
@@ -41,7 +46,8 @@ def comparison(keys: tuple) -> dict:
     configs = [compare.config_from_key(k) for k in keys]
     return {"models": compare.models_table(configs),
             "spectra": compare.spectrum_table(configs),
-            "layers": compare.layer_table(configs)}
+            "layers": compare.layer_table(configs),
+            "groups": compare.group_table(configs)}
 
 
 @ui.table
@@ -75,20 +81,55 @@ def distance_title(axis: str) -> str:
         _("relative distance r [tokens]")
 
 
+def series_styles(table) -> dict:
+    """{series: (legend label, colour, dash)}: a model's colour, one dash per layer group."""
+    colors = model_colors(comparison_models(table))
+    out, seen = {}, {}
+    for series, model, group in zip(table["series"], table["model"], table["group"]):
+        if series in out:
+            continue
+        n = seen[model] = seen.get(model, -1) + 1
+        label = legend(model) if series == model else \
+            f"{legend(model)} · {html.escape(group_label(group), quote=False)}"
+        out[series] = (label, colors[model], ("solid", "dot", "dash", "dashdot")[n % 4])
+    return out
+
+
+def comparison_models(table):
+    """The models of a per-group table, in order (a stand-in for the cards' column)."""
+    return {"model": list(dict.fromkeys(table["model"]))}
+
+
+def group_label(group: str) -> str:
+    """A layer group's name (rope_core.compare.group_name, English in the CSV) for people."""
+    if group == "all layers":
+        return _("all layers")
+    rope, _sep, span = group.partition(", ")
+    kind = _("RoPE") if rope == "RoPE" else _("NoPE")
+    span, _sep2, base = span.partition(", base ")
+    if span.startswith("sliding window "):
+        span = _("sliding window of {n}").format(n=i18n.integer(int(span.split()[-1])))
+    elif span.startswith("chunks of "):
+        span = _("chunks of {n}").format(n=i18n.integer(int(span.split()[-1])))
+    else:
+        span = _(ATTENTION_NAMES["full"])
+    text = _("{kind}, {span}").format(kind=kind, span=span)
+    return text + (_(", base {base}").format(base=ui.fmt_base(float(base))) if base else "")
+
+
 def spectrum_lines(keys: tuple, column: str, hover: str, title: str, y: str,
                    shapes: tuple = ()) -> ui.Frozen:
-    """One line per model of the spectra column ``column`` against the pair index,
-    log y axis."""
-    tables = comparison(keys)
-    colors = model_colors(tables["models"])
-    spectra = tables["spectra"]
+    """One line per model and rotating layer group of the spectra column ``column``
+    against the pair index, log y axis."""
+    spectra = comparison(keys)["spectra"]
+    styles = series_styles(spectra)
     pairs, values = spectra["pair"].to_numpy(), spectra[column].to_numpy()
     traces = []
-    for name, rows in compare.label_groups(spectra["model"]):
-        label = legend(name)
+    for name, rows in compare.label_groups(spectra["series"]):
+        label, color, dash = styles[name]
         traces.append(dict(type="scatter", x=pairs[rows],
                            y=values[rows], name=label, mode="lines+markers",
-                           line=dict(color=colors[name]), marker=dict(size=4),
+                           line=dict(color=color, dash=dash), marker=dict(size=4),
                            legendgroup=label, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
                            label + "</extra>"))
     return ui.kept_figure(traces, title=title, x=_("pair index i"), y=y, height=400,
@@ -106,15 +147,16 @@ def theta_figure(keys: tuple) -> ui.Frozen:
 
 @ui.figure
 def wavelength_figure(keys: tuple) -> ui.Frozen:
-    """Wavelengths of each model, its maximum context dotted."""
-    models = comparison(keys)["models"]
-    colors = model_colors(models)
+    """Wavelengths of each model and layer group, each group's reach dotted."""
+    spectra = comparison(keys)["spectra"]
+    styles = series_styles(spectra)
+    reaches = dict(zip(spectra["series"], spectra["reach [tokens]"]))
     return spectrum_lines(keys, "wavelength [tokens]",
                           _("λ={value} tokens").format(value="%{y:,.1f}"),
-                          _("Wavelength 2π/θᵢ; dotted: each model's maximum context"),
+                          _("Wavelength 2π/θᵢ; dotted: how far each layer group sees"),
                           _("wavelength [tokens]"),
-                          shapes=tuple(ui.hline(float(n), colors[name]) for name, n in zip(
-                              models["model"], models["max context [tokens]"])))
+                          shapes=tuple(ui.hline(float(n), styles[name][1])
+                                       for name, n in reaches.items()))
 
 
 @ui.figure
@@ -126,17 +168,18 @@ def ratio_figure(keys: tuple) -> ui.Frozen:
 
 def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
                 y: str) -> ui.Frozen:
-    """One line per model of the decay column ``column`` against the distance."""
-    colors = model_colors(comparison(keys)["models"])
+    """One line per model and rotating layer group of the decay column ``column`` against
+    the distance, up to the group's reach."""
     traces = []
     distance = _("r={distance} tokens").format(distance="%{x:,}")
     decay = decay_table(keys, axis)["decay"]
+    styles = series_styles(decay)
     distances, values = decay["distance [tokens]"].to_numpy(), decay[column].to_numpy()
-    for name, rows in compare.label_groups(decay["model"]):
-        label = legend(name)
+    for name, rows in compare.label_groups(decay["series"]):
+        label, color, dash = styles[name]
         traces.append(dict(type="scatter", x=distances[rows],
                            y=values[rows], name=label, mode="lines",
-                           line=dict(color=colors[name]),
+                           line=dict(color=color, dash=dash),
                            hovertemplate=distance + "<br>" + hover + "<extra>" + label +
                            "</extra>"))
     return ui.kept_figure(traces, title=title, x=distance_title(axis), y=y, height=400,
@@ -162,12 +205,23 @@ def score_figure(keys: tuple, axis: str) -> ui.Frozen:
 
 
 def stack_codes(block) -> np.ndarray:
-    """The layer stack's colour code of each layer_table row: 3 NoPE, 2 local base,
-    1 sliding window or chunk, 0 full attention."""
-    kind, spectrum, attention = (np.asarray(block[c]) for c in ("kind", "spectrum", "attention"))
+    """The layer stack's colour code of each layer_table row: 0 RoPE with full attention,
+    1 RoPE in a sliding window or chunk, 2 NoPE, 3 no attention (another mixer)."""
+    kind, attention = (np.asarray(block[c]) for c in ("kind", "attention"))
     windowed = np.isin(attention, ("sliding", "chunked"))
-    return np.where(kind == "nope", 3, np.where(spectrum == "local", 2,
-                                                np.where(windowed, 1, 0)))
+    return np.where(kind == "rope", np.where(windowed, 1, 0), np.where(kind == "nope", 2, 3))
+
+
+def layer_words(kind: str, base: float, attention: str, window) -> str:
+    """What one layer does, for a hover: "RoPE, base 10,000; sliding window of 1,024"."""
+    if kind not in ("rope", "nope"):
+        return _(MIXER_NAMES.get(kind, "linear_attention"))
+    span = _(ATTENTION_NAMES[attention]) if attention == "full" else (
+        _("sliding window of {n}") if attention == "sliding" else _("chunks of {n}")).format(
+        n=i18n.integer(int(window)))
+    if kind == "nope":
+        return _("NoPE: no rotation; {attention}").format(attention=span)
+    return _("RoPE, base {base}; {attention}").format(base=ui.fmt_base(base), attention=span)
 
 
 @ui.figure
@@ -175,27 +229,25 @@ def stack_figure(keys: tuple) -> ui.Frozen:
     """Each model's layers as one row of cells: which rotate, at which base, how far."""
     layers = comparison(keys)["layers"]
     columns = {c: layers[c].to_numpy() for c in ("layer", "kind", "base", "attention",
-                                                 "reach [tokens]", "spectrum")}
+                                                 "reach [tokens]", "window [tokens]")}
     groups = compare.label_groups(layers["model"])
     models = [name for name, _rows in groups]
     depth = int(columns["layer"].max()) + 1
-    nope, rope = _("NoPE: no rotation; {attention}"), _("RoPE, base {base}; {attention}")
     line = _("layer {layer}: {what}; reaches {reach} tokens")
-    spans = {k: _(v) for k, v in ATTENTION_NAMES.items()}
-    whats: dict = {}  # (kind, base, attention) -> words: a few per model, not one per layer
+    whats: dict = {}  # (kind, base, attention, window) -> words: a few per model
     reaches: dict = {}
     z, text = [], []
     for _name, rows in groups:
         block = {c: values[rows] for c, values in columns.items()}
         codes = stack_codes(block).tolist()
         hover = []
-        for layer, kind, base, span, reach in zip(
+        for layer, kind, base, span, window, reach in zip(
                 block["layer"].tolist(), block["kind"].tolist(), block["base"].tolist(),
-                block["attention"].tolist(), block["reach [tokens]"].tolist()):
-            key = (kind, base, span)
+                block["attention"].tolist(), block["window [tokens]"].tolist(),
+                block["reach [tokens]"].tolist()):
+            key = (kind, base, span, window)
             if key not in whats:
-                whats[key] = (nope.format(attention=spans[span]) if kind == "nope" else
-                              rope.format(base=ui.fmt_base(base), attention=spans[span]))
+                whats[key] = layer_words(kind, base, span, window)
             if reach not in reaches:
                 reaches[reach] = i18n.integer(int(reach))
             hover.append(line.format(layer=int(layer), what=whats[key], reach=reaches[reach]))
@@ -213,7 +265,7 @@ def stack_figure(keys: tuple) -> ui.Frozen:
                            hoverinfo="skip", marker=dict(symbol="square", size=12,
                                                          color=color)))
     return ui.kept_figure(
-        traces, title=_("Layer stack: which layers rotate, with which base, how far they see"),
+        traces, title=_("Layer stack: which layers rotate, how far they see"),
         x=_("layer (0 = first)"), y="", height=170 + 45 * len(models),
         yaxes=dict(autorange="reversed"))
 
@@ -228,6 +280,8 @@ def parameters(cfg: rc.RopeConfig) -> str:
                 n=len(value), low=f"{min(value):.4g}", high=f"{max(value):.4g}")
         elif isinstance(value, bool):
             shown = f"`{str(value).lower()}`"
+        elif isinstance(value, Real) and float(value).is_integer():
+            shown = i18n.integer(int(value))  # 1,048,576 rather than 1.04858e+06
         elif isinstance(value, Real):
             shown = f"{value:,.6g}"
         else:
@@ -236,7 +290,60 @@ def parameters(cfg: rc.RopeConfig) -> str:
     return _("; ").join(parts) or _("none")
 
 
-def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
+def context_line(cfg: rc.RopeConfig) -> str:
+    """What L is for this model: where its scaling starts, else its context."""
+    names = dict(cfg.params)
+    if "original_max_position_embeddings" in names and cfg.method != "dynamic":
+        return _("L, where its scaling starts (`original_max_position_embeddings`): {n} "
+                 "tokens").format(n=i18n.integer(cfg.original_context))
+    if cfg.training_context is not None and cfg.training_context == cfg.original_context:
+        return _("L: {n} tokens, the context its source says it was trained at").format(
+            n=i18n.integer(cfg.original_context))
+    return _("L: its configured context, {n} tokens (its `config.json` names no "
+             "other)").format(n=i18n.integer(cfg.original_context))
+
+
+def group_lines(groups) -> list[str]:
+    """One line per layer group (rope_core.compare.group_table rows): which layers, what
+    they do, how far a query sees."""
+    lines = []
+    for row in groups.to_dict("records"):
+        layers = ngettext("layer {layers}", "layers {layers}", row["layers"]).format(
+            layers=row["layer list"])
+        reach = i18n.integer(int(row["reach [tokens]"]))
+        span = _(ATTENTION_NAMES["full"])
+        if row["attention"] in ("sliding", "chunked"):
+            span = (_("sliding window of {n}") if row["attention"] == "sliding"
+                    else _("chunks of {n}")).format(n=i18n.integer(int(row["window [tokens]"])))
+        if row["kind"] == "rope":
+            what = _("RoPE, {span}, base {base}, {method}, {rotary} of {head} dims "
+                     "rotated").format(span=span, base=ui.fmt_base(row["base"]),
+                                       method=_(rc.SCALING_LABELS[row["method"]]),
+                                       rotary=row["rotary_dim"], head=row["head_dim"])
+            lines.append(_("{layers}: {what}; a query sees {reach} tokens, within which "
+                           "{turning} of {pairs} pairs turn at least once").format(
+                layers=layers, what=what, reach=reach, pairs=row["pairs"],
+                turning=row["pairs turning within reach"]))
+        elif row["kind"] == "nope":
+            lines.append(_("{layers}: attention without rotation (NoPE), {span}; a query "
+                           "sees {reach} tokens").format(layers=layers, span=span, reach=reach))
+        else:
+            lines.append(_("{layers}: {mixer}, no rotation").format(
+                layers=layers, mixer=_(MIXER_NAMES.get(row["kind"], "linear_attention"))))
+    return lines
+
+
+def layer_counts(rope: int, nope: int, other: int) -> str:
+    """"12 rotate, 36 mix tokens without attention": the kinds a model has, none left at 0."""
+    parts = [_("{n} rotate").format(n=rope) if rope else _("none rotates")]
+    if nope:
+        parts.append(_("{n} attend without rotating (NoPE)").format(n=nope))
+    if other:
+        parts.append(_("{n} mix tokens without attention").format(n=other))
+    return _(", ").join(parts)
+
+
+def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
     """The lines of a model's card (app-written Markdown; names shown as code)."""
     dims = dict(head_dim=m["head_dim"], rotary_dim=m["rotary_dim"])
     if m["rotary_dim"] == m["head_dim"]:
@@ -245,21 +352,21 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
         dim_line = _("head dim {head_dim}, rotary dim {rotary_dim} ({share} rotary; the rest "
                      "pass through)").format(share=f"{m['rotary_dim'] / m['head_dim']:.0%}",
                                              **dims)
-    base_line = (_("base {base}").format(base=ui.fmt_base(m["base"])) if cfg.local_base is None
-                 else _("base {base}, local layers {local_base}").format(
-                     base=ui.fmt_base(m["base"]), local_base=ui.fmt_base(cfg.local_base)))
+    unused = cfg.layers is not None and not int(m["RoPE layers"])
     lines = [
-        dim_line, base_line,
+        (_("no layer rotates; the RoPE fields of its `config.json`, unused: {dims}") if unused
+         else _("main spectrum (its full-attention RoPE layers, else its RoPE layers): "
+                "{dims}")).format(dims=dim_line),
+        _("base {base}").format(base=ui.fmt_base(m["base"])),
         _("layout: {layout}").format(layout=f"`{m['layout']}`"),
         _("method: {method}").format(method=_(rc.SCALING_LABELS[m["method"]])),
         _("parameters: {parameters}").format(parameters=parameters(cfg)),
-        (_("training context: not given by `config.json`; L is taken as its configured "
-           "context") if cfg.training_context is None else
-         _("training context L: {n} tokens").format(n=i18n.integer(cfg.training_context))
-         if cfg.training_context == cfg.original_context else
-         _("training context: {n} tokens; its scaling's L (original_max_position_embeddings): "
-           "{length} tokens").format(n=i18n.integer(cfg.training_context),
-                                     length=i18n.integer(cfg.original_context))),
+        context_line(cfg),
+    ]
+    if cfg.training_context is not None:
+        lines.append(_("training context: {n} tokens (its source, below)").format(
+            n=i18n.integer(cfg.training_context)))
+    lines += [
         _("maximum (configured) context: {n} tokens").format(
             n=i18n.integer(int(m["max context [tokens]"]))),
         _("longest wavelength: {n} tokens").format(
@@ -267,6 +374,13 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
         _("attention factor: {factor} (logits × {multiplier})").format(
             factor=f"{m['attention factor']:.4f}", multiplier=f"{m['logit multiplier']:.4f}"),
     ]
+    theta_dim = cfg.theta_dim or cfg.rotary_dim
+    if theta_dim != cfg.rotary_dim:  # Gemma 4's proportional RoPE
+        lines.append(_("proportional RoPE: θᵢ = base^(−2i/{theta_dim}), the spectrum of the whole "
+                       "head dim {theta_dim}, of which only the fastest {pairs} pairs rotate "
+                       "(transformers' `proportional` rope type); a partial rotary model "
+                       "would spread its {pairs} pairs over base^(−2i/{rotary})").format(
+            theta_dim=theta_dim, pairs=cfg.rotary_dim // 2, rotary=cfg.rotary_dim))
     if cfg.softmax_scale != 1.0:
         lines.append(_("softmax scale × {scale}: the attention multiplies 1/√d by `mscale`² = "
                        "(0.1 · `mscale_all_dim` · ln s + 1)², outside the rotary embedding "
@@ -286,17 +400,16 @@ def card_lines(m, cfg: rc.RopeConfig) -> list[str]:
                 sections=", ".join(str(v) for v in cfg.mrope_section), t_last=t_ - 1,
                 h_first=t_, h_last=t_ + h_ - 1, w_first=t_ + h_, w_last=t_ + h_ + w_ - 1))
     if cfg.layers is not None:
-        nope = cfg.layer_kinds.count("nope")
-        window = "" if cfg.window is None else _("; window {n} tokens on the sliding or "
-                                                 "chunked layers").format(
-            n=i18n.integer(cfg.window))
-        lines.append(_("{n} layers: {rope} with RoPE, {nope} without (NoPE){window}").format(
-            n=cfg.layers, rope=cfg.layers - nope, nope=nope, window=window))
-    if cfg.nope_temperature is not None:
-        floor, scale = cfg.nope_temperature
-        lines.append(_("NoPE layers scale their queries by 1 + {scale} · ln(1 + ⌊(p + 1) / "
-                       "{floor}⌋) at position p").format(
-            scale=f"{scale:g}", floor=i18n.integer(int(floor))))
+        lines.append(_("{n} layers: {kinds}").format(n=cfg.layers, kinds=layer_counts(
+            int(m["RoPE layers"]), int(m["NoPE layers"]), int(m["other layers"]))))
+        lines += ["· " + line for line in group_lines(groups)]
+    scales = {g.spec.query_scale: g for g in cfg.groups() if g.spec.query_scale}
+    for (rule, length, beta), g in scales.items():
+        formula = _(rc.config.QUERY_SCALES[rule]).format(
+            beta=f"{beta:g}", length=i18n.integer(int(length)))
+        lines.append(_("{kind} layers scale their queries by {formula} at position p, "
+                       "outside the rotation").format(
+            kind=_("NoPE") if g.spec.kind == "nope" else _("RoPE"), formula=formula))
     if m["model"] in NOTES:
         lines.append(_(NOTES[m["model"]]))
     if m["model"] in SOURCES:
@@ -338,32 +451,46 @@ with ui.friendly_errors():
 models, spectra = tables["models"], tables["spectra"]
 
 # --- cards -----------------------------------------------------------------------------
+group_rows = tables["groups"]
 for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows(), configs):
     with col.container(border=True):
         st.markdown(f"**{ui.plain(shown_name(m['model']))}**")
-        st.markdown("  \n".join(card_lines(m, cfg)))
+        st.markdown("  \n".join(card_lines(m, cfg, group_rows[group_rows["model"] ==
+                                                                m["model"]])))
 
 # --- layer stack -----------------------------------------------------------------------
 layers = tables["layers"]
 if len(layers):
     ui.show(stack_figure(keys), key="rm_stack_plot",
             alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer "
-                  "does: RoPE with full attention, RoPE with a sliding window or chunk, RoPE with a"
-                  " local base, or NoPE (no rotation)."), table=_("layer table"))
+                  "does: RoPE with full attention, RoPE with a sliding window or chunk, NoPE "
+                  "(attention without rotation), or no attention at all (linear attention, state "
+                  "space or convolution)."), table=_("layer table"))
     stack_text = []
     kinds, reach_of = layers["kind"].to_numpy(), layers["reach [tokens]"].to_numpy()
     for name, rows in compare.label_groups(layers["model"]):
         rope = rows[kinds[rows] == "rope"]
-        reaches = ", ".join(i18n.integer(int(v)) for v in sorted(set(reach_of[rope].tolist())))
-        stack_text.append(_("{model}: {rope} of {n} layers rotate, reaching {reaches} "
-                            "tokens").format(model=ui.plain(shown_name(name)), rope=len(rope),
-                                             n=len(rows), reaches=reaches or "0"))
-    ui.explain(_("**Layers.** Each row is one model, each cell one layer. Grey layers have no "
-                 "positional encoding at all (NoPE): they see word order only through the "
-                 "causal mask and what the layers below pass up. In Yang et al.'s experiments "
-                 "(2025) such layers do the long-range retrieval, an empirical finding, not a "
-                 "property of NoPE. {models}.")
-               .format(models=_("; ").join(stack_text)))
+        nope = int((kinds[rows] == "nope").sum())
+        reaches = _(" or ").join(i18n.integer(int(v))
+                                 for v in sorted(set(reach_of[rope].tolist())))
+        counts = layer_counts(len(rope), nope, len(rows) - len(rope) - nope)
+        if len(rope):
+            stack_text.append(_("{model}, {n} layers: {counts}; a query of a rotating layer "
+                                "sees {reaches} tokens").format(
+                model=ui.plain(shown_name(name)), n=len(rows), counts=counts,
+                reaches=reaches))
+        else:
+            stack_text.append(_("{model}, {n} layers: {counts}").format(
+                model=ui.plain(shown_name(name)), n=len(rows), counts=counts))
+    ui.explain(_("**Layers.** Each row is one model, each cell one layer: blue layers rotate "
+                 "over the whole context, dark teal ones inside a sliding window or an attention "
+                 "chunk. Grey layers have no positional encoding at all (NoPE): they see word "
+                 "order only through the causal mask and what the layers below pass up. In "
+                 "Yang et al.'s experiments (2025) such layers do the long-range retrieval, an "
+                 "empirical finding, not a property of NoPE. Brown layers do not attend "
+                 "(linear attention, state-space or convolution layers, whose recurrence or "
+                 "kernel is ordered by itself). {models}.").format(
+        models=_("; ").join(stack_text)))
 missing = [shown_name(c.name) for c in configs if c.layers is None]
 if missing:
     st.caption(_("No layer count in the `config.json` of {models}: no layer stack for "
@@ -374,34 +501,48 @@ left, right = st.columns(2)
 with left:
     ui.show(theta_figure(keys), key="rm_theta_plot",
             alt=_("Line chart, log scale: the frequency θᵢ each model uses at its maximum context "
-                  "against the pair index i, one line per model."), table=_("spectra table"))
+                  "against the pair index i, one line per model and rotating layer group."),
+            table=_("spectra table"))
 with right:
     ui.show(wavelength_figure(keys), key="rm_wave_plot",
             alt=_("Line chart, log scale: each model's wavelengths 2π/θᵢ against the pair index i, "
-                  "one line per model, with each model's maximum context dotted."),
+                  "one line per model and rotating layer group, with how far each group sees "
+                  "dotted."),
             table=_("spectra table"))
 
 sentences = []
-max_context = dict(zip(models["model"].tolist(), models["max context [tokens]"].tolist()))
 wavelengths, regimes = spectra["wavelength [tokens]"].to_numpy(), spectra["regime"].to_numpy()
-spectrum_groups = compare.label_groups(spectra["model"])
+reach_of = spectra["reach [tokens]"].to_numpy()
+styles = series_styles(spectra)
+spectrum_groups = compare.label_groups(spectra["series"])
+
+
+none_rotates = _("none of the chosen models rotates in any layer: no spectrum to draw")
+
+
+def series_text(name: str) -> str:
+    """A model's layer group as the sentences name it (escaped)."""
+    return ui.plain(html.unescape(styles[name][0]).replace(" · ", ": "))
+
+
 for name, rows in spectrum_groups:
-    turns = int((wavelengths[rows] <= max_context[name]).sum())
+    reach = int(reach_of[rows[0]])
+    turns = int((wavelengths[rows] <= reach).sum())
     counts = Counter(regimes[rows].tolist())
     scaled = _(", ").join(_(REGIME_COUNTS[r]).format(n=counts.get(r, 0))
                           for r in REGIME_COUNTS if counts.get(r, 0))
     sentences.append(ngettext(
-        "{model}: {turns} of {n} pair turns at least once within {context} tokens; "
-        "pairs {regimes}",
-        "{model}: {turns} of {n} pairs turn at least once within {context} tokens; "
-        "pairs {regimes}", len(rows)).format(
-        model=ui.plain(shown_name(name)), turns=turns, n=len(rows),
-        context=i18n.integer(int(max_context[name])), regimes=scaled))
+        "{model}: {turns} of {n} pair turns at least once within {context} tokens, as far "
+        "as these layers see; pairs {regimes}",
+        "{model}: {turns} of {n} pairs turn at least once within {context} tokens, as far "
+        "as these layers see; pairs {regimes}", len(rows)).format(
+        model=series_text(name), turns=turns, n=len(rows), context=i18n.integer(reach),
+        regimes=scaled))
 ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
              "beyond the context (a larger d alone does not: the share of pairs longer than "
              "the context depends on the base, not on d), so in exact arithmetic their angle "
              "alone identifies every position."), ui.slow_pairs_in_low_precision(),
-           _("{models}.").format(models=_("; ").join(sentences)))
+           _("{models}.").format(models=_("; ").join(sentences) or none_rotates))
 
 left, right = st.columns(2)
 with left:
@@ -420,16 +561,17 @@ for name, rows in spectrum_groups:
     r = ratios[rows]
     if np.abs(r - 1).max() < 1e-12:
         ratio_text.append(_("{model} runs its plain spectrum (ratio 1)").format(
-            model=ui.plain(shown_name(name))))
+            model=series_text(name)))
     else:
         ratio_text.append(_("{model} keeps pair 0 at ratio {first} and slows its slowest pair "
-                            "to {last}").format(model=ui.plain(shown_name(name)),
+                            "to {last}").format(model=series_text(name),
                                                 first=f"{r[0]:.3g}",
                                                 last=f"{r[-1]:.3g}"))
-ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum context: {models}. "
-             "**Right:** RoFormer's bound, each curve divided by its value (d/2 + 1)/2 at "
-             "r = 0 so that different rotary dims share one axis; it runs up to each model's "
-             "maximum context.").format(models=_("; ").join(ratio_text)))
+ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum context, in the "
+             "layers that apply it: {models}. **Right:** RoFormer's bound, each curve "
+             "divided by its value (d/2 + 1)/2 at r = 0 so that different rotary dims share "
+             "one axis; each curve runs as far as its layers see: a window or chunk, else "
+             "the maximum context.").format(models=_("; ").join(ratio_text) or none_rotates))
 
 ui.show(score_figure(keys, axis), key="rm_score_plot",
         alt=_("Line chart: the score of q = k = all ones divided by the head dim against the "
@@ -437,21 +579,28 @@ ui.show(score_figure(keys, axis), key="rm_score_plot",
 score_text = []
 distances = decay["distance [tokens]"].to_numpy()
 scores = decay["score q=k=1 / head_dim"].to_numpy()
-for name, rows in compare.label_groups(decay["model"]):
+for name, rows in compare.label_groups(decay["series"]):
     score, r = scores[rows], distances[rows]
     score_text.append(_("{model}: {first} at r = {r_first}, {last} at r = {r_last}, lowest "
                         "{lowest}").format(
-        model=ui.plain(shown_name(name)), first=f"{score[0]:.3f}",
+        model=series_text(name), first=f"{score[0]:.3f}",
         r_first=i18n.integer(round(r[0])), last=f"{score[-1]:.3f}",
         r_last=i18n.integer(round(r[-1])), lowest=f"{score.min():.3f}"))
 ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fade less:** "
              "their pass-through coordinates add a constant that no rotation reduces, and an "
              "attention factor a > 1 multiplies the rotary part by a². {models}.").format(
-    models=_("; ").join(score_text)))
+    models=_("; ").join(score_text) or none_rotates))
 if axis == "linear" and int(models["max context [tokens]"].max()) >= DECAY_POINTS:
     st.caption(_("At most {n} distances per model, evenly spaced: the ripples of the fast "
                  "pairs between samples are not drawn. Use the log axis to see short distances "
                  "in detail.").format(n=i18n.integer(DECAY_POINTS)))
+windowed = [series_text(name) for name, rows in spectrum_groups
+            if int(reach_of[rows[0]]) < int(dict(zip(models["model"], models[
+                "max context [tokens]"]))[spectra["model"].iloc[rows[0]]])]
+if windowed:
+    st.caption(_("Layers with a sliding window or attention chunk never meet a longer "
+                 "distance, whatever the context: their curves stop at their window "
+                 "({models}).").format(models=_("; ").join(windowed)))
 
 # file names carry no visitor text
 ui.download(comparison, keys,
@@ -464,3 +613,5 @@ ui.download(decay_table, keys, axis, filename=f"real_models_decay_{axis}.csv",
 if len(layers):
     ui.download(comparison, keys, filename="real_models_layers.csv",
                 label=_("layer table"), key="rm_layers_csv", part="layers")
+ui.download(comparison, keys, filename="real_models_groups.csv",
+            label=_("layer groups"), key="rm_groups_csv", part="groups")

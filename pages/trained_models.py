@@ -9,7 +9,7 @@ import streamlit as st
 import ui
 from rope_core import tiny_model as tm
 from rope_core.alternatives import alibi_slopes
-from rope_core.compare import nope_query_scale
+from rope_core.config import query_scale
 from ui import constants, i18n
 from ui.i18n import N_, _
 
@@ -518,8 +518,9 @@ def facts(language: str) -> dict:
     trained = record["models"]["local"]["irope"].values()
     out.update(start=pct(start), elsewhere=pct(elsewhere), chunk=MODEL["chunk"],
                missed=sum(not info["reached"] for info in trained), seeds=len(SEEDS),
-               temp=i18n.number(float(nope_query_scale(
-                   [LONGEST - 1], MODEL["floor_scale"], MODEL["attn_scale"])[0]), "0.##"))
+               temp=i18n.number(float(query_scale(
+                   "llama4", MODEL["floor_scale"], MODEL["attn_scale"], [LONGEST - 1])[0]),
+                   "0.##"))
     return out
 
 

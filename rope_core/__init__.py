@@ -5,7 +5,9 @@ One module per concept:
 * :mod:`~rope_core.frequencies`: theta_i = base^(-2i/d), wavelengths, angles m*theta_i
 * :mod:`~rope_core.scaling`: context-extension scalings of theta, Hugging Face's
   ROPE_INIT_FUNCTIONS (linear, NTK, dynamic NTK, YaRN, Llama 3.1, LongRoPE)
-* :mod:`~rope_core.config`: RopeConfig, a model's RoPE settings, read from config.json
+* :mod:`~rope_core.config`: RopeConfig, a model's RoPE settings layer by layer, read from
+  config.json as transformers reads it
+* :mod:`~rope_core.families`: transformers' conventions per model family, one table
 * :mod:`~rope_core.presets`: PRESETS, real models' RopeConfigs
 * :mod:`~rope_core.compare`: side-by-side tables of models and context-extension methods
 * :mod:`~rope_core.serving`: the settings that serve a model longer in transformers, vLLM,
@@ -74,7 +76,7 @@ from .capacity import (
     min_base_for_context,
     passing_bases,
 )
-from .config import RopeConfig
+from .config import LayerGroup, LayerSpec, RopeConfig, query_scale
 from .decay import (
     bound_plateau,
     bound_prefactor,
@@ -175,10 +177,10 @@ from .tables import (
 from .tiny_model import TinyConfig, TinyTransformer
 
 __all__ = [
-    "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "Message", "PRESETS", "Param", "RECIPES",
-    "REGIMES", "RopeConfig", "RopeError", "SCALINGS", "SCALING_LABELS", "Scaling",
-    "TRANSFORMERS_VERSION", "angle_error",
-    "angles",
+    "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "LayerGroup", "LayerSpec", "Message",
+    "PRESETS", "Param", "RECIPES", "REGIMES", "RopeConfig", "RopeError", "SCALINGS",
+    "SCALING_LABELS", "Scaling", "TRANSFORMERS_VERSION", "angle_error", "angles",
+    "query_scale",
     "base_search", "cos_sum_profile",
     "apply_rope", "apply_rope_complex", "as_dtype_position", "attention", "attention_checks",
     "attention_table", "bound_plateau", "bound_prefactor", "bound_table", "causal_mask",

@@ -19,8 +19,8 @@ Long context
   :mod:`rope_core.base_bounds_table` for the settings the page offers).
 * :func:`men_fit_base` and :func:`base_bound_table`: Men et al.'s published
   fit base ~ 0.0424 L^1.628 beside the smallest base.
-* :func:`preset_bound_table`: each preset's base against its own contexts: how
-  negative B_m gets and on how many distances.
+* :func:`preset_bound_table`: each preset's rotating layer groups, their own spectrum over
+  their own reach: how negative B_m gets and on how many distances.
 * :func:`liu_comparison_table`: Liu et al. 2023's critical dimension for LLaMA 2.
 
 Precision
@@ -43,7 +43,7 @@ from .capacity import (
     MAX_CONTEXT,
     MAX_CONTEXT_WORK,
     base_search,
-    cos_sum_profile,
+    cos_sum_profile_of,
     critical_dimension,
     extrapolation_limit,
 )
@@ -367,31 +367,41 @@ def base_bound_table(dim: int, contexts) -> pd.DataFrame:
 
 
 def preset_bound_table(names=None) -> pd.DataFrame:
-    """Each preset's (plain) base at its rotary dim against its original and max context.
+    """Each preset's rotating layer groups: B_m of the group's own spectrum over the
+    distances its layers meet.
 
-    For every m < L (:func:`rope_core.capacity.cos_sum_profile`): the lowest B_m, how
-    many distances have B_m < 0, and the first such distance; B_0 = d/2 is the
-    scale to read the dip against. passes = no negative B_m. Men et al.'s
-    condition is on an expectation (their Theorem 1), so a shallow dip on a few
-    distances is not a hard failure. Contexts beyond capacity's limits
-    (context * rotary_dim/2 > 2^26) are skipped. Plain base^(-2i/rotary_dim),
-    before any scaling method.
+    Per preset and rotating layer group (:func:`rope_core.compare.rotating_groups`): the
+    group's spectrum theta'_i at the preset's maximum context (its scaling included:
+    Llama 3.1's llama3, Gemma 3's global layers' linear x8; a local layer's plain base)
+    and L = the group's reach (its sliding window or attention chunk, else the maximum
+    context); for every m < L (:func:`rope_core.capacity.cos_sum_profile_of`): the lowest
+    B_m = sum_i cos(m theta'_i), how many distances have B_m < 0, and the first such
+    distance; B_0 = d/2 is the scale to read the dip against. passes = no negative B_m.
+    Men et al.'s condition is on an expectation (their Theorem 1), so a shallow dip on a
+    few distances is not a hard failure. Groups beyond capacity's limits (L * d/2 >
+    2^26) are skipped.
 
     Returns:
-        DataFrame: preset, rotary dim, base, context kind, context L [tokens], B_0,
-        min B_m, negative distances, passes, first negative distance [tokens]
-        (NaN: none below L).
+        DataFrame: preset, group, layers, rotary dim, base, method, context L [tokens]
+        (the reach), B_0, min B_m, negative distances, passes, first negative distance
+        [tokens] (NaN: none below L).
     """
+    from .compare import rotating_groups
+
     rows = []
     for name in (PRESETS if names is None else names):
         cfg = PRESETS[name]
-        for kind, L in (("original", cfg.original_context), ("max", cfg.max_context)):
-            if L > MAX_CONTEXT or L * (cfg.rotary_dim // 2) > MAX_CONTEXT_WORK:
+        for group, g in rotating_groups(cfg):
+            spec = g.spec
+            L = spec.reach(cfg.max_context)
+            if L > MAX_CONTEXT or L * (spec.rotary_dim // 2) > MAX_CONTEXT_WORK:
                 continue
-            p = cos_sum_profile(cfg.rotary_dim, cfg.base, L)
+            theta, _ = spec.theta(cfg.max_context)  # (d/2,)
+            p = cos_sum_profile_of(theta, L)
             neg = p["first_negative"]
-            rows.append({"preset": name, "rotary dim": cfg.rotary_dim, "base": cfg.base,
-                         "context kind": kind, "context L [tokens]": L, "B_0": p["B0"],
+            rows.append({"preset": name, "group": group, "layers": len(g.layers),
+                         "rotary dim": spec.rotary_dim, "base": spec.base,
+                         "method": spec.method, "context L [tokens]": L, "B_0": p["B0"],
                          "min B_m": p["min"], "negative distances": p["negative"],
                          "passes": p["negative"] == 0,
                          "first negative distance [tokens]": math.nan if neg is None else neg})

@@ -32,7 +32,15 @@ import math
 import torch
 
 from ._buffers import Buffers
-from ._checks import as_distances, check_base, check_dim, check_int, check_positive_float, fail
+from ._checks import (
+    MAX_DIM,
+    as_distances,
+    check_base,
+    check_dim,
+    check_int,
+    check_positive_float,
+    fail,
+)
 from .frequencies import theta as _theta
 
 # Largest (distances x pairs) block of float64 temporaries: 2^19 elements = 4 MiB each.
@@ -772,8 +780,30 @@ def cos_sum_profile(dim: int, base: float, context: int) -> dict:
     dim = check_dim(dim)
     base = check_base(base)
     context = _check_context(dim, context)
-    th = _grid_thetas(dim, torch.tensor([base], dtype=torch.float64))  # (1, h)
-    h = dim // 2
+    return _profile(_grid_thetas(dim, torch.tensor([base], dtype=torch.float64)), context)
+
+
+def cos_sum_profile_of(theta, context: int) -> dict:
+    """:func:`cos_sum_profile` for any spectrum: B_m = sum_i cos(m theta_i) with the given
+    theta_i (a scaled spectrum, Llama 3.1's llama3 one, or a partial one) over m < L.
+
+    Args:
+        theta: ``(h,)`` positive finite frequencies, 1 ... 2048 of them.
+        context: L, integer 1 ... 2^20, with L * h <= 2^26.
+    Returns:
+        the dict of :func:`cos_sum_profile` (``B0`` = h).
+    """
+    th = torch.as_tensor(theta, dtype=torch.float64).flatten()  # (h,)
+    if not 1 <= th.numel() <= MAX_DIM // 2 or not bool(torch.isfinite(th).all()) or \
+            bool((th <= 0).any()):
+        fail("theta", theta, "1 to {n} positive finite frequencies", n=MAX_DIM // 2)
+    context = _check_context(2 * th.numel(), context)
+    return _profile(th[None, :], context)
+
+
+def _profile(th: torch.Tensor, context: int) -> dict:
+    """:func:`cos_sum_profile`'s scan of the spectrum th (1, h) over m < context."""
+    h = th.shape[1]
     tol = f32_error_bound(h)
     tables = _tables(th)
     lowest, where, count, first = math.inf, 0, 0, None

@@ -11,14 +11,19 @@ here, as tidy (long-form) pandas DataFrames with the model name in every row:
 * :func:`extension_variants`: one base model under every scaling method.
 * :func:`softmax_table`: what an attention factor a does to a softmax.
 * :func:`dynamic_base_table`: dynamic NTK's base against the current length.
-* :func:`layer_table`: per model and layer, RoPE or NoPE, attention span, base and reach.
-* :func:`nope_query_scale`: Llama 4's log-position temperature of its NoPE layers.
+* :func:`layer_table`: per model and layer, what it is (RoPE, NoPE, linear attention,
+  ...), its attention span, base and reach.
+* :func:`group_table`: per model and layer group (layers sharing one spec): the same,
+  once per group, with the layers listed.
 * :func:`extended_context`: how far a context-extension comparison runs.
 
-Spectra are taken at the model's maximum context (``seq_len = max_context``),
-the length at which dynamic NTK and LongRoPE (long factors) are furthest from
-the plain spectrum. d is the ROTARY dim throughout; partial rotary heads pass
-the other head_dim - d coordinates through unrotated.
+Every analysis is per rotating layer group, over that group's reach: its sliding window
+or attention chunk, else the model's maximum context (a Gemma 3 local layer never meets
+a distance past 1,024 tokens, a Llama 4 Scout RoPE layer none past 8,192). Spectra are
+taken at the model's maximum context (``seq_len = max_context``), the length at which
+dynamic NTK and LongRoPE (long factors) are furthest from the plain spectrum. d is the
+ROTARY dim throughout; partial rotary heads pass the other head_dim - d coordinates
+through unrotated.
 """
 
 from __future__ import annotations
@@ -33,18 +38,15 @@ import pandas as pd
 import torch
 
 from ._checks import (
-    as_integer_positions,
     check_choice,
     check_int,
-    check_positive_float,
     fail,
 )
-from .config import RopeConfig
+from .config import LayerSpec, RopeConfig
 from .decay import _chunks as _decay_chunks
 from .frequencies import theta as plain_theta
 from .scaling import (
     MAX_LENGTH,
-    MAX_SEQ_LEN,
     SCALINGS,
     comparison_params,
     effective_base,
@@ -62,20 +64,37 @@ MAX_LOGITS = 64
 
 # --- configs as plain cache keys ------------------------------------------------------
 
+_LAYER_FIELDS = tuple(f.name for f in dataclasses.fields(LayerSpec))
+
+
 def config_key(cfg: RopeConfig) -> tuple:
     """A RopeConfig as a tuple of plain values (numbers, strings, tuples), its fields in
-    order: a cache key that :func:`config_from_key` turns back into the same config."""
+    order, each layer spec a tuple of its fields: a cache key that
+    :func:`config_from_key` turns back into the same config."""
     if not isinstance(cfg, RopeConfig):
         fail("cfg", cfg, "a RopeConfig")
-    return tuple(getattr(cfg, f.name) for f in dataclasses.fields(RopeConfig))
+    values = []
+    for f in dataclasses.fields(RopeConfig):
+        value = getattr(cfg, f.name)
+        if f.name == "layer_specs" and value is not None:
+            value = tuple(tuple(getattr(s, n) for n in _LAYER_FIELDS) for s in value)
+        values.append(value)
+    return tuple(values)
 
 
 def config_from_key(key: tuple) -> RopeConfig:
     """The RopeConfig of :func:`config_key` (validated again by RopeConfig)."""
-    n = len(dataclasses.fields(RopeConfig))
-    if not isinstance(key, tuple) or len(key) != n:
-        fail("key", key, "a tuple of {n} RopeConfig fields (from config_key)", n=n)
-    return RopeConfig(*key)
+    names = [f.name for f in dataclasses.fields(RopeConfig)]
+    if not isinstance(key, tuple) or len(key) != len(names):
+        fail("key", key, "a tuple of {n} RopeConfig fields (from config_key)", n=len(names))
+    values = dict(zip(names, key))
+    specs = values.get("layer_specs")
+    if specs is not None:
+        if not isinstance(specs, tuple) or not all(
+                isinstance(s, tuple) and len(s) == len(_LAYER_FIELDS) for s in specs):
+            fail("key", "layer_specs", "tuples of {n} LayerSpec fields", n=len(_LAYER_FIELDS))
+        values["layer_specs"] = tuple(LayerSpec(*s) for s in specs)
+    return RopeConfig(**values)
 
 
 def _configs(configs) -> list[RopeConfig]:
@@ -128,18 +147,25 @@ def describe_params(cfg: RopeConfig) -> str:
 def models_table(configs) -> pd.DataFrame:
     """One row per model: what its card shows.
 
-    At the maximum context n = max_context: longest wavelength 2 pi / min_i theta'_i(n)
-    [tokens] and attention factor a(n); a multiplies cos and sin of both q and k, so the
-    rotary part of every logit is multiplied by a^2 ("logit multiplier").
+    The main spectrum (its full-attention RoPE layers) at the maximum context
+    n = max_context: longest wavelength 2 pi / min_i theta'_i(n) [tokens] and attention
+    factor a(n); a multiplies cos and sin of both q and k, so the rotary part of every
+    logit is multiplied by a^2 ("logit multiplier"). Layers: how many, how many rotate
+    (RoPE), how many attend without rotating (NoPE), how many mix tokens otherwise
+    (linear attention, state-space, convolution: "other layers"), and how far the
+    shortest-reaching RoPE layers see ("RoPE reach [tokens]": a window or chunk, else the
+    max context; NaN without layers).
     """
     rows = []
     for cfg in _configs(configs):
         theta, a = cfg.theta(cfg.max_context)  # (d/2,)
+        kinds = [] if cfg.layer_specs is None else \
+            [k for g in cfg.groups() for k in [g.spec.kind] * len(g.layers)]
+        reaches = [g.spec.reach(cfg.max_context) for g in cfg.groups() if g.spec.rotates]
         rows.append({
             "model": cfg.name, "head_dim": cfg.head_dim, "rotary_dim": cfg.rotary_dim,
             "base": cfg.base, "layout": cfg.layout, "method": cfg.method,
             "parameters": describe_params(cfg),
-            "local_base": cfg.local_base if cfg.local_base is not None else math.nan,
             "original context [tokens]": cfg.original_context,
             "training context [tokens]": (cfg.training_context
                                           if cfg.training_context is not None else math.nan),
@@ -149,137 +175,221 @@ def models_table(configs) -> pd.DataFrame:
             "attention factor": a, "logit multiplier": a * a,
             "softmax scale multiplier": cfg.softmax_scale,
             "layers": cfg.layers if cfg.layers is not None else math.nan,
-            "RoPE layers": (cfg.layer_kinds.count("rope") if cfg.layer_kinds is not None
-                            else math.nan),
-            "NoPE layers": (cfg.layer_kinds.count("nope") if cfg.layer_kinds is not None
-                            else math.nan),
-            "window [tokens]": cfg.window if cfg.window is not None else math.nan,
+            "RoPE layers": kinds.count("rope") if kinds else math.nan,
+            "NoPE layers": kinds.count("nope") if kinds else math.nan,
+            "other layers": (len(kinds) - kinds.count("rope") - kinds.count("nope")
+                             if kinds else math.nan),
+            "RoPE reach [tokens]": min(reaches) if kinds and reaches else math.nan,
         })
     return pd.DataFrame(rows)
+
+
+# --- layer groups ---------------------------------------------------------------------
+
+def group_name(spec: LayerSpec) -> str:
+    """A group's layers in words (English, ASCII: a CSV cell): "RoPE, sliding window 1024",
+    "RoPE, full attention", "NoPE, full attention", "linear_attention"."""
+    if spec.mixer != "attention":
+        return spec.mixer
+    span = {"full": "full attention", "sliding": f"sliding window {spec.window}",
+            "chunked": f"chunks of {spec.window}"}[spec.attention]
+    return f"{'RoPE' if spec.rotates else 'NoPE'}, {span}"
+
+
+def rotating_groups(cfg: RopeConfig) -> list[tuple[str, object]]:
+    """(name, LayerGroup) of each group of layers that rotate, in layer order; names
+    unique within the model (base added where two groups share a span). A config
+    without layers: one group of the main spectrum, "all layers"."""
+    groups = [g for g in cfg.groups() if g.spec.rotates]
+    if cfg.layer_specs is None:
+        return [("all layers", groups[0])]
+    names = [group_name(g.spec) for g in groups]
+    out = []
+    for name, g in zip(names, groups):
+        if names.count(name) > 1:
+            name = f"{name}, base {g.spec.base:g}"
+        out.append((name, g))
+    return out
+
+
+def series_name(cfg: RopeConfig, group: str) -> str:
+    """The label of one model's group in a table: the model alone when it has one rotating
+    group, else "model | group"."""
+    return cfg.name if len(rotating_groups(cfg)) == 1 else f"{cfg.name} | {group}"
+
+
+def group_table(configs) -> pd.DataFrame:
+    """One row per model and layer group (layers sharing one spec, :meth:`RopeConfig.groups`).
+
+    Columns: model, group (:func:`group_name`), kind ("rope", "nope", or the mixer),
+    layers (how many), layer list (their indices, "0-4, 6-10"), attention, window
+    [tokens] (NaN without), reach [tokens] (tokens a query sees: the window or chunk,
+    else the max context), head_dim, rotary_dim, rotary start, base, method, layout,
+    longest wavelength [tokens] (2 pi / min_i theta'_i at the max context; NaN when the
+    group does not rotate), pairs, pairs turning within reach (#{i : 2 pi / theta'_i <=
+    reach}), attention factor, query scale (rule or ""), softmax scale multiplier.
+    Models whose config gives no layers contribute one group, "all layers".
+    """
+    rows = []
+    for cfg in _configs(configs):
+        for g in cfg.groups():
+            spec = g.spec
+            reach = spec.reach(cfg.max_context)
+            waves, a = [], math.nan
+            if spec.rotates:
+                theta, a = spec.theta(cfg.max_context)  # (d/2,)
+                waves = (2 * math.pi / theta).tolist()
+            rows.append({
+                "model": cfg.name,
+                "group": group_name(spec) if cfg.layer_specs is not None else "all layers",
+                "kind": spec.kind, "layers": len(g.layers), "layer list": _runs(g.layers),
+                "attention": spec.attention or "", "window [tokens]":
+                    spec.window if spec.window is not None else math.nan,
+                "reach [tokens]": reach, "head_dim": spec.head_dim,
+                "rotary_dim": spec.rotary_dim if spec.rotates else 0,
+                "rotary start": spec.rotary_start, "base": spec.base if spec.rotates else math.nan,
+                "method": spec.method if spec.rotates else "", "layout": spec.layout,
+                "longest wavelength [tokens]": max(waves) if waves else math.nan,
+                "pairs": spec.rotary_dim // 2 if spec.rotates else 0,
+                "pairs turning within reach": sum(w <= reach for w in waves),
+                "attention factor": a,
+                "query scale": spec.query_scale[0] if spec.query_scale else "",
+                "softmax scale multiplier": spec.softmax_scale,
+            })
+    return pd.DataFrame(rows)
+
+
+def _runs(layers) -> str:
+    """Layer indices as runs: (0, 1, 2, 4) -> "0-2, 4"."""
+    out, start, prev = [], None, None
+    for i in list(layers) + [None]:
+        if start is not None and (i is None or i != prev + 1):
+            out.append(f"{start}" if start == prev else f"{start}-{prev}")
+            start = None
+        if i is not None and start is None:
+            start = i
+        prev = i
+    return ", ".join(out)
 
 
 # --- layers ---------------------------------------------------------------------------
 
 def layer_table(configs) -> pd.DataFrame:
-    """Per model and layer: which spectrum the layer rotates with, and how far it reaches.
+    """Per model and layer: what the layer is and how far it reaches.
 
-    Columns: model, layer (0-based), kind ("rope" / "nope"), attention ("full",
-    "sliding", "chunked"), window [tokens] (the sliding window or attention chunk;
-    NaN for full attention), spectrum ("global": base and scaling; "local": Gemma 3's
-    local base, unscaled; "none": NoPE), base (NaN for NoPE), method, reach [tokens]
-    = how many tokens a query sees, itself included, min(window, max context): the
-    farthest key is reach - 1 back (a sliding window of w keys; a chunked layer's
-    query sees back to its chunk's start, at most w - 1), longest wavelength
-    [tokens] 2 pi / min_i theta'_i(max context) of the layer's spectrum (NaN for NoPE),
-    pairs turning within reach = #{i : 2 pi / theta'_i <= reach} of d/2 pairs.
+    Columns: model, layer (0-based), kind ("rope", "nope", "linear_attention", "mamba",
+    "conv", ...), attention ("full", "sliding", "chunked", "" for other mixers), window
+    [tokens] (NaN without), group (:func:`group_name`), base (NaN when the layer does not
+    rotate), method, reach [tokens] (tokens a query sees, itself included: the window or
+    chunk, at most the max context; else the max context: a sliding window's farthest key
+    is reach - 1 back, a chunked layer's query sees back to its chunk's start), longest
+    wavelength [tokens] 2 pi / min_i theta'_i(max context) of the layer's spectrum (NaN
+    when it does not rotate), pairs turning within reach = #{i : 2 pi / theta'_i <=
+    reach}, pairs (rotary_dim/2; 0 when it does not rotate).
     Models whose config gives no layers contribute no rows.
     """
     rows = []
     for cfg in _configs(configs):
-        if cfg.layer_kinds is None:
+        if cfg.layer_specs is None:
             continue
-        spectra = {}
-        for name, local in (("global", False), ("local", True)):
-            if local and cfg.local_base is None:
-                continue
-            theta, _ = cfg.theta(cfg.max_context, local=local)  # (d/2,)
-            spectra[name] = (2 * math.pi / theta).tolist()  # wavelengths [tokens]
-        attention = cfg.layer_attention or ("full",) * len(cfg.layer_kinds)
-        for layer, kind in enumerate(cfg.layer_kinds):
-            which = cfg.layer_spectrum(layer) or "none"
-            windowed = attention[layer] in ("sliding", "chunked") and cfg.window is not None
-            reach = min(cfg.window, cfg.max_context) if windowed else cfg.max_context
-            waves = spectra.get(which)
-            rows.append({
-                "model": cfg.name, "layer": layer, "kind": kind,
-                "attention": attention[layer],
-                "window [tokens]": cfg.window if windowed else math.nan,
-                "spectrum": which,
-                "base": (cfg.local_base if which == "local" else cfg.base)
-                if waves is not None else math.nan,
-                "method": cfg.method if which == "global" else "none",
-                "reach [tokens]": reach,
+        for g in cfg.groups():
+            spec = g.spec
+            waves = []
+            if spec.rotates:
+                theta, _ = spec.theta(cfg.max_context)  # (d/2,)
+                waves = (2 * math.pi / theta).tolist()  # wavelengths [tokens]
+            reach = spec.reach(cfg.max_context)
+            row = {
+                "model": cfg.name, "kind": spec.kind, "attention": spec.attention or "",
+                "window [tokens]": spec.window if spec.window is not None else math.nan,
+                "group": group_name(spec),
+                "base": spec.base if spec.rotates else math.nan,
+                "method": spec.method if spec.rotates else "none", "reach [tokens]": reach,
                 "longest wavelength [tokens]": max(waves) if waves else math.nan,
-                "pairs turning within reach": (sum(w <= reach for w in waves)
-                                               if waves else 0),
-                "pairs": cfg.rotary_dim // 2,
-            })
-    return pd.DataFrame(rows, columns=[
-        "model", "layer", "kind", "attention", "window [tokens]", "spectrum", "base", "method",
-        "reach [tokens]", "longest wavelength [tokens]", "pairs turning within reach",
-        "pairs"])
-
-
-def nope_query_scale(positions, floor_scale: float = 8192, attn_scale: float = 0.1):
-    """Llama 4's attention-temperature tuning of its NoPE layers (transformers'
-    Llama4TextAttention, ``attn_temperature_tuning``): the query at position p is
-    multiplied by
-
-        1 + attn_scale * ln(1 + floor((p + 1) / floor_scale)),
-
-    so the logits of a far query grow like ln p and its softmax stays sharp over
-    millions of keys (Nakanishi 2025, Scalable-Softmax, arXiv:2501.19399).
-
-    Args:
-        positions: ``(P,)`` integer positions, 0 ... 10^9.
-        floor_scale, attn_scale: positive numbers (8192 and 0.1 in Llama 4).
-    Returns:
-        ``(P,)`` float64 tensor.
-    """
-    p = as_integer_positions(positions, name="positions", max_abs=MAX_SEQ_LEN).to(torch.float64)
-    if p.numel() == 0 or p.numel() > 100_000 or bool((p < 0).any()):
-        fail("positions", positions, "1 to 100000 integers from 0 to {high}", high=MAX_SEQ_LEN)
-    floor_scale = check_positive_float(floor_scale, "floor_scale", upper=1e9)
-    attn_scale = check_positive_float(attn_scale, "attn_scale", upper=100.0)
-    return 1.0 + attn_scale * torch.log1p(torch.floor((p + 1.0) / floor_scale))  # (P,)
+                "pairs turning within reach": sum(w <= reach for w in waves),
+                "pairs": spec.rotary_dim // 2 if spec.rotates else 0,
+            }
+            rows += [dict(row, layer=layer) for layer in g.layers]
+    columns = ["model", "layer", "kind", "attention", "window [tokens]", "group", "base",
+               "method", "reach [tokens]", "longest wavelength [tokens]",
+               "pairs turning within reach", "pairs"]
+    table = pd.DataFrame(rows, columns=columns)
+    if len(table):
+        table = table.sort_values(["model", "layer"], kind="stable",
+                                  key=lambda c: c.map({cfg.name: i for i, cfg in
+                                                       enumerate(_configs(configs))})
+                                  if c.name == "model" else c).reset_index(drop=True)
+    return table
 
 
 def _frame(columns: dict[str, list], text: tuple[str, ...]) -> pd.DataFrame:
     """One DataFrame from per-model pieces: the ``text`` columns as lists of labels,
     the others as lists of numpy arrays, concatenated (the frame that concatenating one
     frame per model would give, built once)."""
-    return pd.DataFrame({name: v if name in text else np.concatenate(v)
+    return pd.DataFrame({name: v if name in text else
+                         (np.concatenate(v) if v else np.zeros(0))  # no rotating layer
                          for name, v in columns.items()})
 
 
 # --- spectra --------------------------------------------------------------------------
 
 def spectrum_table(configs) -> pd.DataFrame:
-    """Per model and pair, the spectrum in use at the maximum context n = max_context.
+    """Per model, rotating layer group and pair, the spectrum in use at the maximum context
+    n = max_context.
 
-    Columns: model, method, pair i (0 ... d/2 - 1), theta_i plain = base^(-2i/d),
-    theta_i = theta'_i(n) [rad/token], ratio = theta'_i / theta_i, wavelength
-    2 pi / theta'_i and plain wavelength 2 pi / theta_i [tokens], regime ("kept",
-    "interpolated" = divided by s, "blended", from :func:`pair_regime`).
-    Returns sum over models of d/2 rows.
+    Columns: model, group (:func:`rotating_groups`), series (:func:`series_name`), method,
+    pair i (0 ... d/2 - 1), theta_i plain = base^(-2i/theta_dim), theta_i = theta'_i(n)
+    [rad/token], ratio = theta'_i / theta_i, wavelength 2 pi / theta'_i and plain
+    wavelength 2 pi / theta_i [tokens], regime ("kept", "interpolated" = divided by s,
+    "blended", from :func:`pair_regime`), reach [tokens] (the group's window or chunk,
+    else n). Returns sum over models and groups of d/2 rows.
     """
-    return _frame(_spectrum_columns(configs), SPECTRUM_TEXT)
+    return _frame(_spectrum_columns(configs), SPECTRUM_TEXT + GROUP_TEXT)
 
 
-def _spectrum_columns(configs) -> dict[str, list]:
-    """:func:`spectrum_table`'s columns, in pieces per model (see :func:`_frame`)."""
-    names = ("model", "method", "pair", "theta plain [rad/token]", "theta [rad/token]",
-             "ratio theta/theta plain", "wavelength plain [tokens]", "wavelength [tokens]",
-             "regime")
+def _groups_of(cfg: RopeConfig, per_group: bool):
+    """(group name, series, spec) of each rotating group (per_group), or of the main
+    spectrum alone ("main", the model)."""
+    if per_group:
+        return [(name, series_name(cfg, name), g.spec) for name, g in rotating_groups(cfg)]
+    return [("main", cfg.name, cfg.main_spec())]
+
+
+def _spectrum_columns(configs, per_group: bool = True) -> dict[str, list]:
+    """:func:`spectrum_table`'s columns, in pieces per model and group (see :func:`_frame`);
+    without ``per_group`` the main spectrum only and no group columns (the context
+    extension's variants)."""
+    names = (("model",) + (GROUP_TEXT if per_group else ()) +
+             ("method", "pair", "theta plain [rad/token]", "theta [rad/token]",
+              "ratio theta/theta plain", "wavelength plain [tokens]", "wavelength [tokens]",
+              "regime") + (("reach [tokens]",) if per_group else ()))
     columns: dict[str, list] = {name: [] for name in names}
     for cfg in _configs(configs):
         n = cfg.max_context
-        scaled, _ = cfg.theta(n)  # (d/2,)
-        plain = plain_theta(cfg.rotary_dim, cfg.base)  # (d/2,)
-        regime = pair_regime(cfg.rotary_dim, cfg.base, cfg.method, seq_len=n, **cfg.params_dict)
-        pairs = plain.numel()
-        columns["model"] += [cfg.name] * pairs
-        columns["method"] += [cfg.method] * pairs
-        columns["regime"] += regime
-        for name, values in (("pair", torch.arange(pairs)), ("theta plain [rad/token]", plain),
-                             ("theta [rad/token]", scaled),
-                             ("ratio theta/theta plain", scaled / plain),
-                             ("wavelength plain [tokens]", 2 * math.pi / plain),
-                             ("wavelength [tokens]", 2 * math.pi / scaled)):
-            columns[name].append(values.numpy())
+        for group, series, spec in _groups_of(cfg, per_group):
+            scaled, _ = spec.theta(n)  # (d/2,)
+            pairs = scaled.numel()
+            plain = plain_theta(spec.theta_dim, spec.base)[:pairs]  # (d/2,)
+            regime = pair_regime(spec.theta_dim, spec.base, spec.method, seq_len=n,
+                                 **spec.params_dict)[:pairs]
+            columns["model"] += [cfg.name] * pairs
+            if per_group:
+                columns["group"] += [group] * pairs
+                columns["series"] += [series] * pairs
+                columns["reach [tokens]"].append(np.full(pairs, spec.reach(n)))
+            columns["method"] += [spec.method] * pairs
+            columns["regime"] += regime
+            for name, values in (("pair", torch.arange(pairs)),
+                                 ("theta plain [rad/token]", plain),
+                                 ("theta [rad/token]", scaled),
+                                 ("ratio theta/theta plain", scaled / plain),
+                                 ("wavelength plain [tokens]", 2 * math.pi / plain),
+                                 ("wavelength [tokens]", 2 * math.pi / scaled)):
+                columns[name].append(values.numpy())
     return columns
 
 
+GROUP_TEXT = ("group", "series")  # the per-group tables' text columns
 SPECTRUM_TEXT = ("model", "method", "regime")  # the spectra table's text columns
 
 
@@ -334,10 +444,11 @@ def _bound_and_ones_score(r: torch.Tensor, theta: torch.Tensor) -> tuple[torch.T
 
 
 def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.DataFrame:
-    """Per model, RoFormer's bound and the q = k = all-ones score against distance r,
-    for r up to the model's maximum context n = max_context (:func:`distance_samples`).
+    """Per model and rotating layer group, RoFormer's bound and the q = k = all-ones score
+    against distance r, for r up to the group's reach (its window or chunk, else the
+    model's maximum context n = max_context; :func:`distance_samples`).
 
-    With theta' = theta'(n) and attention factor a = a(n):
+    With theta' = theta'(n) and attention factor a = a(n) of the group:
 
     * upper bound(r) = (1/(d/2)) sum_{j=1}^{d/2} |sum_{k<j} e^{i r theta'_k}| (relative
       bound, no a; rope_core.decay.relative_upper_bound), and "upper bound / bound(0)"
@@ -347,38 +458,46 @@ def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.D
       "score / head_dim" is that divided by |q||k| = head_dim (1 at r = 0 when a = 1)
       (rope_core.decay.score_vs_distance).
 
-    Models whose spectra and distances coincide (methods that leave a model's spectrum
-    as it is) share one evaluation.
+    Groups whose spectra and distances coincide share one evaluation.
 
     Returns:
-        rows (model, method, distance [tokens], upper bound, upper bound / bound(0),
-        score q=k=1, score q=k=1 / head_dim).
+        rows (model, group, series, method, distance [tokens], upper bound, upper bound /
+        bound(0), score q=k=1, score q=k=1 / head_dim).
     """
-    return _frame(_decay_columns(configs, axis, points), ("model", "method"))
+    return _frame(_decay_columns(configs, axis, points), ("model",) + GROUP_TEXT + ("method",))
 
 
-def _decay_columns(configs, axis: str, points: int) -> dict[str, list]:
-    """:func:`decay_table`'s columns, in pieces per model (see :func:`_frame`)."""
+def _decay_columns(configs, axis: str, points: int, per_group: bool = True,
+                   reach: int | None = None) -> dict[str, list]:
+    """:func:`decay_table`'s columns, in pieces per model and group (see :func:`_frame`);
+    without ``per_group`` the main spectrum only, up to the max context (or ``reach``),
+    and no group columns (the context extension's variants)."""
     columns: dict[str, list] = {name: [] for name in (
-        "model", "method", "distance [tokens]", "upper bound", "upper bound / bound(0)",
-        "score q=k=1", "score q=k=1 / head_dim")}
+        ("model",) + (GROUP_TEXT if per_group else ()) +
+        ("method", "distance [tokens]", "upper bound", "upper bound / bound(0)",
+         "score q=k=1", "score q=k=1 / head_dim"))}
     done: dict[tuple, tuple] = {}  # (spectrum, distances) -> (bound, rotary score)
     for cfg in _configs(configs):
-        r = distance_samples(cfg.max_context, axis, points)  # (R,)
-        theta, a = cfg.theta(cfg.max_context)  # (d/2,)
-        d = cfg.rotary_dim
-        key = (theta.numpy().tobytes(), r.numpy().tobytes())
-        if key not in done:
-            done[key] = _bound_and_ones_score(r, theta)
-        bound, rotary = done[key]  # (R,) each
-        score = a * a * rotary + (cfg.head_dim - d)  # (R,)
-        columns["model"] += [cfg.name] * r.numel()
-        columns["method"] += [cfg.method] * r.numel()
-        for name, values in (("distance [tokens]", r), ("upper bound", bound),
-                             ("upper bound / bound(0)", bound / ((d / 2 + 1) / 2)),
-                             ("score q=k=1", score),
-                             ("score q=k=1 / head_dim", score / cfg.head_dim)):
-            columns[name].append(values.numpy())
+        for group, series, spec in _groups_of(cfg, per_group):
+            far = spec.reach(cfg.max_context) if per_group else (reach or cfg.max_context)
+            r = distance_samples(far, axis, points)  # (R,)
+            theta, a = spec.theta(cfg.max_context)  # (d/2,)
+            d = spec.rotary_dim
+            key = (theta.numpy().tobytes(), r.numpy().tobytes())
+            if key not in done:
+                done[key] = _bound_and_ones_score(r, theta)
+            bound, rotary = done[key]  # (R,) each
+            score = a * a * rotary + (spec.head_dim - d)  # (R,)
+            columns["model"] += [cfg.name] * r.numel()
+            if per_group:
+                columns["group"] += [group] * r.numel()
+                columns["series"] += [series] * r.numel()
+            columns["method"] += [spec.method] * r.numel()
+            for name, values in (("distance [tokens]", r), ("upper bound", bound),
+                                 ("upper bound / bound(0)", bound / ((d / 2 + 1) / 2)),
+                                 ("score q=k=1", score),
+                                 ("score q=k=1 / head_dim", score / spec.head_dim)):
+                columns[name].append(values.numpy())
     return columns
 
 
@@ -444,9 +563,10 @@ def extension_variants(cfg: RopeConfig, factor: float,
             continue
         else:
             params = comparison_params(m, float(factor), L, dynamic_factor)
+        # the method replaces the main spectrum's, so every layer that uses it and no
+        # other (Gemma 3's local layers keep their plain base 10,000)
         out[m] = dataclasses.replace(cfg, method=m, params=params, max_context=extended,
-                                     local_base=None, mrope_section=None, layer_kinds=None,
-                                     layer_attention=None, window=None)
+                                     mrope_section=None)
     return out
 
 
@@ -555,12 +675,12 @@ def extension_tables(cfg: RopeConfig, factor: float, axis: str = "linear",
     L = cfg.original_context
     tables: dict[str, pd.DataFrame] = {}
     if "spectra" in parts:
-        columns = _spectrum_columns(configs)
+        columns = _spectrum_columns(configs, per_group=False)
         tables["spectra"] = _frame(_leading(columns, cfg, L, factor), SPECTRUM_TEXT)
     if "decay" in parts:
         # every method's curves on one chart: 500 distances each keeps the page's first
         # open under 300 KB (the ripples of fast pairs are finer than either grid anyway)
-        columns = _decay_columns(configs, axis, EXTENSION_POINTS)
+        columns = _decay_columns(configs, axis, EXTENSION_POINTS, per_group=False)
         tables["decay"] = _frame(_leading(columns, cfg, L, factor), ("model", "method"))
     if {"attention", "softmax"} & set(parts):
         models = models_table(configs)

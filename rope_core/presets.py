@@ -270,6 +270,126 @@ HF_CONFIGS: dict[str, dict] = {
                              "rope_type": "default"},
         },
     },
+    # google/gemma-4-31B-it, config.json text_config: 60 layers, every sixth global (the
+    # last global), sliding window 1,024; the sliding layers' heads of 256 rotate whole at
+    # base 10,000, the global layers' heads of 512 rotate a quarter (proportional RoPE,
+    # base 1,000,000); configured for 262,144 tokens (256K)
+    "Gemma 4 31B": {
+        "model_type": "gemma4",
+        "text_config": {
+            "model_type": "gemma4_text", "hidden_size": 5376, "num_attention_heads": 32,
+            "head_dim": 256, "global_head_dim": 512, "num_hidden_layers": 60,
+            "sliding_window": 1024, "max_position_embeddings": 262144,
+            "layer_types": (["sliding_attention"] * 5 + ["full_attention"]) * 10,
+            "rope_parameters": {
+                "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                "full_attention": {"rope_type": "proportional", "partial_rotary_factor": 0.25,
+                                   "rope_theta": 1000000.0}},
+        },
+    },
+    # deepseek-ai/DeepSeek-V4-Flash, config.json: 43 layers; compress_ratios 0 (a 128-token
+    # sliding window only), 4 (compressed sparse attention) and 128 (heavily compressed);
+    # RoPE on the last 64 of 512 dims, base 10,000 on the window-only layers, 160,000 with
+    # YaRN x16 on the compressed ones
+    "DeepSeek-V4-Flash": {
+        "model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64,
+        "head_dim": 512, "qk_rope_head_dim": 64, "num_hidden_layers": 43,
+        "max_position_embeddings": 1048576, "rope_theta": 10000, "compress_rope_theta": 160000,
+        "sliding_window": 128, "compress_ratios": [0, 0] + [4, 128] * 20 + [0],
+        "rope_scaling": {"rope_type": "yarn", "factor": 16, "beta_fast": 32, "beta_slow": 1,
+                         "original_max_position_embeddings": 65536},
+    },
+    # Qwen/Qwen3-Next-80B-A3B-Instruct, config.json: one gated-attention layer in four (the
+    # others Gated DeltaNet), a quarter of each 256-dim head rotated
+    "Qwen3-Next-80B-A3B": {
+        "model_type": "qwen3_next", "hidden_size": 2048, "num_attention_heads": 16,
+        "head_dim": 256, "num_hidden_layers": 48, "full_attention_interval": 4,
+        "partial_rotary_factor": 0.25, "rope_theta": 5000000, "rope_scaling": None,
+        "max_position_embeddings": 262144,
+    },
+    # Qwen/Qwen3.5-27B, config.json text_config: 64 layers, one full-attention layer in
+    # four, a quarter of each 256-dim head rotated, base 10,000,000
+    "Qwen3.5-27B": {
+        "model_type": "qwen3_5",
+        "text_config": {
+            "model_type": "qwen3_5_text", "hidden_size": 5120, "num_attention_heads": 24,
+            "head_dim": 256, "num_hidden_layers": 64, "full_attention_interval": 4,
+            "max_position_embeddings": 262144,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 10000000,
+                                "partial_rotary_factor": 0.25},
+        },
+    },
+    # LGAI-EXAONE/EXAONE-4.0-32B, config.json: three sliding-window layers (4,096) with RoPE,
+    # then a global layer without (sliding_window_pattern 4); llama3 scaling x16 from 8,192
+    "EXAONE 4.0 32B": {
+        "model_type": "exaone4", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
+        "num_hidden_layers": 64, "max_position_embeddings": 131072, "rope_theta": 1000000,
+        "sliding_window": 4096, "sliding_window_pattern": 4,
+        "rope_scaling": {"factor": 16.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                         "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    },
+    # allenai/Olmo-3-1025-7B, config.json: three sliding-window layers (4,096), then a full
+    # one; YaRN x8 from 8,192, which transformers applies to the full layers only
+    "OLMo 3 7B": {
+        "model_type": "olmo3", "hidden_size": 4096, "num_attention_heads": 32,
+        "num_hidden_layers": 32, "max_position_embeddings": 65536, "rope_theta": 500000,
+        "sliding_window": 4096,
+        "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 8,
+        "rope_scaling": {"attention_factor": 1.2079441541679836, "beta_fast": 32.0,
+                         "beta_slow": 1.0, "factor": 8.0,
+                         "original_max_position_embeddings": 8192, "rope_type": "yarn"},
+    },
+    # zai-org/GLM-4.5-Air, config.json: half of each 128-dim head rotated, in halves
+    # (glm4_moe's rotate_half, unlike GLM-4's interleaved pairs)
+    "GLM-4.5-Air": {
+        "model_type": "glm4_moe", "hidden_size": 4096, "num_attention_heads": 96, "head_dim": 128,
+        "num_hidden_layers": 46, "partial_rotary_factor": 0.5, "rope_theta": 10000,
+        "rope_scaling": None, "max_position_embeddings": 131072,
+    },
+    # MiniMaxAI/MiniMax-M2, config.json: full attention in every layer, 64 of 128 dims rotated
+    # (its legacy rotary_dim)
+    "MiniMax-M2": {
+        "model_type": "minimax_m2", "hidden_size": 3072, "num_attention_heads": 48,
+        "head_dim": 128, "num_hidden_layers": 62, "rotary_dim": 64, "rope_theta": 5000000,
+        "max_position_embeddings": 196608,
+    },
+    # mistralai/Ministral-3-8B-Base-2512, config.json text_config (what transformers'
+    # Ministral3Config also defaults to): YaRN x16 from 16,384 and llama_4_scaling_beta 0.1
+    "Ministral 3 8B": {
+        "model_type": "mistral3",
+        "text_config": {
+            "model_type": "ministral3", "hidden_size": 4096, "num_attention_heads": 32,
+            "head_dim": 128, "num_hidden_layers": 34, "max_position_embeddings": 262144,
+            "rope_parameters": {"type": "yarn", "rope_type": "yarn", "rope_theta": 1000000.0,
+                                "factor": 16.0, "original_max_position_embeddings": 16384,
+                                "max_position_embeddings": 262144, "beta_fast": 32.0,
+                                "beta_slow": 1.0, "mscale_all_dim": 1.0, "mscale": 1.0,
+                                "llama_4_scaling_beta": 0.1},
+        },
+    },
+    # arcee-ai/Trinity-Nano-Preview, config.json (afmoe): a global layer every fourth
+    # (global_attn_every_n_layers), without RoPE; the others slide over 2,048 tokens
+    "Trinity Nano": {
+        "model_type": "afmoe", "hidden_size": 1024, "num_attention_heads": 8, "head_dim": 128,
+        "num_hidden_layers": 56, "global_attn_every_n_layers": 4, "sliding_window": 2048,
+        "rope_theta": 10000, "rope_scaling": None, "max_position_embeddings": 131072,
+    },
+    # LiquidAI/LFM2-350M, config.json: short convolutions, attention at six of 16 layers
+    "LFM2-350M": {
+        "model_type": "lfm2", "hidden_size": 1024, "num_attention_heads": 16,
+        "num_hidden_layers": 16, "full_attn_idxs": [2, 5, 8, 10, 12, 14],
+        "rope_theta": 1000000.0, "max_position_embeddings": 128000,
+    },
+    # ibm-granite/granite-4.0-h-350m, config.json: Mamba-2 layers, attention at four of 32
+    # layers, and those attend without RoPE (position_embedding_type "nope")
+    "Granite 4.0-H 350M": {
+        "model_type": "granitemoehybrid", "hidden_size": 768, "num_attention_heads": 12,
+        "num_key_value_heads": 4, "num_hidden_layers": 32,
+        "layer_types": ["mamba"] * 10 + ["attention"] + ["mamba"] * 2 + ["attention"]
+        + ["mamba"] * 3 + ["attention"] + ["mamba"] * 9 + ["attention"] + ["mamba"] * 4,
+        "position_embedding_type": "nope", "rope_theta": 10000,
+        "max_position_embeddings": 32768,
+    },
 }
 
 # Where each preset's values come from. "Hub" = huggingface.co/<repo>/blob/main/config.json.
@@ -323,6 +443,69 @@ SOURCES: dict[str, str] = {
                   "HuggingFaceTB-SmolLM3-3B, config.json)",
     "Qwen2.5-VL 7B": "Hub Qwen/Qwen2.5-VL-7B-Instruct, config.json",
     "Qwen3-VL 8B": "Hub Qwen/Qwen3-VL-8B-Instruct, config.json text_config",
+    "Gemma 4 31B": "Hub google/gemma-4-31B-it, config.json and model card (256K context); "
+                   "60 layers, hidden 5376, 32 heads, heads of 256 (sliding) and 512 "
+                   "(global_head_dim), five sliding layers per global one: the Core AI "
+                   "conversion's card (huggingface.co/mlboydaisuke/Gemma-4-31B-CoreAI); "
+                   "sliding window 1,024: apxml.com/models/gemma-4-31b; RoPE per layer type "
+                   "(sliding: default, base 10,000; full: proportional, partial_rotary_factor "
+                   "0.25, base 1,000,000): transformers 5.24 Gemma4TextConfig "
+                   "(configuration_gemma4.py), as the Gemma 4 architecture notes describe "
+                   "(madl.si5.pl/gemma4.html)",
+    "DeepSeek-V4-Flash": "Hub deepseek-ai/DeepSeek-V4-Flash, config.json (values as quoted by "
+                         "public loader tests: 43 layers, head_dim 512, qk_rope_head_dim 64, "
+                         "compress_ratios [0, 0, 4, 128, ..., 4, 0], sliding_window 128, "
+                         "rope_theta 10000, compress_rope_theta 160000, yarn factor 16 from "
+                         "65,536) and model card (1M tokens; CSA + HCA with a 128-token raw "
+                         "window, as summarised in github.com/antirez/ds4 MODEL_CARD.md); main "
+                         "RoPE on window-only layers, compress RoPE with YaRN (attention factor "
+                         "1) on the others: transformers 5.24 configuration_deepseek_v4.py",
+    "Qwen3-Next-80B-A3B": "Hub Qwen/Qwen3-Next-80B-A3B-Instruct, config.json (head_dim 256, "
+                          "partial_rotary_factor 0.25, rope_theta 5000000, "
+                          "full_attention_interval 4, 48 layers, 262,144 positions; checked "
+                          "against two public copies of that file)",
+    "Qwen3.5-27B": "Hub Qwen/Qwen3.5-27B, config.json text_config (64 layers, heads of 256, "
+                   "rotary 25%, rope_theta 10,000,000, one full-attention layer in four), as "
+                   "THUDM/slime scripts/models/qwen3.5-27B.sh restates it (--num-layers 64, "
+                   "--kv-channels 256, --rotary-percent 0.25, --rotary-base 10000000)",
+    "EXAONE 4.0 32B": "Hub LGAI-EXAONE/EXAONE-4.0-32B, config.json (as in NVIDIA/TensorRT-LLM's "
+                      "EXAONE 4 test config: head_dim 128, 64 layers, llama3 factor 16 from "
+                      "8,192, rope_theta 1,000,000, sliding_window 4096, sliding_window_pattern "
+                      "4); global layers without RoPE: transformers' model_doc/exaone4.md and "
+                      "modeling_exaone4.py",
+    "OLMo 3 7B": "Hub allenai/Olmo-3-1025-7B, config.json (rope_theta 500,000, sliding_window "
+                 "4096, three sliding layers then a full one, yarn factor 8 from 8,192 with "
+                 "attention_factor 1.2079; as quoted by public loader tests); YaRN on the full "
+                 "layers only: transformers 5.24 configuration_olmo3.py "
+                 "(convert_rope_params_to_dict)",
+    "GLM-4.5-Air": "Hub zai-org/GLM-4.5-Air, config.json (46 layers, 96 heads of 128, "
+                   "partial_rotary_factor 0.5, rope_theta 10000, 131,072 positions; as copied "
+                   "in a public conversion script); halves, not interleaved: transformers "
+                   "modeling_glm4_moe.py (rotate_half)",
+    "MiniMax-M2": "Hub MiniMaxAI/MiniMax-M2, config.json (62 layers, 48 heads of 128, "
+                  "rotary_dim 64, rope_theta 5,000,000, 196,608 positions; checked against "
+                  "several public copies); rotary_dim read as a partial rotary factor: "
+                  "transformers configuration_minimax_m2.py",
+    "Ministral 3 8B": "Hub mistralai/Ministral-3-8B-Base-2512, config.json text_config; the same "
+                      "values are transformers 5.24 Ministral3Config's defaults "
+                      "(configuration_ministral3.py, documented for that checkpoint); "
+                      "llama_4_scaling_beta applied to the queries: modeling_ministral3.py "
+                      "(get_llama_4_attn_scale)",
+    "Trinity Nano": "Hub arcee-ai/Trinity-Nano-Preview, config.json (56 layers, head_dim 128, "
+                    "global_attn_every_n_layers 4, sliding_window 2048, rope_theta 10000, "
+                    "131,072 positions; as copied in a public inference port); global layers "
+                    "without RoPE: transformers modeling_afmoe.py",
+    "LFM2-350M": "Hub LiquidAI/LFM2-350M, config.json (16 layers, hidden 1024, 16 heads, "
+                 "full_attn_idxs [2, 5, 8, 10, 12, 14], rope_theta 1,000,000, 128,000 "
+                 "positions; as copied in public loader tests)",
+    "Granite 4.0-H 350M": "Hub ibm-granite/granite-4.0-h-350m, config.json (32 layers, hidden "
+                          "768, 12 heads, layer_types with attention at layers 10, 13, 17 and "
+                          "27, the rest mamba; position_embedding_type nope; rope_theta "
+                          "10,000 unused; 32,768 positions), as quoted in a Rust unit test of "
+                          "Lablup's mlxcel ('Values mirror the real checkpoint'); 4 attention "
+                          "+ 28 Mamba2 layers, NoPE, 32K: hashneo/nano-vllm-go "
+                          "GRANITE_GUIDE.md; NoPE read as transformers "
+                          "modeling_granitemoehybrid.py does",
 }
 
 # Pre-training contexts that a config.json does not give (its max_position_embeddings is
@@ -362,8 +545,7 @@ def _preset(name: str, cfg: dict) -> RopeConfig:
     preset = RopeConfig.from_hf(cfg, name=name)
     if name in TRAINING:
         # an original_max_position_embeddings the config names is its scaling's L: kept
-        names_L = (preset.training_context is not None
-                   or preset.original_context != preset.max_context)
+        names_L = preset.original_context != preset.max_context
         original = preset.original_context if names_L else TRAINING[name]
         preset = dataclasses.replace(preset, original_context=original,
                                      training_context=TRAINING[name])

@@ -62,6 +62,7 @@ import torch
 
 from ._checks import Message, check_choice, check_int, fail
 from .config import RopeConfig
+from .families import family
 from .frequencies import theta as plain_theta
 from .scaling import (
     MAX_FACTOR,
@@ -309,18 +310,59 @@ class LayerCounts:
 
 def layer_counts(config: RopeConfig) -> LayerCounts:
     """The layers of ``config`` counted by what a RoPE setting does to them. The one place
-    in this module that reads a config's per-layer fields (``layer_kinds``,
-    ``layer_attention``, ``window``, ``local_base``)."""
+    in this module that reads a config's layers (:meth:`RopeConfig.groups`): a local
+    layer is a sliding-window RoPE layer whose RoPE is its own (another base, method or
+    parameters than the main spectrum, its own entry of transformers' nested
+    rope_parameters: Gemma 3, OLMo 3), which every entry keeps."""
     _check_config(config)
-    kinds, attention, local_base = config.layer_kinds, config.layer_attention, config.local_base
-    if kinds is None:
+    local_base = _local_base(config)
+    if config.layer_specs is None:
         return LayerCounts(None, 0, 0, 0, 0, None, local_base)
-    attention = attention or ("full",) * len(kinds)
-    rope = [a for k, a in zip(kinds, attention) if k == "rope"]
-    windowed = sum(a != "full" for a in rope)
-    local = sum(a == "sliding" for a in rope) if local_base is not None else 0
-    return LayerCounts(len(kinds), len(rope), len(kinds) - len(rope), windowed, local,
-                       config.window if windowed else None, local_base)
+    groups = config.groups()
+    rope = [g for g in groups if g.spec.rotates]
+    n_rope = sum(len(g.layers) for g in rope)
+    windowed = [g for g in rope if g.spec.window is not None]
+    local = sum(len(g.layers) for g in windowed if g.spec.attention == "sliding"
+                and g.spec.base == local_base) if local_base is not None else 0
+    window = min(g.spec.window for g in windowed) if windowed else None
+    nope = sum(len(g.layers) for g in groups if g.spec.kind == "nope")
+    return LayerCounts(config.layers, n_rope, nope, sum(len(g.layers) for g in windowed),
+                       local, window, local_base)
+
+
+def _local_base(cfg: RopeConfig) -> float | None:
+    """The base of the sliding-window layers where they keep a RoPE of their own beside the
+    main spectrum, under the layer-type names of transformers' nested rope_parameters
+    (``sliding_attention``), else None."""
+    if cfg.layer_specs is None or family([cfg.family])[1].rope_labels is not None:
+        return None
+    main = cfg.main_spec()
+    for group in cfg.groups():
+        spec = group.spec
+        if spec.rotates and spec.attention == "sliding" and \
+                (spec.base, spec.method, spec.params) != (main.base, main.method, main.params):
+            return spec.base
+    return None
+
+
+def _layer_refusal(cfg: RopeConfig, engine: str, method: str) -> dict | None:
+    """A refusal where the main spectrum is not one these settings can write: DeepSeek-V4
+    (its layers read named rope_parameters entries, main and compress) and Gemma 4's global
+    layers (proportional RoPE: θ over the whole head dim, of which a quarter rotates)."""
+    labels = family([cfg.family])[1].rope_labels
+    if cfg.layer_specs is not None and labels is not None:
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method} here: this model's layers read their "
+            "RoPE from named entries of `rope_parameters` ({labels}), which these settings do "
+            "not write.", engine=engine, method=method,
+            labels=", ".join(dict.fromkeys(v for _k, v in labels))))
+    if cfg.theta_dim not in (None, cfg.rotary_dim):
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method} here: this model's global layers use "
+            "proportional RoPE (θᵢ over the whole head dim {theta_dim}, of which {rotary} "
+            "dims rotate), which no scaling of these settings keeps.", engine=engine,
+            method=method, theta_dim=cfg.theta_dim, rotary=cfg.rotary_dim))
+    return None
 
 
 def _plan(config, target_context, method, params: dict) -> _Plan:
@@ -563,6 +605,9 @@ def _factor_refusal(plan: _Plan, engine: str, where: str) -> dict | None:
 
 def _transformers(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
+    refusal = _layer_refusal(cfg, "transformers", m)
+    if refusal is not None:
+        return refusal
     if cfg.family == "gptj":
         return _refusal("transformers", Message(
             "{engine} cannot run {method} for GPT-J: transformers' GPT-J code builds its rotation "
@@ -621,6 +666,9 @@ def _served_json(plan: _Plan, engine: str) -> dict:
 def _served_refusal(plan: _Plan, engine: str) -> dict | None:
     """The reason vLLM or SGLang cannot run the plan, or None."""
     cfg, m = plan.config, plan.method
+    refusal = _layer_refusal(cfg, engine, m)
+    if refusal is not None:
+        return refusal
     if cfg.family == "chatglm":
         return _refusal(engine, Message(
             "{engine} cannot run {method} for ChatGLM: its `chatglm.py` builds the rotation from "
@@ -706,6 +754,9 @@ def _served(plan: _Plan, engine: str) -> dict:
 def _llama_cpp(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
     engine = "llama.cpp"
+    refusal = _layer_refusal(cfg, engine, m)
+    if refusal is not None:
+        return refusal
     if m == "dynamic":
         return _refusal(engine, Message(
             "{engine} has no dynamic NTK: `--rope-scaling` takes `none`, `linear` or `yarn`, and "

@@ -23,7 +23,7 @@ Where position enters depends on ``encoding``:
   ``nope_interval``-th layer (layer j with (j + 1) % nope_interval == 0) has no
   position encoding, attends to the whole input and multiplies its query at
   position m by 1 + attn_scale ln(1 + floor((m + 1) / floor_scale))
-  (:func:`~rope_core.compare.nope_query_scale`); the other layers use RoPE with
+  (:func:`~rope_core.config.query_scale`, rule "llama4"); the other layers use RoPE with
   chunked attention: query m sees key n only if floor(m / chunk) = floor(n / chunk).
 
 The tasks (:func:`task_batch`), each sequence starting with a BOS token:
@@ -56,7 +56,7 @@ from torch import nn
 
 from ._checks import check_base, check_choice, check_int, check_positive_float, fail
 from .alternatives import alibi_slopes, p_rope_theta
-from .compare import nope_query_scale
+from .config import query_scale
 from .frequencies import theta as rope_theta
 from .rotation import cos_sin
 from .scaling import scaled_theta
@@ -299,7 +299,7 @@ class TinyTransformer(nn.Module):
                 bias = bias - self.slopes.view(1, -1, 1, 1) * distance  # (1, heads, seq, seq)
             scale = None
             if cfg.layer_temperature(j):
-                scale = nope_query_scale(range(seq), cfg.floor_scale, cfg.attn_scale)
+                scale = query_scale("llama4", cfg.floor_scale, cfg.attn_scale, list(range(seq)))
                 scale = scale.float().view(-1, 1)  # (seq, 1)
             out.append((rot if kind in ("rope", "p_rope") else None, bias, scale))
         return out

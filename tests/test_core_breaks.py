@@ -114,13 +114,47 @@ def test_men_fit_published_constants():
 
 def test_preset_table_llama2_first_negative():
     t = br.preset_bound_table(["Llama 2 7B"])
-    assert set(t["context kind"]) == {"original", "max"}
+    assert list(t["group"]) == ["RoPE, full attention"] and list(t["layers"]) == [32]
+    assert list(t["context L [tokens]"]) == [4096]
     neg = int(t["first negative distance [tokens]"].iloc[0])
     # independently: B_m >= 0 just before, < 0 at the first negative distance
     assert cos_sum_by_hand(neg, 128, 1e4) < 0
     assert all(cos_sum_by_hand(m, 128, 1e4) >= 0 for m in range(neg - 50, neg))
     assert not t["passes"].any()  # 4096 > neg
     assert (t["B_0"] == 64).all()
+
+
+def test_preset_table_per_layer_group_by_hand():
+    """Each rotating group over the distances it meets, with its own spectrum: Command R7B's
+    RoPE layers over their window of 4,096 (its NoPE layers have no row); Gemma 3's local
+    layers over 1,024 at base 10^4, its global ones over 131,072 with base 10^6 / 8; Llama
+    3.1 8B's llama3 spectrum over 131,072."""
+    t = br.preset_bound_table(["Command R7B", "Gemma 3 4B", "Llama 3.1 8B"])
+    assert list(zip(t["preset"], t["context L [tokens]"], t["layers"])) == [
+        ("Command R7B", 4096, 24), ("Gemma 3 4B", 1024, 29), ("Gemma 3 4B", 131072, 5),
+        ("Llama 3.1 8B", 131072, 32)]
+    assert t.iloc[0]["passes"] and t.iloc[0]["min B_m"] == pytest.approx(
+        min(cos_sum_by_hand(m, 128, 5e4) for m in range(4096)), rel=1e-9)
+    local = t.iloc[1]
+    assert local["passes"] and local["min B_m"] == pytest.approx(
+        min(cos_sum_by_hand(m, 256, 1e4) for m in range(1024)), rel=1e-9)
+    llama = t.iloc[3]
+    m = int(llama["first negative distance [tokens]"])
+    # llama3 (factor 8, low 1, high 4, L 8192): wavelengths over 8192 divided by 8, under
+    # 2048 kept, between them blended
+    theta = []
+    for i in range(64):
+        w = 2 * math.pi * 5e5 ** (i / 64)
+        if w < 2048:
+            theta.append(5e5 ** (-i / 64))
+        elif w > 8192:
+            theta.append(5e5 ** (-i / 64) / 8)
+        else:
+            smooth = (8192 / w - 1) / (4 - 1)
+            theta.append((1 - smooth) * 5e5 ** (-i / 64) / 8 + smooth * 5e5 ** (-i / 64))
+    b = sum(math.cos(m * t_) for t_ in theta)
+    assert b < 0 and b >= llama["min B_m"] - 1e-9
+    assert not llama["passes"] and llama["negative distances"] > 0
 
 
 def test_preset_table_qwen25_depth_and_count():

@@ -238,7 +238,8 @@ def test_every_preset_tables_are_finite():
 def test_layer_table_by_hand():
     t = compare.layer_table([rc.PRESETS["Gemma 3 4B"], rc.PRESETS["Command R7B"]])
     g = t[t["model"] == "Gemma 3 4B"].set_index("layer")
-    assert len(g) == 34 and list(g.loc[[0, 5], "spectrum"]) == ["local", "global"]
+    assert len(g) == 34 and list(g.loc[[0, 5], "group"]) == ["RoPE, sliding window 1024",
+                                                             "RoPE, full attention"]
     assert g.loc[0, "base"] == 1e4 and g.loc[5, "base"] == 1e6
     assert g.loc[0, "reach [tokens]"] == 1024 and g.loc[5, "reach [tokens]"] == 131072
     # local layer: base 10^4, d = 256: wavelength 2 pi 10^4^(2i/256) <= 1024 for
@@ -252,19 +253,38 @@ def test_layer_table_by_hand():
     c = t[t["model"] == "Command R7B"].set_index("layer")
     assert list(c["kind"][:4]) == ["rope", "rope", "rope", "nope"]
     assert math.isnan(c.loc[3, "base"]) and c.loc[3, "pairs turning within reach"] == 0
+    assert c.loc[3, "group"] == "NoPE, full attention"
     assert c.loc[3, "reach [tokens]"] == 132096 and c.loc[0, "reach [tokens]"] == 4096
     assert len(compare.layer_table([rc.RopeConfig("x", 8, 8, 1e4)])) == 0  # no layers given
 
 
-def test_nope_query_scale_by_hand():
-    s = compare.nope_query_scale([0, 8190, 8191, 10_485_759], 8192, 0.1).tolist()
+def test_group_table_by_hand():
+    t = compare.group_table([rc.PRESETS["Gemma 3 4B"], rc.PRESETS["Qwen3-Next-80B-A3B"]])
+    g = t[t["model"] == "Gemma 3 4B"].set_index("group")
+    assert g.loc["RoPE, sliding window 1024", "layer list"] == \
+        "0-4, 6-10, 12-16, 18-22, 24-28, 30-33"
+    assert list(g["layers"]) == [29, 5] and list(g["reach [tokens]"]) == [1024, 131072]
+    q = t[t["model"] == "Qwen3-Next-80B-A3B"].set_index("group")
+    assert list(q.index) == ["linear_attention", "RoPE, full attention"]
+    assert (q.loc["linear_attention", "pairs"], q.loc["RoPE, full attention", "pairs"]) == (0, 32)
+    # series: one model, one rotating group -> the model's name; two -> "model | group"
+    assert compare.series_name(rc.PRESETS["Qwen3-Next-80B-A3B"], "RoPE, full attention") == \
+        "Qwen3-Next-80B-A3B"
+    assert compare.series_name(rc.PRESETS["Gemma 3 4B"], "RoPE, full attention") == \
+        "Gemma 3 4B | RoPE, full attention"
+
+
+def test_query_scale_refuses_bad_input():
     # floor((p + 1) / 8192) = 0, 0, 1, 1280
+    s = rc.query_scale("llama4", 8192, 0.1, [0, 8190, 8191, 10_485_759]).tolist()
     assert s == pytest.approx([1.0, 1.0, 1 + 0.1 * math.log(2), 1 + 0.1 * math.log(1281)],
                               rel=1e-15)
     with pytest.raises(ValueError, match="positions"):
-        compare.nope_query_scale([-1])
-    with pytest.raises(ValueError, match="attn_scale"):
-        compare.nope_query_scale([1], 8192, 0.0)
+        rc.query_scale("llama4", 8192, 0.1, [-1])
+    with pytest.raises(ValueError, match="query_scale"):
+        rc.query_scale("llama4", 8192, 0.0, [1])
+    with pytest.raises(ValueError, match="rule"):
+        rc.query_scale("temperature", 8192, 0.1, [1])
 
 
 def test_extended_context_is_s_times_l_for_every_model():
@@ -286,11 +306,10 @@ def test_extended_context_is_s_times_l_for_every_model():
 def test_layer_reach_is_the_closed_form(half, base, window, every):
     """A windowed RoPE layer of an unscaled model: the pairs that turn within its window
     are those with 2 pi base^(2i/d) <= window, i <= (d/2) ln(window / 2 pi) / ln base."""
-    kinds = tuple("nope" if (i + 1) % every == 0 else "rope" for i in range(2 * every))
-    attention = tuple("full" if k == "nope" else "sliding" for k in kinds)
+    specs = tuple(rc.LayerSpec(rotates=False) if (i + 1) % every == 0 else
+                  rc.LayerSpec(attention="sliding", window=window) for i in range(2 * every))
     cfg = rc.RopeConfig("h", 2 * half, 2 * half, base, original_context=10**7,
-                        max_context=10**7, layer_kinds=kinds, layer_attention=attention,
-                        window=window)
+                        max_context=10**7, layer_specs=specs)
     t = compare.layer_table([cfg])
     rope = t[t["kind"] == "rope"]
     limit = half * math.log(window / (2 * math.pi)) / math.log(base)

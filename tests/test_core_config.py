@@ -47,13 +47,29 @@ def test_transformers5_rope_parameters_flat_and_per_layer_type():
                   "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
                   "sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}}}
     c = rc.RopeConfig.from_hf(nested)
-    assert (c.method, c.base, c.local_base) == ("linear", 1e6, 10000.0)
-    local, _ = c.theta(local=True)
+    assert (c.method, c.base) == ("linear", 1e6) and c.layers is None  # no layer count
+    c = rc.RopeConfig.from_hf(with_(nested, num_hidden_layers=6))  # Gemma 3: 5 local, 1 global
+    assert (c.method, c.base) == ("linear", 1e6)
+    assert [(g.spec.attention, g.spec.base, g.spec.method, g.layers) for g in c.groups()] == [
+        ("sliding", 1e4, "none", (0, 1, 2, 3, 4)), ("full", 1e6, "linear", (5,))]
+    local, _ = c.theta(layer=0)
     assert local.tolist() == pytest.approx([1e4 ** (-i / 128) for i in range(128)], rel=1e-14)
-    with pytest.raises(ValueError, match="sliding_attention.rope_type"):
+    main, _ = c.theta(layer=5)
+    assert main.tolist() == pytest.approx([1e6 ** (-i / 128) / 8 for i in range(128)],
+                                          rel=1e-14)
+    # entries without rope_theta take Gemma3TextConfig's defaults, 1e6 global and 1e4 local;
+    # a scaling on the sliding entry scales the sliding layers (as transformers runs it)
+    c = rc.RopeConfig.from_hf(with_(nested, num_hidden_layers=6, rope_parameters={
+        "full_attention": {"rope_type": "default"},
+        "sliding_attention": {"rope_type": "linear", "factor": 2.0}}))
+    assert [(g.spec.base, g.spec.method, g.spec.params_dict) for g in c.groups()] == [
+        (1e4, "linear", {"factor": 2.0}), (1e6, "none", {})]
+    c = rc.RopeConfig.from_hf(with_(nested, num_hidden_layers=6, rope_parameters={
+        "full_attention": {"rope_type": "default"}}))  # the sliding entry filled in
+    assert [g.spec.base for g in c.groups()] == [1e4, 1e6]
+    with pytest.raises(ValueError, match="rope_parameters.global"):
         rc.RopeConfig.from_hf(with_(nested, rope_parameters={
-            "full_attention": {"rope_type": "default"},
-            "sliding_attention": {"rope_type": "linear", "factor": 2.0}}))
+            "full_attention": {"rope_type": "default"}, "global": {}}))
 
 
 def test_legacy_type_names():
@@ -120,7 +136,6 @@ def test_direct_construction_normalises_params():
     ({"rope_scaling": {"rope_type": "linear", "type": "yarn", "factor": 2.0}}, "type"),
     ({"rope_scaling": {"rope_type": "linear", "factor": 5000.0}}, "factor"),
     ({"rope_ratio": 2.0}, "rope_ratio"),
-    ({"rope_local_base_freq": 0.5}, "rope_local_base_freq"),
     ({"mrope_section": [16, 24]}, "mrope_section"),
     ({"text_config": 3}, "text_config"),
 ])
@@ -176,9 +191,19 @@ def test_llama3_equal_freq_factors_accepted_with_an_empty_band():
         rc.RopeConfig.from_hf(bad)
 
 
+def test_gemma3_local_base_checked():
+    gemma3 = {"model_type": "gemma3_text", "head_dim": 256, "max_position_embeddings": 8192,
+              "num_hidden_layers": 6, "rope_local_base_freq": 0.5}
+    with pytest.raises(ValueError, match="rope_local_base_freq"):
+        rc.RopeConfig.from_hf(gemma3)
+    # a llama config's stray key is not read (LlamaConfig does not know it)
+    assert rc.RopeConfig.from_hf(with_(LLAMA31, rope_local_base_freq=0.5)).base == 5e5
+
+
 def test_ten_million_token_context_accepted():
     c = rc.RopeConfig.from_hf(with_(LLAMA31, max_position_embeddings=10_485_760))
-    assert c.max_context == 10_485_760 and c.training_context == 8192
+    assert c.max_context == 10_485_760 and c.original_context == 8192
+    assert c.training_context is None  # a config names where its scaling starts, not training
     with pytest.raises(ValueError, match="max_position_embeddings"):
         rc.RopeConfig.from_hf(with_(LLAMA31, max_position_embeddings=10**9))
 
@@ -194,8 +219,9 @@ def test_llama4_original_max_position_embeddings_is_not_its_training_context(mod
     c = rc.RopeConfig.from_hf(cfg)
     assert c.training_context is None
     assert (c.original_context, c.max_context) == (8192, 10_485_760)
-    # the same config as a plain llama names its training length
-    assert rc.RopeConfig.from_hf(with_(cfg, model_type="llama")).training_context == 8192
+    # nor does any other config: L is where the scaling starts; a training context comes
+    # only from a source (presets.TRAINING)
+    assert rc.RopeConfig.from_hf(with_(cfg, model_type="llama")).training_context is None
 
 
 def test_mrope_interleaved_accepted():
@@ -206,15 +232,24 @@ def test_mrope_interleaved_accepted():
     assert c.mrope_interleaved and c.mrope_section == (24, 20, 20) and c.method == "none"
 
 
+def kinds(c) -> list[str]:
+    return [c.layer(i).kind for i in range(c.layers)]
+
+
+def attentions(c) -> list[str]:
+    return [c.layer(i).attention for i in range(c.layers)]
+
+
 def test_layers_from_interval_and_flags():
     base = {"head_dim": 64, "max_position_embeddings": 4096, "num_hidden_layers": 6}
     c = rc.RopeConfig.from_hf({**base, "model_type": "smollm3", "no_rope_layer_interval": 3})
-    assert c.layer_kinds == ("rope", "rope", "nope", "rope", "rope", "nope")
+    assert kinds(c) == ["rope", "rope", "nope", "rope", "rope", "nope"]
     c = rc.RopeConfig.from_hf({**base, "model_type": "smollm3",
                                "no_rope_layers": [0, 1, 1, 1, 1, 1]})
-    assert c.layer_kinds[0] == "nope" and c.layer_kinds.count("nope") == 1
+    assert kinds(c)[0] == "nope" and kinds(c).count("nope") == 1
     c = rc.RopeConfig.from_hf({**base, "model_type": "llama"})
-    assert c.layer_kinds == ("rope",) * 6 and c.layer_attention == ("full",) * 6
+    assert kinds(c) == ["rope"] * 6 and attentions(c) == ["full"] * 6
+    assert len(c.groups()) == 1 and c.groups()[0].layers == tuple(range(6))
     with pytest.raises(ValueError, match="no_rope_layers"):
         rc.RopeConfig.from_hf({**base, "model_type": "smollm3", "no_rope_layers": [1, 0]})
     with pytest.raises(ValueError, match="layer_types"):
@@ -226,9 +261,11 @@ def test_cohere2_rotates_only_sliding_layers():
     c = rc.RopeConfig.from_hf({"model_type": "cohere2", "head_dim": 64,
                                "max_position_embeddings": 8192, "num_hidden_layers": 8,
                                "sliding_window": 512})
-    assert c.layer_kinds == ("rope", "rope", "rope", "nope") * 2
-    assert c.layer_attention == ("sliding", "sliding", "sliding", "full") * 2
-    assert c.window == 512 and c.layout == "interleaved"
+    assert kinds(c) == ["rope", "rope", "rope", "nope"] * 2
+    assert attentions(c) == ["sliding", "sliding", "sliding", "full"] * 2
+    assert c.layer(0).window == 512 and c.layer(3).window is None and c.layout == "interleaved"
+    with pytest.raises(ValueError, match="layer"):
+        c.theta(layer=3)  # a NoPE layer has no spectrum
 
 
 @pytest.mark.parametrize("family, layout", [

@@ -40,13 +40,34 @@ EXPECTED = {
     "SmolLM3 3B": (128, 128, 5e6, "half", "none", 65536, 65536),  # 2048 / 16
     "Qwen2.5-VL 7B": (128, 128, 1e6, "half", "none", 128000, 128000),  # 3584 / 28
     "Qwen3-VL 8B": (128, 128, 5e6, "half", "none", 262144, 262144),
+    # the main spectrum: the full-attention RoPE layers (global_head_dim 512, proportional
+    # RoPE with partial_rotary_factor 0.25: 128 dims rotate)
+    "Gemma 4 31B": (512, 128, 1e6, "half", "none", 262144, 262144),
+    # the compressed layers: compress_rope_theta, YaRN from 65,536; qk_rope_head_dim 64
+    "DeepSeek-V4-Flash": (512, 64, 160000.0, "interleaved", "yarn", 65536, 1048576),
+    "Qwen3-Next-80B-A3B": (256, 64, 5e6, "half", "none", 262144, 262144),  # 256 * 0.25
+    "Qwen3.5-27B": (256, 64, 1e7, "half", "none", 262144, 262144),
+    # no full-attention layer rotates: the sliding ones are the main spectrum
+    "EXAONE 4.0 32B": (128, 128, 1e6, "half", "llama3", 8192, 131072),
+    "OLMo 3 7B": (128, 128, 5e5, "half", "yarn", 8192, 65536),  # 4096 / 32
+    "GLM-4.5-Air": (128, 64, 10000.0, "half", "none", 131072, 131072),  # 128 * 0.5
+    "MiniMax-M2": (128, 64, 5e6, "half", "none", 196608, 196608),  # rotary_dim 64
+    "Ministral 3 8B": (128, 128, 1e6, "half", "yarn", 16384, 262144),
+    "Trinity Nano": (128, 128, 10000.0, "half", "none", 131072, 131072),
+    "LFM2-350M": (64, 64, 1e6, "half", "none", 128000, 128000),  # 1024 / 16
+    # no layer rotates; the config's unused rope_theta
+    "Granite 4.0-H 350M": (64, 64, 10000.0, "half", "none", 32768, 32768),  # 768 / 12
 }
 
 
 def test_at_least_the_required_presets():
     assert set(rc.PRESETS) == set(EXPECTED) == set(HF_CONFIGS)
-    assert len(rc.PRESETS) >= 24
+    assert len(rc.PRESETS) >= 32
     assert set(SOURCES) == set(rc.PRESETS) and all(SOURCES.values())
+    # issue 26's models: each family named there has a preset
+    families = {p.family for p in rc.PRESETS.values()}
+    assert {"gemma4_text", "deepseek_v4", "qwen3_next", "qwen3_5_text", "exaone4", "olmo3",
+            "glm4_moe", "minimax_m2", "ministral3"} <= families
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
@@ -55,7 +76,8 @@ def test_preset_fields(name):
     assert (p.head_dim, p.rotary_dim, p.base, p.layout, p.method, p.original_context,
             p.max_context) == EXPECTED[name]
     parsed = rc.RopeConfig.from_hf(HF_CONFIGS[name], name=name)  # parser round trip
-    names_L = parsed.training_context is not None or parsed.original_context != parsed.max_context
+    assert parsed.training_context is None  # only a source gives one (TRAINING)
+    names_L = parsed.original_context != parsed.max_context
     if name in TRAINING and names_L:  # its scaling's L stays
         assert p.original_context == parsed.original_context != TRAINING[name]
         assert p.training_context == TRAINING[name]
@@ -67,11 +89,14 @@ def test_preset_fields(name):
         assert p == parsed
     theta, att = p.theta(seq_len=p.max_context)
     assert theta.shape == (p.rotary_dim // 2,)
+    if p.layers is not None:  # the groups partition the layers; layer(i) is its group's spec
+        assert sorted(i for g in p.groups() for i in g.layers) == list(range(p.layers))
+        assert all(p.layer(i) == g.spec for g in p.groups() for i in g.layers)
     assert bool(torch.isfinite(theta).all()) and bool((theta > 0).all()) and att > 0
 
 
 def test_special_fields():
-    assert rc.PRESETS["Gemma 3 4B"].local_base == 10000.0
+    assert rc.PRESETS["Gemma 3 4B"].layer(0).base == 10000.0
     assert rc.PRESETS["Gemma 3 4B"].params_dict == {"factor": 8.0}
     assert rc.PRESETS["Qwen2-VL 7B"].mrope_section == (16, 24, 24)  # sums to 128 / 2
     ds = rc.PRESETS["DeepSeek-V3"].params_dict
@@ -114,9 +139,10 @@ LAYERS = {
 def test_layer_patterns(name):
     p = rc.PRESETS[name]
     n, nope, pattern, window = LAYERS[name]
-    assert p.layers == n and p.window == window
-    assert [i for i, k in enumerate(p.layer_kinds) if k == "nope"] == nope
-    a = p.layer_attention
+    assert p.layers == n
+    assert [i for i in range(n) if p.layer(i).kind == "nope"] == nope
+    a = [p.layer(i).attention for i in range(n)]
+    assert {p.layer(i).window for i in range(n) if a[i] != "full"} == ({window} - {None} or set())
     if pattern == "full":
         assert set(a) == {"full"}
     elif pattern == "sliding x5, full":  # sliding_window_pattern 6: layers 5, 11, ... global
@@ -125,13 +151,19 @@ def test_layer_patterns(name):
         local, glob = pattern.split("/")
         every = 4 if name in ("Llama 4 Scout", "Command R7B") else 2
         assert all(a[i] == (glob if (i + 1) % every == 0 else local) for i in range(n))
+    # the groups partition the layers, in order of their first layer
+    groups = p.groups()
+    assert sorted(i for g in groups for i in g.layers) == list(range(n))
+    assert [g.layers[0] for g in groups] == sorted(g.layers[0] for g in groups)
 
 
 def test_gemma3_local_layers_rotate_with_their_own_base():
     p = rc.PRESETS["Gemma 3 4B"]
-    assert p.layer_spectrum(0) == "local" and p.layer_spectrum(5) == "global"
-    assert rc.PRESETS["Command R7B"].layer_spectrum(3) is None  # a global NoPE layer
-    assert rc.PRESETS["Gemma 2 9B"].layer_spectrum(0) == "global"  # one base for all
+    assert (p.layer(0).base, p.layer(0).method) == (1e4, "none")
+    assert (p.layer(5).base, p.layer(5).method) == (1e6, "linear")
+    assert not rc.PRESETS["Command R7B"].layer(3).rotates  # a global NoPE layer
+    g2 = rc.PRESETS["Gemma 2 9B"]
+    assert g2.layer(0).base == g2.layer(1).base == 1e4  # one base for all
 
 
 def test_llama4_scout_spectrum_by_hand():
@@ -142,7 +174,7 @@ def test_llama4_scout_spectrum_by_hand():
     plain = [5e5 ** (-i / 64) for i in range(64)]
     expected = [t / 16 if 2 * math.pi / t > 8192 else t for t in plain]
     assert a == 1.0 and theta.tolist() == pytest.approx(expected, rel=1e-13)
-    assert p.nope_temperature == (8192, 0.1)
+    assert p.layer(3).query_scale == ("llama4", 8192.0, 0.1)  # floor_scale, attn_scale
 
 
 def test_deepseek_softmax_scale_by_hand():
@@ -151,6 +183,7 @@ def test_deepseek_softmax_scale_by_hand():
         (0.1 * 3.6888794541139363 + 1) ** 2, rel=1e-15)
     assert rc.PRESETS["DeepSeek-V3"].softmax_scale == pytest.approx(1.8739, abs=1e-4)
     assert all(p.softmax_scale == 1.0 for n, p in rc.PRESETS.items() if n != "DeepSeek-V3")
+    # Ministral 3: mscale = mscale_all_dim = 1, so (get_mscale(s, 1) / get_mscale(s, 1))² = 1
 
 
 def test_qwen3_vl_interleaved_sections():

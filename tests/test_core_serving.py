@@ -186,10 +186,13 @@ def target_for(preset: rc.RopeConfig) -> int | None:
 CASES = [(name, method) for name in HF_CONFIGS for method in serving.METHODS
          if method != "longrope" or rc.PRESETS[name].method == "longrope"]
 # transformers refuses these (its own code says so): GPT-J's and ChatGLM's code read no
-# rope_parameters; Phi3Config accepts only "default" and "longrope"
+# rope_parameters; Phi3Config accepts only "default" and "longrope". No line is written
+# for DeepSeek-V4 (named rope_parameters entries main / compress) nor for Gemma 4's
+# proportional global layers (serving._layer_refusal).
 HF_REFUSED = {"GPT-J 6B": set(serving.METHODS), "ChatGLM3 6B": set(serving.METHODS),
               "Phi-3.5 mini": {"yarn", "linear", "dynamic", "llama3"},
-              "Phi-4-mini": {"yarn", "linear", "dynamic", "llama3"}}
+              "Phi-4-mini": {"yarn", "linear", "dynamic", "llama3"},
+              "DeepSeek-V4-Flash": set(serving.METHODS), "Gemma 4 31B": set(serving.METHODS)}
 
 
 @pytest.mark.parametrize(("name", "method"), CASES)
@@ -567,8 +570,10 @@ def test_served_overrides_reach_the_language_model(name, method, engine):
     params = params["full_attention"] if "full_attention" in params else params
     if preset.mrope_section is not None:
         assert list(params["mrope_section"]) == list(preset.mrope_section)
-    if preset.local_base is not None:  # Gemma 3's sliding layers keep base 10^4
-        assert text.rope_parameters["sliding_attention"]["rope_theta"] == preset.local_base
+    local = serving.layer_counts(preset).local_base
+    if local is not None:  # Gemma 3's sliding layers keep base 10^4
+        assert local == preset.layer(0).base
+        assert text.rope_parameters["sliding_attention"]["rope_theta"] == local
 
 
 @pytest.mark.parametrize("name", list(HF_CONFIGS))
@@ -586,8 +591,9 @@ def test_served_overrides_are_nested_where_transformers_has_a_text_subconfig(nam
     for engine in SERVED:
         if got[engine]["supported"]:
             assert ("text_config" in overrides(got[engine])) == has_sub, engine
-    assert ("text_config" in got["transformers"]["settings"]) == \
-        ("text_config" in HF_CONFIGS[name])
+    if got["transformers"]["supported"]:  # (no line for Gemma 4 and DeepSeek-V4)
+        assert ("text_config" in got["transformers"]["settings"]) == \
+            ("text_config" in HF_CONFIGS[name])
 
 
 def vllm_deepseek_type(params: dict) -> str:
@@ -697,7 +703,12 @@ def test_llama_cpp_llama3_advice_only_where_a_converter_writes_rope_freqs(name):
         pytest.skip(f"{name} already reaches {serving.reach(preset)} tokens")
     entry = serving.engine_settings(preset, target, "llama3")["llama.cpp"]
     assert not entry["supported"]
-    llama_family = preset.family in ("llama", "mistral", "mixtral", "llama4", "llama4_text")
+    # (EXAONE 4's converter derives from the Llama one: serving._LLAMA_CPP_ROPE_FREQS)
+    llama_family = preset.family in ("llama", "mistral", "mixtral", "llama4", "llama4_text",
+                                     "exaone4")
+    if preset.family in ("deepseek_v4",) or (preset.theta_dim or preset.rotary_dim) != \
+            preset.rotary_dim:
+        llama_family = False  # no line at all (serving._layer_refusal)
     assert ("convert again" in str(entry["refusal"])) == llama_family, str(entry["refusal"])
 
 
@@ -870,14 +881,15 @@ def test_layer_counts_and_notes_from_the_layers(name):
 
 
 def test_layer_fields_are_read_in_one_function():
-    """Misleading 3's port: rope_core/serving.py reads a config's layer fields only inside
-    layer_counts (the per-layer spec will replace them)."""
+    """Misleading 3's port: rope_core/serving.py reads a config's layers (its per-layer
+    specs, RopeConfig.groups) only in layer_counts and the two helpers beside it."""
     import ast
     import inspect
     tree = ast.parse(inspect.getsource(serving))
-    fields = {"layer_kinds", "layer_attention", "window", "local_base"}
+    fields = {"layer_specs", "groups", "layer", "window", "local_base"}
+    readers = {"layer_counts", "_local_base", "_layer_refusal"}
     for node in tree.body:
-        if isinstance(node, ast.FunctionDef) and node.name != "layer_counts":
+        if isinstance(node, ast.FunctionDef) and node.name not in readers:
             for sub in ast.walk(node):
                 if isinstance(sub, ast.Attribute) and sub.attr in fields:
                     assert isinstance(sub.value, ast.Name) and sub.value.id == "counts", \

@@ -17,6 +17,7 @@ import pytest
 import torch
 
 import rope_core as rc
+from rope_core import families
 from rope_core.presets import HF_CONFIGS
 
 transformers = pytest.importorskip("transformers", reason="transformers (requirements-dev.txt, "
@@ -41,8 +42,9 @@ def hf_config(name):
     return config.get_text_config(), model_type
 
 
-def hf_rope(config, layer_type=None, seq_len=None):
-    """(inv_freq float64, attention factor) as transformers computes them for the config."""
+def hf_rope(config, layer_type=None, seq_len=None, head_dim=None):
+    """(inv_freq float64, attention factor) as transformers computes them for the config
+    (``head_dim``: the layer's, where the config's varies per layer)."""
     params = getattr(config, "rope_parameters", None)
     if params is None:  # GPT-J: modeling_gptj.create_sinusoidal_positions, base 10000
         dim = config.rotary_dim
@@ -55,7 +57,7 @@ def hf_rope(config, layer_type=None, seq_len=None):
     rope_type = params.get("rope_type", "default")
     if rope_type == "default":
         base = params["rope_theta"]
-        head_dim = getattr(config, "head_dim", None) or \
+        head_dim = head_dim or getattr(config, "head_dim", None) or \
             config.hidden_size // config.num_attention_heads
         dim = getattr(config, "rotary_dim", None) or \
             int(head_dim * params.get("partial_rotary_factor", 1.0))
@@ -65,64 +67,102 @@ def hf_rope(config, layer_type=None, seq_len=None):
     return inv.double(), float(a)
 
 
+def rope_key(config, model_type: str, layer: int) -> str | None:
+    """The rope_parameters entry transformers gives layer ``layer`` (None: a flat dict)."""
+    params = getattr(config, "rope_parameters", None)
+    types = getattr(config, "layer_types", None)
+    if not isinstance(params, dict) or types is None:
+        return None
+    labels = dict(families.family([model_type])[1].rope_labels or ())
+    key = labels.get(types[layer], labels.get("*", types[layer])) if labels else types[layer]
+    return key if key in params else None
+
+
 @pytest.mark.parametrize("name", list(HF_CONFIGS))
 def test_spectrum_matches_transformers(name):
+    """Each rotating layer group's spectrum (RopeConfig.theta(layer=i)) against
+    ROPE_INIT_FUNCTIONS run on that layer's rope_parameters entry; theta() is the main
+    group's. Proportional RoPE (Gemma 4's global layers): transformers' inv_freq over the
+    whole head, whose non-zero start is rope_core's θ."""
     if name in NOT_IN_TRANSFORMERS:
         pytest.skip(NOT_IN_TRANSFORMERS[name])
     preset = rc.PRESETS[name]
-    config, _ = hf_config(name)
-    params = getattr(config, "rope_parameters", None)
-    layer = "full_attention" if isinstance(params, dict) and "full_attention" in params else None
-    for seq_len in (None, preset.max_context):
-        theta, a = preset.theta(seq_len)
-        inv, a_hf = hf_rope(config, layer, seq_len)
-        assert theta.shape == inv.shape
-        torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)  # transformers: float32
-        assert a == pytest.approx(a_hf, rel=1e-6)
-    if preset.local_base is not None:  # Gemma 3's sliding layers
-        inv, a_hf = hf_rope(config, "sliding_attention")
-        theta, a = preset.theta(local=True)
-        torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)
-        assert a == a_hf == 1.0
+    config, model_type = hf_config(name)
+    groups = preset.groups() if preset.layers is not None else ()
+    firsts = [g.layers[0] for g in groups if g.spec.rotates] or [None]
+    main = preset.main_spec()
+    for first in firsts:
+        key = None if first is None else rope_key(config, model_type, first)
+        per_layer = getattr(config, "per_layer_config", None)  # Gemma 4: head dim per layer
+        head_dim = getattr(per_layer[first], "head_dim", None) \
+            if per_layer is not None and first is not None else None
+        for seq_len in (None, preset.max_context):
+            theta, a = preset.theta(seq_len, layer=first)
+            inv, a_hf = hf_rope(config, key, seq_len, head_dim)
+            if (preset.theta_dim or preset.rotary_dim) != preset.rotary_dim and \
+                    (first is None or preset.layer(first) == main):
+                assert not bool(inv[theta.numel():].any())  # proportional: zeros after
+                inv = inv[:theta.numel()]
+            assert theta.shape == inv.shape, (first, key)
+            torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)  # transformers: float32
+            assert a == pytest.approx(a_hf, rel=1e-6)
+    assert preset.theta()[0].tolist() == preset.main_spec().theta(None)[0].tolist()
 
 
 def test_gemma3_local_and_global_bases_as_transformers_reads_them():
     config, _ = hf_config("Gemma 3 4B")
     p = rc.PRESETS["Gemma 3 4B"]
-    assert config.rope_parameters["full_attention"]["rope_theta"] == p.base
-    assert config.rope_parameters["sliding_attention"]["rope_theta"] == p.local_base
+    assert config.rope_parameters["full_attention"]["rope_theta"] == p.base == p.layer(5).base
+    assert config.rope_parameters["sliding_attention"]["rope_theta"] == p.layer(0).base
 
 
 LAYER_PRESETS = ["Llama 4 Scout", "SmolLM3 3B", "Command R7B", "Gemma 3 4B", "Gemma 2 9B",
-                 "gpt-oss-20b", "Mistral 7B v0.1", "Llama 3.1 8B"]
+                 "gpt-oss-20b", "Mistral 7B v0.1", "Llama 3.1 8B", "Gemma 4 31B",
+                 "Qwen3-Next-80B-A3B", "Qwen3.5-27B", "EXAONE 4.0 32B", "OLMo 3 7B",
+                 "Trinity Nano", "LFM2-350M", "Granite 4.0-H 350M"]
+ATTENTION = {"full_attention": "full", "sliding_attention": "sliding",
+             "chunked_attention": "chunked", "attention": "full"}
 
 
 @pytest.mark.parametrize("name", LAYER_PRESETS)
 def test_layers_match_transformers(name):
-    """layer_kinds from the attention modules' use_rope (llama4, smollm3) or cohere2's
-    sliding-only rotation; layer_attention from the config class's layer_types."""
+    """Which layers attend, rotate and see a window, against the config class: its
+    layer_types (or layers_block_type), no_rope_layers (llama4, smollm3), and cohere2's,
+    exaone4's and afmoe's rotation in sliding layers only."""
     config, model_type = hf_config(name)
     p = rc.PRESETS[name]
-    kinds = getattr(config, "no_rope_layers", None)
-    if kinds is not None:
-        assert p.layer_kinds == tuple("rope" if k else "nope" for k in kinds)
-    types = getattr(config, "layer_types", None)
-    if types is not None:
-        names = {"full_attention": "full", "sliding_attention": "sliding",
-                 "chunked_attention": "chunked"}
-        assert p.layer_attention == tuple(names[t] for t in types)
-        if model_type == "cohere2":
-            assert p.layer_kinds == tuple("rope" if t == "sliding_attention" else "nope"
-                                          for t in types)
-    window = getattr(config, "sliding_window", None) if "sliding" in p.layer_attention else \
-        getattr(config, "attention_chunk_size", None) if "chunked" in p.layer_attention else None
-    assert p.window == window
+    types = getattr(config, "layer_types", None) or getattr(config, "layers_block_type", None)
+    if types is None:  # Mistral: one window for every layer, Llama: none
+        window = getattr(config, "sliding_window", None)
+        types = ["sliding_attention" if window else "full_attention"] * config.num_hidden_layers
+    if model_type == "lfm2":
+        types = ["full_attention" if i in config.full_attn_idxs else "conv"
+                 for i in range(config.num_hidden_layers)]
+    assert types is not None and len(types) == p.layers
+    flags = getattr(config, "no_rope_layers", None)
+    for i, t in enumerate(types):
+        spec = p.layer(i)
+        if t not in ATTENTION:
+            assert spec.mixer != "attention" and not spec.rotates, (i, t)
+            continue
+        assert spec.attention == ATTENTION[t], i
+        rotates = True
+        if flags is not None:
+            rotates = bool(flags[i])
+        elif model_type in ("cohere2", "exaone4", "afmoe"):
+            rotates = t == "sliding_attention"
+        elif model_type == "granitemoehybrid":
+            rotates = config.position_embedding_type != "nope"
+        assert spec.rotates == rotates, i
+        window = {"sliding": getattr(config, "sliding_window", None),
+                  "chunked": getattr(config, "attention_chunk_size", None)}.get(spec.attention)
+        assert spec.window == window, i
 
 
 def test_llama4_nope_temperature_as_transformers():
     config, _ = hf_config("Llama 4 Scout")
-    assert rc.PRESETS["Llama 4 Scout"].nope_temperature == (config.floor_scale,
-                                                            config.attn_scale)
+    scout = rc.PRESETS["Llama 4 Scout"]
+    assert scout.layer(3).query_scale == ("llama4", config.floor_scale, config.attn_scale)
 
 
 def test_deepseek_softmax_scale_as_transformers():

@@ -296,7 +296,7 @@ BAD_CALLS = {
     "critical_dim": lambda: rc.extrapolation_limit(8, 10000.0, 5),
     "context work": lambda: rc.min_base_for_context(4096, 100000),
     "config name": lambda: rc.RopeConfig("", 8, 8, 10000.0),
-    "local base": lambda: _CFG.theta(local=True),
+    "NoPE layer": lambda: rc.PRESETS["Command R7B"].theta(layer=3),
     "unknown parameter": lambda: rc.RopeConfig("x", 8, 8, 10000.0, method="linear",
                                                params={"foo": 1}),
     "no parameters": lambda: rc.RopeConfig("x", 8, 8, 10000.0, params={"foo": 1}),

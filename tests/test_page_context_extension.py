@@ -202,7 +202,11 @@ def test_llama32_extension_runs_to_s_l_past_its_configured_context():
     decay = csvs(at)["decay"][1]
     assert decay["distance [tokens]"].max() == 32 * 8192
     text = " ".join(m.value for m in at.caption)
-    assert "trained at L = 8,192 tokens" in text
+    # L is where its llama3 scaling starts (original_max_position_embeddings), not a
+    # training length: no source names Llama 3.2's
+    assert ("Llama 3.2 1B: L = 8,192 tokens, where its own scaling starts "
+            "(`original_max_position_embeddings`)") in text.replace("\\", "")
+    assert "trained" not in text
     assert "n = s·L = 262,144 tokens is beyond the 131,072 tokens" in text
 
 
@@ -210,7 +214,9 @@ def test_configured_context_is_not_called_training():
     at = run_page(PAGE, {"ce_model": "Qwen2.5 7B"})
     assert not at.error
     text = " ".join(m.value for m in at.caption)
-    assert "does not say how long it was trained" in text
+    assert ("L = 32,768 tokens, its configured context (its `config.json` names no "
+            "other)") in text
+    assert "trained" not in text
 
 
 def test_scout_caption_tells_its_scalings_L_from_its_training_context():
@@ -220,11 +226,30 @@ def test_scout_caption_tells_its_scalings_L_from_its_training_context():
     assert not at.error
     text = " ".join(m.value for m in at.caption)
     assert ("Llama 4 Scout: L = 8,192 tokens, where its own scaling starts "
-            "(original_max_position_embeddings); trained at 262,144 tokens; configured for "
-            "10,485,760 tokens.") in text
+            "(`original_max_position_embeddings`); trained at 262,144 tokens (its source: "
+            "the Real models card); s = 16 from its own scaling; configured for 10,485,760 "
+            "tokens.") in text
     assert "trained at L = 8,192" not in text
     at = run_page(PAGE, {"lang": "zh", "ce_model": "Llama 4 Scout"})
     assert not at.error and untranslated(at) == {}
     text = " ".join(m.value for m in at.caption)
     assert "L = 8,192 词元" in text and "训练上下文为 262,144 词元" in text
     assert "10,485,760 词元" in text
+
+
+def test_scaling_applies_only_where_the_model_applies_it():
+    """Gemma 3 scales only its 5 global layers (sliding_window_pattern 6 over 34 layers);
+    its 29 local ones keep base 10^4 unscaled and see 1,024 tokens. Llama 4 Scout's 36 RoPE
+    layers see chunks of 8,192; its 12 NoPE layers are untouched."""
+    at = run_page(PAGE, {"ce_model": "Gemma 3 4B"})
+    assert not at.error
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert ("Gemma 3 4B's scaling, and each method below, changes the layers that use its "
+            "main spectrum (5 of 34); 29 layers keep their own RoPE (base 10⁴, none (original "
+            "RoPE)) and see 1,024 tokens.") in text
+    at = run_page(PAGE, {"ce_model": "Llama 4 Scout"})
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert "main spectrum (36 of 48); 12 layers attend without rotating" in text
+    assert "Those layers never meet a distance past 8,192 tokens" in text
+    at = run_page(PAGE, {"ce_model": "Llama 3.1 8B"})  # one kind of layer: nothing to say
+    assert "main spectrum (" not in " ".join(m.value for m in at.markdown)

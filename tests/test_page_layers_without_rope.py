@@ -2,16 +2,17 @@
 
 Expected numbers come from the config.json fields written out here: Llama 4 Scout's
 NoPE layer every fourth (no_rope_layer_interval 4), chunks of 8,192; Command R7B's
-sliding_window_pattern 4 with RoPE only on the windowed layers; SmolLM3's
-no_rope_layers; Gemma 3's sliding_window_pattern 6 and window 1,024; the pairs that
-turn within a window from 2 pi base^(2i/d) <= window; Llama 4's query scale
-1 + 0.1 ln(1 + floor((p + 1) / 8192)).
+sliding_window_pattern 4 with RoPE only on the windowed layers; EXAONE 4's "LLLG" likewise
+with a window of 4,096; SmolLM3's no_rope_layers; Qwen3-Next's full attention every
+fourth layer (full_attention_interval 4), the rest linear attention; Gemma 3's
+sliding_window_pattern 6 and window 1,024; the pairs that turn within a window from
+2 pi base^(2i/d) <= window; Llama 4's query scale 1 + 0.1 ln(1 + floor((p + 1) / 8192)).
 """
 
 import math
 
 import pytest
-from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page
+from apptest_helpers import assert_frozen_once, csv_frames, figure, run_page
 from i18n_helpers import untranslated
 
 PAGE = "layers_without_rope"
@@ -24,28 +25,55 @@ def default_page():
 
 
 def frames(at) -> dict:
-    out = {}
-    for index in range(3):
-        name, frame = csv_frame(at, index)
-        out[name] = frame
-    return out
+    return csv_frames(at)
 
 
 def test_default_renders_three_figures_and_csvs(default_page):
     at = default_page
     assert not at.error and len(at.get("plotly_chart")) == 3
     files = frames(at)
-    assert set(files) == {"layers_without_rope_summary.csv", "layers_without_rope_layers.csv",
+    assert set(files) == {"layers_without_rope_overview.csv", "layers_without_rope_summary.csv",
+                          "layers_without_rope_layers.csv",
                           "layers_without_rope_llama4_temperature.csv"}
     for frame in files.values():
         assert all(c.isascii() for c in frame.columns)
     pattern = figure(at, 0)["data"][0]
-    assert list(pattern["y"]) == ["Llama 4 Scout", "Command R7B", "SmolLM3 3B", "Gemma 3 4B"]
+    assert list(pattern["y"]) == ["Llama 4 Scout", "EXAONE 4.0 32B", "Qwen3-Next-80B-A3B",
+                                  "Gemma 3 4B"]
+
+
+def test_three_kinds_side_by_side(default_page):
+    """The overview sorts every hybrid preset by the family's rule: flags (no_rope_layers),
+    RoPE on the sliding layers only, or layers that do not attend."""
+    over = frames(default_page)["layers_without_rope_overview.csv"].set_index("model")
+    kinds = over["hybrid"].to_dict()
+    assert {m for m, k in kinds.items() if k == "nope_layers"} == {"Llama 4 Scout",
+                                                                   "SmolLM3 3B"}
+    assert {m for m, k in kinds.items() if k == "global_nope"} == {
+        "Command R7B", "EXAONE 4.0 32B", "Trinity Nano"}
+    assert {m for m, k in kinds.items() if k == "other_mixers"} == {
+        "Qwen3-Next-80B-A3B", "Qwen3.5-27B", "LFM2-350M", "Granite 4.0-H 350M"}
+    # Trinity: global_attn_every_n_layers 4 over 56 layers, window 2,048
+    trinity = over.loc["Trinity Nano"]
+    assert (trinity["RoPE layers"], trinity["NoPE layers"], trinity["RoPE reach [tokens]"]) \
+        == (42, 14, 2048)
+    # LFM2: full_attn_idxs [2, 5, 8, 10, 12, 14] attend and rotate, 10 short convolutions
+    lfm = over.loc["LFM2-350M"]
+    assert (lfm["RoPE layers"], lfm["other layers"], lfm["other mixers"]) == (6, 10, "conv")
+    granite = over.loc["Granite 4.0-H 350M"]
+    assert (granite["RoPE layers"], granite["NoPE layers"], granite["other layers"]) == \
+        (0, 4, 28)
+    assert math.isnan(granite["RoPE reach [tokens]"])
+    text = " ".join(m.value for m in default_page.markdown)
+    assert "Granite 4.0-H 350M: none of its 32 layers rotates" in text
+    assert ("SmolLM3 3B: its 27 RoPE layers and its 9 NoPE layers all see the whole context "
+            "of 65,536 tokens") in text
+    assert "Llama 4 Scout: its 36 RoPE layers see at most 8,192 tokens" in text
 
 
 def test_summary_by_hand(default_page):
-    summary = frames(default_page)["layers_without_rope_summary.csv"].set_index("model")
-    assert list(summary.columns[:1]) == ["layers"]
+    summary = frames(default_page)["layers_without_rope_overview.csv"].set_index("model")
+    assert list(summary.columns[:2]) == ["hybrid", "layers"]
     scout = summary.loc["Llama 4 Scout"]
     assert (scout["layers"], scout["RoPE layers"], scout["NoPE layers"]) == (48, 36, 12)
     assert scout["RoPE reach [tokens]"] == 8192 and scout["NoPE reach [tokens]"] == 10_485_760
@@ -75,14 +103,42 @@ def test_summary_by_hand(default_page):
         math.floor(128 * math.log(1024 / (2 * math.pi)) / math.log(1e4)) + 1
     assert (scout["windowed RoPE layers"], scout["full-attention RoPE layers"]) == (36, 0)
     assert (smol["windowed RoPE layers"], smol["full-attention RoPE layers"]) == (0, 27)
+    # Qwen3-Next: 12 full-attention layers of 48, head dim 256 with partial 0.25: 32 pairs
+    # at base 5e6 over 262,144 tokens: 2 pi 5e6^(2i/64) <= 262144
+    qwen = summary.loc["Qwen3-Next-80B-A3B"]
+    assert (qwen["RoPE layers"], qwen["other layers"], qwen["pairs"]) == (12, 36, 32)
+    assert qwen["pairs turning within reach"] == \
+        math.floor(32 * math.log(262144 / (2 * math.pi)) / math.log(5e6)) + 1
+    # EXAONE 4: the sliding layers' llama3 spectrum (factor 16, low 1, high 4, L 8192) over
+    # their window of 4,096: wavelengths under 2,048 kept, over 8,192 times 16, blended
+    # between; count those <= 4,096
+    count = 0
+    for i in range(64):
+        theta = 1e6 ** (-i / 64)
+        w = 2 * math.pi / theta
+        if 2048 <= w <= 8192:
+            smooth = (8192 / w - 1) / 3
+            theta = (1 - smooth) * theta / 16 + smooth * theta
+        elif w > 8192:
+            theta /= 16
+        count += 2 * math.pi / theta <= 4096
+    exaone = summary.loc["EXAONE 4.0 32B"]
+    assert (exaone["RoPE layers"], exaone["NoPE layers"], exaone["RoPE reach [tokens]"]) == \
+        (48, 16, 4096)
+    assert exaone["pairs turning within reach"] == count
+    shown = frames(default_page)["layers_without_rope_summary.csv"].set_index("model")
+    assert list(shown.index) == ["Llama 4 Scout", "EXAONE 4.0 32B", "Qwen3-Next-80B-A3B",
+                                 "Gemma 3 4B"]
+    assert shown.loc["Gemma 3 4B"].equals(summary.loc["Gemma 3 4B"])
 
 
 def test_reach_text_names_global_rope_layers(default_page):
     text = " ".join(m.value for m in default_page.markdown)
     assert "Gemma 3 4B: its 29 windowed RoPE layers see at most 1,024 tokens" in text
     assert "its 5 global RoPE layers see the whole context of 131,072 tokens" in text
-    assert "SmolLM3 3B: its RoPE layers see the whole context of 65,536 tokens" in text
-    assert "Llama 4 Scout: every RoPE layer sees at most 8,192 tokens" in text
+    assert ("Qwen3-Next-80B-A3B: 12 of 48 layers attend and rotate, over the whole context "
+            "of 262,144 tokens") in text
+    assert "the other 36, linear attention layers, mix tokens without positions" in text
 
 
 def test_layer_table_patterns(default_page):
@@ -92,8 +148,12 @@ def test_layer_table_patterns(default_page):
     assert list(scout.loc[scout["kind"] == "nope", "layer"]) == list(range(3, 48, 4))
     assert set(scout.loc[scout["kind"] == "rope", "attention"]) == {"chunked"}
     gemma = layers[layers["model"] == "Gemma 3 4B"]
-    assert list(gemma.loc[gemma["spectrum"] == "global", "layer"]) == [5, 11, 17, 23, 29]
-    assert set(gemma.loc[gemma["spectrum"] == "local", "base"]) == {10000.0}
+    assert list(gemma.loc[gemma["attention"] == "full", "layer"]) == [5, 11, 17, 23, 29]
+    assert set(gemma.loc[gemma["attention"] == "sliding", "base"]) == {10000.0}
+    assert set(gemma.loc[gemma["attention"] == "full", "base"]) == {1e6}
+    qwen = layers[layers["model"] == "Qwen3-Next-80B-A3B"]
+    assert list(qwen.loc[qwen["kind"] == "rope", "layer"]) == list(range(3, 48, 4))
+    assert set(qwen.loc[qwen["kind"] != "rope", "kind"]) == {"linear_attention"}
 
 
 def test_llama4_temperature_by_hand(default_page):
@@ -124,8 +184,8 @@ def test_other_models_and_bad_links():
                                             "full-attention RoPE layers"]]) == (21, 21)
     at = run_page(PAGE, {"lw_models": ["Llama 2 7B"]})  # not a hybrid: the link is ignored
     assert not at.error and (at.first_warnings or at.warning)
-    assert list(figure(at, 0)["data"][0]["y"]) == ["Llama 4 Scout", "Command R7B",
-                                                   "SmolLM3 3B", "Gemma 3 4B"]
+    assert list(figure(at, 0)["data"][0]["y"]) == ["Llama 4 Scout", "EXAONE 4.0 32B",
+                                                   "Qwen3-Next-80B-A3B", "Gemma 3 4B"]
 
 
 def test_no_model_chosen():

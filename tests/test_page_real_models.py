@@ -88,8 +88,11 @@ def test_every_preset_renders(group):
     at = run_page(PAGE, {"rm_models": group, "rm_axis": "log"})
     assert not at.error and len(at.get("plotly_chart")) == 6
     frames = csvs(at)
-    for frame in frames.values():
-        assert set(frame["model"]) == set(group)
+    rotating = {n for n in group if any(g.spec.rotates for g in rc.PRESETS[n].groups())}
+    for name, frame in frames.items():
+        # spectra and decay: only models with a rotating layer (Granite 4.0-H has none)
+        assert set(frame["model"]) == (rotating if "spectra" in name or "decay" in name
+                                       else set(group)), name
     assert figure(at, 4)["layout"]["xaxis"]["type"] == "log"
 
 
@@ -216,23 +219,36 @@ def test_layer_stack_and_hybrid_cards():
     stack = figure(at, 0)["data"][0]
     assert list(stack["y"]) == ["Llama 4 Scout", "Gemma 3 4B", "DeepSeek-V3"]
     z = stack["z"]
-    assert [i for i, c in enumerate(z[0]) if c == 3] == list(range(3, 48, 4))  # NoPE
+    # codes: 0 RoPE over the whole context, 1 RoPE in a window or chunk, 2 NoPE
+    assert [i for i, c in enumerate(z[0]) if c == 2] == list(range(3, 48, 4))  # NoPE
+    assert set(z[0][:48]) == {1, 2}  # Scout's RoPE layers: chunks of 8,192
     assert [i for i, c in enumerate(z[1][:34]) if c == 0] == [5, 11, 17, 23, 29]  # global
-    assert set(z[1][:34]) == {0, 2} and set(z[2][:61]) == {0}
+    assert set(z[1][:34]) == {0, 1} and set(z[2][:61]) == {0}
     _name, layers = csv_frame(at, 3)
     assert list(layers.columns[:3]) == ["model", "layer", "kind"]
     assert len(layers) == 48 + 34 + 61
     text = " ".join(shown_markdown(at))
     assert "softmax scale × 1.8739" in text  # (0.1 ln 40 + 1)^2
-    assert "training context L: 32,768 tokens" in text  # Gemma 3, from its report
-    assert "12 without (NoPE)" in text and "1 + 0.1 · ln(1 + ⌊(p + 1) / 8,192⌋)" in text
+    # Gemma 3: L = its training context, from its report (linear scaling names no L)
+    assert "L: 32,768 tokens, the context its source says it was trained at" in text
+    assert "training context: 32,768 tokens (its source, below)" in text
+    assert "48 layers: 36 rotate, 12 attend without rotating (NoPE)" in text
+    assert "NoPE layers scale their queries by 1 + 0.1 ln(1 + ⌊(p + 1) / 8,192⌋)" in text
+    assert ("layers 5, 11, 17, 23, 29: RoPE, full attention, base 10⁶, linear (position "
+            "interpolation), 256 of 256 dims rotated; a query sees 131,072 tokens") in text
+    assert "a query of a rotating layer sees 1,024 or 131,072 tokens" in text
+    groups = csv_frame(at, 4)[1]
+    gemma = groups[groups["model"] == "Gemma 3 4B"]
+    assert list(gemma["layer list"]) == ["0-4, 6-10, 12-16, 18-22, 24-28, 30-33",
+                                         "5, 11, 17, 23, 29"]
 
 
 def test_configured_context_is_not_called_training():
     at = run_page(PAGE, {"rm_models": ["Qwen2.5 7B"]})
     text = " ".join(shown_markdown(at))
-    assert "training context: not given by `config.json`" in text
-    assert "training context L:" not in text
+    assert "L: its configured context, 32,768 tokens (its `config.json` names no other)" \
+        in text
+    assert "training context" not in text
 
 
 def test_scout_card_tells_training_context_from_its_scalings_L():
@@ -242,11 +258,11 @@ def test_scout_card_tells_training_context_from_its_scalings_L():
     at = run_page(PAGE, {"rm_models": ["Llama 4 Scout"]})
     assert not at.error
     text = " ".join(shown_markdown(at))
-    assert ("training context: 262,144 tokens; its scaling's L "
-            "(original_max_position_embeddings): 8,192 tokens") in text
-    assert "training context L:" not in text
+    assert "L, where its scaling starts (`original_max_position_embeddings`): 8,192 tokens" \
+        in text
+    assert "training context: 262,144 tokens (its source, below)" in text
     at = run_page(PAGE, {"lang": "zh", "rm_models": ["Llama 4 Scout"]})
     assert not at.error and untranslated(at) == {}
     text = " ".join(shown_markdown(at))
-    assert ("训练上下文：262,144 词元；其缩放的 L（original_max_position_embeddings）："
-            "8,192 词元") in text
+    assert "L，即其缩放的起点（`original_max_position_embeddings`）：8,192 词元" in text
+    assert "训练上下文：262,144 词元（来源见下）" in text
