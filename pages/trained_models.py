@@ -393,7 +393,7 @@ labels = bin_labels(task)
 last = len(labels) - 1
 ui.show(encodings_figure(task), key="encodings_plot",
         alt=_("Line chart: accuracy of each of the seven position encodings per position bin, "
-              "in distribution and beyond L_train, averaged over the seeds with 95% intervals; "
+              "in distribution and beyond L_train, averaged over the seeds, with intervals (95%); "
               "dotted lines mark L_train and chance."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(
@@ -412,7 +412,7 @@ ui.explain(
 ui.show(methods_figure(task), key="methods_plot",
         alt=_("Line chart: accuracy per position bin of the RoPE models with a sliding window, "
               "with position interpolation, NTK and YaRN applied without training, and with "
-              "position interpolation after a short fine-tune, with 95% intervals."),
+              "position interpolation after a short fine-tune, with intervals (95%)."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(_(
     "The RoPE models' weights unchanged: every layer cut to a sliding window of the last "
