@@ -87,6 +87,28 @@ def test_to_frame_keeps_float64_exactly():
     assert df["n"].tolist() == [0, 1, 2, 3, 4]
 
 
+@pytest.mark.parametrize("rows", [0, 1, 5, 4096])
+def test_to_frame_is_the_frame_pandas_makes(rows):
+    """to_frame builds constant settings and string lists itself (faster); the frame
+    must be the one pd.DataFrame makes of the same dict: values, dtypes, CSV."""
+    from rope_core.tables import to_frame
+
+    columns = {"p": torch.arange(rows), "x": torch.rand(rows, dtype=torch.float64),
+               "f": ["sin", "cos"] * (rows // 2) + ["sin"] * (rows % 2),
+               "mixed": ["a", 1] * (rows // 2) + ["a"] * (rows % 2),
+               "gap": ["a", None] * (rows // 2) + ["a"] * (rows % 2),
+               "flag": (torch.arange(rows) % 2 == 0).numpy(), "n": np.int64(3)}
+    settings = dict(base=10000.0, ratio=0.5, dim=128, big=2**70, layout="interleaved",
+                    causal=True, none=None, nan=float("nan"))
+    plain = {name: rc.tables._plain(v) for name, v in settings.items()}
+    plain.update({k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in columns.items()})
+    expected = pd.DataFrame(plain)
+    got = to_frame(columns, **settings)
+    pd.testing.assert_frame_equal(got, expected, check_exact=True)
+    assert got.dtypes.equals(expected.dtypes)
+    assert got.to_csv(index=False) == expected.to_csv(index=False)
+
+
 def test_to_frame_detaches_grad_tensors():
     t = torch.tensor([1.5, 2.5], dtype=torch.float64, requires_grad=True)
     df = rc.to_frame({"v": t * 2})

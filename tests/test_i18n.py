@@ -278,6 +278,12 @@ def test_numbers_follow_the_locale():
         assert i18n.integer(131072, lang) == format_decimal(131072, "#,##0", locale=locale)
         assert i18n.number(0.5, "0.000", lang) == format_decimal(0.5, "0.000", locale=locale)
     assert i18n.integer(131072, "en") == "131,072"
+    # the pattern and locale are kept between calls: the text is Babel's format_decimal's
+    for lang, locale in i18n.BABEL_LOCALES.items():
+        for pattern in ("0.000", "#,##0", "0.###", "0.#", "#,##0.0", "#,##0.###", "0.0##E0"):
+            for value in (0, -1, 1 / 3, 131072, -12345.6789, 1e-9, 1e21, 2.0**53):
+                assert i18n.number(value, pattern, lang) == format_decimal(
+                    value, format=pattern, locale=locale)
     assert i18n.integer(131072, "zh") == "131,072"  # CLDR zh_Hans_CN groups by thousands too
     assert i18n.decimal_sign("zh") == "."
 

@@ -7,10 +7,11 @@ and README follow it. A page's URL path is its file name without ``.py``
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from .i18n import N_
+from .i18n import N_, _, lang
 
 
 @dataclass(frozen=True)
@@ -109,3 +110,23 @@ def sections() -> dict[str, list[PageSpec]]:
     for spec in PAGES:
         out.setdefault(spec.section, []).append(spec)
     return out
+
+
+_BUILT: dict[str, dict] = {}  # language -> {section title: [st.Page, ...]}
+
+
+def st_pages() -> dict[str, list]:
+    """The navigation for ``st.navigation``: {section title: [st.Page, ...]} in the
+    run's language. ``st.Page`` resolves its file on disk (a realpath per page,
+    about 1 ms for the eighteen pages on every run), so each language's pages are
+    made once per process; every run gets copies, because ``st.navigation`` marks
+    the page it returns (which a concurrent run must not see)."""
+    import streamlit as st
+
+    built = _BUILT.get(lang())
+    if built is None:
+        built = {_(section): [st.Page(spec.file, title=_(spec.title), icon=spec.icon,
+                                      default=spec.default) for spec in specs]
+                 for section, specs in sections().items()}
+        _BUILT[lang()] = built  # a race only builds it twice
+    return {section: [copy.copy(page) for page in pages] for section, pages in built.items()}

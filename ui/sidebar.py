@@ -43,9 +43,11 @@ def _set(key: str, value) -> None:
 
 
 def _quick_picks(bar, key: str, picks: dict, fmt=str) -> None:
-    cols = bar.columns(len(picks))
-    for col, (value, name) in zip(cols, picks.items()):
-        col.button(fmt(value), key=f"pick_{key}_{value}", help=_(name), on_click=_set,
+    # one row of equal buttons: a horizontal container is one message to the browser,
+    # where st.columns is one per column and one for the row (every run, every page)
+    row = bar.container(horizontal=True, gap="small")
+    for value, name in picks.items():
+        row.button(fmt(value), key=f"pick_{key}_{value}", help=_(name), on_click=_set,
                    args=(key, value), width="stretch")
 
 
