@@ -144,8 +144,13 @@ def seed_interval(per_seed_sequence: np.ndarray) -> tuple[float, float]:
     mean +- t_{S-1} sd_S / sqrt(S) over the S seed means, joined with the Wilson
     interval of the S J sequences pooled (:func:`seed_interval_parts`): the lower
     of the two lower ends and the higher of the two upper ends, clipped to [0, 1]."""
-    (t_low, t_high), (w_low, w_high) = seed_interval_parts(per_seed_sequence)
-    return max(0.0, min(t_low, w_low)), min(1.0, max(t_high, w_high))
+    return joined(*seed_interval_parts(per_seed_sequence))
+
+
+def joined(student: tuple[float, float], wilson_: tuple[float, float]) -> tuple[float, float]:
+    """The interval over seeds from its two parts (:func:`seed_interval_parts`): the
+    lower of the lower ends and the higher of the upper ends, clipped to [0, 1]."""
+    return max(0.0, min(student[0], wilson_[0])), min(1.0, max(student[1], wilson_[1]))
 
 
 def unseen_failure_bound(seeds: int, level: float = LEVEL) -> float:
