@@ -30,6 +30,7 @@ PROPER_NAMES = {
     "xpos", "barbero",
     "scout", "command", "cohere", "smollm", "yang",
     "nakanishi", "scalable",
+    "student", "wilson", "aston", "zhang",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
