@@ -118,25 +118,29 @@ def recorded_table() -> pd.DataFrame:
     in models.json: the sensitivity run (one seed per encoding trained on to the cap, beside
     the shipped model of that seed, from the live table), ALiBi with more heads (each seed
     and "all") and the analyses of the shipped models (seeds pooled)."""
-    record, live = constants.tiny_record(), accuracy_table()
+    record, evaluation = constants.tiny_record(), constants.tiny_evaluation()
     labels = {t: [label.replace("–", "-") for label in bin_labels(t)] for t in tm.TASKS}
-    rows = []
+    columns = ("run", "task", "encoding", "seed", "steps", "position bin [tokens]",
+               "accuracy", "ci_low", "ci_high")
+    out = {c: [] for c in columns}  # built as columns: a frame from 322 dicts costs ms
 
     def add(run, task, encoding, seed, steps, values):
-        for b, label in enumerate(labels[task]):
-            rows.append({"run": run, "task": task, "encoding": encoding, "seed": str(seed),
-                         "steps": steps, "position bin [tokens]": label,
-                         **{c: float(values[c][b]) for c in ("accuracy", "ci_low", "ci_high")}})
+        n = len(labels[task])
+        for c, value in zip(columns[:5], (run, task, encoding, str(seed), steps)):
+            out[c] += [value] * n
+        out["position bin [tokens]"] += labels[task]
+        for c in columns[6:]:
+            out[c] += [float(v) for v in values[c]]
     steps = {(t, e, s): info["steps"] for t, by_e in record["models"].items()
              for e, by_s in by_e.items() for s, info in by_s.items()}
     seed = str(record["training"]["sensitivity_seed"])
-    live = live[(live["method"] == "none") & (live["seed"] == seed)]
-    shipped = {key: group for key, group in live.groupby(["task", "encoding"], sort=False)}
+    row = SEEDS.index(int(seed))  # the seed's rows: each bin's seeds, then "all"
     for task, by_encoding in record["sensitivity"].items():
         for encoding, info in by_encoding.items():
-            rows_ = shipped[task, encoding]
+            live = evaluation[task, encoding, "none"].rows
+            rows_ = live.iloc[row::len(SEEDS) + 1]  # (bins,): the seed's row of each bin
             add("criterion (shipped)", task, encoding, seed, steps[task, encoding, seed],
-                {c: rows_[c].to_numpy() for c in ("accuracy", "ci_low", "ci_high")})
+                {c: rows_[c].to_numpy() for c in columns[6:]})
             add("cap (sensitivity)", task, encoding, seed, info["steps"], info)
     for task, arm in record["alibi_heads"].items():
         run = f"alibi {arm['n_heads']} heads"
@@ -146,9 +150,9 @@ def recorded_table() -> pd.DataFrame:
                      ci_high=[np.nan] * len(labels[task])))
         add(run, task, "alibi", "all", np.nan, arm["all"])
     for task, by_name in record["analyses"].items():
-        for name, row in by_name.items():
-            add(f"analysis: {name}", task, row["encoding"], "all", np.nan, row)
-    return pd.DataFrame(rows)
+        for name, info in by_name.items():
+            add(f"analysis: {name}", task, info["encoding"], "all", np.nan, info)
+    return pd.DataFrame(out)
 
 
 def curve_traces(task: str, curves: list[tuple[str, str]], names: list[str],
