@@ -6,7 +6,9 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+import rope_core as rc
 import ui
+from rope_core import intervals
 from rope_core import tiny_model as tm
 from rope_core.alternatives import alibi_slopes
 from rope_core.config import query_scale
@@ -28,7 +30,8 @@ METHOD_NAMES = {"none": N_("RoPE as trained"),
                 "window": N_("RoPE with a sliding window of L_train keys"),
                 "linear": N_("RoPE + position interpolation"),
                 "ntk": N_("RoPE + NTK-aware"), "yarn": N_("RoPE + YaRN"),
-                "linear_finetuned": N_("RoPE + position interpolation after fine-tuning")}
+                "linear_finetuned": N_("RoPE + position interpolation after fine-tuning"),
+                "finetuned": N_("RoPE after the same fine-tuning, no interpolation")}
 # Translators: the two tasks (a choice, and "{task} task" in titles).
 TASK_NAMES = {"local": N_("Local"), "recall": N_("Recall")}
 # Translators: the two tasks within a sentence ("iRoPE-like on the local task").
@@ -38,12 +41,16 @@ ENCODING_STYLE = {e: (PALETTE[i], "solid") for i, e in enumerate(tm.ENCODINGS)}
 ENCODING_STYLE["p_rope"] = (PALETTE[tm.ENCODINGS.index("p_rope")], "dot")
 METHOD_STYLE = {"none": (PALETTE[2], "solid"), "window": ("#555555", "dash"),
                 "linear": (PALETTE[0], "dash"), "ntk": (PALETTE[3], "dash"),
-                "yarn": (PALETTE[4], "dash"), "linear_finetuned": (PALETTE[0], "solid")}
+                "yarn": (PALETTE[4], "dash"), "linear_finetuned": (PALETTE[0], "solid"),
+                "finetuned": (PALETTE[1], "solid")}
+# the methods that share a colour differ by their markers too
+METHOD_SYMBOL = {"linear": "circle-open", "linear_finetuned": "circle", "finetuned": "square"}
 
 
-def pct(value: float) -> str:
-    """A share as a percentage in the run's number format: 0.934 -> "93.4%"."""
-    return i18n.number(100 * value, "0.#") + "%"
+def pct(value: float, pattern: str = "0.#") -> str:
+    """A share as a percentage in the run's number format: 0.934 -> "93.4%" (a chance
+    level with "0.##": 1/16 -> "6.25%")."""
+    return i18n.number(100 * value, pattern) + "%"
 
 
 def bin_labels(task: str) -> list[str]:
@@ -61,7 +68,7 @@ def accuracy_table() -> pd.DataFrame:
     """Every curve: one row per task, encoding, method, seed (each, then "all") and
     position bin, with its 95% interval (each curve a process constant, evaluated live
     once per process)."""
-    return pd.concat([rows for _bins, _positions, rows in constants.tiny_evaluation().values()],
+    return pd.concat([curve.rows for curve in constants.tiny_evaluation().values()],
                      ignore_index=True)
 
 
@@ -93,23 +100,73 @@ def training_table() -> pd.DataFrame:
                              "held-out accuracy": info["check_accuracy"],
                              "length [tokens]": L_TRAIN,
                              "train CPU [s]": info["train_cpu_seconds"]})
-    for task, by_seed in record["pi_finetuned"].items():
-        for seed, info in by_seed.items():
-            rows.append({"task": task, "encoding": "rope", "stage": "pi_finetune",
-                         "seed": int(seed), "steps": info["steps"],
-                         "reached criterion": None, "held-out loss [nats]": np.nan,
-                         "held-out accuracy": info["accuracy_at_length"],
-                         "length [tokens]": info["length"],
-                         "train CPU [s]": info["train_cpu_seconds"]})
+    for stage, key in (("pi_finetune", "pi_finetuned"), ("direct_finetune", "direct_finetuned")):
+        for task, by_seed in record[key].items():
+            for seed, info in by_seed.items():
+                rows.append({"task": task, "encoding": "rope", "stage": stage,
+                             "seed": int(seed), "steps": info["steps"],
+                             "reached criterion": None, "held-out loss [nats]": np.nan,
+                             "held-out accuracy": info["accuracy_at_length"],
+                             "length [tokens]": info["length"],
+                             "train CPU [s]": info["train_cpu_seconds"]})
     return pd.DataFrame(rows)
 
 
+@ui.table
+def recorded_table() -> pd.DataFrame:
+    """The runs the page quotes but does not evaluate live, as tiny/train.py recorded them
+    in models.json: the sensitivity run (one seed per encoding trained on to the cap, beside
+    the shipped model of that seed, from the live table), ALiBi with more heads (each seed
+    and "all") and the analyses of the shipped models (seeds pooled)."""
+    record, evaluation = constants.tiny_record(), constants.tiny_evaluation()
+    labels = {t: [label.replace("–", "-") for label in bin_labels(t)] for t in tm.TASKS}
+    columns = ("run", "task", "encoding", "seed", "steps", "position bin [tokens]",
+               "accuracy", "ci_low", "ci_high")
+    out = {c: [] for c in columns}  # built as columns: a frame from 322 dicts costs ms
+
+    def add(run, task, encoding, seed, steps, values):
+        n = len(labels[task])
+        for c, value in zip(columns[:5], (run, task, encoding, str(seed), steps)):
+            out[c] += [value] * n
+        out["position bin [tokens]"] += labels[task]
+        for c in columns[6:]:
+            out[c] += [float(v) for v in values[c]]
+    steps = {(t, e, s): info["steps"] for t, by_e in record["models"].items()
+             for e, by_s in by_e.items() for s, info in by_s.items()}
+    seed = str(record["training"]["sensitivity_seed"])
+    row = SEEDS.index(int(seed))  # the seed's rows: each bin's seeds, then "all"
+    for task, by_encoding in record["sensitivity"].items():
+        for encoding, info in by_encoding.items():
+            live = evaluation[task, encoding, "none"].rows
+            rows_ = live.iloc[row::len(SEEDS) + 1]  # (bins,): the seed's row of each bin
+            add("criterion (shipped)", task, encoding, seed, steps[task, encoding, seed],
+                {c: rows_[c].to_numpy() for c in columns[6:]})
+            add("cap (sensitivity)", task, encoding, seed, info["steps"], info)
+    for task, arm in record["alibi_heads"].items():
+        run = f"alibi {arm['n_heads']} heads"
+        for seed, info in arm["seeds"].items():
+            add(run, task, "alibi", seed, info["steps"],
+                dict(accuracy=info["accuracy"], ci_low=[np.nan] * len(labels[task]),
+                     ci_high=[np.nan] * len(labels[task])))
+        add(run, task, "alibi", "all", np.nan, arm["all"])
+    for task, by_name in record["analyses"].items():
+        for name, info in by_name.items():
+            add(f"analysis: {name}", task, info["encoding"], "all", np.nan, info)
+    return pd.DataFrame(out)
+
+
 def curve_traces(task: str, curves: list[tuple[str, str]], names: list[str],
-                 styles: list[tuple[str, str]]) -> list[dict]:
-    """One line per curve with its 95% interval as error bars, each curve shifted a
-    little along the log axis so that the bars do not hide one another."""
+                 styles: list[tuple[str, str]], symbols: list[str] | None = None) -> list[dict]:
+    """One trace per curve: a marker per bin with its 95% interval as an error bar, a
+    line only between the bins past L_train (none across L_train: nothing is measured
+    between the bin within it and the first beyond), each curve shifted a little along
+    the log axis so that the bars do not hide one another."""
     acc = summary()
     x, labels = bin_centres(task), bin_labels(task)
+    gap = [0, None, *range(1, len(labels))]  # the bin within L_train, a break, those past it
+
+    def spread(values) -> np.ndarray:
+        return np.array([np.nan if b is None else values[b] for b in gap], dtype=np.float64)
     hover = _("positions {bin}<br>accuracy {acc}<br>interval (95%): {low} … {high}").format(
         bin="%{customdata[0]}", acc="%{y:.3f}", low="%{customdata[1]:.3f}",
         high="%{customdata[2]:.3f}")
@@ -117,37 +174,49 @@ def curve_traces(task: str, curves: list[tuple[str, str]], names: list[str],
     for j, ((encoding, method), name, (color, dash)) in enumerate(zip(curves, names, styles)):
         mean, low, high = acc[task, encoding, method]
         shift = 1.025 ** (j - (len(curves) - 1) / 2)
-        custom = np.empty((len(labels), 3), dtype=object)
-        custom[:, 0], custom[:, 1], custom[:, 2] = labels, low, high
-        traces.append(dict(type="scatter", x=x * shift, y=mean, name=name,
-                           mode="lines+markers", line=dict(color=color, dash=dash, width=2),
-                           marker=dict(size=6),
+        custom = [[labels[b], float(low[b]), float(high[b])] if b is not None
+                  else [None, None, None] for b in gap]
+        traces.append(dict(type="scatter", x=ui.typed(spread(x) * shift),
+                           y=ui.typed(spread(mean)), name=name, mode="lines+markers",
+                           connectgaps=False, line=dict(color=color, dash=dash, width=2),
+                           marker=dict(size=7, symbol=symbols[j] if symbols else "circle"),
                            error_y=dict(type="data", symmetric=False,
-                                        array=ui.typed(high - mean),
-                                        arrayminus=ui.typed(mean - low),
+                                        array=ui.typed(spread(high - mean)),
+                                        arrayminus=ui.typed(spread(mean - low)),
                                         color=color, thickness=1.2, width=3),
-                           customdata=custom.tolist(),
+                           customdata=custom,
                            hovertemplate=hover + "<extra>" + name + "</extra>"))
     return traces
 
 
-def bins_layout(task: str) -> tuple[dict, tuple]:
+def chance_lines(task: str) -> tuple[tuple, tuple]:
+    """Dotted lines at each chance level of the task (:func:`rope_core.tiny_model.chance`),
+    labelled 1/n at the right edge: ``(shapes, annotations)``."""
+    levels = [tm.chance(task)] + ([tm.chance(task, "stored")] if task == "recall" else [])
+    shapes = tuple(ui.hline(level, "gray") for level in levels)
+    notes = tuple(dict(text=f"1/{round(1 / level)}", x=1, xref="x domain", xanchor="right",
+                       y=level, yref="y", yanchor="bottom", showarrow=False,
+                       font=dict(color="#555555", size=12)) for level in levels)
+    return shapes, notes
+
+
+def bins_layout(task: str) -> tuple[dict, tuple, tuple]:
     """Log position axis ticked at the first answered position and at L_train, 2 L_train,
     ... (each point sits at its bin's centre; its hover names the bin); dotted lines at
-    L_train and at chance."""
+    L_train and at each chance level (:func:`chance_lines`)."""
     edges = tm.bin_edges(task)
     ticks = [edges[0], *[n for n in edges[1:] if n & (n - 1) == 0]]  # first, L, 2L, 4L, 8L
     layout = dict(xaxis=dict(type="log", tickvals=ticks, ticktext=[str(n) for n in ticks],
                              range=[np.log10(edges[0] * 0.8), np.log10(LONGEST * 1.05)]),
                   yaxis=dict(range=[0, 1.04]))
-    shapes = (ui.vline(L_TRAIN - 0.5, "black"), ui.hline(tm.chance(task), "gray"))
-    return layout, shapes
+    chance, notes = chance_lines(task)
+    return layout, (ui.vline(L_TRAIN - 0.5, "black"), *chance), notes
 
 
 @ui.figure
 def encodings_figure(task: str) -> ui.Frozen:
     """The seven encodings' accuracy per position bin (mean over seeds, 95% interval)."""
-    layout, shapes = bins_layout(task)
+    layout, shapes, notes = bins_layout(task)
     curves = [(e, "none") for e in tm.ENCODINGS]
     title = _("{task} task: accuracy per position bin, {n} seeds per encoding (trained at "
               "L_train = {train} tokens)").format(task=_(TASK_NAMES[task]), n=len(SEEDS),
@@ -155,7 +224,7 @@ def encodings_figure(task: str) -> ui.Frozen:
     return ui.kept_figure(curve_traces(task, curves, [_(ENCODING_NAMES[e]) for e in
                                                       tm.ENCODINGS],
                                        [ENCODING_STYLE[e] for e in tm.ENCODINGS]),
-                          layout=layout, shapes=shapes, title=title,
+                          layout=layout, shapes=shapes, annotations=notes, title=title,
                           x=_("position of the answer [tokens] (log scale)"),
                           y=_("accuracy"), height=480)
 
@@ -163,15 +232,15 @@ def encodings_figure(task: str) -> ui.Frozen:
 @ui.figure
 def methods_figure(task: str) -> ui.Frozen:
     """The RoPE model run past L_train in six ways."""
-    layout, shapes = bins_layout(task)
+    layout, shapes, notes = bins_layout(task)
     curves = [("rope", m) for m in tm.METHODS]
     title = _("{task} task: the RoPE models past L_train, as trained, with a sliding "
-              "window, scaled for s = {s} without training, and interpolated after a "
-              "fine-tune").format(
-                  task=_(TASK_NAMES[task]), s=FACTOR)
+              "window, scaled for s = {s} without training, and after a fine-tune with "
+              "and without interpolation").format(task=_(TASK_NAMES[task]), s=FACTOR)
     return ui.kept_figure(curve_traces(task, curves, [_(METHOD_NAMES[m]) for m in tm.METHODS],
-                                       [METHOD_STYLE[m] for m in tm.METHODS]),
-                          layout=layout, shapes=shapes, title=title,
+                                       [METHOD_STYLE[m] for m in tm.METHODS],
+                                       [METHOD_SYMBOL.get(m, "circle") for m in tm.METHODS]),
+                          layout=layout, shapes=shapes, annotations=notes, title=title,
                           x=_("position of the answer [tokens] (log scale)"),
                           y=_("accuracy"), height=480)
 
@@ -179,7 +248,7 @@ def methods_figure(task: str) -> ui.Frozen:
 def cumulative(task: str, encoding: str, method: str = "none") -> np.ndarray:
     """The secondary view: the mean accuracy over every answered position up to n,
     at n = the bins' upper edges (seeds averaged), ``(bins,)``."""
-    positions = constants.tiny_evaluation()[task, encoding, method][1]  # (seeds, seq)
+    positions = constants.tiny_evaluation()[task, encoding, method].positions  # (seeds, seq)
     first = tm.first_answered(task)
     per_position = positions[:, first:].mean(0)  # (seq - first,): every one answered
     running = np.cumsum(per_position) / np.arange(1, LONGEST - first + 1)
@@ -198,11 +267,11 @@ def cumulative_figure(task: str) -> ui.Frozen:
                            hovertemplate=hover + "<extra>" + name + "</extra>"))
     title = _("{task} task: the cumulative average, every answer up to length n "
               "(secondary view)").format(task=_(TASK_NAMES[task]))
+    chance, notes = chance_lines(task)
     return ui.kept_figure(traces, layout=dict(
         xaxis=dict(type="log", tickvals=list(edges), ticktext=[str(n) for n in edges]),
-        yaxis=dict(range=[0, 1.04])), shapes=(ui.vline(L_TRAIN, "black"),
-                                              ui.hline(tm.chance(task), "gray")),
-        title=title, x=_("evaluation length n [tokens] (log scale)"),
+        yaxis=dict(range=[0, 1.04])), shapes=(ui.vline(L_TRAIN, "black"), *chance),
+        annotations=notes, title=title, x=_("evaluation length n [tokens] (log scale)"),
         y=_("accuracy of positions up to n"), height=420)
 
 
@@ -339,6 +408,7 @@ st.title(_("Trained tiny models"))
 record = constants.tiny_record()
 spec = record["training"]["tasks"]
 dh = MODEL["d_model"] // MODEL["n_heads"]
+J = tm.EVAL["sequences"]
 st.markdown(_(
     "Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
     "on one CPU core), identical except for the position encoding: {layers} layers, "
@@ -354,7 +424,7 @@ st.markdown(_(
         check=tm.TRAINING["check_sequences"],
         criterion=i18n.number(tm.TRAINING["criterion_loss"], "0.##"),
         cap=i18n.integer(tm.TRAINING["max_steps"]), longest=LONGEST,
-        j=tm.EVAL["sequences"], total=tm.EVAL["sequences"] * len(SEEDS)))
+        j=J, total=J * len(SEEDS)))
 st.markdown("\n".join([
     "- " + _("**Local**: random symbols; at every position m the answer is the symbol "
              "k = {k} places back. A fixed short offset: a sliding window of a few tokens "
@@ -364,15 +434,15 @@ st.markdown("\n".join([
              "the answer at position m lies at least m − {store} tokens back; a window "
              "cannot reach it.").format(n=spec["recall"]["pairs"],
                                         store=2 * spec["recall"]["pairs"]),
-    "- " + _("**Encodings**: NoPE, sinusoidal, RoPE, ALiBi, p-RoPE (p = {p}: the slowest "
-             "{dropped} pairs unrotated), a 1:1 hybrid (RoPE and NoPE layers alternating, "
-             "all attending to the whole input) and an iRoPE-like hybrid after Llama 4: "
-             "every {every}th layer NoPE with Llama 4's query temperature "
+    "- " + _("**Encodings**: NoPE, sinusoidal (base {base}, like RoPE), RoPE, ALiBi, p-RoPE "
+             "(p = {p}: the slowest {dropped} pairs unrotated), a 1:1 hybrid (RoPE and NoPE "
+             "layers alternating, all attending to the whole input) and an iRoPE-like hybrid "
+             "after Llama 4: every {every}th layer NoPE with Llama 4's query temperature "
              "1 + {scale}·ln(1 + ⌊(m + 1)/{floor}⌋), the others RoPE with attention "
              "chunks of {chunk} tokens.").format(
-                 p=MODEL["p"], dropped=dh // 2 - int(MODEL["p"] * dh // 2),
-                 every=MODEL["nope_interval"], scale=MODEL["attn_scale"],
-                 floor=MODEL["floor_scale"], chunk=MODEL["chunk"]),
+                 base=ui.fmt_base(MODEL["base"]), p=MODEL["p"],
+                 dropped=dh // 2 - int(MODEL["p"] * dh // 2), every=MODEL["nope_interval"],
+                 scale=MODEL["attn_scale"], floor=MODEL["floor_scale"], chunk=MODEL["chunk"]),
 ]))
 st.caption(_("The sidebar's base and head dim do not apply here: these models were trained "
              "with base {base} and heads of {dh} dimensions.").format(
@@ -389,38 +459,69 @@ def at_bin(encoding: str, b: int, method: str = "none", which: int = 0) -> float
     return float(CURVES[task, encoding, method][which][b])
 
 
+def ranking(task_: str, b: int, curves: list[tuple[str, str]], names: dict) -> str:
+    """The curves in bin b from highest to lowest, in brackets the runs whose intervals all
+    overlap (rope_core.intervals.overlap_groups), ">" between brackets apart beyond every
+    interval, "≳" where some intervals still overlap across: "[a 90%, b 88%] ≳ c 60%"."""
+    order = sorted(curves, key=lambda c: -float(CURVES[task_, c[0], c[1]][0][b]))
+    low = [float(CURVES[task_, e, m][1][b]) for e, m in order]
+    high = [float(CURVES[task_, e, m][2][b]) for e, m in order]
+    groups = intervals.overlap_groups(low, high)
+    out = ""
+    for g, group in enumerate(groups):
+        if g:
+            out += " > " if intervals.groups_apart(low, high, groups[g - 1], group) else " ≳ "
+        items = _(", ").join(_("{model} {acc}").format(
+            model=names[order[j]], acc=pct(float(CURVES[task_, order[j][0], order[j][1]][0][b])))
+            for j in group)
+        out += _("[{items}]").format(items=items) if len(group) > 1 else items
+    return out
+
+
 labels = bin_labels(task)
 last = len(labels) - 1
 ui.show(encodings_figure(task), key="encodings_plot",
-        alt=_("Line chart: accuracy of each of the seven position encodings per position bin, "
-              "in distribution and beyond L_train, averaged over the seeds, with intervals (95%); "
-              "dotted lines mark L_train and chance."),
+        alt=_("Chart: accuracy of each of the seven position encodings per position bin, a "
+              "marker with its interval (95%) per bin, averaged over the seeds; lines join only "
+              "the bins beyond L_train; dotted lines mark L_train and chance."),
         table=_("the accuracy table (CSV below)"))
+chance_any = tm.chance(task)
 ui.explain(
     _("Each point is the accuracy over the answers whose position falls in a bin, averaged "
       "over {n} seeds; the bar through it is its interval (95%) over seeds and sequences. "
-      "Dotted lines: L_train (vertical) and chance, {chance} (horizontal: {chance_what}).").format(
-          n=len(SEEDS), chance=pct(tm.chance(task)),
-          chance_what=_("one symbol of {s} guessed").format(s=spec["local"]["symbols"])
-          if task == "local" else
-          _("one of the {n} stored values guessed").format(n=spec["recall"]["pairs"])),
-    _("In the last bin, positions {bin}: {ranking}.").format(
-        bin=labels[last], ranking=_(", ").join(
-            _("{model} {acc}").format(model=_(ENCODING_NAMES[e]), acc=pct(at_bin(e, last)))
-            for e in sorted(tm.ENCODINGS, key=lambda e: -at_bin(e, last)))))
+      "Lines join only the bins past L_train: between the bin within L_train and the first "
+      "beyond it nothing was measured.").format(n=len(SEEDS)),
+    (_("Dotted lines: L_train (vertical) and chance, {any} (1/{s}: one of the {s} symbols "
+       "guessed).").format(any=pct(chance_any, "0.##"), s=spec["local"]["symbols"])
+     if task == "local" else
+     _("Dotted lines: L_train (vertical) and two levels of chance: {any} (1/{s}: one of the "
+       "{s} value symbols guessed) and {stored} (1/{n}: one of the {n} values stored in the "
+       "sequence guessed, the chance of a model that has found the store but not the "
+       "key).").format(any=pct(chance_any, "0.##"), s=spec["recall"]["symbols"],
+                       stored=pct(tm.chance(task, "stored"), "0.##"), n=spec["recall"]["pairs"])),
+    _("In the last bin, positions {bin}, from highest to lowest; a bracket holds models "
+      "whose intervals all overlap, their order not resolved; > stands between brackets "
+      "apart beyond every interval, ≳ where some intervals still overlap across: "
+      "{ranking}.").format(
+        bin=labels[last], ranking=ranking(task, last, [(e, "none") for e in tm.ENCODINGS],
+                                          {(e, "none"): _(ENCODING_NAMES[e])
+                                           for e in tm.ENCODINGS})))
 
 ui.show(methods_figure(task), key="methods_plot",
-        alt=_("Line chart: accuracy per position bin of the RoPE models with a sliding window, "
-              "with position interpolation, NTK and YaRN applied without training, and with "
-              "position interpolation after a short fine-tune, with intervals (95%)."),
+        alt=_("Chart: accuracy per position bin of the RoPE models with a sliding window, with "
+              "position interpolation, NTK and YaRN applied without training, and after a short "
+              "fine-tune with and without position interpolation, with intervals (95%)."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(_(
     "The RoPE models' weights unchanged: every layer cut to a sliding window of the last "
     "L_train keys; rope_core's scalings for s = {s} (original_max_position_embeddings = "
     "L_train), set once for {longest} tokens as a model's config sets them, so they apply "
-    "within L_train too; and position interpolation after a fine-tune of {ft} steps on "
-    "sequences of {longest} tokens (Chen et al.'s recipe, scaled down: see "
-    "`tiny/train.py`). In the last bin: {values}.").format(
+    "within L_train too. Then two fine-tunes of {ft} steps on sequences of {longest} tokens "
+    "(Chen et al.'s recipe, scaled down: see `tiny/train.py`): with position interpolation, "
+    "and its control, the same fine-tune on the same sequences with the frequencies "
+    "unchanged. Both fine-tuned models are evaluated at the length they were fine-tuned "
+    "at: for them every bin is in distribution, unlike for the other curves. In the last "
+    "bin: {values}.").format(
         s=FACTOR, longest=LONGEST, ft=tm.TRAINING["pi_fine_tune"]["steps"],
         values=_(", ").join(_("{model} {acc}").format(model=_(METHOD_NAMES[m]),
                                                        acc=pct(at_bin("rope", last, m)))
@@ -441,17 +542,81 @@ if len(missed):
                 acc=pct(r["held-out accuracy"])) for _i, r in missed.iterrows()))
 else:
     miss_text = _("All {total} models reached the criterion.").format(total=len(trained))
+fewest = min(tm.ENCODINGS, key=lambda e: steps[task, e])
+most = max(tm.ENCODINGS, key=lambda e: steps[task, e])
 ui.explain(
     miss_text,
     _("Median steps on this task (to the criterion or the cap): {values}.").format(
         values=_(", ").join(_("{model}: {steps}").format(
             model=_(ENCODING_NAMES[e]), steps=i18n.integer(int(steps[task, e])))
             for e in tm.ENCODINGS)),
-    _("The {models} models and {tuned} fine-tunes took {cpu} s of CPU in all, on one "
-      "core.").format(models=len(trained), tuned=len(train_df) - len(trained),
-                      cpu=i18n.integer(round(record["train_cpu_seconds_total"]))))
+    _("So the training differs more than its settings: the learning rate warms up over the "
+      "first {warmup} steps, then decays along a cosine that reaches zero at the {cap}-step "
+      "cap; a model stopped after {fewest_steps} steps ({fewest}) stops at {fewest_rate} of "
+      "the peak rate, one stopped after {most_steps} ({most}) at {most_rate}.").format(
+          warmup=tm.TRAINING["warmup"], cap=i18n.integer(tm.TRAINING["max_steps"]),
+          fewest_steps=i18n.integer(int(steps[task, fewest])), fewest=_(ENCODING_NAMES[fewest]),
+          fewest_rate=pct(tm.learning_rate(int(steps[task, fewest]), tm.TRAINING["max_steps"])
+                          / tm.TRAINING["lr"]),
+          most_steps=i18n.integer(int(steps[task, most])), most=_(ENCODING_NAMES[most]),
+          most_rate=pct(tm.learning_rate(int(steps[task, most]), tm.TRAINING["max_steps"])
+                        / tm.TRAINING["lr"])),
+    _("The {models} models and {tuned} fine-tunes took {cpu} s of CPU, on one core; with "
+      "the recorded runs below, {total} s in all.").format(
+          models=len(trained), tuned=len(train_df) - len(trained),
+          cpu=i18n.integer(round(sum(record["cpu_seconds"][p] for p in ("models", "control")))),
+          total=i18n.integer(round(record["train_cpu_seconds_total"]))))
 ui.download(training_table, filename="tiny_training.csv", label=_("training record"),
             key="training")
+
+
+def sensitivity_line(task_: str) -> str:
+    """Seed's shipped model against the same run trained on to the cap, last bin, per
+    encoding (the live evaluation and models.json)."""
+    seed = record["training"]["sensitivity_seed"]
+    evaluation = constants.tiny_evaluation()
+    return _(", ").join(_("{model} {before} → {after}").format(
+        model=_(ENCODING_NAMES[e]),
+        before=pct(float(evaluation[task_, e, "none"].bins[SEEDS.index(seed), :, -1].mean())),
+        after=pct(record["sensitivity"][task_][e]["accuracy"][-1])) for e in tm.ENCODINGS)
+
+
+def sensitivity_summary() -> tuple[int, int, float, str]:
+    """Over both tasks and every encoding, last bin: how many runs trained to the cap
+    land within the shipped model's interval over its sequences (Wilson, rope_core
+    .intervals), how many there are, the largest change and where."""
+    seed = record["training"]["sensitivity_seed"]
+    evaluation = constants.tiny_evaluation()
+    inside, runs, largest, where = 0, 0, -1.0, ""
+    for t in tm.TASKS:
+        for e in tm.ENCODINGS:
+            shipped = evaluation[t, e, "none"].bins[SEEDS.index(seed), :, -1]  # (J,)
+            low, high = intervals.sequence_interval(shipped)
+            capped = record["sensitivity"][t][e]["accuracy"][-1]
+            inside += low <= capped <= high
+            runs += 1
+            if abs(capped - shipped.mean()) > largest:
+                largest = abs(capped - shipped.mean())
+                where = _("{model} on the {task} task").format(model=_(ENCODING_NAMES[e]),
+                                                              task=_(TASK_WORDS[t]))
+    return inside, runs, largest, where
+
+
+inside, runs, change, where = sensitivity_summary()
+ui.explain(_(
+    "Recorded, not evaluated live: a sensitivity run trains seed {seed}'s model of each "
+    "encoding on past the criterion to the {cap}-step cap (the same data and schedule: the "
+    "same run, continued). In the last bin, as shipped → trained to the cap: "
+    "{values}. Over both tasks, {inside} of the {runs} land within the shipped model's "
+    "interval over its {j} sequences; the largest change is {change} points ({where}). The "
+    "numbers come from `tiny/weights/models.json`, written by `tiny/train.py`; "
+    "`python tiny/train.py --check sensitivity` trains them again and compares (the CSV "
+    "below has them with their intervals).").format(
+        seed=record["training"]["sensitivity_seed"], cap=i18n.integer(tm.TRAINING["max_steps"]),
+        values=sensitivity_line(task), j=J, inside=inside, runs=runs,
+        change=i18n.number(100 * change, "0.#"), where=where))
+ui.download(recorded_table, filename="tiny_recorded_runs.csv",
+            label=_("recorded runs"), key="recorded")
 
 if ui.toggle(_("Show the cumulative average (secondary view)"), False, key="cumulative"):
     ui.show(cumulative_figure(task), key="cumulative_plot",
@@ -468,19 +633,51 @@ if ui.toggle(_("Show the cumulative average (secondary view)"), False, key="cumu
             last=LONGEST - 1, ratio=round((LONGEST - first) / (L_TRAIN - first))))
 
 
-def at(task_: str, encoding: str, b: int, method: str = "none") -> float:
-    """Accuracy over seeds of a curve in bin b (either task)."""
-    return float(CURVES[task_, encoding, method][0][b])
+def at(task_: str, encoding: str, b: int, method: str = "none", which: int = 0) -> float:
+    """Accuracy over seeds (which = 0), lower (1) or upper (2) bound of a curve in bin b
+    (either task)."""
+    return float(CURVES[task_, encoding, method][which][b])
 
 
 def chunk_start_accuracy() -> tuple[float, float]:
     """The iRoPE-like models on the local task, positions past L_train: accuracy at the
     first two positions of each attention chunk and at the others (seeds averaged)."""
-    positions = constants.tiny_evaluation()["local", "irope", "none"][1]  # (seeds, seq)
+    positions = constants.tiny_evaluation()["local", "irope", "none"].positions  # (seeds, seq)
     m = np.arange(LONGEST)
     beyond, start = m >= L_TRAIN, m % MODEL["chunk"] < spec["local"]["k"]
     return (float(np.mean(positions[:, beyond & start])),
             float(np.mean(positions[:, beyond & ~start])))
+
+
+def outside_store(method: str, b: int) -> float:
+    """Recall, RoPE models: the share of answers in bin b that are no stored value."""
+    stored = constants.tiny_evaluation()["recall", "rope", method].stored  # (seeds, J, bins)
+    return 1.0 - float(stored[:, :, b].mean())
+
+
+def interval_parts() -> tuple[int, int]:
+    """How many of the pooled ("all") intervals on the page the sequences widen by more
+    than half a point beyond Student's interval over the seed means (clipped), and how
+    many there are."""
+    widened = cells = 0
+    for curve in constants.tiny_evaluation().values():
+        student = np.clip(curve.student, 0.0, 1.0)  # (bins, 2)
+        shown = np.array([intervals.joined(t, w) for t, w in zip(curve.student, curve.wilson)])
+        widened += int(((shown[:, 1] - shown[:, 0]) - (student[:, 1] - student[:, 0])
+                        > 0.005).sum())
+        cells += len(shown)
+    return widened, cells
+
+
+def seed_spread(task_: str, encoding: str, b: int) -> tuple[float, float]:
+    """Student's interval over the seed means of one curve in bin b, clipped."""
+    low, high = constants.tiny_evaluation()[task_, encoding, "none"].student[b]
+    return max(0.0, float(low)), min(1.0, float(high))
+
+
+def long_pairs(dim: int, base: float, length: int) -> int:
+    """Pairs whose wavelength 2π/θᵢ exceeds ``length``: past it they reach unseen angles."""
+    return int((rc.wavelength(rc.theta(dim, base)) > length).sum())
 
 
 @ui.table
@@ -491,33 +688,82 @@ def facts(language: str) -> dict:
     out = {f"{e}_{t[0]}": pct(at(t, e, last)) for t in tm.TASKS for e in tm.ENCODINGS}
     out.update({f"{m}_{t[0]}": pct(at(t, "rope", last, m)) for t in tm.TASKS
                 for m in tm.METHODS[1:]})
+    out.update({f"{e}_{t[0]}_{end}": pct(at(t, e, last, which=which)) for t in tm.TASKS
+                for e in ("nope", "alibi") for end, which in (("lo", 1), ("hi", 2))})
     out.update({f"{e}_l1": pct(at("local", e, 1)) for e in ("nope", "sinusoidal", "alibi")})
     out.update(nope_2=pct(at("recall", "nope", up_to_2l)),
                first_beyond=bin_labels("local")[1], up_to=bin_labels("recall")[up_to_2l],
                alibi_2=pct(at("recall", "alibi", up_to_2l)),
-               nope_low=pct(CURVES["recall", "nope", "none"][1][last]),
-               nope_high=pct(CURVES["recall", "nope", "none"][2][last]),
                pi_in_l=pct(at("local", "rope", 0, "linear")),
                pi_in_r=pct(at("recall", "rope", 0, "linear")),
-               chance_l=pct(tm.chance("local")), chance_r=pct(tm.chance("recall")),
-               last=bin_labels("local")[last], longest=LONGEST, train=L_TRAIN,
-               base=ui.fmt_base(MODEL["base"]), ft=tm.TRAINING["pi_fine_tune"]["steps"])
+               chance_l=pct(tm.chance("local"), "0.##"), chance_r=pct(tm.chance("recall"), "0.##"),
+               stored_r=pct(tm.chance("recall", "stored"), "0.##"),
+               values=spec["recall"]["symbols"], pairs=spec["recall"]["pairs"],
+               rope_out=pct(outside_store("none", last)),
+               window_out=pct(outside_store("window", last)),
+               last=bin_labels("local")[last], last_start=tm.bin_edges("local")[last],
+               longest=LONGEST, train=L_TRAIN, base=ui.fmt_base(MODEL["base"]),
+               ft=tm.TRAINING["pi_fine_tune"]["steps"])
+    # the intervals
+    widened, cells = interval_parts()
+    t_low, t_high = seed_spread("local", "alibi", last)
+    seeds = len(SEEDS)
+    out.update(widened=widened, cells=cells, seeds=seeds, total=seeds * J, j=J,
+               t_lo=pct(t_low), t_hi=pct(t_high),
+               a_lo=pct(at("local", "alibi", last, which=1)),
+               a_hi=pct(at("local", "alibi", last, which=2)),
+               fail=pct(intervals.unseen_failure_bound(seeds)),
+               one_low=pct(intervals.wilson(1.0, J)[0]))
+    # the base
+    half = dh // 2
+    long, llama = long_pairs(dh, MODEL["base"], L_TRAIN), long_pairs(128, 10_000.0, 2048)
+    dropped = half - int(MODEL["p"] * half)
+    out.update(half=half, long=long, long_pct=pct(long / half), llama_long=llama,
+               llama_pct=pct(llama / 64), dropped=dropped, still=long - dropped)
+    # ALiBi
     slopes = alibi_slopes(MODEL["n_heads"])  # (heads,)
     steep, gentle = float(slopes.max()), float(slopes.min())
     k = spec["local"]["k"]
+    heads = record["training"]["alibi_heads"]
+    many = alibi_slopes(heads)  # (heads,)
+    wide = record["alibi_heads"]
     out.update(slope=f"1/{round(1 / steep)}", slope_min=f"1/{round(1 / gentle)}",
                gap=i18n.number(steep * (L_TRAIN - 1 - k), "0.##"),
-               gap8=i18n.number(float(alibi_slopes(8).max()) * (L_TRAIN - 1 - k), "0.#"),
-               far=L_TRAIN - 1, k=k)
-    theta = tm.model_theta(tm.model_config("local", "rope"))  # (pairs,)
-    dropped = theta[tm.model_theta(tm.model_config("local", "p_rope")) == 0]
-    out.update(dropped=int(dropped.numel()),
-               angle_train=i18n.number(float(dropped.max()) * (L_TRAIN - 1), "0.##"),
-               angle_end=i18n.number(float(dropped.max()) * (LONGEST - 1), "0.#"))
+               far=L_TRAIN - 1, k=k, heads=heads, heads_min=f"1/{round(1 / float(many.max()))}",
+               heads_max=f"1/{round(1 / float(many.min()))}",
+               gap_many=i18n.number(float(many.max()) * (L_TRAIN - 1 - k), "0.#"),
+               **{f"many_{t[0]}{end}": pct(wide[t]["all"][col][last]) for t in tm.TASKS
+                  for end, col in (("", "accuracy"), ("_lo", "ci_low"), ("_hi", "ci_high"))})
+    # the analyses
+    analyses = record["analyses"]
+    out.update({f"{name}_{t[0]}": pct(analyses[t][name]["accuracy"][last])
+                for t in tm.TASKS for name in analyses[t]})
+    out.update(held=L_TRAIN - 1)
+    # frequencies under the scalings: YaRN's pairs, NTK's largest overshoot
+    regime = rc.pair_regime(dh, MODEL["base"], "yarn", factor=float(FACTOR),
+                            original_max_position_embeddings=L_TRAIN)
+    theta = rc.theta(dh, MODEL["base"])  # (pairs,)
+    ntk, _factor = rc.scaled_theta(dh, MODEL["base"], "ntk", factor=float(FACTOR))
+    slow = rc.wavelength(theta) > L_TRAIN
+    over = float(((LONGEST - 1) * ntk[slow] / ((L_TRAIN - 1) * theta[slow])).max())
+    blended = [i for i, r in enumerate(regime) if r == "blended"]
+    out.update(kept=", ".join(str(i) for i, r in enumerate(regime) if r == "kept"),
+               blend_first=blended[0], blend_last=blended[-1],
+               interp_first=regime.index("interpolated"), interp_last=half - 1,
+               ntk_over=i18n.number(over, "0.#"),
+               pi_over=i18n.number((LONGEST - 1) / FACTOR / (L_TRAIN - 1), "0.##"))
+    # p-RoPE
+    theta_rope = tm.model_theta(tm.model_config("local", "rope"))  # (pairs,)
+    unrotated = theta_rope[tm.model_theta(tm.model_config("local", "p_rope")) == 0]
+    out.update(angle_train=i18n.number(float(unrotated.max()) * (L_TRAIN - 1), "0.##"),
+               angle_end=i18n.number(float(unrotated.max()) * (LONGEST - 1), "0.#"))
+    # iRoPE
     start, elsewhere = chunk_start_accuracy()
-    trained = record["models"]["local"]["irope"].values()
+    trained_irope = record["models"]["local"]["irope"].values()
     out.update(start=pct(start), elsewhere=pct(elsewhere), chunk=MODEL["chunk"],
-               missed=sum(not info["reached"] for info in trained), seeds=len(SEEDS),
+               boundary=pct(k / MODEL["chunk"]), layers=MODEL["n_layers"],
+               every=MODEL["nope_interval"],
+               missed=sum(not info["reached"] for info in trained_irope),
                temp=i18n.number(float(query_scale(
                    "llama4", MODEL["floor_scale"], MODEL["attn_scale"], [LONGEST - 1])[0]),
                    "0.##"))
@@ -535,36 +781,74 @@ st.markdown("\n".join("- " + line for line in (
       "{sinusoidal_l1}, {alibi_l1} in positions {first_beyond}) to about chance "
       "({chance_l}) in the last ({nope_l}, {sinusoidal_l}, {alibi_l}).").format(**f),
     _("**The recall task does.** The same window falls to {window_r} once the store has left "
-      "it (below the {chance_r} of a stored value picked at random), and RoPE as trained "
-      "falls to {rope_r}. The models with layers or pairs that do not rotate "
-      "keep more: the 1:1 hybrid {hybrid_r}, the iRoPE-like {irope_r}, p-RoPE {p_rope_r}; "
-      "NoPE and ALiBi hold up to 2·L_train ({nope_2} and {alibi_2} in positions {up_to}), "
-      "then fall ({nope_r}, {alibi_r}).").format(**f),
+      "it, and RoPE as trained falls to {rope_r}: near the {chance_r} of a value guessed among "
+      "all {values}, not the {stored_r} of a guess among the {pairs} stored ones. From position "
+      "{last_start} on, RoPE answers a value that is not in the store {rope_out} of the time, "
+      "the window {window_out}: past L_train RoPE loses the store itself, not only which of its "
+      "keys was asked. The models with layers or pairs that do not rotate keep more: the 1:1 "
+      "hybrid {hybrid_r}, the iRoPE-like {irope_r}, p-RoPE {p_rope_r}; NoPE and ALiBi hold up "
+      "to 2·L_train ({nope_2} and {alibi_2} in positions {up_to}), then fall alike ({nope_r}, "
+      "interval {nope_r_lo} to {nope_r_hi}; {alibi_r}, {alibi_r_lo} to {alibi_r_hi}: the "
+      "intervals overlap).").format(**f),
     _("**They do not show** how these encodings do in language models: two synthetic tasks, "
       "one size, one base ({base}), one L_train ({train} tokens), and the accuracy of the "
       "most likely answer rather than perplexity. The intervals cover the training seed "
       "and the sampled sequences, not the choices held fixed (learning rate, sizes, base, "
-      "attention chunk, the stopping criterion). A wide interval means the seeds disagree "
-      "(NoPE on recall: {nope_low} to {nope_high} in the last bin); the CSV has every "
-      "seed's row.").format(**f),
-    _("Training stops at the criterion, so every model is as sure of its answers within "
-      "L_train as the criterion asks and no more; longer training could change how it "
-      "extrapolates."))))
+      "attention chunk, the stopping criterion).").format(**f),
+    _("**The base weighs against RoPE.** RoPE and the sinusoidal encoding both use base "
+      "{base}: with {half} pairs per head, {long} of them ({long_pct}) have a wavelength "
+      "longer than L_train, so past it they turn to angles training never showed; in LLaMA "
+      "(base 10⁴, heads of 128 dimensions, L = 2,048) {llama_long} of 64 do ({llama_pct}). "
+      "RoPE here meets far more unseen angles past L_train than in a language model. "
+      "p-RoPE leaves only the slowest {dropped} unrotated, so {still} such pairs still turn "
+      "in it.").format(**f),
+    _("**The intervals.** Each is the wider of two intervals (95%): Student's t over the "
+      "{seeds} seed means, wide where the seeds disagree, and Wilson's over the {total} "
+      "sequences pooled, wide where the sampled sequences alone could move the mean. The "
+      "sequences widen {widened} of the {cells} intervals over seeds on this page by more "
+      "than half a point (local ALiBi in the last bin: its seed means give {t_lo} to {t_hi}, "
+      "the interval shown is {a_lo} to {a_hi}); the seeds set it where they disagree (NoPE "
+      "on recall in the last bin: {nope_r_lo} to {nope_r_hi}). Where all {seeds} seeds agree "
+      "the interval says nothing about a seed that fails now and then: {seeds} successes in "
+      "{seeds} still allow a failure rate of up to {fail} per seed (one-sided, 95%). At least "
+      "256 fresh sequences hold per curve ({j} per seed); one seed's row in the CSV rests on "
+      "its {j} alone, so its interval is wide: for a model right on every answer, {one_low} "
+      "to 100%.").format(**f),
+    _("Training stops at the first check (every {every} steps) whose held-out loss is at most "
+      "the criterion, so a model that reached it is about as sure of its answers within "
+      "L_train as the criterion asks, trained at most {every} steps more; the {missed} "
+      "iRoPE-like models that missed it at the cap are a little less sure. How many steps "
+      "that took differs widely (the training record above); the sensitivity run above "
+      "shows what training on to the cap changes.").format(
+          every=tm.TRAINING["check_every"], missed=f["missed"]),
+)))
 
 st.subheader(_("Beside the papers"))
 st.markdown("\n".join("- " + line for line in (
     _("**ALiBi** (Press et al. 2022): language models with ALiBi keep their perplexity on "
       "inputs longer than those they were trained on; on WikiText-103 a sinusoidal model's "
       "perplexity stopped improving 20 to 50 tokens past L, a rotary one's 200 tokens past "
-      "L = 512 (100 past L = 1,024). *Here the "
-      "local task reverses the order:* RoPE {rope_l}, ALiBi {alibi_l}, sinusoidal "
-      "{sinusoidal_l} in the last bin. With two heads Press et al.'s rule gives slopes "
-      "{slope} and {slope_min}: between a key {k} back and one {far} back the steeper head's "
-      "bias differs by only {gap} logits (the steepest of eight heads, 1/2, by {gap8}), so "
-      "it hardly favours the nearest keys, and whatever these models learned instead does "
-      "not carry past L_train. On recall ALiBi holds to 2·L_train and then falls ({alibi_r}), "
-      "as a penalty that grows with distance must once the answer lies far back; the "
-      "sinusoidal model keeps {sinusoidal_r}, far from failing at once.").format(**f),
+      "L = 512 (100 past L = 1,024). *The two-head models here cannot test that claim on the "
+      "local task:* with two heads Press et al.'s rule gives slopes {slope} and {slope_min}, "
+      "and between a key {k} back and one {far} back the steeper head's bias differs by only "
+      "{gap} logits, hardly a preference for the nearest keys; past L_train they fall to "
+      "chance ({alibi_l}), as NoPE and sinusoidal do. With {heads} heads (slopes {heads_min} "
+      "… {heads_max}: {gap_many} logits over the same keys; trained alike, recorded, not "
+      "evaluated live) ALiBi keeps {many_l} of the local task in the last bin ({many_l_lo} to "
+      "{many_l_hi}) and {many_r} of recall ({many_r_lo} to {many_r_hi}). On recall the "
+      "two-head models hold to 2·L_train and then fall like NoPE ({alibi_r} and {nope_r}, "
+      "intervals overlapping).").format(**f),
+    _("**Sinusoidal** (Vaswani et al. 2017): Press et al. found its perplexity stopped "
+      "improving a few dozen tokens past L, and Kazemnejad et al. found absolute encodings "
+      "generalised worst of all on their tasks. *Here* it fails the local task past L_train "
+      "({sinusoidal_l}) but keeps {sinusoidal_r} of recall in the last bin. Recall needs no "
+      "position at the query: each key sits next to its value in the store, within L_train, "
+      "and the query only has to match a key's contents. Held at PE[{held}] for every "
+      "position past L_train (an analysis of the shipped models, recorded), the sinusoidal "
+      "signal gives {sinusoidal_held_r} of recall: what the model loses is the disturbance "
+      "of position vectors it never saw, not a lookup that needs position. Language "
+      "modelling, the local task and Kazemnejad et al.'s tasks need position at every "
+      "step.").format(**f),
     _("**NoPE** (Kazemnejad et al. 2023) generalised to longer inputs better than explicit "
       "encodings in small models trained on reasoning and arithmetic tasks; in their "
       "1B-scale code models trained on 1,024 tokens its perplexity, like ALiBi's, held up "
@@ -576,36 +860,62 @@ st.markdown("\n".join("- " + line for line in (
     _("**Position interpolation** (Chen et al. 2023): LLaMA 7B (L = 2,048) extrapolating "
       "reached perplexity above 10³ at 8,192 tokens, and below 20 with interpolated "
       "positions before any fine-tuning; after 200 fine-tuning steps it found passkeys "
-      "anywhere in the extended window. *Here, without fine-tuning,* interpolation fails "
-      "the local task even within L_train ({pi_in_l}): the head that reads {k} back meets "
-      "the angle it learned only {far_k} tokens back. On recall it keeps {pi_in_r} within "
-      "L_train and {linear_r} in the last bin. *After {ft} fine-tuning steps* at {longest} "
-      "tokens it keeps {linear_finetuned_l} (local) and {linear_finetuned_r} (recall), as "
-      "their fine-tune does. Unlike their extrapolation, RoPE as trained keeps the local "
-      "task ({rope_l}): {k} tokens back is the same angle at every position, and the "
-      "angles unseen in training come with long distances, which recall needs: there RoPE "
-      "falls to {rope_r}.").format(far_k=f["k"] * FACTOR, **f),
+      "anywhere in the extended window, while direct fine-tuning, without interpolation, "
+      "extended the window only from 2,048 to 2,560 tokens in more than 10,000 steps. "
+      "*Here, without fine-tuning,* interpolation fails the local task even within L_train "
+      "({pi_in_l}): the head that reads {k} back meets the angle it learned only {far_k} "
+      "tokens back. On recall it keeps {pi_in_r} within L_train and {linear_r} in the last "
+      "bin. *After {ft} fine-tuning steps* at {longest} tokens it keeps {linear_finetuned_l} "
+      "(local) and {linear_finetuned_r} (recall), but that is measured at the length it was "
+      "fine-tuned at, in distribution; *the control*, the same fine-tune without "
+      "interpolation, keeps {finetuned_l} and {finetuned_r}. So these models cannot credit "
+      "interpolation with what Chen et al.'s fine-tune shows. Unlike their extrapolation, "
+      "RoPE as trained keeps the local task ({rope_l}): {k} tokens back is the same angle at "
+      "every position, and the angles unseen in training come with long distances, which "
+      "recall needs: there RoPE falls to {rope_r}.").format(far_k=f["k"] * FACTOR, **f),
+    _("**YaRN, NTK-aware, interpolation, untrained** (Peng et al. 2023): on recall in the last "
+      "bin YaRN keeps {yarn_r}, position interpolation {linear_r}, NTK-aware {ntk_r}. YaRN "
+      "leaves pair {kept} as trained, blends pairs {blend_first}–{blend_last} and divides "
+      "pairs {interp_first}–{interp_last}, whose wavelengths exceed L_train, by s = {s}; "
+      "interpolation divides every pair, and the fast ones, which tell a token from its "
+      "neighbour, turn {s} times slower, so the models fail even within L_train ({pi_in_r}); "
+      "NTK-aware scaling changes the fast pairs little but leaves the slow ones turning up "
+      "to {ntk_over} times past the largest angle they saw in training (YaRN and "
+      "interpolation: {pi_over} times). Two analyses of the shipped models (recorded): YaRN "
+      "without its attention factor keeps {yarn_without_factor_r}, and interpolation of only "
+      "the pairs whose wavelength exceeds L_train keeps {pi_slow_pairs_r}. What matters here "
+      "is leaving the fast pairs as trained while keeping the slow ones within the angles "
+      "they saw.").format(s=FACTOR, **f),
     _("**p-RoPE** (Barbero et al. 2024): the authors argue that the slowest pairs serve as "
       "meaning-carrying channels that drift over long contexts, and report that leaving "
       "them unrotated slightly improved perplexity in their Gemma 2B experiments, measured "
       "at the 8,192-token training length, not past it. *Here, past it,* p-RoPE keeps "
-      "{p_rope_r} of recall in the last bin against RoPE's {rope_r}, in line with their "
-      "argument, though far below the 1:1 hybrid ({hybrid_r}), whose NoPE layers do not "
-      "rotate at all. In the RoPE model the {dropped} pairs that p-RoPE leaves unrotated "
-      "turn by at most {angle_train} rad within L_train and {angle_end} rad at {longest} "
-      "tokens. On the local task the two are alike ({p_rope_l}, {rope_l}).").format(**f),
-    _("**iRoPE** (Llama 4): Meta describes chunked attention with RoPE for short contexts "
-      "and global layers without position embeddings for long ones, with a temperature on "
-      "the global layers' queries at inference as the context grows; Llama 4 Scout was trained at "
-      "262,144 tokens and is configured for 10.5 million. *Here* the iRoPE-like models "
-      "keep {irope_r} of recall in the last bin (RoPE {rope_r}) but lose part of the local "
-      "task: past L_train {start} at the first {k} positions of each chunk of {chunk}, "
-      "whose answer lies in the previous chunk that only the NoPE layer sees, against "
-      "{elsewhere} elsewhere; {missed} of {seeds} seeds missed the training criterion. The "
-      "1:1 hybrid, whose RoPE layers see the whole input, keeps the local task ({hybrid_l}) "
-      "and {hybrid_r} of recall. Llama 4's chunks are 8,192 of its 262,144 training "
-      "tokens, these are half of L_train; the query temperature here reaches only {temp} "
-      "at {longest} tokens.").format(**f),
+      "{p_rope_r} of recall in the last bin against RoPE's {rope_r}, though far below the "
+      "1:1 hybrid ({hybrid_r}), whose NoPE layers do not rotate at all. In the RoPE model "
+      "the {dropped} pairs that p-RoPE leaves unrotated turn by at most {angle_train} rad "
+      "within L_train and {angle_end} rad at {longest} tokens; but {still} more pairs with "
+      "wavelengths longer than L_train keep turning in p-RoPE, so these models cannot tell "
+      "the drift they describe from angles merely unseen. On the local task the two are "
+      "alike ({p_rope_l}, {rope_l}).").format(**f),
+    _("**iRoPE** (Llama 4): Meta's launch post describes interleaved attention layers "
+      "without position embeddings and a temperature on attention at inference; Aston Zhang "
+      "(Meta), in his thread on X at the launch (April 2025), adds that the RoPE layers use "
+      "local chunked attention for short contexts (e.g. 8K), that only the global layers, "
+      "without position embeddings, model long context, and that the longest training "
+      "sequences held 256K tokens; Llama 4 Scout is configured for 10.5 million. *Here* the "
+      "iRoPE-like models keep {irope_r} of recall in the last bin (RoPE {rope_r}) but lose "
+      "part of the local task: past L_train {start} at the first {k} positions of each chunk "
+      "of {chunk}, whose answer lies in the previous chunk that only the NoPE layer sees, "
+      "against {elsewhere} elsewhere; {missed} of {seeds} seeds missed the training "
+      "criterion. That loss is mostly an artefact of the chunk's size: here {boundary} of "
+      "the answers sit at a chunk's start, in Llama 4 (chunks of 8,192 tokens) about {k} "
+      "positions in 8,192 would. The 1:1 hybrid, whose RoPE layers see the whole input, "
+      "keeps the local task ({hybrid_l}) and {hybrid_r} of recall. Also unlike Llama 4: with "
+      "{layers} layers and every {every}th NoPE, the one NoPE layer is the last; Llama 4 "
+      "Scout normalises q and k (L2) in its RoPE layers, which these models do not; and "
+      "the query temperature acts in training too, as transformers' code applies it, where "
+      "Meta describes it at inference. It reaches only {temp} at {longest} tokens "
+      "here.").format(**f),
 )))
 
 

@@ -19,7 +19,15 @@ unit of sampling.
   holds both the seed's and the sequences' share. Student's interval
   mean +- t_{S-1} sd / sqrt(S), widened where needed to contain the Wilson
   interval of all S J sequences pooled (when the seeds agree, e.g. all at 100%,
-  sd = 0 would claim a certainty the sequences do not give).
+  sd = 0 would claim a certainty the sequences do not give). The result is the
+  wider of the two at each end (:func:`seed_interval_parts` gives both): where
+  the seeds disagree, Student's part sets it; where they agree, Wilson's.
+
+What the interval over seeds covers: the spread among the S seeds observed,
+not a rare seed that fails. Where every one of S seeds gives the same result
+(say each learns the task), a failure rate up to 1 - 0.05^(1/S) per seed is
+still consistent with that at 95% (one-sided; :func:`unseen_failure_bound`,
+45% for S = 5), and no interval of these S models can show it.
 
 Student's t quantile for an integer number of degrees of freedom is computed
 from the closed form of its distribution function (Abramowitz & Stegun 26.7.3
@@ -28,6 +36,7 @@ and 26.7.4), with no dependency beyond the standard library.
 
 from __future__ import annotations
 
+import functools
 import math
 from statistics import NormalDist
 
@@ -67,6 +76,7 @@ def student_t_two_sided(t: float, df: int) -> float:
     return math.sin(u) * total
 
 
+@functools.lru_cache(maxsize=64)
 def t_quantile(df: int, level: float = LEVEL) -> float:
     """The t with P(|T| <= t) = ``level`` for ``df`` degrees of freedom (the
     two-sided critical value: 12.706 for df 1, 4.303 for df 2, 1.960 as df grows),
@@ -111,12 +121,12 @@ def sequence_interval(per_sequence: np.ndarray) -> tuple[float, float]:
     return wilson(float(a.mean()), a.size)
 
 
-def seed_interval(per_seed_sequence: np.ndarray) -> tuple[float, float]:
-    """95% interval over seeds and sequences. ``per_seed_sequence``: ``(S, J)``
-    accuracies, row s the J fresh sequences of seed s's model.
-
-    mean +- t_{S-1} sd_S / sqrt(S) over the S seed means, joined with the Wilson
-    interval of the S J sequences pooled; clipped to [0, 1]."""
+def seed_interval_parts(per_seed_sequence: np.ndarray) -> tuple[tuple[float, float],
+                                                                   tuple[float, float]]:
+    """The two intervals :func:`seed_interval` joins, unclipped: Student's
+    mean +- t_{S-1} sd_S / sqrt(S) over the S seed means (how far the seeds
+    disagree), and Wilson's over the S J sequences pooled (how far the sampled
+    sequences alone could move the mean). ``per_seed_sequence``: ``(S, J)``."""
     a = np.asarray(per_seed_sequence, dtype=np.float64)
     if a.ndim != 2 or a.shape[0] < 2:
         fail("per_seed_sequence", a.shape[0] if a.ndim == 2 else a.ndim, "at least 2 seeds")
@@ -124,5 +134,59 @@ def seed_interval(per_seed_sequence: np.ndarray) -> tuple[float, float]:
     s = means.size
     centre = float(means.mean())
     half = t_quantile(s - 1) * float(means.std(ddof=1)) / math.sqrt(s)
-    low, high = sequence_interval(a.ravel())
-    return max(0.0, min(centre - half, low)), min(1.0, max(centre + half, high))
+    return (centre - half, centre + half), sequence_interval(a.ravel())
+
+
+def seed_interval(per_seed_sequence: np.ndarray) -> tuple[float, float]:
+    """95% interval over seeds and sequences. ``per_seed_sequence``: ``(S, J)``
+    accuracies, row s the J fresh sequences of seed s's model.
+
+    mean +- t_{S-1} sd_S / sqrt(S) over the S seed means, joined with the Wilson
+    interval of the S J sequences pooled (:func:`seed_interval_parts`): the lower
+    of the two lower ends and the higher of the two upper ends, clipped to [0, 1]."""
+    return joined(*seed_interval_parts(per_seed_sequence))
+
+
+def joined(student: tuple[float, float], wilson_: tuple[float, float]) -> tuple[float, float]:
+    """The interval over seeds from its two parts (:func:`seed_interval_parts`): the
+    lower of the lower ends and the higher of the upper ends, clipped to [0, 1]."""
+    return max(0.0, min(student[0], wilson_[0])), min(1.0, max(student[1], wilson_[1]))
+
+
+def unseen_failure_bound(seeds: int, level: float = LEVEL) -> float:
+    """The largest per-seed failure rate q still consistent, at ``level`` one-sided,
+    with ``seeds`` seeds that all succeeded: (1 - q)^S = 1 - level, so
+
+        q = 1 - (1 - level)^(1/S)    (0.451 for S = 5 at 95%; "rule of three": ~3/S).
+    """
+    seeds = check_int(seeds, "seeds", 1, 10**6)
+    level = check_positive_float(level, "level", 0.999999)
+    return 1 - (1 - level) ** (1 / seeds)
+
+
+def overlap_groups(low, high) -> list[list[int]]:
+    """Runs of neighbours whose intervals all overlap one another, for items already
+    sorted by their estimate (highest first): item j joins the current group when
+    [low_j, high_j] shares a point with the interval of every member, else starts a new
+    group. Within a group no order is resolved; two items of different groups may still
+    overlap (a neighbour of the group may overlap only some of its members), which
+    :func:`groups_apart` tells. ``low``, ``high``: ``(n,)``.
+
+    Returns the groups as lists of indices, in order."""
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    if low.ndim != 1 or low.shape != high.shape or low.size < 1:
+        fail("low", low.shape, "two 1-D arrays of the same, non-zero length")
+    groups = [[0]]
+    for j in range(1, low.size):
+        if all(low[j] <= high[i] and low[i] <= high[j] for i in groups[-1]):
+            groups[-1].append(j)
+        else:
+            groups.append([j])
+    return groups
+
+
+def groups_apart(low, high, upper: list[int], lower: list[int]) -> bool:
+    """Whether every interval of the group ``upper`` lies above every interval of the
+    group ``lower``: min(low over upper) > max(high over lower)."""
+    low, high = np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64)
+    return bool(low[upper].min() > high[lower].max())

@@ -67,8 +67,11 @@ TASKS = ("local", "recall")
 # How the RoPE model is run beyond L_train: as trained; every layer cut to a sliding
 # window of L_train keys; frequencies scaled for s = EVAL["factor"] without training
 # (position interpolation, NTK-aware, YaRN); position interpolation after a short
-# fine-tune at the longer length (Chen et al. 2023).
-METHODS = ("none", "window", "linear", "ntk", "yarn", "linear_finetuned")
+# fine-tune at the longer length (Chen et al. 2023); and its control, the same
+# fine-tune with the frequencies unchanged (Chen et al.'s "direct fine-tuning").
+METHODS = ("none", "window", "linear", "ntk", "yarn", "linear_finetuned", "finetuned")
+# The methods that run weights of their own: the suffix of their weights file.
+FINE_TUNED = {"linear_finetuned": "_pi_finetuned", "finetuned": "_finetuned"}
 SCALINGS = ("linear", "ntk", "yarn")  # rope_core.scaling names
 MAX_LENGTH = 4096  # tokens of one evaluated sequence (a bounded demo)
 MAX_BATCH = 4096
@@ -91,7 +94,8 @@ TRAINING = {
     "check_every": 50,  # steps between checks
     "check_sequences": 256,  # fixed held-out sequences of L_train tokens
     "seeds": [0, 1, 2, 3, 4],
-    # position interpolation fine-tuned at the longer length as Chen et al. (2023) do:
+    # position interpolation fine-tuned at the longer length as Chen et al. (2023) do
+    # (and its control, "direct fine-tuning": the same with theta unchanged):
     # theta / factor on sequences of factor * L_train tokens; AdamW betas 0.9, 0.95, no
     # weight decay, warm-up over 20 steps from 10% of the learning rate, then constant;
     # the same tokens per step as training; 200 steps (in their passkey test PI reaches
@@ -99,6 +103,13 @@ TRAINING = {
     # when it stopped (within 5% of lr: the cosine over the cap has barely begun), as
     # they fine-tune LLaMA 7B at 2e-5, near the 3e-5 its pre-training ended with
     "pi_fine_tune": {"factor": 8, "steps": 200, "batch": 8, "lr": 3e-3, "warmup": 20},
+    # not shipped, recorded in models.json and quoted by the page (tiny/train.py --check
+    # <part> reproduces them): a sensitivity run, this seed's model of every task and
+    # encoding trained on to the cap without stopping at the criterion (the same data
+    # and schedule: the same run continued); ALiBi with this many heads (slopes 1/2 ...
+    # 1/256 for 8) instead of n_heads, every seed, both tasks
+    "sensitivity_seed": 0,
+    "alibi_heads": 8,
 }
 # The live evaluation: sequences of factor * L_train tokens, fresh for every seed.
 EVAL = {"factor": 8, "sequences": 52, "chunk": 64}  # 5 seeds x 52 = 260 sequences a curve
@@ -168,6 +179,18 @@ class TinyConfig:
     def layer_temperature(self, layer: int) -> bool:
         """Whether the layer scales its queries (an iRoPE model's NoPE layers)."""
         return self.encoding == "irope" and self.layer_encoding(layer) == "none"
+
+
+def learning_rate(step: int, cap: int, settings: dict = TRAINING) -> float:
+    """The learning rate of training step ``step`` (1, 2, ...) under a step cap ``cap``:
+    a linear warm-up, then a cosine decay that reaches zero at the cap,
+
+        lr min(1, step / warmup) (1 + cos(pi (step - 1) / cap)) / 2.
+    """
+    step = check_int(step, "step", 1, 10**7)
+    cap = check_int(cap, "cap", 1, 10**7)
+    warm = min(1.0, step / settings["warmup"])
+    return settings["lr"] * warm * 0.5 * (1 + math.cos(math.pi * (step - 1) / cap))
 
 
 def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -306,7 +329,7 @@ class TinyTransformer(nn.Module):
 
     def forward(self, tokens: torch.Tensor, *, theta: torch.Tensor | None = None,
                 attention_factor: float = 1.0, window: int | None = None,
-                return_attention: bool = False):
+                hold_position: int | None = None, return_attention: bool = False):
         """Logits for the answer at every position.
 
         Args:
@@ -317,6 +340,9 @@ class TinyTransformer(nn.Module):
                 logits by its square), YaRN's mscale; 1 otherwise.
             window: every layer attends to the last ``window`` keys only; None: as
                 trained.
+            hold_position: sinusoidal models only, an analysis: positions from
+                ``hold_position`` on get PE[hold_position - 1], the last row seen
+                in training when it is L_train; None: PE[m] at every m.
             return_attention: also return every layer's weights.
         Returns:
             ``(batch, seq, vocab)`` logits, and with ``return_attention`` a list of
@@ -324,8 +350,17 @@ class TinyTransformer(nn.Module):
         """
         seq = self._check(tokens)
         x = self.embed(tokens)  # (batch, seq, d_model)
+        if hold_position is not None:
+            if self.cfg.encoding != "sinusoidal":
+                fail("hold_position", hold_position, "`None` for a {encoding} model",
+                     encoding=self.cfg.encoding)
+            hold_position = check_int(hold_position, "hold_position", 1, MAX_LENGTH)
         if self.cfg.encoding == "sinusoidal":
-            x = x + self.positional(seq)
+            pe = self.positional(seq)  # (seq, d_model)
+            if hold_position is not None and seq > hold_position:
+                pe = torch.cat([pe[:hold_position],
+                                pe[hold_position - 1].expand(seq - hold_position, -1)])
+            x = x + pe
         maps = []
         for block, (rot, bias, scale) in zip(self.blocks,
                                              self.layer_inputs(seq, theta, attention_factor,
@@ -384,11 +419,16 @@ def first_answered(task: str) -> int:
     return spec["k"] + 1 if task == "local" else 2 * spec["pairs"] + 1
 
 
-def chance(task: str) -> float:
-    """Accuracy of a guess: 1/symbols (local); 1/pairs for recall, a stored value
-    drawn at random (every answer is one of the N distinct stored values)."""
+def chance(task: str, kind: str = "any") -> float:
+    """Accuracy of a guess that knows only what kind of symbol answers.
+
+    kind "any": a uniform guess among the symbols an answer can be, 1/symbols (local:
+    any of the 16 symbols; recall: any of the 16 value symbols). kind "stored" (recall
+    only): a guess among the N values stored in this sequence, 1/pairs, the chance of
+    a model that has found the store but not the key."""
     spec = TRAINING["tasks"][check_choice(task, "task", TASKS)]
-    return 1 / spec["symbols"] if task == "local" else 1 / spec["pairs"]
+    kind = check_choice(kind, "kind", ("any", "stored") if task == "recall" else ("any",))
+    return 1 / spec["pairs"] if kind == "stored" else 1 / spec["symbols"]
 
 
 def task_batch(task: str, batch: int, length: int, generator: torch.Generator):
@@ -511,6 +551,7 @@ def inference_settings(cfg: TinyConfig, method: str) -> dict:
     for s = EVAL["factor"], original_max_position_embeddings = L_train, set once for
     a target context s L_train, as a model's config sets it (so they apply at
     L_train too). "linear_finetuned": theta / s (its weights were fine-tuned so).
+    "finetuned": as trained (its weights were fine-tuned at s L_train unscaled).
     """
     method = check_choice(method, "method", METHODS)
     if method == "none":
@@ -520,6 +561,8 @@ def inference_settings(cfg: TinyConfig, method: str) -> dict:
              none="'none'", encoding=cfg.encoding)
     if method == "window":
         return {"window": TRAINING["length"]}
+    if method == "finetuned":
+        return {}
     factor = EVAL["factor"] if method != "linear_finetuned" \
         else TRAINING["pi_fine_tune"]["factor"]
     name = "linear" if method == "linear_finetuned" else method
@@ -531,21 +574,42 @@ def inference_settings(cfg: TinyConfig, method: str) -> dict:
 
 
 @torch.no_grad()
+def predictions(model: TinyTransformer, tokens: torch.Tensor, method: str = "none",
+                **overrides) -> torch.Tensor:
+    """The argmax answer at every position, ``(batch, seq)`` int64, in chunks of
+    EVAL["chunk"] sequences; ``overrides`` go to the model after the method's
+    settings (an analysis: other frequencies, no attention factor, ...)."""
+    settings = dict(inference_settings(model.cfg, method), **overrides)
+    return torch.cat([model(tokens[start:start + EVAL["chunk"]], **settings).argmax(-1)
+                      for start in range(0, tokens.shape[0], EVAL["chunk"])])  # (batch, seq)
+
+
 def hits(model: TinyTransformer, tokens: torch.Tensor, answers: torch.Tensor,
-         method: str = "none") -> torch.Tensor:
+         method: str = "none", **overrides) -> torch.Tensor:
     """Whether the argmax answer is right at every position, ``(batch, seq)`` bool
-    (False where there is no answer), in chunks of EVAL["chunk"] sequences."""
-    settings = inference_settings(model.cfg, method)
-    out = []
-    for start in range(0, tokens.shape[0], EVAL["chunk"]):
-        logits = model(tokens[start:start + EVAL["chunk"]], **settings)  # (c, seq, vocab)
-        out.append(logits.argmax(-1) == answers[start:start + EVAL["chunk"]])
-    return torch.cat(out)
+    (False where there is no answer); see :func:`predictions`."""
+    return predictions(model, tokens, method, **overrides) == answers
+
+
+def stored_values(task: str, tokens: torch.Tensor) -> torch.Tensor:
+    """The recall task's N stored values of each sequence, ``(batch, N)``: the tokens at
+    positions 2, 4, ..., 2N."""
+    if check_choice(task, "task", TASKS) != "recall":
+        fail("task", task, "{recall}", recall="'recall'")
+    pairs = TRAINING["tasks"]["recall"]["pairs"]
+    return tokens[:, 2:2 * pairs + 1:2]
+
+
+def in_store(task: str, tokens: torch.Tensor, guesses: torch.Tensor) -> torch.Tensor:
+    """Recall: whether each guess is one of its sequence's stored values (right or
+    not), ``(batch, seq)`` bool."""
+    return (guesses[..., None] == stored_values(task, tokens)[:, None, :]).any(-1)
 
 
 def binned(right: torch.Tensor, task: str) -> np.ndarray:
     """Per sequence and position bin (:func:`bin_edges`), the fraction of answers
-    right: ``right`` ``(J, seq)`` -> ``(J, bins)`` float64. Every position from
+    right (or of any other per-position flag): ``right`` ``(J, seq)`` -> ``(J, bins)``
+    float64. Every position from
     :func:`first_answered` on has an answer, so each bin has the same answers in
     every sequence (its width)."""
     edges = bin_edges(task)
@@ -565,26 +629,71 @@ def model_config(task: str, encoding: str) -> TinyConfig:
     return TinyConfig(encoding=encoding, vocab=vocab_size(task), **TRAINING["model"])
 
 
-def weights_file(task: str, encoding: str, finetuned: bool = False) -> str:
-    """``<task>_<encoding>.pt``; ``<task>_rope_pi_finetuned.pt`` for the fine-tuned
-    position-interpolation models. Each holds one state dict per seed (float16)."""
-    return f"{task}_{encoding}{'_pi_finetuned' if finetuned else ''}.pt"
+def weights_file(task: str, encoding: str, method: str = "none") -> str:
+    """``<task>_<encoding>.npz``, the weights a method runs with: for a fine-tuned
+    method (:data:`FINE_TUNED`) ``<task>_rope_pi_finetuned.npz`` (position
+    interpolation) or ``<task>_rope_finetuned.npz`` (its control). Each holds every
+    seed's weights (:func:`save_weights`)."""
+    return f"{task}_{encoding}{FINE_TUNED.get(method, '')}.npz"
+
+
+def save_weights(path: Path | str, states: dict[int, dict[str, torch.Tensor]]) -> None:
+    """Every seed's weights in one compressed NumPy archive, exactly in float16.
+
+    All parameters of a seed, in the state dict's order, are one float16 row; the rows
+    of all seeds are a matrix (seeds, parameters) whose high and low bytes are stored
+    as two uint8 arrays ("high", "low"), deflated (``numpy.savez_compressed``): the
+    high bytes (sign, exponent, two mantissa bits) of weights of similar size repeat,
+    which a byte-wise compressor finds only when they lie together (a quarter smaller
+    than the float16 values as they are). "seeds" holds the seeds, "layout" the
+    parameter names and shapes (JSON). Read with :func:`read_weights`; no pickle."""
+    seeds = sorted(states)
+    names = list(states[seeds[0]])
+    layout = [[name, list(states[seeds[0]][name].shape)] for name in names]
+    rows = np.stack([torch.cat([states[seed][name].detach().to(torch.float16).flatten()
+                                for name in names]).numpy() for seed in seeds])  # (S, P)
+    planes = rows.astype("<f2").view(np.uint8).reshape(len(seeds), -1, 2)  # (S, P, 2)
+    np.savez_compressed(Path(path), seeds=np.array(seeds, dtype=np.int64),
+                        layout=np.array(json.dumps(layout)),
+                        high=np.ascontiguousarray(planes[..., 1]),
+                        low=np.ascontiguousarray(planes[..., 0]))
+
+
+def read_weights(path: Path | str) -> tuple[list[int], list, np.ndarray]:
+    """What :func:`save_weights` wrote: the seeds, the layout ``[[name, shape], ...]``
+    and the float16 rows ``(seeds, parameters)``."""
+    with np.load(Path(path), allow_pickle=False) as archive:
+        seeds = archive["seeds"].tolist()
+        layout = json.loads(str(archive["layout"]))
+        high, low = archive["high"], archive["low"]  # (S, P) uint8 each
+    rows = np.stack([low, high], axis=-1).reshape(len(seeds), -1).view("<f2")  # (S, P)
+    return seeds, layout, rows
+
+
+def model_from_row(cfg: TinyConfig, layout: list, row: np.ndarray) -> TinyTransformer:
+    """A float32 model in eval mode whose parameters are one float16 row of
+    :func:`read_weights` (copied into the model's own tensors: views into one long row
+    would leave them unaligned, and the matrix products about a fifth slower)."""
+    flat = torch.from_numpy(np.ascontiguousarray(row)).float()  # (P,)
+    sizes = [math.prod(shape) for _name, shape in layout]
+    model = TinyTransformer(cfg)
+    model.load_state_dict({name: part.view(shape)
+                           for (name, shape), part in zip(layout, flat.split(sizes))})
+    return model.eval()
 
 
 def load_models(task: str, encoding: str, folder: Path | str = WEIGHTS_DIR,
-                finetuned: bool = False) -> dict[int, TinyTransformer]:
-    """The shipped models of a task and encoding by seed, float32, eval mode
-    (weights read with ``weights_only=True``; stored in float16)."""
+                method: str = "none", seeds=None) -> dict[int, TinyTransformer]:
+    """The shipped models of a task and encoding by seed (all, or those in ``seeds``),
+    float32, eval mode; for a fine-tuned method (:data:`FINE_TUNED`) the RoPE models
+    it fine-tuned."""
     task = check_choice(task, "task", TASKS)
     encoding = check_choice(encoding, "encoding", ENCODINGS)
-    states = torch.load(Path(folder) / weights_file(task, encoding, finetuned),
-                        map_location="cpu", weights_only=True)
-    out = {}
-    for seed, state in sorted(states.items()):
-        model = TinyTransformer(model_config(task, encoding))
-        model.load_state_dict({k: v.float() for k, v in state.items()})
-        out[int(seed)] = model.eval()
-    return out
+    method = check_choice(method, "method", METHODS)
+    stored, layout, rows = read_weights(Path(folder) / weights_file(task, encoding, method))
+    cfg = model_config(task, encoding)
+    return {int(seed): model_from_row(cfg, layout, row) for seed, row in zip(stored, rows)
+            if seeds is None or seed in seeds}
 
 
 def half_state(model: TinyTransformer) -> dict[str, torch.Tensor]:

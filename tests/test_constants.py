@@ -59,7 +59,7 @@ def test_tiny_evaluation_is_every_curve_and_seed_in_0_1():
     assert len(curves) == len(tm.TASKS) * (len(tm.ENCODINGS) + len(tm.METHODS) - 1)
     evaluation = constants.tiny_evaluation()
     assert tuple(evaluation) == curves
-    for (task, _e, _m), (bins, positions, rows) in evaluation.items():
+    for (task, _e, _m), (bins, positions, rows, stored, student, wilson) in evaluation.items():
         seeds = len(tm.TRAINING["seeds"])
         assert bins.shape == (seeds, tm.EVAL["sequences"], len(tm.bin_edges(task)) - 1)
         assert positions.shape == (seeds, tm.eval_length())
@@ -67,3 +67,7 @@ def test_tiny_evaluation_is_every_curve_and_seed_in_0_1():
         assert list(rows.columns) == list(constants.TINY_COLUMNS)
         assert len(rows) == (seeds + 1) * bins.shape[2]
         assert ((rows["accuracy"] >= 0) & (rows["accuracy"] <= 1)).all()
+        assert student.shape == wilson.shape == (bins.shape[2], 2)
+        assert (stored is None) == (task == "local")
+        if stored is not None:
+            assert stored.shape == bins.shape and (stored >= bins - 1e-12).all()  # right: stored

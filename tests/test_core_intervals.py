@@ -75,3 +75,44 @@ def test_seeds_that_agree_keep_the_interval_of_their_sequences():
     assert high == 1.0 and math.isclose(low, 260 / (260 + Z**2), rel_tol=1e-12)
     with pytest.raises(RopeError):
         intervals.seed_interval(np.ones((1, 52)))
+
+
+def test_seed_interval_is_the_wider_of_its_two_parts():
+    """Seeds that disagree: Student's part is wider and sets the interval; seeds that
+    agree: the pooled Wilson part does (each part computed here by hand)."""
+    disagree = np.array([[0.9] * 10, [0.8] * 10, [0.7] * 10])
+    (t_low, t_high), (w_low, w_high) = intervals.seed_interval_parts(disagree)
+    half = math.sqrt(2 * 0.9025 / 0.0975) * 0.1 / math.sqrt(3)  # t_2 = 4.30265
+    assert math.isclose(t_low, 0.8 - half) and math.isclose(t_high, 0.8 + half)
+    assert (w_low, w_high) == pytest.approx(intervals.wilson(0.8, 30))
+    assert intervals.seed_interval(disagree) == pytest.approx((max(0, t_low), min(1, t_high)))
+    agree = np.full((5, 52), 0.5)
+    (t_low, t_high), wilson = intervals.seed_interval_parts(agree)
+    assert t_low == t_high == 0.5
+    assert intervals.seed_interval(agree) == wilson == intervals.wilson(0.5, 260)
+
+
+def test_the_failure_rate_that_five_agreeing_seeds_cannot_rule_out():
+    """(1 - q)^5 = 0.05: q = 1 - 0.05^(1/5) = 0.4507 (the binomial probability that five
+    seeds all succeed is 5% at that failure rate)."""
+    q = intervals.unseen_failure_bound(5)
+    assert math.isclose((1 - q) ** 5, 0.05, rel_tol=1e-12)
+    assert abs(q - 0.4507) < 1e-4
+    assert abs(intervals.unseen_failure_bound(300) - 3 / 300) < 1e-3  # the rule of three
+
+
+def test_overlap_groups_hold_intervals_that_all_meet():
+    # 0.9 [0.8, 1], 0.85 [0.7, 0.95] overlap; 0.5 [0.4, 0.6] apart; 0.45 [0.3, 0.55]
+    # overlaps it; 0.1 [0, 0.2] apart: three groups, each apart from the next
+    low = [0.8, 0.7, 0.4, 0.3, 0.0]
+    high = [1.0, 0.95, 0.6, 0.55, 0.2]
+    assert intervals.overlap_groups(low, high) == [[0, 1], [2, 3], [4]]
+    assert intervals.groups_apart(low, high, [0, 1], [2, 3])
+    assert intervals.groups_apart(low, high, [2, 3], [4])
+    # a chain: a meets b, b meets c, a does not meet c: two groups, not apart (b meets c)
+    low, high = [0.7, 0.5, 0.3], [0.9, 0.75, 0.55]
+    assert intervals.overlap_groups(low, high) == [[0, 1], [2]]
+    assert not intervals.groups_apart(low, high, [0, 1], [2])
+    assert intervals.overlap_groups([0.5], [0.6]) == [[0]]
+    with pytest.raises(RopeError):
+        intervals.overlap_groups([], [])

@@ -25,7 +25,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -128,7 +128,7 @@ def tiny_models() -> dict:
     ``{(task, encoding): model}`` (read-only after loading; about 8 MB in all)."""
     from rope_core import tiny_model as tm
 
-    return {(t, e): tm.load_models(t, e)[0] for t in tm.TASKS for e in tm.ENCODINGS}
+    return {(t, e): tm.load_models(t, e, seeds=(0,))[0] for t in tm.TASKS for e in tm.ENCODINGS}
 
 
 @constant
@@ -167,51 +167,95 @@ TINY_COLUMNS = ("task", "encoding", "method", "seed", "position bin [tokens]", "
                 "ci_low", "ci_high")
 
 
-def _tiny_curve(task: str, encoding: str, method: str) -> Callable[[], tuple]:
-    """The constant of one curve: evaluated live on the shipped weights of every seed,
-    ``(bins, positions, rows)`` with ``bins`` ``(seeds, J, bins)`` the accuracy of each
-    sequence in each position bin, ``positions`` ``(seeds, seq)`` the accuracy at each
-    position over the J sequences (NaN where none is answered), and ``rows`` the CSV's
-    rows of the curve: each seed, then "all", per bin, with the 95% interval
-    (:mod:`rope_core.intervals`). Each seed's model reads its own J fresh sequences."""
-    def evaluate() -> tuple:
+class TinyCurve(NamedTuple):
+    """One evaluated curve (:func:`_tiny_curve`). J sequences per seed."""
+
+    bins: np.ndarray  # (seeds, J, bins): the accuracy of each sequence in each position bin
+    positions: np.ndarray  # (seeds, seq): accuracy per position over the J (NaN: no answer)
+    rows: pd.DataFrame  # the CSV's rows: each seed, then "all", per bin, with the interval
+    stored: np.ndarray | None  # recall, like bins: the share of answers that are a stored value
+    student: np.ndarray  # (bins, 2): Student's interval over the seed means, unclipped
+    wilson: np.ndarray  # (bins, 2): Wilson's over the pooled sequences
+
+
+def _tiny_curve(task: str, encoding: str, method: str) -> Callable[[], TinyCurve]:
+    """The constant of one curve, evaluated live on the shipped weights of every seed
+    (:class:`TinyCurve`); the "all" rows' interval joins the two parts of
+    :func:`rope_core.intervals.seed_interval_parts`, kept for the page's account of
+    which part sets it. Each seed's model reads its own J fresh sequences."""
+    def evaluate() -> TinyCurve:
         import torch
 
         from rope_core import intervals
         from rope_core import tiny_model as tm
 
-        models = tm.load_models(task, encoding, finetuned=method == "linear_finetuned")
-        bins, positions = [], []
+        models = _curve_models(task, encoding, method)
+        bins, positions, stored = [], [], []
         for seed, model in models.items():
             tokens, answers = tm.eval_sequences(task, seed)
-            right = tm.hits(model, tokens, answers, method)  # (J, seq)
+            guesses = tm.predictions(model, tokens, method)  # (J, seq)
+            right = guesses == answers
             bins.append(tm.binned(right, task))
+            if task == "recall":
+                stored.append(tm.binned(tm.in_store(task, tokens, guesses), task))
             answered = (answers >= 0).any(0).numpy()  # (seq,)
             positions.append(np.where(answered, right.to(torch.float64).mean(0).numpy(),
                                       np.nan))
         bins, positions = np.stack(bins), np.stack(positions)
         edges = tm.bin_edges(task)
-        rows = []
+        rows, student, wilson = [], [], []
         for b, (low_edge, high_edge) in enumerate(zip(edges[:-1], edges[1:])):
             label = f"{low_edge}-{high_edge - 1}"
+            parts = intervals.seed_interval_parts(bins[:, :, b])
+            student.append(parts[0])
+            wilson.append(parts[1])
             cells = [(str(seed), bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
                      for i, seed in enumerate(models)]
-            cells.append(("all", bins[:, :, b], intervals.seed_interval(bins[:, :, b])))
+            cells.append(("all", bins[:, :, b], intervals.joined(*parts)))
             rows += [(task, encoding, method, seed, label, float(values.mean()), low, high)
                      for seed, values, (low, high) in cells]
-        return bins, positions, pd.DataFrame(rows, columns=list(TINY_COLUMNS))
+        return TinyCurve(bins, positions, pd.DataFrame(rows, columns=list(TINY_COLUMNS)),
+                         np.stack(stored) if stored else None, np.array(student),
+                         np.array(wilson))
     evaluate.__qualname__ = f"tiny_curve[{task},{encoding},{method}]"
     return constant(evaluate)
 
 
-TINY_CURVES = {curve: _tiny_curve(*curve) for curve in tiny_curves()}
+_last_models: list = [None, None]  # (weights file, models): the curves that share it
+_models_lock = threading.Lock()
+
+
+def _curve_models(task: str, encoding: str, method: str) -> dict:
+    """The models a curve runs, every seed: loaded once for consecutive curves that
+    run the same weights (the RoPE models as trained, with a window and with each
+    scaling; the constants are declared in that order, so the warm-up loads each file
+    once)."""
+    from rope_core import tiny_model as tm
+
+    name = tm.weights_file(task, encoding, method)
+    with _models_lock:
+        if _last_models[0] != name:
+            _last_models[:] = [name, tm.load_models(task, encoding, method=method)]
+        return _last_models[1]
+
+
+def _by_weights() -> list[tuple[str, str, str]]:
+    """The curves grouped by the weights they run (the order they are computed in)."""
+    from rope_core import tiny_model as tm
+
+    curves = tiny_curves()
+    return sorted(curves, key=lambda c: (tm.weights_file(*c), curves.index(c)))
+
+
+_DECLARED = {curve: _tiny_curve(*curve) for curve in _by_weights()}
+TINY_CURVES = {curve: _DECLARED[curve] for curve in tiny_curves()}  # in the CSV's order
 
 
 def tiny_evaluation(order: int = -1) -> dict:
-    """Every curve's ``(bins, positions, rows)`` (see :func:`_tiny_curve`), in the order
-    of :func:`tiny_curves`; computed in the given ``order`` (-1: from the last, the
-    other end from the warm-up thread's) where not yet done."""
-    got = {curve: TINY_CURVES[curve]() for curve in list(TINY_CURVES)[::order]}
+    """Every curve's :class:`TinyCurve`, in the
+    order of :func:`tiny_curves`; computed, where not yet done, in the warm-up's order
+    (grouped by weights) or, with ``order`` -1, from its other end."""
+    got = {curve: _DECLARED[curve]() for curve in list(_DECLARED)[::order]}
     return {curve: got[curve] for curve in TINY_CURVES}
 
 
