@@ -230,7 +230,8 @@ def group_table(configs) -> pd.DataFrame:
     layers (how many), layer list (their indices, "0-4, 6-10"), attention, window
     [tokens] (NaN without; a compressed layer's raw window), compressed every [tokens]
     (tokens per compressed key, NaN unless compressed), reach [tokens] (tokens a query
-    reaches: the window or chunk, else the max context), head_dim, rotary_dim, rotary start, base, method, layout,
+    reaches: the window or chunk, else the max context), head_dim, rotary_dim, rotary
+    start, base, method, layout,
     longest wavelength [tokens] (2 pi / min_i theta'_i at the max context; NaN when the
     group does not rotate), pairs, pairs turning within reach (#{i : 2 pi / theta'_i <=
     reach}), attention factor, query scale (rule or ""), softmax scale multiplier.
@@ -288,13 +289,14 @@ def layer_table(configs) -> pd.DataFrame:
     Columns: model, layer (0-based), kind ("rope", "nope", "linear_attention", "mamba",
     "conv", ...), attention ("full", "sliding", "chunked", "compressed", "" for other
     mixers), window [tokens] (NaN without; a compressed layer's raw window), compressed
-    every [tokens] (NaN unless compressed), group (:func:`group_name`), base (NaN when the layer does not
-    rotate), method, reach [tokens] (tokens a query sees, itself included: the window or
-    chunk, at most the max context; else the max context: a sliding window's farthest key
-    is reach - 1 back, a chunked layer's query sees back to its chunk's start), longest
-    wavelength [tokens] 2 pi / min_i theta'_i(max context) of the layer's spectrum (NaN
-    when it does not rotate), pairs turning within reach = #{i : 2 pi / theta'_i <=
-    reach}, pairs (rotary_dim/2; 0 when it does not rotate).
+    every [tokens] (NaN unless compressed), group (:func:`group_name`), base (NaN when
+    the layer does not rotate), method, reach [tokens] (tokens a query sees, itself
+    included: the window or chunk, at most the max context; else the max context: a
+    sliding window's farthest key is reach - 1 back, a chunked layer's query sees back
+    to its chunk's start, a compressed layer reaches the whole context through its
+    compressed keys), longest wavelength [tokens] 2 pi / min_i theta'_i(max context) of
+    the layer's spectrum (NaN when it does not rotate), pairs turning within reach =
+    #{i : 2 pi / theta'_i <= reach}, pairs (rotary_dim/2; 0 when it does not rotate).
     Models whose config gives no layers contribute no rows.
     """
     rows = []
