@@ -365,8 +365,8 @@ def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
     unused = cfg.layers is not None and not int(m["RoPE layers"])
     lines = [
         (_("no layer rotates; the RoPE fields of its `config.json`, unused: {dims}") if unused
-         else _("main spectrum (its full-attention RoPE layers, else its RoPE layers): "
-                "{dims}")).format(dims=dim_line),
+         else _("main spectrum (its full-attention or compressed RoPE layers, else its "
+                "RoPE layers): {dims}")).format(dims=dim_line),
         _("base {base}").format(base=ui.fmt_base(m["base"])),
         _("layout: {layout}").format(layout=f"`{m['layout']}`"),
         _("method: {method}").format(method=_(rc.SCALING_LABELS[m["method"]])),
