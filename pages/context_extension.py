@@ -398,22 +398,42 @@ with st.container(border=True):
                  "(`modeling_rope_utils.py`).").format(version=rc.TRANSFORMERS_VERSION))
 
 # --- where the scaling applies: the layers that use the main spectrum ------------------
+def uses_main(cfg: rc.RopeConfig, spec) -> bool:
+    """Whether a layer rotates with the main spectrum (so a scaling of it applies)."""
+    main = cfg.main_spec()
+    return spec.rotates and all(getattr(spec, f) == getattr(main, f) for f in (
+        "base", "method", "params", "rotary_dim", "theta_dim"))
+
+
+def main_reach(cfg: rc.RopeConfig) -> tuple[int, int, int | None]:
+    """The layers that use the main spectrum: how many see only a window or chunk, how
+    many reach the whole context (full or compressed attention), and the longest window
+    or chunk of the first kind (None without)."""
+    if cfg.layer_specs is None:
+        return 0, cfg.layers, None
+    windowed, reaching, window = 0, 0, None
+    for g in cfg.groups():
+        if not uses_main(cfg, g.spec):
+            continue
+        if g.spec.windowed:
+            windowed += len(g.layers)
+            window = max(window or 0, g.spec.window)
+        else:
+            reaching += len(g.layers)
+    return windowed, reaching, window
+
+
 def where_it_applies(cfg: rc.RopeConfig) -> list[str]:
     """Which layers a scaling of the main spectrum changes, and what the others do (a
     model with layers of more than one kind)."""
     if cfg.layer_specs is None or len(cfg.groups()) == 1:
         return []
-    main = cfg.main_spec()
-    own, others, window = [], [], None
+    own, others = [], []
     for g in cfg.groups():
         spec = g.spec
         n = len(g.layers)
-        same = spec.rotates and all(getattr(spec, f) == getattr(main, f) for f in (
-            "base", "method", "params", "rotary_dim", "theta_dim"))
-        if same:
+        if uses_main(cfg, spec):
             own.append(n)
-            if spec.window is not None:
-                window = spec.window
         elif spec.rotates:
             others.append(ngettext(
                 "{n} layer keeps its own RoPE (base {base}, {method}) and sees {reach} tokens",
@@ -438,7 +458,8 @@ def where_it_applies(cfg: rc.RopeConfig) -> list[str]:
                     "its main spectrum ({n} of {layers}); {others}.", sum(own)).format(
         model=ui.plain(cfg.name), n=sum(own), layers=cfg.layers,
         others=listed(others) if others else _("no other layer"))]
-    if window is not None:
+    windowed, reaching, window = main_reach(cfg)
+    if windowed and not reaching:
         out.append(_("Those layers never meet a distance past {window} tokens (their window "
                      "or attention chunk), so however long the input, the angle differences "
                      "(n − m)·θᵢ their scores depend on stay within what {window} tokens give "
@@ -446,6 +467,23 @@ def where_it_applies(cfg: rc.RopeConfig) -> list[str]:
                      "angles at large positions); the comparison shows what each method "
                      "would do to their spectrum, not distances they meet.").format(
             window=i18n.integer(window)))
+    elif windowed:
+        out.append(ngettext(
+            "{n} of them never meets a distance past {window} tokens (its window or "
+            "attention chunk): however long the input, the angle differences (n − m)·θᵢ "
+            "its scores depend on stay within what {window} tokens give, so the comparison "
+            "shows what each method would do to its spectrum, not distances it meets.",
+            "{n} of them never meet a distance past {window} tokens (their window or "
+            "attention chunk): however long the input, the angle differences (n − m)·θᵢ "
+            "their scores depend on stay within what {window} tokens give, so the "
+            "comparison shows what each method would do to their spectrum, not distances "
+            "they meet.", windowed).format(n=windowed, window=i18n.integer(window)))
+        out.append(ngettext(
+            "The other {n} reaches the whole context ({context} tokens), so the comparison "
+            "describes distances it meets.",
+            "The other {n} reach the whole context ({context} tokens), so the comparison "
+            "describes distances they meet.", reaching).format(
+                n=reaching, context=i18n.integer(cfg.max_context)))
     return out
 
 
@@ -481,22 +519,61 @@ outside = never & (extended / L * column["theta [rad/token]"] >
                    column["theta plain [rad/token]"] * (1 + 1e-9))
 outside_counts = {m: int(outside[rows].sum()) for m, rows in by_method}
 inside = [m for m in outside_counts if m != "none" and outside_counts[m] == 0]
-ui.explain(_(
-    "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer than "
-    "L = {length}: within training they never completed a turn, so at s·L they would reach "
-    "angles never seen. Every method slows those pairs; they differ in what they do to the "
-    "fast pairs, which carry local word order. Ratio of the slowest pair: {ratios} "
-    "(1/s = {inverse}).").format(
-    beyond=beyond, pairs=int(plain.sum()), length=i18n.integer(L),
-    ratios=listed(f"`{m}` {v:.3g}" for m, v in slowest.items()), inverse=f"{1 / s_used:.3g}"),
-    _("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds anything seen in training (L·θᵢ, "
-      "for pairs that never turned): {counts}.").format(
+# the layers that use the main spectrum all see only a window or chunk (Llama 4 Scout,
+# Command R7B): no distance they meet reaches the angles s·L would give
+windowed, reaching, window = main_reach(base_cfg) if model != CUSTOM else (0, 1, None)
+bounded = windowed > 0 and reaching == 0
+# L is a training length (a custom L, where the model's scaling starts, or the length its
+# source says it was trained at), else only its configured context
+trained_L = (model == CUSTOM or starts
+             or base_cfg.training_context == base_cfg.original_context)
+ratios = listed(f"`{m}` {v:.3g}" for m, v in slowest.items())
+if beyond == 0:
+    first = _(
+        "**What to notice.** Unscaled, none of the {pairs} pairs has a wavelength longer "
+        "than L = {length}: every pair completes a turn within L, so no angle at s·L is "
+        "one that L tokens do not give. The methods differ in what they do to the fast "
+        "pairs, which carry local word order. Ratio of the slowest pair: {ratios} "
+        "(1/s = {inverse}).")
+elif bounded:
+    first = _(
+        "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer "
+        "than L = {length}: they never complete a turn within L. The layers that use this "
+        "spectrum see at most {window} tokens, so at no input length do they meet the "
+        "larger angles s·L would give those pairs. Every method slows those pairs; they "
+        "differ in what they do to the fast pairs, which carry local word order. Ratio of "
+        "the slowest pair: {ratios} (1/s = {inverse}).")
+elif trained_L:
+    first = _(
+        "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer "
+        "than L = {length}: within training they never completed a turn, so at s·L they "
+        "would reach angles never seen. Every method slows those pairs; they differ in what "
+        "they do to the fast pairs, which carry local word order. Ratio of the slowest "
+        "pair: {ratios} (1/s = {inverse}).")
+else:
+    first = _(
+        "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer "
+        "than L = {length}: they never complete a turn within L, so at s·L they would reach "
+        "angles beyond any that L tokens give. Every method slows those pairs; they differ "
+        "in what they do to the fast pairs, which carry local word order. Ratio of the "
+        "slowest pair: {ratios} (1/s = {inverse}).")
+counts = [] if beyond == 0 or bounded else [
+    (_("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds anything seen in training (L·θᵢ, "
+       "for pairs that never turned): {counts}.") if trained_L else
+     _("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds the largest at L (L·θᵢ, for "
+       "pairs that never turned): {counts}.")).format(
         counts=listed(f"`{m}` {int(n)}" for m, n in outside_counts.items())),
     *([_("Every pair stays inside with {methods}.").format(
         methods=listed(f"`{m}`" for m in inside))] if inside else []),
     *([_("NTK-aware scaling (static, and dynamic at s·L) divides only the slowest pair by "
          "exactly s, so the other slow pairs still leave what training covered, as YaRN's "
-         "paper notes (§3.1).")] if outside_counts.get("ntk", 0) > 0 else []))
+         "paper notes (§3.1).") if trained_L else
+       _("NTK-aware scaling (static, and dynamic at s·L) divides only the slowest pair by "
+         "exactly s, so the other slow pairs still reach angles beyond those at L, as YaRN's "
+         "paper notes of training (§3.1).")] if outside_counts.get("ntk", 0) > 0 else [])]
+ui.explain(first.format(
+    beyond=beyond, pairs=int(plain.sum()), length=i18n.integer(L), ratios=ratios,
+    inverse=f"{1 / s_used:.3g}", window=i18n.integer(window or 0)), *counts)
 
 # --- regimes ---------------------------------------------------------------------------
 order, regime_rows = regimes(tables)

@@ -25,8 +25,9 @@ KIND_NOTES = {
                       "window."),
     "other_mixers": N_("Most layers do not attend (linear attention, Mamba, short "
                        "convolutions); the few attention layers rotate over the whole "
-                       "context, or, in Granite 4.0-H (`position_embedding_type` nope), do "
-                       "not rotate either."),
+                       "context, or, in Granite 4.0-H (`position_embedding_type` nope) "
+                       "and the released OLMo hybrid checkpoints (`rope_theta: "
+                       "null`), do not rotate either."),
     "windows": N_("Some see a sliding window, the others the whole context.")}
 
 
@@ -46,7 +47,7 @@ def hybrid_kind(cfg: rc.RopeConfig) -> str | None:
 HYBRIDS = [name for name, p in rc.PRESETS.items() if hybrid_kind(p) is not None]
 DEFAULT_MODELS = ["Llama 4 Scout", "EXAONE 4.0 32B", "Qwen3-Next-80B-A3B", "Gemma 3 4B"]
 MAX_MODELS = 4
-CODES = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+CODES = {0: (ui.COLORS[0], N_("RoPE, full or compressed attention")),
          1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
          2: (ui.GREY, N_("NoPE: attention without rotation")),
          3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
@@ -71,11 +72,13 @@ def summary_rows(configs) -> pd.DataFrame:
     RoPE reach = the shortest reach of a rotating layer (the window or chunk of the
     windowed ones, else the context); longest wavelength and pairs turning within reach are
     those of the rotating layers with that reach (Gemma 3: its local layers, not its global
-    ones); windowed / full-attention RoPE layers count the rotating layers with and without
-    a window; NoPE reach is the context when there are such layers (a NoPE attention sees
-    every earlier token); other mixers names the token mixers of the layers that do not
-    attend (linear attention, mamba, conv: a recurrence carries its state along the whole
-    input, a short convolution sees a few tokens)."""
+    ones); windowed / compressed / full-attention RoPE layers count the rotating layers
+    with a window or chunk, with compressed keys beside a raw window (DeepSeek-V4; their
+    tokens per key and raw window beside), and with neither; NoPE reach is the context
+    when there are such layers (a NoPE attention sees every earlier token); other mixers
+    names the token mixers of the layers that do not attend (linear attention, mamba,
+    conv: a recurrence carries its state along the whole input, a short convolution sees
+    a few tokens)."""
     rows = []
     for cfg in configs:
         groups = cfg.groups()
@@ -84,7 +87,8 @@ def summary_rows(configs) -> pd.DataFrame:
                  for k in ("rope", "nope")}
         other = cfg.layers - count["rope"] - count["nope"]
         mixers = sorted({g.spec.mixer for g in groups if g.spec.mixer != "attention"})
-        windowed = sum(len(g.layers) for g in rope if g.spec.window is not None)
+        windowed = sum(len(g.layers) for g in rope if g.spec.windowed)
+        compressed = [g.spec for g in rope if g.spec.attention == "compressed"]
         reach = min(g.spec.reach(cfg.max_context) for g in rope) if rope else math.nan
         shortest = [g for g in rope if g.spec.reach(cfg.max_context) == reach]
         waves, turning = [], []
@@ -97,7 +101,15 @@ def summary_rows(configs) -> pd.DataFrame:
             "model": cfg.name, "hybrid": hybrid_kind(cfg) or "", "layers": cfg.layers,
             "RoPE layers": count["rope"], "NoPE layers": count["nope"], "other layers": other,
             "windowed RoPE layers": windowed,
-            "full-attention RoPE layers": count["rope"] - windowed,
+            "full-attention RoPE layers":
+                count["rope"] - windowed - sum(len(g.layers) for g in rope
+                                               if g.spec.attention == "compressed"),
+            "compressed RoPE layers": sum(len(g.layers) for g in rope
+                                          if g.spec.attention == "compressed"),
+            "compressed every [tokens]": " ".join(str(c) for c in sorted(
+                {spec.compress for spec in compressed})),
+            "compressed raw window [tokens]": max((spec.window for spec in compressed),
+                                                  default=math.nan),
             "context [tokens]": cfg.max_context, "RoPE reach [tokens]": reach,
             "NoPE reach [tokens]": cfg.max_context if count["nope"] else math.nan,
             "other mixers": " ".join(mixers),
@@ -219,8 +231,9 @@ st.markdown(_(
     "sliding-window layers and leave their global layers without RoPE: Command R7B, "
     "EXAONE 4, Trinity. And some attend in only a few layers while the others mix tokens "
     "without attention (linear attention, state space, short convolutions): in Qwen3-Next "
-    "and Qwen3.5, LFM2 and the OLMo and MiniMax hybrids those few attention layers rotate; "
-    "in Granite 4.0-H they do not either. Gemma, gpt-oss and OLMo 3 rotate in every layer "
+    "and Qwen3.5, LFM2 and the MiniMax hybrid those few attention layers rotate; in Granite "
+    "4.0-H and the released OLMo hybrid checkpoints (`rope_theta: null`) they do not "
+    "either. Gemma, gpt-oss and OLMo 3 rotate in every layer "
     "but give some a window. Everything here is read from each model's `config.json` the "
     "way transformers {version} builds the model; the sidebar settings do not apply.").format(
     version=rc.TRANSFORMERS_VERSION))
@@ -279,6 +292,16 @@ def reach_sentence(row) -> str:
         return _("{model}: its {rope} RoPE layers and its {nope} NoPE layers all see the "
                  "whole context of {context} tokens ({turning} of {pairs} pairs turn at least "
                  "once)").format(**numbers)
+    if row["compressed RoPE layers"] and numbers["windowed"]:
+        every = row["compressed every [tokens]"].split()
+        return _("{model}: its {windowed} windowed RoPE layers see at most {reach} tokens "
+                 "({turning} of {pairs} pairs turn at least once); its {compressed} "
+                 "compressed RoPE layers reach the whole context of {context} tokens through "
+                 "compressed keys, one per {every} tokens, beside a raw window of the last "
+                 "{raw}").format(compressed=int(row["compressed RoPE layers"]),
+                                 every=_(" or ").join(i18n.integer(int(c)) for c in every),
+                                 raw=i18n.integer(int(row["compressed raw window [tokens]"])),
+                                 **numbers)
     if numbers["full"] and numbers["windowed"]:
         return _("{model}: its {windowed} windowed RoPE layers see at most {reach} tokens "
                  "({turning} of {pairs} pairs turn at least once); its {full} global RoPE "

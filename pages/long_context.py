@@ -587,7 +587,9 @@ st.dataframe(presets.rename(columns={
     "B_0": _("B₀ = d/2"), "min B_m": _("lowest B_m"),
     "negative distances": _("distances with B_m < 0"),
     "passes": _("passes"), "first negative distance [tokens]":
-        _("first negative distance [tokens]")}), hide_index=True)
+        _("first negative distance [tokens]"), "head dim": _("head dim"),
+    "whole-head B_0": _("whole head: B₀"), "whole-head min B_m": _("whole head: lowest B_m"),
+    "whole-head passes": _("whole head: passes")}), hide_index=True)
 fails = presets[~presets["passes"]]
 scope = _("Each preset's rotating layers, group by group, with the spectrum they use (their "
           "scaling included) over the distances they meet: their sliding window or attention "
@@ -608,6 +610,7 @@ else:
     preset_verdict = _("{scope} 0 of {rows} rows have some B_m < 0 inside that range.").format(
         scope=scope, rows=len(presets))
     depth = ""
+rescued = presets[~presets["passes"] & presets["whole-head passes"]]
 windowed = presets[presets["group"].str.contains("window|chunks", regex=True)]
 windows = listing(_("{preset} ({n})").format(preset=row["preset"],
                                               n=i18n.integer(int(row["context L [tokens]"])))
@@ -621,6 +624,12 @@ ui.explain(*(t for t in (
         windows=windows) if len(windowed) else "",
     _("A row with a shallow dip on a few distances is where Men et al.'s expectation "
       "argument says a similar token is, on average, barely worse placed than a random "
-      "one, not a hard failure.")) if t))
+      "one, not a hard failure."),
+    _("The B_m columns sum over the rotated pairs only. Men et al.'s theorem treats every "
+      "component of the head alike, and a pass-through pair of a partial rotation (θ = 0) "
+      "adds cos 0 = 1 at every distance, so the whole head's B_m is the rotated pairs' "
+      "plus (head dim − rotary dim)/2: the last three columns. Fail over the rotated pairs "
+      "but pass over the whole head: {presets}.").format(
+        presets=listing(dict.fromkeys(rescued["preset"]))) if len(rescued) else "") if t))
 ui.download(preset_table, filename="long_context_presets.csv", label=_("preset table"),
             key="lc_presets")

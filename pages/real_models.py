@@ -23,7 +23,7 @@ DEFAULT_AXIS = AXES[0]  # "linear", a link value
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
 # the layer stack's colours: code, label
-STACK = {0: (ui.COLORS[0], N_("RoPE, full attention")),
+STACK = {0: (ui.COLORS[0], N_("RoPE, full or compressed attention")),
          1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
          2: (ui.GREY, N_("NoPE: attention without rotation")),
          3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
@@ -212,13 +212,24 @@ def stack_codes(block) -> np.ndarray:
     return np.where(kind == "rope", np.where(windowed, 1, 0), np.where(kind == "nope", 2, 3))
 
 
-def layer_words(kind: str, base: float, attention: str, window) -> str:
+def span_words(attention: str, window, compress) -> str:
+    """A layer's attention span in words: "full attention", "sliding window of 1,024",
+    "chunks of 8,192", or a compressed layer's keys (DeepSeek-V4: "compressed keys, one per
+    4 tokens, beside a raw window of 128")."""
+    if attention == "compressed":
+        return _("compressed keys, one per {every} tokens, beside a raw window of "
+                 "{n}").format(every=i18n.integer(int(compress)), n=i18n.integer(int(window)))
+    if attention in ("sliding", "chunked"):
+        return (_("sliding window of {n}") if attention == "sliding"
+                else _("chunks of {n}")).format(n=i18n.integer(int(window)))
+    return _(ATTENTION_NAMES["full"])
+
+
+def layer_words(kind: str, base: float, attention: str, window, compress=None) -> str:
     """What one layer does, for a hover: "RoPE, base 10,000; sliding window of 1,024"."""
     if kind not in ("rope", "nope"):
         return _(MIXER_NAMES.get(kind, "linear_attention"))
-    span = _(ATTENTION_NAMES[attention]) if attention == "full" else (
-        _("sliding window of {n}") if attention == "sliding" else _("chunks of {n}")).format(
-        n=i18n.integer(int(window)))
+    span = span_words(attention, window, compress)
     if kind == "nope":
         return _("NoPE: no rotation; {attention}").format(attention=span)
     return _("RoPE, base {base}; {attention}").format(base=ui.fmt_base(base), attention=span)
@@ -229,7 +240,8 @@ def stack_figure(keys: tuple) -> ui.Frozen:
     """Each model's layers as one row of cells: which rotate, at which base, how far."""
     layers = comparison(keys)["layers"]
     columns = {c: layers[c].to_numpy() for c in ("layer", "kind", "base", "attention",
-                                                 "reach [tokens]", "window [tokens]")}
+                                                 "reach [tokens]", "window [tokens]",
+                                                 "compressed every [tokens]")}
     groups = compare.label_groups(layers["model"])
     models = [name for name, _rows in groups]
     depth = int(columns["layer"].max()) + 1
@@ -241,13 +253,13 @@ def stack_figure(keys: tuple) -> ui.Frozen:
         block = {c: values[rows] for c, values in columns.items()}
         codes = stack_codes(block).tolist()
         hover = []
-        for layer, kind, base, span, window, reach in zip(
+        for layer, kind, base, span, window, every, reach in zip(
                 block["layer"].tolist(), block["kind"].tolist(), block["base"].tolist(),
                 block["attention"].tolist(), block["window [tokens]"].tolist(),
-                block["reach [tokens]"].tolist()):
-            key = (kind, base, span, window)
+                block["compressed every [tokens]"].tolist(), block["reach [tokens]"].tolist()):
+            key = (kind, base, span, window, every)
             if key not in whats:
-                whats[key] = layer_words(kind, base, span, window)
+                whats[key] = layer_words(kind, base, span, window, every)
             if reach not in reaches:
                 reaches[reach] = i18n.integer(int(reach))
             hover.append(line.format(layer=int(layer), what=whats[key], reach=reaches[reach]))
@@ -311,10 +323,8 @@ def group_lines(groups) -> list[str]:
         layers = ngettext("layer {layers}", "layers {layers}", row["layers"]).format(
             layers=row["layer list"])
         reach = i18n.integer(int(row["reach [tokens]"]))
-        span = _(ATTENTION_NAMES["full"])
-        if row["attention"] in ("sliding", "chunked"):
-            span = (_("sliding window of {n}") if row["attention"] == "sliding"
-                    else _("chunks of {n}")).format(n=i18n.integer(int(row["window [tokens]"])))
+        span = span_words(row["attention"], row["window [tokens]"],
+                          row["compressed every [tokens]"])
         if row["kind"] == "rope":
             what = _("RoPE, {span}, base {base}, {method}, {rotary} of {head} dims "
                      "rotated").format(span=span, base=ui.fmt_base(row["base"]),
@@ -355,8 +365,8 @@ def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
     unused = cfg.layers is not None and not int(m["RoPE layers"])
     lines = [
         (_("no layer rotates; the RoPE fields of its `config.json`, unused: {dims}") if unused
-         else _("main spectrum (its full-attention RoPE layers, else its RoPE layers): "
-                "{dims}")).format(dims=dim_line),
+         else _("main spectrum (its full-attention or compressed RoPE layers, else its "
+                "RoPE layers): {dims}")).format(dims=dim_line),
         _("base {base}").format(base=ui.fmt_base(m["base"])),
         _("layout: {layout}").format(layout=f"`{m['layout']}`"),
         _("method: {method}").format(method=_(rc.SCALING_LABELS[m["method"]])),
@@ -413,7 +423,9 @@ def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
     if m["model"] in NOTES:
         lines.append(_(NOTES[m["model"]]))
     if m["model"] in SOURCES:
-        lines.append(_("source: {source}").format(source=f"`{SOURCES[m['model']]}`"))
+        # citations stay as written (file paths, card titles, quoted values): English
+        lines.append(_("source (cited as written, in English): {source}").format(
+            source=f"`{SOURCES[m['model']]}`"))
     return lines
 
 

@@ -381,10 +381,16 @@ def preset_bound_table(names=None) -> pd.DataFrame:
     few distances is not a hard failure. Groups beyond capacity's limits (L * d/2 >
     2^26) are skipped.
 
+    Those sums run over the rotated pairs. Theorem 1 treats every component of the head
+    alike; a pass-through pair (partial rotary) has theta = 0 and adds cos 0 = 1 to every
+    B_m, so over the whole head B_m(head) = B_m + (head_dim - rotary_dim)/2: whole-head
+    B_0 = head_dim/2 and whole-head min B_m = min B_m + (head_dim - rotary_dim)/2.
+
     Returns:
-        DataFrame: preset, group, layers, rotary dim, base, method, context L [tokens]
-        (the reach), B_0, min B_m, negative distances, passes, first negative distance
-        [tokens] (NaN: none below L).
+        DataFrame: preset, group, layers, head dim, rotary dim, base, method, context L
+        [tokens] (the reach), B_0, min B_m, negative distances, passes, first negative
+        distance [tokens] (NaN: none below L), whole-head B_0, whole-head min B_m,
+        whole-head passes.
     """
     from .compare import rotating_groups
 
@@ -399,12 +405,17 @@ def preset_bound_table(names=None) -> pd.DataFrame:
             theta, _ = spec.theta(cfg.max_context)  # (d/2,)
             p = cos_sum_profile_of(theta, L)
             neg = p["first_negative"]
+            through = (spec.head_dim - spec.rotary_dim) // 2  # pass-through pairs, theta = 0
             rows.append({"preset": name, "group": group, "layers": len(g.layers),
+                         "head dim": spec.head_dim,
                          "rotary dim": spec.rotary_dim, "base": spec.base,
                          "method": spec.method, "context L [tokens]": L, "B_0": p["B0"],
                          "min B_m": p["min"], "negative distances": p["negative"],
                          "passes": p["negative"] == 0,
-                         "first negative distance [tokens]": math.nan if neg is None else neg})
+                         "first negative distance [tokens]": math.nan if neg is None else neg,
+                         "whole-head B_0": p["B0"] + through,
+                         "whole-head min B_m": p["min"] + through,
+                         "whole-head passes": p["negative"] == 0 or p["min"] + through >= 0})
     return pd.DataFrame(rows)
 
 

@@ -188,11 +188,16 @@ def models_table(configs) -> pd.DataFrame:
 
 def group_name(spec: LayerSpec) -> str:
     """A group's layers in words (English, ASCII: a CSV cell): "RoPE, sliding window 1024",
-    "RoPE, full attention", "NoPE, full attention", "linear_attention"."""
+    "RoPE, full attention", "NoPE, full attention", "linear_attention", "RoPE, compressed
+    every 4 + window 128" (DeepSeek-V4: one key per 4 tokens beside a raw window)."""
     if spec.mixer != "attention":
         return spec.mixer
-    span = {"full": "full attention", "sliding": f"sliding window {spec.window}",
-            "chunked": f"chunks of {spec.window}"}[spec.attention]
+    if spec.attention == "compressed":
+        span = f"compressed every {spec.compress}" + (
+            f" + window {spec.window}" if spec.window is not None else "")
+    else:
+        span = {"full": "full attention", "sliding": f"sliding window {spec.window}",
+                "chunked": f"chunks of {spec.window}"}[spec.attention]
     return f"{'RoPE' if spec.rotates else 'NoPE'}, {span}"
 
 
@@ -223,8 +228,10 @@ def group_table(configs) -> pd.DataFrame:
 
     Columns: model, group (:func:`group_name`), kind ("rope", "nope", or the mixer),
     layers (how many), layer list (their indices, "0-4, 6-10"), attention, window
-    [tokens] (NaN without), reach [tokens] (tokens a query sees: the window or chunk,
-    else the max context), head_dim, rotary_dim, rotary start, base, method, layout,
+    [tokens] (NaN without; a compressed layer's raw window), compressed every [tokens]
+    (tokens per compressed key, NaN unless compressed), reach [tokens] (tokens a query
+    reaches: the window or chunk, else the max context), head_dim, rotary_dim, rotary
+    start, base, method, layout,
     longest wavelength [tokens] (2 pi / min_i theta'_i at the max context; NaN when the
     group does not rotate), pairs, pairs turning within reach (#{i : 2 pi / theta'_i <=
     reach}), attention factor, query scale (rule or ""), softmax scale multiplier.
@@ -245,6 +252,8 @@ def group_table(configs) -> pd.DataFrame:
                 "kind": spec.kind, "layers": len(g.layers), "layer list": _runs(g.layers),
                 "attention": spec.attention or "", "window [tokens]":
                     spec.window if spec.window is not None else math.nan,
+                "compressed every [tokens]":
+                    spec.compress if spec.compress is not None else math.nan,
                 "reach [tokens]": reach, "head_dim": spec.head_dim,
                 "rotary_dim": spec.rotary_dim if spec.rotates else 0,
                 "rotary start": spec.rotary_start, "base": spec.base if spec.rotates else math.nan,
@@ -278,14 +287,16 @@ def layer_table(configs) -> pd.DataFrame:
     """Per model and layer: what the layer is and how far it reaches.
 
     Columns: model, layer (0-based), kind ("rope", "nope", "linear_attention", "mamba",
-    "conv", ...), attention ("full", "sliding", "chunked", "" for other mixers), window
-    [tokens] (NaN without), group (:func:`group_name`), base (NaN when the layer does not
-    rotate), method, reach [tokens] (tokens a query sees, itself included: the window or
-    chunk, at most the max context; else the max context: a sliding window's farthest key
-    is reach - 1 back, a chunked layer's query sees back to its chunk's start), longest
-    wavelength [tokens] 2 pi / min_i theta'_i(max context) of the layer's spectrum (NaN
-    when it does not rotate), pairs turning within reach = #{i : 2 pi / theta'_i <=
-    reach}, pairs (rotary_dim/2; 0 when it does not rotate).
+    "conv", ...), attention ("full", "sliding", "chunked", "compressed", "" for other
+    mixers), window [tokens] (NaN without; a compressed layer's raw window), compressed
+    every [tokens] (NaN unless compressed), group (:func:`group_name`), base (NaN when
+    the layer does not rotate), method, reach [tokens] (tokens a query sees, itself
+    included: the window or chunk, at most the max context; else the max context: a
+    sliding window's farthest key is reach - 1 back, a chunked layer's query sees back
+    to its chunk's start, a compressed layer reaches the whole context through its
+    compressed keys), longest wavelength [tokens] 2 pi / min_i theta'_i(max context) of
+    the layer's spectrum (NaN when it does not rotate), pairs turning within reach =
+    #{i : 2 pi / theta'_i <= reach}, pairs (rotary_dim/2; 0 when it does not rotate).
     Models whose config gives no layers contribute no rows.
     """
     rows = []
@@ -302,6 +313,8 @@ def layer_table(configs) -> pd.DataFrame:
             row = {
                 "model": cfg.name, "kind": spec.kind, "attention": spec.attention or "",
                 "window [tokens]": spec.window if spec.window is not None else math.nan,
+                "compressed every [tokens]":
+                    spec.compress if spec.compress is not None else math.nan,
                 "group": group_name(spec),
                 "base": spec.base if spec.rotates else math.nan,
                 "method": spec.method if spec.rotates else "none", "reach [tokens]": reach,
@@ -310,7 +323,8 @@ def layer_table(configs) -> pd.DataFrame:
                 "pairs": spec.rotary_dim // 2 if spec.rotates else 0,
             }
             rows += [dict(row, layer=layer) for layer in g.layers]
-    columns = ["model", "layer", "kind", "attention", "window [tokens]", "group", "base",
+    columns = ["model", "layer", "kind", "attention", "window [tokens]",
+               "compressed every [tokens]", "group", "base",
                "method", "reach [tokens]", "longest wavelength [tokens]",
                "pairs turning within reach", "pairs"]
     table = pd.DataFrame(rows, columns=columns)

@@ -102,7 +102,8 @@ REQUIRED_KEYS = {"linear": ("factor",), "dynamic": ("factor",), "yarn": ("factor
 MAX_CONTEXT = 100_000_000  # tokens a config may name (Llama 4 Scout: 10,485,760)
 MAX_LAYERS = 1000
 LAYOUTS = ("half", "interleaved")
-ATTENTION_KINDS = ("full", "sliding", "chunked")
+ATTENTION_KINDS = ("full", "sliding", "chunked", "compressed")
+WINDOWED = ("sliding", "chunked")  # attention kinds that see only their window or chunk
 MIXERS = families.MIXERS
 HF_TYPES = {"default": "none", "mrope": "none", "linear": "linear", "dynamic": "dynamic",
             "yarn": "yarn", "llama3": "llama3", "longrope": "longrope", "su": "longrope",
@@ -203,8 +204,11 @@ class LayerSpec:
         mixer: what mixes tokens: "attention", "linear_attention" (Gated DeltaNet,
             lightning attention), "mamba", "conv", "recurrent" (RG-LRU), "mlp" (none).
         rotates: whether the layer rotates its queries and keys (only attention does).
-        attention: "full", "sliding" or "chunked" (an attention layer's span).
-        window: tokens a sliding window or attention chunk holds (None: full attention).
+        attention: "full", "sliding", "chunked" or "compressed" (an attention layer's
+            span; "compressed": DeepSeek-V4's compressed keys of the whole context, one per
+            ``compress`` tokens, beside a raw window of the last ``window`` tokens).
+        window: tokens a sliding window or attention chunk holds, or the raw window of a
+            compressed layer (None: full attention).
         head_dim: coordinates per query head.
         rotary_dim: coordinates rotated (2 per pair).
         rotary_start: the first rotated coordinate (DeepSeek's MLA: after its nope dims).
@@ -214,6 +218,8 @@ class LayerSpec:
         query_scale: (rule, length, beta) of :func:`query_scale`, or () for none.
         softmax_scale: what the attention multiplies its softmax scale 1/sqrt(d) by,
             outside the rotation (DeepSeek's mscale^2).
+        compress: tokens per compressed key of a "compressed" layer (DeepSeek-V4: 4 for
+            compressed sparse attention, 128 for heavily compressed); None otherwise.
     """
 
     mixer: str = "attention"
@@ -230,6 +236,7 @@ class LayerSpec:
     params: tuple | None = None
     query_scale: tuple | None = None
     softmax_scale: float | None = None
+    compress: int | None = None
 
     def __post_init__(self):
         check_choice(self.mixer, "mixer", MIXERS)
@@ -245,9 +252,14 @@ class LayerSpec:
                                               "rotates)", mixer=self.mixer)
         if self.window is not None:
             check_int(self.window, "window", 1, MAX_CONTEXT)
-            if self.attention not in ("sliding", "chunked"):
+            if self.attention not in WINDOWED + ("compressed",):
                 fail("window", self.window, "None for {attention} attention",
                      attention=self.attention)
+        if (self.compress is None) == (self.attention == "compressed"):
+            fail("compress", self.compress, "tokens per compressed key (2 or more) for "
+                 "compressed attention, else None")
+        if self.compress is not None:
+            check_int(self.compress, "compress", 2, MAX_CONTEXT)
         for name in ("head_dim", "rotary_dim", "theta_dim"):
             if getattr(self, name) is not None:
                 check_dim(getattr(self, name), name)
@@ -265,6 +277,12 @@ class LayerSpec:
             object.__setattr__(self, "query_scale", _check_scale(self.query_scale))
         if self.softmax_scale is not None:
             object.__setattr__(self, "softmax_scale", _check_softmax(self.softmax_scale))
+
+    @property
+    def windowed(self) -> bool:
+        """Whether the layer sees only a window or chunk (a compressed layer's raw window
+        does not count: its compressed keys cover the whole context)."""
+        return self.attention in WINDOWED
 
     @property
     def kind(self) -> str:
@@ -327,9 +345,10 @@ class LayerSpec:
 
     def reach(self, context: int) -> int:
         """Tokens a query of this layer sees, itself included: its window or chunk when
-        it has one, at most ``context``; else ``context``."""
+        it has one (:attr:`windowed`), at most ``context``; else ``context`` (a compressed
+        layer reaches the whole context through its compressed keys)."""
         context = check_int(context, "context", 1, MAX_CONTEXT)
-        return min(self.window, context) if self.window is not None else context
+        return min(self.window, context) if self.windowed else context
 
 
 @dataclass(frozen=True)
@@ -575,7 +594,7 @@ class RopeConfig:
             if interleave is not None:
                 layout = "interleaved" if interleave else "half"
 
-        # every layer: (mixer, span, entry key, head dim)
+        # every layer: (mixer, span, entry key, head dim, compress)
         if layer_types is None:
             plan = None
         else:
@@ -597,17 +616,19 @@ class RopeConfig:
                 nope = _get(over, "qk_nope_head_dim", int)
                 if nope is not None and rope_dims is not None:
                     dim = nope + rope_dims
-                plan.append((mixer, span, key, dim or head_dim))
+                plan.append((mixer, span, key, dim or head_dim,
+                             _compress_rate(cfg, kind) if span == "compressed" else None))
 
         # the main spectrum: the rotating full-attention layers', else the first rotating
         # layer's, else the config's first entry
         rotates = [] if plan is None else [
             _rotates(cfg, fam, i, mixer, span, entries.get(key, {}) if key is not None else None)
-            for i, (mixer, span, key, _dim) in enumerate(plan)]
+            for i, (mixer, span, key, _dim, _c) in enumerate(plan)]
         main_i = None
         if plan is not None:
             candidates = [i for i, r in enumerate(rotates) if r]
-            full = [i for i in candidates if plan[i][1] == "full"]
+            # the layers that reach the whole context (full or compressed attention)
+            full = [i for i in candidates if plan[i][1] in ("full", "compressed")]
             main_i = (full or candidates or [None])[0]
         main_key = plan[main_i][2] if main_i is not None else next(iter(entries))
         main_dim = plan[main_i][3] if main_i is not None else head_dim
@@ -627,9 +648,11 @@ class RopeConfig:
         if plan is not None:
             specs = []
             window_of = _windows(cfg, fam)
-            for i, (mixer, span, key, dim) in enumerate(plan):
-                window = window_of.get(span) if span in ("sliding", "chunked") else None
-                if span in ("sliding", "chunked") and window is None:
+            for i, (mixer, span, key, dim, compress) in enumerate(plan):
+                window = window_of.get(span) if span in WINDOWED else None
+                if span == "compressed":  # DeepSeek-V4: the raw window beside the keys
+                    window = window_of.get("sliding")
+                if span in WINDOWED and window is None:
                     raise RopeError("{kind} layers need a window: config needs {key}.",
                                     kind=layer_types[i], key=fam.window_key
                                     if span == "sliding" else "attention_chunk_size")
@@ -639,14 +662,15 @@ class RopeConfig:
                                            attention=span if mixer == "attention" else None,
                                            window=window,
                                            head_dim=None if dim == main_dim else dim,
-                                           query_scale=scale))
+                                           query_scale=scale, compress=compress))
                     continue
                 own = spectrum(key, dim)
                 diff = {k: own[k] for k in ("rotary_dim", "theta_dim", "base", "method", "params")
                         if own[k] != main[k]}
                 own_softmax = _softmax(fam, entries.get(key) or {})
                 specs.append(LayerSpec(
-                    attention=span, window=window, head_dim=None if dim == main_dim else dim,
+                    attention=span, window=window, compress=compress,
+                    head_dim=None if dim == main_dim else dim,
                     rotary_start=(dim - own["rotary_dim"]) if own["rope_dims"] or fam.rotary_at_end
                     else None,
                     layout=None, softmax_scale=None if own_softmax == softmax else own_softmax,
@@ -958,7 +982,39 @@ def _rotates(cfg: Mapping, fam: families.Family, i: int, mixer: str, span: str |
         return cfg.get("position_embedding_type") == "rope"
     if rule == "use_mem_rope":
         return bool(cfg.get("use_mem_rope"))
+    if rule == "theta_null":
+        return not _theta_null(cfg)
     return True
+
+
+def _theta_null(cfg: Mapping) -> bool:
+    """Whether the config sets rope_theta to null, as OLMo hybrid's released checkpoints do
+    (no RoPE): rope_parameters' rope_theta when that key is there, else the top-level one;
+    a config that names neither gets the class default (10,000), which rotates."""
+    raw = cfg.get("rope_parameters")
+    if isinstance(raw, Mapping) and "rope_theta" in raw:
+        return raw["rope_theta"] is None
+    return "rope_theta" in cfg and cfg["rope_theta"] is None
+
+
+def _compress_rate(cfg: Mapping, kind: str) -> int:
+    """Tokens per compressed key of a compressed layer type (DeepSeek-V4's
+    DeepseekV4Config: compress_rates, legacy compress_rate_csa / compress_rate_hca, else
+    4 for compressed sparse and 128 for heavily compressed attention)."""
+    rates = dict(families.COMPRESS_RATES)
+    given = cfg.get("compress_rates")
+    if given is not None:
+        if not isinstance(given, Mapping):
+            fail("compress_rates", given, "a JSON object of layer type: tokens per key")
+        rates.update(given)
+    for key, name in (("compress_rate_csa", "compressed_sparse_attention"),
+                      ("compress_rate_hca", "heavily_compressed_attention")):
+        if _get(cfg, key, int) is not None:
+            rates[name] = _get(cfg, key, int)
+    rate = rates.get(kind)
+    if isinstance(rate, bool) or not isinstance(rate, int):
+        fail("compress_rates", rate, "an integer number of tokens per compressed key")
+    return check_int(rate, "compress_rates", 2, MAX_CONTEXT)
 
 
 def _windows(cfg: Mapping, fam: families.Family) -> dict:

@@ -19,16 +19,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 # layer type in config.json -> (mixer, attention span); the span of an attention layer is
-# "full", "sliding" or "chunked"; other mixers have none
+# "full", "sliding", "chunked" or "compressed"; other mixers have none
 LAYER_TYPES: dict[str, tuple[str, str | None]] = {
     "full_attention": ("attention", "full"),
     "sliding_attention": ("attention", "sliding"),
     "chunked_attention": ("attention", "chunked"),
     # DeepSeek-V3.2, GLM-5, Hunyuan: a lightning indexer picks the keys of a full attention
     "indexed_attention": ("attention", "full"),
-    # DeepSeek-V4: attention over compressed keys of the whole context (besides a window)
-    "compressed_sparse_attention": ("attention", "full"),
-    "heavily_compressed_attention": ("attention", "full"),
+    # DeepSeek-V4: attention over compressed keys of the whole context, beside a raw window
+    # (modeling_deepseek_v4.py: every layer passes sliding_window; the compressor adds one
+    # key per compress rate tokens, at positions i * rate)
+    "compressed_sparse_attention": ("attention", "compressed"),
+    "heavily_compressed_attention": ("attention", "compressed"),
     # ZAYA (models/zaya/modeling_zaya.py): its attention layers, global and windowed
     "hybrid": ("attention", "full"),
     "hybrid_sliding": ("attention", "sliding"),
@@ -43,6 +45,9 @@ LAYER_TYPES: dict[str, tuple[str, str | None]] = {
     "mamba": ("mamba", None),
     "attention": ("attention", "full"),
 }
+
+# tokens per compressed key, DeepseekV4Config.default_compress_rates (configuration_deepseek_v4.py)
+COMPRESS_RATES = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128}
 
 MIXERS = ("attention", "linear_attention", "mamba", "conv", "recurrent", "mlp",
           "cross_attention")
@@ -62,7 +67,9 @@ class Family:
             skip the rotation when the config sets a sliding window), "flags"
             (``no_rope_layers``, 1 = RoPE, or every ``no_rope_layer_interval``-th
             layer), "never" (no attention layer rotates), "position_embedding_type"
-            (rotates when ``position_embedding_type`` is "rope"), "use_mem_rope".
+            (rotates when ``position_embedding_type`` is "rope"), "use_mem_rope",
+            "theta_null" (rotates unless the config sets ``rope_theta`` to null, OLMo
+            hybrid's released checkpoints).
         layers: how a config without ``layer_types`` lays out its layers: "full" (every
             layer full attention), "window" (every layer sliding when ``sliding_window``
             is set), "alternate" (sliding, global, ...), "pattern" (every
@@ -282,8 +289,10 @@ FAMILIES: dict[str, Family] = {
                            source="models/qwen3_5/configuration_qwen3_5.py"),
     "qwen3_5_moe_text": Family(layers="interval", pattern=4, pattern_key="full_attention_interval",
                                source="models/qwen3_5_moe/configuration_qwen3_5_moe.py"),
-    "olmo_hybrid": Family(layers="interval", pattern=4,
-                          source="models/olmo_hybrid/configuration_olmo_hybrid.py"),
+    "olmo_hybrid": Family(layers="interval", pattern=4, nope="theta_null",
+                          source="models/olmo_hybrid/modeling_olmo_hybrid.py (\"Released ckpt "
+                                 "don't use any ROPE and have it set to `None`\": no rotary "
+                                 "embedding when rope_theta is null)"),
     "minimax": Family(layers="attn_type_list",
                       source="models/minimax/configuration_minimax.py (lightning attention)"),
     "lfm2": Family(layers="full_attn_idxs", source="models/lfm2/configuration_lfm2.py"),

@@ -288,14 +288,16 @@ HF_CONFIGS: dict[str, dict] = {
         },
     },
     # deepseek-ai/DeepSeek-V4-Flash, config.json: 43 layers; compress_ratios 0 (a 128-token
-    # sliding window only), 4 (compressed sparse attention) and 128 (heavily compressed);
+    # sliding window only), 4 (compressed sparse attention) and 128 (heavily compressed),
+    # 44 entries: the 44th (0) is the multi-token-prediction block, which transformers'
+    # DeepseekV4Config cuts off (layer_types[:43]), so layer 42 is compressed (ratio 4);
     # RoPE on the last 64 of 512 dims, base 10,000 on the window-only layers, 160,000 with
     # YaRN x16 on the compressed ones
     "DeepSeek-V4-Flash": {
         "model_type": "deepseek_v4", "hidden_size": 4096, "num_attention_heads": 64,
         "head_dim": 512, "qk_rope_head_dim": 64, "num_hidden_layers": 43,
         "max_position_embeddings": 1048576, "rope_theta": 10000, "compress_rope_theta": 160000,
-        "sliding_window": 128, "compress_ratios": [0, 0] + [4, 128] * 20 + [0],
+        "sliding_window": 128, "compress_ratios": [0, 0] + [4, 128] * 20 + [4, 0],
         "rope_scaling": {"rope_type": "yarn", "factor": 16, "beta_fast": 32, "beta_slow": 1,
                          "original_max_position_embeddings": 65536},
     },
@@ -308,7 +310,8 @@ HF_CONFIGS: dict[str, dict] = {
         "max_position_embeddings": 262144,
     },
     # Qwen/Qwen3.5-27B, config.json text_config: 64 layers, one full-attention layer in
-    # four, a quarter of each 256-dim head rotated, base 10,000,000
+    # four, a quarter of each 256-dim head rotated, base 10,000,000; interleaved M-RoPE,
+    # 11 temporal, 11 height, 10 width pairs (the 32 rotated pairs)
     "Qwen3.5-27B": {
         "model_type": "qwen3_5",
         "text_config": {
@@ -316,15 +319,18 @@ HF_CONFIGS: dict[str, dict] = {
             "head_dim": 256, "num_hidden_layers": 64, "full_attention_interval": 4,
             "max_position_embeddings": 262144,
             "rope_parameters": {"rope_type": "default", "rope_theta": 10000000,
-                                "partial_rotary_factor": 0.25},
+                                "partial_rotary_factor": 0.25, "mrope_interleaved": True,
+                                "mrope_section": [11, 11, 10]},
         },
     },
     # LGAI-EXAONE/EXAONE-4.0-32B, config.json: three sliding-window layers (4,096) with RoPE,
-    # then a global layer without (sliding_window_pattern 4); llama3 scaling x16 from 8,192
+    # then a global layer without (sliding_window_pattern "LLLG", written out in
+    # layer_types); llama3 scaling x16 from 8,192
     "EXAONE 4.0 32B": {
         "model_type": "exaone4", "hidden_size": 5120, "num_attention_heads": 40, "head_dim": 128,
         "num_hidden_layers": 64, "max_position_embeddings": 131072, "rope_theta": 1000000,
-        "sliding_window": 4096, "sliding_window_pattern": 4,
+        "sliding_window": 4096, "sliding_window_pattern": "LLLG",
+        "layer_types": (["sliding_attention"] * 3 + ["full_attention"]) * 16,
         "rope_scaling": {"factor": 16.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
                          "original_max_position_embeddings": 8192, "rope_type": "llama3"},
     },
@@ -343,7 +349,7 @@ HF_CONFIGS: dict[str, dict] = {
     # (glm4_moe's rotate_half, unlike GLM-4's interleaved pairs)
     "GLM-4.5-Air": {
         "model_type": "glm4_moe", "hidden_size": 4096, "num_attention_heads": 96, "head_dim": 128,
-        "num_hidden_layers": 46, "partial_rotary_factor": 0.5, "rope_theta": 10000,
+        "num_hidden_layers": 46, "partial_rotary_factor": 0.5, "rope_theta": 1000000,
         "rope_scaling": None, "max_position_embeddings": 131072,
     },
     # MiniMaxAI/MiniMax-M2, config.json: full attention in every layer, 64 of 128 dims rotated
@@ -443,45 +449,70 @@ SOURCES: dict[str, str] = {
                   "HuggingFaceTB-SmolLM3-3B, config.json)",
     "Qwen2.5-VL 7B": "Hub Qwen/Qwen2.5-VL-7B-Instruct, config.json",
     "Qwen3-VL 8B": "Hub Qwen/Qwen3-VL-8B-Instruct, config.json text_config",
-    "Gemma 4 31B": "Hub google/gemma-4-31B-it, config.json and model card (256K context); "
-                   "60 layers, hidden 5376, 32 heads, heads of 256 (sliding) and 512 "
-                   "(global_head_dim), five sliding layers per global one: the Core AI "
-                   "conversion's card (huggingface.co/mlboydaisuke/Gemma-4-31B-CoreAI); "
-                   "sliding window 1,024: apxml.com/models/gemma-4-31b; RoPE per layer type "
-                   "(sliding: default, base 10,000; full: proportional, partial_rotary_factor "
-                   "0.25, base 1,000,000): transformers 5.24 Gemma4TextConfig "
-                   "(configuration_gemma4.py), as the Gemma 4 architecture notes describe "
-                   "(madl.si5.pl/gemma4.html)",
-    "DeepSeek-V4-Flash": "Hub deepseek-ai/DeepSeek-V4-Flash, config.json (values as quoted by "
-                         "public loader tests: 43 layers, head_dim 512, qk_rope_head_dim 64, "
-                         "compress_ratios [0, 0, 4, 128, ..., 4, 0], sliding_window 128, "
-                         "rope_theta 10000, compress_rope_theta 160000, yarn factor 16 from "
-                         "65,536) and model card (1M tokens; CSA + HCA with a 128-token raw "
-                         "window, as summarised in github.com/antirez/ds4 MODEL_CARD.md); main "
-                         "RoPE on window-only layers, compress RoPE with YaRN (attention factor "
-                         "1) on the others: transformers 5.24 configuration_deepseek_v4.py",
+    "Gemma 4 31B": "Hub google/gemma-4-31B-it, config.json text_config, values as "
+                   "published in Google's Gemma 4 model card (ai.google.dev/gemma/docs/core: "
+                   "the medium models' 256K context; model_card_4: hybrid attention with a "
+                   "1,024-token sliding window, proportional RoPE on the global layers) and "
+                   "restated from that config by S. Raschka's Gemma 4 notes "
+                   "(sebastianraschka.com/blog/2026/gemma-4-release-notes.html: five sliding "
+                   "layers per global one, 256K context); no verbatim copy of the config.json "
+                   "was found to check 60 layers, hidden 5376, 32 heads and global_head_dim "
+                   "512 against, which only third-party spec pages repeat (apxml.com, the "
+                   "Core AI conversion card mlboydaisuke/Gemma-4-31B-CoreAI). RoPE per layer "
+                   "type (sliding: default, base 10,000; full: proportional, "
+                   "partial_rotary_factor 0.25, base 1,000,000): transformers 5.24 "
+                   "Gemma4TextConfig (configuration_gemma4.py, default_rope_params) and "
+                   "NVIDIA Megatron-Bridge's Gemma 4 docs (dual RoPE, sliding θ 10,000, "
+                   "global θ 1,000,000 with partial rotation)",
+    "DeepSeek-V4-Flash": "Hub deepseek-ai/DeepSeek-V4-Flash, config.json, checked against a "
+                         "verbatim copy of the file fetched from huggingface.co/deepseek-ai/"
+                         "DeepSeek-V4-Flash/resolve/main/config.json (a public mistral.rs port's "
+                         "audit note, 'Wave 13 · Agent AH'): 43 layers, head_dim 512, "
+                         "qk_rope_head_dim 64, sliding_window 128, rope_theta 10000, "
+                         "compress_rope_theta 160000, rope_scaling yarn factor 16 from 65,536, "
+                         "compress_ratios [0, 0, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, "
+                         "128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, "
+                         "4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 0] (44 entries; the same "
+                         "note's reading of model.safetensors.index.json: layers 2 to 42 carry "
+                         "attn.compressor, the 44th entry is the MTP block); transformers 5.24 "
+                         "DeepseekV4Config keeps the first 43 (layer_types[:num_hidden_layers]); "
+                         "main RoPE on window-only layers, compress RoPE with YaRN (attention "
+                         "factor 1) on the others, and every layer's 128-token raw window beside "
+                         "the compressed keys (positions i·4, i·128; the indexer's top "
+                         "index_topk = 512 on CSA layers): configuration_deepseek_v4.py and "
+                         "modeling_deepseek_v4.py; 1M tokens: the model card",
     "Qwen3-Next-80B-A3B": "Hub Qwen/Qwen3-Next-80B-A3B-Instruct, config.json (head_dim 256, "
                           "partial_rotary_factor 0.25, rope_theta 5000000, "
                           "full_attention_interval 4, 48 layers, 262,144 positions; checked "
                           "against two public copies of that file)",
-    "Qwen3.5-27B": "Hub Qwen/Qwen3.5-27B, config.json text_config (64 layers, heads of 256, "
-                   "rotary 25%, rope_theta 10,000,000, one full-attention layer in four), as "
-                   "THUDM/slime scripts/models/qwen3.5-27B.sh restates it (--num-layers 64, "
-                   "--kv-channels 256, --rotary-percent 0.25, --rotary-base 10000000)",
+    "Qwen3.5-27B": "Hub Qwen/Qwen3.5-27B, config.json text_config; no verbatim copy was "
+                   "found here, so its values are as restated by THUDM/slime "
+                   "scripts/models/qwen3.5-27B.sh (--num-layers 64, --kv-channels 256, "
+                   "--rotary-percent 0.25, --rotary-base 10000000) and by NVIDIA "
+                   "Megatron-Bridge's Qwen3.5-27B test config (64 layers, head_dim 256, "
+                   "max_position_embeddings 262144, rope_theta 1e7, partial_rotary_factor 0.25, "
+                   "mrope_section [11, 11, 10], full_attention_interval 4); interleaved M-RoPE "
+                   "(mrope_interleaved true): transformers 5.24 modeling_qwen3_5.py, which "
+                   "always interleaves (recomposition_frequencies) with that default section",
     "EXAONE 4.0 32B": "Hub LGAI-EXAONE/EXAONE-4.0-32B, config.json (as in NVIDIA/TensorRT-LLM's "
                       "EXAONE 4 test config: head_dim 128, 64 layers, llama3 factor 16 from "
-                      "8,192, rope_theta 1,000,000, sliding_window 4096, sliding_window_pattern "
-                      "4); global layers without RoPE: transformers' model_doc/exaone4.md and "
-                      "modeling_exaone4.py",
+                      "8,192, rope_theta 1,000,000, sliding_window 4096, "
+                      "sliding_window_pattern \"LLLG\" with layer_types written out, three "
+                      "sliding layers and a full one); global layers without RoPE: "
+                      "transformers' model_doc/exaone4.md and modeling_exaone4.py",
     "OLMo 3 7B": "Hub allenai/Olmo-3-1025-7B, config.json (rope_theta 500,000, sliding_window "
                  "4096, three sliding layers then a full one, yarn factor 8 from 8,192 with "
                  "attention_factor 1.2079; as quoted by public loader tests); YaRN on the full "
                  "layers only: transformers 5.24 configuration_olmo3.py "
                  "(convert_rope_params_to_dict)",
-    "GLM-4.5-Air": "Hub zai-org/GLM-4.5-Air, config.json (46 layers, 96 heads of 128, "
-                   "partial_rotary_factor 0.5, rope_theta 10000, 131,072 positions; as copied "
-                   "in a public conversion script); halves, not interleaved: transformers "
-                   "modeling_glm4_moe.py (rotate_half)",
+    "GLM-4.5-Air": "Hub zai-org/GLM-4.5-Air, config.json, as read in llama.cpp PR #15026 "
+                   "(github.com/ggml-org/llama.cpp/pull/15026, GLM-4.5 and GLM-4.5-Air: head "
+                   "dim 128, partial rotary factor 0.5, RoPE θ 1,000,000, 96 heads, 46 layers, "
+                   "131,072 positions) and as loaded by ms-swift from ZhipuAI/GLM-4.5-Air "
+                   "(Glm4MoeConfig printed in laocheyujie/ms-swift note/megatron.md: "
+                   "rope_theta 1000000); THUDM/slime scripts/models/glm4.5-106B-A12B.sh "
+                   "(--rotary-base 1000000, --rotary-percent 0.5); halves, not interleaved: "
+                   "transformers modeling_glm4_moe.py (rotate_half)",
     "MiniMax-M2": "Hub MiniMaxAI/MiniMax-M2, config.json (62 layers, 48 heads of 128, "
                   "rotary_dim 64, rope_theta 5,000,000, 196,608 positions; checked against "
                   "several public copies); rotary_dim read as a partial rotary factor: "
@@ -497,14 +528,19 @@ SOURCES: dict[str, str] = {
                     "without RoPE: transformers modeling_afmoe.py",
     "LFM2-350M": "Hub LiquidAI/LFM2-350M, config.json (16 layers, hidden 1024, 16 heads, "
                  "full_attn_idxs [2, 5, 8, 10, 12, 14], rope_theta 1,000,000, 128,000 "
-                 "positions; as copied in public loader tests)",
+                 "positions; as copied in public loader tests); context 32,768: its model "
+                 "card (README.md, 'Context length: 32,768 tokens', copied verbatim in "
+                 "Donovan-Porter/CIS4914-Spring-2026-Los-Tamales-Picantes model/README.md) "
+                 "and Liquid AI, LFM2 Technical Report (arXiv:2511.23404, abstract: 'all with "
+                 "32K context length')",
     "Granite 4.0-H 350M": "Hub ibm-granite/granite-4.0-h-350m, config.json (32 layers, hidden "
                           "768, 12 heads, layer_types with attention at layers 10, 13, 17 and "
                           "27, the rest mamba; position_embedding_type nope; rope_theta "
-                          "10,000 unused; 32,768 positions), as quoted in a Rust unit test of "
-                          "Lablup's mlxcel ('Values mirror the real checkpoint'); 4 attention "
-                          "+ 28 Mamba2 layers, NoPE, 32K: hashneo/nano-vllm-go "
-                          "GRANITE_GUIDE.md; NoPE read as transformers "
+                          "10,000 unused; 32,768 positions); no copy of IBM's file or card was "
+                          "found here: the values rest on two third-party ports that agree, "
+                          "a Rust unit test of Lablup's mlxcel ('Values mirror the real "
+                          "checkpoint') and hashneo/nano-vllm-go GRANITE_GUIDE.md (4 attention "
+                          "+ 28 Mamba2 layers, NoPE, 32K); NoPE read as transformers "
                           "modeling_granitemoehybrid.py does",
 }
 
@@ -519,6 +555,9 @@ TRAINING: dict[str, int] = {
     # Meta: pre- and post-trained at 256K. Its llama3 original_max_position_embeddings
     # 8192 is the chunk size its scaling starts from, not the training length; it stays L.
     "Llama 4 Scout": 262144,
+    # its card and the LFM2 report: a context of 32,768; config.json's 128,000 is only
+    # max_position_embeddings
+    "LFM2-350M": 32768,
 }
 
 # Notes shown with a preset (English; a page translates them).
@@ -538,6 +577,14 @@ NOTES: dict[str, str] = {
                         "from L = 8,192 (original_max_position_embeddings, the chunk size) and "
                         "has low_freq_factor = high_freq_factor = 1: no blended band, every "
                         "wavelength longer than 8,192 tokens is divided by 16."),
+    "LFM2-350M": N_("Its model card and the LFM2 report give a context of 32,768 tokens; "
+                    "`config.json`'s 128,000 is the configured context."),
+    "DeepSeek-V4-Flash": N_("Its compressed layers attend to a raw window of the last 128 "
+                            "tokens and to compressed keys of the whole context, one per 4 "
+                            "tokens (compressed sparse attention, of which the indexer keeps "
+                            "the top 512 per query) or one per 128 tokens (heavily compressed "
+                            "attention); its first two layers attend within the window "
+                            "only."),
 }
 
 

@@ -321,7 +321,7 @@ def layer_counts(config: RopeConfig) -> LayerCounts:
     groups = config.groups()
     rope = [g for g in groups if g.spec.rotates]
     n_rope = sum(len(g.layers) for g in rope)
-    windowed = [g for g in rope if g.spec.window is not None]
+    windowed = [g for g in rope if g.spec.windowed]
     local = sum(len(g.layers) for g in windowed if g.spec.attention == "sliding"
                 and g.spec.base == local_base) if local_base is not None else 0
     window = min(g.spec.window for g in windowed) if windowed else None

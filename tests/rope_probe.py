@@ -27,7 +27,14 @@ From the queries at positions 0, 1, 2, 3, 5, 8, 13, 100, 1000 and a few far ones
   position by position;
 * the attention factor at position 0 (what the rotation multiplied its input by);
 * the query scale t(p) = |q_p| / |q_0|, the softmax scale the attention passes, and
-  the sliding window it passes.
+  the sliding window it passes;
+* the keys the attention mask lets each query see (:func:`mask_span`), which the test
+  compares with the mask the layer's span gives at the positions fed
+  (:func:`span_mask`): windows show where the far positions reach past them, and an
+  attention chunk where the positions straddle chunk boundaries, which the probe
+  makes sure of by building a config with an attention chunk (Llama 4's
+  ``attention_chunk_size``) of :data:`CHUNK` tokens; that the published chunk (8,192
+  for Scout) is read is checked against the config in the test.
 """
 
 from __future__ import annotations
@@ -51,6 +58,7 @@ except ImportError:  # pragma: no cover - the test skips
     CONFIG_MAPPING = None
 
 PROBE = "rope_probe"
+CHUNK = 4  # the attention chunk probe() builds with: the mask shows it within a dozen tokens
 MAX_LAYERS = 12  # enough for every default layer pattern (every 2nd, 3rd, 4th, 6th layer)
 SMALL_POSITIONS = (0, 1, 2, 3, 5, 8, 13, 100, 1000)
 ROTARY_SOURCE = re.compile(r"apply_rotary|rotate_half|RotaryEmbedding|rotate_every_two")
@@ -151,6 +159,9 @@ FIELDS: dict[str, dict] = {
     # Llama 4's NoPE-layer temperature counts tokens in floor_scale steps (8,192 in Scout);
     # 4 makes it change within the probe's dozen tokens
     "llama4_text": {"floor_scale": 4},
+    # allenai's released OLMo hybrid checkpoints: no RoPE, written by the OLMo-core converter
+    # as "rope_theta": null (modeling_olmo_hybrid.py: "Released ckpt don't use any ROPE")
+    "olmo_hybrid": {"rope_theta": None},
     "diffllama": {"num_key_value_heads": 2},
     "dots3_note_text": {"num_key_value_heads": 2},
     "zaya": {"num_experts_per_tok": 1},
@@ -209,6 +220,19 @@ def _attr(config, name):
         return config._getattr_without_heterogeneous_validation(name, None)
 
 
+def visible_spans(model_type: str, fields: dict) -> dict:
+    """``fields`` with an attention chunk of :data:`CHUNK` tokens where the family's config
+    class has one set (``attention_chunk_size``: Llama 4, 8,192 by default), so that the
+    chunked mask shows within the probe's tokens; every other field kept."""
+    cls = CONFIG_MAPPING[model_type]
+    if "attention_chunk_size" not in _fields(cls):
+        return dict(fields)
+    chunk = fields.get("attention_chunk_size", getattr(cls(), "attention_chunk_size", None))
+    if chunk is None:
+        return dict(fields)
+    return {**fields, "attention_chunk_size": CHUNK}
+
+
 def tiny_config(model_type: str, fields: dict | None = None):
     """The family's config class with small widths (its head dim kept), at most
     MAX_LAYERS layers, then ``fields`` on top."""
@@ -259,6 +283,8 @@ class Measured:
     head_dim: int  # the query's width
     layout_note: str = ""  # how the rotation's output coordinates map to its input
     by_index: bool = False  # it rotated by the token's index, not the position id
+    mask: tuple | None = None  # the keys the mask lets each query see (mask_span), or None
+    attended: bool = True  # the attention interface ran (False: only a rotation was seen)
 
 
 def positions_for(config) -> tuple[int, ...]:
@@ -288,7 +314,8 @@ _CALLS: list = []
 
 def _probe_attention(module, query, key, value, attention_mask, scaling=None, dropout=0.0,
                      **kwargs):
-    _CALLS.append((module, query.detach(), scaling, kwargs.get("sliding_window")))
+    _CALLS.append((module, query.detach(), scaling, kwargs.get("sliding_window"),
+                   mask_span(attention_mask, query.shape[2])))
     b, h, s = query.shape[:3]
     return torch.zeros(b, s, h, value.shape[-1], dtype=query.dtype), None
 
@@ -409,7 +436,15 @@ def run(model_type: str, class_name: str, config):
                 setattr(owner, name, wrap(fn))
         with torch.no_grad(), warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            model(input_ids=ids, position_ids=pos, use_cache=False)
+            # an all-ones attention mask: without one, transformers reads position ids
+            # that do not step by 1 as packed sequences (masking_utils'
+            # find_packed_sequence_indices) and masks across them
+            try:
+                model(input_ids=ids, position_ids=pos, use_cache=False,
+                      attention_mask=torch.ones(1, seq, dtype=torch.long))
+            except TypeError:  # a model without an attention_mask argument
+                _CALLS.clear()
+                model(input_ids=ids, position_ids=pos, use_cache=False)
     finally:
         torch.set_num_threads(threads)
         for (owner, name), fn in originals.items():
@@ -418,19 +453,72 @@ def run(model_type: str, class_name: str, config):
             h.remove()
     index = {id(sub): i for i, lay in enumerate(layers) for sub in lay.modules()}
     calls: dict[int, list] = {}
-    seen = set()
-    for mod, q, scaling, window in _CALLS:
+    seen, first = set(), set()
+    for mod, q, scaling, window, span in _CALLS:
         if id(mod) not in index:  # an attention outside the decoder's layers
             continue
         layer = index[id(mod)]
         seen.add(id(mod))
-        calls.setdefault(int(layer), []).append(
-            (_row_major(q, seq), scaling, window, rotations.get(id(mod), [])))
+        entry = (_row_major(q, seq), scaling, window, rotations.get(id(mod), []), span)
+        found = calls.setdefault(int(layer), [])
+        # the layer's self-attention first: Inkling 2's layers first attend over the
+        # earlier layers' outputs (Inkling2BlockAttentionResidual, no window, no positions)
+        if mod is getattr(layers[layer], "self_attn", None) and id(mod) not in first:
+            first.add(id(mod))
+            found.insert(0, entry)
+        else:
+            found.append(entry)
     # attentions that rotate without calling the attention interface
     for mod in model.modules():
         if id(mod) in rotations and id(mod) not in seen and id(mod) in index:
-            calls.setdefault(index[id(mod)], []).append((None, None, None, rotations[id(mod)]))
+            calls.setdefault(index[id(mod)], []).append(
+                (None, None, None, rotations[id(mod)], None))
     return positions, calls
+
+
+def mask_span(mask, seq: int):
+    """The keys an attention mask lets each of the ``seq`` queries see among the first
+    ``seq`` keys, as a tuple of ``seq`` tuples of booleans (causal part only); None when
+    there is no mask (a plain causal attention). Compressed keys beyond the first ``seq``
+    columns (DeepSeek-V4) are not read."""
+    if not isinstance(mask, torch.Tensor) or mask.ndim < 2 or mask.shape[-2] != seq \
+            or mask.shape[-1] < seq:
+        return None
+    m = mask
+    while m.ndim > 2:
+        m = m[0]
+    m = m[:, :seq]
+    allowed = m if m.dtype == torch.bool else m > -1e30  # additive masks: 0 or -inf
+    allowed = allowed & torch.ones(seq, seq, dtype=torch.bool).tril()
+    return tuple(tuple(bool(v) for v in row) for row in allowed.tolist())
+
+
+def span_mask(attention: str | None, window: int | None, positions) -> tuple:
+    """The causal mask a layer's span gives queries and keys at ``positions`` (as
+    :func:`mask_span` reads it): full attention every earlier key; a sliding window of w
+    the keys with p_q - p_k < w (transformers' sliding_window_overlay); a chunk of c the
+    keys in the query's chunk, p // c equal (chunked_overlay); a compressed layer's raw
+    window as a sliding one."""
+    p = list(positions)
+    out = []
+    for i, pi in enumerate(p):
+        row = []
+        for j, pj in enumerate(p):
+            ok = j <= i
+            if ok and window is not None and attention in ("sliding", "compressed"):
+                ok = pi - pj < window
+            if ok and window is not None and attention == "chunked":
+                ok = pi // window == pj // window
+            row.append(ok)
+        out.append(tuple(row))
+    return tuple(out)
+
+
+def describe_mask(allowed) -> str:
+    """A mask as the first key each query sees (by token index)."""
+    if allowed is None:
+        return "causal (no mask)"
+    return "first keys " + str([row.index(True) if True in row else None for row in allowed])
 
 
 # --- reading the queries -----------------------------------------------------------------
@@ -509,7 +597,7 @@ def _pairs_and_theta(positions, x: torch.Tensor, y: torch.Tensor, tol: float = 1
     return pairs, thetas, a, bool(best and best[2])
 
 
-def measure(positions, query, scaling, window, rotations) -> Measured:
+def measure(positions, query, scaling, window, rotations, span=None) -> Measured:
     """Pairs, theta per pair, attention factor and query scale of one layer: from its
     first rotation call (input and output) when there is one, else from the attention's
     queries (the same unrotated vector at every position: x_p = q_0)."""
@@ -546,20 +634,22 @@ def measure(positions, query, scaling, window, rotations) -> Measured:
             a = None
     order = sorted(range(len(pairs)), key=lambda i: pairs[i])
     return Measured(tuple(pairs[i] for i in order), tuple(thetas[i] for i in order), a,
-                    tuple(scale.tolist()), softmax, window, d, note, by_index)
+                    tuple(scale.tolist()), softmax, window, d, note, by_index, span,
+                    query is not None)
 
 
 def probe(model_type: str, class_name: str, fields: dict | None = None):
     """(config, positions, {layer: Measured}) for one family; a layer whose attention
-    runs more than once (several attention calls) is measured from its first call."""
+    runs more than once (several attention calls) is measured from its first call (its
+    ``self_attn``'s first where it has one, see :func:`run`)."""
     text_type = text_model_type(model_type)
     fields = FIELDS.get(text_type, {}) if fields is None else fields
-    config = tiny_config(text_type, fields)
+    config = tiny_config(text_type, visible_spans(text_type, fields))
     positions, calls = run(model_type, class_name, config)
     out = {}
     for layer, found in calls.items():
-        query, scaling, window, rotations = found[0]
-        out[layer] = measure(positions, query, scaling, window, rotations)
+        query, scaling, window, rotations, span = found[0]
+        out[layer] = measure(positions, query, scaling, window, rotations, span)
     return config, positions, out
 
 
@@ -585,4 +675,5 @@ def summary(m: Measured, positions) -> tuple:
     far = tuple((p, round(s, 5)) for s, p in zip(m.query_scale, positions) if abs(s - 1) > 1e-5)
     return (describe_pairs(m.pairs), spectrum,
             None if m.attention_factor is None else round(m.attention_factor, 6), m.window,
+            describe_mask(m.mask),
             None if m.softmax is None else round(m.softmax, 5), far, m.head_dim, m.layout_note)

@@ -368,3 +368,24 @@ def test_ood_unseen_counts_dynamic_factor_closed_form(dim, base, L, s):
             expected += L * th < 2 * math.pi and s * L * th2 > L * th * (1 + 1e-9)
         got = br.ood_unseen_counts(dim, base, L, float(s), ("dynamic",), dynamic_factor=f)
         assert got == {"dynamic": expected}
+
+
+def test_preset_table_whole_head_counts_pass_through_pairs():
+    """Review of issue 26, item 6: Men et al.'s Theorem 1 treats every head component
+    alike; a pass-through pair has theta = 0 and adds cos 0 = 1 to B_m. Gemma 4 31B's
+    global layers rotate 128 of 512 dims (proportional RoPE, partial_rotary_factor 0.25,
+    theta_i = 10^6^(-2i/512) for i < 64): the rotated pairs' sum dips below 0, the whole
+    head's (192 pass-through + 64 rotated pairs) never below 192 - 64 = 128."""
+    t = br.preset_bound_table(["Gemma 4 31B", "Llama 2 7B"])
+    glob = t[(t["preset"] == "Gemma 4 31B") & (t["head dim"] == 512)].iloc[0]
+    assert glob["rotary dim"] == 128 and glob["whole-head B_0"] == 256
+    m = int(glob["first negative distance [tokens]"])
+    rotated = sum(math.cos(m * 1e6 ** (-2 * i / 512)) for i in range(64))
+    assert rotated < 0 and rotated + 192 >= 128
+    assert glob["whole-head min B_m"] >= 128 and glob["whole-head passes"]
+    assert not glob["passes"]
+    # a whole-head rotation: the two columns agree
+    llama = t[t["preset"] == "Llama 2 7B"].iloc[0]
+    assert llama["whole-head B_0"] == llama["B_0"] == 64
+    assert llama["whole-head min B_m"] == llama["min B_m"]
+    assert not llama["whole-head passes"]

@@ -53,26 +53,61 @@ def test_gemma4_proportional_global_layers():
     assert local.pairs() == tuple((i, i + 128) for i in range(128))
 
 
+# deepseek-ai/DeepSeek-V4-Flash config.json "compress_ratios", 44 entries as published (a
+# verbatim copy of the fetched file: 0 = window only, 4 = compressed sparse, 128 = heavily
+# compressed; the 44th is the multi-token-prediction block)
+V4_PUBLISHED_RATIOS = [0, 0, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128,
+                       4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128, 4, 128,
+                       4, 128, 4, 128, 4, 128, 4, 0]
+
+
 def test_deepseek_v4_groups():
     """DeepSeek-V4: compress_ratios 0 = a sliding layer with the main RoPE (rope_theta
     10,000, plain); the others compressed, with compress_rope_theta 160,000 and YaRN whose
     attention factor the config class forces to 1. MLA: the last 64 of the 512 dims rotate,
-    interleaved pairs (448, 449), ..."""
+    interleaved pairs (448, 449), ... The published list has 44 entries for 43 layers:
+    DeepseekV4Config keeps the first 43, so layer 42 is compressed sparse (ratio 4); every
+    layer keeps the 128-token raw window beside its compressed keys."""
+    assert len(V4_PUBLISHED_RATIOS) == 44 and V4_PUBLISHED_RATIOS.count(0) == 3
+    assert HF_CONFIGS["DeepSeek-V4-Flash"]["compress_ratios"] == V4_PUBLISHED_RATIOS
     v4 = rc.PRESETS["DeepSeek-V4-Flash"]
-    ratios = HF_CONFIGS["DeepSeek-V4-Flash"]["compress_ratios"]
-    sliding = tuple(i for i, r in enumerate(ratios) if r == 0)
-    assert sliding == (0, 1, 42)
+    assert v4.layers == 43
+    ratios = V4_PUBLISHED_RATIOS[:43]
+    assert ratios[42] == 4
+    sliding = (0, 1)
+    csa = tuple(range(2, 43, 2))
+    hca = tuple(range(3, 42, 2))
+    assert (len(csa), len(hca)) == (21, 20)
     groups = v4.groups()
-    assert [grp.layers for grp in groups] == [sliding, tuple(i for i in range(43)
-                                                                if i not in sliding)]
+    assert [(g.spec.attention, g.spec.window, g.spec.compress, g.layers) for g in groups] == [
+        ("sliding", 128, None, sliding), ("compressed", 128, 4, csa),
+        ("compressed", 128, 128, hca)]
     for grp in groups:
         assert (grp.spec.head_dim, grp.spec.rotary_dim, grp.spec.rotary_start) == (512, 64, 448)
         assert grp.spec.pairs() == tuple((448 + 2 * i, 449 + 2 * i) for i in range(32))
+    # a compressed layer reaches the whole context through its compressed keys
+    assert v4.layer(42).reach(1048576) == 1048576 and v4.layer(0).reach(1048576) == 128
     main, a = v4.theta(layer=0)
     assert main.tolist() == pytest.approx(plain(1e4, 64), rel=1e-13) and a == 1.0
     compressed = v4.layer(2)
     assert (compressed.base, compressed.method) == (160000.0, "yarn")
     assert compressed.theta(None)[1] == 1.0  # attention_factor forced to 1
+
+
+def test_deepseek_v4_layers_as_transformers_truncates():
+    """transformers 5.24's own DeepseekV4Config on the published 44-entry list: 43 layer
+    types, layer 42 compressed sparse, two window-only layers."""
+    transformers = pytest.importorskip("transformers")
+    cfg = transformers.DeepseekV4Config(compress_ratios=V4_PUBLISHED_RATIOS,
+                                        num_hidden_layers=43)
+    types = list(cfg.layer_types)
+    assert len(types) == 43 and types[42] == "compressed_sparse_attention"
+    assert types.count("sliding_attention") == 2
+    assert cfg.compress_rates == {"compressed_sparse_attention": 4,
+                                  "heavily_compressed_attention": 128}
+    mine = rc.PRESETS["DeepSeek-V4-Flash"]
+    assert [mine.layer(i).compress for i in range(43)] == [
+        cfg.compress_rates.get(t) for t in types]
 
 
 def test_olmo3_yarn_on_full_layers_only():
@@ -161,3 +196,41 @@ def test_granite_hybrid_rotates_nowhere():
                                                      if i not in (10, 13, 17, 27))),
                         ("nope", "full", None, (10, 13, 17, 27))]
     assert not any(grp.spec.rotates for grp in g.groups())
+
+
+def test_olmo_hybrid_null_theta_rotates_nowhere():
+    """OLMo hybrid: transformers builds no rotary embedding when rope_theta is null
+    (modeling_olmo_hybrid.py: "Released ckpt don't use any ROPE"), which the OLMo-core
+    converter writes as a top-level "rope_theta": null; a config naming no rope_theta gets
+    the class default 10,000 and rotates. Full attention every 4th layer (i % 4 == 3), the
+    rest Gated DeltaNet."""
+    base = {"model_type": "olmo_hybrid", "hidden_size": 256, "num_attention_heads": 4,
+            "num_hidden_layers": 8, "max_position_embeddings": 65536}
+    linear = (0, 1, 2, 4, 5, 6)
+    for released in ({"rope_theta": None},
+                     {"rope_parameters": {"rope_type": "default", "rope_theta": None}},
+                     {"rope_theta": None, "rope_parameters": {"rope_type": "default"}}):
+        assert spans(rc.RopeConfig.from_hf({**base, **released})) == [
+            ("linear_attention", None, None, linear), ("nope", "full", None, (3, 7))]
+    for rotating in ({}, {"rope_theta": 500000.0},
+                     {"rope_parameters": {"rope_type": "default", "rope_theta": 5e5}}):
+        assert spans(rc.RopeConfig.from_hf({**base, **rotating}))[1] == (
+            "rope", "full", None, (3, 7))
+    transformers = pytest.importorskip("transformers")
+    for released, none in (({"rope_theta": None}, True), ({}, False)):
+        cfg = transformers.OlmoHybridConfig(num_hidden_layers=8, **released)
+        assert (cfg.rope_parameters.get("rope_theta") is None) is none
+        mine = rc.RopeConfig.from_hf(cfg.to_dict())
+        assert mine.layer(3).rotates is not none
+
+
+def test_compressed_attention_spec_is_checked():
+    """A compressed layer names its tokens per key; no other kind may."""
+    rc.config.LayerSpec(attention="compressed", window=128, compress=4)
+    with pytest.raises(ValueError, match="compress"):
+        rc.config.LayerSpec(attention="compressed", window=128)
+    with pytest.raises(ValueError, match="compress"):
+        rc.config.LayerSpec(attention="full", compress=4)
+    spec = rc.config.LayerSpec(attention="compressed", window=128, compress=128)
+    assert not spec.windowed and spec.reach(1000) == 1000
+    assert rc.config.LayerSpec(attention="sliding", window=128).reach(1000) == 128

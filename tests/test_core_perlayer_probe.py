@@ -14,6 +14,7 @@ transformers is test-only (requirements-dev.txt); without it this module is skip
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -95,8 +96,23 @@ def differences(cfg: rc.RopeConfig, positions, measured: dict) -> list[str]:
         if any(abs(g - w) > 1e-5 * w for g, w in zip(got, want)):
             out.append(f"layer {layer}: query scale {got[-1]:.6g} at p = {positions[-1]}, "
                        f"from_hf {want[-1]:.6g}")
-        if spec.attention == "sliding" and m.window is not None and m.window != spec.window:
-            out.append(f"layer {layer}: window {m.window}, from_hf {spec.window}")
+        if not m.attended:
+            continue
+        # the window the attention is passed: a sliding layer's, or the raw window beside a
+        # compressed layer's keys (DeepSeek-V4); none for full or chunked attention
+        want = spec.window if spec.attention in ("sliding", "compressed") else None
+        if m.window != want:
+            out.append(f"layer {layer}: window {m.window}, from_hf {want} ({spec.attention})")
+        # the keys the mask lets each query see: those of the layer's span at the positions
+        # fed (or, for a model that masks by the token's index, at 0, 1, 2, ...)
+        causal = rp.span_mask("full", None, positions)
+        got = m.mask if m.mask is not None else causal
+        wants = {rp.span_mask(spec.attention, spec.window, at)
+                 for at in (positions, range(len(positions)))}
+        if got not in wants:
+            out.append(f"layer {layer}: mask {rp.describe_mask(m.mask)}, from_hf "
+                       f"{spec.attention} {spec.window}: "
+                       f"{rp.describe_mask(rp.span_mask(spec.attention, spec.window, positions))}")
     return out
 
 
@@ -160,6 +176,11 @@ def plain_fields(fields: dict) -> dict:
     return out
 
 
+def unchunked(spec):
+    """A layer spec with its attention chunk left out (the tiny model's is rp.CHUNK)."""
+    return dataclasses.replace(spec, window=None) if spec.attention == "chunked" else spec
+
+
 def softmax_differences(cfg, measured, plain_measured) -> list[str]:
     """The softmax scale a scaled model's attention passes, over the same model's with
     plain RoPE: what its scaling multiplies 1/sqrt(d) by (DeepSeek's mscale^2)."""
@@ -192,12 +213,20 @@ def preset_results() -> dict:
             config, positions, measured = rp.probe(module_type, class_name, fields)
             cfg = rc.RopeConfig.from_hf(hf_dict(config))
             out[name] = differences(cfg, positions, measured)
-            # the preset itself (read from the published dict) says the same per layer
+            # the preset itself (read from the published dict) says the same per layer, but
+            # for the attention chunk, which the tiny model has of rp.CHUNK tokens; the
+            # preset's chunk is the published one
             preset = rc.PRESETS[name]
+            published = config_json.get("text_config") or config_json
             # (the tiny model keeps the first rp.MAX_LAYERS layers)
-            if [preset.layer(i) for i in range(cfg.layers)] != \
-                    [cfg.layer(i) for i in range(cfg.layers)]:
+            mine = [preset.layer(i) for i in range(cfg.layers)]
+            if [unchunked(s) for s in mine] != \
+                    [unchunked(cfg.layer(i)) for i in range(cfg.layers)]:
                 out[name].append("the preset's layers differ from the tiny model's config")
+            if any(s.attention == "chunked" and s.window != published["attention_chunk_size"]
+                   for s in mine):
+                out[name].append("the preset's chunk is not the published "
+                                 "attention_chunk_size")
             if preset.method == "yarn":  # what YaRN's mscale does to the softmax scale
                 _c, _p, plain = rp.probe(module_type, class_name, plain_fields(fields))
                 out[name] += softmax_differences(cfg, measured, plain)

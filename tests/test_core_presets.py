@@ -50,11 +50,13 @@ EXPECTED = {
     # no full-attention layer rotates: the sliding ones are the main spectrum
     "EXAONE 4.0 32B": (128, 128, 1e6, "half", "llama3", 8192, 131072),
     "OLMo 3 7B": (128, 128, 5e5, "half", "yarn", 8192, 65536),  # 4096 / 32
-    "GLM-4.5-Air": (128, 64, 10000.0, "half", "none", 131072, 131072),  # 128 * 0.5
+    # rope_theta 1,000,000 (llama.cpp PR #15026 reading the Hub file; slime's --rotary-base)
+    "GLM-4.5-Air": (128, 64, 1e6, "half", "none", 131072, 131072),  # 128 * 0.5
     "MiniMax-M2": (128, 64, 5e6, "half", "none", 196608, 196608),  # rotary_dim 64
     "Ministral 3 8B": (128, 128, 1e6, "half", "yarn", 16384, 262144),
     "Trinity Nano": (128, 128, 10000.0, "half", "none", 131072, 131072),
-    "LFM2-350M": (64, 64, 1e6, "half", "none", 128000, 128000),  # 1024 / 16
+    # 32,768 (its card, the LFM2 report), configured for 128,000 (config.json)
+    "LFM2-350M": (64, 64, 1e6, "half", "none", 32768, 128000),  # 1024 / 16
     # no layer rotates; the config's unused rope_theta
     "Granite 4.0-H 350M": (64, 64, 10000.0, "half", "none", 32768, 32768),  # 768 / 12
 }
@@ -198,3 +200,49 @@ def test_llama4_scout_training_context_is_meta_256k():
     assert p.training_context == 256 * 1024 == 262144
     assert p.original_context == 8192 == p.params_dict["original_max_position_embeddings"]
     assert p.max_context == 10 * 1024 * 1024  # configured: 10,485,760
+
+
+def test_qwen35_interleaved_mrope_on_its_rotated_pairs():
+    """Qwen3.5-27B's text_config: interleaved M-RoPE with sections 11, 11, 10, which cover
+    the 256 * 0.25 / 2 = 32 rotated pairs (transformers' Qwen3_5 rotary embedding always
+    interleaves, default section [11, 11, 10])."""
+    p = rc.PRESETS["Qwen3.5-27B"]
+    assert p.mrope_section == (11, 11, 10) and p.mrope_interleaved
+    assert sum(p.mrope_section) == 256 * 25 // 100 // 2 == 32
+
+
+def test_exaone4_written_as_published_reads_like_the_period():
+    """EXAONE 4's config.json writes sliding_window_pattern "LLLG" with layer_types written
+    out; the same layers as the integer period 4 (three sliding layers, then a global
+    layer without RoPE), and as the "LLLG" string alone."""
+    published = HF_CONFIGS["EXAONE 4.0 32B"]
+    assert published["sliding_window_pattern"] == "LLLG"
+    expected = (["sliding_attention"] * 3 + ["full_attention"]) * 16
+    assert published["layer_types"] == expected
+    as_period = {k: v for k, v in published.items() if k != "layer_types"}
+    as_period["sliding_window_pattern"] = 4
+    as_string = {k: v for k, v in published.items() if k != "layer_types"}
+    layers = [rc.PRESETS["EXAONE 4.0 32B"].layer(i) for i in range(64)]
+    for cfg in (as_period, as_string):
+        other = rc.RopeConfig.from_hf(cfg)
+        assert [other.layer(i) for i in range(64)] == layers
+    assert [i for i, s in enumerate(layers) if not s.rotates] == list(range(3, 64, 4))
+
+
+def test_lfm2_context_is_its_card_not_max_position_embeddings():
+    """LFM2-350M: its card and the LFM2 report say 32,768 tokens; config.json's
+    max_position_embeddings 128,000 stays the configured context."""
+    p = rc.PRESETS["LFM2-350M"]
+    assert HF_CONFIGS["LFM2-350M"]["max_position_embeddings"] == 128000
+    assert (p.training_context, p.original_context, p.max_context) == (32768, 32768, 128000)
+    assert "32,768" in SOURCES["LFM2-350M"] and "2511.23404" in SOURCES["LFM2-350M"]
+
+
+def test_glm45_air_base_is_one_million():
+    """zai-org/GLM-4.5-Air config.json rope_theta 1000000 (llama.cpp PR #15026: 'RoPE θ:
+    1000000.0 (1M)'): θᵢ = 1e6^(-2i/64) on the 64 rotated dims of 128."""
+    p = rc.PRESETS["GLM-4.5-Air"]
+    theta, _ = p.theta()
+    assert theta.tolist() == pytest.approx([1e6 ** (-2 * i / 64) for i in range(32)],
+                                           rel=1e-13)
+    assert "15026" in SOURCES["GLM-4.5-Air"]

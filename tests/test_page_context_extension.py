@@ -253,3 +253,44 @@ def test_scaling_applies_only_where_the_model_applies_it():
     assert "Those layers never meet a distance past 8,192 tokens" in text
     at = run_page(PAGE, {"ce_model": "Llama 3.1 8B"})  # one kind of layer: nothing to say
     assert "main spectrum (" not in " ".join(m.value for m in at.markdown)
+
+
+def page_text(at) -> str:
+    return " ".join(m.value for m in at.markdown).replace("\\", "")
+
+
+def test_window_sentence_counts_windowed_and_whole_context_layers():
+    """Review of issue 26, item 4: gpt-oss-20b's config.json alternates 24 layers between
+    sliding_attention (window 128) and full_attention (layer_types), configured for
+    131,072 tokens: 12 layers meet no distance past 128, the other 12 the whole context.
+    Gemma 2 9B: 42 layers, every other one sliding (window 4,096), context 8,192."""
+    text = page_text(run_page(PAGE, {"ce_model": "gpt-oss-20b"}))
+    assert "12 of them never meet a distance past 128 tokens" in text
+    assert "The other 12 reach the whole context (131,072 tokens)" in text
+    assert "Those layers never meet" not in text
+    text = page_text(run_page(PAGE, {"ce_model": "Gemma 2 9B"}))
+    assert "21 of them never meet a distance past 4,096 tokens" in text
+    assert "The other 21 reach the whole context (8,192 tokens)" in text
+
+
+def test_no_unseen_angles_where_every_rope_layer_is_chunked_or_windowed():
+    """Review item 5: Llama 4 Scout rotates only in its chunked layers (chunks of 8,192,
+    attention_chunk_size) and Command R7B only in its sliding ones (window 4,096): no
+    distance those layers meet reaches the angles s·L would give, so no 'angles never seen'
+    and no counts of them. Command R7B's L (132,096) is its configured context, not a
+    training length: no 'within training'."""
+    for name, window in (("Llama 4 Scout", "8,192"), ("Command R7B", "4,096")):
+        text = page_text(run_page(PAGE, {"ce_model": name}))
+        assert "angles never seen" not in text and "Pairs whose largest angle" not in text
+        assert "within training" not in text
+        assert f"see at most {window} tokens, so at no input length" in text
+
+
+def test_zero_pairs_beyond_L_has_its_own_sentence():
+    """Review item 10: Gemma 4 31B's global layers rotate 64 pairs (proportional RoPE,
+    partial_rotary_factor 0.25 of head dim 512, base 10^6): the slowest wavelength is
+    2π·10^6^(126/512) ≈ 188 tokens, far below L = 262,144, so no pair is beyond L."""
+    assert 2 * math.pi * 1e6 ** (126 / 512) < 262144
+    text = page_text(run_page(PAGE, {"ce_model": "Gemma 4 31B"}))
+    assert "none of the 64 pairs has a wavelength longer than L = 262,144" in text
+    assert "Every method slows those pairs" not in text

@@ -202,3 +202,18 @@ def test_chinese_page_is_chinese():
     at = run_page(PAGE, {"lang": "zh"})
     assert not at.error
     assert untranslated(at) == {}
+
+
+def test_deepseek_v4_compressed_layers_are_not_global_ones():
+    """Review of issue 26, item 7: DeepSeek-V4-Flash's 43 layers (compress_ratios
+    [0, 0, (4, 128) x 20, 4, 0], the last entry the MTP block): layers 0-1 a sliding window
+    of 128 only, the other 41 compressed keys (one per 4 or 128 tokens) beside that raw
+    window, reaching the configured 1,048,576 tokens; none is a global full-attention
+    layer."""
+    at = run_page(PAGE, {"lw_models": ["DeepSeek-V4-Flash"]})
+    text = " ".join(m.value for m in at.markdown).replace("\\", "")
+    assert ("DeepSeek-V4-Flash: its 2 windowed RoPE layers see at most 128 tokens") in text
+    assert ("its 41 compressed RoPE layers reach the whole context of 1,048,576 tokens "
+            "through compressed keys, one per 4 or 128 tokens, beside a raw window of the "
+            "last 128") in text
+    assert "DeepSeek-V4-Flash: its 43 windowed" not in text

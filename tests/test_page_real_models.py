@@ -266,3 +266,20 @@ def test_scout_card_tells_training_context_from_its_scalings_L():
     text = " ".join(shown_markdown(at))
     assert "L，即其缩放的起点（`original_max_position_embeddings`）：8,192 词元" in text
     assert "训练上下文：262,144 词元（来源见下）" in text
+
+
+def test_deepseek_v4_compressed_layers_named_by_their_keys():
+    """Review of issue 26, item 7: DeepSeek-V4-Flash's published compress_ratios
+    [0, 0, (4, 128) x 20, 4, 0] over its 43 layers (the 44th entry is the MTP block) and
+    sliding_window 128: layers 2, 4, ..., 42 keep one compressed key per 4 tokens, layers
+    3, 5, ..., 41 one per 128, each beside the raw window of the last 128 tokens
+    (modeling_deepseek_v4.py); they are not full attention."""
+    at = run_page(PAGE, {"rm_models": ["DeepSeek-V4-Flash"]})
+    text = " ".join(m.value for m in at.markdown)
+    even = ", ".join(str(i) for i in range(2, 43, 2))
+    odd = ", ".join(str(i) for i in range(3, 42, 2))
+    assert f"layers {even}: RoPE, compressed keys, one per 4 tokens, beside a raw window " \
+           "of 128," in text
+    assert f"layers {odd}: RoPE, compressed keys, one per 128 tokens, beside a raw " \
+           "window of 128," in text
+    assert "RoPE, full attention" not in text
