@@ -16,7 +16,8 @@ Long context
 * :func:`base_bound` and :func:`island_table`: the smallest base keeping B_m >= 0
   for every m < L, the threshold above which every grid base passes and the passing
   islands between (:func:`rope_core.capacity.base_search`, precomputed in
-  :mod:`rope_core.base_bounds_table` for the settings the page offers).
+  ``base_bounds_table.json`` beside this module for the settings the page offers,
+  read once by :func:`base_bounds_table`).
 * :func:`men_fit_base` and :func:`base_bound_table`: Men et al.'s published
   fit base ~ 0.0424 L^1.628 beside the smallest base.
 * :func:`preset_bound_table`: each preset's rotating layer groups, their own spectrum over
@@ -31,7 +32,10 @@ Precision
 
 from __future__ import annotations
 
+import functools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -284,35 +288,52 @@ def check_context_work(dim: int, context: int) -> int:
     return context
 
 
+BASE_BOUNDS_FILE = Path(__file__).with_name("base_bounds_table.json")
+
+
+@functools.cache
+def base_bounds_table() -> dict:
+    """tools/make_base_bounds.py's precomputed :func:`rope_core.capacity.base_search`
+    results, read from ``base_bounds_table.json`` on the first call, then kept.
+
+    Returns:
+        dict {(dim, context L): {smallest, threshold, islands, proven_below,
+        certified_above, checked}} as base_search gives them, islands a list of
+        (first, last) tuples. Shared: callers must not modify it.
+    """
+    entries = json.loads(BASE_BOUNDS_FILE.read_text())["entries"]
+    table = {}
+    for e in entries:
+        key = (e.pop("dim"), e.pop("context"))
+        e["islands"] = [tuple(i) for i in e["islands"]]
+        table[key] = dict(sorted(e.items()))  # the fields in the order base_search's were
+    return table
+
+
 def tabulated_contexts(dim: int) -> tuple:
     """The contexts L whose base search is precomputed at this dim (may be empty)."""
-    from .base_bounds_table import TABLE
-
-    return tuple(sorted(L for d, L in TABLE if d == dim))
+    return tuple(sorted(L for d, L in base_bounds_table() if d == dim))
 
 
 def tabulated_dims() -> tuple:
     """The dims with a precomputed base search."""
-    from .base_bounds_table import TABLE
-
-    return tuple(sorted({d for d, _ in TABLE}))
+    return tuple(sorted({d for d, _ in base_bounds_table()}))
 
 
 def base_bound(dim: int, context: int, live: bool = False) -> dict:
     """:func:`rope_core.capacity.base_search` for (dim, L): the precomputed entry of
-    :mod:`rope_core.base_bounds_table` (tools/make_base_bounds.py), or with
+    :func:`base_bounds_table` (tools/make_base_bounds.py), or with
     ``live=True`` the search itself when there is none (seconds to minutes).
 
     Returns:
         dict: dim, context, smallest, threshold, islands, proven_below,
         certified_above, checked (see base_search).
     """
-    from .base_bounds_table import TABLE
-
+    table = base_bounds_table()
     dim = check_dim(dim)
     context = check_context_work(dim, context)
-    if (dim, context) in TABLE:
-        return {"dim": dim, "context": context, **TABLE[(dim, context)]}
+    if (dim, context) in table:
+        return {"dim": dim, "context": context, **table[(dim, context)]}
     if not live:
         fail("context", context, "one of the precomputed contexts {contexts} at dim = {dim}",
              contexts=", ".join(map(str, tabulated_contexts(dim))) or "-", dim=dim)

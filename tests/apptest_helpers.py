@@ -142,6 +142,11 @@ def shown_table(at: AppTest, index: int = 0) -> pd.DataFrame:
     return at.dataframe[index].value
 
 
+def metrics(at: AppTest) -> dict[str, str]:
+    """Each st.metric's value by its label."""
+    return {m.label: m.value for m in at.metric}
+
+
 def no_exceptions(at: AppTest) -> None:
     assert not at.exception, [e.value for e in at.exception]
 

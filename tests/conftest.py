@@ -1,12 +1,24 @@
 """Shared pytest configuration.
 
-Only the Hypothesis profile lives here: property tests run 60 examples each
-and have no per-example deadline (the first call into torch can be slow, and a
-deadline would make the suite flaky on a busy 2-core machine). Fixtures that
-belong to one group of tests live in that group's own files.
+The Hypothesis profile: property tests run 60 examples each and have no
+per-example deadline (the first call into torch can be slow, and a deadline
+would make the suite flaky on a busy 2-core machine). And the one fixture every
+browser test module shares, ``browser`` (the rest of their shared pieces are in
+tests/e2e_server.py). Fixtures that belong to one group of tests live in that
+group's own files.
 """
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("rope_core", deadline=None, max_examples=60)
 settings.load_profile("rope_core")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, one per browser test module (tests/e2e_server.py's chromium)."""
+    from e2e_server import chromium
+
+    with chromium() as b:
+        yield b

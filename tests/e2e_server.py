@@ -2,8 +2,9 @@
 Streamlit server, launch Debian's Chromium, and the JavaScript that tells when
 a script run has finished and the Plotly charts are drawn.
 
-Used by tests/test_e2e_browser.py (sync Playwright) and
-benchmarks/load_test.py (async Playwright). Nothing here downloads anything:
+Used by the browser tests, tests/test_e2e_*.py (sync Playwright: the tab,
+waits and warm server below; their ``browser`` fixture is in tests/conftest.py),
+and benchmarks/load_test.py (async Playwright). Nothing here downloads anything:
 the browser is /usr/bin/chromium, never a Playwright-managed one.
 """
 
@@ -351,3 +352,47 @@ def full_page_screenshot(page, path: pathlib.Path) -> None:
         page.wait_for_timeout(300)  # let Plotly re-layout to the new size
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(viewport)
+
+
+FIRST_LOAD_MS = 120_000    # a cold server imports torch and fills its caches
+LOAD_MS = 60_000           # any later page open or rerun
+NO_CHART_GRACE_MS = 5_000  # a page without a chart counts as settled this long after its run
+SHOTS = ARTIFACTS / "screenshots"
+VIEWPORT = {"width": 1400, "height": 900}
+
+
+def new_page(browser, **context):
+    """A tab in a new browser context (``context``: Playwright's ``new_context``
+    options, e.g. viewport, locale) that counts script runs (RUN_COUNTER_JS) and
+    waits LOAD_MS by default. Close it with ``page.context.close()``."""
+    ctx = browser.new_context(**context)
+    ctx.add_init_script(RUN_COUNTER_JS)
+    ctx.set_default_timeout(LOAD_MS)
+    return ctx.new_page()
+
+
+def wait_settled(page, min_done: int = 1, timeout: float = LOAD_MS) -> None:
+    """Script run number ``min_done`` finished, every chart drew its SVG and the
+    page has been quiet for 150 ms (see SETTLED_JS)."""
+    page.wait_for_function(SETTLED_JS, arg=[min_done, NO_CHART_GRACE_MS, 150],
+                           timeout=timeout, polling=100)
+
+
+def open_path(page, server: StreamlitServer, path: str, timeout: float = LOAD_MS) -> None:
+    """Open ``path`` (with its query) on the server and wait for its first run to settle."""
+    page.goto(server.url + path, timeout=timeout)
+    wait_settled(page, 1, timeout)
+
+
+@contextlib.contextmanager
+def warmed_server(browser, log_name: str):
+    """A server started and warmed up by a first visit to "/" in an English tab of its
+    own (closed again), so the tests' own waits are those of a warm server; stopped
+    afterwards."""
+    with StreamlitServer(log_name=log_name) as srv:
+        page = new_page(browser, viewport=VIEWPORT, locale="en-US")
+        try:
+            open_path(page, srv, "/", timeout=FIRST_LOAD_MS)
+        finally:
+            page.context.close()
+        yield srv

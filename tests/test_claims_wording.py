@@ -14,6 +14,7 @@ import pathlib
 import pytest
 import torch
 from apptest_helpers import run_page, shown
+from transformers_reference import float32_angles, llama_rotary
 
 import rope_core as rc
 
@@ -83,16 +84,9 @@ def test_precision_splits_the_float32_error_into_offset_and_rounding():
     float32 cos and sin give the float32 angle (atan2, ~1e-7); minus m times its own
     float32 inv_freq (exact in float64) is the product's rounding, and m times
     (inv_freq − base^(−2i/d)) is the fixed frequency offset."""
-    transformers = pytest.importorskip("transformers")
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
-
     d, base, m = 128, 10_000.0, 10**6
-    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
-                                   max_position_embeddings=4096,
-                                   rope_parameters={"rope_type": "default", "rope_theta": base})
-    rotary = LlamaRotaryEmbedding(cfg)
-    cos, sin = rotary(torch.zeros(1, 1, d), torch.tensor([[m]]))  # (1, 1, d) float32
-    angle = torch.atan2(sin[0, 0, : d // 2].double(), cos[0, 0, : d // 2].double())  # (64,)
+    rotary = llama_rotary(d, base)
+    angle = float32_angles(rotary, m)  # (64,)
     inv = rotary.inv_freq.double()  # (64,)
     exact = torch.tensor([base ** (-2 * i / d) for i in range(d // 2)], dtype=torch.float64)
     rounding = torch.remainder(angle - m * inv + math.pi, 2 * math.pi) - math.pi
@@ -243,16 +237,9 @@ def test_windowed_rope_angles_drift_in_float32():
     to 0.42 rad, is a change of frequency q and k share (serving review, Misleading 10: the
     page leads with the rounding, which alone breaks relativity). Scout's config sets
     max_position_embeddings = 10,485,760."""
-    transformers = pytest.importorskip("transformers")
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
-
     d, base, m = 128, 500_000.0, 10**7
-    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
-                                   max_position_embeddings=4096,
-                                   rope_parameters={"rope_type": "default", "rope_theta": base})
-    rotary = LlamaRotaryEmbedding(cfg)
-    cos, sin = rotary(torch.zeros(1, 1, d), torch.tensor([[m]]))
-    angle = torch.atan2(sin[0, 0, : d // 2].double(), cos[0, 0, : d // 2].double())
+    rotary = llama_rotary(d, base)
+    angle = float32_angles(rotary, m)
 
     def wrapped(x):
         return torch.remainder(x + math.pi, 2 * math.pi) - math.pi

@@ -266,9 +266,9 @@ def one_torch_thread():
 
 
 def table_entry(dim, L):
-    from rope_core.base_bounds_table import TABLE
+    from rope_core.breaks import base_bounds_table
 
-    return TABLE[(dim, L)]
+    return base_bounds_table()[(dim, L)]
 
 
 def grid(k):
@@ -392,8 +392,9 @@ def test_passing_bases_matches_brute_force(half, L, bases):
 def test_precomputed_table_against_rope_core():
     """tools/make_base_bounds.py's table: two entries recomputed, every entry spot-checked
     by brute force (numpy up to L = 65,536; cos_sum's float64 path beyond)."""
-    from rope_core.base_bounds_table import TABLE
+    from rope_core.breaks import base_bounds_table
 
+    TABLE = base_bounds_table()
     for key in ((64, 1024),):
         r = rc.base_search(*key)
         assert {k: r[k] for k in TABLE[key]} == TABLE[key]

@@ -11,6 +11,7 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
+from transformers_reference import float32_angles, llama_rotary
 
 import rope_core as rc
 from rope_core.precision import MAX_FULL_ELEMENTS
@@ -384,14 +385,8 @@ def test_float32_angles_match_transformers_rotary_embedding():
     """transformers' own LlamaRotaryEmbedding (float32, float16, bfloat16 inputs): its
     inv_freq is ours bit for bit, and its cos at positions up to 7.8 10^6 is this recipe's
     cache exactly."""
-    transformers = pytest.importorskip("transformers")
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
-
     d, base = 64, 10_000.0
-    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
-                                   max_position_embeddings=4096,
-                                   rope_parameters={"rope_type": "default", "rope_theta": base})
-    rotary = LlamaRotaryEmbedding(cfg)
+    rotary = llama_rotary(d, base)
     assert torch.equal(rotary.inv_freq, rc.transformers_inv_freq(d, base))
     positions = [0, 1, 1857, 65_521, 123_457, 999_999, 10**6, 7_777_777]
     pos = torch.tensor([positions])
@@ -411,16 +406,8 @@ def test_float32_angle_error_at_a_million_read_from_transformers():
     transformers' own LlamaRotaryEmbedding: in float32 its cos and sin are those of its
     float32 angle (to ~1e-7), so atan2(sin, cos) minus the float64 angle, wrapped to
     (-pi, pi], is its angle error; the largest over pairs is this recipe's."""
-    transformers = pytest.importorskip("transformers")
-    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
-
     d, base, m = 128, 10_000.0, 10**6
-    cfg = transformers.LlamaConfig(hidden_size=4 * d, num_attention_heads=4,
-                                   max_position_embeddings=4096,
-                                   rope_parameters={"rope_type": "default", "rope_theta": base})
-    rotary = LlamaRotaryEmbedding(cfg)
-    cos, sin = rotary(torch.zeros(1, 1, d), torch.tensor([[m]]))  # (1, 1, d) float32
-    hf = torch.atan2(sin[0, 0, : d // 2].double(), cos[0, 0, : d // 2].double())  # (h,)
+    hf = float32_angles(llama_rotary(d, base), m)  # (h,)
     ref = m * rc.theta(d, base)  # (h,) float64
     wrapped = torch.remainder(hf - ref + math.pi, 2 * math.pi) - math.pi
     hf_err = float(wrapped.abs().max())

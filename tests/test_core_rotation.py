@@ -159,22 +159,13 @@ def test_layout_permutation_from_pair_definition(dim):
     assert sorted(expected) == list(range(dim))  # it is a permutation
 
 
+@pytest.mark.parametrize("layout", ["half", "interleaved"])
 @given(case=dim_base_vec(), m=positions)
-def test_half_layout_against_python_reference(case, m):
+def test_layout_against_python_reference(layout, case, m):
     dim, base, (x,) = case
     th = rc.theta(dim, base)
-    got = rc.apply_rope(x[None], [m], th, layout="half")[0]
-    expected = py_rope(x.tolist(), m, th.tolist(), "half")
-    tolerance = 1e-12 * (1 + float(x.abs().max()))
-    assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=tolerance)
-
-
-@given(case=dim_base_vec(), m=positions)
-def test_interleaved_layout_against_python_reference(case, m):
-    dim, base, (x,) = case
-    th = rc.theta(dim, base)
-    got = rc.apply_rope(x[None], [m], th, layout="interleaved")[0]
-    expected = py_rope(x.tolist(), m, th.tolist(), "interleaved")
+    got = rc.apply_rope(x[None], [m], th, layout=layout)[0]
+    expected = py_rope(x.tolist(), m, th.tolist(), layout)
     tolerance = 1e-12 * (1 + float(x.abs().max()))
     assert got.tolist() == pytest.approx(expected, rel=1e-12, abs=tolerance)
 

@@ -33,12 +33,14 @@ import pytest
 from e2e_server import (
     ARTIFACTS,
     CHART_PAGES,
+    FIRST_LOAD_MS,
+    LOAD_MS,
     PAGES,
-    RUN_COUNTER_JS,
-    SETTLED_JS,
     StreamlitServer,
-    chromium,
+    new_page,
+    open_path,
     skip_without_browser,
+    wait_settled,
 )
 
 skip_without_browser()
@@ -49,9 +51,6 @@ from playwright.sync_api import Page  # noqa: E402
 WIDE, PHONE = 1400, 390
 HEIGHT = 900
 LANGUAGES = ("en", "zh")
-FIRST_LOAD_MS = 120_000
-LOAD_MS = 60_000
-NO_CHART_GRACE_MS = 5_000
 FAILING = {"serious", "critical"}
 
 # Violations in Streamlit's own markup, checked against Streamlit 1.67.0, the newest
@@ -120,25 +119,21 @@ RESULTS: dict[str, list[dict]] = {}
 
 
 # ------------------------------------------------------------- fixtures ----
+# browser: tests/conftest.py
 @pytest.fixture(scope="module")
 def server():
-    srv = StreamlitServer(log_name="e2e-a11y-server.log").start(timeout=60)
-    yield srv
-    srv.stop()
+    with StreamlitServer(log_name="e2e-a11y-server.log") as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")
-def tab(server):
-    """One browser and one tab for the module, warmed up on the opening page."""
-    with chromium() as browser:
-        context = browser.new_context(viewport={"width": WIDE, "height": HEIGHT})
-        context.add_init_script(RUN_COUNTER_JS)
-        context.set_default_timeout(LOAD_MS)
-        page = context.new_page()
-        page.goto(server.url + "/?lang=en", timeout=FIRST_LOAD_MS)
-        _settled(page, FIRST_LOAD_MS)
-        yield page
-        context.close()
+def tab(browser, server):
+    """One tab for the module, warmed up on the opening page."""
+    page = new_page(browser, viewport={"width": WIDE, "height": HEIGHT})
+    page.goto(server.url + "/?lang=en", timeout=FIRST_LOAD_MS)
+    wait_settled(page, 1, FIRST_LOAD_MS)
+    yield page
+    page.context.close()
     if RESULTS:
         ARTIFACTS.mkdir(exist_ok=True)
         (ARTIFACTS / "axe-results.json").write_text(json.dumps(RESULTS, indent=1,
@@ -146,16 +141,10 @@ def tab(server):
 
 
 # -------------------------------------------------------------- helpers ----
-def _settled(page: Page, timeout: float = LOAD_MS, runs: int = 1) -> None:
-    page.wait_for_function(SETTLED_JS, arg=[runs, NO_CHART_GRACE_MS, 150], timeout=timeout,
-                           polling=100)
-
-
 def open_page(page: Page, server: StreamlitServer, path: str, width: int = WIDE) -> None:
     if page.viewport_size["width"] != width:
         page.set_viewport_size({"width": width, "height": HEIGHT})
-    page.goto(server.url + path)
-    _settled(page)
+    open_path(page, server, path)
 
 
 def narrow(page: Page, width: int) -> None:

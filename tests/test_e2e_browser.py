@@ -25,27 +25,26 @@ from e2e_server import (
     ARTIFACTS,
     CHART_PAGES,
     FIGURES_JS,
+    FIRST_LOAD_MS,
+    LOAD_MS,
     PAGES,
-    RUN_COUNTER_JS,
     RUNS_DONE_JS,
-    SETTLED_JS,
+    SHOTS,
+    VIEWPORT,
     StreamlitServer,
-    chromium,
     full_page_screenshot,
+    new_page,
+    open_path,
     skip_without_browser,
+    wait_settled,
+    warmed_server,
 )
 
 skip_without_browser()
 
 from playwright.sync_api import Page  # noqa: E402
 
-SHOTS = ARTIFACTS / "screenshots"
 DOWNLOADS = ARTIFACTS / "downloads"
-VIEWPORT = {"width": 1400, "height": 900}
-
-FIRST_LOAD_MS = 120_000  # a cold server imports torch and fills its caches
-LOAD_MS = 60_000         # any later page open or rerun
-NO_CHART_GRACE_MS = 5_000
 
 SIDEBAR = '[data-testid="stSidebar"]'
 DIM_THUMB = f'{SIDEBAR} input[aria-label="Head dim d"]'
@@ -53,45 +52,24 @@ BASE_THUMB = f'{SIDEBAR} input[aria-label="RoPE base"]'
 
 
 # ------------------------------------------------------------- fixtures ----
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-def _new_page(browser) -> Page:
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    context.add_init_script(RUN_COUNTER_JS)
-    context.set_default_timeout(LOAD_MS)
-    return context.new_page()
-
-
+# browser: tests/conftest.py
 @pytest.fixture(scope="module")
 def server(browser):
     """One server for the module, warmed up by a first visit to "/"."""
-    srv = StreamlitServer(log_name="e2e-server.log").start(timeout=60)
-    try:
-        page = _new_page(browser)
-        try:
-            open_path(page, srv, "/", timeout=FIRST_LOAD_MS)
-        finally:
-            page.context.close()
+    with warmed_server(browser, "e2e-server.log") as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest.fixture
 def fresh_server():
     """A server no browser has visited yet."""
-    srv = StreamlitServer(log_name="e2e-fresh-server.log").start(timeout=60)
-    yield srv
-    srv.stop()
+    with StreamlitServer(log_name="e2e-fresh-server.log") as srv:
+        yield srv
 
 
 @pytest.fixture
 def page(browser):
-    p = _new_page(browser)
+    p = new_page(browser, viewport=VIEWPORT, accept_downloads=True)
     yield p
     p.context.close()
 
@@ -99,19 +77,6 @@ def page(browser):
 # -------------------------------------------------------------- helpers ----
 def runs_done(page: Page) -> int:
     return page.evaluate(RUNS_DONE_JS)
-
-
-def wait_settled(page: Page, min_done: int, timeout: float = LOAD_MS) -> None:
-    """Script run number `min_done` finished, every chart drew its SVG and the
-    page has been quiet for 150 ms (see SETTLED_JS)."""
-    page.wait_for_function(SETTLED_JS, arg=[min_done, NO_CHART_GRACE_MS, 150],
-                           timeout=timeout, polling=100)
-
-
-def open_path(page: Page, server: StreamlitServer, path: str,
-              timeout: float = LOAD_MS) -> None:
-    page.goto(server.url + path, timeout=timeout)
-    wait_settled(page, 1, timeout)
 
 
 def rerun_after(page: Page, action) -> None:

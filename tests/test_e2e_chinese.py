@@ -18,27 +18,23 @@ import re
 
 import pytest
 from e2e_server import (
-    ARTIFACTS,
     CHART_PAGES,
     CHROMIUM,
     CHROMIUM_ARGS,
     PAGES,
-    RUN_COUNTER_JS,
-    SETTLED_JS,
-    StreamlitServer,
-    chromium,
+    SHOTS,
+    VIEWPORT,
     full_page_screenshot,
+    new_page,
+    open_path,
     skip_without_browser,
+    warmed_server,
 )
 
 skip_without_browser()
 
 from playwright.sync_api import Page  # noqa: E402
 
-SHOTS = ARTIFACTS / "screenshots"
-VIEWPORT = {"width": 1400, "height": 900}
-FIRST_LOAD_MS = 120_000
-LOAD_MS = 60_000
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 CJK_FONT = re.compile(r"CJK|Han Sans|Hei|PingFang|Noto Sans SC|WenQuanYi|Droid Sans Fallback",
                       re.I)
@@ -51,31 +47,15 @@ TEXT_SELECTOR = ", ".join([
 MAX_NODES = 80  # elements checked per page (the first ones in document order)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
+# browser: tests/conftest.py
 def _page(browser, locale: str) -> Page:
-    context = browser.new_context(viewport=VIEWPORT, locale=locale)
-    context.add_init_script(RUN_COUNTER_JS)
-    context.set_default_timeout(LOAD_MS)
-    return context.new_page()
+    return new_page(browser, viewport=VIEWPORT, locale=locale)
 
 
 @pytest.fixture(scope="module")
 def server(browser):
-    srv = StreamlitServer(log_name="e2e-chinese-server.log").start(timeout=60)
-    try:
-        page = _page(browser, "en-US")
-        try:
-            _open(page, srv, "/", FIRST_LOAD_MS)
-        finally:
-            page.context.close()
+    with warmed_server(browser, "e2e-chinese-server.log") as srv:
         yield srv
-    finally:
-        srv.stop()
 
 
 @pytest.fixture
@@ -83,11 +63,6 @@ def zh_page(browser):
     p = _page(browser, "zh-CN")
     yield p
     p.context.close()
-
-
-def _open(page: Page, server: StreamlitServer, path: str, timeout: float = LOAD_MS) -> None:
-    page.goto(server.url + path, timeout=timeout)
-    page.wait_for_function(SETTLED_JS, arg=[1, 5_000, 150], timeout=timeout, polling=100)
 
 
 def _sidebar_header(page: Page) -> str:
@@ -128,7 +103,7 @@ def _screenshot(page: Page, name: str) -> None:
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_page_in_chinese_draws_every_glyph(zh_page, server, name):
-    _open(zh_page, server, PAGES[name])  # no ?lang=: the browser's zh-CN decides
+    open_path(zh_page, server, PAGES[name])  # no ?lang=: the browser's zh-CN decides
     assert _sidebar_header(zh_page) == "设置"
     assert "lang=zh" in zh_page.url
     assert not zh_page.locator('[data-testid="stException"]').count()
@@ -143,7 +118,7 @@ def test_page_in_chinese_draws_every_glyph(zh_page, server, name):
 def test_english_browser_gets_english(browser, server):
     page = _page(browser, "en-US")
     try:
-        _open(page, server, "/frequencies")
+        open_path(page, server, "/frequencies")
         assert _sidebar_header(page) == "Settings"
         assert "lang=en" in page.url
     finally:
@@ -151,7 +126,7 @@ def test_english_browser_gets_english(browser, server):
 
 
 def test_link_language_wins_over_the_browser(zh_page, server):
-    _open(zh_page, server, "/frequencies?lang=en")
+    open_path(zh_page, server, "/frequencies?lang=en")
     assert _sidebar_header(zh_page) == "Settings"
 
 
@@ -169,7 +144,7 @@ def test_the_glyph_check_sees_missing_fonts(browser, server, tmp_path):
                                     env={**os.environ, "FONTCONFIG_FILE": str(conf)})
     try:
         page = _page(b, "zh-CN")
-        _open(page, server, "/frequencies")
+        open_path(page, server, "/frequencies")
         checked, problems = glyph_problems(page)
     finally:
         b.close()

@@ -24,27 +24,23 @@ from __future__ import annotations
 
 import pytest
 from e2e_server import (
-    ARTIFACTS,
     CHART_PAGES,
     PAGES,
-    RUN_COUNTER_JS,
-    SETTLED_JS,
+    SHOTS,
     StreamlitServer,
-    chromium,
     full_page_screenshot,
+    new_page,
+    open_path,
     skip_without_browser,
+    warmed_server,
 )
 
 skip_without_browser()
 
 from playwright.sync_api import Page  # noqa: E402
 
-SHOTS = ARTIFACTS / "screenshots"
 WIDTHS = (1400, 800, 390)
 HEIGHT = 900
-FIRST_LOAD_MS = 120_000
-LOAD_MS = 60_000
-NO_CHART_GRACE_MS = 5_000
 MIN_CONTRAST = 4.5
 PRESENT_TICK_PX = 18
 PRESENT_PAGES = ("overview", "frequencies", "decay", "real_models")
@@ -52,17 +48,11 @@ PRESENT_WIDTHS = (1400, 800)
 
 
 # ------------------------------------------------------------- fixtures ----
+# browser: tests/conftest.py
 @pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
-def server():
-    srv = StreamlitServer(log_name="e2e-layout-server.log").start(timeout=60)
-    yield srv
-    srv.stop()
+def server(browser):
+    with warmed_server(browser, "e2e-layout-server.log") as srv:
+        yield srv
 
 
 @pytest.fixture(scope="module")
@@ -72,13 +62,7 @@ def tabs(browser, server):
 
     def tab(width: int) -> Page:
         if width not in opened:
-            context = browser.new_context(viewport={"width": width, "height": HEIGHT})
-            context.add_init_script(RUN_COUNTER_JS)
-            context.set_default_timeout(LOAD_MS)
-            opened[width] = context.new_page()
-            if len(opened) == 1:  # a cold server imports torch and fills its caches
-                opened[width].goto(server.url + "/", timeout=FIRST_LOAD_MS)
-                _wait_settled(opened[width], FIRST_LOAD_MS)
+            opened[width] = new_page(browser, viewport={"width": width, "height": HEIGHT})
         return opened[width]
 
     yield tab
@@ -87,16 +71,6 @@ def tabs(browser, server):
 
 
 # -------------------------------------------------------------- helpers ----
-def _wait_settled(page: Page, timeout: float = LOAD_MS) -> None:
-    page.wait_for_function(SETTLED_JS, arg=[1, NO_CHART_GRACE_MS, 150], timeout=timeout,
-                           polling=100)
-
-
-def open_path(page: Page, server: StreamlitServer, path: str) -> None:
-    page.goto(server.url + path)
-    _wait_settled(page)
-
-
 def screenshot(page: Page, name: str) -> None:
     full_page_screenshot(page, SHOTS / f"{name}.png")
 

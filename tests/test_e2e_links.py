@@ -16,20 +16,15 @@ import urllib.request
 
 import pandas as pd
 import pytest
-from e2e_server import ROOT, nginx_missing_reason
-from test_e2e_browser import (  # noqa: F401 (fixtures: browser, server, page)
+from e2e_server import FIRST_LOAD_MS, LOAD_MS, ROOT, nginx_missing_reason, open_path, wait_settled
+from test_e2e_browser import (  # noqa: F401 (fixtures: server, page; browser: conftest.py)
     DOWNLOADS,
-    LOAD_MS,
-    _new_page,
     assert_no_errors,
-    browser,
     chart_count,
-    open_path,
     page,
     rerun_after,
     server,
     texts,
-    wait_settled,
 )
 
 sys.path.insert(0, str(ROOT / "deploy"))
@@ -126,24 +121,20 @@ def test_affinity_keeps_a_visitor_on_one_process_and_spreads_visitors(cluster):
     assert first_backends == {f"127.0.0.1:{p}" for p in cluster.backend_ports}
 
 
-def test_page_and_csv_download_through_nginx(browser, cluster):  # noqa: F811
-    p = _new_page(browser)
-    try:
-        p.goto(cluster.url + "/frequencies?dim=64", timeout=120_000)
-        wait_settled(p, 1, 120_000)
-        assert not texts(p, "stException")
-        assert chart_count(p) >= 1
-        button = p.locator('[data-testid="stDownloadButton"] button').filter(visible=True).first
-        with p.expect_download(timeout=30_000) as info:
-            button.click()  # the file lives in the process that holds this session
-        download = info.value
-        assert download.failure() is None
-        DOWNLOADS.mkdir(parents=True, exist_ok=True)
-        path = DOWNLOADS / f"nginx-{download.suggested_filename}"
-        download.save_as(path)
-        assert len(pd.read_csv(path)) == 32  # d/2 pairs
-    finally:
-        p.context.close()
+def test_page_and_csv_download_through_nginx(page, cluster):  # noqa: F811
+    page.goto(cluster.url + "/frequencies?dim=64", timeout=FIRST_LOAD_MS)
+    wait_settled(page, 1, FIRST_LOAD_MS)
+    assert not texts(page, "stException")
+    assert chart_count(page) >= 1
+    button = page.locator('[data-testid="stDownloadButton"] button').filter(visible=True).first
+    with page.expect_download(timeout=30_000) as info:
+        button.click()  # the file lives in the process that holds this session
+    download = info.value
+    assert download.failure() is None
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    path = DOWNLOADS / f"nginx-{download.suggested_filename}"
+    download.save_as(path)
+    assert len(pd.read_csv(path)) == 32  # d/2 pairs
 
 
 def test_serve_script_needs_nothing_outside_a_temporary_folder():

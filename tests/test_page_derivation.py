@@ -4,14 +4,18 @@ import cmath
 import math
 
 import numpy as np
-from apptest_helpers import array, assert_frozen_once, csv_frame, figure, run_page, shown
+from apptest_helpers import (
+    array,
+    assert_frozen_once,
+    csv_frame,
+    figure,
+    metrics,
+    run_page,
+    shown,
+)
 from lesson_reference import rotate, thetas
 
 import rope_core as rc
-
-
-def metrics(at) -> dict:
-    return {m.label: m.value for m in at.metric}
 
 
 def test_defaults_render_every_step_with_small_differences():

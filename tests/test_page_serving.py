@@ -9,7 +9,15 @@ import json
 import math
 
 import pytest
-from apptest_helpers import csv_frames, figure, no_exceptions, run_page, shown, warnings
+from apptest_helpers import (
+    csv_frames,
+    figure,
+    metrics,
+    no_exceptions,
+    run_page,
+    shown,
+    warnings,
+)
 
 PAGE = "serving"
 QWEN_LLAMA_CPP = "-c 131072 --rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768"
@@ -45,9 +53,9 @@ def test_default_is_qwen25_yarn_x4(default_page):
     assert "--json-model-override-args" in blocks[2] and "--context-length 131072" in blocks[2]
     assert blocks[3].endswith(QWEN_LLAMA_CPP)
     assert len(at.get("plotly_chart")) == 2
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["scale s = T / L"] == "4"
-    assert metrics["attention factor a at T"] == f"{0.1 * math.log(4) + 1:.4f}"
+    values = metrics(at)
+    assert values["scale s = T / L"] == "4"
+    assert values["attention factor a at T"] == f"{0.1 * math.log(4) + 1:.4f}"
     assert any(w.startswith("yarn is static") for w in infos(at))
     assert not warnings(at)
 
@@ -215,8 +223,8 @@ def test_gemma3_lines_nested_and_within_its_pretraining_angles():
     assert '"text_config"' in blocks[1] and '"text_config"' in blocks[2]
     captions = " ".join(c.value for c in at.caption)
     assert "the keys under `text_config` go into its `text_config`" in captions
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["pairs pushed past the angles seen"] == "0 / 128"
+    values = metrics(at)
+    assert values["pairs pushed past the angles seen"] == "0 / 128"
 
 
 def test_deepseek_shows_its_softmax_multiplier():
@@ -224,9 +232,9 @@ def test_deepseek_shows_its_softmax_multiplier():
     a = 1."""
     at = run_page(PAGE, {"sv_model": "DeepSeek-V3", "sv_target": "524288"})
     assert not errors(at)
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics["attention factor a at T"] == "1.0000"
-    assert metrics["softmax scale × m"] == f"{(0.1 * math.log(128) + 1) ** 2:.4f}"
+    values = metrics(at)
+    assert values["attention factor a at T"] == "1.0000"
+    assert values["softmax scale × m"] == f"{(0.1 * math.log(128) + 1) ** 2:.4f}"
 
 
 def test_windowed_rope_layers_are_warned():

@@ -2,14 +2,10 @@
 
 import math
 
-from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page, shown
+from apptest_helpers import assert_frozen_once, csv_frame, figure, metrics, run_page, shown
 from lesson_reference import rotate, thetas
 
 import rope_core as rc
-
-
-def metrics(at) -> dict:
-    return {m.label: m.value for m in at.metric}
 
 
 def test_defaults_render_diagram_cache_and_layouts():

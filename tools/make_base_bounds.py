@@ -5,8 +5,9 @@ The search (smallest base keeping B_m >= 0 for every m < L, the threshold above
 which every base passes, the islands between) checks thousands of bases over
 every m < L: seconds to minutes per (dim, L), too slow for a page run. This
 script runs it for the dims and contexts the page offers from the table and
-writes ``rope_core/base_bounds_table.py``; ``tests/test_core_capacity.py``
-recomputes the cheap entries and spot-checks the others against rope_core.
+writes ``rope_core/base_bounds_table.json`` (read once by
+``rope_core.breaks.base_bounds_table``); ``tests/test_core_capacity.py`` recomputes the
+cheap entries and spot-checks the others against rope_core.
 
     .venv/bin/python tools/make_base_bounds.py            # all entries (long)
     .venv/bin/python tools/make_base_bounds.py --limit 8  # the 8 cheapest entries
@@ -15,7 +16,7 @@ recomputes the cheap entries and spot-checks the others against rope_core.
 from __future__ import annotations
 
 import argparse
-import pprint
+import json
 import sys
 import time
 from pathlib import Path
@@ -27,18 +28,15 @@ import torch  # noqa: E402
 
 from rope_core.capacity import base_search  # noqa: E402
 
-OUT = ROOT / "rope_core" / "base_bounds_table.py"
+OUT = ROOT / "rope_core" / "base_bounds_table.json"
 DIMS = (64, 96, 128, 256)
 CONTEXTS = tuple(2**e for e in range(10, 17))  # 1,024 ... 65,536 tokens
 EXTRA = ((128, 2**18), (128, 2**20))  # Men et al.'s comparison at d = 128 up to 1M
-HEADER = '''"""rope_core.capacity.base_search results, precomputed by tools/make_base_bounds.py.
-
-Do not edit: rerun the script. Keys (dim, context L); values as base_search returns
-them, islands as (first, last) passing grid bases. tests/test_core_capacity.py
-checks the entries against rope_core.
-"""
-
-'''
+ABOUT = ("rope_core.capacity.base_search results, precomputed by tools/make_base_bounds.py. "
+         "Do not edit: rerun the script. One entry per (dim, context L); values as base_search "
+         "returns them, islands as [first, last] passing grid bases. "
+         "tests/test_core_capacity.py checks the entries against rope_core.")
+FIELDS = ("smallest", "threshold", "proven_below", "certified_above", "checked")
 
 
 def entries():
@@ -46,9 +44,19 @@ def entries():
     return sorted(out, key=lambda e: e[0] * e[1])
 
 
+def dumps(table: dict) -> str:
+    """The table {(dim, L): base_search fields} as JSON, one entry per line and one island per
+    line (diffs stay readable); floats are written as repr, so they load back exactly."""
+    lines = []
+    for (dim, L), r in sorted(table.items()):
+        head = json.dumps({"dim": dim, "context": L, **{k: r[k] for k in FIELDS}})[:-1]
+        islands = ",\n   ".join(json.dumps(list(i)) for i in r["islands"])
+        lines.append(f' {head}, "islands": [' + (f"\n   {islands}]}}" if islands else "]}"))
+    return '{"about": ' + json.dumps(ABOUT) + ',\n"entries": [\n' + ",\n".join(lines) + "\n]}\n"
+
+
 def write(table: dict) -> None:
-    body = "TABLE = " + pprint.pformat(table, width=99, sort_dicts=True) + "\n"
-    OUT.write_text(HEADER + body)
+    OUT.write_text(dumps(table))
 
 
 def main() -> int:

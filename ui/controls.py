@@ -22,8 +22,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from .i18n import LANGUAGES, _, integer, speaking
 from .safety import plain, quoted
+from .translation import LANGUAGES, _, integer, speaking
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 

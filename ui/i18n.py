@@ -1,18 +1,11 @@
-"""The app in English and Simplified Chinese: gettext catalogs, the language of
-this run, and numbers written for it.
+"""English and Simplified Chinese for pages: every name of :mod:`ui.translation`
+(``_``, ``ngettext``, ``N_``, ``lang``, numbers per locale, rope_core messages), plus
+the sidebar's language switch and rope_core messages as escaped Markdown.
 
-Every sentence a visitor reads goes through :func:`_` (or :func:`ngettext`
-where English needs a plural): a whole sentence with named placeholders,
-filled in *after* translation, so a translator may reorder it::
-
-    st.caption(_("{n} pairs turn within {length} tokens.").format(n=..., length=...))
-
-Text kept in module-level constants is marked with :func:`N_` (no translation
-at import time) and translated where it is shown: ``_(spec.title)``. Errors from
-rope_core carry their template (:class:`rope_core.Message`); :func:`message`
-translates them. The catalogs live in ``locale/`` and are managed with Babel
-(``python tools/i18n.py all``; README, "Translations"). CSV column names stay
-English on purpose: programs read them.
+The switch is a widget bound to ``?lang=`` (:mod:`ui.controls`) and the Markdown
+escapes visitor values (:mod:`ui.safety`); both of those import
+:mod:`ui.translation`, not this module, so the imports run one way:
+i18n -> controls, safety -> translation.
 
 The language is the sidebar's switch, bound to ``?lang=en`` / ``?lang=zh``;
 a visitor without one in the link gets the browser's preferred language when it
@@ -21,143 +14,49 @@ is Chinese, else English.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-import functools
-import gettext
-from pathlib import Path
-
 import streamlit as st
-from babel import Locale
-from babel.numbers import NumberPattern, parse_pattern
 
 from rope_core import Message
 
-LOCALE_DIR = Path(__file__).resolve().parents[1] / "locale"
-DOMAIN = "messages"
-LANGUAGES = {"en": "English", "zh": "中文"}  # each language named in itself
-DEFAULT_LANG = "en"
-BABEL_LOCALES = {"en": "en_US", "zh": "zh_Hans_CN"}  # number formats
-LANG_KEY = "lang"  # the widget key and the link's ?lang=
+from . import controls
+from .safety import plain
+from .translation import (
+    _RUN_LANG,
+    BABEL_LOCALES,
+    DEFAULT_LANG,
+    DOMAIN,
+    LANG_KEY,
+    LANGUAGES,
+    LOCALE_DIR,
+    N_,
+    _,
+    decimal_sign,
+    error_text,
+    integer,
+    lang,
+    message,
+    ngettext,
+    number,
+    speaking,
+    words,
+)
 
-
-@functools.cache
-def _catalog(lang: str) -> gettext.NullTranslations:
-    if lang == DEFAULT_LANG:
-        return gettext.NullTranslations()  # the messages are English
-    return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])
-
-
-_SPEAKING: contextvars.ContextVar[str | None] = contextvars.ContextVar("speaking", default=None)
-
-
-@contextlib.contextmanager
-def speaking(lang_: str):
-    """Translate into ``lang_`` inside the block (e.g. to know an option's label
-    in the other language)."""
-    token = _SPEAKING.set(lang_)
-    try:
-        yield
-    finally:
-        _SPEAKING.reset(token)
-
-
-# The language of the run in this script thread, set by language_switch at the start
-# of every run of app.py (a thread runs one session's script, run after run, so the
-# value is always that of the current run once the switch is drawn). A page reads
-# the language for every message it shows, and st.session_state's lookup goes
-# through three proxies and a lock: about 4 µs a call, 0.3-1 ms a run.
-_RUN_LANG: contextvars.ContextVar[str | None] = contextvars.ContextVar("run_lang", default=None)
-
-
-def lang() -> str:
-    """The language of this run ("en" or "zh"); English outside a run."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    if _SPEAKING.get() is not None:
-        return _SPEAKING.get()
-    if get_script_run_ctx() is None:
-        return DEFAULT_LANG
-    run_lang = _RUN_LANG.get()
-    if run_lang is not None:
-        return run_lang
-    value = st.session_state.get(LANG_KEY, DEFAULT_LANG)
-    return value if value in LANGUAGES else DEFAULT_LANG
-
-
-def _(message: str) -> str:
-    """``message`` in this run's language."""
-    return _catalog(lang()).gettext(message)
-
-
-def ngettext(singular: str, plural: str, n: int) -> str:
-    """The form of a message for count ``n`` in this run's language (Chinese has one)."""
-    return _catalog(lang()).ngettext(singular, plural, n)
-
-
-def N_(message: str) -> str:  # noqa: N802 (the gettext convention)
-    """Mark ``message`` for the catalog without translating it yet (constants)."""
-    return message
-
-
-def words(sentence: str) -> list[str]:
-    """A message of space-separated words (a toy sentence whose words are data),
-    word for word in the run's language. Its translation lists the same number
-    of words in the same roles; one that does not is not used."""
-    english = sentence.split(" ")
-    translated = _(sentence).split(" ")
-    return translated if len(translated) == len(english) else english
-
-
-def message(msg: Message | str) -> str:
-    """A rope_core message (an error's ``.message``) in this run's language."""
-    return msg.render(_) if isinstance(msg, Message) else str(msg)
+__all__ = [
+    "BABEL_LOCALES", "DEFAULT_LANG", "DOMAIN", "LANG_KEY", "LANGUAGES", "LOCALE_DIR", "N_", "_",
+    "browser_language", "decimal_sign", "error_text", "integer", "lang", "language_switch",
+    "markdown_message", "message", "ngettext", "number", "speaking", "words",
+]
 
 
 def markdown_message(msg: Message | str) -> str:
     """A rope_core message as Markdown in this run's language: its template (the app's own
     text, code names in backticks) translated, each value escaped to plain text (a value
     may come from a visitor's config.json)."""
-    from .safety import plain
-
     if not isinstance(msg, Message):
         return plain(str(msg))
     values = {k: markdown_message(v) if isinstance(v, Message) else plain(str(v))
               for k, v in msg.params.items()}
     return _(msg.template).format(**values)
-
-
-def error_text(err: Exception) -> str:
-    """The sentence to show for an error: translated when it carries a Message."""
-    msg = getattr(err, "message", None)
-    return message(msg) if isinstance(msg, Message) else str(err)
-
-
-# ---------------------------------------------------------------- numbers ----
-@functools.cache
-def _number_format(pattern: str, locale: str) -> tuple[NumberPattern, Locale]:
-    """A pattern parsed and a locale loaded once (the app's patterns are constants)."""
-    return parse_pattern(pattern), Locale.parse(locale)
-
-
-def number(value: float, pattern: str = "#,##0.###", lang_: str | None = None) -> str:
-    """``value`` written for the language (Babel's CLDR data: digit grouping and
-    decimal sign), with a Babel/CLDR ``pattern``: "#,##0" for whole numbers,
-    "0.000" for three decimals, "0.0##E0" for scientific. Babel's ``format_decimal``
-    with the parsed pattern and locale kept (it parses both on every call: 64 µs
-    a number against 26)."""
-    fmt, locale = _number_format(pattern, BABEL_LOCALES[lang_ or lang()])
-    return fmt.apply(value, locale, decimal_quantization=True, group_separator=True,
-                     numbering_system="latn")
-
-
-def integer(value: int, lang_: str | None = None) -> str:
-    """A whole number with the language's digit grouping: 131072 -> "131,072"."""
-    return number(value, "#,##0", lang_)
-
-
-def decimal_sign(lang_: str | None = None) -> str:
-    return Locale.parse(BABEL_LOCALES[lang_ or lang()]).number_symbols["latn"]["decimal"]
 
 
 # --------------------------------------------------------------- the switch ----
@@ -178,8 +77,6 @@ def language_switch() -> str:
     values), else the browser's language. The address always carries the
     language, so a shared link opens in it.
     """
-    from . import controls
-
     _RUN_LANG.set(None)  # until this run's choice is known
     if LANG_KEY not in st.session_state:
         values = controls.link_value(LANG_KEY)

@@ -20,6 +20,8 @@ from contextlib import contextmanager
 
 import streamlit as st
 
+from .translation import error_text
+
 MAX_SHOWN = 60  # characters of a visitor's value shown in a message
 # GitHub-flavoured Markdown also turns bare addresses into links (https://…, www.…,
 # name@host), after escapes are resolved, so a backslash does not stop it. An
@@ -73,8 +75,6 @@ def friendly_errors():
     run's language; it can contain what a visitor typed, so it is shown as
     plain text.
     """
-    from .i18n import error_text
-
     try:
         yield
     except ValueError as err:
