@@ -34,6 +34,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+
 def prepare_process() -> dict[str, float]:
     """The process-wide settings and every process constant, now, in the calling
     thread. Returns the wall and CPU seconds it took."""
