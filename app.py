@@ -1,4 +1,11 @@
-"""RoPE Explorer: the frame. Language, navigation, the shared sidebar, then the page."""
+"""RoPE Explorer: the frame. Language, navigation, the shared sidebar, then the page.
+
+Streamlit runs this file as a script (``__main__``) for every visitor's run: that is
+the frame below. ``streamlit run app.py`` also imports it once, at start-up, and finds
+``app``, an st.App that serves this very file and prepares the process before the
+first visitor arrives (:mod:`ui.startup`: the libraries imported, the process
+constants computed); ``streamlit run app.py`` is all it takes.
+"""
 
 import streamlit as st
 
@@ -8,16 +15,21 @@ from ui.hardening import limit_malloc_arenas, limit_torch_threads, refuse_clear_
 from ui.i18n import language_switch
 from ui.navigation import st_pages
 
-refuse_clear_cache()
-limit_malloc_arenas()
-limit_torch_threads()
-warm_up()  # the process constants, once, in the background (ui.constants)
-st.set_page_config(page_title="RoPE Explorer", page_icon=":material/rotate_right:",
-                   layout="wide")
+if __name__ == "__main__":  # a visitor's run
+    refuse_clear_cache()
+    limit_malloc_arenas()
+    limit_torch_threads()
+    warm_up()  # the process constants, once, in the background (ui.constants)
+    st.set_page_config(page_title="RoPE Explorer", page_icon=":material/rotate_right:",
+                       layout="wide")
 
-language_switch()  # first: every title below is in the chosen language
-page = st.navigation(st_pages(), expanded=True)  # every page shown: no "View more"
-settings = ui.sidebar_settings()
-ui.remember(settings)
-ui.page_style(settings.present)
-page.run()
+    language_switch()  # first: every title below is in the chosen language
+    page = st.navigation(st_pages(), expanded=True)  # every page shown: no "View more"
+    settings = ui.sidebar_settings()
+    ui.remember(settings)
+    ui.page_style(settings.present)
+    page.run()
+else:  # imported once by `streamlit run app.py`, which then serves app.py through `app`
+    from ui.startup import lifespan
+
+    app = st.App(__file__, lifespan=lifespan)

@@ -10,6 +10,10 @@ background thread of low priority, and a page that asks for one before the
 thread reached it computes it itself (once: a lock per constant; the thread
 then finds it done).
 
+A server started with ``streamlit run app.py`` computes them all before it takes its
+first visitor (:func:`compute_now`, from :mod:`ui.startup`), so that no visitor's run
+shares the process with the computation; :func:`warm_up` is then a no-op.
+
 A constant is a function of no arguments returning a read-only value, declared
 here with :func:`constant` (pages are scripts, so the warm-up thread could not
 find a constant declared in a page). They are never evicted and small (about
@@ -72,9 +76,10 @@ _done = threading.Event()
 _start_lock = threading.Lock()
 
 
-def _warm() -> None:
+def _warm(niceness: int = WARM_UP_NICENESS) -> None:
     try:  # lower this thread's priority only (Linux: a thread is a schedulable task)
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WARM_UP_NICENESS)
+        if niceness:
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
     except (AttributeError, OSError):
         pass
     try:
@@ -104,6 +109,19 @@ def warm_up(wait: bool = False) -> None:
                 _started.set()
     if wait:
         _done.wait()
+
+
+def compute_now() -> None:
+    """Compute every constant in the calling thread, at the process's own priority, and
+    return when all are done: what a server does at start-up, before it takes its first
+    visitor (:mod:`ui.startup`). Later :func:`warm_up` calls return at once; if the
+    warm-up thread has started already, this waits for it instead."""
+    with _start_lock:
+        mine = not _started.is_set()
+        _started.set()
+    if mine:
+        _warm(niceness=0)
+    _done.wait()
 
 
 # ------------------------------------------------------------- the constants ----
