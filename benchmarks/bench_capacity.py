@@ -1,4 +1,4 @@
-"""Time and peak-memory growth of rope_core.capacity, one fresh process per run.
+"""Time and peak-memory growth of rope_core.limits.capacity, one fresh process per run.
 
 Cases (CPU, float64):
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import torch
 
 import rope_core as rc
-from rope_core.presets import HF_CONFIGS
+from rope_core.models.presets import HF_CONFIGS
 
 try:
     import transformers

@@ -11,7 +11,7 @@ from ui import i18n
 from ui.i18n import N_, _, ngettext
 
 M_COL, N_COL = "m [tokens]", "n [tokens]"
-VARIANTS = rc.tables.ATTENTION_VARIANTS  # ("without RoPE", "with RoPE")
+VARIANTS = rc.teaching.tables.ATTENTION_VARIANTS  # ("without RoPE", "with RoPE")
 # the panels' titles (the CSV's column names keep the English variant)
 VARIANT_TITLES = dict(zip(VARIANTS, (N_("without RoPE"), N_("with RoPE"))))
 

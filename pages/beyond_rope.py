@@ -9,7 +9,7 @@ import streamlit as st
 
 import rope_core as rc
 import ui
-from rope_core import alternatives as alt
+from rope_core.beyond import alternatives as alt
 from ui import i18n
 from ui.i18n import _, ngettext
 

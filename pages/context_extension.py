@@ -9,7 +9,7 @@ import streamlit as st
 
 import rope_core as rc
 import ui
-from rope_core import compare
+from rope_core.limits import compare
 from ui import i18n
 from ui.i18n import N_, _, ngettext
 
@@ -35,13 +35,13 @@ AXIS_FREE = ("spectra", "attention", "softmax")  # the same tables on either dis
 @ui.table
 def extension(key: tuple, factor: float) -> dict:
     """The comparison's tables that do not depend on the distance axis (spectra,
-    attention factors, softmax; rope_core.compare.extension_tables), once per setting."""
+    attention factors, softmax; rope_core.limits.compare.extension_tables), once per setting."""
     return compare.extension_tables(compare.config_from_key(key), factor, parts=AXIS_FREE)
 
 
 @ui.table
 def extension_decay(key: tuple, factor: float, axis: str) -> dict:
-    """The comparison's decay table on ``axis`` (rope_core.compare.extension_tables)."""
+    """The comparison's decay table on ``axis`` (rope_core.limits.compare.extension_tables)."""
     return compare.extension_tables(compare.config_from_key(key), factor, axis,
                                     parts=("decay",))
 

@@ -6,7 +6,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
-import rope_core.lesson as lesson
+import rope_core.teaching.lesson as lesson
 import ui
 from ui import i18n
 from ui.i18n import N_, _
@@ -40,13 +40,13 @@ CHECK_LABELS = (
 
 @ui.table
 def checks(dim: int, base: float, layout: str, pair: int, m: int, n: int, shift: int):
-    """Every step of the derivation measured on RoPE (rope_core.lesson.derivation_checks)."""
+    """Every step of the derivation measured on RoPE (lesson.derivation_checks)."""
     return lesson.derivation_checks(dim, base, layout, pair, m, n, shift, SEED)
 
 
 @ui.table
 def signs(dim: int, base: float, pair: int, m: int, n: int):
-    """The 2-D score against R((n - m) theta) and R((m - n) theta) (rope_core.lesson)."""
+    """The 2-D score against R((n - m) theta) and R((m - n) theta) (rope_core.teaching.lesson)."""
     return lesson.sign_check(dim, base, pair, m, n, SEED)
 
 

@@ -8,11 +8,12 @@ import streamlit as st
 
 import rope_core as rc
 import ui
-from rope_core import compare, families
+from rope_core.limits import compare
+from rope_core.models import families
 from ui import i18n
 from ui.i18n import N_, _
 
-# the three kinds of hybrid (rope_core.families: the family's convention says which)
+# the three kinds of hybrid (rope_core.models.families: the family's convention says which)
 KINDS = {"nope_layers": N_("NoPE layers among RoPE layers"),
          "global_nope": N_("Global layers without RoPE"),
          "other_mixers": N_("Linear-attention and state-space hybrids"),

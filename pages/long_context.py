@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 import rope_core as rc
-import rope_core.breaks as br
+import rope_core.limits.breaks as br
 import ui
-from rope_core.capacity import BASE_GRID_RATIO
+from rope_core.limits.capacity import BASE_GRID_RATIO
 from ui import constants, i18n
 from ui.i18n import _, ngettext
 
@@ -58,7 +58,7 @@ def liu_table() -> pd.DataFrame:
 
 @ui.table
 def liu_summary(dim: int, base: float, train: int, new_base: float) -> dict:
-    """Liu et al.'s critical dimension and extrapolation limits (rope_core.breaks)."""
+    """Liu et al.'s critical dimension and extrapolation limits (rope_core.limits.breaks)."""
     return br.liu_summary(dim, base, train, new_base)
 
 
@@ -112,7 +112,7 @@ def listing(items) -> str:
 
 
 def source(paper: dict) -> str:
-    """A paper's citation from rope_core.breaks, translated (marked there for the catalog)."""
+    """A paper's citation from breaks, translated (marked there for the catalog)."""
     citation = paper["citation"]
     return _(citation)
 

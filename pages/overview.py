@@ -4,14 +4,14 @@
 import numpy as np
 import streamlit as st
 
-import rope_core.lesson as lesson
+import rope_core.teaching.lesson as lesson
 import ui
 from ui import i18n
 from ui.i18n import N_, _
 from ui.navigation import PageSpec, by_name, sections
 
 SENTENCES = list(lesson.TOY_SENTENCES)
-# The toy sentences are data (rope_core.lesson) and link values (?why_sentence=);
+# The toy sentences are data (rope_core.teaching.lesson) and link values (?why_sentence=);
 # each is also a message whose translation names the same words in the visitor's
 # language, one for each English word, so that the shuffle moves the same roles.
 # Translators: keep exactly one space-separated word per English word, in the same order.
@@ -23,7 +23,7 @@ MAX_SEED = 1000
 
 @ui.table
 def shuffle(sentence: str, dim: int, base: float, layout: str, seed: int):
-    """Outputs of one head for a sentence and its shuffle (rope_core.lesson.shuffle_tables)."""
+    """Outputs of one head for a sentence and its shuffle (lesson.shuffle_tables)."""
     words, order = lesson.TOY_SENTENCES[sentence]
     return lesson.shuffle_tables(words, order, dim, base, layout, seed)
 

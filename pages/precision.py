@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 import rope_core as rc
-import rope_core.breaks as br
+import rope_core.limits.breaks as br
 import ui
 from ui import i18n
 from ui.i18n import N_, _, ngettext
@@ -463,7 +463,7 @@ relative_section(s.dim, s.base, max_position)
 st.header(_("4. A real bug: gpt-neox issue 1003"))
 p = br.NEOX_1003
 issue_title = p["title"]
-issue_title = _(issue_title)  # the issue's title in words (marked in rope_core.breaks)
+issue_title = _(issue_title)  # the issue's title in words (marked in rope_core.limits.breaks)
 st.caption(_("{repository} issue #{number}: “{title}”, {url} (link as plain text). Its "
              "reproducer builds the cache in float16 (recipe {recipe}): seq_len {seq_len}, "
              "dim {dim}, base 10⁴; it printed the numbers in the '{reported}' column (on "
@@ -472,7 +472,7 @@ st.caption(_("{repository} issue #{number}: “{title}”, {url} (link as plain 
     repository=p["repository"], number=p["number"], title=issue_title, url=p["url"],
     recipe=recipe_name(p["recipe"]), seq_len=p["seq_len"], dim=p["dim"],
     reported=_("reported")))
-# The table's quantities in words (rope_core.breaks.neox_issue_table's rows, in order).
+# The table's quantities in words (rope_core.limits.breaks.neox_issue_table's rows, in order).
 QUANTITIES = [
     _("angle m*theta_1 at m = {m}, float32 [rad]").format(m=p["position"]),
     _("angle m*theta_1 at m = {m}, float16 cache [rad]").format(m=p["position"]),

@@ -9,9 +9,9 @@ import streamlit as st
 
 import rope_core as rc
 import ui
-from rope_core import compare
-from rope_core.config import MAX_JSON_BYTES
-from rope_core.presets import NOTES, SOURCES
+from rope_core.limits import compare
+from rope_core.models.config import MAX_JSON_BYTES
+from rope_core.models.presets import NOTES, SOURCES
 from ui import i18n
 from ui.configs import config_input, shown_name
 from ui.i18n import N_, _, ngettext
@@ -29,7 +29,7 @@ STACK = {0: (ui.COLORS[0], N_("RoPE, full or compressed attention")),
          3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
 ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
                    "chunked": N_("chunked attention")}
-# what a layer that does not attend mixes tokens with (rope_core.families.MIXERS)
+# what a layer that does not attend mixes tokens with (rope_core.models.families.MIXERS)
 MIXER_NAMES = {"linear_attention": N_("linear attention"), "mamba": N_("Mamba (state space)"),
                "conv": N_("short convolution"), "recurrent": N_("recurrence (RG-LRU)"),
                "mlp": N_("no token mixer (an MLP block)"),
@@ -101,7 +101,7 @@ def comparison_models(table):
 
 
 def group_label(group: str) -> str:
-    """A layer group's name (rope_core.compare.group_name, English in the CSV) for people."""
+    """A layer group's name (rope_core.limits.compare.group_name, English in the CSV) for people."""
     if group == "all layers":
         return _("all layers")
     rope, _sep, span = group.partition(", ")
@@ -284,7 +284,7 @@ def stack_figure(keys: tuple) -> ui.Frozen:
 
 def parameters(cfg: rc.RopeConfig) -> str:
     """The method's parameters as one line of Markdown (names as code); a per-pair
-    factor list is summarised (rope_core.compare.describe_params, for people)."""
+    factor list is summarised (rope_core.limits.compare.describe_params, for people)."""
     parts = []
     for name, value in cfg.params:
         if isinstance(value, tuple):
@@ -316,7 +316,7 @@ def context_line(cfg: rc.RopeConfig) -> str:
 
 
 def group_lines(groups) -> list[str]:
-    """One line per layer group (rope_core.compare.group_table rows): which layers, what
+    """One line per layer group (rope_core.limits.compare.group_table rows): which layers, what
     they do, how far a query sees."""
     lines = []
     for row in groups.to_dict("records"):
@@ -415,7 +415,7 @@ def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
         lines += ["· " + line for line in group_lines(groups)]
     scales = {g.spec.query_scale: g for g in cfg.groups() if g.spec.query_scale}
     for (rule, length, beta), g in scales.items():
-        formula = _(rc.config.QUERY_SCALES[rule]).format(
+        formula = _(rc.models.config.QUERY_SCALES[rule]).format(
             beta=f"{beta:g}", length=i18n.integer(int(length)))
         lines.append(_("{kind} layers scale their queries by {formula} at position p, "
                        "outside the rotation").format(

@@ -7,8 +7,9 @@ import streamlit as st
 
 import rope_core as rc
 import ui
-from rope_core import compare, serving
-from rope_core.config import MAX_JSON_BYTES
+from rope_core.limits import compare
+from rope_core.models import serving
+from rope_core.models.config import MAX_JSON_BYTES
 from ui import i18n
 from ui.configs import config_input, shown_name
 from ui.i18n import _
@@ -43,7 +44,7 @@ def option(value) -> str:
 
 @ui.table
 def tables(key: tuple, target: int, method: str, params: tuple) -> dict:
-    """The settings table and the per-pair range table of a choice (rope_core.serving),
+    """The settings table and the per-pair range table of a choice (rope_core.models.serving),
     once per setting."""
     cfg = compare.config_from_key(key)
     return {"settings": serving.settings_table(cfg, target, method, **dict(params)),

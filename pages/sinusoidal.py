@@ -18,7 +18,7 @@ DMODEL_OPTIONS = list(range(2, 513, 2))
 MAX_TABLE_CELLS = 2**17  # P x d_model numbers at most: 7 columns each stays in one CSV
 MAX_SIMILARITY = 128  # positions 0 ... 127 at most in the PE_m . PE_n heatmap
 PE_SCALE = 100  # the table heatmap sends 100·PE rounded to whole numbers (int8)
-REFERENCE_DIGITS = rc.sinusoidal.REFERENCE_DIGITS
+REFERENCE_DIGITS = rc.rotary.sinusoidal.REFERENCE_DIGITS
 ROUNDING_EPS = 64  # errors up to this many machine epsilons count as rounding
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 

@@ -1,6 +1,6 @@
 """Guided tour: numbered steps through the lesson. Each step opens a page with its
 settings, says what to look at, and asks for a prediction before revealing the
-answer, computed live with rope_core.tour from the step's own settings."""
+answer, computed live with rope_core.teaching.tour from the step's own settings."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-import rope_core.lesson as lesson
-import rope_core.tour as tour
+import rope_core.teaching.lesson as lesson
+import rope_core.teaching.tour as tour
 import ui
 from ui import i18n
 from ui.i18n import N_, _

@@ -8,10 +8,10 @@ import streamlit as st
 
 import rope_core as rc
 import ui
-from rope_core import intervals
-from rope_core import tiny_model as tm
-from rope_core.alternatives import alibi_slopes
-from rope_core.config import query_scale
+from rope_core.beyond import intervals
+from rope_core.beyond import tiny_model as tm
+from rope_core.beyond.alternatives import alibi_slopes
+from rope_core.models.config import query_scale
 from ui import constants, i18n
 from ui.i18n import N_, _
 
@@ -190,7 +190,7 @@ def curve_traces(task: str, curves: list[tuple[str, str]], names: list[str],
 
 
 def chance_lines(task: str) -> tuple[tuple, tuple]:
-    """Dotted lines at each chance level of the task (:func:`rope_core.tiny_model.chance`),
+    """Dotted lines at each chance level of the task (:func:`rope_core.beyond.tiny_model.chance`),
     labelled 1/n at the right edge: ``(shapes, annotations)``."""
     levels = [tm.chance(task)] + ([tm.chance(task, "stored")] if task == "recall" else [])
     shapes = tuple(ui.hline(level, "gray") for level in levels)
@@ -461,7 +461,7 @@ def at_bin(encoding: str, b: int, method: str = "none", which: int = 0) -> float
 
 def ranking(task_: str, b: int, curves: list[tuple[str, str]], names: dict) -> str:
     """The curves in bin b from highest to lowest, in brackets the runs whose intervals all
-    overlap (rope_core.intervals.overlap_groups), ">" between brackets apart beyond every
+    overlap (rope_core.beyond.intervals.overlap_groups), ">" between brackets apart beyond every
     interval, "≳" where some intervals still overlap across: "[a 90%, b 88%] ≳ c 60%"."""
     order = sorted(curves, key=lambda c: -float(CURVES[task_, c[0], c[1]][0][b]))
     low = [float(CURVES[task_, e, m][1][b]) for e, m in order]

@@ -3,7 +3,7 @@
 import plotly.graph_objects as go
 import streamlit as st
 
-import rope_core.lesson as lesson
+import rope_core.teaching.lesson as lesson
 import ui
 from ui import i18n
 from ui.i18n import N_, _
@@ -25,7 +25,7 @@ NODES = {
 }
 EDGES = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "rq"), ("wk", "rk"), ("rk", "cache"),
          ("wv", "cache"), ("rq", "att"), ("cache", "att"), ("att", "out")]
-# rope_core.lesson.layout_tables' checks (the CSV's "check" column, English) as the
+# rope_core.teaching.lesson.layout_tables' checks (the CSV's "check" column, English) as the
 # metrics name them, in the run's language
 CHECK_LABELS = {
     "max |W_q,half x - (W_q x)[p]| per head": N_("max |W_q,half x - (W_q x)[p]| per head"),
@@ -42,13 +42,13 @@ LAYOUT_ROWS = (N_("pair i, interleaved"), N_("pair i, half"), N_("p_j (moved to 
 
 @ui.table
 def cache_tables(dim: int, base: float, layout: str, seq: int):
-    """Decoding with a cache of rotated keys (rope_core.lesson.kv_cache_tables)."""
+    """Decoding with a cache of rotated keys (rope_core.teaching.lesson.kv_cache_tables)."""
     return lesson.kv_cache_tables(dim, base, layout, seq, SEED)
 
 
 @ui.table
 def layouts(dim: int, base: float):
-    """Pairs per layout, the converter's permutation and its checks (rope_core.lesson)."""
+    """Pairs per layout, the converter's permutation and its checks (rope_core.teaching.lesson)."""
     return lesson.layout_tables(dim, base, N_HEADS, IN_DIM, LAYOUT_SEQ, SEED)
 
 

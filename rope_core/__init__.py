@@ -1,43 +1,35 @@
 """rope_core: the numbers behind RoPE Explorer (pure PyTorch, CPU or CUDA).
 
-One module per concept:
+Five groups, each built only on those listed before it (each group's ``__init__`` says
+what it holds and what it may import):
 
-* :mod:`~rope_core.frequencies`: theta_i = base^(-2i/d), wavelengths, angles m*theta_i
-* :mod:`~rope_core.scaling`: context-extension scalings of theta, Hugging Face's
-  ROPE_INIT_FUNCTIONS (linear, NTK, dynamic NTK, YaRN, Llama 3.1, LongRoPE)
-* :mod:`~rope_core.config`: RopeConfig, a model's RoPE settings layer by layer, read from
-  config.json as transformers reads it
-* :mod:`~rope_core.families`: transformers' conventions per model family, one table
-* :mod:`~rope_core.presets`: PRESETS, real models' RopeConfigs
-* :mod:`~rope_core.compare`: side-by-side tables of models and context-extension methods
-* :mod:`~rope_core.serving`: the settings that serve a model longer in transformers, vLLM,
-  SGLang and llama.cpp (``serving.engine_settings``)
-* :mod:`~rope_core.rotation`: apply_rope (element-wise, partial rotary), dense R_m, complex form
-* :mod:`~rope_core.steps`: one pair turning frame by frame; R_m q worked through by hand
-* :mod:`~rope_core.sinusoidal`: the Transformer's sinusoidal table
-* :mod:`~rope_core.decay`: long-term decay bound and scores against distance
-* :mod:`~rope_core.attention`: a toy attention head with and without RoPE
-* :mod:`~rope_core.capacity`: critical dimension, extrapolation limit, B_m and the base bound
-* :mod:`~rope_core.precision`: positions, angles and cos/sin caches in low precision
-* :mod:`~rope_core.mrope`: images and video: M-RoPE position ids (Qwen2-VL), the split of
-  the pairs among t, h, w, 2D axial RoPE, scores between patches
-* :mod:`~rope_core.tables`: tidy DataFrames for the CSV downloads
-* :mod:`~rope_core.tour`: the guided tour's answers, one computation per question
-* :mod:`~rope_core.device`: resolve_device
-* :mod:`~rope_core.alternatives`: ALiBi, p-RoPE, xPos, NoPE and the additive
-  sinusoidal encoding, scored against distance on RoPE's axes
-* :mod:`~rope_core.tiny_model`: a tiny causal transformer with a pluggable position
-  encoding, its two tasks (the symbol k back; associative recall) and the evaluation
-  of the shipped models per position bin
-* :mod:`~rope_core.intervals`: 95% intervals of accuracies over sequences and seeds
+* :mod:`rope_core.support`: argument checks and errors, the device, shared buffers, tidy
+  tables (``to_frame``); imports nothing of rope_core.
+* :mod:`rope_core.rotary`: the rotation itself: frequencies theta_i = base^(-2i/d),
+  apply_rope and its dense and complex forms, the sinusoidal table, long-term decay, a toy
+  attention head, one pair turning step by step.
+* :mod:`rope_core.models`: real models: RopeConfig layer by layer (``config``, read from
+  config.json as transformers reads it), transformers' conventions per family
+  (``families``), context-extension scalings (``scaling``), presets, M-RoPE for images
+  and video (``mrope``), and the settings that serve a model longer (``serving``).
+* :mod:`rope_core.limits`: where RoPE breaks: critical dimension, B_m and the base bound
+  (``capacity``, ``breaks`` with its precomputed table), low precision (``precision``),
+  side-by-side tables of models and extension methods (``compare``).
+* :mod:`rope_core.beyond`: beyond RoPE: ALiBi, p-RoPE, xPos, NoPE and the additive
+  encoding (``alternatives``), the trained tiny models (``tiny_model``) and the intervals
+  of their accuracies (``intervals``).
+* :mod:`rope_core.teaching`: the lesson's own data: worked checks (``lesson``), the
+  guided tour's answers (``tour``), the tables behind the lesson's plots (``tables``).
+
+``import rope_core`` gives the functions the pages use (below); the rest is reached
+through its module, e.g. ``from rope_core.models import presets``.
 
 Every public function validates its arguments and raises ``ValueError`` that
 names the parameter, the value and the allowed range (a :class:`RopeError`,
 whose ``message`` a user interface can translate).
 """
 
-from ._checks import Message, RopeError
-from .alternatives import (
+from .beyond.alternatives import (
     alibi_bias,
     alibi_logits,
     alibi_slopes,
@@ -58,15 +50,8 @@ from .alternatives import (
     xpos_scale,
     xpos_zeta,
 )
-from .attention import (
-    attention,
-    attention_checks,
-    causal_mask,
-    diagonal_spread,
-    row_sum_gap,
-    toy_qk,
-)
-from .capacity import (
+from .beyond.tiny_model import TinyConfig, TinyTransformer
+from .limits.capacity import (
     base_search,
     cos_sum,
     cos_sum_profile,
@@ -76,19 +61,24 @@ from .capacity import (
     min_base_for_context,
     passing_bases,
 )
-from .config import LayerGroup, LayerSpec, RopeConfig, query_scale
-from .decay import (
-    bound_plateau,
-    bound_prefactor,
-    distance_grid,
-    first_below,
-    random_score_stats,
-    relative_upper_bound,
-    score_vs_distance,
+from .limits.precision import (
+    DTYPES,
+    RECIPES,
+    angle_error,
+    as_dtype_position,
+    distinct_cos_sin,
+    first_inexact_position,
+    float32_angle_parts,
+    grid_spacing,
+    max_angle_error,
+    max_angle_errors,
+    relative_property_error,
+    relative_rounding_bound,
+    resolve_dtype,
+    transformers_inv_freq,
 )
-from .device import DEVICES, resolve_device
-from .frequencies import DEFAULT_BASE, angles, theta, turns_within, wavelength
-from .mrope import (
+from .models.config import LayerGroup, LayerSpec, RopeConfig, query_scale
+from .models.mrope import (
     AXES,
     MROPE_INTERLEAVED,
     MROPE_SECTIONS,
@@ -109,32 +99,8 @@ from .mrope import (
     scaled_mrope_section,
     scheme_frequencies,
 )
-from .precision import (
-    DTYPES,
-    RECIPES,
-    angle_error,
-    as_dtype_position,
-    distinct_cos_sin,
-    first_inexact_position,
-    float32_angle_parts,
-    grid_spacing,
-    max_angle_error,
-    max_angle_errors,
-    relative_property_error,
-    relative_rounding_bound,
-    resolve_dtype,
-    transformers_inv_freq,
-)
-from .presets import PRESETS
-from .rotation import (
-    LAYOUTS,
-    apply_rope,
-    apply_rope_complex,
-    cos_sin,
-    layout_permutation,
-    rotation_matrix,
-)
-from .scaling import (
+from .models.presets import PRESETS
+from .models.scaling import (
     REGIMES,
     SCALING_LABELS,
     SCALINGS,
@@ -151,15 +117,44 @@ from .scaling import (
     yarn_ramp,
     yarn_ramp_bounds,
 )
-from .sinusoidal import (
+from .rotary.attention import (
+    attention,
+    attention_checks,
+    causal_mask,
+    diagonal_spread,
+    row_sum_gap,
+    toy_qk,
+)
+from .rotary.decay import (
+    bound_plateau,
+    bound_prefactor,
+    distance_grid,
+    first_below,
+    random_score_stats,
+    relative_upper_bound,
+    score_vs_distance,
+)
+from .rotary.frequencies import DEFAULT_BASE, angles, theta, turns_within, wavelength
+from .rotary.rotation import (
+    LAYOUTS,
+    apply_rope,
+    apply_rope_complex,
+    cos_sin,
+    layout_permutation,
+    rotation_matrix,
+)
+from .rotary.sinusoidal import (
     frequency_forms,
     reference_frequencies,
     relative_errors,
     sinusoidal_dot,
     sinusoidal_pe,
 )
-from .steps import pair_trajectory, positions_per_frame, rope_steps
-from .tables import (
+from .rotary.steps import pair_trajectory, positions_per_frame, rope_steps
+from .support._checks import Message, RopeError
+from .support.device import DEVICES, resolve_device
+from .support.frames import to_frame
+from .teaching.tables import (
     attention_table,
     bound_table,
     dot_table,
@@ -172,9 +167,7 @@ from .tables import (
     similarity_table,
     step_tables,
     theta_table,
-    to_frame,
 )
-from .tiny_model import TinyConfig, TinyTransformer
 
 __all__ = [
     "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "LayerGroup", "LayerSpec", "Message",

@@ -351,7 +351,7 @@ def test_small_ones_longrope_models_transformers_version_and_the_flat_m_rope_pan
     almost one colour; Qwen3-VL interleaves."""
     import re
 
-    from rope_core.presets import HF_CONFIGS
+    from rope_core.models.presets import HF_CONFIGS
 
     transformers = pytest.importorskip("transformers")
 

@@ -52,7 +52,7 @@ def test_warm_up_computes_every_constant_in_a_thread_that_is_not_a_daemon():
 
 
 def test_tiny_evaluation_is_every_curve_and_seed_in_0_1():
-    from rope_core import tiny_model as tm
+    from rope_core.beyond import tiny_model as tm
 
     curves = constants.tiny_curves()
     assert curves[:len(tm.ENCODINGS)] == tuple(("local", e, "none") for e in tm.ENCODINGS)

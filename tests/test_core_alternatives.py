@@ -1,4 +1,4 @@
-"""ALiBi, p-RoPE, xPos, NoPE and the additive sinusoidal encoding (rope_core.alternatives).
+"""ALiBi, p-RoPE, xPos, NoPE and the additive sinusoidal encoding (rope_core.beyond.alternatives).
 
 Every expected number is derived independently: slopes and biases by hand from
 the ALiBi paper's rule, p-RoPE's pair count by hand, xPos' decay base from the
@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import rope_core as rc
 from rope_core import RopeError
+from rope_core.beyond import alternatives
 
 F64 = dict(dtype=torch.float64)
 
@@ -189,7 +190,7 @@ def test_xpos_scores_match_torchscale(length, dim):
 def test_blockwise_causal_mask_by_hand():
     # Sun et al. 3.3: pre-training length l = 8 -> query blocks of 4 tokens (0-3, 4-7, 8-11,
     # ...); a query sees, causally, its own block and the whole block before it.
-    visible = rc.alternatives.blockwise_causal_mask(14, 8)
+    visible = alternatives.blockwise_causal_mask(14, 8)
     seen = {m: [n for n in range(14) if visible[m, n]] for m in range(14)}
     assert seen[0] == [0] and seen[3] == [0, 1, 2, 3]
     assert seen[4] == [0, 1, 2, 3, 4]  # block 1: block 0 and itself
@@ -201,10 +202,10 @@ def test_blockwise_causal_mask_by_hand():
 
 @pytest.mark.parametrize("train", [2, 3, 8, 9, 64])
 def test_blockwise_reach_is_the_masks_farthest_key(train):
-    visible = rc.alternatives.blockwise_causal_mask(4 * train + 3, train)
+    visible = alternatives.blockwise_causal_mask(4 * train + 3, train)
     m, n = torch.nonzero(visible, as_tuple=True)
     farthest = int((m - n).max())
-    assert rc.alternatives.blockwise_reach(train) == farthest
+    assert alternatives.blockwise_reach(train) == farthest
     assert farthest == (train - 1 if train % 2 == 0 else train - 2)  # 2 * (l // 2) - 1
     assert farthest < train  # every distance stays inside the training range
 
@@ -368,7 +369,7 @@ def test_causal_weights():
 
 
 def test_tables_settings_first_and_complete():
-    df = rc.alternatives.distance_table("random q, k", 16, 1e4, 1000, p=0.5, slope=1 / 8, seed=3)
+    df = alternatives.distance_table("random q, k", 16, 1e4, 1000, p=0.5, slope=1 / 8, seed=3)
     assert list(df.columns[:4]) == ["vectors", "dim", "base", "layout"]
     assert list(df.columns[-3:]) == ["encoding", "distance r [tokens]", "logit"]
     assert list(df["encoding"].unique()) == ["RoPE", "p-RoPE", "xPos", "ALiBi", "NoPE",
@@ -378,7 +379,7 @@ def test_tables_settings_first_and_complete():
     for column in df.columns:
         assert column.isascii()
     seq = 10
-    att = rc.alternatives.attention_maps_table(8, 1e4, seq, 100, 0, False, p=0.5, slope=0.25)
+    att = alternatives.attention_maps_table(8, 1e4, seq, 100, 0, False, p=0.5, slope=0.25)
     assert len(att) == 6 * seq * (seq + 1) // 2
     assert (att["n [tokens]"] <= att["m [tokens]"]).all()
     sums = att.groupby(["encoding", "m [tokens]"])["weight"].sum()
@@ -390,9 +391,9 @@ def test_tables_settings_first_and_complete():
 
 @pytest.mark.parametrize("call,name,value", [
     (lambda: rc.alibi_slopes(0), "n_heads", "0"),
-    (lambda: rc.alternatives.blockwise_causal_mask(4, 1), "train_len", "1"),
-    (lambda: rc.alternatives.blockwise_causal_mask(0, 8), "seq_len", "0"),
-    (lambda: rc.alternatives.blockwise_reach(True), "train_len", "True"),
+    (lambda: alternatives.blockwise_causal_mask(4, 1), "train_len", "1"),
+    (lambda: alternatives.blockwise_causal_mask(0, 8), "seq_len", "0"),
+    (lambda: alternatives.blockwise_reach(True), "train_len", "True"),
     (lambda: rc.alibi_slopes(1025), "n_heads", "1025"),
     (lambda: rc.alibi_slopes(4.0), "n_heads", "4.0"),
     (lambda: rc.alibi_bias(8, 0), "seq_len", "0"),
@@ -419,7 +420,7 @@ def test_tables_settings_first_and_complete():
      "rotary"),
     (lambda: rc.encoding_logits("rope", torch.ones(2, 4, **F64),
                                              torch.ones(2, 4, **F64), [0]), "positions", "0"),
-    (lambda: rc.alternatives.distance_table("q=k", 8, 1e4, 10, p=0.5, slope=0.5, seed=0),
+    (lambda: alternatives.distance_table("q=k", 8, 1e4, 10, p=0.5, slope=0.5, seed=0),
      "vectors", "q=k"),
 ])
 def test_bad_arguments_name_parameter_value_and_range(call, name, value):
@@ -436,16 +437,16 @@ def test_bad_arguments_name_parameter_value_and_range(call, name, value):
 def test_distance_logits_share_terms_but_equal_each_encodings_own_function(vectors, dim, p,
                                                                            layout):
     r = torch.tensor([0, 1, 5, 100, 999])
-    got = rc.alternatives.distance_logits(vectors, dim, 500.0, r, p=p, slope=0.25, seed=2,
+    got = alternatives.distance_logits(vectors, dim, 500.0, r, p=p, slope=0.25, seed=2,
                                           query_position=1000, layout=layout)
-    q, k = rc.alternatives.score_vectors(vectors, dim, 2)
+    q, k = alternatives.score_vectors(vectors, dim, 2)
     th = rc.theta(dim, 500.0)
     want = {"rope": rc.rope_logits(q, k, r, th, layout=layout),
             "p_rope": rc.rope_logits(q, k, r, rc.p_rope_theta(dim, 500.0, p), layout=layout),
             "xpos": rc.xpos_logits(q, k, r, th, layout=layout),
             "alibi": rc.alibi_logits(q, k, r, 0.25), "nope": rc.nope_logits(q, k, r),
             "sinusoidal": rc.sinusoidal_logits(q, k, r, 1000, 500.0)}
-    assert list(got) == list(rc.alternatives.ENCODINGS)
+    assert list(got) == list(alternatives.ENCODINGS)
     for e in got:
         torch.testing.assert_close(got[e], want[e], rtol=1e-12, atol=1e-12)
 
@@ -457,10 +458,10 @@ def test_distance_logits_at_large_dims_and_far_queries(dim, query, tolerance):
     # identity) and its curves a few rows at a time: the same numbers up to rounding
     r = torch.tensor([0, 1, 7, 600, query // 3, query - 1, query])
     for layout in ("interleaved", "half"):
-        got = rc.alternatives.distance_logits("random q, k", dim, 1e4, r, p=0.75,
+        got = alternatives.distance_logits("random q, k", dim, 1e4, r, p=0.75,
                                               slope=1 / 16, seed=5, query_position=query,
                                               layout=layout)
-        q, k = rc.alternatives.score_vectors("random q, k", dim, 5)
+        q, k = alternatives.score_vectors("random q, k", dim, 5)
         th = rc.theta(dim, 1e4)
         want = {"rope": rc.rope_logits(q, k, r, th, layout=layout),
                 "p_rope": rc.rope_logits(q, k, r, rc.p_rope_theta(dim, 1e4, 0.75),
@@ -480,11 +481,11 @@ def test_attention_maps_share_work_but_equal_encoding_logits_bit_for_bit(dim, p,
     q, k = rc.toy_qk(12, dim, 4)
     pos = torch.arange(start, start + 12)
     kw = dict(base=500.0, p=p, slope=0.125, layout=layout)
-    got = rc.alternatives._window_logits(q, k, pos, gamma=rc.alternatives.XPOS_GAMMA,
-                                         scale_base=rc.alternatives.XPOS_SCALE_BASE, **kw)
-    for e, logits in zip(rc.alternatives.ENCODINGS, got):
+    got = alternatives._window_logits(q, k, pos, gamma=alternatives.XPOS_GAMMA,
+                                         scale_base=alternatives.XPOS_SCALE_BASE, **kw)
+    for e, logits in zip(alternatives.ENCODINGS, got):
         assert torch.equal(logits, rc.encoding_logits(e, q, k, pos, **kw)), e
-    table = rc.alternatives.attention_maps_table(dim, 500.0, 12, start, 4, False, p=p,
+    table = alternatives.attention_maps_table(dim, 500.0, 12, start, 4, False, p=p,
                                                  slope=0.125, layout=layout)
     m, n = torch.tril_indices(12, 12)
     weights = torch.stack([rc.causal_weights(x) for x in got])[:, m, n].reshape(-1)
@@ -504,14 +505,14 @@ def test_sinusoidal_rows_are_the_rotated_unit_vectors_bit_for_bit():
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA GPU on this machine")
 def test_tables_on_cuda_match_cpu():
     for layout in ("interleaved", "half"):
-        cpu = rc.alternatives.distance_table("random q, k", 64, 1e4, 5000, p=0.5, slope=0.125,
+        cpu = alternatives.distance_table("random q, k", 64, 1e4, 5000, p=0.5, slope=0.125,
                                              seed=1, layout=layout)
-        gpu = rc.alternatives.distance_table("random q, k", 64, 1e4, 5000, p=0.5, slope=0.125,
+        gpu = alternatives.distance_table("random q, k", 64, 1e4, 5000, p=0.5, slope=0.125,
                                              seed=1, layout=layout, device="cuda")
         np.testing.assert_allclose(gpu["logit"], cpu["logit"], rtol=1e-10, atol=1e-10)
-        cpu = rc.alternatives.attention_maps_table(64, 1e4, 16, 4096, 2, False, p=0.5,
+        cpu = alternatives.attention_maps_table(64, 1e4, 16, 4096, 2, False, p=0.5,
                                                    slope=0.125, layout=layout)
-        gpu = rc.alternatives.attention_maps_table(64, 1e4, 16, 4096, 2, False, p=0.5,
+        gpu = alternatives.attention_maps_table(64, 1e4, 16, 4096, 2, False, p=0.5,
                                                    slope=0.125, layout=layout, device="cuda")
         np.testing.assert_allclose(gpu["weight"], cpu["weight"], rtol=1e-10, atol=1e-12)
     x = torch.randn(3, 8, 32, dtype=torch.float64)

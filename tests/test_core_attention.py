@@ -1,4 +1,4 @@
-"""Toy attention head with and without RoPE (rope_core.attention).
+"""Toy attention head with and without RoPE (rope_core.rotary.attention).
 
 Expected logits are rebuilt here as (R_m q_m) . (R_n k_n) / sqrt(d) from the dense
 rotation matrices; the causal mask is checked entry by entry.

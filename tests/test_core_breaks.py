@@ -1,4 +1,4 @@
-"""rope_core.breaks against independent derivations (closed forms, hand arithmetic).
+"""rope_core.limits.breaks against independent derivations (closed forms, hand arithmetic).
 
 Nothing here is a pasted output of the module: each expected number is worked
 out below from the definitions (math.cos sums, powers of two, the closed form
@@ -12,7 +12,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import rope_core.breaks as br
+import rope_core.limits.breaks as br
 
 
 def cos_sum_by_hand(m, dim, base):

@@ -1,4 +1,4 @@
-"""Critical dimension, extrapolation limit, B_m and the base bound (rope_core.capacity).
+"""Critical dimension, extrapolation limit, B_m and the base bound (rope_core.limits.capacity).
 
 Expected values: hand calculations written out in comments, closed forms
 (d = 4: B_m = cos m + cos(m / sqrt(base))), and brute force with numpy/math
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rope_core as rc
-from rope_core.capacity import BASE_GRID_RATIO, CHUNK_ELEMENTS
+from rope_core.limits.capacity import BASE_GRID_RATIO, CHUNK_ELEMENTS
 
 
 def np_B(dim, base, ms):
@@ -160,7 +160,7 @@ def test_cos_sum_scattered_increasing_distances():
     offsets for the blocked one): still exact to rounding."""
     r = torch.tensor(sorted({int(x) for x in np.random.default_rng(0).integers(0, 10**6, 500)}),
                      dtype=torch.float64)
-    from rope_core.capacity import _anchored_cos_sum, _theta
+    from rope_core.limits.capacity import _anchored_cos_sum, _theta
 
     assert _anchored_cos_sum(r, _theta(64, 1e4)) is None
     np.testing.assert_allclose(rc.cos_sum(64, 1e4, r).numpy(), np_B(64, 1e4, r.numpy()),
@@ -208,13 +208,13 @@ def test_first_negative_matches_brute_force(half, base, max_d):
 def test_float32_screen_within_its_bound(half, base, a, n):
     """The float32 screen of first_negative_distance: its minimum is within
     _progression_f32_bound of the float64 values' minimum (same tables, same blocks)."""
-    from rope_core._buffers import Buffers
-    from rope_core.capacity import (
+    from rope_core.limits.capacity import (
         _progression_cos_sum,
         _progression_f32_bound,
         _progression_min32,
         _theta,
     )
+    from rope_core.support._buffers import Buffers
 
     th = _theta(2 * half, base)
     low64 = float(_progression_cos_sum(float(a), 1.0, n, th).min())
@@ -227,7 +227,7 @@ def test_float32_screen_within_its_bound(half, base, a, n):
        stop=st.integers(1, 2**20 + 1))
 def test_first_negative_screened_as_unscreened(half, base, stop):
     """Screening large chunks in float32 never changes the answer of the float64 scan."""
-    from rope_core.capacity import _first_negative_in, _theta
+    from rope_core.limits.capacity import _first_negative_in, _theta
 
     th = _theta(2 * half, base)
     assert _first_negative_in(th, 0, stop) == _first_negative_in(th, 0, stop, screen=False)
@@ -236,7 +236,7 @@ def test_first_negative_screened_as_unscreened(half, base, stop):
 def test_first_negative_screened_cases():
     """Crossings inside screened chunks and none at all, at d = 128 ... 1024 (by the
     unscreened float64 scan; d = 128, base 1e8: 482,075, inside the 2^18-wide chunks)."""
-    from rope_core.capacity import _first_negative_in, _theta
+    from rope_core.limits.capacity import _first_negative_in, _theta
 
     for dim, base in ((128, 1e8), (1024, 5e6), (1024, 1e8), (512, 1e8)):
         th = _theta(dim, base)
@@ -266,7 +266,7 @@ def one_torch_thread():
 
 
 def table_entry(dim, L):
-    from rope_core.breaks import base_bounds_table
+    from rope_core.limits.breaks import base_bounds_table
 
     return base_bounds_table()[(dim, L)]
 
@@ -360,7 +360,7 @@ def test_narrow_islands_d128_L2048():
 @given(half=st.integers(1, 512), base=st.floats(1.5, 1e8), a=st.integers(0, 2**20),
        n=st.integers(1, 9000))
 def test_float32_block_within_its_error_bound(half, base, a, n):
-    from rope_core.capacity import _block_B32, _grid_thetas, f32_error_bound
+    from rope_core.limits.capacity import _block_B32, _grid_thetas, f32_error_bound
 
     th = _grid_thetas(2 * half, torch.tensor([base], dtype=torch.float64))
     got = _block_B32(th, a, n)[0].double().numpy()
@@ -392,7 +392,7 @@ def test_passing_bases_matches_brute_force(half, L, bases):
 def test_precomputed_table_against_rope_core():
     """tools/make_base_bounds.py's table: two entries recomputed, every entry spot-checked
     by brute force (numpy up to L = 65,536; cos_sum's float64 path beyond)."""
-    from rope_core.breaks import base_bounds_table
+    from rope_core.limits.breaks import base_bounds_table
 
     TABLE = base_bounds_table()
     for key in ((64, 1024),):
@@ -435,7 +435,7 @@ def test_a_larger_base_can_turn_negative_sooner():
     """The Frequencies page says B_m stays positive longer for a larger base only broadly:
     the grid base just above the first island at d = 128, L = 2,048 fails inside 2,048
     while the island's last base does not. Checked by a direct float64 sum of cosines."""
-    from rope_core.breaks import base_bound
+    from rope_core.limits.breaks import base_bound
 
     lo, hi = base_bound(128, 2048)["islands"][0]
     above = hi * 1.001  # the next grid base, outside the island

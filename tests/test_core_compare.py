@@ -1,4 +1,4 @@
-"""rope_core.compare: side-by-side tables of models and context-extension methods.
+"""rope_core.limits.compare: side-by-side tables of models and context-extension methods.
 
 Expected numbers are derived by hand here: theta_i = base^(-2i/d) written out
 with math.pow, the Llama 3.1 bands from the wavelength thresholds L/4 and L,
@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rope_core as rc
-from rope_core import compare
+from rope_core.limits import compare
 
 LLAMA2, LLAMA31, QWEN_YARN = (rc.PRESETS[n] for n in
                               ("Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B (YaRN 128K)"))

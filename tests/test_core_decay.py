@@ -1,4 +1,4 @@
-"""Long-term decay bound and scores against distance (rope_core.decay).
+"""Long-term decay bound and scores against distance (rope_core.rotary.decay).
 
 Expected values: RoFormer's bound recomputed with Python complex numbers
 (cmath.exp), and scores recomputed with the dense rotation matrix R_m.
@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import rope_core as rc
-from rope_core.decay import CHUNK_ELEMENTS
+from rope_core.rotary.decay import CHUNK_ELEMENTS
 
 
 def py_bound(r, thetas):

@@ -1,4 +1,4 @@
-"""theta_i = base^(-2i/d), wavelengths, angles and turns (rope_core.frequencies).
+"""theta_i = base^(-2i/d), wavelengths, angles and turns (rope_core.rotary.frequencies).
 
 Every expected number is computed here from the closed form with Python floats
 (``base ** (-2 * i / dim)``, ``2 * math.pi / theta``) or written out by hand.

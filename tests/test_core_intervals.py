@@ -1,4 +1,4 @@
-"""rope_core.intervals: Student's t, Wilson's interval, intervals over sequences and seeds."""
+"""rope_core.beyond.intervals: Student's t, Wilson's, intervals over sequences and seeds."""
 
 import math
 
@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rope_core import RopeError, intervals
+from rope_core import RopeError
+from rope_core.beyond import intervals
 
 Z = 1.959963984540054  # the normal 97.5% quantile
 

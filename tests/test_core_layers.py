@@ -6,8 +6,8 @@ import math
 import pytest
 
 import rope_core as rc
-from rope_core import families
-from rope_core.presets import HF_CONFIGS
+from rope_core.models import families
+from rope_core.models.presets import HF_CONFIGS
 
 
 def plain(base: float, dim: int, n: int | None = None) -> list[float]:
@@ -226,11 +226,11 @@ def test_olmo_hybrid_null_theta_rotates_nowhere():
 
 def test_compressed_attention_spec_is_checked():
     """A compressed layer names its tokens per key; no other kind may."""
-    rc.config.LayerSpec(attention="compressed", window=128, compress=4)
+    rc.models.config.LayerSpec(attention="compressed", window=128, compress=4)
     with pytest.raises(ValueError, match="compress"):
-        rc.config.LayerSpec(attention="compressed", window=128)
+        rc.models.config.LayerSpec(attention="compressed", window=128)
     with pytest.raises(ValueError, match="compress"):
-        rc.config.LayerSpec(attention="full", compress=4)
-    spec = rc.config.LayerSpec(attention="compressed", window=128, compress=128)
+        rc.models.config.LayerSpec(attention="full", compress=4)
+    spec = rc.models.config.LayerSpec(attention="compressed", window=128, compress=128)
     assert not spec.windowed and spec.reach(1000) == 1000
-    assert rc.config.LayerSpec(attention="sliding", window=128).reach(1000) == 128
+    assert rc.models.config.LayerSpec(attention="sliding", window=128).reach(1000) == 128

@@ -1,4 +1,4 @@
-"""rope_core.lesson against hand calculations, closed forms and second formulations."""
+"""rope_core.teaching.lesson against hand calculations, closed forms and second formulations."""
 
 import cmath
 import itertools
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rope_core as rc
-from rope_core import lesson
+from rope_core.teaching import lesson
 
 FAST = settings(max_examples=40, deadline=None)
 

@@ -1,5 +1,5 @@
 """M-RoPE position ids, the split of pairs among t/h/w, 2D axial RoPE and patch scores
-(rope_core.mrope).
+(rope_core.models.mrope).
 
 Expected numbers come from sequences written out by hand, closed forms with
 math.cos, the rotation written here as complex numbers, Qwen2-VL's original

@@ -121,7 +121,7 @@ def results(presets):
     """{family: (list of differences or an error, seconds)} for every discovered family:
     the runs of its presets (their published fields) where it has presets, else a tiny
     model of its config class's defaults."""
-    from rope_core.presets import HF_CONFIGS
+    from rope_core.models.presets import HF_CONFIGS
 
     by_family: dict[str, list] = {}
     for name, config_json in HF_CONFIGS.items():
@@ -200,7 +200,7 @@ def softmax_differences(cfg, measured, plain_measured) -> list[str]:
 def preset_results() -> dict:
     """{preset: differences} for every preset whose language model is a discovered
     family: a tiny model built with the preset's own RoPE and layer fields."""
-    from rope_core.presets import HF_CONFIGS
+    from rope_core.models.presets import HF_CONFIGS
 
     found = rp.decoder_families()
     out = {}

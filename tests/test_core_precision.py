@@ -1,4 +1,4 @@
-"""Positions, angles and cos/sin caches in low precision (rope_core.precision).
+"""Positions, angles and cos/sin caches in low precision (rope_core.limits.precision).
 
 Expected values: hand rounding of binary significands (worked in comments),
 an independent pure-Python round-to-nearest-even on integers, torch.nextafter
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from transformers_reference import float32_angles, llama_rotary
 
 import rope_core as rc
-from rope_core.precision import MAX_FULL_ELEMENTS
+from rope_core.limits.precision import MAX_FULL_ELEMENTS
 
 # significand bits p (implicit bit included) and largest finite value, from the formats' definitions
 BITS = {"float64": 53, "float32": 24, "float16": 11, "bfloat16": 8}

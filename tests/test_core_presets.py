@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import rope_core as rc
-from rope_core.presets import HF_CONFIGS, SOURCES, TRAINING
+from rope_core.models.presets import HF_CONFIGS, SOURCES, TRAINING
 
 # (head_dim, rotary_dim, base, layout, method, L, max) from the config.json fields, by hand:
 # head_dim = hidden_size / num_attention_heads unless given.

@@ -1,4 +1,4 @@
-"""apply_rope, rotation_matrix, apply_rope_complex and layouts (rope_core.rotation).
+"""apply_rope, rotation_matrix, apply_rope_complex and layouts (rope_core.rotary.rotation).
 
 Expected numbers come from hand calculations with math.cos / math.sin, a pure
 Python reference rotation written here, the dense matrix R_m, or a complex-number

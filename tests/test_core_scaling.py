@@ -1,4 +1,4 @@
-"""Context-extension scalings of theta (rope_core.scaling), part 1: the closed forms.
+"""Context-extension scalings of theta (rope_core.models.scaling), part 1: the closed forms.
 
 Expected values: the closed forms of each method written out here (theta / s,
 NTK's base change, YaRN's turn counts L theta_i / (2 pi), Llama 3.1 wavelength

@@ -1,6 +1,6 @@
-"""Serving a model longer (rope_core.serving) against the engines' own code and documents.
+"""Serving a model longer (rope_core.models.serving) against the engines' own code and documents.
 
-Expected values come from outside rope_core.serving:
+Expected values come from outside rope_core.models.serving:
 
 * transformers 5.24 itself: its config class reads the preset's config.json with the
   transformers entry merged in, and ROPE_INIT_FUNCTIONS (or base^(-2i/d) for the default
@@ -28,8 +28,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rope_core as rc
-from rope_core import serving
-from rope_core.presets import HF_CONFIGS
+from rope_core.models import serving
+from rope_core.models.presets import HF_CONFIGS
 
 transformers = pytest.importorskip("transformers", reason="transformers (requirements-dev.txt, "
                                                           "test-only) is not installed")
@@ -881,7 +881,7 @@ def test_layer_counts_and_notes_from_the_layers(name):
 
 
 def test_layer_fields_are_read_in_one_function():
-    """Misleading 3's port: rope_core/serving.py reads a config's layers (its per-layer
+    """Misleading 3's port: rope_core/models/serving.py reads a config's layers (its per-layer
     specs, RopeConfig.groups) only in layer_counts and the two helpers beside it."""
     import ast
     import inspect

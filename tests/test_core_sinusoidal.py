@@ -1,4 +1,4 @@
-"""The Transformer's sinusoidal table (rope_core.sinusoidal).
+"""The Transformer's sinusoidal table (rope_core.rotary.sinusoidal).
 
 PE[p, 2i] = sin(p omega_i), PE[p, 2i+1] = cos(p omega_i), omega_i = base^(-2i/d).
 Expected values are computed here with math.sin / math.cos and Python floats.

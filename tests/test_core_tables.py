@@ -1,4 +1,4 @@
-"""Tidy DataFrames behind the plots (rope_core.tables)."""
+"""Tidy DataFrames behind the plots (rope_core.teaching.tables)."""
 
 import math
 
@@ -91,7 +91,7 @@ def test_to_frame_keeps_float64_exactly():
 def test_to_frame_is_the_frame_pandas_makes(rows):
     """to_frame builds constant settings and string lists itself (faster); the frame
     must be the one pd.DataFrame makes of the same dict: values, dtypes, CSV."""
-    from rope_core.tables import to_frame
+    from rope_core.support.frames import _plain, to_frame
 
     columns = {"p": torch.arange(rows), "x": torch.rand(rows, dtype=torch.float64),
                "f": ["sin", "cos"] * (rows // 2) + ["sin"] * (rows % 2),
@@ -100,7 +100,7 @@ def test_to_frame_is_the_frame_pandas_makes(rows):
                "flag": (torch.arange(rows) % 2 == 0).numpy(), "n": np.int64(3)}
     settings = dict(base=10000.0, ratio=0.5, dim=128, big=2**70, layout="interleaved",
                     causal=True, none=None, nan=float("nan"))
-    plain = {name: rc.tables._plain(v) for name, v in settings.items()}
+    plain = {name: _plain(v) for name, v in settings.items()}
     plain.update({k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in columns.items()})
     expected = pd.DataFrame(plain)
     got = to_frame(columns, **settings)

@@ -1,4 +1,4 @@
-"""rope_core.tiny_model and tiny/train.py: the model, the tasks, the evaluation, the weights."""
+"""rope_core.beyond.tiny_model and tiny/train.py: model, tasks, evaluation, weights."""
 
 import copy
 import math
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rope_core as rc
-from rope_core import tiny_model as tm
+from rope_core.beyond import tiny_model as tm
 from tiny import train as tiny_train
 
 L = tm.TRAINING["length"]

@@ -1,4 +1,4 @@
-"""rope_core.tour: the guided tour's answers against closed forms written here."""
+"""rope_core.teaching.tour: the guided tour's answers against closed forms written here."""
 
 import math
 import re
@@ -6,7 +6,7 @@ import re
 import numpy as np
 import pytest
 
-import rope_core.tour as tour
+import rope_core.teaching.tour as tour
 
 
 def test_wavelength_ratio_is_base_ratio_to_the_2i_over_d():

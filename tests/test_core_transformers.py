@@ -17,8 +17,8 @@ import pytest
 import torch
 
 import rope_core as rc
-from rope_core import families
-from rope_core.presets import HF_CONFIGS
+from rope_core.models import families
+from rope_core.models.presets import HF_CONFIGS
 
 transformers = pytest.importorskip("transformers", reason="transformers (requirements-dev.txt, "
                                                           "test-only) is not installed")

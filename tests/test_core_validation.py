@@ -13,7 +13,8 @@ from hypothesis import strategies as hst
 from i18n_helpers import english_words
 
 import rope_core as rc
-from rope_core import breaks, lesson, tour
+from rope_core.limits import breaks
+from rope_core.teaching import lesson, tour
 
 TH4 = rc.theta(4)
 X4 = torch.zeros(2, 4, dtype=torch.float64)
@@ -348,7 +349,7 @@ def test_cuda_error_is_translatable():
 
 
 def test_unknown_json_problem_is_translatable(monkeypatch):
-    from rope_core import config
+    from rope_core.models import config
 
     monkeypatch.setattr(config, "_JSON_PROBLEMS", {})  # e.g. a newer Python's wording
     err = check_translatable(lambda: rc.RopeConfig.from_json("{"))

@@ -334,9 +334,9 @@ def test_po_file_parses_back_identically():
 
 
 def test_toy_sentences_translate_word_for_word(catalog):
-    """Each toy sentence (rope_core.lesson data) is a message whose translation has
+    """Each toy sentence (rope_core.teaching.lesson data) is a message whose translation has
     one word per English word, so the shuffle moves the same roles (ui.i18n.words)."""
-    from rope_core.lesson import TOY_SENTENCES
+    from rope_core.teaching.lesson import TOY_SENTENCES
 
     for sentence, (words, _order) in TOY_SENTENCES.items():
         entry = catalog.get(sentence)

@@ -104,7 +104,7 @@ def test_liu_limit_not_given_for_a_smaller_base():
 def test_every_offered_search_setting_renders_without_error():
     """Issue 18 goal 4: every head dim / context the search section offers is computed
     (precomputed table): the extremes of each dim render with no error and no warning."""
-    import rope_core.breaks as br
+    import rope_core.limits.breaks as br
 
     for dim in br.tabulated_dims():
         contexts = br.tabulated_contexts(dim)

@@ -5,7 +5,7 @@ from apptest_helpers import array, assert_frozen_once, csv_frame, figure, run_pa
 from i18n_helpers import untranslated
 from lesson_reference import head, thetas
 
-import rope_core.lesson as lesson
+import rope_core.teaching.lesson as lesson
 from ui.navigation import PAGES
 
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 from apptest_helpers import array, csv_frames, figure, run_page
 
-from rope_core import tiny_model as tm
+from rope_core.beyond import tiny_model as tm
 
 L = tm.TRAINING["length"]
 SEEDS = tm.TRAINING["seeds"]
@@ -483,7 +483,7 @@ def test_recorded_runs_are_models_json_and_the_text_quotes_them(page, recall_pag
 def test_an_analysis_recomputed_here_is_the_record():
     """One recorded analysis evaluated here by hand: YaRN's frequencies without its
     attention factor, RoPE on recall, seeds pooled, last bin."""
-    from rope_core.scaling import scaled_theta
+    from rope_core.models.scaling import scaled_theta
 
     theta, factor = scaled_theta(32, 100.0, "yarn", factor=8.0,
                                  original_max_position_embeddings=16)

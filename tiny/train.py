@@ -8,7 +8,7 @@
 
 Pure PyTorch on the CPU, one thread, seeded: the same command gives the same
 weights on the same machine and PyTorch version. Every model has the same sizes,
-optimiser, learning rate and schedule (rope_core.tiny_model.TRAINING); only the
+optimiser, learning rate and schedule (rope_core.beyond.tiny_model.TRAINING); only the
 position encoding, the task and the seed differ. Each trains until its loss on
 fixed held-out sequences of L_train tokens reaches the criterion (checked every
 ``check_every`` steps) or the step cap; a model that misses the criterion is
@@ -53,9 +53,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from rope_core import intervals  # noqa: E402
-from rope_core import tiny_model as tm  # noqa: E402
-from rope_core.scaling import scaled_theta  # noqa: E402
+from rope_core.beyond import intervals  # noqa: E402
+from rope_core.beyond import tiny_model as tm  # noqa: E402
+from rope_core.models.scaling import scaled_theta  # noqa: E402
 
 PARTS = ("models", "control", "sensitivity", "alibi_heads", "analyses")
 # --check: a retrained model's held-out loss within CHECK_LOSS_TOLERANCE (relative) of the

@@ -1,12 +1,12 @@
 #!/usr/bin/env python
-"""Precompute rope_core.capacity.base_search for the Long context page's table.
+"""Precompute rope_core.limits.capacity.base_search for the Long context page's table.
 
 The search (smallest base keeping B_m >= 0 for every m < L, the threshold above
 which every base passes, the islands between) checks thousands of bases over
 every m < L: seconds to minutes per (dim, L), too slow for a page run. This
 script runs it for the dims and contexts the page offers from the table and
-writes ``rope_core/base_bounds_table.json`` (read once by
-``rope_core.breaks.base_bounds_table``); ``tests/test_core_capacity.py`` recomputes the
+writes ``rope_core/limits/base_bounds_table.json`` (read once by
+``rope_core.limits.breaks.base_bounds_table``); ``tests/test_core_capacity.py`` recomputes the
 cheap entries and spot-checks the others against rope_core.
 
     .venv/bin/python tools/make_base_bounds.py            # all entries (long)
@@ -26,13 +26,13 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from rope_core.capacity import base_search  # noqa: E402
+from rope_core.limits.capacity import base_search  # noqa: E402
 
-OUT = ROOT / "rope_core" / "base_bounds_table.json"
+OUT = ROOT / "rope_core" / "limits" / "base_bounds_table.json"
 DIMS = (64, 96, 128, 256)
 CONTEXTS = tuple(2**e for e in range(10, 17))  # 1,024 ... 65,536 tokens
 EXTRA = ((128, 2**18), (128, 2**20))  # Men et al.'s comparison at d = 128 up to 1M
-ABOUT = ("rope_core.capacity.base_search results, precomputed by tools/make_base_bounds.py. "
+ABOUT = ("rope_core.limits.capacity.base_search results, precomputed by tools/make_base_bounds.py. "
          "Do not edit: rerun the script. One entry per (dim, context L); values as base_search "
          "returns them, islands as [first, last] passing grid bases. "
          "tests/test_core_capacity.py checks the entries against rope_core.")

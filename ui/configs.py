@@ -14,7 +14,7 @@ import dataclasses
 import streamlit as st
 
 import rope_core as rc
-from rope_core.config import MAX_JSON_BYTES
+from rope_core.models.config import MAX_JSON_BYTES
 
 from .i18n import N_, _, error_text, integer
 from .safety import capped, plain

@@ -133,7 +133,7 @@ def compute_now() -> None:
 def tiny_curves() -> tuple[tuple[str, str, str], ...]:
     """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
     trained, then the RoPE model with each inference method."""
-    from rope_core import tiny_model as tm
+    from rope_core.beyond import tiny_model as tm
 
     return tuple(curve for t in tm.TASKS
                  for curve in [(t, e, "none") for e in tm.ENCODINGS]
@@ -144,7 +144,7 @@ def tiny_curves() -> tuple[tuple[str, str, str], ...]:
 def tiny_models() -> dict:
     """The shipped models of seed 0, whose attention and pair norms the page shows:
     ``{(task, encoding): model}`` (read-only after loading; about 8 MB in all)."""
-    from rope_core import tiny_model as tm
+    from rope_core.beyond import tiny_model as tm
 
     return {(t, e): tm.load_models(t, e, seeds=(0,))[0] for t in tm.TASKS for e in tm.ENCODINGS}
 
@@ -152,16 +152,16 @@ def tiny_models() -> dict:
 @constant
 def tiny_record() -> dict:
     """tiny/weights/models.json: the training settings and what each training did."""
-    from rope_core import tiny_model as tm
+    from rope_core.beyond import tiny_model as tm
 
     return tm.read_record()
 
 
 @constant
 def tiny_pair_norms() -> dict:
-    """Seed 0's RoPE model per task: rope_core.tiny_model.pair_norms,
+    """Seed 0's RoPE model per task: rope_core.beyond.tiny_model.pair_norms,
     ``{task: (layers, heads, 2, pairs)}`` (the page's figure of pair norms)."""
-    from rope_core import tiny_model as tm
+    from rope_core.beyond import tiny_model as tm
 
     return {task: tm.pair_norms(tiny_models()[task, "rope"], task) for task in tm.TASKS}
 
@@ -170,8 +170,8 @@ def tiny_pair_norms() -> dict:
 def tiny_pair_bands() -> dict:
     """Per task, the mean norm of q and k in the fastest and in the slowest four RoPE
     pairs of the RoPE models, over seeds, layers, heads and positions
-    (rope_core.tiny_model.pair_norms): ``{task: (fast, slow)}``."""
-    from rope_core import tiny_model as tm
+    (rope_core.beyond.tiny_model.pair_norms): ``{task: (fast, slow)}``."""
+    from rope_core.beyond import tiny_model as tm
 
     out = {}
     for task in tm.TASKS:
@@ -199,13 +199,13 @@ class TinyCurve(NamedTuple):
 def _tiny_curve(task: str, encoding: str, method: str) -> Callable[[], TinyCurve]:
     """The constant of one curve, evaluated live on the shipped weights of every seed
     (:class:`TinyCurve`); the "all" rows' interval joins the two parts of
-    :func:`rope_core.intervals.seed_interval_parts`, kept for the page's account of
+    :func:`rope_core.beyond.intervals.seed_interval_parts`, kept for the page's account of
     which part sets it. Each seed's model reads its own J fresh sequences."""
     def evaluate() -> TinyCurve:
         import torch
 
-        from rope_core import intervals
-        from rope_core import tiny_model as tm
+        from rope_core.beyond import intervals
+        from rope_core.beyond import tiny_model as tm
 
         models = _curve_models(task, encoding, method)
         bins, positions, stored = [], [], []
@@ -248,7 +248,7 @@ def _curve_models(task: str, encoding: str, method: str) -> dict:
     run the same weights (the RoPE models as trained, with a window and with each
     scaling; the constants are declared in that order, so the warm-up loads each file
     once)."""
-    from rope_core import tiny_model as tm
+    from rope_core.beyond import tiny_model as tm
 
     name = tm.weights_file(task, encoding, method)
     with _models_lock:
@@ -259,7 +259,7 @@ def _curve_models(task: str, encoding: str, method: str) -> dict:
 
 def _by_weights() -> list[tuple[str, str, str]]:
     """The curves grouped by the weights they run (the order they are computed in)."""
-    from rope_core import tiny_model as tm
+    from rope_core.beyond import tiny_model as tm
 
     curves = tiny_curves()
     return sorted(curves, key=lambda c: (tm.weights_file(*c), curves.index(c)))
@@ -280,16 +280,16 @@ def tiny_evaluation(order: int = -1) -> dict:
 # Long context (pages/long_context.py)
 @constant
 def preset_bounds() -> pd.DataFrame:
-    """rope_core.breaks.preset_bound_table(): every preset's base against its contexts."""
-    from rope_core import breaks
+    """rope_core.limits.breaks.preset_bound_table(): every preset's base against its contexts."""
+    from rope_core.limits import breaks
 
     return breaks.preset_bound_table()
 
 
 @constant
 def liu_comparison() -> pd.DataFrame:
-    """rope_core.breaks.liu_comparison_table(): Liu et al.'s critical dimension."""
-    from rope_core import breaks
+    """rope_core.limits.breaks.liu_comparison_table(): Liu et al.'s critical dimension."""
+    from rope_core.limits import breaks
 
     return breaks.liu_comparison_table()
 

@@ -37,15 +37,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ._checks import (
-    check_choice,
-    check_int,
-    fail,
-)
-from .config import LayerSpec, RopeConfig
-from .decay import _chunks as _decay_chunks
-from .frequencies import theta as plain_theta
-from .scaling import (
+from ..models.config import LayerSpec, RopeConfig
+from ..models.scaling import (
     MAX_LENGTH,
     SCALINGS,
     comparison_params,
@@ -53,7 +46,14 @@ from .scaling import (
     pair_regime,
     resolve_params,
 )
-from .tables import to_frame
+from ..rotary.decay import _chunks as _decay_chunks
+from ..rotary.frequencies import theta as plain_theta
+from ..support._checks import (
+    check_choice,
+    check_int,
+    fail,
+)
+from ..support.frames import to_frame
 
 MAX_MODELS = 8  # configs in one comparison (a page shows at most 4)
 MAX_POINTS = 2000  # sampled distances or lengths per curve
@@ -465,12 +465,12 @@ def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.D
     With theta' = theta'(n) and attention factor a = a(n) of the group:
 
     * upper bound(r) = (1/(d/2)) sum_{j=1}^{d/2} |sum_{k<j} e^{i r theta'_k}| (relative
-      bound, no a; rope_core.decay.relative_upper_bound), and "upper bound / bound(0)"
+      bound, no a; rope_core.rotary.decay.relative_upper_bound), and "upper bound / bound(0)"
       with bound(0) = (d/2 + 1)/2;
     * score(r) = a^2 sum_i 2 cos(r theta'_i) + (head_dim - d): cos and sin carry a for
       q and for k, the head_dim - d pass-through coordinates add 1 each, unrotated;
       "score / head_dim" is that divided by |q||k| = head_dim (1 at r = 0 when a = 1)
-      (rope_core.decay.score_vs_distance).
+      (rope_core.rotary.decay.score_vs_distance).
 
     Groups whose spectra and distances coincide share one evaluation.
 
@@ -540,7 +540,7 @@ def extension_variants(cfg: RopeConfig, factor: float,
 
     Each variant keeps head and rotary dims, base and layout, has max_context =
     :func:`extended_context` (n = s L) and the method's parameters from
-    :func:`rope_core.scaling.comparison_params`: ``factor`` = s and
+    :func:`rope_core.models.scaling.comparison_params`: ``factor`` = s and
     ``original_max_position_embeddings`` = L where the method takes them, Hugging Face
     defaults otherwise, and dynamic NTK with transformers' factor f = ``dynamic_factor``
     (default 1: alpha = n / L, so alpha = s at n = s L, YaRN's definition; f = s would

@@ -69,7 +69,8 @@ from numbers import Integral, Real
 
 import torch
 
-from ._checks import (
+from ..rotary.frequencies import theta as plain_theta
+from ..support._checks import (
     N_,
     Message,
     RopeError,
@@ -84,7 +85,6 @@ from ._checks import (
     fail,
     reject,
 )
-from .frequencies import theta as plain_theta
 
 MAX_FACTOR = 1000.0
 MAX_LENGTH = 10_000_000  # tokens, for every configured length

@@ -21,7 +21,7 @@ to be the number of ROTATED coordinates; pass the rotary dim, not the head dim.
 The unrotated coordinates contribute nothing to the angles, and to the
 q = k = ones score only a constant that is not part of Men et al.'s B_m.
 
-All loops over distances are chunked (as in :mod:`rope_core.decay`), so 10^6
+All loops over distances are chunked (as in :mod:`rope_core.rotary.decay`), so 10^6
 distances at dim 1024 use a few tens of MB at most.
 """
 
@@ -31,8 +31,9 @@ import math
 
 import torch
 
-from ._buffers import Buffers
-from ._checks import (
+from ..rotary.frequencies import theta as _theta
+from ..support._buffers import Buffers
+from ..support._checks import (
     MAX_DIM,
     as_distances,
     check_base,
@@ -41,7 +42,6 @@ from ._checks import (
     check_positive_float,
     fail,
 )
-from .frequencies import theta as _theta
 
 # Largest (distances x pairs) block of float64 temporaries: 2^19 elements = 4 MiB each.
 CHUNK_ELEMENTS = 1 << 19
@@ -95,7 +95,7 @@ def extrapolation_limit(dim: int, base: float, critical_dim: int) -> float:
     the boundary), the longest context whose angles stay inside what training
     covered. Liu et al. give it only for a larger base: for a smaller one (base
     500) every pair completes a period within the tuning length and the model extrapolates
-    better (see rope_core.breaks.liu_summary, which returns None there).
+    better (see rope_core.limits.breaks.liu_summary, which returns None there).
 
     Args:
         dim: rotary dim d, even, 2 ... 4096.
@@ -419,7 +419,8 @@ def f32_error_bound(h: int) -> float:
 
 
 def _grid_thetas(dim: int, bases: torch.Tensor) -> torch.Tensor:
-    """theta_i = b^(-2i/d) per base, as :func:`rope_core.frequencies.theta`. (nb,) -> (nb, h)."""
+    """theta_i = b^(-2i/d) per base, as :func:`~rope_core.rotary.frequencies.theta`.
+    (nb,) -> (nb, h)."""
     i = torch.arange(dim // 2, dtype=torch.float64)  # (h,)
     return torch.pow(bases[:, None], -2.0 * i / dim)  # (nb, h)
 

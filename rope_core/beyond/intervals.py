@@ -42,7 +42,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from ._checks import check_int, check_positive_float, fail
+from ..support._checks import check_int, check_positive_float, fail
 
 LEVEL = 0.95
 Z = NormalDist().inv_cdf(0.5 + LEVEL / 2)  # 1.959964

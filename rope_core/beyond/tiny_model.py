@@ -8,14 +8,14 @@ Where position enters depends on ``encoding``:
 
 * ``"nope"``: nowhere; only the causal mask (and the first token, BOS) break the
   symmetry (Kazemnejad et al. 2023).
-* ``"sinusoidal"``: PE[m] (:func:`~rope_core.sinusoidal.sinusoidal_pe`) added to
+* ``"sinusoidal"``: PE[m] (:func:`~rope_core.rotary.sinusoidal.sinusoidal_pe`) added to
   the token embeddings (Vaswani et al. 2017).
 * ``"rope"``: q and k of every head rotated by m theta_i,
   theta_i = base^(-2i/d_head) (Su et al. 2021), in the interleaved layout.
 * ``"alibi"``: the bias -slope_h (m - n) added to the logit of query m and key n
-  (Press et al. 2022), slopes :func:`~rope_core.alternatives.alibi_slopes`.
+  (Press et al. 2022), slopes :func:`~rope_core.beyond.alternatives.alibi_slopes`.
 * ``"p_rope"``: RoPE on the highest-frequency fraction p of the pairs only, the
-  other pairs unrotated (theta = 0, :func:`~rope_core.alternatives.p_rope_theta`;
+  other pairs unrotated (theta = 0, :func:`~rope_core.beyond.alternatives.p_rope_theta`;
   Barbero et al. 2024).
 * ``"hybrid"``: RoPE in even layers (0, 2, ...), NoPE in odd ones, all with
   attention over the whole input (1:1).
@@ -23,7 +23,7 @@ Where position enters depends on ``encoding``:
   ``nope_interval``-th layer (layer j with (j + 1) % nope_interval == 0) has no
   position encoding, attends to the whole input and multiplies its query at
   position m by 1 + attn_scale ln(1 + floor((m + 1) / floor_scale))
-  (:func:`~rope_core.config.query_scale`, rule "llama4"); the other layers use RoPE with
+  (:func:`~rope_core.models.config.query_scale`, rule "llama4"); the other layers use RoPE with
   chunked attention: query m sees key n only if floor(m / chunk) = floor(n / chunk).
 
 The tasks (:func:`task_batch`), each sequence starting with a BOS token:
@@ -36,7 +36,7 @@ The tasks (:func:`task_batch`), each sequence starting with a BOS token:
   the store, so the answer at position m lies at least m - 2N tokens back.
 
 At inference the RoPE layers can run with other frequencies (a context-extension
-scaling from :mod:`rope_core.scaling`: ``theta`` and ``attention_factor`` of
+scaling from :mod:`rope_core.models.scaling`: ``theta`` and ``attention_factor`` of
 :meth:`TinyTransformer.forward`; the factor multiplies cos and sin, as in Hugging
 Face's YaRN) and every layer's attention can be cut to a sliding window
 (``window``).
@@ -54,13 +54,13 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ._checks import check_base, check_choice, check_int, check_positive_float, fail
+from ..models.config import query_scale
+from ..models.scaling import scaled_theta
+from ..rotary.frequencies import theta as rope_theta
+from ..rotary.rotation import cos_sin
+from ..rotary.sinusoidal import sinusoidal_pe
+from ..support._checks import check_base, check_choice, check_int, check_positive_float, fail
 from .alternatives import alibi_slopes, p_rope_theta
-from .config import query_scale
-from .frequencies import theta as rope_theta
-from .rotation import cos_sin
-from .scaling import scaled_theta
-from .sinusoidal import sinusoidal_pe
 
 ENCODINGS = ("nope", "sinusoidal", "rope", "alibi", "p_rope", "hybrid", "irope")
 TASKS = ("local", "recall")
@@ -72,10 +72,10 @@ TASKS = ("local", "recall")
 METHODS = ("none", "window", "linear", "ntk", "yarn", "linear_finetuned", "finetuned")
 # The methods that run weights of their own: the suffix of their weights file.
 FINE_TUNED = {"linear_finetuned": "_pi_finetuned", "finetuned": "_finetuned"}
-SCALINGS = ("linear", "ntk", "yarn")  # rope_core.scaling names
+SCALINGS = ("linear", "ntk", "yarn")  # rope_core.models.scaling names
 MAX_LENGTH = 4096  # tokens of one evaluated sequence (a bounded demo)
 MAX_BATCH = 4096
-WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "tiny" / "weights"
+WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "tiny" / "weights"
 
 # How tiny/train.py trains every model: the same for every encoding, task and seed.
 TRAINING = {
@@ -547,7 +547,7 @@ def inference_settings(cfg: TinyConfig, method: str) -> dict:
     """The forward arguments of an inference method (:data:`METHODS`) for a RoPE model.
 
     "none": as trained. "window": every layer cut to the last L_train keys.
-    "linear", "ntk", "yarn": rope_core.scaling's frequencies and attention factor
+    "linear", "ntk", "yarn": rope_core.models.scaling's frequencies and attention factor
     for s = EVAL["factor"], original_max_position_embeddings = L_train, set once for
     a target context s L_train, as a model's config sets it (so they apply at
     L_train too). "linear_finetuned": theta / s (its weights were fine-tuned so).

@@ -37,8 +37,8 @@ lists the distinct layer specs with the layers that share each.
   the one in the scaling dict, else max_position_embeddings; for dynamic,
   max_position_embeddings; otherwise the scaling dict's value or max_position_embeddings;
 * layers: ``layer_types`` (or ``layers_block_type``) read through
-  :data:`rope_core.families.LAYER_TYPES`, else the family's rule in
-  :data:`rope_core.families.FAMILIES` (Gemma 3's sliding_window_pattern, Llama 4's
+  :data:`rope_core.models.families.LAYER_TYPES`, else the family's rule in
+  :data:`rope_core.models.families.FAMILIES` (Gemma 3's sliding_window_pattern, Llama 4's
   chunks, Qwen2's max_window_layers, Jamba's period, ...); which attention layers
   rotate, the layout, the query and softmax scales: that table too;
 * required keys per rope type, as transformers' ``validate_rope`` (a ``KeyError`` there, a
@@ -62,8 +62,8 @@ from numbers import Integral, Real
 
 import torch
 
-from . import families
-from ._checks import (
+from ..rotary.frequencies import DEFAULT_BASE
+from ..support._checks import (
     MAX_DIM,
     N_,
     Message,
@@ -75,7 +75,7 @@ from ._checks import (
     check_int,
     fail,
 )
-from .frequencies import DEFAULT_BASE
+from . import families
 from .scaling import MAX_SEQ_LEN, SCALINGS, resolve_params, scaled_theta
 
 MAX_JSON_BYTES = 1_000_000
@@ -370,7 +370,7 @@ class RopeConfig:
         head_dim, rotary_dim, base, layout, method, params: the main spectrum (its
             full-attention RoPE layers): coordinates per head; coordinates rotated (even,
             <= head_dim); theta_i = base^(-2i/theta_dim); "interleaved" or "half"; a key of
-            :data:`rope_core.scaling.SCALINGS` and its parameters, Hugging Face names (a
+            :data:`rope_core.models.scaling.SCALINGS` and its parameters, Hugging Face names (a
             mapping is accepted and stored as a sorted tuple; lists become tuples).
         original_context: L, where the main spectrum's scaling starts (its
             original_max_position_embeddings), else the configured context.

@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from ._checks import (
+from ..support._checks import (
     as_integer_positions,
     check_base,
     check_dim,

@@ -14,7 +14,7 @@ config's layer fields here.
 The extension. L is the context the new scaling starts from (``original_max_position_
 embeddings``; by default the model's ``original_context``, where it was trained or where
 its own scaling starts) and T the target; s = T / L. With theta_i = base^(-2i/d),
-d the rotary dim (the formulas are :mod:`rope_core.scaling`'s):
+d the rotary dim (the formulas are :mod:`rope_core.models.scaling`'s):
 
 * ``linear``: theta'_i = theta_i / s;
 * ``ntk`` (static NTK-aware): base' = base s^(d/(d-2)), theta'_i = base'^(-2i/d); every
@@ -60,10 +60,10 @@ from numbers import Integral, Real
 import pandas as pd
 import torch
 
-from ._checks import Message, check_choice, check_int, fail
+from ..rotary.frequencies import theta as plain_theta
+from ..support._checks import Message, check_choice, check_int, fail
 from .config import RopeConfig
 from .families import family
-from .frequencies import theta as plain_theta
 from .scaling import (
     MAX_FACTOR,
     MAX_LENGTH,
@@ -834,9 +834,9 @@ def engine_settings(config: RopeConfig, target_context: int, method: str, **para
         config: the model as it is (a preset or ``RopeConfig.from_hf`` of a config.json).
         target_context: T, more than the context the model already reaches
             (:func:`reach`) and at most 10^7 tokens.
-        method: one of :data:`METHODS` (a key of :data:`rope_core.scaling.SCALINGS`).
+        method: one of :data:`METHODS` (a key of :data:`rope_core.models.scaling.SCALINGS`).
         **params: the method's parameters by their Hugging Face names, checked by
-            :func:`rope_core.scaling.resolve_params`. ``original_max_position_embeddings``
+            :func:`rope_core.models.scaling.resolve_params`. ``original_max_position_embeddings``
             is L (1 ... the model's ``original_context``; default that context);
             ``factor``, where the method scales by T / L, may be given only as
             s = T / L (a factor that contradicts the target is refused); for dynamic NTK

@@ -13,7 +13,7 @@ Three pages of the lesson draw from here:
   :func:`layout_tables`).
 
 Everything is computed in float64 on the CPU (the tensors are tiny). Table
-builders put their settings first, as constant columns (see rope_core.tables).
+builders put their settings first, as constant columns (see rope_core.teaching.tables).
 Notation: pair index i, coordinate index j, query position m, key position n,
 imaginary unit iota (never i).
 """
@@ -26,11 +26,11 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from ._checks import check_base, check_dim, check_int, check_layout, fail
-from .attention import attention
-from .frequencies import theta as theta_of
-from .rotation import apply_rope, apply_rope_complex, layout_permutation, rotation_matrix
-from .tables import to_frame
+from ..rotary.attention import attention
+from ..rotary.frequencies import theta as theta_of
+from ..rotary.rotation import apply_rope, apply_rope_complex, layout_permutation, rotation_matrix
+from ..support._checks import check_base, check_dim, check_int, check_layout, fail
+from ..support.frames import to_frame
 
 MAX_TOKENS = 16  # words in a toy sentence
 MAX_POSITION = 10**6  # positions of the derivation's checks
@@ -223,7 +223,7 @@ def derivation_checks(dim: int, base: float, layout: str, pair: int, m: int, n: 
         One row per check: settings, ``step``, ``check``, ``value``,
         ``expected``, ``difference``.
     """
-    from .attention import toy_qk
+    from ..rotary.attention import toy_qk
 
     dim = check_dim(dim)
     base = check_base(base)
@@ -333,7 +333,7 @@ def sign_check(dim: int, base: float, pair: int, m: int, n: int, seed: int) -> p
         Three rows (settings, ``form``, ``value``): the rotated score and both
         candidate right-hand sides, each from an explicit 2 x 2 matrix.
     """
-    from .attention import toy_qk
+    from ..rotary.attention import toy_qk
 
     dim = check_dim(dim)
     base = check_base(base)
@@ -375,7 +375,7 @@ def kv_cache_tables(dim: int, base: float, layout: str, seq: int,
     Returns a dict: ``"scores"`` (one row per (t, n), n <= t) and ``"summary"``
     (one row per way: max |score - recomputed|).
     """
-    from .attention import toy_qk
+    from ..rotary.attention import toy_qk
 
     dim = check_dim(dim)
     base = check_base(base)

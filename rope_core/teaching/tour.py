@@ -24,7 +24,16 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import (
+from ..limits.capacity import cos_sum, first_negative_distance
+from ..limits.precision import as_dtype_position, first_inexact_position, resolve_dtype
+from ..models.scaling import scaled_theta
+from ..rotary.attention import attention, toy_qk
+from ..rotary.decay import bound_plateau, relative_upper_bound
+from ..rotary.frequencies import theta as theta_of
+from ..rotary.frequencies import wavelength
+from ..rotary.rotation import apply_rope
+from ..rotary.sinusoidal import sinusoidal_pe
+from ..support._checks import (
     check_base,
     check_dim,
     check_int,
@@ -32,16 +41,7 @@ from ._checks import (
     check_positive_float,
     fail,
 )
-from .attention import attention, toy_qk
-from .capacity import cos_sum, first_negative_distance
-from .decay import bound_plateau, relative_upper_bound
-from .frequencies import theta as theta_of
-from .frequencies import wavelength
 from .lesson import TOY_SENTENCES, shuffle_tables
-from .precision import as_dtype_position, first_inexact_position, resolve_dtype
-from .rotation import apply_rope
-from .scaling import scaled_theta
-from .sinusoidal import sinusoidal_pe
 
 MAX_POSITION = 10**6
 MAX_SEED = 2**31 - 1

@@ -23,8 +23,10 @@ from numbers import Integral
 
 import torch
 
-from ._buffers import Buffers as _Buffers
-from ._checks import (
+from ..rotary.frequencies import theta as _theta
+from ..rotary.rotation import pair_views
+from ..support._buffers import Buffers as _Buffers
+from ..support._checks import (
     as_integer_positions,
     check_base,
     check_dim,
@@ -32,8 +34,6 @@ from ._checks import (
     check_theta,
     fail,
 )
-from .frequencies import theta as _theta
-from .rotation import pair_views
 
 DTYPES = {
     "float64": torch.float64,

@@ -24,7 +24,7 @@ frequency theta_i = base^(-2i/d).
   predecessors: Haviv et al. 2022), and later layers' q and k can carry it
   (Kazemnejad et al. 2023 prove a first layer can recover absolute positions).
 * **Sinusoidal** (Vaswani et al. 2017): PE_p added to the token vector before
-  the projections; reused from :mod:`rope_core.sinusoidal`.
+  the projections; reused from :mod:`rope_core.rotary.sinusoidal`.
 """
 
 from __future__ import annotations
@@ -36,7 +36,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ._checks import (
+from ..rotary.attention import toy_qk
+from ..rotary.decay import distance_grid
+from ..rotary.frequencies import DEFAULT_BASE, theta
+from ..rotary.rotation import apply_rope, pair_views
+from ..support._checks import (
     N_,
     as_integer_positions,
     check_base,
@@ -49,11 +53,7 @@ from ._checks import (
     check_theta,
     fail,
 )
-from .attention import toy_qk
-from .decay import distance_grid
-from .frequencies import DEFAULT_BASE, theta
-from .rotation import apply_rope, pair_views
-from .tables import to_frame
+from ..support.frames import to_frame
 
 MAX_HEADS = 1024
 MAX_BIAS_ELEMENTS = 1 << 25  # n_heads * seq^2 of an ALiBi bias: 256 MiB of float64 at most
@@ -398,7 +398,7 @@ def alibi_logits(q: torch.Tensor, k: torch.Tensor, distances, slope: float) -> t
 
 def sinusoidal_rows(positions, dim: int, base: float = DEFAULT_BASE, *,
                     device=None) -> torch.Tensor:
-    """Rows PE_p of :func:`rope_core.sinusoidal.sinusoidal_pe` at any integer positions.
+    """Rows PE_p of :func:`rope_core.rotary.sinusoidal.sinusoidal_pe` at any integer positions.
 
     PE_p pairs (sin p omega_i, cos p omega_i) with omega_i = base^(-2i/d), which is
     the unit vector (0, 1) of each pair turned by the angle -p omega_i:

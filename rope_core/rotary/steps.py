@@ -1,7 +1,7 @@
 """RoPE worked through by hand: one pair turning frame by frame, and every
 intermediate of R_m q for a short vector.
 
-Both functions only re-arrange what :mod:`rope_core.rotation` computes, so the
+Both functions only re-arrange what :mod:`rope_core.rotary.rotation` computes, so the
 pages that show them (Rotation, Step by step) draw and explain, and compute
 nothing themselves.
 """
@@ -12,7 +12,7 @@ import math
 
 import torch
 
-from ._checks import as_integer_positions, check_base, check_int, check_layout, fail
+from ..support._checks import as_integer_positions, check_base, check_int, check_layout, fail
 from .frequencies import angles, theta
 from .rotation import apply_rope, apply_rope_complex, cos_sin, layout_permutation, rotation_matrix
 

@@ -1,5 +1,5 @@
 """How transformers (5.24) runs each model family's layers: the conventions a config.json
-leaves implicit, in one table read by :meth:`rope_core.config.RopeConfig.from_hf`.
+leaves implicit, in one table read by :meth:`rope_core.models.config.RopeConfig.from_hf`.
 
 A config.json names a model's widths, base and scaling; what it leaves to the family's
 modeling code is: how the rotation pairs coordinates (``layout``), which non-attention

@@ -12,7 +12,7 @@ from decimal import Decimal, localcontext
 
 import torch
 
-from ._checks import (
+from ..support._checks import (
     Message,
     as_integer_positions,
     check_base,

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import torch
 
-from ._checks import as_integer_positions, check_dim, check_layout, check_theta, fail
+from ..support._checks import as_integer_positions, check_dim, check_layout, check_theta, fail
 
 LAYOUTS = ("interleaved", "half")
 

@@ -6,7 +6,14 @@ import math
 
 import torch
 
-from ._checks import check_dim, check_float_dtype, check_int, check_layout, check_theta, fail
+from ..support._checks import (
+    check_dim,
+    check_float_dtype,
+    check_int,
+    check_layout,
+    check_theta,
+    fail,
+)
 from .rotation import apply_rope
 
 MAX_SEQ = 1024

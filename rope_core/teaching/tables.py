@@ -1,99 +1,33 @@
-"""Tidy tables (pandas DataFrames) behind every plot; they become the CSVs.
-
-Every table describes itself: the settings that produced it come first, as
-constant columns (base, dim, layout, seed, ...), so that a CSV read on its own
-says what it is and tables for several settings concatenate into one. Column
-names are plain ASCII; a unit is written in square brackets only where there is
-one ("theta_i [rad/token]", "distance [tokens]"; a score has none). Integers are
-stored as integers, and a matrix is stored in long form (one row per cell).
-"""
+"""The tables behind the lesson's plots (rotation, sinusoidal, decay, attention), made
+with :func:`rope_core.support.frames.to_frame`; they become the CSVs."""
 
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
 
-import numpy as np
 import pandas as pd
 import torch
 
-from ._checks import check_int, fail
-from .attention import attention, toy_qk
-from .decay import distance_grid, random_score_stats, relative_upper_bound, score_vs_distance
-from .frequencies import theta as theta_of
-from .frequencies import turns_within, wavelength
-from .rotation import apply_rope
-from .sinusoidal import (
+from ..rotary.attention import attention, toy_qk
+from ..rotary.decay import (
+    distance_grid,
+    random_score_stats,
+    relative_upper_bound,
+    score_vs_distance,
+)
+from ..rotary.frequencies import theta as theta_of
+from ..rotary.frequencies import turns_within, wavelength
+from ..rotary.rotation import apply_rope
+from ..rotary.sinusoidal import (
     frequency_forms,
     reference_frequencies,
     relative_errors,
     sinusoidal_dot,
     sinusoidal_pe,
 )
-from .steps import pair_trajectory, rope_steps
-
-
-def _plain(value):
-    """A setting as a CSV cell: whole floats become ints (10000.0 -> 10000)."""
-    if isinstance(value, bool) or isinstance(value, (str, Integral)):
-        return value
-    if isinstance(value, Real) and math.isfinite(value) and float(value).is_integer():
-        return int(value)
-    return value
-
-
-_STR = pd.Series(["x"]).dtype  # pandas' own dtype for a column of strings
-_ARROW_STR = getattr(_STR, "storage", None) == "pyarrow"
-
-
-def _column(value, rows: int):
-    """``value`` as a column of ``rows`` rows, of the dtype pandas would give it, made
-    without pandas' per-element path where that is slow: a constant setting as one
-    filled array, a list of strings handed to Arrow at once (pandas' str dtype keeps
-    its strings in Arrow; building that column value by value cost about 0.1 µs a
-    row, 7 ms for the 65,536 rows of a sinusoidal table). Anything else is returned
-    as it is, for pandas."""
-    if isinstance(value, bool):
-        return np.full(rows, value, dtype=bool)
-    if isinstance(value, int) and -2**63 <= value < 2**63:
-        return np.full(rows, value, dtype=np.int64)
-    if isinstance(value, float):
-        return np.full(rows, value, dtype=np.float64)
-    if not _ARROW_STR:
-        return value
-    import pyarrow as pa
-
-    if isinstance(value, str):
-        one = pa.array([value], type=pa.large_string())
-        return pd.array(one.take(pa.array(np.zeros(rows, dtype=np.int32))), dtype=_STR)
-    if isinstance(value, list) and value and isinstance(value[0], str):
-        try:
-            strings = pa.array(value, type=pa.large_string())
-        except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all strings: pandas decides
-            return value
-        if strings.null_count == 0:
-            return pd.array(strings, dtype=_STR)
-    return value
-
-
-def to_frame(columns: dict, **settings) -> pd.DataFrame:
-    """One row per element; ``settings`` become constant leading columns.
-
-    Tensors become numpy arrays (float64 stays exact, int64 stays integer).
-    The frame is the one ``pd.DataFrame`` makes of the same dict, column for column
-    (dtypes included); only constant settings and lists of strings are made faster
-    (:func:`_column`).
-    """
-    data = {name: _plain(v) for name, v in settings.items()}
-    data.update({name: (v.detach().cpu().numpy() if isinstance(v, torch.Tensor) else v)
-                 for name, v in columns.items()})
-    if all(not hasattr(v, "__len__") or isinstance(v, str) for v in data.values()):
-        return pd.DataFrame([data])
-    lengths = {len(v) for v in data.values() if hasattr(v, "__len__") and not isinstance(v, str)}
-    if len(lengths) != 1:
-        return pd.DataFrame(data)  # pandas says which lengths differ
-    rows = lengths.pop()
-    return pd.DataFrame({name: _column(v, rows) for name, v in data.items()})
+from ..rotary.steps import pair_trajectory, rope_steps
+from ..support._checks import check_int, fail
+from ..support.frames import to_frame
 
 
 def theta_table(theta: torch.Tensor, context_length: float, **labels) -> pd.DataFrame:
@@ -153,7 +87,7 @@ def rotation_frames_table(q: tuple, k: tuple, pair: int, dim: int, base: float, 
                           m0: int, n0: int, step: int, frames: int) -> pd.DataFrame:
     """One row per frame t: q at m = m0 + t step, k at n = n0 ("advance") or
     n0 + t step ("shift"), pair ``pair`` of a head of dim ``dim`` turned by
-    :func:`rope_core.steps.pair_trajectory`."""
+    :func:`rope_core.rotary.steps.pair_trajectory`."""
     if mode not in MODES:
         fail("mode", mode, "'advance' or 'shift'")
     frames = check_int(frames, "frames", 1, 10_000)
@@ -177,7 +111,7 @@ def rotation_frames_table(q: tuple, k: tuple, pair: int, dim: int, base: float, 
 
 # ------------------------------------------------------------ Step by step ----
 def step_tables(q: tuple, m: int, base: float, layout: str) -> dict[str, pd.DataFrame]:
-    """The tables of :func:`rope_core.steps.rope_steps`: ``"coordinates"`` (one row
+    """The tables of :func:`rope_core.rotary.steps.rope_steps`: ``"coordinates"`` (one row
     per coordinate j), ``"pairs"`` (one row per pair i), ``"matrix"`` (R_m in
     long form) and ``"summary"`` (one row: gap between the forms, |q|, |R_m q|),
     each led by the settings d, m, base, layout."""

@@ -33,7 +33,9 @@ import math
 import pandas as pd
 import torch
 
-from ._checks import (
+from ..rotary.frequencies import theta as theta_of
+from ..rotary.rotation import pair_views
+from ..support._checks import (
     MAX_DIM,
     check_base,
     check_choice,
@@ -44,9 +46,7 @@ from ._checks import (
     check_theta,
     fail,
 )
-from .frequencies import theta as theta_of
-from .rotation import pair_views
-from .tables import to_frame
+from ..support.frames import to_frame
 
 AXES = ("t", "h", "w")  # axis 0, 1, 2 of the position ids
 SEGMENT_KINDS = ("text", "image", "video")

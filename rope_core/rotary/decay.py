@@ -10,7 +10,7 @@ import math
 
 import torch
 
-from ._checks import as_distances, check_dim, check_int, check_layout, check_theta, fail
+from ..support._checks import as_distances, check_dim, check_int, check_layout, check_theta, fail
 from .rotation import pair_views
 
 # Largest (distances x pairs) block processed at once: 2^19 float64 elements

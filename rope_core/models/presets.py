@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ._checks import N_
+from ..support._checks import N_
 from .config import RopeConfig
 
 # microsoft/Phi-3.5-mini-instruct, config.json "rope_scaling" (type "longrope"): 48 = 96/2

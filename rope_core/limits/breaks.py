@@ -1,7 +1,7 @@
 """Where RoPE breaks: tidy tables for the "Long context" and "Precision" pages.
 
-Pure torch/pandas; every number comes from :mod:`rope_core.capacity`,
-:mod:`rope_core.precision` and :mod:`rope_core.scaling`. Every table builder
+Pure torch/pandas; every number comes from :mod:`rope_core.limits.capacity`,
+:mod:`rope_core.limits.precision` and :mod:`rope_core.models.scaling`. Every table builder
 puts its settings first (leading columns), then one row per sample (tidy long
 form). Column names are ASCII, with a unit in [brackets] where there is one.
 
@@ -15,7 +15,7 @@ Long context
 * :func:`cos_sum_curve`: B_m = sum_i cos(m theta_i) against m (Men et al. 2024).
 * :func:`base_bound` and :func:`island_table`: the smallest base keeping B_m >= 0
   for every m < L, the threshold above which every grid base passes and the passing
-  islands between (:func:`rope_core.capacity.base_search`, precomputed in
+  islands between (:func:`rope_core.limits.capacity.base_search`, precomputed in
   ``base_bounds_table.json`` beside this module for the settings the page offers,
   read once by :func:`base_bounds_table`).
 * :func:`men_fit_base` and :func:`base_bound_table`: Men et al.'s published
@@ -41,7 +41,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from ._checks import N_, check_base, check_dim, check_int, check_positive_float, fail
+from ..models.presets import PRESETS
+from ..models.scaling import comparison_params, scaled_theta
+from ..rotary.frequencies import theta as plain_theta
+from ..support._checks import N_, check_base, check_dim, check_int, check_positive_float, fail
 from .capacity import (
     BASE_GRID_RATIO,
     MAX_CONTEXT,
@@ -52,7 +55,6 @@ from .capacity import (
     extrapolation_limit,
 )
 from .capacity import cos_sum as _cos_sum
-from .frequencies import theta as plain_theta
 from .precision import (
     DTYPES,
     MAX_POSITION,
@@ -65,8 +67,6 @@ from .precision import (
     relative_property_error,
     resolve_dtype,
 )
-from .presets import PRESETS
-from .scaling import comparison_params, scaled_theta
 
 TWO_PI = 2.0 * math.pi
 
@@ -160,7 +160,7 @@ def ood_angle_table(dim: int, base: float, train_context: int, factor: float,
     angle mod 2 pi; one that did not meets angles it never saw once inference
     goes past L theta_i. The dynamic method is evaluated at the current length
     n = s L with transformers' factor 1 (alpha = n / L = s, YaRN's definition of
-    dynamic scaling; :func:`rope_core.scaling.comparison_params`).
+    dynamic scaling; :func:`rope_core.models.scaling.comparison_params`).
 
     Args:
         dim: rotary dim, even, 2 ... 4096.
@@ -257,7 +257,7 @@ def cos_sum_curve(dim: int, base: float, max_distance: int,
 
     Every integer when max_distance < points, else ``points`` evenly spaced
     integers round(t max / (points - 1)) (repeats dropped): a sampled curve; the
-    exact first crossing is :func:`rope_core.capacity.first_negative_distance`.
+    exact first crossing is :func:`rope_core.limits.capacity.first_negative_distance`.
 
     Args:
         dim: rotary dim, even, 2 ... 4096. base: > 1.
@@ -293,7 +293,7 @@ BASE_BOUNDS_FILE = Path(__file__).with_name("base_bounds_table.json")
 
 @functools.cache
 def base_bounds_table() -> dict:
-    """tools/make_base_bounds.py's precomputed :func:`rope_core.capacity.base_search`
+    """tools/make_base_bounds.py's precomputed :func:`rope_core.limits.capacity.base_search`
     results, read from ``base_bounds_table.json`` on the first call, then kept.
 
     Returns:
@@ -321,7 +321,7 @@ def tabulated_dims() -> tuple:
 
 
 def base_bound(dim: int, context: int, live: bool = False) -> dict:
-    """:func:`rope_core.capacity.base_search` for (dim, L): the precomputed entry of
+    """:func:`rope_core.limits.capacity.base_search` for (dim, L): the precomputed entry of
     :func:`base_bounds_table` (tools/make_base_bounds.py), or with
     ``live=True`` the search itself when there is none (seconds to minutes).
 
@@ -391,11 +391,11 @@ def preset_bound_table(names=None) -> pd.DataFrame:
     """Each preset's rotating layer groups: B_m of the group's own spectrum over the
     distances its layers meet.
 
-    Per preset and rotating layer group (:func:`rope_core.compare.rotating_groups`): the
+    Per preset and rotating layer group (:func:`rope_core.limits.compare.rotating_groups`): the
     group's spectrum theta'_i at the preset's maximum context (its scaling included:
     Llama 3.1's llama3, Gemma 3's global layers' linear x8; a local layer's plain base)
     and L = the group's reach (its sliding window or attention chunk, else the maximum
-    context); for every m < L (:func:`rope_core.capacity.cos_sum_profile_of`): the lowest
+    context); for every m < L (:func:`rope_core.limits.capacity.cos_sum_profile_of`): the lowest
     B_m = sum_i cos(m theta'_i), how many distances have B_m < 0, and the first such
     distance; B_0 = d/2 is the scale to read the dip against. passes = no negative B_m.
     Men et al.'s condition is on an expectation (their Theorem 1), so a shallow dip on a
@@ -506,7 +506,7 @@ def error_table(dim: int, base: float, max_position: int,
     """Largest error over pairs of the angle, cos and sin, per dtype and recipe.
 
     At log-spaced positions 1 ... max_position (:func:`log_positions`), for each
-    dtype and recipe (see :func:`rope_core.precision.angle_error`):
+    dtype and recipe (see :func:`rope_core.limits.precision.angle_error`):
     max_i |a - m theta_i|, max_i |cos - cos(m theta_i)|, max_i |sin - sin(m theta_i)|.
 
     Returns:
@@ -551,7 +551,7 @@ def relative_table(dim: int, base: float, m: int, n: int, max_shift: int, recipe
 
     Exact RoPE depends on n - m only, so float64 keeps the difference at rounding
     level (~1e-12); low-precision recipes do not. See
-    :func:`rope_core.precision.relative_property_error`.
+    :func:`rope_core.limits.precision.relative_property_error`.
 
     Returns:
         DataFrame: dim, base, recipe, m [tokens], n [tokens], dtype, shift D [tokens],

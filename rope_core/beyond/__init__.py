@@ -1,0 +1,6 @@
+"""Beyond RoPE: other position encodings scored on RoPE's axes (``alternatives``), the
+trained tiny models and their evaluation (``tiny_model``), intervals of accuracies over
+sequences and seeds (``intervals``).
+
+May import :mod:`rope_core.support`, :mod:`rope_core.rotary` and :mod:`rope_core.models`
+(not :mod:`rope_core.limits`)."""

@@ -1,0 +1,6 @@
+"""Real models: a model's RoPE layer by layer (``config``), transformers' conventions
+per family (``families``), context-extension scalings (``scaling``), the presets
+(``presets``), M-RoPE for images and video (``mrope``) and the engine settings that serve
+a model longer (``serving``).
+
+May import :mod:`rope_core.support` and :mod:`rope_core.rotary`."""
