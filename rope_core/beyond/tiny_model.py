@@ -816,7 +816,8 @@ def save_evaluation(path: Path | str, counts: dict, digests: dict[str, str],
             if kind in counts[curves[0]][seeds[0]]:
                 stack = np.stack([[counts[c][s][kind] for s in seeds] for c in curves])
                 if stack.min() < 0 or stack.max() > 255:
-                    fail("counts", kind, "integers from 0 to 255")
+                    fail(kind, int(stack.min() if stack.min() < 0 else stack.max()),
+                         "integers from 0 to {high}", high=255)
                 arrays[f"{task}.{kind}"] = stack.astype(np.uint8)
         arrays[f"{task}.rope_pair_norms"] = torch.stack([norms[task][s] for s in seeds]).numpy()
     with zipfile.ZipFile(Path(path), "w", zipfile.ZIP_DEFLATED) as archive:
