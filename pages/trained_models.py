@@ -1,5 +1,6 @@
 """Trained tiny models: seven position encodings, two tasks, five seeds each, evaluated
-live per position bin beyond the training length."""
+per position bin beyond the training length (by tiny/train.py --evaluate, read from
+tiny/weights/evaluation.npz)."""
 
 import numpy as np
 import pandas as pd
@@ -66,8 +67,8 @@ def bin_centres(task: str) -> np.ndarray:
 @ui.table
 def accuracy_table() -> pd.DataFrame:
     """Every curve: one row per task, encoding, method, seed (each, then "all") and
-    position bin, with its 95% interval (each curve a process constant, evaluated live
-    once per process)."""
+    position bin, with its 95% interval (from the stored evaluation, read once per
+    process)."""
     return pd.concat([curve.rows for curve in constants.tiny_evaluation().values()],
                      ignore_index=True)
 
@@ -114,9 +115,9 @@ def training_table() -> pd.DataFrame:
 
 @ui.table
 def recorded_table() -> pd.DataFrame:
-    """The runs the page quotes but does not evaluate live, as tiny/train.py recorded them
+    """The runs the page quotes but does not ship, as tiny/train.py recorded them
     in models.json: the sensitivity run (one seed per encoding trained on to the cap, beside
-    the shipped model of that seed, from the live table), ALiBi with more heads (each seed
+    the shipped model of that seed, from the accuracy table), ALiBi with more heads (each seed
     and "all") and the analyses of the shipped models (seeds pooled)."""
     record, evaluation = constants.tiny_record(), constants.tiny_evaluation()
     labels = {t: [label.replace("–", "-") for label in bin_labels(t)] for t in tm.TASKS}
@@ -137,8 +138,8 @@ def recorded_table() -> pd.DataFrame:
     row = SEEDS.index(int(seed))  # the seed's rows: each bin's seeds, then "all"
     for task, by_encoding in record["sensitivity"].items():
         for encoding, info in by_encoding.items():
-            live = evaluation[task, encoding, "none"].rows
-            rows_ = live.iloc[row::len(SEEDS) + 1]  # (bins,): the seed's row of each bin
+            shipped = evaluation[task, encoding, "none"].rows
+            rows_ = shipped.iloc[row::len(SEEDS) + 1]  # (bins,): the seed's row of each bin
             add("criterion (shipped)", task, encoding, seed, steps[task, encoding, seed],
                 {c: rows_[c].to_numpy() for c in columns[6:]})
             add("cap (sensitivity)", task, encoding, seed, info["steps"], info)
@@ -417,8 +418,11 @@ st.markdown(_(
     "L_train = {train} tokens that start with a BOS token, until its loss on {check} held-out "
     "sequences is at most {criterion} nats per answer (on average at least 99% "
     "probability on the right answer), or for at most {cap} steps; every other setting "
-    "is the same for all. The page evaluates the shipped weights live, once per server "
-    "process, on fresh sequences of {longest} tokens: {j} per seed, {total} per curve.").format(
+    "is the same for all. The shipped weights are evaluated on fresh sequences of "
+    "{longest} tokens, {j} per seed, {total} per curve, by `tiny/train.py --evaluate`, "
+    "which stores every model's right answers per sequence and position in "
+    "`tiny/weights/evaluation.npz`; the page reads them, and a test evaluates a sample of "
+    "the models again and finds the same counts.").format(
         layers=MODEL["n_layers"], d=MODEL["d_model"], heads=MODEL["n_heads"], dh=dh,
         pairs=dh // 2, base=ui.fmt_base(MODEL["base"]), seeds=len(SEEDS), train=L_TRAIN,
         check=tm.TRAINING["check_sequences"],
@@ -450,8 +454,7 @@ st.caption(_("The sidebar's base and head dim do not apply here: these models we
 
 task = ui.choice(_("Task"), list(tm.TASKS), "local", key="task",
                  fmt=lambda t: _(TASK_NAMES[t]))
-with st.spinner(_("Evaluating the models…")):
-    CURVES = summary()
+CURVES = summary()
 
 
 def at_bin(encoding: str, b: int, method: str = "none", which: int = 0) -> float:
@@ -572,7 +575,7 @@ ui.download(training_table, filename="tiny_training.csv", label=_("training reco
 
 def sensitivity_line(task_: str) -> str:
     """Seed's shipped model against the same run trained on to the cap, last bin, per
-    encoding (the live evaluation and models.json)."""
+    encoding (the stored evaluation and models.json)."""
     seed = record["training"]["sensitivity_seed"]
     evaluation = constants.tiny_evaluation()
     return _(", ").join(_("{model} {before} → {after}").format(
@@ -604,7 +607,7 @@ def sensitivity_summary() -> tuple[int, int, float, str]:
 
 inside, runs, change, where = sensitivity_summary()
 ui.explain(_(
-    "Recorded, not evaluated live: a sensitivity run trains seed {seed}'s model of each "
+    "Recorded, not shipped: a sensitivity run trains seed {seed}'s model of each "
     "encoding on past the criterion to the {cap}-step cap (the same data and schedule: the "
     "same run, continued). In the last bin, as shipped → trained to the cap: "
     "{values}. Over both tasks, {inside} of the {runs} land within the shipped model's "
@@ -834,7 +837,7 @@ st.markdown("\n".join("- " + line for line in (
       "{gap} logits, hardly a preference for the nearest keys; past L_train they fall to "
       "chance ({alibi_l}), as NoPE and sinusoidal do. With {heads} heads (slopes {heads_min} "
       "… {heads_max}: {gap_many} logits over the same keys; trained alike, recorded, not "
-      "evaluated live) ALiBi keeps {many_l} of the local task in the last bin ({many_l_lo} to "
+      "shipped) ALiBi keeps {many_l} of the local task in the last bin ({many_l_lo} to "
       "{many_l_hi}) and {many_r} of recall ({many_r_lo} to {many_r_hi}). On recall the "
       "two-head models hold to 2·L_train and then fall like NoPE ({alibi_r} and {nope_r}, "
       "intervals overlapping).").format(**f),

@@ -370,12 +370,13 @@ def test_training_stops_at_the_criterion():
 def test_shipped_weights_load_and_give_the_recorded_scores():
     record = tm.read_record()
     assert record["training"] == tm.TRAINING and record["eval"] == tm.EVAL
-    shipped = sorted(p.name for p in tm.WEIGHTS_DIR.iterdir() if p.name != "models.json")
+    shipped = sorted(p.name for p in tm.WEIGHTS_DIR.iterdir()
+                     if p.name not in ("models.json", tm.EVALUATION_FILE))
     assert shipped == sorted(tm.weights_file(t, e, m) for t in tm.TASKS
                              for e, m in [*((e, "none") for e in tm.ENCODINGS),
                                           *(("rope", m) for m in tm.FINE_TUNED)])
     size = sum(p.stat().st_size for p in tm.WEIGHTS_DIR.iterdir())
-    assert size <= 25_000_000  # 25 MB, models.json included
+    assert size <= 25_000_000  # 25 MB, models.json and evaluation.npz included
     answers = tm.TRAINING["check_sequences"] * (L - 3)  # local has the most answers
     for task in tm.TASKS:
         for encoding in tm.ENCODINGS:
@@ -467,3 +468,118 @@ def test_the_check_sample_holds_the_fragile_model():
     record = tm.read_record()["models"]
     assert ("local", "irope", 1) in tiny_train.CHECK_SAMPLE
     assert not record["local"]["irope"]["1"]["reached"]
+
+
+# --- the stored evaluation (tiny/weights/evaluation.npz) -----------------------------------
+# A sample re-evaluated here, each model of one seed on its fresh sequences: per task three
+# encodings or methods, every seed among them, every kind of weights file (as trained,
+# fine-tuned), a window, a scaling, chunked attention, a NoPE layer (about 0.5 s of CPU).
+EVALUATION_SAMPLE = [("local", "rope", "none", 0), ("local", "irope", "none", 1),
+                     ("local", "rope", "yarn", 2), ("recall", "hybrid", "none", 3),
+                     ("recall", "rope", "window", 4), ("recall", "rope", "linear_finetuned", 0)]
+
+
+@pytest.mark.parametrize("task, encoding, method, seed", EVALUATION_SAMPLE)
+def test_the_stored_evaluation_equals_a_live_one(task, encoding, method, seed):
+    """The counts the page reads are those of the shipped model run here: its argmax
+    against the answer at every position of the J fresh sequences, counted by hand per
+    position bin (right answers; for recall, answers among the stored values) and per
+    position (sequences right), exactly."""
+    import numpy as np
+
+    stored = tm.read_evaluation()
+    row = stored["seeds"].index(seed)
+    want = {kind: value[row] for kind, value in stored["curves"][task, encoding, method].items()}
+    model = tm.load_models(task, encoding, method=method, seeds=(seed,))[seed]
+    tokens, answers = tm.eval_sequences(task, seed)
+    settings_ = tm.inference_settings(model.cfg, method)
+    with torch.no_grad():
+        guesses = model(tokens, **settings_).argmax(-1)  # (J, seq), all at once
+    right = (guesses == answers).numpy()  # (J, seq)
+    edges = tm.bin_edges(task)
+    got = {"hits": np.stack([right[:, a:b].sum(1) for a, b in zip(edges[:-1], edges[1:])], 1),
+           "positions": right.sum(0)}
+    if task == "recall":
+        values = tokens[:, 2:9:2].numpy()  # the four stored values of each sequence
+        flags = (guesses.numpy()[:, :, None] == values[:, None, :]).any(-1)
+        got["stored"] = np.stack([flags[:, a:b].sum(1) for a, b in zip(edges[:-1], edges[1:])],
+                                 1)
+    assert set(got) == set(want)
+    for kind in got:
+        assert np.array_equal(got[kind], want[kind]), kind
+    assert np.array_equal(want["hits"], tm.evaluation_counts(model, task, seed, method)["hits"])
+
+
+def test_the_stored_pair_norms_equal_a_live_one():
+    import numpy as np
+
+    stored = tm.read_evaluation()["pair_norms"]["recall"]
+    model = tm.load_models("recall", "rope", seeds=(3,))[3]
+    assert np.allclose(stored[3], tm.pair_norms(model, "recall").numpy(), rtol=1e-6, atol=0)
+
+
+def test_the_evaluation_was_made_from_the_shipped_weights():
+    """Each weights file the evaluated curves read has the SHA-256 the evaluation file
+    recorded when it was written: a weights file changed without `tiny/train.py
+    --evaluate` fails here. Every curve, seed and count is there, within its bounds."""
+    import hashlib
+
+    import numpy as np
+
+    stored = tm.read_evaluation()
+    files = {tm.weights_file(*curve) for curve in tm.evaluated_curves()}
+    assert set(stored["weights_sha256"]) == files
+    for name in sorted(files):
+        digest = hashlib.sha256((tm.WEIGHTS_DIR / name).read_bytes()).hexdigest()
+        assert stored["weights_sha256"][name] == digest, (
+            f"{name} changed since tiny/weights/{tm.EVALUATION_FILE} was written: run "
+            "python tiny/train.py --evaluate")
+    assert tuple(stored["curves"]) == tm.evaluated_curves()
+    assert stored["seeds"] == tm.TRAINING["seeds"]
+    seeds, j = len(tm.TRAINING["seeds"]), tm.EVAL["sequences"]
+    for (task, _e, _m), counts in stored["curves"].items():
+        width = np.array(tm.answers_per_bin(task))
+        assert counts["hits"].shape == (seeds, j, len(width))
+        assert ((counts["hits"] >= 0) & (counts["hits"] <= width)).all()
+        assert counts["positions"].shape == (seeds, tm.eval_length())
+        assert (counts["positions"][:, :tm.first_answered(task)] == 0).all()
+        assert (counts["positions"] <= j).all()
+        # the same right answers counted two ways
+        assert np.array_equal(counts["hits"].sum(1).sum(1), counts["positions"].sum(1))
+        assert ("stored" in counts) == (task == "recall")
+    for task in tm.TASKS:
+        assert stored["pair_norms"][task].shape == (seeds, 4, 2, 2, 16)
+
+
+def test_evaluation_round_trip_is_exact_and_reproducible(tmp_path):
+    """save_evaluation / read_evaluation: every count back, the same bytes for the same
+    counts (an unchanged evaluation leaves the shipped file unchanged), no pickle."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    counts = {}
+    for task, encoding, method in tm.evaluated_curves():
+        width = np.array(tm.answers_per_bin(task))
+        counts[task, encoding, method] = {
+            seed: dict(hits=rng.integers(0, width + 1, (3, len(width))),
+                       positions=rng.integers(0, 4, tm.eval_length()),
+                       **({"stored": rng.integers(0, width + 1, (3, len(width)))}
+                          if task == "recall" else {}))
+            for seed in (2, 0)}
+    norms = {t: {s: torch.rand(4, 2, 2, 16) for s in (0, 2)} for t in tm.TASKS}
+    digests = {"b.npz": "00ff", "a.npz": "ab12"}
+    tm.save_evaluation(tmp_path / tm.EVALUATION_FILE, counts, digests, norms)
+    back = tm.read_evaluation(tmp_path)
+    assert back["seeds"] == [0, 2] and back["weights_sha256"] == digests
+    assert tuple(back["curves"]) == tm.evaluated_curves()
+    for curve, by_seed in counts.items():
+        for kind in by_seed[0]:
+            assert np.array_equal(back["curves"][curve][kind],
+                                  np.stack([by_seed[0][kind], by_seed[2][kind]])), curve
+    for t in tm.TASKS:
+        assert np.array_equal(back["pair_norms"][t], torch.stack([norms[t][0], norms[t][2]]))
+    first = (tmp_path / tm.EVALUATION_FILE).read_bytes()
+    tm.save_evaluation(tmp_path / tm.EVALUATION_FILE, counts, digests, norms)
+    assert (tmp_path / tm.EVALUATION_FILE).read_bytes() == first
+    with np.load(tmp_path / tm.EVALUATION_FILE, allow_pickle=False) as archive:
+        assert {archive[k].dtype.kind for k in archive.files} <= {"u", "i", "U", "f"}

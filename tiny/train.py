@@ -4,6 +4,8 @@
     python tiny/train.py --parts control # one part; the others' record is kept
     python tiny/train.py --check         # retrain a sample, compare with the shipped models
     python tiny/train.py --check sensitivity   # redo a recorded part, compare with models.json
+    python tiny/train.py --evaluate      # evaluate the shipped models, write evaluation.npz
+    python tiny/train.py --check evaluation    # evaluate them again, compare with evaluation.npz
     python tiny/train.py --tasks recall --encodings rope --seeds 0 --out /tmp/x   # a try
 
 Pure PyTorch on the CPU, one thread, seeded: the same command gives the same
@@ -32,6 +34,11 @@ The parts (``--parts``; CPU seconds of each in models.json's "cpu_seconds"):
   the sinusoidal signal held at L_train - 1). Recorded, no training.
 
 Shipped parts write weights into ``--out``; recorded parts write only models.json.
+Every run that writes weights, and ``--evaluate`` alone, then evaluates every shipped
+model as the page shows it (every curve of rope_core.tiny_model.evaluated_curves, every
+seed, on its fresh evaluation sequences) and writes the integer counts, with the SHA-256
+of each weights file, to ``evaluation.npz`` (rope_core.tiny_model.save_evaluation): the
+page reads them instead of evaluating about 130 forward passes in every server process.
 """
 
 from __future__ import annotations
@@ -409,6 +416,79 @@ def check_part(part: str, args, settings) -> int:
     return failures
 
 
+# --- the stored evaluation --------------------------------------------------------------------
+
+def weights_digests(folder: Path = tm.WEIGHTS_DIR) -> dict[str, str]:
+    """The SHA-256 of every weights file the evaluated curves read."""
+    files = sorted({tm.weights_file(*curve) for curve in tm.evaluated_curves()})
+    return {name: tm.file_sha256(Path(folder) / name) for name in files}
+
+
+@_one_thread
+def evaluate_all(folder: Path = tm.WEIGHTS_DIR, log=None) -> dict:
+    """Every curve's :func:`rope_core.tiny_model.evaluation_counts`, every seed:
+    ``{(task, encoding, method): {seed: counts}}`` (each weights file loaded once)."""
+    out, loaded = {}, {}
+    for curve in tm.evaluated_curves():
+        task, encoding, method = curve
+        name = tm.weights_file(*curve)
+        if name not in loaded:
+            loaded.clear()
+            loaded[name] = tm.load_models(task, encoding, folder, method=method)
+        out[curve] = {seed: tm.evaluation_counts(model, task, seed, method)
+                      for seed, model in loaded[name].items()}
+        if log:
+            hits = np.stack([c["hits"] for c in out[curve].values()])  # (S, J, bins)
+            _print_bins(f"{task} {encoding} {method}", task,
+                        hits.sum((0, 1)) / (hits.shape[0] * hits.shape[1]
+                                            * np.array(tm.answers_per_bin(task))))
+    return out
+
+
+@_one_thread
+def rope_pair_norms(folder: Path = tm.WEIGHTS_DIR) -> dict:
+    """Per task and seed, the RoPE model's rope_core.tiny_model.pair_norms."""
+    return {task: {seed: tm.pair_norms(model, task)
+                   for seed, model in tm.load_models(task, "rope", folder).items()}
+            for task in tm.TASKS}
+
+
+def write_evaluation(folder: Path = tm.WEIGHTS_DIR) -> Path:
+    start = time.process_time()
+    counts = evaluate_all(folder, log=print)
+    path = Path(folder) / tm.EVALUATION_FILE
+    tm.save_evaluation(path, counts, weights_digests(folder), rope_pair_norms(folder))
+    print(f"evaluation: {len(counts)} curves, {time.process_time() - start:.1f} s of CPU, "
+          f"written to {path}")
+    return path
+
+
+def check_evaluation(folder: Path = tm.WEIGHTS_DIR) -> int:
+    """Evaluate every shipped model again and compare every count and the RoPE models' pair
+    norms with evaluation.npz (exactly), and each weights file's SHA-256 with the one
+    recorded there. Returns the
+    number of curves or files that differ."""
+    stored = tm.read_evaluation(folder)
+    failures = 0
+    for name, digest in weights_digests(folder).items():
+        if stored["weights_sha256"].get(name) != digest:
+            failures += 1
+            print(f"{name}: SHA-256 differs from the one evaluation.npz records: DIFFERS")
+    for task, by_seed in rope_pair_norms(folder).items():
+        same = np.array_equal(torch.stack(list(by_seed.values())).numpy(),
+                              stored["pair_norms"][task])
+        failures += not same
+        print(f"pair norms {task} rope: {'identical' if same else 'DIFFERS'}")
+    for curve, by_seed in evaluate_all(folder).items():
+        want = stored["curves"].get(curve)
+        same = want is not None and list(by_seed) == stored["seeds"] and all(
+            np.array_equal(np.stack([c[kind] for c in by_seed.values()]), want[kind])
+            for kind in by_seed[stored["seeds"][0]])
+        failures += not same
+        print(f"evaluation {' '.join(curve)}: {'identical' if same else 'DIFFERS'}")
+    return failures
+
+
 PART_FUNCTIONS = {"models": part_models, "control": part_control,
                   "sensitivity": part_sensitivity, "alibi_heads": part_alibi_heads,
                   "analyses": part_analyses}
@@ -426,13 +506,21 @@ def main(argv=None) -> int:
                         help="override the number of heads (a try; needs --out elsewhere)")
     parser.add_argument("--out", type=Path, default=tm.WEIGHTS_DIR)
     parser.add_argument("--check", nargs="?", const="sample", default=None,
-                        choices=["sample", *PARTS[1:]],
-                        help="retrain a sample ({}) and compare with the shipped models; or "
-                        "redo a recorded part and compare with models.json".format(
+                        choices=["sample", *PARTS[1:], "evaluation"],
+                        help="retrain a sample ({}) and compare with the shipped models; "
+                        "redo a recorded part and compare with models.json; or evaluate "
+                        "the shipped models again and compare with evaluation.npz".format(
                             ", ".join(f"{t} {e} seed {s}" for t, e, s in CHECK_SAMPLE)))
+    parser.add_argument("--evaluate", action="store_true",
+                        help="only evaluate the models in --out and write evaluation.npz")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)  # training and the recorded evaluation on one thread
     settings = copy.deepcopy(tm.TRAINING)
+    if args.check == "evaluation":
+        return 1 if check_evaluation(args.out) else 0
+    if args.evaluate:
+        write_evaluation(args.out)
+        return 0
     if args.check == "sample":
         return 1 if check(CHECK_SAMPLE) else 0
     if args.check:
@@ -456,6 +544,9 @@ def main(argv=None) -> int:
     record["train_cpu_seconds_total"] = round(sum(record["cpu_seconds"].values()), 1)
     path.write_text(json.dumps(record, indent=2) + "\n")
     print(f"CPU time: {record['train_cpu_seconds_total']} s")
+    if {"models", "control"} & set(args.parts) and args.heads is None and all(
+            (args.out / tm.weights_file(*curve)).exists() for curve in tm.evaluated_curves()):
+        write_evaluation(args.out)  # the weights changed: so may the page's evaluation
     return 0
 
 

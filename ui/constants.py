@@ -1,9 +1,9 @@
 """Process constants: results that are the same for every visitor and every setting.
 
-The shipped tiny models, their live evaluation and a few reference tables depend
+The shipped tiny models, their stored evaluation and a few reference tables depend
 on no control at all. Computed inside a visitor's script run they would make the
-first run of their page slow (Trained tiny models: several seconds of CPU to load
-and evaluate its models) for no setting of the visitor's own. Each
+first run of their page slow (Trained tiny models: a fraction of a second to load
+its models) for no setting of the visitor's own. Each
 is computed once per server process instead: :func:`warm_up` (called by app.py
 on every run; only the first call does anything) computes them all in one
 background thread of low priority, and a page that asks for one before the
@@ -125,24 +125,22 @@ def compute_now() -> None:
 
 
 # ------------------------------------------------------------- the constants ----
-# Trained tiny models (pages/trained_models.py). The evaluation is one constant per
-# curve (5 seeds x 52 sequences of 128 tokens, about 0.25 s of CPU each), not one for
-# all: a page run that needs them before the low-priority warm-up thread is done waits
-# for the one curve that thread is computing, not for all of them, and computes the
-# others itself (the page asks for them in the reverse order of the warm-up's).
+# Trained tiny models (pages/trained_models.py). The evaluation of the shipped weights is
+# not run here: tiny/train.py --evaluate ran it once and stored its integer counts and the
+# RoPE models' pair norms in tiny/weights/evaluation.npz (rope_core.beyond.tiny_model
+# .read_evaluation), which one constant reads (about 30 KB); the page's accuracies,
+# intervals and tables are computed from them as from a live evaluation.
 def tiny_curves() -> tuple[tuple[str, str, str], ...]:
     """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
     trained, then the RoPE model with each inference method."""
     from rope_core.beyond import tiny_model as tm
 
-    return tuple(curve for t in tm.TASKS
-                 for curve in [(t, e, "none") for e in tm.ENCODINGS]
-                 + [(t, "rope", m) for m in tm.METHODS[1:]])
+    return tm.evaluated_curves()
 
 
 @constant
 def tiny_models() -> dict:
-    """The shipped models of seed 0, whose attention and pair norms the page shows:
+    """The shipped models of seed 0, whose attention the page shows:
     ``{(task, encoding): model}`` (read-only after loading; about 8 MB in all)."""
     from rope_core.beyond import tiny_model as tm
 
@@ -158,25 +156,33 @@ def tiny_record() -> dict:
 
 
 @constant
-def tiny_pair_norms() -> dict:
-    """Seed 0's RoPE model per task: rope_core.beyond.tiny_model.pair_norms,
-    ``{task: (layers, heads, 2, pairs)}`` (the page's figure of pair norms)."""
+def tiny_stored() -> dict:
+    """tiny/weights/evaluation.npz: rope_core.beyond.tiny_model.read_evaluation()."""
     from rope_core.beyond import tiny_model as tm
 
-    return {task: tm.pair_norms(tiny_models()[task, "rope"], task) for task in tm.TASKS}
+    return tm.read_evaluation()
 
 
-@constant
+def tiny_pair_norms() -> dict:
+    """Seed 0's RoPE model per task: rope_core.beyond.tiny_model.pair_norms,
+    ``{task: (layers, heads, 2, pairs)}`` (the page's figure of pair norms; stored)."""
+    import torch
+
+    stored = tiny_stored()
+    row = stored["seeds"].index(0)
+    return {task: torch.from_numpy(norms[row]) for task, norms in stored["pair_norms"].items()}
+
+
 def tiny_pair_bands() -> dict:
     """Per task, the mean norm of q and k in the fastest and in the slowest four RoPE
     pairs of the RoPE models, over seeds, layers, heads and positions
-    (rope_core.beyond.tiny_model.pair_norms): ``{task: (fast, slow)}``."""
-    from rope_core.beyond import tiny_model as tm
+    (rope_core.beyond.tiny_model.pair_norms, stored): ``{task: (fast, slow)}``."""
+    import torch
 
     out = {}
-    for task in tm.TASKS:
-        norms = [tm.pair_norms(model, task) for model in tm.load_models(task, "rope").values()]
-        per_pair = np.mean([n.mean(dim=(0, 1, 2)).numpy() for n in norms], axis=0)  # (pairs,)
+    for task, norms in tiny_stored()["pair_norms"].items():  # (seeds, layers, heads, 2, pairs)
+        per_pair = np.mean([torch.from_numpy(n).mean(dim=(0, 1, 2)).numpy() for n in norms],
+                           axis=0)  # (pairs,)
         out[task] = (float(per_pair[:4].mean()), float(per_pair[-4:].mean()))
     return out
 
@@ -186,7 +192,7 @@ TINY_COLUMNS = ("task", "encoding", "method", "seed", "position bin [tokens]", "
 
 
 class TinyCurve(NamedTuple):
-    """One evaluated curve (:func:`_tiny_curve`). J sequences per seed."""
+    """One evaluated curve (:func:`tiny_evaluation`). J sequences per seed."""
 
     bins: np.ndarray  # (seeds, J, bins): the accuracy of each sequence in each position bin
     positions: np.ndarray  # (seeds, seq): accuracy per position over the J (NaN: no answer)
@@ -196,85 +202,43 @@ class TinyCurve(NamedTuple):
     wilson: np.ndarray  # (bins, 2): Wilson's over the pooled sequences
 
 
-def _tiny_curve(task: str, encoding: str, method: str) -> Callable[[], TinyCurve]:
-    """The constant of one curve, evaluated live on the shipped weights of every seed
-    (:class:`TinyCurve`); the "all" rows' interval joins the two parts of
-    :func:`rope_core.beyond.intervals.seed_interval_parts`, kept for the page's account of
-    which part sets it. Each seed's model reads its own J fresh sequences."""
-    def evaluate() -> TinyCurve:
-        import torch
-
-        from rope_core.beyond import intervals
-        from rope_core.beyond import tiny_model as tm
-
-        models = _curve_models(task, encoding, method)
-        bins, positions, stored = [], [], []
-        for seed, model in models.items():
-            tokens, answers = tm.eval_sequences(task, seed)
-            guesses = tm.predictions(model, tokens, method)  # (J, seq)
-            right = guesses == answers
-            bins.append(tm.binned(right, task))
-            if task == "recall":
-                stored.append(tm.binned(tm.in_store(task, tokens, guesses), task))
-            answered = (answers >= 0).any(0).numpy()  # (seq,)
-            positions.append(np.where(answered, right.to(torch.float64).mean(0).numpy(),
-                                      np.nan))
-        bins, positions = np.stack(bins), np.stack(positions)
-        edges = tm.bin_edges(task)
-        rows, student, wilson = [], [], []
-        for b, (low_edge, high_edge) in enumerate(zip(edges[:-1], edges[1:])):
-            label = f"{low_edge}-{high_edge - 1}"
-            parts = intervals.seed_interval_parts(bins[:, :, b])
-            student.append(parts[0])
-            wilson.append(parts[1])
-            cells = [(str(seed), bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
-                     for i, seed in enumerate(models)]
-            cells.append(("all", bins[:, :, b], intervals.joined(*parts)))
-            rows += [(task, encoding, method, seed, label, float(values.mean()), low, high)
-                     for seed, values, (low, high) in cells]
-        return TinyCurve(bins, positions, pd.DataFrame(rows, columns=list(TINY_COLUMNS)),
-                         np.stack(stored) if stored else None, np.array(student),
-                         np.array(wilson))
-    evaluate.__qualname__ = f"tiny_curve[{task},{encoding},{method}]"
-    return constant(evaluate)
-
-
-_last_models: list = [None, None]  # (weights file, models): the curves that share it
-_models_lock = threading.Lock()
-
-
-def _curve_models(task: str, encoding: str, method: str) -> dict:
-    """The models a curve runs, every seed: loaded once for consecutive curves that
-    run the same weights (the RoPE models as trained, with a window and with each
-    scaling; the constants are declared in that order, so the warm-up loads each file
-    once)."""
+def tiny_curve(task: str, encoding: str, method: str, counts: dict,
+               seeds: list[int]) -> TinyCurve:
+    """One curve from its stored counts (tiny_model.evaluation_counts of every
+    seed): the shares are counts / answers, as the live evaluation's means were; the "all"
+    rows' interval joins the two parts of :func:`rope_core.intervals.seed_interval_parts`,
+    kept for the page's account of which part sets it."""
+    from rope_core.beyond import intervals
     from rope_core.beyond import tiny_model as tm
 
-    name = tm.weights_file(task, encoding, method)
-    with _models_lock:
-        if _last_models[0] != name:
-            _last_models[:] = [name, tm.load_models(task, encoding, method=method)]
-        return _last_models[1]
+    width = np.array(tm.answers_per_bin(task))  # (bins,)
+    bins = counts["hits"] / width  # (seeds, J, bins)
+    answered = np.arange(tm.eval_length()) >= tm.first_answered(task)  # (seq,)
+    positions = np.where(answered, counts["positions"] / bins.shape[1], np.nan)  # (seeds, seq)
+    edges = tm.bin_edges(task)
+    rows, student, wilson = [], [], []
+    for b, (low_edge, high_edge) in enumerate(zip(edges[:-1], edges[1:])):
+        label = f"{low_edge}-{high_edge - 1}"
+        parts = intervals.seed_interval_parts(bins[:, :, b])
+        student.append(parts[0])
+        wilson.append(parts[1])
+        cells = [(str(seed), bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
+                 for i, seed in enumerate(seeds)]
+        cells.append(("all", bins[:, :, b], intervals.joined(*parts)))
+        rows += [(task, encoding, method, seed, label, float(values.mean()), low, high)
+                 for seed, values, (low, high) in cells]
+    stored = counts["stored"] / width if "stored" in counts else None
+    return TinyCurve(bins, positions, pd.DataFrame(rows, columns=list(TINY_COLUMNS)), stored,
+                     np.array(student), np.array(wilson))
 
 
-def _by_weights() -> list[tuple[str, str, str]]:
-    """The curves grouped by the weights they run (the order they are computed in)."""
-    from rope_core.beyond import tiny_model as tm
-
-    curves = tiny_curves()
-    return sorted(curves, key=lambda c: (tm.weights_file(*c), curves.index(c)))
-
-
-_DECLARED = {curve: _tiny_curve(*curve) for curve in _by_weights()}
-TINY_CURVES = {curve: _DECLARED[curve] for curve in tiny_curves()}  # in the CSV's order
-
-
-def tiny_evaluation(order: int = -1) -> dict:
-    """Every curve's :class:`TinyCurve`, in the
-    order of :func:`tiny_curves`; computed, where not yet done, in the warm-up's order
-    (grouped by weights) or, with ``order`` -1, from its other end."""
-    got = {curve: _DECLARED[curve]() for curve in list(_DECLARED)[::order]}
-    return {curve: got[curve] for curve in TINY_CURVES}
+@constant
+def tiny_evaluation() -> dict:
+    """Every curve's :class:`TinyCurve`, in the order of :func:`tiny_curves`, from the
+    stored evaluation (:func:`tiny_stored`)."""
+    stored = tiny_stored()
+    return {curve: tiny_curve(*curve, stored["curves"][curve], stored["seeds"])
+            for curve in tiny_curves()}
 
 
 # Long context (pages/long_context.py)

@@ -44,8 +44,11 @@ Face's YaRN) and every layer's attention can be cut to a sliding window
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
 import math
+import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -739,3 +742,110 @@ def pair_norms(model: TinyTransformer, task: str, seed: int = 0) -> torch.Tensor
         norms = [t.unflatten(-1, (-1, 2)).norm(dim=-1).mean(dim=(0, 2)) for t in (q, k)]
         out.append(torch.stack(norms, dim=1))  # (heads, 2, d_head/2)
     return torch.stack(out)  # (layers, heads, 2, d_head/2)
+
+
+# --- the stored evaluation ---------------------------------------------------------------
+# The evaluation of every shipped model is deterministic given its weights and the fixed
+# evaluation sequences: tiny/train.py --evaluate runs it once and stores its integer counts
+# here, with the SHA-256 of each weights file it read; the page reads them.
+EVALUATION_FILE = "evaluation.npz"
+
+
+def evaluated_curves() -> tuple[tuple[str, str, str], ...]:
+    """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
+    trained, then the RoPE model with each inference method (:data:`METHODS`)."""
+    return tuple(curve for t in TASKS
+                 for curve in [(t, e, "none") for e in ENCODINGS]
+                 + [(t, "rope", m) for m in METHODS[1:]])
+
+
+@torch.no_grad()
+def evaluation_counts(model: TinyTransformer, task: str, seed: int,
+                      method: str = "none") -> dict[str, np.ndarray]:
+    """One model's evaluation on the fresh sequences of ``seed`` (:func:`eval_sequences`,
+    J of them, :func:`eval_length` tokens), as integer counts:
+
+    * "hits" ``(J, bins)``: right answers of each sequence in each position bin
+      (:func:`bin_edges`); its accuracy there is hits / :func:`answers_per_bin`.
+    * "positions" ``(seq,)``: at each position, the sequences answered right (0 where
+      no position is answered, before :func:`first_answered`); accuracy hits / J.
+    * "stored" ``(J, bins)``, recall only: answers that are one of the sequence's stored
+      values, right or not (:func:`in_store`).
+    """
+    tokens, answers = eval_sequences(task, seed)
+    guesses = predictions(model, tokens, method)  # (J, seq)
+    right = guesses == answers  # (J, seq); False where there is no answer
+    edges = bin_edges(task)
+
+    def per_bin(flags: torch.Tensor) -> np.ndarray:  # (J, seq) bool -> (J, bins) int
+        return np.stack([flags[:, a:b].sum(1).numpy() for a, b in zip(edges[:-1], edges[1:])],
+                        axis=1)
+    out = {"hits": per_bin(right), "positions": right.sum(0).numpy()}
+    if task == "recall":
+        out["stored"] = per_bin(in_store(task, tokens, guesses))
+    return {k: v.astype(np.int64) for k, v in out.items()}
+
+
+def file_sha256(path: Path | str) -> str:
+    """The SHA-256 of a file's bytes, as hex."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def save_evaluation(path: Path | str, counts: dict, digests: dict[str, str],
+                    norms: dict[str, dict[int, torch.Tensor]]) -> None:
+    """Store :func:`evaluation_counts` of every curve and seed in one NumPy archive.
+
+    ``counts``: ``{(task, encoding, method): {seed: evaluation_counts(...)}}``, every curve
+    with the same seeds. Per task, "<task>.hits" ``(curves, seeds, J, bins)``,
+    "<task>.positions" ``(curves, seeds, seq)`` and for recall "<task>.stored", uint8
+    (each count is at most J = EVAL["sequences"] or a bin's width); "curves" (JSON: each
+    task's curves in order), "seeds", and "weights_sha256" (JSON ``{file: hex}``: the
+    weights the counts came from). ``norms``: per task and seed, the RoPE model's
+    :func:`pair_norms` ``(layers, heads, 2, pairs)``, stored as they are (float32) in
+    "<task>.rope_pair_norms" ``(seeds, layers, heads, 2, pairs)``. The bytes are the same
+    for the same values (fixed member dates), so an unchanged evaluation leaves the file
+    unchanged. No pickle."""
+    seeds = sorted(next(iter(counts.values())))
+    by_task = {t: [c for c in counts if c[0] == t] for t in TASKS}
+    arrays = {"seeds": np.array(seeds, dtype=np.int64),
+              "curves": np.array(json.dumps({t: [list(c[1:]) for c in cs]
+                                             for t, cs in by_task.items()})),
+              "weights_sha256": np.array(json.dumps(dict(sorted(digests.items()))))}
+    for task, curves in by_task.items():
+        for kind in ("hits", "positions", "stored"):
+            if kind in counts[curves[0]][seeds[0]]:
+                stack = np.stack([[counts[c][s][kind] for s in seeds] for c in curves])
+                if stack.min() < 0 or stack.max() > 255:
+                    fail(kind, int(stack.min() if stack.min() < 0 else stack.max()),
+                         "integers from 0 to {high}", high=255)
+                arrays[f"{task}.{kind}"] = stack.astype(np.uint8)
+        arrays[f"{task}.rope_pair_norms"] = torch.stack([norms[task][s] for s in seeds]).numpy()
+    with zipfile.ZipFile(Path(path), "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, array in arrays.items():
+            buffer = io.BytesIO()
+            np.lib.format.write_array(buffer, array, allow_pickle=False)
+            info = zipfile.ZipInfo(name + ".npy", date_time=(2020, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, buffer.getvalue())
+
+
+def read_evaluation(folder: Path | str = WEIGHTS_DIR) -> dict:
+    """What :func:`save_evaluation` wrote: ``{"seeds": [...], "weights_sha256": {...},
+    "curves": {(task, encoding, method): {"hits": (seeds, J, bins), "positions":
+    (seeds, seq), "stored": (seeds, J, bins) or absent}}, "pair_norms": {task: (seeds,
+    layers, heads, 2, pairs) float32}}``, the counts int64, curves in the order of
+    :func:`evaluated_curves` where the file has them all."""
+    with np.load(Path(folder) / EVALUATION_FILE, allow_pickle=False) as archive:
+        arrays = {name: archive[name] for name in archive.files}
+    curves = {}
+    for task, names in json.loads(str(arrays["curves"])).items():
+        for i, (encoding, method) in enumerate(names):
+            curves[task, encoding, method] = {
+                kind: arrays[f"{task}.{kind}"][i].astype(np.int64)
+                for kind in ("hits", "positions", "stored") if f"{task}.{kind}" in arrays}
+    order = evaluated_curves()
+    if set(curves) == set(order):
+        curves = {c: curves[c] for c in order}
+    return {"seeds": arrays["seeds"].tolist(), "curves": curves,
+            "pair_norms": {t: arrays[f"{t}.rope_pair_norms"] for t in TASKS},
+            "weights_sha256": json.loads(str(arrays["weights_sha256"]))}
