@@ -82,16 +82,24 @@ def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> li
     """One line per method of the spectra column ``column`` against the pair index, as
     trace dicts."""
     tables, colors, dashes = method_styles(cfg_key, factor)
-    spectra = tables["spectra"]
-    pairs, values = spectra["pair"].to_numpy(), spectra[column].to_numpy()
+    return method_lines(tables["spectra"], "pair", column, colors, dashes,
+                        "i=%{x}<br>" + hover, "lines+markers", dict(size=4))
+
+
+def method_lines(table: pd.DataFrame, x: str, column: str, colors: dict, dashes: dict,
+                 hover: str, mode: str, marker: dict | None = None) -> list[dict]:
+    """One trace dict per method of ``table``: ``column`` against ``x``, in the method's
+    colour and dash, named by its label (translated)."""
+    xs, values = table[x].to_numpy(), table[column].to_numpy()
     traces = []
-    for m, rows in compare.label_groups(spectra["method"]):
+    for m, rows in compare.label_groups(table["method"]):
         label = _(rc.SCALING_LABELS[m])
-        traces.append(dict(type="scatter", x=pairs[rows],
-                           y=values[rows], name=label, mode="lines+markers",
-                           line=dict(color=colors[m], dash=dashes[m]), marker=dict(size=4),
-                           legendgroup=m, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
-                           label + "</extra>"))
+        trace = dict(type="scatter", x=xs[rows], y=values[rows], name=label, mode=mode,
+                     line=dict(color=colors[m], dash=dashes[m]))
+        if marker is not None:
+            trace["marker"] = dict(marker)
+        traces.append(dict(trace, legendgroup=m,
+                           hovertemplate=hover + "<extra>" + label + "</extra>"))
     return traces
 
 
@@ -249,16 +257,8 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
                 y: str) -> ui.Frozen:
     """One line per method of the decay column ``column`` against the distance, L dotted."""
     tables, colors, dashes = method_styles(cfg_key, factor, axis)
-    decay = tables["decay"]
-    distances, values = decay["distance [tokens]"].to_numpy(), decay[column].to_numpy()
-    traces = []
-    for m, rows in compare.label_groups(decay["method"]):
-        label = _(rc.SCALING_LABELS[m])
-        traces.append(dict(type="scatter", x=distances[rows],
-                           y=values[rows], name=label, mode="lines",
-                           line=dict(color=colors[m], dash=dashes[m]), legendgroup=m,
-                           hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label +
-                           "</extra>"))
+    traces = method_lines(tables["decay"], "distance [tokens]", column, colors, dashes,
+                          "r=%{x:,}<br>" + hover, "lines")
     return ui.kept_figure(
         traces, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
         else _("relative distance r [tokens]"), y=y, height=400,
