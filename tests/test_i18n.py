@@ -252,7 +252,7 @@ def test_every_rope_core_template_is_a_catalog_message(extracted):
     """fail()'s templates in rope_core are literals (so Babel extracts them):
     no f-string or concatenation is passed as the allowed text."""
     bad = []
-    for path in sorted((ROOT / "rope_core").glob("*.py")):
+    for path in sorted((ROOT / "rope_core").rglob("*.py")):  # every group
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", "") in (
