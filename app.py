@@ -11,8 +11,8 @@ import streamlit as st
 
 import ui
 from ui.constants import warm_up
+from ui.controls import language_switch
 from ui.hardening import limit_malloc_arenas, limit_torch_threads, refuse_clear_cache
-from ui.i18n import language_switch
 from ui.navigation import st_pages
 
 if __name__ == "__main__":  # a visitor's run

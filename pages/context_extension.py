@@ -1,10 +1,8 @@
 """Context extension: one model, every scaling method on the same axes."""
 
-import math
 import re
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import rope_core as rc
@@ -12,6 +10,22 @@ import ui
 from rope_core.limits import compare
 from ui import i18n
 from ui.i18n import N_, _, ngettext
+from views.context_extension import (
+    attention_factor_figure,
+    bound_figure,
+    dynamic,
+    dynamic_figure,
+    extension,
+    extension_decay,
+    ramp_figure,
+    ratio_figure,
+    regime_figure,
+    regimes,
+    score_figure,
+    softmax_figure,
+    wavelength_figure,
+    yarn_ramps,
+)
 
 CUSTOM = N_("sidebar settings")  # the option, the link value in English, the CSV's model
 MODEL_OPTIONS = [CUSTOM] + list(rc.PRESETS)
@@ -19,289 +33,10 @@ CONTEXT_OPTIONS = [2**e for e in range(8, 19)]  # 256 ... 262,144 tokens
 FACTOR_OPTIONS = [2, 4, 8, 16, 32]  # s * L stays within 10^7 tokens
 AXES = list(compare.AXES)
 DEFAULT_AXIS = AXES[0]  # "linear", a link value
-REGIME_CODES = {"kept": 0, "blended": 1, "interpolated": 2}
-REGIME_NAMES = {"kept": N_("kept"), "blended": N_("blended"), "interpolated": N_("interpolated")}
 REGIME_RUNS = {"kept": N_("kept {pairs}"), "blended": N_("blended {pairs}"),
                "interpolated": N_("interpolated {pairs}")}
-REGIME_COLORS = [ui.COLORS[2], ui.COLORS[4], ui.COLORS[1]]
 # transformers' `factor` of dynamic NTK: its own knob (1 = YaRN's definition, alpha = n / L)
 DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
-DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
-
-
-AXIS_FREE = ("spectra", "attention", "softmax")  # the same tables on either distance axis
-
-
-@ui.table
-def extension(key: tuple, factor: float) -> dict:
-    """The comparison's tables that do not depend on the distance axis (spectra,
-    attention factors, softmax; rope_core.limits.compare.extension_tables), once per setting."""
-    return compare.extension_tables(compare.config_from_key(key), factor, parts=AXIS_FREE)
-
-
-@ui.table
-def extension_decay(key: tuple, factor: float, axis: str) -> dict:
-    """The comparison's decay table on ``axis`` (rope_core.limits.compare.extension_tables)."""
-    return compare.extension_tables(compare.config_from_key(key), factor, axis,
-                                    parts=("decay",))
-
-
-
-
-
-
-
-
-
-
-@ui.table
-def dynamic(key: tuple, factor: float, axis: str, dynamic_factor: int) -> pd.DataFrame:
-    """Dynamic NTK's effective base against n, with transformers' factor 1 (YaRN's
-    definition) and, when different, ``dynamic_factor``."""
-    cfg = compare.config_from_key(key)
-    factors = dict.fromkeys([1, dynamic_factor])
-    return pd.concat([compare.dynamic_base_table(cfg, factor, axis, DYNAMIC_POINTS, float(f))
-                      for f in factors], ignore_index=True)
-
-
-@ui.table
-def yarn_ramps(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
-               beta_slow: float, truncate: bool) -> pd.DataFrame:
-    """YaRN's ramp per pair, linear in the pair index (the app, transformers, YaRN's code)
-    and linear in the turn count r = L/λ (the paper)."""
-    code = rc.yarn_ramp(dim, base, L, beta_fast, beta_slow, truncate)
-    paper = rc.yarn_paper_ramp(dim, base, L, beta_fast, beta_slow)
-    turns = rc.turns_within(rc.theta(dim, base), L)
-    return pd.DataFrame({"model": model, "L [tokens]": L, "s": float(factor),
-                         "rotary dim": dim, "base": base,
-                         "beta_fast": beta_fast, "beta_slow": beta_slow,
-                         "pair": range(dim // 2), "turns within L": turns.numpy(),
-                         "ramp linear in i (app, transformers)": code.numpy(),
-                         "ramp linear in r (paper)": paper.numpy(),
-                         "difference paper - app": (paper - code).numpy()})
-
-
-def method_styles(cfg_key: tuple, factor: float, axis: str | None = None
-                  ) -> tuple[dict, dict, dict]:
-    """The tables, and a colour and a dash per method: solid for no scaling and the
-    model's own method, dashed for the others. Spectra, attention factors and the softmax
-    do not depend on the distance axis; the decay table is the one on ``axis``."""
-    tables = dict(extension(cfg_key, factor))
-    if axis is not None:
-        tables["decay"] = extension_decay(cfg_key, factor, axis)["decay"]
-    own = compare.config_from_key(cfg_key).method
-    methods = list(tables["attention"]["method"])
-    colors = {m: ui.COLORS[n % len(ui.COLORS)] for n, m in enumerate(methods)}
-    dashes = {m: "solid" if m in ("none", own) else "dash" for m in methods}
-    return tables, colors, dashes
-
-
-def spectrum_lines(cfg_key: tuple, factor: float, column: str, hover: str) -> list[dict]:
-    """One line per method of the spectra column ``column`` against the pair index, as
-    trace dicts."""
-    tables, colors, dashes = method_styles(cfg_key, factor)
-    spectra = tables["spectra"]
-    pairs, values = spectra["pair"].to_numpy(), spectra[column].to_numpy()
-    traces = []
-    for m, rows in compare.label_groups(spectra["method"]):
-        label = _(rc.SCALING_LABELS[m])
-        traces.append(dict(type="scatter", x=pairs[rows],
-                           y=values[rows], name=label, mode="lines+markers",
-                           line=dict(color=colors[m], dash=dashes[m]), marker=dict(size=4),
-                           legendgroup=m, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
-                           label + "</extra>"))
-    return traces
-
-
-LOG_AXIS = dict(type="log", exponentformat="power")
-
-
-@ui.figure
-def ratio_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """θ′ᵢ/θᵢ per pair under each method."""
-    return ui.kept_figure(
-        spectrum_lines(cfg_key, factor, "ratio theta/theta plain", "θ′/θ=%{y:.4f}"),
-        title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"), y=_("ratio θ′ᵢ/θᵢ"),
-        height=420, yaxes=LOG_AXIS)
-
-
-@ui.figure
-def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """Wavelengths under each method, L and s·L dotted."""
-    cfg = compare.config_from_key(cfg_key)
-    L = cfg.original_context
-    marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "#666666"))  # 5.7:1
-    return ui.kept_figure(
-        spectrum_lines(cfg_key, factor, "wavelength [tokens]",
-                       _("λ={value} tokens").format(value="%{y:,.1f}")),
-        title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"), x=_("pair index i"),
-        y=_("wavelength [tokens]"), height=420, yaxes=LOG_AXIS,
-        shapes=tuple(ui.hline(tokens, color) for tokens, _text, color in marks),
-        annotations=tuple(
-            dict(x=0, xref="paper", xanchor="left", y=math.log10(tokens), yanchor="bottom",
-                 text=_("{length} = {n} tokens").format(length=text, n=i18n.integer(tokens)),
-                 showarrow=False, font=dict(size=13, color=color))
-            for tokens, text, color in marks))
-
-
-def regimes(tables: dict) -> tuple[list, list]:
-    """The scaled methods, and each one's regime per pair (kept, blended, interpolated)."""
-    regime = tables["spectra"]["regime"].to_numpy()
-    by_method = {m: regime[rows].tolist()
-                 for m, rows in compare.label_groups(tables["spectra"]["method"])}
-    order = [m for m in tables["attention"]["method"] if m != "none"]
-    return order, [by_method[m] for m in order]
-
-
-@ui.figure
-def regime_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """Which pairs each method keeps, blends or interpolates."""
-    tables = extension(cfg_key, factor)
-    order, regime_rows = regimes(tables)
-    pairs = int((tables["spectra"]["method"] == "none").sum())
-    codes = [[REGIME_CODES[r] for r in row] for row in regime_rows]  # (methods, pairs)
-    names = {r: _(REGIME_NAMES[r]) for r in REGIME_CODES}
-    heatmap = dict(
-        type="heatmap", z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
-        customdata=[[names[r] for r in row] for row in regime_rows],
-        zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
-        colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
-                    [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
-                    [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
-        colorbar=dict(tickvals=[0, 1, 2], ticktext=[names[r] for r in REGIME_CODES],
-                      title=dict(text=_("pair is"))),
-        hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>")
-    return ui.kept_figure(
-        [heatmap], title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
-        x=_("pair index i"), y="", height=120 + 45 * len(order))
-
-
-@ui.figure
-def attention_factor_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """The logit multiplier a² of each method."""
-    tables, colors, _dashes = method_styles(cfg_key, factor)
-    attention = tables["attention"]
-    methods = list(attention["method"])
-    bar = dict(type="bar", x=[_(rc.SCALING_LABELS[m]) for m in methods],
-               y=attention["logit multiplier"].to_numpy(),
-               marker=dict(color=[colors[m] for m in methods]),
-               text=[f"a = {a:.4f}" for a in attention["attention factor"]],
-               hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>")
-    return ui.kept_figure(
-        [bar], title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
-        x=_("method"), y=_("a² (logit multiplier)"), height=380)
-
-
-@ui.figure
-def softmax_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """A fixed row of logits through softmax, plain and with each attention factor."""
-    softmax = extension(cfg_key, factor)["softmax"]
-    column = {c: softmax[c].to_numpy() for c in (
-        "key", "weight", "weight with factor", "attention factor", "logit")}
-    groups = compare.label_groups(softmax["method"])
-    bars = []
-    for n, (label, rows) in enumerate(groups):
-        if n == 0:
-            bars.append(dict(type="bar", x=column["key"][rows],
-                             y=column["weight"][rows], name=_("plain softmax (a = 1)"),
-                             marker=dict(color="#666666")))
-        if float(column["attention factor"][rows[0]]) != 1.0:
-            bars.append(dict(type="bar", x=column["key"][rows],
-                             y=column["weight with factor"][rows],
-                             name=f"{label}: a = {column['attention factor'][rows[0]]:.4f}",
-                             marker=dict(color=ui.COLORS[(n + 1) % len(ui.COLORS)])))
-    logits = column["logit"][groups[0][1]].tolist()  # the first method's row of logits
-    return ui.kept_figure(
-        bars, title=_("Softmax of the logits {logits}").format(
-            logits=", ".join(f"{v:g}" for v in logits)), x=_("key j"),
-        y=_("attention weight"), height=380)
-
-
-@ui.figure
-def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int
-                   ) -> ui.Frozen:
-    """Dynamic NTK's effective base against the current length, one line per transformers
-    factor f, L and s·L dotted."""
-    dyn = dynamic(cfg_key, factor, axis, dynamic_factor)
-    lengths = dyn["sequence length [tokens]"].to_numpy()
-    bases = dyn["effective base"].to_numpy()
-    traces = []
-    for n, (f, rows) in enumerate(compare.label_groups(dyn["dynamic factor f"])):
-        name = (_("f = 1 (YaRN's definition: α = n/L)") if f == 1 else
-                _("f = {f}: α = f·n/L − (f − 1)").format(f=f"{f:g}"))
-        traces.append(dict(type="scatter", x=lengths[rows],
-                           y=bases[rows], mode="lines", name=name,
-                           line=dict(color=ui.COLORS[n], dash="solid" if f == 1 else "dash"),
-                           hovertemplate=_("n={length}<br>base′={base}").format(
-                               length="%{x:,}", base="%{y:.4g}") + "<extra></extra>"))
-    L = compare.config_from_key(cfg_key).original_context
-    return ui.kept_figure(
-        traces, title=_("Dynamic NTK: effective base against the current length n"),
-        x=_("current sequence length n [tokens] (log scale)") if axis == "log"
-        else _("current sequence length n [tokens]"),
-        y=_("effective base (log scale)"), height=380, yaxes=LOG_AXIS,
-        xaxes=LOG_AXIS if axis == "log" else None,
-        shapes=(ui.vline(L, "black"), ui.vline(int(round(factor * L)), "gray")))
-
-
-@ui.figure
-def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_fast: float,
-                beta_slow: float, truncate: bool) -> ui.Frozen:
-    """YaRN's share of interpolation per pair: linear in i (app) and linear in r (paper)."""
-    ramps = yarn_ramps(model, factor, dim, base, L, beta_fast, beta_slow, truncate)
-    traces = [dict(type="scatter", x=ramps["pair"].to_numpy(), y=ramps[column].to_numpy(),
-                   name=name, mode="lines+markers", marker=dict(size=4),
-                   line=dict(color=ui.COLORS[n], dash="solid" if n == 0 else "dash"),
-                   hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
-              for n, (column, name) in enumerate((
-                  ("ramp linear in i (app, transformers)",
-                   _("linear in the pair index i (this app, transformers, YaRN's code)")),
-                  ("ramp linear in r (paper)",
-                   _("linear in the turn count r = L/λ (YaRN's paper)"))))]
-    return ui.kept_figure(traces, title=_("YaRN's ramp: the code against the paper"),
-                        x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
-                        height=360)
-
-
-def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: str, title: str,
-                y: str) -> ui.Frozen:
-    """One line per method of the decay column ``column`` against the distance, L dotted."""
-    tables, colors, dashes = method_styles(cfg_key, factor, axis)
-    decay = tables["decay"]
-    distances, values = decay["distance [tokens]"].to_numpy(), decay[column].to_numpy()
-    traces = []
-    for m, rows in compare.label_groups(decay["method"]):
-        label = _(rc.SCALING_LABELS[m])
-        traces.append(dict(type="scatter", x=distances[rows],
-                           y=values[rows], name=label, mode="lines",
-                           line=dict(color=colors[m], dash=dashes[m]), legendgroup=m,
-                           hovertemplate="r=%{x:,}<br>" + hover + "<extra>" + label +
-                           "</extra>"))
-    return ui.kept_figure(
-        traces, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
-        else _("relative distance r [tokens]"), y=y, height=400,
-        xaxes=LOG_AXIS if axis == "log" else None,
-        shapes=(ui.vline(compare.config_from_key(cfg_key).original_context, "black"),))
-
-
-@ui.figure
-def bound_figure(cfg_key: tuple, factor: float, axis: str) -> ui.Frozen:
-    """RoFormer's decay bound under each method, up to s·L."""
-    extended = compare.extended_context(compare.config_from_key(cfg_key), factor)
-    return decay_lines(cfg_key, factor, axis, "upper bound",
-                       _("bound={value}").format(value="%{y:.3f}"),
-                       _("Long-term decay bound, up to s·L = {n}").format(
-                           n=i18n.integer(extended)),
-                       _("relative upper bound"))
-
-
-@ui.figure
-def score_figure(cfg_key: tuple, factor: float, axis: str) -> ui.Frozen:
-    """The all-ones score under each method (attention factor included)."""
-    return decay_lines(cfg_key, factor, axis, "score q=k=1",
-                       _("score={value}").format(value="%{y:.3f}"),
-                       _("Score of q = k = all ones (× a², pass-through dims included)"),
-                       "qᵀR_r k")
 
 
 def model_label(option: str) -> str:

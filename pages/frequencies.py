@@ -69,27 +69,33 @@ def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:
                        font=dict(size=13, color=color))
 
 
+def log_spectrum(settings: tuple, column: str, hover: str, title: str, y: str,
+                 height: int) -> go.Figure:
+    """One line per base of the spectrum column ``column`` against the pair index, on a
+    log y axis; ``settings`` = (dim, bases, context, method, factor, device)."""
+    fig = spectrum_lines(*settings, column, hover)
+    ui.style(fig, title=title, x=_("pair index i"), y=y, height=height)
+    fig.update_yaxes(type="log", exponentformat="power")
+    return fig
+
+
 @ui.figure
 def theta_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
                  device: str) -> go.Figure:
     """θᵢ per pair, log scale."""
-    fig = spectrum_lines(dim, bases, context, method, factor, device, "theta_i [rad/token]",
-                         _("θ={theta} rad/token").format(theta="%{y:.3e}"))
-    ui.style(fig, title=_("Frequency θᵢ of each pair (log scale)"),
-             x=_("pair index i"), y=_("θᵢ [rad/token]"), height=380)
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+    return log_spectrum((dim, bases, context, method, factor, device), "theta_i [rad/token]",
+                        _("θ={theta} rad/token").format(theta="%{y:.3e}"),
+                        _("Frequency θᵢ of each pair (log scale)"), _("θᵢ [rad/token]"), 380)
 
 
 @ui.figure
 def wavelength_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
                       device: str) -> go.Figure:
     """λᵢ per pair, log scale, with L (and s·L when scaled) marked."""
-    fig = spectrum_lines(dim, bases, context, method, factor, device, "wavelength [tokens]",
-                         _("λ={value} tokens").format(value="%{y:,.1f}"))
-    ui.style(fig, title=_("Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)"),
-             x=_("pair index i"), y=_("wavelength λᵢ [tokens]"), height=420)
-    fig.update_yaxes(type="log", exponentformat="power")
+    fig = log_spectrum((dim, bases, context, method, factor, device), "wavelength [tokens]",
+                       _("λ={value} tokens").format(value="%{y:,.1f}"),
+                       _("Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)"),
+                       _("wavelength λᵢ [tokens]"), 420)
     context_line(fig, context, "L", "black")
     if method != "none":
         context_line(fig, context * factor, "s·L", "gray")

@@ -12,6 +12,7 @@ from rope_core.limits import compare
 from rope_core.models import families
 from ui import i18n
 from ui.i18n import N_, _
+from ui.layers import LAYER_KINDS, MIXER_NAMES, layer_codes, layer_strip
 
 # the three kinds of hybrid (rope_core.models.families: the family's convention says which)
 KINDS = {"nope_layers": N_("NoPE layers among RoPE layers"),
@@ -48,23 +49,7 @@ def hybrid_kind(cfg: rc.RopeConfig) -> str | None:
 HYBRIDS = [name for name, p in rc.PRESETS.items() if hybrid_kind(p) is not None]
 DEFAULT_MODELS = ["Llama 4 Scout", "EXAONE 4.0 32B", "Qwen3-Next-80B-A3B", "Gemma 3 4B"]
 MAX_MODELS = 4
-CODES = {0: (ui.COLORS[0], N_("RoPE, full or compressed attention")),
-         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
-         2: (ui.GREY, N_("NoPE: attention without rotation")),
-         3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
-MIXER_NAMES = {"linear_attention": N_("linear attention"), "mamba": N_("Mamba (state space)"),
-               "conv": N_("short convolution"), "recurrent": N_("recurrence (RG-LRU)"),
-               "mlp": N_("no token mixer (an MLP block)"),
-               "cross_attention": N_("cross-attention to the image")}
 TEMPERATURE_POINTS = 300  # positions on the Llama 4 temperature curve
-
-
-def code(kind: str, attention: str) -> int:
-    if kind == "nope":
-        return 2
-    if kind != "rope":
-        return 3
-    return 1 if attention in ("sliding", "chunked") else 0
 
 
 def summary_rows(configs) -> pd.DataFrame:
@@ -148,26 +133,18 @@ LOG_AXIS = dict(type="log", exponentformat="power")
 
 
 
-def legend_squares() -> list[dict]:
-    """A legend of the layer codes instead of a colour bar (fits 390 px)."""
-    return [dict(type="scatter", x=[None], y=[None], mode="markers", name=_(label),
-                 hoverinfo="skip", marker=dict(symbol="square", size=12, color=color))
-            for color, label in CODES.values()]
-
-
 @ui.figure
 def pattern_figure(names: tuple) -> ui.Frozen:
     """Each model's layers as a row of cells, coloured by what the layer does."""
     table = layers(names)["layers"]
     depth = int(table["layer"].max()) + 1
     line = _("layer {layer}: {what}; reaches {reach} tokens")
-    whats = {c: _(label) for c, (_color, label) in CODES.items()}
+    whats = {c: _(label) for c, (_color, label) in LAYER_KINDS.items()}
     reaches: dict = {}  # a few distinct reaches per model, written once each
     z, text = [], []
     for name in names:
         block = table[table["model"] == name]
-        cells = [code(k, a) for k, a in zip(block["kind"].tolist(),
-                                            block["attention"].tolist())]
+        cells = layer_codes(block["kind"], block["attention"]).tolist()
         hover = []
         for layer, c, reach in zip(block["layer"].tolist(), cells,
                                    block["reach [tokens]"].tolist()):
@@ -176,15 +153,7 @@ def pattern_figure(names: tuple) -> ui.Frozen:
             hover.append(line.format(layer=int(layer), what=whats[c], reach=reaches[reach]))
         z.append(cells + [None] * (depth - len(cells)))
         text.append(hover + [""] * (depth - len(cells)))
-    scale = []
-    for c, (color, _label) in CODES.items():
-        scale += [[c / 4, color], [(c + 1) / 4, color]]
-    heatmap = dict(type="heatmap", z=z, x=list(range(depth)), y=list(names), customdata=text,
-                   zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3, showscale=False,
-                   hovertemplate="%{y}<br>%{customdata}<extra></extra>")
-    return ui.kept_figure([heatmap] + legend_squares(), title=_("Which layers rotate"),
-                       x=_("layer (0 = first)"), y="", height=170 + 45 * len(names),
-                       yaxes=dict(autorange="reversed"))
+    return layer_strip(list(names), z, text, _("Which layers rotate"))
 
 
 @ui.figure

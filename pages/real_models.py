@@ -15,6 +15,7 @@ from rope_core.models.presets import NOTES, SOURCES
 from ui import i18n
 from ui.configs import config_input, shown_name
 from ui.i18n import N_, _, ngettext
+from ui.layers import MIXER_NAMES, layer_codes, layer_strip
 
 PRESET_NAMES = list(rc.PRESETS)
 DEFAULT_MODELS = ["Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"]
@@ -23,17 +24,8 @@ DEFAULT_AXIS = AXES[0]  # "linear", a link value
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
 # the layer stack's colours: code, label
-STACK = {0: (ui.COLORS[0], N_("RoPE, full or compressed attention")),
-         1: (ui.COLORS[5], N_("RoPE, sliding window or chunk")),
-         2: (ui.GREY, N_("NoPE: attention without rotation")),
-         3: (ui.COLORS[4], N_("no attention: linear attention, state space or convolution"))}
 ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
                    "chunked": N_("chunked attention")}
-# what a layer that does not attend mixes tokens with (rope_core.models.families.MIXERS)
-MIXER_NAMES = {"linear_attention": N_("linear attention"), "mamba": N_("Mamba (state space)"),
-               "conv": N_("short convolution"), "recurrent": N_("recurrence (RG-LRU)"),
-               "mlp": N_("no token mixer (an MLP block)"),
-               "cross_attention": N_("cross-attention to the image")}
 
 
 DECAY_POINTS = 600  # distances per model and curve: smooth on either axis, a light figure
@@ -204,14 +196,6 @@ def score_figure(keys: tuple, axis: str) -> ui.Frozen:
                        "qᵀR_r k / head_dim")
 
 
-def stack_codes(block) -> np.ndarray:
-    """The layer stack's colour code of each layer_table row: 0 RoPE with full attention,
-    1 RoPE in a sliding window or chunk, 2 NoPE, 3 no attention (another mixer)."""
-    kind, attention = (np.asarray(block[c]) for c in ("kind", "attention"))
-    windowed = np.isin(attention, ("sliding", "chunked"))
-    return np.where(kind == "rope", np.where(windowed, 1, 0), np.where(kind == "nope", 2, 3))
-
-
 def span_words(attention: str, window, compress) -> str:
     """A layer's attention span in words: "full attention", "sliding window of 1,024",
     "chunks of 8,192", or a compressed layer's keys (DeepSeek-V4: "compressed keys, one per
@@ -251,7 +235,7 @@ def stack_figure(keys: tuple) -> ui.Frozen:
     z, text = [], []
     for _name, rows in groups:
         block = {c: values[rows] for c, values in columns.items()}
-        codes = stack_codes(block).tolist()
+        codes = layer_codes(block["kind"], block["attention"]).tolist()
         hover = []
         for layer, kind, base, span, window, every, reach in zip(
                 block["layer"].tolist(), block["kind"].tolist(), block["base"].tolist(),
@@ -266,20 +250,8 @@ def stack_figure(keys: tuple) -> ui.Frozen:
         pad = depth - len(codes)
         z.append(codes + [None] * pad)
         text.append(hover + [""] * pad)
-    scale = []
-    for code, (color, _label) in STACK.items():
-        scale += [[code / 4, color], [(code + 1) / 4, color]]
-    traces = [dict(type="heatmap", z=z, x=list(range(depth)), y=[legend(m) for m in models],
-                   customdata=text, zmin=-0.5, zmax=3.5, colorscale=scale, xgap=1, ygap=3,
-                   showscale=False, hovertemplate="%{y}<br>%{customdata}<extra></extra>")]
-    for color, label in STACK.values():  # a legend instead of a colour bar: fits 390 px
-        traces.append(dict(type="scatter", x=[None], y=[None], mode="markers", name=_(label),
-                           hoverinfo="skip", marker=dict(symbol="square", size=12,
-                                                         color=color)))
-    return ui.kept_figure(
-        traces, title=_("Layer stack: which layers rotate, how far they see"),
-        x=_("layer (0 = first)"), y="", height=170 + 45 * len(models),
-        yaxes=dict(autorange="reversed"))
+    return layer_strip([legend(m) for m in models], z, text,
+                       _("Layer stack: which layers rotate, how far they see"))
 
 
 def parameters(cfg: rc.RopeConfig) -> str:

@@ -5,7 +5,7 @@ browser half (axe-core, the keyboard) is tests/test_e2e_a11y.py.
 * The theme (.streamlit/config.toml): Streamlit draws captions and help text in the
   text colour at 60 % opacity; that, links and inline code reach 4.5:1 on the page
   and on the sidebar, and the app's CSS for disabled labels uses the same 60 %.
-* Text alternatives: every ``ui.show`` call in pages/ passes ``alt`` (a page added
+* Text alternatives: every ``ui.show`` call in pages/ and views/ passes ``alt`` (a page added
   later too), ``ui.show`` refuses an empty one, and every chart a page draws carries
   a non-empty one to Streamlit.
 * Figures: every page of ui/navigation.PAGES (a page added later is checked too) is
@@ -139,7 +139,7 @@ def test_every_ui_show_call_has_an_alt():
     """Every chart drawn by a page says what it shows: ``alt=`` on every ui.show
     call, not empty (a page added later is checked too)."""
     missing, calls = [], 0
-    for path in sorted((ROOT / "pages").glob("*.py")):
+    for path in sorted([*(ROOT / "pages").glob("*.py"), *(ROOT / "views").glob("*.py")]):
         for call in _show_calls(path):
             calls += 1
             alt = next((k.value for k in call.keywords if k.arg == "alt"), None)

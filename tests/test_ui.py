@@ -78,6 +78,27 @@ def test_pages_folder_holds_only_registered_pages():
     assert files == {pathlib.PurePosixPath(spec.file).name for spec in PAGES}
 
 
+
+def test_views_sit_between_pages_and_ui():
+    """views/ holds the figure builders of long pages: a view imports rope_core and ui,
+    never a page; nothing in ui/ or rope_core/ imports a view (imports run one way)."""
+    import ast
+
+    def imported(path: pathlib.Path) -> set[str]:
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names.add(node.module.split(".")[0])
+        return names
+
+    views = sorted((ROOT / "views").glob("*.py"))
+    assert len(views) >= 3
+    assert not [p.name for p in views if "pages" in imported(p)]
+    below = [*(ROOT / "ui").glob("*.py"), *(ROOT / "rope_core").rglob("*.py")]
+    assert not [str(p.relative_to(ROOT)) for p in below if "views" in imported(p)]
+
 def test_navigation_sections_keep_lesson_order():
     flat = [spec for specs in sections().values() for spec in specs]
     assert flat == list(PAGES)

@@ -9,7 +9,8 @@
 * :mod:`ui.configs`: a visitor's own ``config.json``, pasted or uploaded, read safely
 * :mod:`ui.formatting`: number formatting and the explanation under a plot
 * :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
-  (from :mod:`ui.translation`, the lowest module), and the language switch
+  (from :mod:`ui.translation`, the lowest module); the language switch is a control
+* :mod:`ui.layers`: a model's layers as a strip of cells (Real models, Layers without RoPE)
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
 * :mod:`ui.hardening`: server limits a config file cannot set
 * :mod:`ui.constants`: process constants, computed once per process in the background

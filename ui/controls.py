@@ -13,6 +13,10 @@ apply such values half-way (``10.9`` as 10, ``TRUE`` as true, the first two
 of three selections) or raise inside the widget (``inf`` in a number box), so
 each value is checked here *before* the widget is created, and a rejected one
 is removed from the link first.
+
+The sidebar's language switch is one of these widgets (:func:`language_switch`,
+``?lang=``); app.py draws it first, and it sets the run's language in
+:mod:`ui.translation`.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from .safety import plain, quoted
-from .translation import LANGUAGES, _, integer, speaking
+from .translation import _RUN_LANG, DEFAULT_LANG, LANG_KEY, LANGUAGES, _, integer, speaking
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 
@@ -259,3 +263,38 @@ def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
                                           bind="query-params", **kwargs)
     _relabel_link(key, fmt, value, default)
     return value
+
+
+# ------------------------------------------------------- the language switch ----
+def browser_language() -> str:
+    """"zh" when the browser prefers Chinese (``st.context.locale``), else English."""
+    try:
+        locale = st.context.locale or ""
+    except Exception:  # noqa: BLE001 (no browser, e.g. AppTest): the default
+        locale = ""
+    return "zh" if locale.lower().startswith("zh") else DEFAULT_LANG
+
+
+def language_switch() -> str:
+    """The sidebar's language switch, bound to ``?lang=``; returns the language.
+
+    The first run of a session takes the link's value when it is exactly "en" or
+    "zh" (anything else is dropped with a warning, under the app's rule for link
+    values), else the browser's language. The address always carries the
+    language, so a shared link opens in it.
+    """
+    _RUN_LANG.set(None)  # until this run's choice is known
+    if LANG_KEY not in st.session_state:
+        values = link_value(LANG_KEY)
+        valid = values is not None and len(values) == 1 and values[0] in LANGUAGES
+        st.session_state[LANG_KEY] = values[0] if valid else browser_language()
+        check_link(LANG_KEY, _("Language"),
+                            one_of(list(LANGUAGES), _("en or zh")),
+                            st.session_state[LANG_KEY])
+    # the switch's label names itself in both languages, so anyone can find it
+    label = "Language · 语言"  # i18n: the same in both languages
+    chosen = st.sidebar.radio(label, list(LANGUAGES), key=LANG_KEY,
+                              format_func=LANGUAGES.__getitem__, horizontal=True)
+    keep_in_link(LANG_KEY, chosen, None)
+    _RUN_LANG.set(chosen if chosen in LANGUAGES else DEFAULT_LANG)
+    return chosen

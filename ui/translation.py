@@ -20,7 +20,7 @@ catalogs live in ``locale/`` and are managed with Babel (``python tools/i18n.py 
 README, "Translations"). CSV column names stay
 English on purpose: programs read them.
 
-The language is the sidebar's switch (:func:`ui.i18n.language_switch`), which sets
+The language is the sidebar's switch (:func:`ui.controls.language_switch`), which sets
 it at the start of every run.
 """
 

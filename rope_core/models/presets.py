@@ -68,6 +68,28 @@ PHI4_MINI_LONG_FACTOR = [
     33.49, 33.5, 44.16, 47.77,
 ]
 
+# Qwen/Qwen2.5-7B-Instruct, config.json
+QWEN25_7B = {
+    "model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+    "num_hidden_layers": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+    "rope_scaling": None,
+}
+# Qwen/Qwen3-8B, config.json (explicit head_dim 128 = 4096 / 32)
+QWEN3_8B = {
+    "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
+    "num_hidden_layers": 36, "max_position_embeddings": 40960, "rope_theta": 1000000.0,
+    "rope_scaling": None,
+}
+
+
+def _readme_scaling(config: dict, rope_scaling: dict) -> dict:
+    """A model card's long-context recipe applied to its config.json: ``rope_scaling``
+    added, and max_position_embeddings set to the length it reaches,
+    factor x original_max_position_embeddings."""
+    reach = rope_scaling["factor"] * rope_scaling["original_max_position_embeddings"]
+    return {**config, "max_position_embeddings": int(reach), "rope_scaling": rope_scaling}
+
+
 HF_CONFIGS: dict[str, dict] = {
     # meta-llama/Llama-2-7b-hf, config.json (no rope_theta: transformers' default 10000)
     "Llama 2 7B": {
@@ -100,21 +122,11 @@ HF_CONFIGS: dict[str, dict] = {
         "num_hidden_layers": 32, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
         "sliding_window": None,
     },
-    # Qwen/Qwen2.5-7B-Instruct, config.json
-    "Qwen2.5 7B": {
-        "model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
-        "num_hidden_layers": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
-        "rope_scaling": None,
-    },
+    "Qwen2.5 7B": QWEN25_7B,
     # Qwen/Qwen2.5-7B-Instruct, README.md "Processing Long Texts": add this rope_scaling to
-    # config.json for 131,072 tokens; max_position_embeddings set to that 4 x 32,768 here
-    # (config.json itself keeps 32768).
-    "Qwen2.5 7B (YaRN 128K)": {
-        "model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
-        "num_hidden_layers": 28, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
-        "rope_scaling": {"factor": 4.0, "original_max_position_embeddings": 32768,
-                         "type": "yarn"},
-    },
+    # config.json for 131,072 tokens (config.json itself keeps max_position_embeddings 32768)
+    "Qwen2.5 7B (YaRN 128K)": _readme_scaling(
+        QWEN25_7B, {"factor": 4.0, "original_max_position_embeddings": 32768, "type": "yarn"}),
     # google/gemma-2-9b, config.json
     "Gemma 2 9B": {
         "model_type": "gemma2", "hidden_size": 3584, "num_attention_heads": 16, "head_dim": 256,
@@ -195,20 +207,11 @@ HF_CONFIGS: dict[str, dict] = {
                              "original_max_position_embeddings": 8192, "rope_type": "llama3"},
         },
     },
-    # Qwen/Qwen3-8B, config.json (explicit head_dim 128 = 4096 / 32)
-    "Qwen3 8B": {
-        "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
-        "num_hidden_layers": 36, "max_position_embeddings": 40960, "rope_theta": 1000000.0,
-        "rope_scaling": None,
-    },
+    "Qwen3 8B": QWEN3_8B,
     # Qwen/Qwen3-8B, README.md "Processing Long Texts": natively 32,768 tokens; add this
-    # rope_scaling for 131,072 (max_position_embeddings set to 4 x 32,768 here).
-    "Qwen3 8B (YaRN 128K)": {
-        "model_type": "qwen3", "hidden_size": 4096, "num_attention_heads": 32, "head_dim": 128,
-        "num_hidden_layers": 36, "max_position_embeddings": 131072, "rope_theta": 1000000.0,
-        "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
-                         "original_max_position_embeddings": 32768},
-    },
+    # rope_scaling for 131,072
+    "Qwen3 8B (YaRN 128K)": _readme_scaling(
+        QWEN3_8B, {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}),
     # openai/gpt-oss-20b, config.json (YaRN without truncation; sliding window 128 on
     # every other layer, the first sliding)
     "gpt-oss-20b": {
