@@ -6,6 +6,7 @@ import streamlit as st
 import rope_core as rc
 import rope_core.limits.breaks as br
 import ui
+from rope_core.limits import compare
 from ui import constants, i18n
 from ui.i18n import _, ngettext
 from views.long_context import (
@@ -61,6 +62,17 @@ def men_table(dim: int, contexts: tuple) -> pd.DataFrame:
 @ui.table
 def preset_table() -> pd.DataFrame:
     return constants.preset_bounds()  # once per process (ui.constants)
+
+
+@ui.table
+def windowed_rows() -> pd.DataFrame:
+    """The rows of :func:`preset_table` whose layers see only a sliding window or an
+    attention chunk (LayerSpec.windowed: a compressed layer's raw window does not count,
+    its compressed keys cover the whole context)."""
+    presets = preset_table()
+    windowed = {(name, group) for name in dict.fromkeys(presets["preset"])
+                for group, g in compare.rotating_groups(rc.PRESETS[name]) if g.spec.windowed}
+    return presets[[row in windowed for row in zip(presets["preset"], presets["group"])]]
 
 
 def tokens(x: float) -> str:
@@ -426,7 +438,7 @@ else:
         scope=scope, rows=len(presets))
     depth = ""
 rescued = presets[~presets["passes"] & presets["whole-head passes"]]
-windowed = presets[presets["group"].str.contains("window|chunks", regex=True)]
+windowed = windowed_rows()
 windows = listing(_("{preset} ({n})").format(preset=row["preset"],
                                               n=i18n.integer(int(row["context L [tokens]"])))
                   for _i, row in windowed.drop_duplicates("preset").iterrows())

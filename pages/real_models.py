@@ -103,6 +103,10 @@ def group_label(group: str) -> str:
         span = _("sliding window of {n}").format(n=i18n.integer(int(span.split()[-1])))
     elif span.startswith("chunks of "):
         span = _("chunks of {n}").format(n=i18n.integer(int(span.split()[-1])))
+    elif span.startswith("compressed every "):  # DeepSeek-V4: "compressed every 4 + window 128"
+        every, _sep3, window = span.removeprefix("compressed every ").partition(" + window ")
+        span = span_words("compressed", window, every) if window else \
+            _("compressed keys, one per {every} tokens").format(every=i18n.integer(int(every)))
     else:
         span = _(ATTENTION_NAMES["full"])
     text = _("{kind}, {span}").format(kind=kind, span=span)

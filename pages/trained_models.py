@@ -2,6 +2,8 @@
 per position bin beyond the training length (by tiny/train.py --evaluate, read from
 tiny/weights/evaluation.npz)."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -21,6 +23,8 @@ FACTOR = tm.EVAL["factor"]
 LONGEST = tm.eval_length()
 SEEDS = tuple(tm.TRAINING["seeds"])
 MODEL = tm.TRAINING["model"]
+# the turns within L from which YaRN keeps a pair (its default, which the page's YaRN uses)
+YARN_BETA = next(p.default for p in rc.SCALINGS["yarn"].params if p.name == "beta_fast")
 MAP_LENGTHS = (16, 32, 64)  # attention-map examples (a heatmap per head: small)
 # Translators: names of position encodings in a legend and a choice.
 ENCODING_NAMES = {"nope": N_("NoPE"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"),
@@ -732,7 +736,8 @@ def facts(language: str) -> dict:
     wide = record["alibi_heads"]
     out.update(slope=f"1/{round(1 / steep)}", slope_min=f"1/{round(1 / gentle)}",
                gap=i18n.number(steep * (L_TRAIN - 1 - k), "0.##"),
-               far=L_TRAIN - 1, k=k, heads=heads, heads_min=f"1/{round(1 / float(many.max()))}",
+               far=L_TRAIN - 1, k=k, heads=heads, heads_dim=MODEL["d_model"] // heads,
+               d_model=MODEL["d_model"], heads_min=f"1/{round(1 / float(many.max()))}",
                heads_max=f"1/{round(1 / float(many.min()))}",
                gap_many=i18n.number(float(many.max()) * (L_TRAIN - 1 - k), "0.#"),
                **{f"many_{t[0]}{end}": pct(wide[t]["all"][col][last]) for t in tm.TASKS
@@ -754,6 +759,9 @@ def facts(language: str) -> dict:
                blend_first=blended[0], blend_last=blended[-1],
                interp_first=regime.index("interpolated"), interp_last=half - 1,
                ntk_over=i18n.number(over, "0.#"),
+               beta=i18n.number(YARN_BETA, "0.##"),
+               fast_turns=i18n.number(L_TRAIN * float(theta.max()) / (2 * math.pi), "0.#"),
+               paper_first=pct(float(rc.yarn_paper_ramp(dh, MODEL["base"], L_TRAIN)[0])),
                pi_over=i18n.number((LONGEST - 1) / FACTOR / (L_TRAIN - 1), "0.##"))
     # p-RoPE
     theta_rope = tm.model_theta(tm.model_config("local", "rope"))  # (pairs,)
@@ -805,16 +813,18 @@ st.markdown("\n".join("- " + line for line in (
       "RoPE here meets far more unseen angles past L_train than in a language model. "
       "p-RoPE leaves only the slowest {dropped} unrotated, so {still} such pairs still turn "
       "in it.").format(**f),
-    _("**The intervals.** Each is the wider of two intervals (95%): Student's t over the "
+    _("**The intervals.** Each spans two intervals (95%), from the lower of their lower ends "
+      "to the higher of their upper ends: Student's t over the "
       "{seeds} seed means, wide where the seeds disagree, and Wilson's over the {total} "
       "sequences pooled, wide where the sampled sequences alone could move the mean. The "
-      "sequences widen {widened} of the {cells} intervals over seeds on this page by more "
-      "than half a point (local ALiBi in the last bin: its seed means give {t_lo} to {t_hi}, "
-      "the interval shown is {a_lo} to {a_hi}); the seeds set it where they disagree (NoPE "
+      "sequences widen {widened} of the {cells} intervals over seeds (both tasks, every "
+      "curve and bin) by more than half a point (local ALiBi in the last bin: its seed "
+      "means give {t_lo} to {t_hi}, the interval shown is {a_lo} to {a_hi}); the seeds set "
+      "it where they disagree (NoPE "
       "on recall in the last bin: {nope_r_lo} to {nope_r_hi}). Where all {seeds} seeds agree "
       "the interval says nothing about a seed that fails now and then: {seeds} successes in "
-      "{seeds} still allow a failure rate of up to {fail} per seed (one-sided, 95%). At least "
-      "256 fresh sequences hold per curve ({j} per seed); one seed's row in the CSV rests on "
+      "{seeds} still allow a failure rate of up to {fail} per seed (one-sided, 95%). Each "
+      "curve rests on {total} fresh sequences ({j} per seed); one seed's row in the CSV rests on "
       "its {j} alone, so its interval is wide: for a model right on every answer, {one_low} "
       "to 100%.").format(**f),
     _("Training stops at the first check (every {every} steps) whose held-out loss is at most "
@@ -835,9 +845,10 @@ st.markdown("\n".join("- " + line for line in (
       "local task:* with two heads Press et al.'s rule gives slopes {slope} and {slope_min}, "
       "and between a key {k} back and one {far} back the steeper head's bias differs by only "
       "{gap} logits, hardly a preference for the nearest keys; past L_train they fall to "
-      "chance ({alibi_l}), as NoPE and sinusoidal do. With {heads} heads (slopes {heads_min} "
-      "… {heads_max}: {gap_many} logits over the same keys; trained alike, recorded, not "
-      "shipped) ALiBi keeps {many_l} of the local task in the last bin ({many_l_lo} to "
+      "chance ({alibi_l}), as NoPE and sinusoidal do. With {heads} heads of {heads_dim} "
+      "dimensions (d_model kept at {d_model}; slopes {heads_min} … {heads_max}: {gap_many} "
+      "logits over the same keys; otherwise trained alike, recorded, not shipped) ALiBi "
+      "keeps {many_l} of the local task in the last bin ({many_l_lo} to "
       "{many_l_hi}) and {many_r} of recall ({many_r_lo} to {many_r_hi}). On recall the "
       "two-head models hold to 2·L_train and then fall like NoPE ({alibi_r} and {nope_r}, "
       "intervals overlapping).").format(**f),
@@ -856,8 +867,9 @@ st.markdown("\n".join("- " + line for line in (
       "encodings in small models trained on reasoning and arithmetic tasks; in their "
       "1B-scale code models trained on 1,024 tokens its perplexity, like ALiBi's, held up "
       "to about twice L. *Here the same holds on recall* up to 2·L_train ({nope_2}), and "
-      "beyond it NoPE falls ({nope_r}). *On the local task it does not:* NoPE falls to "
-      "chance right past L_train ({nope_l}). Without an encoding a model can place the "
+      "beyond it NoPE falls ({nope_r}). *On the local task it does not:* NoPE drops to "
+      "{nope_l1} in the first bin past L_train ({first_beyond}) and to about chance "
+      "({chance_l}) in the last ({nope_l}). Without an encoding a model can place the "
       "symbol k back only by what BOS and the causal mask let it count, and past L_train "
       "the counts are new.").format(**f),
     _("**Position interpolation** (Chen et al. 2023): LLaMA 7B (L = 2,048) extrapolating "
@@ -877,11 +889,18 @@ st.markdown("\n".join("- " + line for line in (
       "every position, and the angles unseen in training come with long distances, which "
       "recall needs: there RoPE falls to {rope_r}.").format(far_k=f["k"] * FACTOR, **f),
     _("**YaRN, NTK-aware, interpolation, untrained** (Peng et al. 2023): on recall in the last "
-      "bin YaRN keeps {yarn_r}, position interpolation {linear_r}, NTK-aware {ntk_r}. YaRN "
-      "leaves pair {kept} as trained, blends pairs {blend_first}–{blend_last} and divides "
-      "pairs {interp_first}–{interp_last}, whose wavelengths exceed L_train, by s = {s}; "
-      "interpolation divides every pair, and the fast ones, which tell a token from its "
-      "neighbour, turn {s} times slower, so the models fail even within L_train ({pi_in_r}); "
+      "bin YaRN keeps {yarn_r}, position interpolation {linear_r}, NTK-aware {ntk_r}. YaRN as "
+      "transformers (and YaRN's reference code) computes it leaves pair {kept} as trained, "
+      "blends pairs {blend_first}–{blend_last} and divides pairs "
+      "{interp_first}–{interp_last}, whose wavelengths exceed L_train, by s = {s}. That "
+      "split is the code's, not the paper's: within L_train even the fastest pair turns only "
+      "{fast_turns} times, short of the {beta} turns from which the paper keeps a pair, so "
+      "its ramp γ(r) would interpolate every pair mostly, even pair 0 ({paper_first}); the "
+      "code keeps pair {kept} only because the ramp's lower end, which falls below pair 0, "
+      "is clipped to pair 0. Interpolation divides every pair, and the fast ones, which "
+      "tell a token from its neighbour, turn {s} times slower, so the models lose much even "
+      "within L_train (recall "
+      "{pi_in_r}; local {pi_in_l}); "
       "NTK-aware scaling changes the fast pairs little but leaves the slow ones turning up "
       "to {ntk_over} times past the largest angle they saw in training (YaRN and "
       "interpolation: {pi_over} times). Two analyses of the shipped models (recorded): YaRN "

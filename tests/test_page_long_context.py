@@ -182,3 +182,26 @@ def test_chinese_fit_table_and_other_branches_show_no_english():
     headers = " ".join(str(c) for df in at.dataframe for c in df.value.columns)
     assert "论文拟合的底数" in headers and "临界维度" in headers
     assert untranslated(at) == {}
+
+
+def test_the_windowed_listing_names_each_presets_first_window_or_chunk(default_page):
+    """Final review, latent issue: the listing of layers checked over their window only
+    was picked by the word "window" in the group's name, which DeepSeek-V4's compressed
+    groups also carry. Derived here from the presets' layer specs: per preset, in order,
+    the window of its first rotating layer with a sliding window or attention chunk (a
+    compressed layer's raw window does not count: its keys cover the whole context)."""
+    from apptest_helpers import shown
+
+    import rope_core as rc
+
+    want = []
+    for name, cfg in rc.PRESETS.items():
+        windows = [s.window for s in cfg.layer_specs or ()
+                   if s.rotates and s.attention in ("sliding", "chunked")]
+        if windows:
+            want.append(f"{name} ({windows[0]:,})")
+    text = " ".join(shown(md.value) for md in default_page.markdown)
+    start = "Layers with a window are checked over their window only, since no longer " \
+            "distance reaches them: "
+    assert f"{start}{', '.join(want)}. A model's other layers" in text
+    assert any(s.attention == "compressed" for s in rc.PRESETS["DeepSeek-V4-Flash"].layer_specs)

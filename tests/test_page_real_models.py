@@ -9,7 +9,7 @@ import math
 import re
 
 import pytest
-from apptest_helpers import assert_frozen_once, csv_frame, figure, no_exceptions, run_page
+from apptest_helpers import assert_frozen_once, csv_frame, figure, no_exceptions, run_page, shown
 from i18n_helpers import untranslated
 
 import rope_core as rc
@@ -283,3 +283,28 @@ def test_deepseek_v4_compressed_layers_named_by_their_keys():
     assert f"layers {odd}: RoPE, compressed keys, one per 128 tokens, beside a raw " \
            "window of 128," in text
     assert "RoPE, full attention" not in text
+
+
+def test_deepseek_v4_compressed_groups_are_labelled_by_their_keys_in_charts_and_sentences():
+    """Final review, item 1: group_label named both of DeepSeek-V4-Flash's compressed
+    groups "RoPE, full attention" in the legends and the sentences under the charts. The
+    labels expected here are written from the preset's layer specs: one compressed key per
+    ``compress`` tokens beside the raw window of ``window`` tokens."""
+    models = ["gpt-oss-20b", "Gemma 4 31B", "DeepSeek-V4-Flash"]
+    specs = {s for s in rc.PRESETS["DeepSeek-V4-Flash"].layer_specs
+             if s.attention == "compressed"}
+    assert {(s.compress, s.window) for s in specs} == {(4, 128), (128, 128)}
+    want = {f"RoPE, compressed keys, one per {s.compress:,} tokens, beside a raw window of "
+            f"{s.window:,}" for s in specs}
+    at = run_page(PAGE, {"rm_models": models})
+    no_exceptions(at)
+    names = {d["name"] for i in range(len(at.get("plotly_chart")))
+             for d in figure(at, i)["data"] if d.get("name", "").startswith("DeepSeek")}
+    labels = {n.split(" · ", 1)[1] for n in names if " · " in n}
+    assert want <= labels  # both compressed groups, told apart
+    assert not any("full attention" in label for label in labels)
+    text = " ".join(shown(m) for m in shown_markdown(at))
+    for label in want:
+        assert f"DeepSeek-V4-Flash: {label}: " in text  # What to notice, per group
+        assert f"DeepSeek-V4-Flash: {label} keeps pair 0" in text
+    assert "DeepSeek-V4-Flash: RoPE, full attention" not in text

@@ -407,8 +407,74 @@ def test_what_the_text_says_of_the_intervals_holds_for_the_csv(table, page):
     assert f"up to {shown_pct(q)} per seed" in text
     one = 52 / (52 + Z**2)  # Wilson's lower end, 52 of 52 right
     assert f"for a model right on every answer, {shown_pct(one)} to 100%." in text
-    assert "At least 256 fresh sequences hold per curve (52 per seed)" in text
     assert "A wide interval means the seeds disagree" not in text
+
+
+def test_what_the_final_review_corrected_holds(table, page, recall_page):
+    """Final review, items 2-8 (trained_models.py), each against a derivation here."""
+    text = page_text(page)
+    pooled = table[table["seed"] == "all"]
+    labels = list(dict.fromkeys(pooled[pooled["task"] == "local"]["position bin [tokens]"]))
+    within = next(b for b in labels if bin_of(b)[1] == L)
+    first = next(b for b in labels if bin_of(b)[0] == L)
+    chance = 1 / 16  # a value guessed among the 16 symbols
+    # 2: NoPE on the local task: well above chance in the first bin past L_train (its
+    # interval excludes chance), about chance only in the last
+    nope1, nope = pooled_row(table, "local", "nope", first), pooled_row(table, "local", "nope")
+    assert nope1["ci_low"] > chance
+    assert nope["ci_low"] <= chance + 0.01
+    assert (f"NoPE drops to {shown_pct(nope1['accuracy'])} in the first bin past L_train "
+            f"({first.replace('-', '–')}) and to about chance (6.25%) in the last "
+            f"({shown_pct(nope['accuracy'])})") in text
+    assert "falls to chance right past L_train" not in text
+    # 3: YaRN's split is transformers' clipping, not the paper's ramp. d = 32, base 100,
+    # L = 16: the fastest pair (theta_0 = 1) turns L / 2 pi times within L; the paper keeps a
+    # pair from beta = 32 turns on; its gamma(r) = (r - 1) / (32 - 1) interpolates pair 0
+    # by 1 - gamma; transformers' lower bound d ln(L / (2 pi 32)) / (2 ln base) < 0 is
+    # clipped to pair 0
+    turns = L / (2 * math.pi)
+    assert turns < 32
+    assert 32 * math.log(L / (2 * math.pi * 32)) / (2 * math.log(100.0)) < 0
+    assert (f"the fastest pair turns only {turns:.1f} times, short of the 32 turns from which "
+            "the paper keeps a pair") in text
+    assert f"even pair 0 ({shown_pct(1 - (turns - 1) / 31)})" in text
+    assert "YaRN as transformers (and YaRN's reference code) computes it leaves pair 0" in text
+    assert "is clipped to pair 0" in text
+    # 4: the interval shown spans both (the hull: test_the_interval_over_seeds_is_...)
+    assert "wider of two intervals" not in text
+    assert ("Each spans two intervals (95%), from the lower of their lower ends to the "
+            "higher of their upper ends") in text
+    # 5: the 8-head ALiBi arm keeps d_model (tiny/train.py changes only n_heads)
+    from tiny import train as tiny_train
+    record = tm.read_record()
+    settings = record["training"]
+    wide = tiny_train.alibi_settings(settings)
+    changed = {k for k in wide["model"] if wide["model"][k] != settings["model"][k]}
+    assert changed == {"n_heads"}
+    heads, d_model = wide["model"]["n_heads"], settings["model"]["d_model"]
+    assert (f"With {heads} heads of {d_model // heads} dimensions (d_model kept at {d_model}; "
+            in text)
+    assert "otherwise trained alike, recorded, not shipped" in text
+    # 6: interpolation within L_train: a partial loss on recall, a failure on local
+    recall_labels = dict.fromkeys(pooled[pooled["task"] == "recall"]["position bin [tokens]"])
+    within_r = next(b for b in recall_labels if bin_of(b)[1] == L)
+    pi_r = pooled_row(table, "recall", "rope", within_r, "linear")["accuracy"]
+    pi_l = pooled_row(table, "local", "rope", within, "linear")["accuracy"]
+    assert pi_r > 4 * chance and pi_l < 2 * chance
+    assert (f"so the models lose much even within L_train (recall {shown_pct(pi_r)}; local "
+            f"{shown_pct(pi_l)})") in text
+    assert "fail even within L_train" not in text
+    # 7: sequences per curve: those tiny_model draws per seed, times the seeds
+    per_seed = len(tm.eval_sequences("local", SEEDS[0])[0])
+    assert (f"Each curve rests on {per_seed * len(SEEDS)} fresh sequences ({per_seed} per "
+            "seed)") in text
+    assert "At least 256" not in text
+    # 8: the count covers both tasks, every curve and bin: the same on either task's page
+    curves = pooled.groupby(["task", "encoding", "method"]).size()
+    assert set(pooled["task"]) == set(tm.TASKS)
+    assert int(curves.sum()) == len(pooled)
+    claim = f"of the {len(pooled)} intervals over seeds (both tasks, every curve and bin)"
+    assert claim in text and claim in page_text(recall_page)
 
 
 def test_the_base_statement_counts_pairs_longer_than_the_training_length(page):
