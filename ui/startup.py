@@ -14,9 +14,9 @@ server answers any request, so what it does no visitor waits for:
 * every process constant (:mod:`ui.constants`), computed at the process's own
   priority, then start-up's objects frozen out of the garbage collector's passes.
 
-This makes a fresh server answer later: about 13 s of CPU after the libraries are
-imported (the trained tiny models' evaluation is most of it), 15–30 s of wall time on
-a shared 2-core machine, where it used to answer within a second. A request that
+This makes a fresh server answer later: the imports, then about 1 s of CPU for the
+constants, 4–6 s of wall time on a busy 2-core machine, where it used to answer within
+a second. A request that
 arrives meanwhile waits in the listening socket's queue and is
 answered once the server is ready (``/_stcore/health`` included: a process manager,
 ``deploy/serve.py`` or a benchmark that waits for it waits until then). Without this
