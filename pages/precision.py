@@ -172,7 +172,9 @@ def spacing_figure(max_position: int, dtypes: tuple):
 
 
 def error_lines(parts: dict, dtypes: tuple, column: str, recipes: tuple) -> list:
-    """One line per (dtype, recipe), as trace dicts: colour by dtype, dash by recipe."""
+    """One line per (dtype, recipe), as trace dicts: colour by dtype, dash by recipe. The
+    lines stay out of the legend (their hover names them); :func:`error_key` gives it one
+    entry per dtype and one per recipe, so that it fits a phone whatever the choice."""
     traces = []
     for n, d in enumerate(dtypes):
         for r in recipes:
@@ -181,8 +183,20 @@ def error_lines(parts: dict, dtypes: tuple, column: str, recipes: tuple) -> list
                                name=_("{dtype}, {recipe}").format(dtype=d,
                                                                   recipe=recipe_name(r)),
                                mode="lines", line=dict(color=ui.COLORS[n], width=1.8,
-                                                       dash=DASH[r])))
+                                                       dash=DASH[r]),
+                               legendgroup=d, showlegend=False))
     return traces
+
+
+def error_key(dtypes: tuple, recipes: tuple) -> list:
+    """The legend of :func:`error_lines` as empty traces: each dtype's colour (a click
+    hides or shows that dtype's lines) and each recipe's dash, in grey."""
+    key = [dict(type="scatter", x=[None], y=[None], name=d, mode="lines", legendgroup=d,
+                line=dict(color=ui.COLORS[n], width=3)) for n, d in enumerate(dtypes)]
+    key += [dict(type="scatter", x=[None], y=[None], name=recipe_name(r), mode="lines",
+                 legendgroup=f"recipe {r}", line=dict(color="#444", width=2, dash=DASH[r]))
+            for r in recipes]
+    return key
 
 
 @ui.figure
@@ -190,31 +204,35 @@ def angle_figure(dim: int, base: float, max_position: int, dtypes: tuple):
     """Largest angle error over pairs per dtype and recipe (the cache recipe has none)."""
     parts = error_parts(dim, base, max_position, dtypes)
     # the cache recipe has exact angles: error 0, not drawable on a log axis; float32
-    # angles do not depend on the dtype: one line
-    traces = error_lines(parts, dtypes, "max angle error [rad]",
-                         ("positions", "theta", "product"))
+    # angles do not depend on the dtype: one line, in the legend's grey of its recipe
+    recipes = ("positions", "theta", "product")
+    traces = error_lines(parts, dtypes, "max angle error [rad]", recipes)
     part = parts[dtypes[0], "float32_angles"]
     traces.append(dict(type="scatter", x=part["position m [tokens]"],
                        y=part["max angle error [rad]"],
                        name=_("any dtype, {recipe}").format(
                            recipe=recipe_name("float32_angles")),
                        mode="lines", line=dict(color="#444", width=2.2,
-                                               dash=DASH["float32_angles"])))
+                                               dash=DASH["float32_angles"]),
+                       legendgroup="recipe float32_angles", showlegend=False))
     return ui.kept_figure(
-        traces, title=_("Largest angle error over pairs (d = {dim}, base {base})").format(
+        traces + error_key(dtypes, recipes + ("float32_angles",)),
+        title=_("Largest angle error over pairs (d = {dim}, base {base})").format(
             dim=dim, base=ui.fmt_base(base)),
-        x=_("position m [tokens] (log scale)"), y=_("max |angle error| [rad] (log scale)"),
-        height=440, xaxes=LOG_AXIS, yaxes=LOG_AXIS)
+        x=_("position m [tokens] (log scale)"), y=_("angle error [rad]"),
+        height=480, xaxes=LOG_AXIS, yaxes=LOG_AXIS)
 
 
 @ui.figure
 def cos_figure(dim: int, base: float, max_position: int, dtypes: tuple):
     """Largest cos error over pairs per dtype and recipe."""
     parts = error_parts(dim, base, max_position, dtypes)
-    return ui.kept_figure(error_lines(parts, dtypes, "max cos error", tuple(rc.RECIPES)),
+    recipes = tuple(rc.RECIPES)
+    return ui.kept_figure(error_lines(parts, dtypes, "max cos error", recipes)
+                          + error_key(dtypes, recipes),
                           title=_("Largest cos error over pairs"),
                           x=_("position m [tokens] (log scale)"),
-                          y=_("max |cos error| (log scale)"), height=440, xaxes=LOG_AXIS,
+                          y=_("cos error"), height=480, xaxes=LOG_AXIS,
                           yaxes=LOG_AXIS)
 
 
@@ -299,8 +317,8 @@ ui.explain(
 
 # ---------------------------------------------------------------- errors per recipe
 st.header(_("2. Angle and cos/sin error per recipe"))
-# one above the other, each across the page: side by side, their legends (up to fifteen
-# lines) took more height than the plots
+# one above the other, each across the page: side by side, their legends took more height
+# than the plots (now a key of up to eight entries: dtypes by colour, recipes by dash)
 ui.show(angle_figure(s.dim, s.base, max_position, dtypes), key="pr_angle_plot",
         alt=_("Line chart, both axes log scale: the largest angle error over all pairs against the "
               "position m, one colour per dtype and one dash style per recipe."),
@@ -309,7 +327,9 @@ ui.show(cos_figure(s.dim, s.base, max_position, dtypes), key="pr_cos_plot",
         alt=_("Line chart, both axes log scale: the largest error of cos over all pairs against the"
               " position m, one colour per dtype and one dash style per recipe."),
         table=_("error table"))
-st.caption(_("Recipes: {recipes}. A log axis has no place for a zero error: the `cache` "
+st.caption(_("Both plots show the largest |error| over all pairs, with both axes on a log "
+             "scale; colour: dtype, dash: recipe. Recipes: {recipes}. A log axis has no "
+             "place for a zero error: the `cache` "
              "recipe's angles are exact, so its angle line is left out, and the `positions` "
              "recipe's lines drop to the bottom of the plot at the positions the dtype holds "
              "exactly.").format(
@@ -464,7 +484,9 @@ st.header(_("4. A real bug: gpt-neox issue 1003"))
 p = br.NEOX_1003
 issue_title = p["title"]
 issue_title = _(issue_title)  # the issue's title in words (marked in rope_core.limits.breaks)
-st.caption(_("{repository} issue #{number}: “{title}”, {url} (link as plain text). Its "
+# a Markdown link written by the app around a fixed URL of ours: the link ends at its ")",
+# where a bare URL made Streamlit's autolink swallow the Chinese text after it
+st.caption(_("[{repository} issue #{number}]({url}): “{title}”. Its "
              "reproducer builds the cache in float16 (recipe {recipe}): seq_len {seq_len}, "
              "dim {dim}, base 10⁴; it printed the numbers in the '{reported}' column (on "
              "CUDA; float32 as its reference). The app recomputes them on the CPU, against "

@@ -19,6 +19,7 @@ import copy
 import json
 import logging
 import math
+import re
 import shlex
 import warnings
 
@@ -921,6 +922,10 @@ def test_versions_and_paths_are_named():
     assert "hf_transformers_utils.py" not in text
     assert "layers/rotary_embedding/factory.py" in text
     assert all(c.engine in serving.ENGINES for c in serving.CHECKED.values())
+    # the sources are shown untranslated (in a code span): names and paths, no English prose
+    # (screenshot review: "convert_hf_to_gguf.py and conversion/" kept "and" on Chinese pages)
+    for source in serving.SOURCES.values():
+        assert not re.search(r"\b(and|or|the|of|in)\b", source), source
 
 
 def test_qwen3s_own_recipe_draws_the_warning_the_entry_avoids():

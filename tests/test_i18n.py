@@ -341,3 +341,16 @@ def test_toy_sentences_translate_word_for_word(catalog):
     for sentence, (words, _order) in TOY_SENTENCES.items():
         entry = catalog.get(sentence)
         assert entry is not None and len(entry.string.split(" ")) == len(words), sentence
+
+
+def test_a_lead_in_has_one_translation(catalog):
+    """Screenshot review: "**What to notice.**" read "**注意。**" on one page and
+    "**值得注意。**" everywhere else. Every message that starts with a bold lead-in
+    shared by several messages starts its translation with the same words."""
+    leads = {"**What to notice.**": "**值得注意。**"}
+    for message in catalog:
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strs = message.string if isinstance(message.string, tuple) else (message.string,)
+        for lead, zh in leads.items():
+            if any(i.startswith(lead) for i in ids):
+                assert all(t.startswith(zh) for t in strs), message.id

@@ -194,3 +194,18 @@ def test_other_settings_in_chinese_show_no_english(query):
     assert untranslated(at) == {}
     text = " ".join(md.value for md in at.markdown) + " ".join(c.value for c in at.caption)
     assert "远程衰减" in at.title[0].value and "上界" in text
+
+
+def test_distance_axis_labels_are_translated_and_english_links_still_work():
+    """Screenshot review: the axis radio showed "linear / log" on Chinese pages. Its labels
+    come from ui.controls.AXIS_LABELS (shared by every page that offers the axis), and an
+    English link (?decay_axis=log) still picks the log axis in Chinese."""
+    at = run_page(PAGE, {"lang": "zh", "decay_axis": "log"})
+    no_exceptions(at)
+    radio = at.radio(key="decay_axis")
+    assert list(radio.options) == ["线性", "对数"]
+    assert radio.value == "log"  # the option itself stays the code name
+    assert figure(at, 0)["layout"]["xaxis"]["type"] == "log"
+    assert not warnings(at)
+    english = run_page(PAGE, {"decay_axis": "log"})
+    assert list(english.radio(key="decay_axis").options) == ["linear", "log"]

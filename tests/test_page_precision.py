@@ -5,6 +5,8 @@ Hand derivations: bfloat16 has 8 significant bits, so the spacing is 2 on
 11 bits, first inexact 2^11 + 1 = 2049.
 """
 
+import re
+
 import numpy as np
 import pytest
 from apptest_helpers import (
@@ -136,6 +138,8 @@ def test_first_open_fits_the_payload_budget_and_draws_table_points(default_page)
         np.testing.assert_array_equal(held, rows["spacing [tokens]"].to_numpy())
     errors = next(f for n, f in files.items() if n.startswith("precision_errors_"))
     for trace in figure(default_page, 2)["data"]:  # sampled error lines: table points
+        if trace["x"] == [None]:
+            continue  # the legend's key (test_error_legends_are_a_key_that_fits_a_phone)
         dtype, recipe = trace["name"].split(", ")
         recipe = recipe.replace(" ", "_")  # "float32 angles" is recipe float32_angles
         rows = errors[(errors["dtype"] == dtype) & (errors["recipe"] == recipe)]
@@ -156,3 +160,47 @@ def test_chinese_without_overflow_shows_no_english():
     text = " ".join(md.value for md in at.markdown)
     assert "根本没有角度" not in text and "m = 1,000" in text  # no float16 overflow
     assert untranslated(at) == {}
+
+
+@pytest.mark.parametrize("index", [1, 2])
+def test_error_legends_are_a_key_that_fits_a_phone(default_page, index):
+    """Screenshot review: fifteen (dtype, recipe) entries made the cos legend a scrolling box
+    on a phone. The lines stay out of the legend; a key gives each dtype its colour and
+    each recipe its dash, at most 3 + 5 entries, and the y titles are short."""
+    fig = figure(default_page, index)
+    shown_entries = [t for t in fig["data"] if t.get("showlegend", True)]
+    assert len(shown_entries) <= 3 + 5
+    assert all(t["x"] == [None] for t in shown_entries)  # key entries draw nothing
+    dtypes = {"float32", "float16", "bfloat16"}
+    colours = {t["name"]: t["line"]["color"] for t in shown_entries if t["name"] in dtypes}
+    assert set(colours) == dtypes and len(set(colours.values())) == 3
+    dashes = [t["line"]["dash"] for t in shown_entries if t["name"] not in dtypes]
+    assert len(dashes) == len(set(dashes)) == (5 if index == 2 else 4)
+    lines = [t for t in fig["data"] if t["x"] != [None]]
+    for line in lines:  # each line has its dtype's colour or the dtype-free grey
+        dtype = line["name"].split(", ")[0]
+        assert line["line"]["color"] == colours.get(dtype, "#444")
+    assert len(fig["layout"]["yaxis"]["title"]["text"]) <= 20
+
+
+def test_chinese_error_axes_are_short():
+    at = run_page(PAGE, {"lang": "zh"})
+    for index in (1, 2):
+        fig = figure(at, index)
+        assert len(fig["layout"]["yaxis"]["title"]["text"]) <= 10
+        assert sum(t.get("showlegend", True) for t in fig["data"]) <= 8
+
+
+@pytest.mark.parametrize("lang, after", [("en", "Its reproducer"), ("zh", "其复现代码")])
+def test_issue_link_ends_before_the_next_sentence(lang, after):
+    """Screenshot review: a bare URL followed by Chinese text became one link that swallowed
+    the text after it. The caption writes a Markdown link around the fixed URL, and no
+    longer claims that the link is plain text."""
+    at = run_page(PAGE, {"lang": lang, "pr_dtypes": ["float16"], "pr_max": "1000"})
+    caption = next(c.value for c in at.caption if "issues/1003" in c.value)
+    link = re.search(r"\[([^\]]*)\]\((https://[^)\s]*)\)", caption)
+    assert link and link.group(2) == "https://github.com/EleutherAI/gpt-neox/issues/1003"
+    assert "1003" in link.group(1) and after not in link.group(1)
+    assert after in caption[link.end():]
+    assert caption.count("https://") == 1  # no second, bare copy for the autolinker
+    assert "plain text" not in caption and "纯文本" not in caption

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from .safety import plain, quoted
-from .translation import _RUN_LANG, DEFAULT_LANG, LANG_KEY, LANGUAGES, _, integer, speaking
+from .translation import _RUN_LANG, DEFAULT_LANG, LANG_KEY, LANGUAGES, N_, _, integer, speaking
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 
@@ -202,9 +202,35 @@ def number(label: str, low: int, high: int, default: int, key: str, *, container
                                               bind="query-params", **kwargs))
 
 
+# Options offered by several pages, shown in the visitor's language wherever they are
+# offered: a choice whose options are exactly these keys shows their labels.
+AXIS_LABELS = {
+    # Translators: a distance axis with evenly spaced ticks (a radio option).
+    "linear": N_("linear"),
+    # Translators: a distance axis on a logarithmic scale (a radio option).
+    "log": N_("log"),
+}
+SHARED_LABELS = (AXIS_LABELS,)
+
+
+def _shared_fmt(options: Sequence[str]) -> Callable:
+    """The labels of options that several pages offer (:data:`SHARED_LABELS`), else str."""
+    for labels in SHARED_LABELS:
+        if set(options) == set(labels):
+            return lambda option: _(labels[option])
+    return str
+
+
 def choice(label: str, options: Sequence[str], default: str, key: str, *, container=None,
-           horizontal: bool = True, fmt: Callable = str, **kwargs) -> str:
-    """A radio choice bound to ?key=... (the link carries ``fmt(option)``)."""
+           horizontal: bool = True, fmt: Callable | None = None, **kwargs) -> str:
+    """A radio choice bound to ?key=... (the link carries ``fmt(option)``). Without
+    ``fmt``, options that several pages share (:data:`SHARED_LABELS`: the distance
+    axis's ``linear`` and ``log``) show their translated labels, and any other option
+    itself. A link in English (``?decay_axis=log``) works in every language: Streamlit
+    writes the shown label into the address, and a label of the other language is
+    read as the same option."""
+    if fmt is None:
+        fmt = _shared_fmt(options)
     _translate_link(key, options, fmt)
     labels = [fmt(o) for o in options]
     allowed = _("one of {values}").format(values=_(", ").join(map(code, labels)))

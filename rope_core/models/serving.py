@@ -98,7 +98,7 @@ SOURCES = {
     "llama.cpp": "llama.cpp 0c1e57098 (llama-cpp-python 0.3.36): common/arg.cpp "
                  "(--rope-scaling, --rope-scale, --rope-freq-base, --yarn-*), "
                  "src/llama-context.cpp, ggml/src/ggml-cpu/ops.cpp (rope_yarn), "
-                 "convert_hf_to_gguf.py and conversion/",
+                 "convert_hf_to_gguf.py, conversion/",
 }
 COMMANDS = {"vLLM": "vllm serve MODEL", "SGLang": "python -m sglang.launch_server "
             "--model-path MODEL", "llama.cpp": "llama-server -m MODEL.gguf"}
