@@ -67,7 +67,7 @@ def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: d
     hover = (_("m={m}, n={n}<br>logit={value}") if kind == "logit" else
              _("m={m}, n={n}<br>weight={value}")).format(m="%{y}", n="%{x}",
                                                          value="%{customdata:.4f}")
-    fig = ui.subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.1)
+    fig = ui.subplots(rows=1, cols=2, horizontal_spacing=0.1)
     for col, (variant, variant_title) in enumerate(zip(VARIANTS, titles), start=1):
         column = logit_col(variant) if kind == "logit" else weight_col(variant)
         values = grid(df, column, seq, masked)
@@ -78,12 +78,25 @@ def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: d
                         name=variant_title, xgap=1 if seq <= 32 else 0,
                         ygap=1 if seq <= 32 else 0,
                         hovertemplate=hover + "<extra>" + variant_title + "</extra>")
-    ui.style(fig, title=title, x=_("key position n [tokens]"), y=_("query position m [tokens]"),
-             height=480)
-    # one unvalidated update (ui.relayout): six update_* calls cost more than the rest
-    ui.relayout(fig, dict(coloraxis=coloraxis, plot_bgcolor="#c8c8c8",
-                          yaxis=dict(scaleanchor="x"), yaxis2=dict(scaleanchor="x2")),
-                annotations=dict(yshift=10),  # subplot titles clear of the top row
+    ui.style(fig, title=title, x="", y="", height=480)
+    # Square cells in a shrunken domain (constrain="domain"), drawn at the top of the
+    # plot area: without it a narrow screen stretched the y range to -20...40. One y
+    # title on the left panel and one x title centred under both panels (per panel they
+    # ran into each other at 390 px); the panel titles and the x title are placed on
+    # the shrunken domains ("y domain"), so they stay next to the heatmaps.
+    square = dict(scaleratio=1, constrain="domain", constraintoward="top")
+    text = dict(showarrow=False, xanchor="center")
+    notes = [dict(text, text=titles[0], x=0.5, xref="x domain", y=1, yref="y domain",
+                  yanchor="bottom", yshift=6),
+             dict(text, text=titles[1], x=0.5, xref="x2 domain", y=1, yref="y2 domain",
+                  yanchor="bottom", yshift=6),
+             dict(text, text=_("key position n [tokens]"), x=0.5, xref="paper", y=0,
+                  yref="y domain", yanchor="top", yshift=-28)]
+    ui.relayout(fig, dict(coloraxis=coloraxis, plot_bgcolor="#c8c8c8", annotations=notes,
+                          xaxis=dict(constrain="domain"), xaxis2=dict(constrain="domain"),
+                          yaxis=dict(square, scaleanchor="x",
+                                     title=dict(text=_("query position m [tokens]"))),
+                          yaxis2=dict(square, scaleanchor="x2")),
                 xaxes=dict(showgrid=False, zeroline=False),
                 yaxes=dict(autorange="reversed", showgrid=False, zeroline=False))
     return fig
@@ -101,7 +114,8 @@ def logits_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base:
               "half": _("Logits ℓ = q·k/√d (L = {seq}, d = {dim}, base {base}, half)")}
     return heatmap_pair(
         df, "logit", seq, titles[layout].format(seq=seq, dim=dim, base=ui.fmt_base(base)),
-        dict(colorscale="RdBu", cmin=-reach, cmax=reach, colorbar=dict(title=_("logit"))))
+        dict(colorscale="RdBu", cmin=-reach, cmax=reach,
+             colorbar=dict(title=dict(text=_("logit")))))
 
 
 @ui.figure
@@ -115,7 +129,8 @@ def weights_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base
     return heatmap_pair(
         df, "weight", seq, _("Softmax weights (each row sums to 1), log colour scale"),
         dict(colorscale="Viridis", cmin=lowest, cmax=0.0,
-             colorbar=dict(title=_("weight"), tickvals=[float(np.log10(t)) for t in ticks],
+             colorbar=dict(title=dict(text=_("weight")),
+                           tickvals=[float(np.log10(t)) for t in ticks],
                            ticktext=[f"{t:g}" for t in ticks])), log=True)
 
 

@@ -14,7 +14,18 @@ from ui import i18n
 from ui.i18n import _, ngettext
 
 ENCODINGS = alt.ENCODINGS  # rope, p_rope, xpos, alibi, nope, sinusoidal
-COLOR = dict(zip(ENCODINGS, ui.COLORS))
+# One colour, dash and marker per encoding, so that no two lines look alike in colour,
+# in greyscale or with a colour vision deficiency (tests/test_a11y.py): p-RoPE's
+# vermillion and NoPE's dark brown, xPos's green and the sinusoidal slate looked alike.
+# RoPE is drawn first, wide and solid: where another encoding's curve lies on it (p-RoPE
+# and xPos near r = 0), its dashes run along RoPE's blue band instead of hiding it.
+COLOR = dict(rope=ui.COLORS[0], p_rope=ui.COLORS[1], xpos=ui.COLORS[2], alibi=ui.COLORS[3],
+             nope="#000000", sinusoidal=ui.COLORS[4])
+DASH = dict(rope="solid", p_rope="dash", xpos="dot", alibi="dashdot", nope="longdash",
+            sinusoidal="longdashdot")
+SYMBOL = dict(rope="circle", p_rope="square", xpos="diamond", alibi="triangle-up", nope="x",
+              sinusoidal="cross")
+WIDTH = dict(rope=4.5, p_rope=2.0, xpos=2.4, alibi=2.0, nope=2.0, sinusoidal=2.0)
 TRAIN_OPTIONS = [64, 128, 256, 512, 1024, 2048, 4096, 8192]  # training length L [tokens]
 REACH_OPTIONS = [2, 4, 8]  # the plot reaches r = reach * L
 P_OPTIONS = [0.0, 0.25, 0.5, 0.75, 1.0]
@@ -96,14 +107,15 @@ def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p:
                                device)["logit"]
     hover = _("r={r} tokens<br>logit={value}").format(r="%{x:,}", value="%{y:.3f}")
     traces = [dict(type="scatter", x=r, y=logits[j], mode="lines", name=name(e),
-                   line=dict(color=COLOR[e], width=2.2 if e == "rope" else 1.6),
+                   line=dict(color=COLOR[e], width=WIDTH[e], dash=DASH[e]),
                    hovertemplate=hover + "<extra>" + name(e) + "</extra>")
               for j, e in enumerate(ENCODINGS)]
     traces.append(dict(
         type="scatter",
         x=[train] * len(ENCODINGS), y=[marks[e] for e in ENCODINGS], mode="markers",
         name=_("value at r = L"), customdata=[name(e) for e in ENCODINGS],
-        marker=dict(color=[COLOR[e] for e in ENCODINGS], size=10, symbol="diamond",
+        marker=dict(color=[COLOR[e] for e in ENCODINGS], size=11,
+                    symbol=[SYMBOL[e] for e in ENCODINGS],
                     line=dict(color="black", width=1)),
         hovertemplate=_("{encoding} at r = L: logit={value}").format(
             encoding="%{customdata}", value="%{y:.3f}") + "<extra></extra>"))
@@ -177,7 +189,8 @@ def last_row_figure(dim: int, base: float, seq: int, start: int, seed: int, same
     r = np.arange(seq - 1, -1, -1)  # distance m - n of those keys
     hover = _("r={r} tokens<br>weight={value}").format(r="%{x}", value="%{y:.4f}")
     traces = [dict(type="scatter", x=r, y=last_row[j], mode="lines+markers", name=name(e),
-                   line=dict(color=COLOR[e], width=1.6), marker=dict(size=4),
+                   line=dict(color=COLOR[e], width=WIDTH[e], dash=DASH[e]),
+                   marker=dict(size=8 if e == "rope" else 6, symbol=SYMBOL[e]),
                    hovertemplate=hover + "<extra>" + name(e) + "</extra>")
               for j, e in enumerate(ENCODINGS)]
     return ui.kept_figure(

@@ -18,24 +18,29 @@ SIZE = 48  # positions of the identity heatmap
 ARTICLE_001 = "一文通透位置编码:从标准位置编码到旋转位置编码RoPE"
 # Translators: the title of an English article (a summary of the RoFormer paper).
 ARTICLE_002 = N_("RoFormer: Enhanced Transformer with Rotary Position Embedding")
-# The "check" column of lesson.derivation_checks (the CSV keeps it in English), shown as
-# metric labels through _().
-CHECK_LABELS = (
+# The "check" column of lesson.derivation_checks (ASCII ids, kept in the CSV) -> the
+# metric label shown, through _() (ψ, Θ, φ, θ, ᵀ and − in English too).
+CHECK_LABELS = {
     # Translators: a check of the derivation (metric label): "a vs b" compares the measured a
-    # with the expected b; write theta, psi, phi as θ, ψ, φ and "shift" as s (shift s of both).
-    N_("|f(q, m)| vs |q|"),
-    N_("|f(q, m)| |f(k, n)| vs |q| |k|"),
-    N_("psi(m) from q vs psi(m) from k [rad]"),
-    N_("Theta_f(q, m) - Theta_f(k, n) vs phi_q - phi_k + (m - n) theta [rad]"),
-    N_("psi(m) - psi(m - 1) vs theta [rad]"),
-    N_("psi(m) vs m theta [rad]"),
-    N_("Re[f(q, m) conj f(k, n)] vs |q| |k| cos(phi_q - phi_k + (m - n) theta)"),
-    N_("Re[f(q, m) conj f(k, n)] vs the same at m + shift, n + shift"),
-    N_("(R_m q)^T (R_n k) vs q^T R_(n-m) k"),
-    N_("(R_(m+shift) q)^T (R_(n+shift) k) vs q^T R_(n-m) k"),
-    N_("max |R_m^T R_m - I|"),
-    N_("|R_m q| vs |q|"),
-)
+    # with the expected b; s is the shift of both positions.
+    "|f(q, m)| vs |q|": N_("|f(q, m)| vs |q|"),
+    "|f(q, m)| |f(k, n)| vs |q| |k|": N_("|f(q, m)| |f(k, n)| vs |q| |k|"),
+    "psi(m) from q vs psi(m) from k [rad]": N_("ψ(m) from q vs ψ(m) from k [rad]"),
+    "Theta_f(q, m) - Theta_f(k, n) vs phi_q - phi_k + (m - n) theta [rad]":
+        N_("Θ_f(q, m) − Θ_f(k, n) vs φ_q − φ_k + (m − n)θ [rad]"),
+    "psi(m) - psi(m - 1) vs theta [rad]": N_("ψ(m) − ψ(m − 1) vs θ [rad]"),
+    "psi(m) vs m theta [rad]": N_("ψ(m) vs mθ [rad]"),
+    "Re[f(q, m) conj f(k, n)] vs |q| |k| cos(phi_q - phi_k + (m - n) theta)":
+        N_("Re[f(q, m) f(k, n)*] vs |q| |k| cos(φ_q − φ_k + (m − n)θ)"),
+    "Re[f(q, m) conj f(k, n)] vs the same at m + shift, n + shift":
+        N_("Re[f(q, m) f(k, n)*] vs the same at (m + s, n + s)"),
+    "(R_m q)^T (R_n k) vs q^T R_(n-m) k": N_("(R_m q)ᵀ (R_n k) vs qᵀ R_(n−m) k"),
+    "(R_(m+shift) q)^T (R_(n+shift) k) vs q^T R_(n-m) k":
+        N_("(R_(m+s) q)ᵀ (R_(n+s) k) vs qᵀ R_(n−m) k"),
+    "max |R_m^T R_m - I|": N_("max |R_mᵀ R_m − I|"),
+    "|R_m q| vs |q|": N_("|R_m q| vs |q|"),
+}
+
 
 
 @ui.table
@@ -86,10 +91,11 @@ def show_checks(frame, step: int) -> None:
         frame["difference"].tolist()) if at == step]
     cols = st.columns(len(rows))
     for col, (check, value, difference) in zip(cols, rows):
-        # check: English, as in the CSV: one of CHECK_LABELS
-        col.metric(_(check), f"{value:.6g}",
+        # check: the CSV's ASCII id; the difference in grey without an arrow (it is
+        # no change over time)
+        col.metric(_(CHECK_LABELS[check]), f"{value:.6g}",
                    delta=_("difference {value}").format(value=f"{difference:.1e}"),
-                   delta_color="off")
+                   delta_color="off", delta_arrow="off")
 
 
 s = ui.settings()

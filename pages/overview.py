@@ -43,14 +43,12 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     words, moved = shuffled_words(sentence)
     seq, shown = len(words), min(SHOWN, dim)
     fig = ui.subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
-                      horizontal_spacing=0.12,
+                      horizontal_spacing=0.08,
                       subplot_titles=(
                           _("no positions:<br>“{sentence}”").format(sentence=" ".join(words)),
                           _("no positions:<br>“{sentence}”").format(sentence=" ".join(moved)),
-                          _("RoPE on q and k:<br>“{sentence}”").format(
-                              sentence=" ".join(words)),
-                          _("RoPE on q and k:<br>“{sentence}”").format(
-                              sentence=" ".join(moved))))
+                          _("RoPE:<br>“{sentence}”").format(sentence=" ".join(words)),
+                          _("RoPE:<br>“{sentence}”").format(sentence=" ".join(moved))))
     hover = _("{token}, coordinate {j}<br>{value}").format(
         token="%{y}", j="%{x}", value="%{z:.4f}") + "<extra></extra>"
     # rows in the table's order: encoding, position after the shuffle, coordinate j
@@ -71,13 +69,21 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
                                x=list(range(shown)), y=labels, coloraxis="coloraxis",
                                hovertemplate=hover, xaxis=f"x{n if n > 1 else ''}",
                                yaxis=f"y{n if n > 1 else ''}"))
-    ui.relayout(fig, dict(coloraxis=dict(colorscale="RdBu", cmid=0,
-                                         colorbar=dict(title=dict(text=_("output"))))),
-                yaxes=dict(autorange="reversed"))
+    # The right column's rows are other words (the shuffle's order): its labels on
+    # the right, outside the plot, and the colour bar under it; on the left they ran
+    # over the left heatmaps at 390 px.
+    ui.relayout(fig, dict(coloraxis=dict(colorscale="RdBu", cmid=0, colorbar=dict(
+                    title=dict(text=_("output"), side="right"), orientation="h",
+                    x=0.5, xanchor="center", y=0, yref="container", yanchor="bottom",
+                    len=200, lenmode="pixels", thickness=12)),
+                          yaxis2=dict(side="right"), yaxis4=dict(side="right")),
+                yaxes=dict(autorange="reversed"),
+                annotations=dict(font=dict(size=13)))  # panel titles: 16 px ran together
     ui.style(fig, title=_("Output rows of one head (first {shown} of d = {dim} coordinates)")
              .format(shown=shown, dim=dim),
              x=_("output coordinate j"), y="", height=260 + 90 * seq)
-    ui.relayout(fig, dict(margin=dict(t=fig.layout.margin.t + 40),  # two-line panel titles
+    ui.relayout(fig, dict(margin=dict(t=fig.layout.margin.t + 40,  # two-line panel titles
+                                      b=130, r=70),  # the colour bar; right tick labels
                           xaxis=dict(title=dict(text="")), xaxis2=dict(title=dict(text="")),
                           xaxis3=dict(title=dict(text=_("output coordinate j"))),
                           xaxis4=dict(title=dict(text=_("output coordinate j")))))

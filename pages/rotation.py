@@ -98,6 +98,20 @@ def frame_title(row, pair: int) -> str:
             f"q'·k' = {row[COL_DOT]:+.4f}</span>")
 
 
+# The animated figure's vertical layout in pixels (its height is fixed, its width
+# follows the page): under the plot the x-axis title, Play/Pause, the slider (its
+# current value above, its ticks below), then the legend, up to three rows at 390 px.
+HEIGHT, TOP, VSPACE = 1000, 150, 0.22
+BUTTONS_PX, SLIDER_PX, LEGEND_PX = 62, 104, 75
+BOTTOM = SLIDER_PX + 80 + LEGEND_PX
+
+
+def below(pixels: int) -> float:
+    """Paper y of a point ``pixels`` under the plot area (for menus and sliders,
+    which Plotly places in paper units only)."""
+    return -pixels / (HEIGHT - TOP - BOTTOM)
+
+
 @ui.figure
 def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: str, m0: int,
                     n0: int, step: int, frames: int):
@@ -113,9 +127,10 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     rows = df.to_dict("records")
     Q, K, D = ui.COLORS[0], ui.COLORS[1], ui.COLORS[2]
 
-    # One figure, two panels: the pair's plane (left) and q'·k' against the query position m
-    # (right), so that one animation moves the arrows and the marker of the current frame.
-    fig = ui.subplots(rows=1, cols=2, column_widths=[0.56, 0.44], horizontal_spacing=0.16,
+    # One figure, two panels: the pair's plane (top) and q'·k' against the query position m
+    # (below), so that one animation moves the arrows and the marker of the current frame.
+    # One above the other: side by side the plane shrank to a stamp at 390 px.
+    fig = ui.subplots(rows=2, cols=1, vertical_spacing=VSPACE,
                       subplot_titles=(_("the pair's plane"),
                                       _("q'·k' against<br>the query position m")))
     for r, name, color, dash in [(1.0, _("unit circle"), "#bbbbbb", "solid"),
@@ -127,7 +142,7 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     fig.add_trace(tips(kx, ky, _("k' in every frame"), K), row=1, col=1)
     fig.add_trace(arrow(float(qx[0]), float(qy[0]), _("q' (position m)"), Q), row=1, col=1)  # 5
     fig.add_trace(arrow(float(kx[0]), float(ky[0]), _("k' (position n)"), K), row=1, col=1)  # 6
-    fig.add_scatter(x=ms, y=dots, mode="lines+markers", name="q'·k'", row=1, col=2,
+    fig.add_scatter(x=ms, y=dots, mode="lines+markers", name="q'·k'", row=2, col=1,
                     line=dict(color=D, width=3), marker=dict(size=4),
                     customdata=df[[COL_N, COL_DEG]].to_numpy(),
                     hovertemplate=_("m={m}, n={n}<br>angle {angle}°<br>q'·k' = {dot}").format(
@@ -137,9 +152,9 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                     marker=dict(color="black", size=14, symbol="circle-open", line=dict(width=3)),
                     hovertemplate=_("current frame: m={m}, q'·k'={dot}").format(
                         m="%{x}", dot="%{y:.4f}") + "<extra></extra>",
-                    row=1, col=2)  # 8: moves with the frames
+                    row=2, col=1)  # 8: moves with the frames
     ui.style(fig, title=frame_title(rows[0], pair), x=_("pair coordinate x"),
-             y=_("pair coordinate y"), height=720)
+             y=_("pair coordinate y"), height=HEIGHT)
     # The rest of the layout in one unvalidated update (ui.relayout): as Plotly calls
     # (update_* with row and col, add_hline) it cost more than everything else here.
     dotted = dict(color="#888", dash="dot")
@@ -153,14 +168,16 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
         yaxis=dict(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
                    scaleanchor="x", scaleratio=1, constrain="domain"),
         xaxis2=dict(title=dict(text=_("query position m [tokens]"))),
-        # its title on the right: on a narrow page, on the left it ran into the plane
-        yaxis2=dict(title=dict(text="q'·k'"), range=[-1.15 * bound, 1.15 * bound], side="right"),
+        yaxis2=dict(title=dict(text="q'·k'"), range=[-1.15 * bound, 1.15 * bound]),
         shapes=[dict(line=dotted, type="line", x0=0, x1=1, xref="x2 domain", y0=y_line,
                      y1=y_line, yref="y2") for y_line, _text, _anchor in hlines],
         annotations=notes,
-        margin=dict(t=150, b=240),  # axis titles, Play and slider, legend
+        margin=dict(t=TOP, b=BOTTOM),  # axis titles, Play, slider, legend
+        # Play/Pause on a row of their own above a full-width slider, each at a fixed
+        # distance in pixels under the plot (the plot's height in pixels is fixed:
+        # HEIGHT - TOP - BOTTOM); side by side the buttons covered the slider at 390 px
         updatemenus=[dict(
-            type="buttons", direction="left", x=0.0, xanchor="left", y=-0.27,
+            type="buttons", direction="left", x=0.0, xanchor="left", y=below(BUTTONS_PX),
             yanchor="top", pad=dict(r=10, t=10), showactive=False,
             buttons=[dict(label=_("▶ Play"), method="animate",
                           args=[None, dict(frame=dict(duration=FRAME_MS, redraw=True),
@@ -171,12 +188,13 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                                              transition=dict(duration=0),
                                              mode="immediate")])])],
         sliders=[dict(
-            active=0, x=0.3, len=0.7, y=-0.24, yanchor="top", pad=dict(t=10),
+            active=0, x=0.0, len=1.0, y=below(SLIDER_PX), yanchor="top", pad=dict(t=10),
             currentvalue=dict(prefix=_("query position m = "), xanchor="right",
                               font=dict(size=14)),
             transition=dict(duration=0))]),
         annotations=dict(yshift=8))
-    # the legend (ui.style) sits at the bottom, under Play/Pause and the position slider
+    # the legend (ui.style) sits at the bottom of the figure, under the slider, with
+    # room for three rows (LEGEND_PX) on a phone
 
     # The frames and the slider's steps (one each per frame, up to 120 of each) go into
     # the kept form as plain dicts: built as Plotly objects they were validated one
@@ -260,8 +278,8 @@ with ui.friendly_errors():
 ui.show(ui.at_frame(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
                     shown),
         key="rot_animation",
-        alt=_("Animation in two panels. Left: the pair's plane, with q' and k' as arrows "
-              "from the origin and rings where their tips go in every frame. Right: the dot "
+        alt=_("Animation in two panels. Top: the pair's plane, with q' and k' as arrows "
+              "from the origin and rings where their tips go in every frame. Below: the dot "
               "product q'·k' against the query position m, its value in the shown frame "
               "circled. It moves only after Play is pressed; the slider “Frame shown” "
               "above it steps through the frames with the keyboard."),
@@ -300,8 +318,8 @@ else:
         "token, one full turn every {wavelength} tokens; with {step} positions per frame the "
         "{frames} frames cover {span} tokens, {turns} turns of this pair; each moving arrow "
         "turns {per_frame}° per frame.", step).format(**numbers)
-marker_text = _("On the right, the open black circle marks the current frame on the curve of "
-                "q'·k' against the query position m.")
+marker_text = _("Below the plane, the open black circle marks the current frame on the curve "
+                "of q'·k' against the query position m.")
 if mode == "advance":
     ui.explain(
         common, marker_text,

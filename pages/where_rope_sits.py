@@ -15,14 +15,17 @@ LAYOUT_SEQ = 6  # tokens of the layout check
 DRAWN = 32  # coordinates drawn in the picture of indices
 MAX_SEQ = lesson.MAX_SEQ
 
-# the diagram: node -> (x, y, text); edges run tail -> head; the texts go through _()
+# the diagram, top to bottom (side by side its boxes overlapped at 390 px; three
+# columns one unit apart fit a phone at this font): node -> (x, y, text); edges run
+# tail -> head; the texts go through _()
 NODES = {
-    "x": (0.0, 1.0, N_("x (token)")),
-    "wq": (1.3, 2.0, "W_q"), "wk": (1.3, 1.0, "W_k"), "wv": (1.3, 0.0, "W_v"),
-    "rq": (2.7, 2.0, "RoPE: R_m q"), "rk": (2.7, 1.0, "RoPE: R_n k"),
-    "cache": (4.1, 0.5, N_("KV cache<br>R_n k_n, v_n")),
-    "att": (5.6, 1.5, "softmax(qᵀk/√d) v"), "out": (6.9, 1.5, N_("output")),
+    "x": (0.0, 5.0, N_("x (token)")),
+    "wq": (-1.0, 4.0, "W_q"), "wk": (0.0, 4.0, "W_k"), "wv": (1.0, 4.0, "W_v"),
+    "rq": (-1.0, 3.0, "RoPE: R_m q"), "rk": (0.0, 3.0, "RoPE: R_n k"),
+    "cache": (0.5, 2.0, N_("KV cache<br>R_n k_n, v_n")),
+    "att": (-0.25, 1.0, "softmax(qᵀk/√d) v"), "out": (-0.25, 0.0, N_("output")),
 }
+DIAGRAM_FONT = 13  # px
 EDGES = [("x", "wq"), ("x", "wk"), ("x", "wv"), ("wq", "rq"), ("wk", "rk"), ("rk", "cache"),
          ("wv", "cache"), ("rq", "att"), ("cache", "att"), ("att", "out")]
 # rope_core.teaching.lesson.layout_tables' checks (the CSV's "check" column, English) as the
@@ -57,20 +60,24 @@ def diagram_figure():
     """One attention layer as boxes and arrows; the RoPE boxes in red."""
     # every arrow and box in one list: added one by one, Plotly re-validates the whole
     # list of annotations on each addition (quadratic, most of this page's CPU)
-    arrows = [dict(x=NODES[head][0] - 0.45, y=NODES[head][1], ax=NODES[tail][0] + 0.45,
-                   ay=NODES[tail][1], xref="x", yref="y", axref="x", ayref="y",
+    def half(name: str) -> float:  # half a box's height, in rows
+        return 0.36 if "<br>" in NODES[name][2] else 0.26
+
+    arrows = [dict(x=NODES[head][0], y=NODES[head][1] + half(head), ax=NODES[tail][0],
+                   ay=NODES[tail][1] - half(tail), xref="x", yref="y", axref="x", ayref="y",
                    showarrow=True, arrowhead=3, arrowwidth=1.6, arrowcolor="#555", text="")
               for tail, head in EDGES]
-    boxes = [dict(x=x, y=y, text=_(label), showarrow=False, font=dict(size=14),
+    boxes = [dict(x=x, y=y, text=_(label), showarrow=False, font=dict(size=DIAGRAM_FONT),
                   bgcolor="#fde0dd" if name in ("rq", "rk") else "#eef3fb",
                   bordercolor=ui.COLORS[1] if name in ("rq", "rk") else ui.COLORS[0],
-                  borderwidth=2, borderpad=6)
+                  borderwidth=2, borderpad=5)
              for name, (x, y, label) in NODES.items()]
     fig = go.Figure(layout=dict(annotations=arrows + boxes))
     ui.style(fig, title=_("One attention layer (repeated in every layer): RoPE turns q and k "
-                          "only"), x="", y="", height=340)
-    ui.relayout(fig, dict(xaxis=dict(visible=False, range=[-0.6, 7.5]),
-                          yaxis=dict(visible=False, range=[-0.5, 2.5])))
+                          "only"), x="", y="", height=600)
+    ui.relayout(fig, dict(xaxis=dict(visible=False, range=[-1.6, 1.6]),
+                          yaxis=dict(visible=False, range=[-0.45, 5.45]),
+                          margin=dict(l=10, r=10, b=10)))
     return fig
 
 
@@ -107,7 +114,7 @@ def layouts_figure(dim: int, base: float):
             [str(v) for v in drawn["pair i half"]], [str(v) for v in drawn["p_j"]]]
     fig = go.Figure(go.Heatmap(z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
                                texttemplate="%{text}", colorscale="Cividis", xgap=1, ygap=2,
-                               colorbar=dict(title=_("pair i")),
+                               colorbar=dict(title=dict(text=_("pair i"))),
                                hovertemplate=_("{row}, coordinate j = {j}: {value}").format(
                                    row="%{y}", j="%{x}", value="%{text}") + "<extra></extra>"))
     ui.style(fig, title=(_("Which coordinates pair up (d = {dim}, first {n} coordinates drawn)")

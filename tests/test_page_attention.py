@@ -198,3 +198,24 @@ def test_other_settings_in_chinese_show_no_english(query):
     at = run_page(PAGE, {"lang": "zh", **query})
     assert untranslated(at) == {}
     assert at.title[0].value == "有无 RoPE 时的注意力"
+
+
+def test_heatmaps_have_titled_colour_bars_square_cells_and_one_title_per_axis(default):
+    """Screenshot review: colour bars without titles; on a phone the y range grew to
+    -20...40 and the second y title and both x titles ran into the first panel."""
+    for index, bar_title in ((0, "logit"), (1, "weight")):
+        layout = figure(default, index)["layout"]
+        assert layout["coloraxis"]["colorbar"]["title"]["text"] == bar_title
+        for axis in ("xaxis", "xaxis2", "yaxis", "yaxis2"):
+            assert layout[axis]["constrain"] == "domain", axis
+        assert (layout["yaxis"]["scaleanchor"], layout["yaxis2"]["scaleanchor"]) == ("x", "x2")
+        # one y title (left panel), one x title centred under both panels
+        assert layout["yaxis"]["title"]["text"] == "query position m [tokens]"
+        assert not (layout["yaxis2"].get("title") or {}).get("text")
+        assert not any((layout[a].get("title") or {}).get("text") for a in ("xaxis", "xaxis2"))
+        notes = [a for a in layout["annotations"] if a["text"] == "key position n [tokens]"]
+        assert len(notes) == 1 and notes[0]["x"] == 0.5 and notes[0]["xref"] == "paper"
+        # the panel titles and the x title sit on the shrunken domains, not the paper
+        assert [a["yref"] for a in layout["annotations"]] == ["y domain", "y2 domain",
+                                                             "y domain"]
+        assert [a["text"] for a in layout["annotations"][:2]] == ["without RoPE", "with RoPE"]

@@ -163,3 +163,23 @@ def test_chinese_names_and_axis():
     names = [trace["name"] for trace in figure(at, 0)["data"]]
     assert "正弦位置编码" in names and "RoPE" in names and "ALiBi" in names
     assert figure(at, 0)["layout"]["xaxis"]["title"]["text"] == "相对距离 r = m − n（词元）"
+
+
+def test_every_encoding_has_its_own_colour_dash_and_marker():
+    """Screenshot review: p-RoPE and NoPE, xPos and sinusoidal looked alike, and RoPE
+    hid under p-RoPE and xPos. Each encoding differs from every other in colour and in
+    dash (so also in greyscale), in the marker where there are markers; RoPE is drawn
+    first and widest, so a curve on top of it leaves its band visible."""
+    at = run_page("beyond_rope")
+    last_row = next(f for f in (figure(at, i) for i in range(3))
+                    if all(t.get("mode") == "lines+markers" for t in f["data"]))
+    for fig in (figure(at, 0), last_row):
+        lines = [t for t in fig["data"] if "lines" in t.get("mode", "")]
+        assert len(lines) == 6
+        for key in ("color", "dash"):
+            assert len({t["line"][key] for t in lines}) == 6, key
+        assert lines[0]["name"] == "RoPE"
+        assert lines[0]["line"]["width"] > max(t["line"]["width"] for t in lines[1:])
+    assert len({t["marker"]["symbol"] for t in last_row["data"]}) == 6
+    marks = figure(at, 0)["data"][-1]["marker"]  # the values at r = L
+    assert len(set(marks["symbol"])) == len(set(marks["color"])) == 6

@@ -28,6 +28,14 @@ def test_defaults_render_every_step_with_small_differences():
     for m in at.metric:
         gap = float(m.delta.replace("difference", ""))
         assert gap < 1e-12, (m.label, m.delta)
+        # a difference, not a change: grey, no arrow
+        assert m.proto.direction == m.proto.MetricDirection.Value("NONE")
+        assert m.proto.color == m.proto.MetricColor.Value("GRAY")
+    # display labels with Greek letters; the ASCII ids stay in the CSV only
+    labels = [m.label for m in at.metric]
+    assert "ψ(m) from q vs ψ(m) from k [rad]" in labels
+    assert "Θ_f(q, m) − Θ_f(k, n) vs φ_q − φ_k + (m − n)θ [rad]" in labels
+    assert not any(word in label for label in labels for word in ("psi", "phi", "theta"))
 
 
 def test_metric_values_by_hand():
@@ -37,14 +45,14 @@ def test_metric_values_by_hand():
     theta8 = 10_000 ** (-16 / 128)
     zq, zk = complex(q[16], q[17]), complex(k[16], k[17])
     assert got["|f(q, m)| vs |q|"] == f"{abs(zq):.6g}"
-    assert got["psi(m) vs m theta [rad]"] == f"{5 * theta8:.6g}"  # 1.58 < pi: no wrap
-    assert got["psi(m) - psi(m - 1) vs theta [rad]"] == f"{theta8:.6g}"
+    assert got["ψ(m) vs mθ [rad]"] == f"{5 * theta8:.6g}"  # 1.58 < pi: no wrap
+    assert got["ψ(m) − ψ(m − 1) vs θ [rad]"] == f"{theta8:.6g}"
     score = (zq * cmath.exp(5j * theta8) * (zk * cmath.exp(2j * theta8)).conjugate()).real
-    assert got["Re[f(q, m) conj f(k, n)] vs |q| |k| cos(phi_q - phi_k + (m - n) theta)"] == \
+    assert got["Re[f(q, m) f(k, n)*] vs |q| |k| cos(φ_q − φ_k + (m − n)θ)"] == \
         f"{score:.6g}"
     th = thetas(128, 10_000.0)
     dense = rotate(q, 5, th, "interleaved") @ rotate(k, 2, th, "interleaved")
-    assert got["(R_m q)^T (R_n k) vs q^T R_(n-m) k"] == f"{dense:.6g}"
+    assert got["(R_m q)ᵀ (R_n k) vs qᵀ R_(n−m) k"] == f"{dense:.6g}"
     assert got["|R_m q| vs |q|"] == f"{np.linalg.norm(q):.6g}"
 
 
@@ -77,6 +85,9 @@ def test_checks_csv_parses_back_with_settings_first():
     assert df["difference"].max() < 1e-11 and len(df) == 12
     for column in df.columns:
         assert column.isascii() and "[1]" not in column
+    # the check ids stay ASCII in the CSV (the metrics show ψ, Θ, φ, θ instead)
+    assert all(check.isascii() for check in df["check"])
+    assert "psi(m) vs m theta [rad]" in set(df["check"])
 
 
 def test_pair_beyond_the_head_uses_the_last_pair():
@@ -122,3 +133,4 @@ def test_last_pair_and_equal_positions_read_in_chinese():
     assert all(m.delta.startswith("差值 ") for m in at.metric)
     assert "ψ(m) 对比 mθ（弧度）" in metrics(at)
     assert any(r"\text{底数}" in latex.value for latex in at.latex)
+

@@ -116,3 +116,19 @@ def test_chinese_page_with_another_sentence_and_its_table():
     spec = figure(at)
     assert spec["layout"]["xaxis3"]["title"]["text"] == "输出坐标 j"
     assert untranslated(at) == {}
+
+
+def test_figure_right_labels_outside_and_colour_bar_below():
+    """Screenshot review (390 px): the right column's word labels ran over the left
+    heatmaps and the lower panel titles ran together."""
+    layout = figure(run_page())["layout"]
+    # the right column's rows are the shuffled words: labelled on the right, outside
+    assert layout["yaxis2"]["side"] == layout["yaxis4"]["side"] == "right"
+    assert layout.get("yaxis", {}).get("side", "left") == "left"
+    bar = layout["coloraxis"]["colorbar"]
+    assert bar["orientation"] == "h" and bar["yref"] == "container" and bar["y"] == 0
+    assert layout["margin"]["b"] >= 120
+    # panel titles: no line longer than the narrowest panel holds at 390 px
+    titles = [a["text"] for a in layout["annotations"]]
+    assert titles[2] == "RoPE:<br>“dog bites man”"
+    assert max(len(line) for t in titles for line in t.split("<br>")) <= 16

@@ -271,3 +271,24 @@ def test_chinese_shift_clamp_warning_and_bad_vector_are_translated():
     no_exceptions(at)
     assert at.error and "1e400" in at.error[0].value
     assert untranslated(at) == {}
+
+
+def test_controls_and_legend_have_rows_of_their_own(default_page):
+    """Screenshot review (390 px): Play/Pause covered the slider's label and ticks, the
+    legend sat on the slider, and the plane beside the dot-product plot was a stamp."""
+    layout = animation(default_page)["layout"]
+    menu, slider = layout["updatemenus"][0], layout["sliders"][0]
+    plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    # buttons on their own row above a full-width slider, both under the plot (paper y < 0)
+    assert (slider["x"], slider["len"]) == (0.0, 1.0)
+    assert menu["yanchor"] == slider["yanchor"] == "top"
+    buttons_top, slider_top = -menu["y"] * plot_px, -slider["y"] * plot_px  # px under the plot
+    assert 50 <= buttons_top and slider_top - buttons_top >= 40  # a button row is ~30 px
+    # the legend at the figure's bottom edge, under the slider (~80 px with its ticks),
+    # with room for three legend rows
+    legend = layout["legend"]
+    assert (legend["yref"], legend["y"], legend["yanchor"]) == ("container", 0, "bottom")
+    assert layout["margin"]["b"] - slider_top >= 80 + 3 * 20
+    # the plane above the dot-product plot, each the full width
+    assert layout["xaxis"]["domain"] == layout["xaxis2"]["domain"] == [0.0, 1.0]
+    assert min(layout["yaxis"]["domain"]) > max(layout["yaxis2"]["domain"])

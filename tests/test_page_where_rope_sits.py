@@ -86,3 +86,33 @@ def test_other_settings_in_chinese():
     for query in ({"dim": "2"}, {"dim": "256", "layout": "half", "where_seq": "30"}):
         at = run_page("where_rope_sits", {"lang": "zh", **query})
         assert untranslated(at) == {}, query
+
+
+def box_px(text: str, size: float, pad: float) -> float:
+    """A diagram box's width in px, generously: a Latin character 0.62 em, a Chinese
+    one 1 em (ui.figures.text_width counts it as two), plus padding and border."""
+    from ui.figures import text_width
+
+    return max(text_width(line) for line in text.split("<br>")) * 0.62 * size + 2 * pad + 4
+
+
+def test_diagram_boxes_stay_apart_on_a_phone():
+    """Screenshot review: the "one attention layer" boxes overlapped at 390 px."""
+    for lang in ("en", "zh"):
+        layout = figure(run_page("where_rope_sits", {"lang": lang}), 0)["layout"]
+        boxes = [a for a in layout["annotations"] if a.get("text")]
+        assert len(boxes) == 9
+        # 390 px less Streamlit's padding (1 rem each side) and the figure's margins
+        width = 390 - 32 - layout["margin"]["l"] - layout["margin"]["r"]
+        x0, x1 = layout["xaxis"]["range"]
+        px = width / (x1 - x0)
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1:]:
+                if abs(a["y"] - b["y"]) < 0.9:  # the same row
+                    room = abs(a["x"] - b["x"]) * px
+                    need = (box_px(a["text"], a["font"]["size"], a["borderpad"]) +
+                            box_px(b["text"], b["font"]["size"], b["borderpad"])) / 2
+                    assert room >= need, (lang, a["text"], b["text"], room, need)
+            # every box inside the figure
+            half = box_px(a["text"], a["font"]["size"], a["borderpad"]) / 2 / px
+            assert x0 <= a["x"] - half and a["x"] + half <= x1, (lang, a["text"])
