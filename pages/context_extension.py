@@ -342,7 +342,7 @@ if "yarn" in methods:
     ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot",
             alt=_("Line chart: the share of interpolation YaRN gives each pair, from 0 (kept) to 1 "
                   "(divided by s), against the pair index i: linear in i as this app draws it, and "
-                  "linear in the turn count r = L/λ as in YaRN's paper and code."),
+                  "linear in the turn count r = L/λ as in YaRN's paper."),
             table=_("YaRN ramps"))
     ramps = yarn_ramps(*ramp_args)
     gap = int(np.nanargmax(np.abs(ramps["difference paper - app"].to_numpy())))
