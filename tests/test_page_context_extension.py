@@ -328,7 +328,8 @@ def test_short_log_axes_label_their_ticks_with_full_numbers(default_page):
 
 def test_wavelength_labels_sit_on_their_lines_apart():
     """Screenshot review, item 2: the labels of L and s·L stacked at the left edge. Each is
-    at log10 of its line (a log axis) at the right end, s·L's above, L's below."""
+    at log10 of its line (a log axis), s·L's above its line at the left end, L's below
+    its own at the right end (wavelengths grow with i: those corners are free)."""
     at = run_page(PAGE, {"ce_model": "sidebar settings", "ce_L": "8192", "ce_s": "8"})
     layout = chart(at, "Wavelength 2π/θ′ᵢ")["layout"]
     notes = {a["text"]: a for a in layout["annotations"]}
@@ -336,7 +337,7 @@ def test_wavelength_labels_sit_on_their_lines_apart():
     assert low["y"] == pytest.approx(13 * math.log10(2))  # 8192 = 2^13
     assert high["y"] == pytest.approx(16 * math.log10(2))  # 65536 = 2^16
     assert (low["yanchor"], high["yanchor"]) == ("top", "bottom")
-    assert low["x"] == high["x"] == 1 and low["xanchor"] == high["xanchor"] == "right"
+    assert (low["x"], low["xanchor"], high["x"], high["xanchor"]) == (1, "right", 0, "left")
     assert sorted(s["y0"] for s in layout["shapes"]) == [8192, 65536]
 
 

@@ -223,7 +223,7 @@ def test_line_labels_sit_at_log10_of_their_lines_on_log_axes(default_page):
     (length,) = [a for a in wave["layout"]["annotations"] if a["text"] == "L = 4,096 tokens"]
     assert wave["layout"]["yaxis"]["type"] == "log"
     assert length["y"] == pytest.approx(12 * math.log10(2))  # 4096 = 2^12
-    assert length["xref"] == "x domain" and length["x"] == 1  # at the right end, inside
+    assert length["xref"] == "x domain" and length["x"] == 0  # at the left end, inside
 
 
 def test_chinese_preset_table_names_layer_groups_and_headers_in_chinese():

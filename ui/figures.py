@@ -399,12 +399,13 @@ def at(value: float, log: bool) -> float:
 
 
 def hline_note(y: float, text: str, *, log: bool = False, above: bool = True,
-               **extra) -> dict:
-    """The label of :func:`hline` (or any line across the plot at height y), at the
-    right end of the plot, just above it (``above``) or just below; ``log`` when the y
-    axis is logarithmic (see :func:`at`)."""
-    return dict(dict(showarrow=False, text=text, x=1, xanchor="right", xref="x domain",
-                     y=at(y, log), yanchor="bottom" if above else "top", yref="y"), **extra)
+               end: str = "right", **extra) -> dict:
+    """The label of :func:`hline` (or any line across the plot at height y), at one
+    ``end`` of the plot ("right" or "left": where the data leave room), just above the
+    line (``above``) or just below; ``log`` when the y axis is logarithmic (see :func:`at`)."""
+    return dict(dict(showarrow=False, text=text, x=1 if end == "right" else 0, xanchor=end,
+                     xref="x domain", y=at(y, log), yanchor="bottom" if above else "top",
+                     yref="y", bgcolor="rgba(255,255,255,0.85)"), **extra)
 
 
 LOG_AXIS = dict(type="log", exponentformat="power")

@@ -117,23 +117,24 @@ def ratio_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
 
 @ui.figure
 def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """Wavelengths under each method, L and s·L dotted, each labelled at the right end:
-    s·L above its line, L below its own, so that the two labels never meet."""
+    """Wavelengths under each method, L and s·L dotted. Wavelengths grow with i, so the
+    top left and the bottom right of the plot are free of data: s·L's label sits above
+    its line at the left end, L's below its own at the right end; they never meet."""
     cfg = compare.config_from_key(cfg_key)
     L = cfg.original_context
-    marks = ((L, "L", "black", False),
-             (compare.extended_context(cfg, factor), "s·L", "#666666", True))  # 5.7:1
+    marks = ((L, "L", "black", "right", False),
+             (compare.extended_context(cfg, factor), "s·L", "#666666", "left", True))  # 5.7:1
     return ui.kept_figure(
         spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                        _("λ={value} tokens").format(value="%{y:,.1f}")),
         title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"), x=_("pair index i"),
         y=_("wavelength [tokens]"), height=420, yaxes=ui.LOG_AXIS,
-        shapes=tuple(ui.hline(tokens, color) for tokens, _text, color, _above in marks),
+        shapes=tuple(ui.hline(mark[0], mark[2]) for mark in marks),
         annotations=tuple(
             ui.hline_note(tokens, _("{length} = {n} tokens").format(
-                length=text, n=i18n.integer(tokens)), log=True, above=above,
-                font=dict(size=13, color=color), bgcolor="rgba(255,255,255,0.85)")
-            for tokens, text, color, above in marks))
+                length=text, n=i18n.integer(tokens)), log=True, above=above, end=end,
+                font=dict(size=13, color=color))
+            for tokens, text, color, end, above in marks))
 
 
 def regimes(tables: dict) -> tuple[list, list]:
@@ -164,7 +165,7 @@ def regime_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
                     [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
                     [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
         colorbar=dict(tickvals=[0, 1, 2], ticktext=[names[r] for r in REGIME_CODES],
-                      title=dict(text=_("pair is"), side="top"), orientation="h",
+                      title=dict(text=_("pair is"), side="left"), orientation="h",
                       x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
                       len=1, lenmode="fraction", thickness=14),
         hovertemplate="i=%{x}<br>%{customdata[0]}: %{customdata[1]}<extra></extra>")

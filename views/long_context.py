@@ -70,9 +70,11 @@ def whole(x: float) -> str:
 
 def hline(y: float, line: dict, text: str | None = None, log: bool = False) -> tuple:
     """The shape (and label) ``fig.add_hline(y, line=line, annotation_text=text)`` writes;
-    ``log`` when the y axis is logarithmic (the label then sits at log10(y): ui.hline_note)."""
+    ``log`` when the y axis is logarithmic (the label then sits at log10(y): ui.hline_note).
+    The label goes at the left end, above the line: on this page's falling angles and
+    rising wavelengths that corner is free of data."""
     shape = dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line=line)
-    return shape, (ui.hline_note(y, text, log=log),) if text is not None else ()
+    return shape, (ui.hline_note(y, text, log=log, end="left"),) if text is not None else ()
 
 
 def vline(x: float, line: dict, text: str | None = None) -> tuple:
