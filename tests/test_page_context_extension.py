@@ -387,3 +387,13 @@ def test_deepseek_shows_its_own_factor_outside_the_offered_ones():
     disabled slider shows 40, and L = 4,096 (original_max_position_embeddings)."""
     at = run_page(PAGE, {"ce_model": "DeepSeek-V3"})
     assert [(w.value, w.disabled) for w in at.select_slider][:2] == [(4096, True), (40, True)]
+
+
+@pytest.mark.parametrize("value", ["10.9", "inf", "[x](https://evil.example)"])
+def test_bad_L_and_s_in_a_link_keep_their_defaults_with_the_sidebar_settings(value):
+    """Under a preset L and s are not bound controls (test_links finds them unbound on the
+    default page), so the link rule is held here, where they are: bad values are dropped
+    with a warning and the controls keep 4,096 and 8."""
+    at = run_page(PAGE, {"ce_model": "sidebar settings", "ce_L": value, "ce_s": value})
+    assert [(w.key, w.value) for w in at.select_slider][:2] == [("ce_L", 4096), ("ce_s", 8)]
+    assert sum("keeps its default" in w.value for w in at.warning) == 2
