@@ -59,16 +59,30 @@ st.markdown(_(
     "axes; every method is evaluated at one length, n = s·L, dynamic NTK with "
     "transformers' `factor` = 1, so that its α = n/L is s there too (YaRN's definition)."))
 
+def in_use(label: str, options: list, value: float, container):
+    """A disabled slider that shows the value a preset sets (its L, its own factor s).
+    It is not bound to the link: the visitor's own value stays with the bound control,
+    which is not drawn meanwhile (Streamlit keeps its value for the session and takes
+    it out of the address), and comes back with the sidebar settings."""
+    return container.select_slider(label, options=sorted({*options, value}), value=value,
+                                   format_func=lambda v: f"{v:g}", disabled=True)
+
+
 c1, c2, c3 = st.columns([2, 1, 1])
 model = ui.choice(_("Base model"), MODEL_OPTIONS, "Llama 3.1 8B", "ce_model", container=c1,
                   fmt=model_label,
                   help=_("A preset, or the sidebar's base, head dim and layout with L and s "
                          "chosen here."))
 own_factor = 1.0 if model == CUSTOM else compare.scaling_factor(rc.PRESETS[model])
-context = ui.select_slider(_("Original context L [tokens]"), CONTEXT_OPTIONS, 4096, "ce_L",
-                           container=c2, fmt=str, disabled=model != CUSTOM)
-factor = ui.select_slider(_("Factor s (new context = s·L)"), FACTOR_OPTIONS, 8, "ce_s",
-                          container=c2, fmt=str, disabled=own_factor > 1)
+L_LABEL, S_LABEL = _("Original context L [tokens]"), _("Factor s (new context = s·L)")
+if model == CUSTOM:
+    context = ui.select_slider(L_LABEL, CONTEXT_OPTIONS, 4096, "ce_L", container=c2, fmt=str)
+else:
+    context = in_use(L_LABEL, CONTEXT_OPTIONS, rc.PRESETS[model].original_context, c2)
+if own_factor > 1:
+    factor = in_use(S_LABEL, FACTOR_OPTIONS, own_factor, c2)
+else:
+    factor = ui.select_slider(S_LABEL, FACTOR_OPTIONS, 8, "ce_s", container=c2, fmt=str)
 if model == CUSTOM:
     base_cfg = rc.RopeConfig(name=CUSTOM, head_dim=s.dim, rotary_dim=s.dim, base=s.base,
                              layout=s.layout, original_context=context, max_context=context)
@@ -342,7 +356,7 @@ if "yarn" in methods:
     ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot",
             alt=_("Line chart: the share of interpolation YaRN gives each pair, from 0 (kept) to 1 "
                   "(divided by s), against the pair index i: linear in i as this app draws it, and "
-                  "linear in the turn count r = L/λ as in YaRN's paper and code."),
+                  "linear in the turn count r = L/λ as in YaRN's paper."),
             table=_("YaRN ramps"))
     ramps = yarn_ramps(*ramp_args)
     gap = int(np.nanargmax(np.abs(ramps["difference paper - app"].to_numpy())))

@@ -9,6 +9,7 @@ import ui
 from rope_core.limits import compare
 from ui import constants, i18n
 from ui.i18n import _, ngettext
+from ui.layers import group_label
 from views.long_context import (
     TWO_PI,
     bm_figure,
@@ -384,7 +385,8 @@ with ui.friendly_errors():
     men = men_table(MEN_DIM, men_contexts)
 far = men[(men["ratio app/fit"] < 0.5) | (men["ratio app/fit"] > 2)]
 st.dataframe(men.rename(columns={
-    "context L [tokens]": _("context L [tokens]"), "app min base": _("app min base"),
+    "dim": _("head dim"), "context L [tokens]": _("context L [tokens]"),
+    "app min base": _("app min base"),
     "app threshold base": _("app threshold base"),
     "paper fit base": _("paper fit base"), "ratio app/fit": _("ratio app/fit")}),
     hide_index=True)
@@ -407,7 +409,8 @@ ui.download(men_table, MEN_DIM, men_contexts, filename="long_context_men_fit_dim
 
 st.subheader(_("Real models: does the base carry the context?"))
 presets = preset_table()
-st.dataframe(presets.rename(columns={
+# the layer groups named for people (English in the CSV, as rope_core names them)
+st.dataframe(presets.assign(group=[group_label(g) for g in presets["group"]]).rename(columns={
     "preset": _("preset"), "group": _("layers"), "layers": _("how many"),
     "rotary dim": _("rotary dim"), "base": _("base"), "method": _("method"),
     "context L [tokens]": _("distances they meet [tokens]"),

@@ -15,7 +15,7 @@ from rope_core.models.presets import NOTES, SOURCES
 from ui import i18n
 from ui.configs import config_input, shown_name
 from ui.i18n import N_, _, ngettext
-from ui.layers import MIXER_NAMES, layer_codes, layer_strip
+from ui.layers import MIXER_NAMES, group_label, layer_codes, layer_strip, span_words
 
 PRESET_NAMES = list(rc.PRESETS)
 DEFAULT_MODELS = ["Llama 2 7B", "Llama 3.1 8B", "Qwen2.5 7B"]
@@ -23,9 +23,6 @@ AXES = list(compare.AXES)
 DEFAULT_AXIS = AXES[0]  # "linear", a link value
 REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
                  "interpolated": N_("{n} interpolated")}
-# the layer stack's colours: code, label
-ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
-                   "chunked": N_("chunked attention")}
 
 
 DECAY_POINTS = 600  # distances per model and curve: smooth on either axis, a light figure
@@ -52,9 +49,7 @@ def decay_table(keys: tuple, axis: str) -> dict:
 
 
 
-
 LOG_AXIS = dict(type="log", exponentformat="power")
-
 
 
 
@@ -92,31 +87,10 @@ def comparison_models(table):
     return {"model": list(dict.fromkeys(table["model"]))}
 
 
-def group_label(group: str) -> str:
-    """A layer group's name (rope_core.limits.compare.group_name, English in the CSV) for people."""
-    if group == "all layers":
-        return _("all layers")
-    rope, _sep, span = group.partition(", ")
-    kind = _("RoPE") if rope == "RoPE" else _("NoPE")
-    span, _sep2, base = span.partition(", base ")
-    if span.startswith("sliding window "):
-        span = _("sliding window of {n}").format(n=i18n.integer(int(span.split()[-1])))
-    elif span.startswith("chunks of "):
-        span = _("chunks of {n}").format(n=i18n.integer(int(span.split()[-1])))
-    elif span.startswith("compressed every "):  # DeepSeek-V4: "compressed every 4 + window 128"
-        every, _sep3, window = span.removeprefix("compressed every ").partition(" + window ")
-        span = span_words("compressed", window, every) if window else \
-            _("compressed keys, one per {every} tokens").format(every=i18n.integer(int(every)))
-    else:
-        span = _(ATTENTION_NAMES["full"])
-    text = _("{kind}, {span}").format(kind=kind, span=span)
-    return text + (_(", base {base}").format(base=ui.fmt_base(float(base))) if base else "")
-
-
 def spectrum_lines(keys: tuple, column: str, hover: str, title: str, y: str,
-                   shapes: tuple = ()) -> ui.Frozen:
+                   shapes: tuple = (), yaxes: dict | None = None) -> ui.Frozen:
     """One line per model and rotating layer group of the spectra column ``column``
-    against the pair index, log y axis."""
+    against the pair index, log y axis (``yaxes``, else LOG_AXIS)."""
     spectra = comparison(keys)["spectra"]
     styles = series_styles(spectra)
     pairs, values = spectra["pair"].to_numpy(), spectra[column].to_numpy()
@@ -129,7 +103,7 @@ def spectrum_lines(keys: tuple, column: str, hover: str, title: str, y: str,
                            legendgroup=label, hovertemplate="i=%{x}<br>" + hover + "<extra>" +
                            label + "</extra>"))
     return ui.kept_figure(traces, title=title, x=_("pair index i"), y=y, height=400,
-                       yaxes=LOG_AXIS, shapes=shapes)
+                       yaxes=yaxes or LOG_AXIS, shapes=shapes)
 
 
 @ui.figure
@@ -157,9 +131,12 @@ def wavelength_figure(keys: tuple) -> ui.Frozen:
 
 @ui.figure
 def ratio_figure(keys: tuple) -> ui.Frozen:
-    """Scaled θᵢ over the plain base^(−2i/d) of each model."""
+    """Scaled θᵢ over the plain base^(−2i/d) of each model; a range under a decade gets
+    its ticks as full numbers (ui.log_axis)."""
+    ratios = comparison(keys)["spectra"]["ratio theta/theta plain"].to_numpy()
     return spectrum_lines(keys, "ratio theta/theta plain", "θ′/θ=%{y:.4f}",
-                          _("Scaled θᵢ / plain base^(−2i/d) (log scale)"), _("ratio θ′ᵢ/θᵢ"))
+                          _("Scaled θᵢ / plain base^(−2i/d) (log scale)"), _("ratio θ′ᵢ/θᵢ"),
+                          yaxes=ui.log_axis(ratios))
 
 
 def decay_lines(keys: tuple, axis: str, column: str, hover: str, title: str,
@@ -200,17 +177,6 @@ def score_figure(keys: tuple, axis: str) -> ui.Frozen:
                        "qᵀR_r k / head_dim")
 
 
-def span_words(attention: str, window, compress) -> str:
-    """A layer's attention span in words: "full attention", "sliding window of 1,024",
-    "chunks of 8,192", or a compressed layer's keys (DeepSeek-V4: "compressed keys, one per
-    4 tokens, beside a raw window of 128")."""
-    if attention == "compressed":
-        return _("compressed keys, one per {every} tokens, beside a raw window of "
-                 "{n}").format(every=i18n.integer(int(compress)), n=i18n.integer(int(window)))
-    if attention in ("sliding", "chunked"):
-        return (_("sliding window of {n}") if attention == "sliding"
-                else _("chunks of {n}")).format(n=i18n.integer(int(window)))
-    return _(ATTENTION_NAMES["full"])
 
 
 def layer_words(kind: str, base: float, attention: str, window, compress=None) -> str:

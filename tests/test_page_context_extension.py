@@ -9,6 +9,7 @@ bands from the wavelength thresholds L/4 and L.
 """
 
 import math
+import re
 
 import pytest
 from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page
@@ -294,3 +295,105 @@ def test_zero_pairs_beyond_L_has_its_own_sentence():
     text = page_text(run_page(PAGE, {"ce_model": "Gemma 4 31B"}))
     assert "none of the 64 pairs has a wavelength longer than L = 262,144" in text
     assert "Every method slows those pairs" not in text
+
+
+def chart(at, title: str) -> dict:
+    """The figure whose title contains ``title``."""
+    charts = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
+    return next(f for f in charts if title in f["layout"]["title"]["text"].replace("<br>", " "))
+
+
+def as_number(text: str) -> float:
+    """A tick label read back: a full decimal number ("0.125", "1,000,000"), nothing else."""
+    assert re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})*(\.[0-9]+)?", text), text
+    return float(text.replace(",", ""))
+
+
+def test_short_log_axes_label_their_ticks_with_full_numbers(default_page):
+    """Screenshot review, item 3: θ′/θ for Llama 3.1 8B spans 1/8 … 1 (its llama3 scaling
+    divides the slow pairs by factor 8 and keeps the fast ones), under a decade, where
+    Plotly wrote the ticks as bare digits "1, 9, 8 … 2". The ticks are the octaves."""
+    ratio = chart(default_page, "θ′ᵢ / θᵢ per pair")["layout"]["yaxis"]
+    assert ratio["type"] == "log"
+    assert ratio["tickvals"] == [0.125, 0.25, 0.5, 1.0]
+    assert [as_number(t) for t in ratio["ticktext"]] == ratio["tickvals"]
+    # dynamic NTK's base from 500,000 to 500,000 · 8^(128/126) (alpha = s = 8, d = 128)
+    base = chart(default_page, "Dynamic NTK: effective base")["layout"]["yaxis"]
+    top = 5e5 * 8 ** (128 / 126)
+    assert 1 < top / 5e5 < 10
+    values = [as_number(t) for t in base["ticktext"]]
+    assert values == base["tickvals"] and len(values) >= 3
+    assert all(5e5 / 1.05 <= v <= top * 1.05 for v in values)
+
+
+def test_wavelength_labels_sit_on_their_lines_apart():
+    """Screenshot review, item 2: the labels of L and s·L stacked at the left edge. Each is
+    at log10 of its line (a log axis), s·L's above its line at the left end, L's below
+    its own at the right end (wavelengths grow with i: those corners are free)."""
+    at = run_page(PAGE, {"ce_model": "sidebar settings", "ce_L": "8192", "ce_s": "8"})
+    layout = chart(at, "Wavelength 2π/θ′ᵢ")["layout"]
+    notes = {a["text"]: a for a in layout["annotations"]}
+    low, high = notes["L = 8,192 tokens"], notes["s·L = 65,536 tokens"]
+    assert low["y"] == pytest.approx(13 * math.log10(2))  # 8192 = 2^13
+    assert high["y"] == pytest.approx(16 * math.log10(2))  # 65536 = 2^16
+    assert (low["yanchor"], high["yanchor"]) == ("top", "bottom")
+    assert (low["x"], low["xanchor"], high["x"], high["xanchor"]) == (1, "right", 0, "left")
+    assert sorted(s["y0"] for s in layout["shapes"]) == [8192, 65536]
+
+
+def test_regime_and_multiplier_axes_use_short_names_with_full_names_in_the_hover(
+        default_page):
+    """Screenshot review, item 2: on a phone the long method names took the regime
+    strip's whole width and stood taller than the a² bar chart."""
+    regime = chart(default_page, "Which pairs each method keeps")["data"][0]
+    assert max(len(name) for name in regime["y"]) <= 12
+    full = {row[0][0] for row in regime["customdata"]}
+    assert _label("yarn") in full and "YaRN" in regime["y"]
+    assert regime["colorbar"]["orientation"] == "h"  # under the plot, not past its right
+    bars = chart(default_page, "Logit multiplier")["data"][0]
+    assert max(len(name) for name in bars["x"]) <= 12
+    assert _label("llama3") in bars["customdata"]
+    ramp = chart(default_page, "YaRN's ramp")["layout"]
+    assert len(ramp["yaxis"]["title"]["text"]) <= 20
+    assert all(len(d["name"]) <= 45 for d in chart(default_page, "YaRN's ramp")["data"])
+
+
+def _label(method: str) -> str:
+    return rc.SCALING_LABELS[method]
+
+
+def test_a_preset_shows_its_own_L_and_s_and_custom_values_come_back():
+    """Screenshot review, item 4: with Llama 3.1 8B the disabled L slider showed its
+    default 4,096 and the factor slider 8 whatever the model. Llama 3.1 8B's config has
+    original_max_position_embeddings 8,192 and rope_scaling factor 8; the visitor's own
+    values (from a link) stay out of the way and return with the sidebar settings."""
+    at = run_page(PAGE, {"ce_model": "sidebar settings", "ce_L": "16384", "ce_s": "4"})
+    assert [(w.value, w.disabled) for w in at.select_slider][:2] == [(16384, False),
+                                                                     (4, False)]
+    at.radio(key="ce_model").set_value("Llama 3.1 8B").run()
+    shown = at.select_slider[:2]
+    assert [(w.value, w.disabled) for w in shown] == [(8192, True), (8, True)]
+    assert "ce_L" not in at.query_params  # the preset's L is not written into the link
+    at.radio(key="ce_model").set_value("Llama 2 7B").run()  # no own scaling: s is free
+    assert [(w.value, w.disabled) for w in at.select_slider][:2] == [(4096, True), (4, False)]
+    at.radio(key="ce_model").set_value("sidebar settings").run()
+    assert [(w.value, w.disabled) for w in at.select_slider][:2] == [(16384, False),
+                                                                     (4, False)]
+    assert at.query_params["ce_L"] == "16384"
+
+
+def test_deepseek_shows_its_own_factor_outside_the_offered_ones():
+    """DeepSeek-V3's YaRN factor is 40 (its config), not one of the offered s; the
+    disabled slider shows 40, and L = 4,096 (original_max_position_embeddings)."""
+    at = run_page(PAGE, {"ce_model": "DeepSeek-V3"})
+    assert [(w.value, w.disabled) for w in at.select_slider][:2] == [(4096, True), (40, True)]
+
+
+@pytest.mark.parametrize("value", ["10.9", "inf", "[x](https://evil.example)"])
+def test_bad_L_and_s_in_a_link_keep_their_defaults_with_the_sidebar_settings(value):
+    """Under a preset L and s are not bound controls (test_links finds them unbound on the
+    default page), so the link rule is held here, where they are: bad values are dropped
+    with a warning and the controls keep 4,096 and 8."""
+    at = run_page(PAGE, {"ce_model": "sidebar settings", "ce_L": value, "ce_s": value})
+    assert [(w.key, w.value) for w in at.select_slider][:2] == [("ce_L", 4096), ("ce_s", 8)]
+    assert sum("keeps its default" in w.value for w in at.warning) == 2

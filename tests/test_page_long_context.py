@@ -205,3 +205,41 @@ def test_the_windowed_listing_names_each_presets_first_window_or_chunk(default_p
             "distance reaches them: "
     assert f"{start}{', '.join(want)}. A model's other layers" in text
     assert any(s.attention == "compressed" for s in rc.PRESETS["DeepSeek-V4-Flash"].layer_specs)
+
+
+def test_line_labels_sit_at_log10_of_their_lines_on_log_axes(default_page):
+    """Screenshot review: on a log axis Plotly places an annotation at log10(y) (a shape
+    at y), so the label "2π: one turn" drawn at y = 2π floated near 10^6.28 and the
+    training length's label sat off the chart. Each label must be at log10 of its line."""
+    at = default_page
+    charts = [figure(at, i) for i in range(len(at.get("plotly_chart")))]
+    titled = [(f["layout"]["title"]["text"].replace("<br>", " "), f) for f in charts]
+    ood = next(f for t, f in titled if "training vs inference" in t)
+    wave = next(f for t, f in titled if "critical dimension" in t)
+    (turn,) = [a for a in ood["layout"]["annotations"] if a["text"] == "2π: one turn"]
+    assert ood["layout"]["yaxis"]["type"] == "log"
+    assert turn["y"] == pytest.approx(0.798179868, abs=1e-9)  # log10(6.283185307) by hand
+    assert ood["layout"]["shapes"][0]["y0"] == pytest.approx(2 * math.pi)
+    (length,) = [a for a in wave["layout"]["annotations"] if a["text"] == "L = 4,096 tokens"]
+    assert wave["layout"]["yaxis"]["type"] == "log"
+    assert length["y"] == pytest.approx(12 * math.log10(2))  # 4096 = 2^12
+    assert length["xref"] == "x domain" and length["x"] == 0  # at the left end, inside
+
+
+def test_chinese_preset_table_names_layer_groups_and_headers_in_chinese():
+    """Screenshot review: the preset table's layers column showed rope_core's English group
+    names and the fit table an English "dim" header; the CSVs keep English ASCII."""
+    at = run_page(PAGE, {"lang": "zh"})
+    no_exceptions(at)
+    presets = next(df.value for df in at.dataframe if "层" in df.value.columns)
+    groups = set(presets["层"])
+    assert {"RoPE，全局注意力", "RoPE，4,096 的滑动窗口"} <= groups, groups
+    assert not any(c.isascii() and c.isalpha() for g in groups for c in g.replace("RoPE", "")
+                   .replace("NoPE", "")), groups
+    men = next(df.value for df in at.dataframe if "论文拟合的底数" in df.value.columns)
+    assert "dim" not in men.columns and "头维度" in men.columns
+    frames = csv_frames(at)
+    csv = next(f for n, f in frames.items() if n.startswith("long_context_presets"))
+    assert "RoPE, full attention" in set(csv["group"])
+    men_csv = next(f for n, f in frames.items() if "men_fit" in n)
+    assert men_csv.columns[0] == "dim"

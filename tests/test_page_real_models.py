@@ -308,3 +308,15 @@ def test_deepseek_v4_compressed_groups_are_labelled_by_their_keys_in_charts_and_
         assert f"DeepSeek-V4-Flash: {label}: " in text  # What to notice, per group
         assert f"DeepSeek-V4-Flash: {label} keeps pair 0" in text
     assert "DeepSeek-V4-Flash: RoPE, full attention" not in text
+
+
+def test_scaled_over_plain_axis_labels_its_ticks_with_full_numbers(default_page):
+    """Screenshot review, item 3: Llama 2 7B and Qwen2.5 7B run unscaled (ratio 1), Llama
+    3.1 8B's llama3 scaling divides the slow pairs by 8: the ratios span 1/8 … 1, under a
+    decade, where Plotly's log ticks read "1, 9, 8 … 2". The ticks are the octaves."""
+    charts = [figure(default_page, i) for i in range(len(default_page.get("plotly_chart")))]
+    ratio = next(f for f in charts if "Scaled θᵢ / plain" in
+                 f["layout"]["title"]["text"].replace("<br>", " "))["layout"]["yaxis"]
+    assert ratio["type"] == "log"
+    assert ratio["tickvals"] == [0.125, 0.25, 0.5, 1.0]
+    assert ratio["ticktext"] == ["0.125", "0.25", "0.5", "1"]

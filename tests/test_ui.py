@@ -389,3 +389,35 @@ def test_typed_writes_what_plotly_writes_for_a_validated_figure():
     for values in cases:
         plotly = freeze(go.Figure(go.Scatter(y=values))).spec["data"][0]["y"]
         assert typed(values) == plotly, values.dtype
+
+
+@pytest.mark.parametrize("low, high", [(1 / 8, 1.0), (0.2, 0.9), (5e5, 4.2e6), (0.9, 1.0),
+                                       (1.0, 1.5), (3e-4, 2e-3)])
+def test_short_log_axes_get_full_number_ticks(low, high):
+    """Under a decade: at least three ticks inside the data (padded 5 %), each labelled
+    with its own value as a plain decimal number (Plotly would write bare digits)."""
+    from ui.i18n import speaking
+
+    with speaking("en"):
+        axis = ui.log_axis([low, (low * high) ** 0.5, high])
+    assert axis["type"] == "log" and "exponentformat" not in axis
+    ticks = axis["tickvals"]
+    assert len(ticks) >= 3 and ticks == sorted(ticks)
+    assert all(low / 1.05 <= t <= high * 1.05 for t in ticks)
+    for value, text in zip(ticks, axis["ticktext"]):
+        assert "e" not in text.lower() and "×" not in text
+        assert float(text.replace(",", "")) == pytest.approx(value, rel=1e-12)
+
+
+def test_log_axes_over_a_decade_keep_plotly_ticks():
+    assert ui.log_axis([0.01, 1.0]) == {"type": "log", "exponentformat": "power"}
+    assert ui.log_axis(None) == ui.LOG_AXIS and ui.log_axis([0, -1]) == ui.LOG_AXIS
+
+
+def test_line_labels_on_a_log_axis_sit_at_log10():
+    """Plotly places an annotation on a log axis in log10 units (shapes in data units)."""
+    assert ui.at(1000.0, log=True) == pytest.approx(3.0)
+    assert ui.at(1000.0, log=False) == 1000.0
+    note = ui.hline_note(100.0, "x", log=True, above=False)
+    assert (note["y"], note["yanchor"], note["x"], note["xanchor"]) == (
+        pytest.approx(2.0), "top", 1, "right")

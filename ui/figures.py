@@ -16,6 +16,7 @@ import base64
 import copy
 import functools
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -389,6 +390,65 @@ def vline(x: float, color: str) -> dict:
     """A dotted line up the plot at x (the shape fig.add_vline writes)."""
     return dict(type="line", xref="x", x0=x, x1=x, yref="y domain", y0=0, y1=1,
                 line=dict(color=color, dash="dot"))
+
+
+def at(value: float, log: bool) -> float:
+    """Where an annotation at data value ``value`` goes: Plotly places annotations on a
+    log axis in log10 units (shapes take data units), so 2π is 0.798 there, not 6.28."""
+    return math.log10(value) if log else value
+
+
+def hline_note(y: float, text: str, *, log: bool = False, above: bool = True,
+               end: str = "right", **extra) -> dict:
+    """The label of :func:`hline` (or any line across the plot at height y), at one
+    ``end`` of the plot ("right" or "left": where the data leave room), just above the
+    line (``above``) or just below; ``log`` when the y axis is logarithmic (see :func:`at`)."""
+    return dict(dict(showarrow=False, text=text, x=1 if end == "right" else 0, xanchor=end,
+                     xref="x domain", y=at(y, log), yanchor="bottom" if above else "top",
+                     yref="y", bgcolor="rgba(255,255,255,0.85)"), **extra)
+
+
+LOG_AXIS = dict(type="log", exponentformat="power")
+OCTAVES = (1 / 64, 16)  # ratios near 1 (θ′/θ, 1/s ... 1) get powers of 2 as ticks
+
+
+def log_axis(values=None) -> dict:
+    """A log axis. Over less than a decade Plotly labels its ticks with bare digits
+    ("1, 9, 8 … 2" meaning 0.9 … 0.2); there the ticks are given explicitly, written as
+    full decimal numbers: powers of 2 (1, 0.5, 0.25, 0.125) for ratios near 1, else
+    1-2-5 steps (1, 2, 5 × 10^k), finer ones (1 … 9 × 10^k) where those give fewer
+    than three. ``values``: the data on the axis (any array-like; non-positive ignored)."""
+    if values is None:
+        return dict(LOG_AXIS)
+    v = np.asarray(values, dtype=float).ravel()
+    v = v[np.isfinite(v) & (v > 0)]
+    if not v.size:
+        return dict(LOG_AXIS)
+    lo, hi = float(v.min()), float(v.max())
+    if hi >= 10 * lo:
+        return dict(LOG_AXIS)
+    # the plot pads the data a little: ticks a bit past either end may show
+    low, high = lo / 1.05, hi * 1.05
+    decades = range(math.floor(math.log10(low)) - 1, math.ceil(math.log10(high)) + 1)
+    candidates = [[m * 10.0 ** e for e in decades for m in mantissas]
+                  for mantissas in ((1, 2, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9))]
+    if OCTAVES[0] <= lo and hi <= OCTAVES[1]:
+        candidates.insert(0, [2.0 ** e for e in range(math.floor(math.log2(low)),
+                                                      math.ceil(math.log2(high)) + 1)])
+    # a range narrower than 1 … 9 × 10^k steps: four ticks, two significant digits
+    candidates.append([float(f"{t:.2g}") for t in np.geomspace(lo, hi, 4)])
+    ticks = []
+    for ticks in candidates:
+        ticks = sorted({float(f"{t:.6g}") for t in ticks if low <= t <= high})
+        if len(ticks) >= 3:
+            break
+    return dict(type="log", tickvals=ticks, ticktext=[tick_text(t) for t in ticks])
+
+
+def tick_text(value: float) -> str:
+    """A tick's label as a full decimal number in the run's language: 0.125, 2,000,000."""
+    digits = max(0, -math.floor(math.log10(value)) + 3)  # 2^-6 = 0.015625
+    return i18n.number(float(f"{value:.6g}"), "#,##0." + "#" * digits if digits else "#,##0")
 
 
 class _LayoutOnly:

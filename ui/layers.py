@@ -1,13 +1,15 @@
 """A model's layers as a strip of cells, shared by Real models and Layers without RoPE:
 the four kinds of layer (their colour code, colour and label), the names of the token
-mixers of layers that do not attend, and the strip figure itself."""
+mixers of layers that do not attend, the strip figure itself, and a layer group's name
+for people (span_words, group_label: Real models, Long context)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from .figures import COLORS, GREY, kept_figure
-from .i18n import N_, _
+from .formatting import fmt_base
+from .i18n import N_, _, integer
 
 # code -> (colour, label): 0 RoPE with full attention, 1 RoPE in a sliding window or
 # chunk, 2 NoPE, 3 no attention (another mixer)
@@ -20,6 +22,10 @@ MIXER_NAMES = {"linear_attention": N_("linear attention"), "mamba": N_("Mamba (s
                "conv": N_("short convolution"), "recurrent": N_("recurrence (RG-LRU)"),
                "mlp": N_("no token mixer (an MLP block)"),
                "cross_attention": N_("cross-attention to the image")}
+
+# a layer group's attention span (span_words, group_label)
+ATTENTION_NAMES = {"full": N_("full attention"), "sliding": N_("sliding window"),
+                   "chunked": N_("chunked attention")}
 
 
 def layer_codes(kind, attention) -> np.ndarray:
@@ -46,3 +52,37 @@ def layer_strip(rows: list, z: list, text: list, title: str):
                for color, label in LAYER_KINDS.values()]
     return kept_figure(traces, title=title, x=_("layer (0 = first)"), y="",
                        height=170 + 45 * len(rows), yaxes=dict(autorange="reversed"))
+
+
+def span_words(attention: str, window, compress) -> str:
+    """A layer's attention span in words: "full attention", "sliding window of 1,024",
+    "chunks of 8,192", or a compressed layer's keys (DeepSeek-V4: "compressed keys, one per
+    4 tokens, beside a raw window of 128")."""
+    if attention == "compressed":
+        return _("compressed keys, one per {every} tokens, beside a raw window of "
+                 "{n}").format(every=integer(int(compress)), n=integer(int(window)))
+    if attention in ("sliding", "chunked"):
+        return (_("sliding window of {n}") if attention == "sliding"
+                else _("chunks of {n}")).format(n=integer(int(window)))
+    return _(ATTENTION_NAMES["full"])
+
+
+def group_label(group: str) -> str:
+    """A layer group's name (rope_core.limits.compare.group_name, English in the CSV) for people."""
+    if group == "all layers":
+        return _("all layers")
+    rope, _sep, span = group.partition(", ")
+    kind = _("RoPE") if rope == "RoPE" else _("NoPE")
+    span, _sep2, base = span.partition(", base ")
+    if span.startswith("sliding window "):
+        span = _("sliding window of {n}").format(n=integer(int(span.split()[-1])))
+    elif span.startswith("chunks of "):
+        span = _("chunks of {n}").format(n=integer(int(span.split()[-1])))
+    elif span.startswith("compressed every "):  # DeepSeek-V4: "compressed every 4 + window 128"
+        every, _sep3, window = span.removeprefix("compressed every ").partition(" + window ")
+        span = span_words("compressed", window, every) if window else \
+            _("compressed keys, one per {every} tokens").format(every=integer(int(every)))
+    else:
+        span = _(ATTENTION_NAMES["full"])
+    text = _("{kind}, {span}").format(kind=kind, span=span)
+    return text + (_(", base {base}").format(base=fmt_base(float(base))) if base else "")

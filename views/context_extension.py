@@ -3,8 +3,6 @@ tables and helpers that feed them: one model under every scaling method on the s
 (θ′/θ, wavelengths, regimes per pair, attention factors, softmax, dynamic NTK's base,
 YaRN's ramp, the decay bound and the all-ones score)."""
 
-import math
-
 import numpy as np
 import pandas as pd
 
@@ -17,6 +15,10 @@ from ui.i18n import N_, _
 REGIME_CODES = {"kept": 0, "blended": 1, "interpolated": 2}
 REGIME_NAMES = {"kept": N_("kept"), "blended": N_("blended"), "interpolated": N_("interpolated")}
 REGIME_COLORS = [ui.COLORS[2], ui.COLORS[4], ui.COLORS[1]]
+# a method's name on an axis, short enough for a phone (the full name is in the hover)
+SHORT_LABELS = {"none": N_("none"), "linear": N_("linear"), "ntk": N_("static NTK"),
+                "dynamic": N_("dynamic NTK"), "yarn": N_("YaRN"), "llama3": N_("Llama 3.1"),
+                "longrope": N_("LongRoPE")}
 DYNAMIC_POINTS = 400  # lengths n per dynamic-NTK curve: a smooth curve, a light figure
 
 AXIS_FREE = ("spectra", "attention", "softmax")  # the same tables on either distance axis
@@ -103,35 +105,36 @@ def method_lines(table: pd.DataFrame, x: str, column: str, colors: dict, dashes:
     return traces
 
 
-LOG_AXIS = dict(type="log", exponentformat="power")
-
-
 @ui.figure
 def ratio_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """θ′ᵢ/θᵢ per pair under each method."""
+    """θ′ᵢ/θᵢ per pair under each method; ticks as full numbers (ui.log_axis)."""
+    ratios = extension(cfg_key, factor)["spectra"]["ratio theta/theta plain"]
     return ui.kept_figure(
         spectrum_lines(cfg_key, factor, "ratio theta/theta plain", "θ′/θ=%{y:.4f}"),
         title=_("θ′ᵢ / θᵢ per pair (log scale)"), x=_("pair index i"), y=_("ratio θ′ᵢ/θᵢ"),
-        height=420, yaxes=LOG_AXIS)
+        height=420, yaxes=ui.log_axis(ratios.to_numpy()))
 
 
 @ui.figure
 def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
-    """Wavelengths under each method, L and s·L dotted."""
+    """Wavelengths under each method, L and s·L dotted. Wavelengths grow with i, so the
+    top left and the bottom right of the plot are free of data: s·L's label sits above
+    its line at the left end, L's below its own at the right end; they never meet."""
     cfg = compare.config_from_key(cfg_key)
     L = cfg.original_context
-    marks = ((L, "L", "black"), (compare.extended_context(cfg, factor), "s·L", "#666666"))  # 5.7:1
+    marks = ((L, "L", "black", "right", False),
+             (compare.extended_context(cfg, factor), "s·L", "#666666", "left", True))  # 5.7:1
     return ui.kept_figure(
         spectrum_lines(cfg_key, factor, "wavelength [tokens]",
                        _("λ={value} tokens").format(value="%{y:,.1f}")),
         title=_("Wavelength 2π/θ′ᵢ against L and s·L (log scale)"), x=_("pair index i"),
-        y=_("wavelength [tokens]"), height=420, yaxes=LOG_AXIS,
-        shapes=tuple(ui.hline(tokens, color) for tokens, _text, color in marks),
+        y=_("wavelength [tokens]"), height=420, yaxes=ui.LOG_AXIS,
+        shapes=tuple(ui.hline(mark[0], mark[2]) for mark in marks),
         annotations=tuple(
-            dict(x=0, xref="paper", xanchor="left", y=math.log10(tokens), yanchor="bottom",
-                 text=_("{length} = {n} tokens").format(length=text, n=i18n.integer(tokens)),
-                 showarrow=False, font=dict(size=13, color=color))
-            for tokens, text, color in marks))
+            ui.hline_note(tokens, _("{length} = {n} tokens").format(
+                length=text, n=i18n.integer(tokens)), log=True, above=above, end=end,
+                font=dict(size=13, color=color))
+            for tokens, text, color, end, above in marks))
 
 
 def regimes(tables: dict) -> tuple[list, list]:
@@ -151,19 +154,29 @@ def regime_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     pairs = int((tables["spectra"]["method"] == "none").sum())
     codes = [[REGIME_CODES[r] for r in row] for row in regime_rows]  # (methods, pairs)
     names = {r: _(REGIME_NAMES[r]) for r in REGIME_CODES}
+    full = [_(rc.SCALING_LABELS[m]) for m in order]
+    # short names on the axis, so that the cells keep the width of a phone; the full
+    # name and the regime in the hover; the colour key under the plot, inside the figure
     heatmap = dict(
-        type="heatmap", z=codes, x=np.arange(pairs), y=[_(rc.SCALING_LABELS[m]) for m in order],
-        customdata=[[names[r] for r in row] for row in regime_rows],
+        type="heatmap", z=codes, x=np.arange(pairs), y=[short_label(m) for m in order],
+        customdata=[[[name, names[r]] for r in row] for name, row in zip(full, regime_rows)],
         zmin=-0.5, zmax=2.5, xgap=1, ygap=2,
         colorscale=[[0, REGIME_COLORS[0]], [1 / 3, REGIME_COLORS[0]],
                     [1 / 3, REGIME_COLORS[1]], [2 / 3, REGIME_COLORS[1]],
                     [2 / 3, REGIME_COLORS[2]], [1, REGIME_COLORS[2]]],
         colorbar=dict(tickvals=[0, 1, 2], ticktext=[names[r] for r in REGIME_CODES],
-                      title=dict(text=_("pair is"))),
-        hovertemplate="i=%{x}<br>%{y}: %{customdata}<extra></extra>")
+                      title=dict(text=_("pair is"), side="left"), orientation="h",
+                      x=0, xanchor="left", y=0, yanchor="bottom", yref="container",
+                      len=1, lenmode="fraction", thickness=14),
+        hovertemplate="i=%{x}<br>%{customdata[0]}: %{customdata[1]}<extra></extra>")
     return ui.kept_figure(
         [heatmap], title=_("Which pairs each method keeps, blends or interpolates (divides by s)"),
-        x=_("pair index i"), y="", height=120 + 45 * len(order))
+        x=_("pair index i"), y="", height=170 + 45 * len(order))
+
+
+def short_label(method: str) -> str:
+    """A method's short name (SHORT_LABELS, translated), for an axis."""
+    return _(SHORT_LABELS[method])
 
 
 @ui.figure
@@ -172,11 +185,12 @@ def attention_factor_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     tables, colors, _dashes = method_styles(cfg_key, factor)
     attention = tables["attention"]
     methods = list(attention["method"])
-    bar = dict(type="bar", x=[_(rc.SCALING_LABELS[m]) for m in methods],
+    bar = dict(type="bar", x=[short_label(m) for m in methods],
                y=attention["logit multiplier"].to_numpy(),
+               customdata=[_(rc.SCALING_LABELS[m]) for m in methods],
                marker=dict(color=[colors[m] for m in methods]),
                text=[f"a = {a:.4f}" for a in attention["attention factor"]],
-               hovertemplate="%{x}<br>a²=%{y:.4f}<extra></extra>")
+               hovertemplate="%{customdata}<br>a²=%{y:.4f}<extra></extra>")
     return ui.kept_figure(
         [bar], title=_("Logit multiplier a² (a multiplies cos and sin of q and of k)"),
         x=_("method"), y=_("a² (logit multiplier)"), height=380)
@@ -229,8 +243,8 @@ def dynamic_figure(cfg_key: tuple, factor: float, axis: str, dynamic_factor: int
         traces, title=_("Dynamic NTK: effective base against the current length n"),
         x=_("current sequence length n [tokens] (log scale)") if axis == "log"
         else _("current sequence length n [tokens]"),
-        y=_("effective base (log scale)"), height=380, yaxes=LOG_AXIS,
-        xaxes=LOG_AXIS if axis == "log" else None,
+        y=_("effective base (log scale)"), height=380, yaxes=ui.log_axis(bases),
+        xaxes=ui.LOG_AXIS if axis == "log" else None,
         shapes=(ui.vline(L, "black"), ui.vline(int(round(factor * L)), "gray")))
 
 
@@ -239,18 +253,18 @@ def ramp_figure(model: str, factor: float, dim: int, base: float, L: int, beta_f
                 beta_slow: float, truncate: bool) -> ui.Frozen:
     """YaRN's share of interpolation per pair: linear in i (app) and linear in r (paper)."""
     ramps = yarn_ramps(model, factor, dim, base, L, beta_fast, beta_slow, truncate)
+    hover = _("share divided by s: {share} (0: kept, 1: divided by s)").format(
+        share="%{y:.3f}")
     traces = [dict(type="scatter", x=ramps["pair"].to_numpy(), y=ramps[column].to_numpy(),
                    name=name, mode="lines+markers", marker=dict(size=4),
                    line=dict(color=ui.COLORS[n], dash="solid" if n == 0 else "dash"),
-                   hovertemplate="i=%{x}<br>%{y:.3f}<extra></extra>")
+                   hovertemplate="i=%{x}<br>" + hover + "<extra></extra>")
               for n, (column, name) in enumerate((
                   ("ramp linear in i (app, transformers)",
-                   _("linear in the pair index i (this app, transformers, YaRN's code)")),
-                  ("ramp linear in r (paper)",
-                   _("linear in the turn count r = L/λ (YaRN's paper)"))))]
+                   _("linear in i (app, transformers, YaRN's code)")),
+                  ("ramp linear in r (paper)", _("linear in r = L/λ (YaRN's paper)"))))]
     return ui.kept_figure(traces, title=_("YaRN's ramp: the code against the paper"),
-                        x=_("pair index i"), y=_("share interpolated (0 kept, 1 divided by s)"),
-                        height=360)
+                          x=_("pair index i"), y=_("share divided by s"), height=380)
 
 
 def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: str, title: str,
@@ -262,7 +276,7 @@ def decay_lines(cfg_key: tuple, factor: float, axis: str, column: str, hover: st
     return ui.kept_figure(
         traces, title=title, x=_("relative distance r [tokens] (log scale)") if axis == "log"
         else _("relative distance r [tokens]"), y=y, height=400,
-        xaxes=LOG_AXIS if axis == "log" else None,
+        xaxes=ui.LOG_AXIS if axis == "log" else None,
         shapes=(ui.vline(compare.config_from_key(cfg_key).original_context, "black"),))
 
 

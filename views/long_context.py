@@ -68,12 +68,13 @@ def whole(x: float) -> str:
     return i18n.number(x, "#,##0")
 
 
-def hline(y: float, line: dict, text: str | None = None) -> tuple:
-    """The shape (and label) ``fig.add_hline(y, line=line, annotation_text=text)`` writes."""
+def hline(y: float, line: dict, text: str | None = None, log: bool = False) -> tuple:
+    """The shape (and label) ``fig.add_hline(y, line=line, annotation_text=text)`` writes;
+    ``log`` when the y axis is logarithmic (the label then sits at log10(y): ui.hline_note).
+    The label goes at the left end, above the line: on this page's falling angles and
+    rising wavelengths that corner is free of data."""
     shape = dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line=line)
-    note = dict(showarrow=False, text=text, x=1, xanchor="right", xref="x domain", y=y,
-                yanchor="bottom", yref="y")
-    return shape, (note,) if text is not None else ()
+    return shape, (ui.hline_note(y, text, log=log, end="left"),) if text is not None else ()
 
 
 def vline(x: float, line: dict, text: str | None = None) -> tuple:
@@ -82,9 +83,6 @@ def vline(x: float, line: dict, text: str | None = None) -> tuple:
     note = dict(showarrow=False, text=text, x=x, xanchor="left", xref="x", y=1,
                 yanchor="top", yref="y domain")
     return shape, (note,) if text is not None else ()
-
-
-LOG_AXIS = dict(type="log", exponentformat="power")
 
 
 def line_trace(x, y, name: str, line: dict, mode: str = "lines") -> dict:
@@ -118,10 +116,10 @@ def ood_figure(dim: int, base: float, train: int, factor: int, method: str):
                 name=ngettext("unseen angles, {method}: {n} pair",
                               "unseen angles, {method}: {n} pairs", n).format(
                     method=label, n=n)))
-    shape, notes = hline(TWO_PI, dict(color="#888", dash="dot"), _("2π: one turn"))
+    shape, notes = hline(TWO_PI, dict(color="#888", dash="dot"), _("2π: one turn"), log=True)
     return ui.kept_figure(traces, title=_("Largest angle per pair: training vs inference"),
                           x=_("pair i"), y=_("largest angle [rad] (log scale)"), height=440,
-                          yaxes=LOG_AXIS, shapes=(shape,), annotations=notes)
+                          yaxes=ui.LOG_AXIS, shapes=(shape,), annotations=notes)
 
 
 @ui.figure
@@ -133,13 +131,14 @@ def wavelength_figure(dim: int, base: float, train: int, factor: int, method: st
     traces = [line_trace(plain["pair i"], plain["wavelength [tokens]"], _("wavelength 2π/θᵢ"),
                          dict(color=ui.COLORS[0], width=2.5))]
     h_shape, h_notes = hline(train, dict(color=ui.COLORS[1], dash="dash"),
-                             _("L = {length} tokens").format(length=i18n.integer(train)))
+                             _("L = {length} tokens").format(length=i18n.integer(train)),
+                             log=True)
     v_shape, v_notes = vline(critical_pair, dict(color=ui.COLORS[3], dash="dot"),
                              f"d_extra/2 = {critical_pair}")
     return ui.kept_figure(
         traces, title=_("Wavelengths and the critical dimension (d = {dim}, base {base})")
         .format(dim=dim, base=ui.fmt_base(base)), x=_("pair i"),
-        y=_("wavelength [tokens] (log scale)"), height=440, yaxes=LOG_AXIS,
+        y=_("wavelength [tokens] (log scale)"), height=440, yaxes=ui.LOG_AXIS,
         shapes=(h_shape, v_shape), annotations=h_notes + v_notes)
 
 
@@ -200,13 +199,13 @@ def island_figure(dim: int, context: int):
         # inside the plot: the smallest's label to its right (above the bars), the
         # threshold's to its left (below them), so that neither runs past an edge
         shapes.append(vline(x, dict(color="#444", dash=dash))[0])
-        notes.append(dict(x=math.log10(x), y=1.45 if anchor == "left" else -0.45, text=label,
+        notes.append(dict(x=ui.at(x, log=True), y=1.45 if anchor == "left" else -0.45, text=label,
                           showarrow=False, xanchor=anchor, xshift=4 if anchor == "left" else -4,
                           bgcolor="rgba(255,255,255,0.8)"))
     return ui.kept_figure(
         traces, title=_("Which bases pass for L = {length} (d = {dim})").format(
             length=i18n.integer(context), dim=dim),
         x=_("base (log scale)"), y=_("passes (1) or fails (0)"), height=320,
-        xaxes=dict(LOG_AXIS, range=[math.log10(lo), math.log10(hi)]),
+        xaxes=dict(ui.LOG_AXIS, range=[math.log10(lo), math.log10(hi)]),
         yaxes=dict(tickvals=[0, 1], range=[-0.6, 1.6]), shapes=tuple(shapes),
         annotations=tuple(notes))
