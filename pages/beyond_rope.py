@@ -287,7 +287,7 @@ def p_past_text(kept: int, half: int, full: int, train: int) -> str:
 
 @st.fragment
 def score_section() -> None:
-    st.subheader(_("Logit against distance"))
+    st.header(_("Logit against distance"))
     d1, d2, d3 = st.columns(3)
     train = ui.select_slider(_("Training length L [tokens]"), TRAIN_OPTIONS, 512, "beyond_L",
                              container=d1, fmt=str)
@@ -347,7 +347,7 @@ def score_section() -> None:
                                       step=i18n.integer(round(max_distance /
                                                               (alt.SCORE_POINTS - 1)))))
 
-    st.subheader(_("Past the training length L"))
+    st.header(_("Past the training length L"))
     full = facts["kept_full_turn"]
     st.markdown("\n".join("- " + line for line in (
         _("**RoPE**: past L the slow pairs reach angles (m − n)·θᵢ never seen in training. "
@@ -387,7 +387,7 @@ def score_section() -> None:
 
 @st.fragment
 def attention_section() -> None:
-    st.subheader(_("A toy head's attention map"))
+    st.header(_("A toy head's attention map"))
     st.markdown(_(
         "One head over a causal window of tokens: each query m sees the keys n ≤ m, and "
         "softmax turns its logits into weights. The same random q and k go through every "

@@ -432,7 +432,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
     base_cfg = compare.config_from_key(cfg_key)
     L = base_cfg.original_context
     extended = compare.extended_context(base_cfg, s_used)
-    st.subheader(_("Against distance"))
+    st.header(_("Against distance"))
     c1, c2 = st.columns(2)
     axis = ui.choice(_("Distance axis"), AXES, DEFAULT_AXIS, "ce_axis", container=c1,
                      help=_("`linear`: distances evenly spaced up to s·L; `log`: a "

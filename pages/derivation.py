@@ -132,7 +132,7 @@ st.caption(_("θ = θ{pair} = base^(−2·{pair}/d) = {theta} rad/token (d = {di
              "q and k: random, seed {seed}.").format(
     pair=pair, theta=f"{theta_i:.6g}", dim=s.dim, base=ui.fmt_base(s.base), seed=SEED))
 
-st.subheader(_("1. Two dimensions as complex numbers"))
+st.header(_("1. Two dimensions as complex numbers"))
 st.markdown(_("Read a 2-D vector (x, y) as the complex number x + ιy, with ι = √−1 (i stays "
               "the pair index). The dot product is the real part of one number times the "
               "conjugate of the other:"))
@@ -146,14 +146,14 @@ st.markdown(_("Lengths multiply and angles subtract, so the equation splits in t
 st.latex(r"R_f(q, m)\, R_f(k, n) = R_g(q, k, m-n)")
 st.latex(r"\Theta_f(q, m) - \Theta_f(k, n) = \Theta_g(q, k, m-n)")
 
-st.subheader(_("2. The length does not change"))
+st.header(_("2. The length does not change"))
 st.markdown(_("Put n = m, then use f(q, 0) = q:"))
 st.latex(r"R_f(q, m)\,R_f(k, m) = R_g(q, k, 0)")
 st.latex(r"= R_f(q, 0)\,R_f(k, 0) = \lVert q\rVert\,\lVert k\rVert")
 st.markdown(_("The simplest solution keeps every length: R_f(q, m) = ‖q‖."))
 show_checks(df, 1)
 
-st.subheader(_("3. The angle moves by a function of m alone"))
+st.header(_("3. The angle moves by a function of m alone"))
 st.markdown(_("Put n = m in the angle equation:"))
 st.latex(r"\Theta_f(q, m) - \Theta_f(k, m) = \Theta_g(q, k, 0) = \varphi_q - \varphi_k")
 st.markdown(_("so Θ_f(q, m) − φ_q = Θ_f(k, m) − φ_k is the same for every vector; call it "
@@ -161,7 +161,7 @@ st.markdown(_("so Θ_f(q, m) − φ_q = Θ_f(k, m) − φ_k is the same for ever
 st.latex(r"\Theta_f(q, m) = \varphi_q + \psi(m)")
 show_checks(df, 2)
 
-st.subheader(_("4. ψ grows by the same step θ: ψ(m) = mθ"))
+st.header(_("4. ψ grows by the same step θ: ψ(m) = mθ"))
 st.markdown(_("Put n = m − 1:"))
 st.latex(r"\psi(m) - \psi(m-1) = \Theta_g(q, k, 1) + \varphi_k - \varphi_q")
 st.markdown(_("The right side does not depend on m: call it θ. With ψ(0) = 0 (from "
@@ -173,13 +173,13 @@ st.markdown(_("Multiplying by e^(ιmθ) *is* turning the vector by the angle mθ
               "compared modulo 2π."))
 show_checks(df, 3)
 
-st.subheader(_("5. The score sees m − n only"))
+st.header(_("5. The score sees m − n only"))
 st.latex(r"\operatorname{Re}\big[q e^{\iota m\theta}\,(k e^{\iota n\theta})^{*}\big]"
          r" = \operatorname{Re}\big[q k^{*} e^{\iota (m-n)\theta}\big]")
 st.latex(r"= \lVert q\rVert \lVert k\rVert \cos\!\big(\varphi_q - \varphi_k + (m-n)\theta\big)")
 show_checks(df, 4)
 
-st.subheader(_("6. d dimensions: one rotation per pair"))
+st.header(_("6. d dimensions: one rotation per pair"))
 st.markdown(_("Cut the head vector into d/2 pairs and turn pair i with its own θᵢ. The dot "
               "product is a sum over pairs, so each pair keeps the property, and together:"))
 st.latex(r"R_m = \begin{bmatrix}R(m\theta_0) & & \\ & \ddots & \\"
@@ -227,7 +227,7 @@ ui.download(checks, s.dim, s.base, s.layout, pair, m, n, shift,
             filename=f"derivation_checks_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_i{pair}"
                      f"_m{m}_n{n}_s{shift}.csv", label=_("check table"), key="der")
 
-st.subheader(_("The whole picture: every (m, n) at once"))
+st.header(_("The whole picture: every (m, n) at once"))
 with ui.friendly_errors():
     table = identity_table(s.dim, s.base, s.layout, s.device)
 ui.show(identity_figure(s.dim, s.base, s.layout, s.device), key="derivation_heatmap",

@@ -280,7 +280,7 @@ def reach_sentence(row) -> str:
              "{turning} of {pairs} pairs turn at least once").format(**numbers)
 
 
-st.subheader(_("Three kinds of hybrid"))
+st.header(_("Three kinds of hybrid"))
 for column, kind in zip(st.columns(3), ("nope_layers", "global_nope", "other_mixers")):
     with column:
         st.markdown("**" + _(KINDS[kind]) + "**")

@@ -147,7 +147,7 @@ ui.download(shuffle, sentence, s.dim, s.base, s.layout, seed, part="outputs",
                      f"{ui.slug(s.base)}_{s.layout}_seed{seed}.csv",
             label=_("output table"), key="why")
 
-st.subheader(_("Two answers"))
+st.header(_("Two answers"))
 sin_spec, rot_spec, der_spec = by_name("sinusoidal"), by_name("rotation"), by_name("derivation")
 st.markdown(_(
     "**Add a position vector.** The original Transformer adds a sinusoidal vector p_m to the "
@@ -160,7 +160,7 @@ st.markdown(_(
 st.page_link(der_spec.file, label=link_label(der_spec), icon=der_spec.icon)
 st.page_link(rot_spec.file, label=link_label(rot_spec), icon=rot_spec.icon)
 
-st.subheader(_("The lesson"))
+st.header(_("The lesson"))
 for section, specs in sections().items():
     rest = [spec for spec in specs if not spec.default]
     if rest:

@@ -201,7 +201,7 @@ L, scale = int(lead["original context L [tokens]"]), float(lead["scale s = T/L"]
 a = float(lead["attention factor a"])
 softmax = float(lead["softmax scale multiplier m"])
 
-st.subheader(_("What the change does"))
+st.header(_("What the change does"))
 shows_softmax = softmax != 1.0 or cfg.softmax_scale != 1.0  # DeepSeek's mscale², outside RoPE
 m1, m2, m3, *m4 = st.columns(4 if shows_softmax else 3)
 pairs = len(ranges)
@@ -245,14 +245,14 @@ ui.explain(_(
     pushed=pushed))
 
 if notes:
-    st.subheader(_("Before you copy"))
+    st.header(_("Before you copy"))
     for kind, message in notes:  # cautions of the choice; a choice that gains nothing warns
         if kind in serving.WARNING_KINDS:
             st.warning(i18n.markdown_message(message), icon=":material/priority_high:")
         else:
             st.info(i18n.markdown_message(message), icon=":material/priority_high:")
 
-st.subheader(_("The settings"))
+st.header(_("The settings"))
 for engine in serving.ENGINES:
     entry = settings[engine]
     with st.container(border=True):

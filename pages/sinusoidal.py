@@ -161,7 +161,7 @@ if positions * d_model > MAX_TABLE_CELLS:
             icon="ℹ️")
 
 # ------------------------------------------------------------ (a) table ----
-st.subheader(_("The table"))
+st.header(_("The table"))
 with ui.friendly_errors():
     table = pe_table(positions, d_model, s.base, s.device)
 ui.show(pe_figure(positions, d_model, s.base, s.device), key="sin_pe_heatmap",
@@ -187,7 +187,7 @@ ui.download(pe_table, positions, d_model, s.base, s.device,
             label=_("sinusoidal table"), key="sin_pe")
 
 # ----------------------------------------------- (b), (c) dot products ----
-st.subheader(_("Dot products of two rows"))
+st.header(_("Dot products of two rows"))
 size = min(positions, MAX_SIMILARITY)
 max_offset = positions - 1
 with ui.friendly_errors():
@@ -237,7 +237,7 @@ ui.download(dot_table, max_offset, d_model, s.base, s.device,
             label=_("dot-product profile"), key="sin_dot")
 
 # ------------------------------------------------- (d) frequency forms ----
-st.subheader(_("base^(−2i/d) or exp(−(2i/d)·ln base)?"))
+st.header(_("base^(−2i/d) or exp(−(2i/d)·ln base)?"))
 st.markdown(_(
     "Many implementations write the frequencies as an exponential (PyTorch's `div_term`), "
     "often with the claim that the power would overflow or underflow. Both are the same "

@@ -142,7 +142,7 @@ with ui.friendly_errors():
     tables = steps(q, m, s.base, s.layout)
     table, pairs, matrix = tables["coordinates"], tables["pairs"], tables["matrix"]
 
-st.subheader(_("1. One frequency per pair, one angle per pair"))
+st.header(_("1. One frequency per pair, one angle per pair"))
 # Translators: a LaTeX formula with named fields, so its braces are doubled ({{ }}): keep
 # them and the fields; translate only the word inside \text{{…}}.
 st.latex(_(r"\theta_i = \text{{base}}^{{-2i/d}},\quad i = 0,\dots,\tfrac{{d}}{{2}}-1"
@@ -157,7 +157,7 @@ st.markdown(_("The `{layout}` layout pairs coordinates as ${pairs}$. Each pair g
 st.dataframe(pairs.rename(columns={c: _(h) for c, h in PAIR_HEADERS.items()}),
              hide_index=True, width="stretch")
 
-st.subheader(_("2. Turn each pair by its 2×2 rotation"))
+st.header(_("2. Turn each pair by its 2×2 rotation"))
 for _row_index, p in pairs.iterrows():
     i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
     c, sn = p["cos"], p["sin"]
@@ -174,7 +174,7 @@ for _row_index, p in pairs.iterrows():
 st.markdown(_("Put back in place, the pairs give the rotated vector:"))
 st.latex(r"R_m\,q = " + row_vector(table["dense R_m q"]))
 
-st.subheader(_("3. The same thing as one matrix R_m"))
+st.header(_("3. The same thing as one matrix R_m"))
 ui.show(matrix_figure(q, m, s.base, s.layout), key="step_matrix_plot",
         alt=_("Heatmap of the dense rotation matrix R_m with its entries written in the cells: 2 × "
               "2 rotation blocks along the diagonal (or, in the half layout, spread over the "
@@ -187,7 +187,7 @@ ui.explain(
       "rows i and i + d/2, so the blocks are spread out. Everything else is 0, which is why "
       "code never builds this matrix."))
 
-st.subheader(_("4. Element-wise form (what the code runs)"))
+st.header(_("4. Element-wise form (what the code runs)"))
 rotate_text = (r"(-q_1,\ q_0,\ -q_3,\ q_2,\ \dots)" if s.layout == "interleaved" else
                r"(-q_{d/2},\dots,-q_{d-1},\ q_0,\dots,q_{d/2-1})")
 # Translators: a LaTeX formula with named fields, so its braces are doubled ({{ }}): keep
@@ -204,7 +204,7 @@ st.latex(_(r"\operatorname{{rotate}}(q) = {vector}").format(
 st.latex(_(r"q \odot \cos + \operatorname{{rotate}}(q) \odot \sin = {vector}").format(
     vector=row_vector(table["elementwise"])))
 
-st.subheader(_("5. Complex-number form"))
+st.header(_("5. Complex-number form"))
 st.latex(r"z_i = q_a + \iota\,q_b,\qquad z'_i = z_i\, e^{\iota m\theta_i} = "
          r"z_i\,(\cos m\theta_i + \iota\sin m\theta_i),\qquad \iota = \sqrt{-1}")
 st.caption(_("ι (iota) is the imaginary unit √−1; i stays the pair index."))
@@ -266,7 +266,7 @@ st.info(_(
         title=ARTICLE_TITLE, first=f"{float(article_pair[0]):.8f}",
         second=f"{float(article_pair[1]):.8f}", result=here), icon="ℹ️")
 
-st.subheader(_("Tables"))
+st.header(_("Tables"))
 tag = f"d{d}_m{m}_base{ui.slug(s.base)}_{s.layout}"
 ui.download(steps, q, m, s.base, s.layout, part="coordinates",
             filename=f"step_by_step_{tag}.csv", label=_("step table"), key="step")

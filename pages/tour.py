@@ -275,7 +275,7 @@ ahead.button(_("Next"), key="tour_next", on_click=_go, args=(number + 1,),
 
 step = STEPS[number - 1]
 spec = by_name(step.page)
-st.subheader(f"{number}. {say(step.title)}")
+st.header(f"{number}. {say(step.title)}")
 st.page_link(spec.file, label=_("Open {page} with this step's settings").format(
     page=_(spec.title)), icon=spec.icon, query_params=step.params)
 # the link's values as the address carries them: code, the same in both languages

@@ -536,7 +536,7 @@ ui.explain(_(
 ui.download(accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",
             label=_("accuracy table"), key="accuracy")
 
-st.subheader(_("How the models trained"))
+st.header(_("How the models trained"))
 train_df = training_table()
 trained = train_df[train_df["stage"] == "train"]
 missed = trained[~trained["reached criterion"].astype(bool)]
@@ -782,7 +782,7 @@ def facts(language: str) -> dict:
 
 
 f = facts(i18n.lang())
-st.subheader(_("What the curves show, and what they do not"))
+st.header(_("What the curves show, and what they do not"))
 st.markdown("\n".join("- " + line for line in (
     _("**The local task does not test reach.** RoPE with every layer cut to a sliding "
       "window of L_train keys keeps {window_l} in the last bin ({last}): nothing beyond "
@@ -836,7 +836,7 @@ st.markdown("\n".join("- " + line for line in (
           every=tm.TRAINING["check_every"], missed=f["missed"]),
 )))
 
-st.subheader(_("Beside the papers"))
+st.header(_("Beside the papers"))
 st.markdown("\n".join("- " + line for line in (
     _("**ALiBi** (Press et al. 2022): language models with ALiBi keep their perplexity on "
       "inputs longer than those they were trained on; on WikiText-103 a sinusoidal model's "
@@ -943,7 +943,7 @@ st.markdown("\n".join("- " + line for line in (
 
 @st.fragment
 def attention_section() -> None:
-    st.subheader(_("Where a trained head looks"))
+    st.header(_("Where a trained head looks"))
     c1, c2, c3 = st.columns(3)
     encoding = ui.choice(_("Model"), list(tm.ENCODINGS), "rope", key="model", container=c1,
                          fmt=lambda e: _(ENCODING_NAMES[e]), horizontal=False)
@@ -974,7 +974,7 @@ def attention_section() -> None:
 
 attention_section()
 
-st.subheader(_("Which frequencies the RoPE model uses"))
+st.header(_("Which frequencies the RoPE model uses"))
 ui.show(norms_figure(task), key="norms_plot",
         alt=_("Line chart: for the chosen task's RoPE model (seed 0), the mean norm of its query "
               "(solid) and key (dashed) pairs per pair index and layer, heads averaged; the "

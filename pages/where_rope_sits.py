@@ -139,7 +139,7 @@ ui.show(diagram_figure(), key="where_diagram",
               "q and k only, then the scores, the softmax and the weighted sum of the values "
               "follow."))
 
-st.subheader(_("The KV cache stores rotated keys"))
+st.header(_("The KV cache stores rotated keys"))
 st.markdown(_(
     "When a model generates text, the key of token n is computed once, rotated once at its "
     "own position n, and kept: the cache holds R_n k_n. Later queries are rotated at their "
@@ -171,7 +171,7 @@ ui.download(cache_tables, s.dim, s.base, s.layout, seq, part="scores",
             filename=f"kv_cache_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_L{seq}.csv",
             label=_("cache score table"), key="where_cache")
 
-st.subheader(_("Two layouts, one rotation"))
+st.header(_("Two layouts, one rotation"))
 st.markdown(_(
     "Meta's Llama code pairs coordinates (2i, 2i + 1) (`interleaved`); Hugging Face and "
     "GPT-NeoX pair (i, i + d/2) (`half`). They are the same rotation once the coordinates are "

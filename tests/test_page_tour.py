@@ -49,7 +49,7 @@ def test_every_step_renders_and_links_a_page_that_accepts_its_values(number):
     at = run_page("tour", {"tour_step": str(number)})
     assert not warnings(at) and not at.first_warnings
     assert at.slider(key="tour_step").value == number
-    assert at.subheader[0].value.startswith(f"{number}. ")
+    assert at.header[0].value.startswith(f"{number}. ")
     assert f"Step {number} of {N}" in at.get("progress")[0].proto.text
     radio = at.radio(key=f"tour_guess_{number}")
     assert radio.value is None and 2 <= len(radio.options) <= 4
@@ -81,7 +81,7 @@ def titles():
     out = []
     for number in range(1, N + 1):
         at = run_page("tour", {"tour_step": str(number)})
-        out.append((link_of(at)[0], at.subheader[0].value.split(". ", 1)[1]))
+        out.append((link_of(at)[0], at.header[0].value.split(". ", 1)[1]))
     return out
 
 
@@ -174,7 +174,7 @@ def test_every_step_in_chinese_with_its_answer_shows_no_english(number):
     at.toggle(key=f"tour_reveal_{number}").set_value(True)
     at.run()
     assert not at.exception
-    assert at.subheader[0].value.startswith(f"{number}. ")
+    assert at.header[0].value.startswith(f"{number}. ")
     assert f"第 {number} 步，共 {N} 步" in at.get("progress")[0].proto.text
     assert any(m.value.startswith("**答案：") for m in at.markdown)
     assert at.info and at.info[0].value.startswith("没有做出预测")
