@@ -5,7 +5,8 @@ axe-core (the copy that the axe-playwright-python package ships, pinned in
 requirements-dev.txt) runs on every page of ui/navigation.PAGES (so a page added
 later is checked too) in English and Chinese, at a desktop width (1400 px) and on
 a phone (390 px). No serious or critical violation may remain in what the app
-renders, nor a skipped heading level (axe's heading-order). The few that come from Streamlit's own markup are listed in
+renders, nor a skipped heading level (axe's heading-order). The few that come
+from Streamlit's own markup are listed in
 :data:`STREAMLIT_OWNED` with the reason, matched by rule, by a selector of
 Streamlit's own element and by axe's message, so that the same rule on the app's
 own markup still fails. Every chart must carry its text alternative (role
