@@ -12,8 +12,15 @@ import streamlit as st
 import ui
 from ui.constants import warm_up
 from ui.controls import language_switch
-from ui.hardening import limit_malloc_arenas, limit_torch_threads, refuse_clear_cache
+from ui.hardening import (
+    limit_malloc_arenas,
+    limit_torch_threads,
+    refuse_clear_cache,
+    serialize_ast_parse,
+)
 from ui.navigation import st_pages
+
+serialize_ast_parse()  # before any thread parses: Streamlit, numpy.load (ui.hardening)
 
 if __name__ == "__main__":  # a visitor's run
     refuse_clear_cache()

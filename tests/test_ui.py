@@ -59,6 +59,50 @@ def test_torch_runs_one_thread_per_script_run():
     assert seen == [1]
 
 
+@pytest.mark.parametrize(("version", "affected"), [
+    ((3, 11, 2), True), ((3, 11, 7), True), ((3, 11, 8), False), ((3, 12, 1), True),
+    ((3, 12, 2), False), ((3, 10, 13), False), ((3, 13, 0), False)])
+def test_ast_parse_is_serialized_exactly_on_pythons_with_gh_106905(version, affected):
+    # CPython's fix (gh-113035) landed in 3.11.8 and 3.12.2; 3.10 counts no depth there
+    assert hardening.serialize_ast_parse(version) is affected
+
+
+def test_threads_parsing_at_once_with_a_gc_callback_all_succeed():
+    """CPython issue 106905's reproduction, smaller: threads parse a large module while
+    a gc callback runs Python code mid-parse. On 3.11.7, without the lock of
+    ui.hardening.serialize_ast_parse (in force from tests/conftest.py), most threads
+    raised "SystemError: AST constructor recursion depth mismatch" within a second."""
+    import ast
+    import gc
+    import threading
+
+    source = pathlib.Path(ast.__file__).read_text(encoding="utf-8")
+    errors = []
+
+    def callback(phase, info):
+        [str(n) for n in range(200)]  # Python code between two of the tree's objects
+
+    def parse_often():
+        try:
+            for _ in range(10):
+                ast.parse(source)
+            ast.literal_eval("{'descr': '<f4', 'fortran_order': False, 'shape': (3,)}")
+        except SystemError as error:
+            errors.append(error)
+
+    hardening.serialize_ast_parse()
+    gc.callbacks.append(callback)
+    try:
+        threads = [threading.Thread(target=parse_often) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        gc.callbacks.remove(callback)
+    assert errors == []
+
+
 def test_legacy_guard_switches_the_mode_off(monkeypatch):
     from streamlit.runtime.pages_manager import PagesManager
 

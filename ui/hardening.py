@@ -12,8 +12,10 @@ developer who wants the menu's "Clear cache" back); its caches are bounded
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
+import threading
 
 _LOG = logging.getLogger("rope_explorer")
 
@@ -140,3 +142,46 @@ def freeze_long_lived() -> int:
     gc.collect()
     gc.freeze()
     return gc.get_freeze_count()
+
+
+# CPython 3.11.0-3.11.7 and 3.12.0-3.12.1 count the depth of ast.parse's tree
+# building in one counter per interpreter, not per call (gh-106905, fixed in 3.11.8 and
+# 3.12.2). Two threads parsing at once, one of them paused mid-tree by Python code that
+# a garbage collection runs (a finalizer, a gc callback), leave it unbalanced, and one
+# of them raises "SystemError: AST constructor recursion depth mismatch".
+AST_PARSE_FIXED = {(3, 11): (3, 11, 8), (3, 12): (3, 12, 2)}
+
+
+def serialize_ast_parse(version: tuple[int, ...] | None = None) -> bool:
+    """Let one thread at a time run :func:`ast.parse` on a Python with gh-106905.
+
+    Who parses: Streamlit compiles each page with ``ast.parse`` on its first run in
+    a process (its "magic"), ``numpy.load`` reads every array's header with
+    ``ast.literal_eval`` (the warm-up thread loads the tiny models), and pytest parses
+    each test module to rewrite its asserts. On an affected Python, a first visitor's
+    page could fail while the warm-up thread loads the models; in CI, a test module
+    failed to import. A re-entrant lock around ``ast.parse`` (``literal_eval`` calls
+    it too) makes the counter balance: a parse nested in the same thread (a gc
+    callback that parses) counts its own depth and restores it, as in one thread
+    without the lock. Idempotent. Returns True when the lock is in force, False on a
+    Python without the bug."""
+    import ast
+    import sys
+
+    version = tuple(sys.version_info[:3]) if version is None else version
+    fixed = AST_PARSE_FIXED.get(version[:2])
+    if fixed is None or version >= fixed:
+        return False
+    if getattr(ast.parse, "serialized", False):
+        return True
+    parse = ast.parse
+    lock = threading.RLock()
+
+    @functools.wraps(parse)
+    def serialized_parse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 (ast.parse's)
+        with lock:
+            return parse(*args, **kwargs)
+
+    serialized_parse.serialized = True
+    ast.parse = serialized_parse
+    return True
