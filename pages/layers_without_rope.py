@@ -128,11 +128,6 @@ def temperature(context: int, floor_scale: float, attn_scale: float) -> pd.DataF
                          "position": p, "query scale": scale.numpy()})
 
 
-LOG_AXIS = dict(type="log", exponentformat="power")
-
-
-
-
 @ui.figure
 def pattern_figure(names: tuple) -> ui.Frozen:
     """Each model's layers as a row of cells, coloured by what the layer does."""
@@ -173,7 +168,7 @@ def reach_figure(names: tuple) -> ui.Frozen:
     return ui.kept_figure(traces,
                        title=_("How far RoPE layers reach, against the context (log scale)"),
                        x=_("tokens (log scale)"), y="", height=160 + 70 * len(names),
-                       xaxes=LOG_AXIS, yaxes=dict(autorange="reversed"),
+                       xaxes=ui.LOG_AXIS, yaxes=dict(autorange="reversed"),
                        layout=dict(barmode="group"))
 
 
@@ -189,7 +184,7 @@ def temperature_figure(context: int, floor_scale: float, attn_scale: float) -> u
     return ui.kept_figure([trace],
                        title=_("Llama 4: NoPE layers scale their queries with log position"),
                        x=_("position p + 1 [tokens] (log scale)"), y=_("query scale"),
-                       height=380, xaxes=LOG_AXIS)
+                       height=380, xaxes=ui.LOG_AXIS)
 
 
 ui.settings()

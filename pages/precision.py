@@ -151,9 +151,6 @@ def listing(items) -> str:
     return _(", ").join(items)
 
 
-LOG_AXIS = dict(type="log", exponentformat="power")
-
-
 @ui.figure
 def spacing_figure(max_position: int, dtypes: tuple):
     """Spacing between neighbouring representable positions, one step line per dtype."""
@@ -167,8 +164,8 @@ def spacing_figure(max_position: int, dtypes: tuple):
                            line=dict(color=ui.COLORS[n], width=2, shape="hv")))
     return ui.kept_figure(traces, title=_("Spacing between neighbouring representable positions"),
                           x=_("position m [tokens] (log scale)"),
-                          y=_("spacing [tokens] (log scale)"), height=440, xaxes=LOG_AXIS,
-                          yaxes=LOG_AXIS)
+                          y=_("spacing [tokens] (log scale)"), height=440, xaxes=ui.LOG_AXIS,
+                          yaxes=ui.LOG_AXIS)
 
 
 def error_lines(parts: dict, dtypes: tuple, column: str, recipes: tuple) -> list:
@@ -220,7 +217,7 @@ def angle_figure(dim: int, base: float, max_position: int, dtypes: tuple):
         title=_("Largest angle error over pairs (d = {dim}, base {base})").format(
             dim=dim, base=ui.fmt_base(base)),
         x=_("position m [tokens] (log scale)"), y=_("angle error [rad]"),
-        height=480, xaxes=LOG_AXIS, yaxes=LOG_AXIS)
+        height=480, xaxes=ui.LOG_AXIS, yaxes=ui.LOG_AXIS)
 
 
 @ui.figure
@@ -232,8 +229,8 @@ def cos_figure(dim: int, base: float, max_position: int, dtypes: tuple):
                           + error_key(dtypes, recipes),
                           title=_("Largest cos error over pairs"),
                           x=_("position m [tokens] (log scale)"),
-                          y=_("cos error"), height=480, xaxes=LOG_AXIS,
-                          yaxes=LOG_AXIS)
+                          y=_("cos error"), height=480, xaxes=ui.LOG_AXIS,
+                          yaxes=ui.LOG_AXIS)
 
 
 @ui.figure
@@ -249,7 +246,7 @@ def relative_figure(dim: int, base: float, gap: int, max_shift: int, recipe: str
         traces, title=_("Shift both positions by Δ (m = 0, n = {gap}, recipe {recipe})").format(
             gap=gap, recipe=recipe_name(recipe)),
         x=_("shift Δ [tokens] (log scale)"), y=_("|score difference| (0 for exact RoPE)"),
-        height=440, xaxes=LOG_AXIS)
+        height=440, xaxes=ui.LOG_AXIS)
 
 
 def nan_max(values: np.ndarray) -> float:

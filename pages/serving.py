@@ -32,7 +32,6 @@ METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
                  "llama3": (("low_freq_factor", LOW_FREQ, "sv_low"),
                             ("high_freq_factor", HIGH_FREQ, "sv_high"))}
 LANGUAGE = {"transformers": "json", "vLLM": "bash", "SGLang": "bash", "llama.cpp": "bash"}
-LOG_AXIS = dict(type="log", exponentformat="power")
 BEFORE, AFTER, OUT = ui.COLORS[0], ui.COLORS[1], ui.COLORS[4]
 
 
@@ -69,7 +68,7 @@ def wavelength_figure(key: tuple, target: int, method: str, params: tuple) -> ui
     marks = ((reach, "R", "black", 0, "left"), (target, "T", "#666666", 1, "right"))  # 5.7:1
     return ui.kept_figure(
         traces, title=_("Wavelength 2π/θᵢ before and after (log scale)"),
-        x=_("pair index i"), y=_("wavelength [tokens]"), height=400, yaxes=LOG_AXIS,
+        x=_("pair index i"), y=_("wavelength [tokens]"), height=400, yaxes=ui.LOG_AXIS,
         shapes=tuple(ui.hline(tokens, color) for tokens, _text, color, _x, _a in marks),
         annotations=tuple(
             dict(x=x, xref="paper", xanchor=anchor, y=math.log10(tokens),
@@ -94,7 +93,7 @@ def angle_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Froz
               for rows, name, color in groups if rows.any()]
     return ui.kept_figure(
         traces, title=_("Largest angle at T over the largest angle seen (log scale)"),
-        x=_("pair index i"), y=_("T·θ′ᵢ / largest angle seen"), height=400, yaxes=LOG_AXIS,
+        x=_("pair index i"), y=_("T·θ′ᵢ / largest angle seen"), height=400, yaxes=ui.LOG_AXIS,
         shapes=(ui.hline(1.0, "black"),))
 
 
