@@ -349,7 +349,7 @@ def score_section() -> None:
 
     st.header(_("Past the training length L"))
     full = facts["kept_full_turn"]
-    st.markdown("\n".join("- " + line for line in (
+    ui.bullets((
         _("**RoPE**: past L the slow pairs reach angles (m − n)·θᵢ never seen in training. "
           "Press et al. (2022) found a rotary model's WikiText-103 perplexity improving only "
           "up to 200 tokens past L = 512 (100 past L = 1,024); Chen et al. (2023) report "
@@ -376,7 +376,7 @@ def score_section() -> None:
           "like ALiBi's, held up to about twice L, and was less stable than ALiBi's beyond."),
         _("**Sinusoidal**: the vectors PEₘ for m > L were never added to a training input. "
           "Press et al. (2022) found a sinusoidal model's WikiText-103 perplexity no longer "
-          "improving 20 to 50 tokens past L, and rising after that."))))
+          "improving 20 to 50 tokens past L, and rising after that.")))
     ui.download(score_table, vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout,
                 s.device,
                 filename=f"beyond_scores_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_"

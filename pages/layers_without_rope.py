@@ -280,8 +280,8 @@ for column, kind in zip(st.columns(3), ("nope_layers", "global_nope", "other_mix
     with column:
         st.markdown("**" + _(KINDS[kind]) + "**")
         st.caption(_(KIND_NOTES[kind]))
-        st.markdown("\n".join("- " + reach_sentence(row)
-                              for _i, row in every[every["hybrid"] == kind].iterrows()))
+        ui.bullets(reach_sentence(row)
+                   for _i, row in every[every["hybrid"] == kind].iterrows())
 windows = every[every["hybrid"] == "windows"]
 ui.explain(_("**{kind}.** {note} {models}.").format(
     kind=_(KINDS["windows"]), note=_(KIND_NOTES["windows"]),

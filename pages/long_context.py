@@ -445,8 +445,8 @@ windowed = windowed_rows()
 windows = listing(_("{preset} ({n})").format(preset=row["preset"],
                                               n=i18n.integer(int(row["context L [tokens]"])))
                   for _i, row in windowed.drop_duplicates("preset").iterrows())
-ui.explain(*(t for t in (
-    preset_verdict, depth,
+ui.explain(*(t for t in (preset_verdict, depth) if t))
+ui.bullets((
     _("Layers with a window are checked over their window only, since no longer distance "
       "reaches them: {windows}. A model's other layers are checked over the whole context "
       "with their own spectrum: Gemma 3's global layers with their linear ×8 scaling, "
@@ -460,6 +460,6 @@ ui.explain(*(t for t in (
       "adds cos 0 = 1 at every distance, so the whole head's B_m is the rotated pairs' "
       "plus (head dim − rotary dim)/2: the last three columns. Fail over the rotated pairs "
       "but pass over the whole head: {presets}.").format(
-        presets=listing(dict.fromkeys(rescued["preset"]))) if len(rescued) else "") if t))
+        presets=listing(dict.fromkeys(rescued["preset"]))) if len(rescued) else ""))
 ui.download(preset_table, filename="long_context_presets.csv", label=_("preset table"),
             key="lc_presets")

@@ -783,7 +783,7 @@ def facts(language: str) -> dict:
 
 f = facts(i18n.lang())
 st.header(_("What the curves show, and what they do not"))
-st.markdown("\n".join("- " + line for line in (
+ui.bullets((
     _("**The local task does not test reach.** RoPE with every layer cut to a sliding "
       "window of L_train keys keeps {window_l} in the last bin ({last}): nothing beyond "
       "L_train is needed. What differs is how each model found the symbol k back: RoPE, "
@@ -834,10 +834,10 @@ st.markdown("\n".join("- " + line for line in (
       "that took differs widely (the training record above); the sensitivity run above "
       "shows what training on to the cap changes.").format(
           every=tm.TRAINING["check_every"], missed=f["missed"]),
-)))
+))
 
 st.header(_("Beside the papers"))
-st.markdown("\n".join("- " + line for line in (
+ui.bullets((
     _("**ALiBi** (Press et al. 2022): language models with ALiBi keep their perplexity on "
       "inputs longer than those they were trained on; on WikiText-103 a sinusoidal model's "
       "perplexity stopped improving 20 to 50 tokens past L, a rotary one's 200 tokens past "
@@ -938,7 +938,7 @@ st.markdown("\n".join("- " + line for line in (
       "the query temperature acts in training too, as transformers' code applies it, where "
       "Meta describes it at inference. It reaches only {temp} at {longest} tokens "
       "here.").format(**f),
-)))
+))
 
 
 @st.fragment

@@ -34,6 +34,12 @@ def explain(*sentences: str) -> None:
     st.markdown(("" if lang() == "zh" else " ").join(sentences))
 
 
+def bullets(lines) -> None:
+    """Points a reader can take one at a time, as one Markdown list (app-written
+    Markdown only); empty lines are left out."""
+    st.markdown("\n".join("- " + line for line in lines if line))
+
+
 def slow_pairs_in_low_precision() -> str:
     """The sentence that a pair which never turns within the context identifies every
     position in exact arithmetic only: Llama 3.1 8B's count of distinct bfloat16 (cos, sin)
