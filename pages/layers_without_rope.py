@@ -283,9 +283,9 @@ for column, kind in zip(st.columns(3), ("nope_layers", "global_nope", "other_mix
         ui.bullets(reach_sentence(row)
                    for _i, row in every[every["hybrid"] == kind].iterrows())
 windows = every[every["hybrid"] == "windows"]
-ui.explain(_("**{kind}.** {note} {models}.").format(
-    kind=_(KINDS["windows"]), note=_(KIND_NOTES["windows"]),
-    models=_("; ").join(reach_sentence(row) for _i, row in windows.iterrows())))
+st.markdown("**" + _(KINDS["windows"]) + "**")
+st.caption(_(KIND_NOTES["windows"]))
+ui.bullets(reach_sentence(row) for _i, row in windows.iterrows())
 ui.download(overview, filename="layers_without_rope_overview.csv",
             label=_("table of every hybrid"), key="lw_overview_csv")
 
