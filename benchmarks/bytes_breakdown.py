@@ -29,7 +29,9 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-WS_LOAD = Path(os.environ.get("ROPE_WS_LOAD", ROOT.parent / "shared" / "tools" / "ws_load.py"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from floor import WS_LOAD  # noqa: E402  (../shared/tools/ws_load.py, found as floor.py finds it)
+
 DEFAULT = ["--pages", "auto", "--sessions", "6", "--steps", "28", "--think", "1",
            "--values", "random", "--spread", "--change", "dim,base,any", "--no-expect-chart",
            "--seed", "1"]
