@@ -133,13 +133,25 @@ def csv_frames(at: AppTest) -> dict[str, pd.DataFrame]:
     return dict(csv_frame(at, i) for i in range(len(at.get("download_button"))))
 
 
+def widened(df: pd.DataFrame) -> pd.DataFrame:
+    """A table as st.dataframe sends it (``ui.tables.view``: integers in 8 to 32 bits, text
+    as Arrow's ``string``) with pandas' own column types again (int64, str): the same
+    cells, to compare with the CSV read back. Other columns stay as they are."""
+    types = {name: np.int64 if col.dtype.kind in "iu" else "str"
+             for name, col in df.items()
+             if (isinstance(col.dtype, np.dtype) and col.dtype.kind in "iu")
+             or (not isinstance(col.dtype, np.dtype) and pd.api.types.is_string_dtype(col.dtype))}
+    return df.astype(types) if types else df
+
+
 def shown_table(at: AppTest, index: int = 0) -> pd.DataFrame:
-    """Turn on the 'Show the table' toggles and return the index-th table shown."""
+    """Turn on the 'Show the table' toggles and return the index-th table shown
+    (:func:`widened`)."""
     for t in at.toggle:
         if t.key and t.key.startswith("show_"):
             t.set_value(True)
     at.run()
-    return at.dataframe[index].value
+    return widened(at.dataframe[index].value)
 
 
 def metrics(at: AppTest) -> dict[str, str]:

@@ -8,7 +8,7 @@ rad, and each pair (a, b) becomes (a cos - b sin, a sin + b cos).
 import math
 
 import pytest
-from apptest_helpers import array, csv_frame, figure, run_page, shown_table, warnings
+from apptest_helpers import array, csv_frame, figure, run_page, shown_table, warnings, widened
 from pandas.testing import assert_frame_equal
 
 PAGE = "step_by_step"
@@ -105,7 +105,7 @@ def test_csv_equals_shown_table(default_page):
     _, table = step_csv(default_page)
     _, matrix = matrix_csv(default_page)
     shown_table(default_page)  # turns every "show table" toggle on
-    frames = [df.value for df in default_page.dataframe]
+    frames = [widened(df.value) for df in default_page.dataframe]
     assert len(frames) == 3  # the per-pair table, the step table, R_m
     step = next(f for f in frames if "j" in f.columns)
     shown_matrix = next(f for f in frames if "R_m entry" in f.columns)

@@ -3,6 +3,7 @@ and escaping of visitor text."""
 
 import pathlib
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -465,3 +466,118 @@ def test_line_labels_on_a_log_axis_sit_at_log10():
     note = ui.hline_note(100.0, "x", log=True, above=False)
     assert (note["y"], note["yanchor"], note["x"], note["xanchor"]) == (
         pytest.approx(2.0), "top", 1, "right")
+
+
+def _decode_typed(spec) -> np.ndarray:
+    import base64
+
+
+    return np.frombuffer(base64.b64decode(spec["bdata"]), dtype=spec["dtype"])
+
+
+@pytest.mark.parametrize("values, dtype", [
+    (np.arange(0.0, 100.0), "i1"),                 # positions 0 ... 99
+    (np.arange(0.0, 200.0), "u1"),                 # 128 ... 199 do not fit int8
+    (np.array([-1.0, 0.0, 300.0]), "i2"),
+    (np.arange(0.0, 65_000.0, 7.0), "u2"),
+    (np.arange(0.0, 70_000.0, 7.0), "i4"),
+    (np.array([-70_000.0, 1e6]), "i4"),
+    (np.array([3.0, 2.0 ** 31]), "u4"),            # 2^31 rounds float32 bounds up
+    (np.array([-3.0, 2.0 ** 31 - 128]), "i4"),
+    (np.array([2.0 ** 24 + 1, 5.0]), "i4"),        # float32 rounds 2^24 + 1 to 2^24
+])
+def test_whole_numbers_go_as_the_narrowest_integers(values, dtype):
+    """A float array of whole numbers reaches the browser as integers, each equal to the
+    float32 that was sent before (the numbers drawn and hovered stay the same), in the
+    narrowest type of Plotly.js's typed arrays that holds them; the freeze path (a
+    validated figure) writes the very same."""
+    import plotly.graph_objects as go
+
+    out = ui.typed(values)
+    assert out["dtype"] == dtype
+    got = _decode_typed(out)
+    assert got.tolist() == values.astype(np.float32).astype(float).tolist()
+    lo, hi = values.astype(np.float32).min(), values.astype(np.float32).max()
+    assert np.iinfo(got.dtype).min <= lo and hi <= np.iinfo(got.dtype).max
+    assert ui.freeze(go.Figure(go.Scatter(x=values))).spec["data"][0]["x"] == out
+
+
+@pytest.mark.parametrize("values", [
+    np.array([0.0, 0.5, 1.0]),            # not whole
+    np.array([1.0, np.nan, 3.0]),         # a gap
+    np.array([-0.0, 1.0]),                # -0 would be shown as 0 by an integer
+    np.array([1.0, np.inf]),
+    np.array([0.0, 2.0 ** 33]),           # whole, beyond 32 bits
+    np.linspace(-1.0, 1.0, 9) / 3,
+])
+def test_other_floats_go_as_float32(values):
+    """Anything but whole numbers in 32 bits stays float32: each value within float32's
+    rounding (half a unit in the last place) of the float64 one; NaN, inf and -0.0 kept."""
+    out = ui.typed(values)
+    assert out["dtype"] == "f4"
+    got = _decode_typed(out).astype(float)
+    finite = np.isfinite(values)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(values))
+    np.testing.assert_array_equal(got[~finite & ~np.isnan(values)],
+                                  values[~finite & ~np.isnan(values)])
+    half_ulp = np.spacing(np.abs(values[finite]).astype(np.float32)).astype(float) / 2
+    assert np.all(np.abs(got[finite] - values[finite]) <= half_ulp)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(values))
+
+
+def test_integer_arrays_go_as_the_narrowest_integers():
+    """Integers of any width: the narrowest of int8, uint8, int16, uint16, int32, uint32
+    that holds them, the same integers; beyond 32 bits a plain list (Plotly.js has no
+    64-bit typed array)."""
+    for values, dtype in [(np.arange(-5, 5, dtype=np.int32), "i1"),
+                          (np.array([0, 255], dtype=np.int64), "u1"),
+                          (np.array([-129, 0], dtype=np.int16), "i2"),
+                          (np.array([0, 40_000], dtype=np.uint64), "u2")]:
+        out = ui.typed(values)
+        assert out["dtype"] == dtype
+        assert _decode_typed(out).tolist() == values.tolist()
+    assert ui.typed(np.array([0, 2**40])) == [0, 2**40]
+
+
+def test_kept_figures_keep_their_hover_formats_and_text():
+    """Narrowing touches typed arrays only: every hover template, hover format and label
+    of a kept figure is the one the builder wrote."""
+    import plotly.graph_objects as go
+
+    hover = "m=%{x}, n=%{customdata[0]}<br>angle %{customdata[1]:+.1f}°<extra></extra>"
+    fig = go.Figure(go.Scatter(x=np.arange(4.0), y=np.arange(4.0) / 3, hovertemplate=hover,
+                               customdata=np.array([[1.0, 0.25]] * 4), name="q'·k'"))
+    fig.update_layout(yaxis=dict(hoverformat=".4f"))
+    spec = ui.freeze(fig).spec
+    trace = spec["data"][0]
+    assert trace["hovertemplate"] == hover and trace["name"] == "q'·k'"
+    assert spec["layout"]["yaxis"]["hoverformat"] == ".4f"
+    assert trace["x"]["dtype"] == "i1" and trace["y"]["dtype"] == "f4"
+    assert trace["customdata"]["dtype"] == "f4" and trace["customdata"]["shape"] == "4, 2"
+    np.testing.assert_array_equal(_decode_typed(trace["customdata"]).reshape(4, 2),
+                                  np.array([[1.0, 0.25]] * 4))
+
+
+def test_table_view_sends_narrow_columns_and_the_same_cells():
+    """The table view (st.dataframe) gets each 64-bit integer column in the narrowest
+    integer type holding it and text as Arrow's 32-bit-offset ``string``; every cell,
+    and the CSV written from it, is the same; floats, and integers beyond int32, stay
+    as they are; the cached table itself is not changed."""
+    import pyarrow as pa
+    from streamlit.dataframe_util import convert_pandas_df_to_arrow_table
+
+    df = pd.DataFrame({"base": [10_000] * 4, "position p [tokens]": [0, 1, 2, 3],
+                       "offset": [-200, 0, 5, 200], "big": [0, 1, 2, 2**40],
+                       "function": ["sin", "cos", "sin", "cos"],
+                       "PE value": [0.0, 1.0, 0.8414709848078965, 0.5403023058681398]})
+    before = df.copy()
+    view = tables.view(df)
+    schema = convert_pandas_df_to_arrow_table(view).schema  # what Streamlit sends
+    assert [schema.field(c).type for c in df.columns] == [
+        pa.int16(), pa.int8(), pa.int16(), pa.int64(), pa.string(), pa.float64()]
+    assert convert_pandas_df_to_arrow_table(df).schema.field("function").type == \
+        pa.large_string()  # (what pandas' own text columns give)
+    assert view.to_csv(index=False) == df.to_csv(index=False)
+    assert view.astype(df.dtypes.to_dict()).equals(df)
+    assert tables.view(view) is view  # nothing left to narrow
+    pd.testing.assert_frame_equal(df, before)

@@ -15,7 +15,10 @@ quiet for a while, each chart (``[data-testid="stPlotlyChart"]``) is photographe
 and the two versions' pictures are compared pixel by pixel. Differences are
 listed with the number of differing pixels and saved under ``artifacts/charts/``
 (old, new and a difference mask); exit status 1 when any chart differs or a page
-has a different number of charts.
+has a different number of charts. ``--tables`` photographs the table views instead:
+every "Show the ... table" toggle of the page switched on, each ``st.dataframe``
+(``[data-testid="stDataFrame"]``) as drawn (the check for a change of how a table is
+sent, e.g. narrower integer columns).
 """
 
 from __future__ import annotations
@@ -55,6 +58,32 @@ def shots(page, url: str) -> list[bytes]:
     return out
 
 
+def table_shots(page, url: str) -> list[bytes]:
+    """Every table view of the page: each "Show the ..." toggle (key ``show_...``)
+    switched on in turn, then each st.dataframe photographed."""
+    from e2e_server import RUNS_DONE_JS, SETTLED_JS
+
+    page.goto(url)
+    settled(page)
+    toggles = page.locator('[class*="st-key-show_"] label')
+    for i in range(toggles.count()):
+        done = page.evaluate(RUNS_DONE_JS)
+        toggles.nth(i).scroll_into_view_if_needed()
+        toggles.nth(i).click()
+        page.wait_for_function(SETTLED_JS, arg=[done + 1, 3000, 600], timeout=90_000,
+                               polling=100)
+    page.wait_for_timeout(800)  # the grids draw on a canvas after the DOM settles
+    tables = page.locator('[data-testid="stDataFrame"]')
+    out = []
+    for i in range(tables.count()):
+        table = tables.nth(i)
+        table.scroll_into_view_if_needed()
+        page.mouse.move(0, 0)
+        page.wait_for_timeout(300)
+        out.append(table.screenshot(animations="disabled"))
+    return out
+
+
 def differ(a: bytes, b: bytes) -> tuple[int, object]:
     from PIL import Image, ImageChops
 
@@ -85,9 +114,13 @@ def main() -> int:
     ap.add_argument("new", type=Path, nargs="?", default=ROOT, help="(this checkout)")
     ap.add_argument("--pages", nargs="*", help="only these pages (ui.navigation names)")
     ap.add_argument("--settings", nargs="*", default=list(SETTINGS), choices=list(SETTINGS))
+    ap.add_argument("--tables", action="store_true",
+                    help="compare the table views (every Show-the-table toggle on) instead")
     args = ap.parse_args()
     pages = [(n, p) for n, p in PAGES.items()
-             if n in CHART_PAGES and (not args.pages or n in args.pages)]
+             if (args.tables or n in CHART_PAGES) and (not args.pages or n in args.pages)]
+    take = table_shots if args.tables else shots
+    what = "tables" if args.tables else "charts"
     OUT.mkdir(parents=True, exist_ok=True)
     bad = same = 0
     with StreamlitServer(log_name="compare-old.log", app_dir=args.old.resolve()) as old, \
@@ -102,11 +135,11 @@ def main() -> int:
                     ctx = browser.new_context(viewport={"width": 1280, "height": 900})
                     ctx.add_init_script(RUN_COUNTER_JS)  # what settled() reads
                     page = ctx.new_page()
-                    got[which] = shots(page, f"{server.url}{path}" + (f"?{query}" if query else ""))
+                    got[which] = take(page, f"{server.url}{path}" + (f"?{query}" if query else ""))
                     ctx.close()
                 label = f"{name} {setting}"
                 if len(got["old"]) != len(got["new"]):
-                    print(f"{label}: {len(got['old'])} charts before, {len(got['new'])} after")
+                    print(f"{label}: {len(got['old'])} {what} before, {len(got['new'])} after")
                     bad += 1
                     continue
                 for i, (a, b) in enumerate(zip(got["old"], got["new"])):
@@ -115,17 +148,17 @@ def main() -> int:
                         same += 1
                         continue
                     bad += 1
-                    stem = OUT / f"{name}-{setting}-{i}"
+                    stem = OUT / f"{name}-{setting}-{what}-{i}"
                     Path(f"{stem}-old.png").write_bytes(a)
                     Path(f"{stem}-new.png").write_bytes(b)
                     if mask is not None:
                         mask.save(f"{stem}-diff.png")
-                    print(f"{label} chart {i}: "
+                    print(f"{label} {what[:-1]} {i}: "
                           + ("a different size" if n < 0 else f"{n} pixels differ")
                           + f" ({stem}-*.png)", flush=True)
-                print(f"{label}: {len(got['new'])} charts compared", flush=True)
+                print(f"{label}: {len(got['new'])} {what} compared", flush=True)
         browser.close()
-    print(f"{same} charts identical, {bad} different")
+    print(f"{same} {what} identical, {bad} different")
     return 1 if bad else 0
 
 
