@@ -82,6 +82,22 @@ def test_no_positions_means_permutation_equivariance(n, dim, seed, data):
     torch.testing.assert_close(shuffled, out[perm], atol=1e-12, rtol=0)
 
 
+@pytest.mark.parametrize("dim, in_dim", [(2, None), (64, None), (8, 3)])
+def test_toy_projections_are_float32_draws_scaled_in_float64(dim, in_dim):
+    """The draw is torch's float32 N(0, 1) stream for seed + 1, and each entry is that
+    float32 number divided by sqrt(in_dim) in float64."""
+    w = lesson.toy_projections(dim, 7, in_dim)
+    n = dim if in_dim is None else in_dim
+    g = torch.Generator().manual_seed(8)
+    draw = torch.randn(3, dim, n, generator=g, dtype=torch.float32)
+    for t, ref in zip(w, draw):
+        assert t.dtype == torch.float64 and t.shape == (dim, n)
+        assert torch.equal(t, ref.double() / math.sqrt(n))
+    # the same seed, the same weights; another seed, others
+    assert all(torch.equal(a, b) for a, b in zip(w, lesson.toy_projections(dim, 7, in_dim)))
+    assert not torch.equal(w[0], lesson.toy_projections(dim, 8, in_dim)[0])
+
+
 @pytest.mark.parametrize("name", list(lesson.TOY_SENTENCES))
 def test_shuffle_tables_equivariant_without_and_not_with_rope(name):
     words, order = lesson.TOY_SENTENCES[name]
