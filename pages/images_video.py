@@ -120,7 +120,8 @@ def grid_section(s) -> None:
     if (row, col) != (row_asked, col_asked):
         st.info(_("The grid has rows 0 … {last_row} and columns 0 … {last_col}: the query is "
                   "the patch at row {row}, column {col}.").format(
-                      last_row=height - 1, last_col=width - 1, row=row, col=col), icon="ℹ️")
+                      last_row=height - 1, last_col=width - 1, row=row, col=col),
+                icon=":material/info:")
     with ui.friendly_errors():
         df = grid_table(s.dim, s.base, s.layout, height, width, row, col, qk, model)
     columns = st.columns(3)

@@ -158,7 +158,7 @@ if positions * d_model > MAX_TABLE_CELLS:
               "**{positions}** of the {requested} positions asked for.").format(
                 cells=i18n.integer(MAX_TABLE_CELLS), d_model=d_model,
                 positions=i18n.integer(positions), requested=i18n.integer(requested)),
-            icon="ℹ️")
+            icon=":material/info:")
 
 # ------------------------------------------------------------ (a) table ----
 st.header(_("The table"))

@@ -5,6 +5,7 @@ Expected values are computed here with math.sin / math.cos and Python floats.
 """
 
 import math
+from decimal import Decimal
 
 import pytest
 import torch
@@ -98,3 +99,34 @@ def test_sinusoidal_dot_matches_table():
     offsets = list(range(0, 300, 7))
     from_table = torch.stack([torch.dot(pe[o], pe[0]) for o in offsets])
     torch.testing.assert_close(rc.sinusoidal_dot(offsets, 32), from_table, rtol=0, atol=1e-12)
+
+
+def _reference_by_power(dim, base, digits):
+    """The definition: Decimal(base) ** (-2i/dim), exponent and power to ``digits`` digits."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as ctx:
+        ctx.prec = digits
+        b = Decimal(base)
+        return [b ** (Decimal(-2 * i) / Decimal(dim)) for i in range(dim // 2)]
+
+
+@pytest.mark.parametrize("dim, base", [(2, 10.0), (8, 10_000.0), (6, 10.0), (258, 500_000.0),
+                                       (1024, 10_000.0), (1024, 1e8), (96, 1.0000001),
+                                       (64, 1.7e308), (200, 123456.789)])
+def test_reference_frequencies_are_the_decimal_power(dim, base):
+    """Built as q^i with a correction (Ziv's test, ``**`` where undecided): every value
+    and its digits are those of the power itself, the exact ones (10000^(-1/2) = 0.01
+    at d = 8) included."""
+    fast = rc.reference_frequencies(dim, base)
+    slow = _reference_by_power(dim, base, rc.rotary.sinusoidal.REFERENCE_DIGITS)
+    assert [str(v) for v in fast] == [str(v) for v in slow]
+    if (dim, base) == (8, 10_000.0):
+        assert fast[2] == Decimal("0.01")
+
+
+@given(dim=st.integers(1, 300).map(lambda h: 2 * h), base=st.floats(1.001, 1e12),
+       digits=st.sampled_from([20, 33, 40, 64]))
+def test_reference_frequencies_match_the_power_at_any_precision(dim, base, digits):
+    fast = rc.reference_frequencies(dim, base, digits=digits)
+    assert [str(v) for v in fast] == [str(v) for v in _reference_by_power(dim, base, digits)]

@@ -651,3 +651,22 @@ def test_the_chinese_page_says_what_the_english_says():
     assert "25%（1/4：在序列存储的 4 个值中随机猜一个" in zh
     assert "随距离增长的惩罚必然如此" not in zh
     assert "像 NoPE 一样下降" in zh and "Aston Zhang" in zh
+
+
+def test_the_pair_norms_figure_draws_the_heads_mean_of_the_csv(page, recall_page):
+    """The figure averages the heads with numpy; pandas' groupby mean of the CSV, the
+    independent formulation, must give the very same numbers (bit for bit, as sent)."""
+    for at, task in ((page, "local"), (recall_page, "recall")):
+        df = csv_frames(at)[f"tiny_pair_norms_{task}_rope.csv"]
+        mean = df.groupby(["layer", "pair i"])[["mean |q_i|", "mean |k_i|"]].mean()
+        spec = next(figure(at, i) for i in range(len(at.get("plotly_chart")))
+                    if "mean norm" in json.dumps(figure(at, i)["layout"]["yaxis"]))
+        traces = iter(spec["data"])
+        for layer in sorted(set(df["layer"])):
+            for column in ("mean |q_i|", "mean |k_i|"):
+                trace = next(traces)
+                assert array(trace["x"]).tolist() == list(mean.loc[layer].index)
+                sent = array(trace["y"])  # as the figure sends it (float32)
+                assert sent.tobytes() == mean.loc[layer][column].to_numpy().astype(
+                    sent.dtype).tobytes()
+        assert next(traces, None) is None

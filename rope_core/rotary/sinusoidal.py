@@ -8,7 +8,7 @@ omega_i = base^(-2i/d_model). It is *added* to token embeddings; RoPE instead
 from __future__ import annotations
 
 import math
-from decimal import Decimal, localcontext
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
 
 import torch
 
@@ -97,7 +97,15 @@ def reference_frequencies(dim: int, base: float = DEFAULT_BASE, *,
     """omega_i = base^(-2i/dim), i = 0 ... dim/2 - 1, to ``digits`` decimal digits.
 
     Computed with Python's decimal module (base is read exactly as the float it
-    is), a yardstick independent of torch's float32/float64 arithmetic.
+    is), a yardstick independent of torch's float32/float64 arithmetic. Each
+    value is ``Decimal(base) ** y_i`` with y_i = -2i/dim rounded to ``digits``
+    digits, rounded to ``digits`` digits, found without one ``**`` per pair:
+    a product of powers q^i, q = exp(-(2/dim) ln base), carried with 20 more
+    digits (relative error below 10^-(digits+8)) and corrected by
+    exp((y_i + 2i/dim) ln base) ~ 1 + (y_i + 2i/dim) ln base for the rounding
+    of y_i; a value whose interval of that width does not round to one
+    ``digits``-digit number (near a rounding boundary) is taken from ``**``
+    itself, so every value is the one ``**`` gives (Ziv's test).
 
     Returns:
         list of dim/2 Decimals.
@@ -108,7 +116,21 @@ def reference_frequencies(dim: int, base: float = DEFAULT_BASE, *,
     with localcontext() as ctx:
         ctx.prec = digits
         b = Decimal(base)
-        return [b ** (Decimal(-2 * i) / Decimal(dim)) for i in range(dim // 2)]
+        wide = Context(prec=digits + 20, rounding=ROUND_HALF_EVEN, Emax=MAX_EMAX, Emin=MIN_EMIN)
+        log_b = wide.ln(b)  # ln base, digits + 20 digits
+        step = wide.exp(wide.divide(wide.multiply(log_b, -2), dim))  # q = base^(-2/dim)
+        low = wide.subtract(1, Decimal(10) ** -(digits + 8))  # 1 -/+ the error bound
+        high = wide.add(1, Decimal(10) ** -(digits + 8))
+        out = [b ** (Decimal(0) / Decimal(dim))]  # i = 0: exactly 1, as ** writes it
+        power = Decimal(1)  # q^i
+        for i in range(1, dim // 2):
+            y = Decimal(-2 * i) / Decimal(dim)  # the exponent, rounded to digits digits
+            power = wide.multiply(power, step)
+            shift = wide.subtract(y, wide.divide(-2 * i, dim))  # y_i + 2i/dim
+            value = wide.fma(power, wide.multiply(shift, log_b), power)  # q^i (1 + shift ln b)
+            lo, hi = ctx.plus(wide.multiply(value, low)), ctx.plus(wide.multiply(value, high))
+            out.append(lo if lo == hi else b ** y)
+        return out
 
 
 def relative_errors(values, exact, *, digits: int = REFERENCE_DIGITS) -> list[float]:
