@@ -264,7 +264,7 @@ st.info(_(
     "0.0771 is that rounding's artefact. With cos 2 = −0.416147 and sin 2 = 0.909297 the "
     "pair is 1·cos 2 − 2·sin 2 = −2.234742 and 1·sin 2 + 2·cos 2 = 0.077004. {result}").format(
         title=ARTICLE_TITLE, first=f"{float(article_pair[0]):.8f}",
-        second=f"{float(article_pair[1]):.8f}", result=here), icon="ℹ️")
+        second=f"{float(article_pair[1]):.8f}", result=here), icon=":material/info:")
 
 st.header(_("Tables"))
 tag = f"d{d}_m{m}_base{ui.slug(s.base)}_{s.layout}"
