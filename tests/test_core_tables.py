@@ -109,6 +109,20 @@ def test_to_frame_is_the_frame_pandas_makes(rows):
     assert got.to_csv(index=False) == expected.to_csv(index=False)
 
 
+@pytest.mark.parametrize("names, codes", [(["sin", "cos"], [0, 1] * 5), (["a"], [0]),
+                                          (["x", "y", "z"], [2, 2, 0, 1, 0])])
+def test_labels_is_the_column_pandas_makes_of_the_strings(names, codes):
+    """labels(names, codes) in a frame equals pd.DataFrame of the list of strings."""
+    from rope_core.support.frames import labels, to_frame
+
+    strings = [names[c] for c in codes]
+    got = to_frame({"f": labels(names, np.array(codes, dtype=np.int64))}, dim=4)
+    expected = pd.DataFrame({"dim": [4] * len(codes), "f": strings})
+    assert list(got["f"]) == strings
+    assert got["f"].dtype == expected["f"].dtype
+    assert got.to_csv(index=False) == expected.to_csv(index=False)
+
+
 def test_to_frame_detaches_grad_tensors():
     t = torch.tensor([1.5, 2.5], dtype=torch.float64, requires_grad=True)
     df = rc.to_frame({"v": t * 2})

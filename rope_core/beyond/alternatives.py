@@ -53,7 +53,7 @@ from ..support._checks import (
     check_theta,
     fail,
 )
-from ..support.frames import to_frame
+from ..support.frames import labels, to_frame
 
 MAX_HEADS = 1024
 MAX_BIAS_ELEMENTS = 1 << 25  # n_heads * seq^2 of an ALiBi bias: 256 MiB of float64 at most
@@ -638,26 +638,6 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     }
 
 
-_STR = pd.Series(["x"]).dtype  # pandas' own dtype for a column of strings
-
-
-def _repeated(labels: list[str], count: int):
-    """Each label ``count`` times, in order (``np.repeat(labels, count)``), as the
-    column of strings pandas makes of it: with Arrow-backed strings, one take of the
-    few labels (about 0.2 ms for 6 x 8,256 rows) instead of pandas converting every
-    element of a numpy array of strings (about 2.5 ms).
-
-    Returns:
-        ``(len(labels) * count,)`` column of strings.
-    """
-    if getattr(_STR, "storage", None) != "pyarrow":
-        return np.repeat(labels, count)
-    import pyarrow as pa
-
-    index = np.repeat(np.arange(len(labels), dtype=np.int32), count)  # (len(labels) * count,)
-    return pd.array(pa.array(labels, type=pa.large_string()).take(index), dtype=_STR)
-
-
 def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p: float,
                    slope: float, seed: int, gamma: float = XPOS_GAMMA,
                    scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
@@ -674,7 +654,8 @@ def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p:
     settings = {"vectors": vectors, "dim": dim, "base": base, "layout": layout, "p": p,
                 "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base,
                 "seed": seed, "query position m [tokens]": max_distance}
-    names = _repeated([ENCODING_NAMES_EN[e] for e in logits], r.numel())  # (6 R,)
+    names = labels([ENCODING_NAMES_EN[e] for e in logits],
+                   np.repeat(np.arange(len(logits)), r.numel()))  # (6 R,)
     return to_frame({"encoding": names, "distance r [tokens]": r.repeat(len(logits)),
                      "logit": torch.cat(list(logits.values()))}, **settings)
 
@@ -736,7 +717,8 @@ def attention_maps_table(dim: int, base: float, seq: int, start: int, seed: int,
     future = torch.ones(seq, seq, dtype=torch.bool, device=logits.device).triu(1)
     weights = torch.softmax(logits.masked_fill(future, float("-inf")), dim=-1)  # causal
     cells = m.numel()
-    return to_frame({"encoding": _repeated([ENCODING_NAMES_EN[e] for e in ENCODINGS], cells),
+    return to_frame({"encoding": labels([ENCODING_NAMES_EN[e] for e in ENCODINGS],
+                                        np.repeat(np.arange(len(ENCODINGS)), cells)),
                      "m [tokens]": (start + m).repeat(len(ENCODINGS)),
                      "n [tokens]": (start + n).repeat(len(ENCODINGS)),
                      "logit": logits[:, m, n].reshape(-1),

@@ -27,7 +27,7 @@ from ..rotary.sinusoidal import (
 )
 from ..rotary.steps import pair_trajectory, rope_steps
 from ..support._checks import check_int, fail
-from ..support.frames import to_frame
+from ..support.frames import labels, to_frame
 
 
 def theta_table(theta: torch.Tensor, context_length: float, **labels) -> pd.DataFrame:
@@ -143,7 +143,7 @@ def pe_table(positions: int, d_model: int, base: float, device=None) -> pd.DataF
     p = torch.arange(positions).repeat_interleave(d_model)
     j = torch.arange(d_model).repeat(positions)
     return to_frame({"position p [tokens]": p, "dimension j": j,
-                     "function": ["sin", "cos"] * (positions * d_model // 2),
+                     "function": labels(["sin", "cos"], j % 2),
                      "pair i": j // 2, "PE value": pe.reshape(-1)},
                     base=base, d_model=d_model)
 
