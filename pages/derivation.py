@@ -123,7 +123,7 @@ if pair != pair_asked:
     st.info(_("Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): using the "
               "last pair, i = {pair}.").format(asked=pair_asked, dim=s.dim,
                                                last=s.dim // 2 - 1, pair=pair),
-        icon=":material/info:")
+            icon=":material/info:")
 with ui.friendly_errors():
     df = checks(s.dim, s.base, s.layout, pair, m, n, shift)
     sign = signs(s.dim, s.base, pair, m, n)
@@ -224,7 +224,7 @@ st.info(_(
     "writes q R_m R_nᵀ kᵀ for row vectors; the transpose belongs on R_m (q R_mᵀ R_n kᵀ), "
     "since R_m R_nᵀ = R_(m−n); the result it states, q R_(n−m) kᵀ, is right. {measured}").format(
         article_001=ARTICLE_001, article_002=_(ARTICLE_002), measured=measured),
-        icon=":material/info:")
+    icon=":material/info:")
 ui.download(checks, s.dim, s.base, s.layout, pair, m, n, shift,
             filename=f"derivation_checks_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_i{pair}"
                      f"_m{m}_n{n}_s{shift}.csv", label=_("check table"), key="der")

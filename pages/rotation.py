@@ -267,7 +267,7 @@ if pair != pair_asked:
     st.info(_("Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): showing the "
               "last pair, i = {pair}.").format(asked=pair_asked, dim=s.dim,
                                                last=s.dim // 2 - 1, pair=pair),
-        icon=":material/info:")
+            icon=":material/info:")
 with ui.friendly_errors():
     q = parse_vector(q_text, "q")
     k = parse_vector(k_text, "k")
@@ -346,7 +346,7 @@ if per_frame > 180:
                  "that looks like a turn of {seen}° per frame, so the arrows can seem to turn "
                  "backwards or jump. Choose a larger pair index i or fewer positions per "
                  "frame.").format(per_frame=f"{per_frame:.0f}", seen=f"{seen:+.0f}"),
-        icon=":material/warning:")
+               icon=":material/warning:")
 
 ui.download(
     rotation_frames, q, k, pair, s.dim, s.base, mode, m0, n0, step, frames,
