@@ -351,6 +351,25 @@ def test_size_of_counts_the_buffers():
     assert cache.size_of(fig) == fig.nbytes > 0
 
 
+def test_size_of_a_frame_is_pandas_memory_usage_plus_object_cells():
+    """Read from the frame's blocks, the size is pandas' own memory_usage (deep=False)
+    plus 64 bytes for each Python-object cell; a slice counts only its rows."""
+    import numpy as np
+
+    from ui import cache
+
+    rows = 50
+    frame = pd.DataFrame({"a": np.arange(rows), "b": np.linspace(0, 1, rows),
+                          "c": np.arange(rows, dtype=np.float32), "s": ["x", "yy"] * (rows // 2),
+                          "o": np.array([1, "z"] * (rows // 2), dtype=object),
+                          "flag": np.arange(rows) % 3 == 0})
+    frame["d"] = frame["b"] * 2  # a second float64 block
+    for df in (frame, frame.iloc[:7], frame[["o", "a"]], pd.DataFrame()):
+        objects = sum(df[c].dtype == object for c in df.columns)
+        expected = int(df.memory_usage(index=True, deep=False).sum()) + 64 * len(df) * objects
+        assert cache.size_of(df) == expected
+
+
 def test_cold_computations_run_at_most_two_at_once_and_nested_ones_pass():
     """Eight sessions miss eight keys at once: never more than COLD_RUNS compute
     together, a computation that asks for another result (a figure and its table)

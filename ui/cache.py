@@ -63,19 +63,32 @@ def _python_objects(dtype) -> bool:
     return storage == "python" or (storage is None and dtype.kind == "O")
 
 
+def _frame_bytes(df: pd.DataFrame) -> int:
+    """``df.memory_usage(deep=False).sum()`` plus 64 bytes a Python-object cell, read
+    from the frame's blocks (one array per dtype): 5 µs instead of 0.2 ms for pandas
+    making a Series of every column, for each table a run computes."""
+    total = df.index.nbytes
+    blocks = getattr(getattr(df, "_mgr", None), "blocks", None)
+    if blocks is None:  # not pandas' block manager: column by column
+        for _name, column in df.items():
+            total += column.array.nbytes + (
+                _OBJECT_CELL * len(df) if _python_objects(column.dtype) else 0)
+        return int(total)
+    for block in blocks:  # block.shape: (columns, rows)
+        total += block.values.nbytes
+        if _python_objects(block.dtype):
+            total += _OBJECT_CELL * len(df) * block.shape[0]
+    return int(total)
+
+
 def size_of(value: Any, _depth: int = 0) -> int:
     """Bytes held by a result, near enough for a budget: numpy, torch and pandas
     buffers exactly, string columns at 64 bytes a value, containers by their items,
     a figure by its JSON length (``nbytes`` of :class:`ui.figures.Frozen`)."""
     if _depth > 4:
         return sys.getsizeof(value)
-    if isinstance(value, pd.DataFrame):  # memory_usage's sum, column by column (3x faster)
-        total = value.index.nbytes
-        for _name, column in value.items():
-            total += column.array.nbytes
-            if _python_objects(column.dtype):
-                total += _OBJECT_CELL * len(value)
-        return int(total)
+    if isinstance(value, pd.DataFrame):  # memory_usage's sum, block by block
+        return _frame_bytes(value)
     if isinstance(value, pd.Series):
         return int(value.memory_usage(index=True, deep=False)) + (
             _OBJECT_CELL * len(value) if _python_objects(value.dtype) else 0)
