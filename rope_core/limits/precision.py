@@ -282,25 +282,30 @@ def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dt
 
 def _hold_into(src: torch.Tensor, dtype: torch.dtype, out: torch.Tensor,
                buf: _Buffers) -> torch.Tensor:
-    """``out`` = src.to(dtype).to(float64) (the same conversions, through a reused buffer)."""
-    low = buf.get("low", src.shape[0], src.shape[1], dtype)
+    """``out`` = src.to(dtype).to(float64) (the same conversions, through a reused buffer);
+    src and out ``(k, r, h)``."""
+    low = buf.get("low", src.shape[0] * src.shape[1], src.shape[2], dtype)  # (k r, h)
+    low = low.view(src.shape)
     low.copy_(src)
     return out.copy_(low)
 
 
 class _Block:
-    """The angles, cos and sin of every recipe at one block of positions p ``(c,)``
-    (float64), written into ``buf``'s buffers, with what several (dtype, recipe) pairs
-    have in common computed once: the exact angles p theta_i and their cos and sin
-    (every recipe but "float32_angles" in float64, recipe "cache" in every dtype before
-    its rounding, recipe "positions" at each position a dtype holds exactly) and the
-    float32 angles and their float32 cos and sin (recipe "float32_angles" differs
-    between dtypes only in the final cast). Recipes "positions" and "product" depend
-    on p only through fl(p): where float16 overflows (fl(p) = inf, its cos and sin
-    slow to compute) the rows are the same, and each is computed once. Each value is
-    the one :func:`_recipe_angle_cos_sin` gives, by the same operations on the same
-    numbers (torch's elementwise operations give each element the same bits whatever
-    the tensor around it)."""
+    """The angle, cos and sin of every recipe at one block of positions p ``(c,)``
+    (float64), each as one ``(3, c, h)`` float64 stack [angle, cos, sin] in ``buf``'s
+    buffers (one operation does all three where it can), with what several (dtype,
+    recipe) pairs have in common computed once: the exact angles p theta_i and their
+    cos and sin (every recipe but "float32_angles" in float64, recipe "cache" in every
+    dtype before its rounding, recipe "positions" at each position a dtype holds
+    exactly) and the float32 angles and their float32 cos and sin (recipe
+    "float32_angles" differs between dtypes only in the final cast). Recipes
+    "positions" and "product" depend on p only through fl(p): where float16 overflows
+    (fl(p) = inf, whose cos and sin are slow to compute) the rows are the same, and one
+    is computed. What depends on theta alone (fl(theta_i) per dtype) is kept in
+    ``buf.kept`` for the next blocks. Each value is the one
+    :func:`_recipe_angle_cos_sin` gives, by the same operations on the same numbers
+    (torch's elementwise operations give each element the same bits whatever the
+    tensor around it; a float32 value converts to a dtype the same from float64)."""
 
     def __init__(self, p64: torch.Tensor, th64: torch.Tensor, th32: torch.Tensor,
                  buf: _Buffers) -> None:
@@ -308,106 +313,123 @@ class _Block:
         self.c, self.h = p64.numel(), th64.numel()
         self._exact = self._f32 = None
 
-    def _get(self, name: str, dtype=torch.float64) -> torch.Tensor:
-        return self.buf.get(name, self.c, self.h, dtype)  # (c, h)
+    def _get(self, name: str, rows: int | None = None) -> torch.Tensor:
+        """A ``(3, rows, h)`` float64 buffer (rows: c by default)."""
+        rows = self.c if rows is None else rows
+        return self.buf.get(name, 3 * rows, self.h).view(3, rows, self.h)
 
-    def exact(self):
-        """The exact angles p theta_i and their cos and sin: 3 x (c, h) float64."""
+    def _theta(self, dtype: torch.dtype, kind: str) -> torch.Tensor:
+        """theta_i in ``dtype`` (kind "low") or held in it, as float64 ("held"): (h,)."""
+        key = (kind, dtype)
+        if key not in self.buf.kept:
+            low = self.th64.to(dtype)
+            self.buf.kept[key] = low if kind == "low" else low.to(torch.float64)
+        return self.buf.kept[key]
+
+    def exact(self) -> torch.Tensor:
+        """The exact angles p theta_i and their cos and sin: (3, c, h)."""
         if self._exact is None:
-            angle = torch.outer(self.p64, self.th64, out=self._get("x_angle"))  # (c, h)
-            self._exact = (angle, torch.cos(angle, out=self._get("x_cos")),
-                           torch.sin(angle, out=self._get("x_sin")))
+            x = self._get("x")  # (3, c, h)
+            torch.outer(self.p64, self.th64, out=x[0])
+            torch.cos(x[0], out=x[1])
+            torch.sin(x[0], out=x[2])
+            self._exact = x
         return self._exact
 
-    def f32(self):
-        """transformers' float32 angles (as float64) and their float32 cos and sin."""
+    def f32(self) -> torch.Tensor:
+        """transformers' float32 angles and their float32 cos and sin, each exact in
+        float64: (3, c, h)."""
         if self._f32 is None:
-            angle32 = torch.outer(self.p64.to(torch.float32), self.th32,
-                                  out=self._get("f_angle32", torch.float32))  # (c, h)
-            self._f32 = (self._get("f_angle").copy_(angle32),
-                         torch.cos(angle32, out=self._get("f_cos32", torch.float32)),
-                         torch.sin(angle32, out=self._get("f_sin32", torch.float32)))
+            a32 = self.buf.get("f_angle32", 3 * self.c, self.h, torch.float32)
+            a32 = a32.view(3, self.c, self.h)
+            torch.outer(self.p64.to(torch.float32), self.th32, out=a32[0])
+            torch.cos(a32[0], out=a32[1])
+            torch.sin(a32[0], out=a32[2])
+            self._f32 = self._get("f").copy_(a32)
         return self._f32
 
-    def _by_position(self, held: torch.Tensor, dtype: torch.dtype, recipe: str):
-        """Angle, cos and sin of recipe "positions" or "product" at held positions
-        ``(r,)`` (= fl(p), float64), each ``(r, h)`` float64, in the "angle", "cos" and
-        "sin" buffers; the rows of equal positions computed once when float16
-        overflowed (several inf)."""
+    def _by_position(self, held: torch.Tensor, dtype: torch.dtype, recipe: str,
+                     name: str) -> torch.Tensor:
+        """Recipe "positions" or "product" at held positions ``(r,)`` (= fl(p), float64):
+        (3, r, h) in buffer ``name``; the rows of equal positions computed once when
+        float16 overflowed (several inf)."""
         r, inverse = held.numel(), None
         if r > 1 and bool(torch.isinf(held).any()):
             held, inverse = torch.unique(held, return_inverse=True)  # (u,), (r,)
-        u, tag = held.numel(), "angle" if inverse is None else "u_angle"
-        angle = self._get(tag)[:u]  # (u, h)
+        x = self._get(name if inverse is None else "u", held.numel())  # (3, u, h)
         if recipe == "positions":  # fl(p) theta_i in float64
-            torch.outer(held, self.th64, out=angle)
+            torch.outer(held, self.th64, out=x[0])
         else:  # "product": fl(fl(p) fl(theta_i)), the product in the dtype
-            angle.copy_(torch.outer(held.to(dtype), self.th64.to(dtype),
-                                    out=self._get("low_angle", dtype)[:u]))
-        xs = [angle]
-        for f, name in ((torch.cos, "cos"), (torch.sin, "sin")):
-            x = f(angle, out=self._get(tag.replace("angle", name))[:u])  # (u, h)
-            xs.append(x if recipe == "positions" else _hold_into(x, dtype, x, self.buf))
+            low = self.buf.get("low_angle", held.numel(), self.h, dtype)
+            x[0].copy_(torch.outer(held.to(dtype), self._theta(dtype, "low"), out=low))
+        torch.cos(x[0], out=x[1])
+        torch.sin(x[0], out=x[2])
+        if recipe == "product":  # cos and sin stored in the dtype
+            _hold_into(x[1:], dtype, x[1:], self.buf)
         if inverse is None:
-            return tuple(xs)
-        return tuple(torch.index_select(x, 0, inverse, out=self._get(name)[:r])
-                     for x, name in zip(xs, ("angle", "cos", "sin")))
+            return x
+        return torch.index_select(x, 1, inverse, out=self._get(name, r))
 
     def inexact_positions(self, dtype: torch.dtype):
         """Recipe "positions": the rows whose position ``dtype`` does not hold exactly
         (the others are the exact rows) and their angle, cos and sin: None when there is
-        none, else (rows, angle, cos, sin), rows None when every row is inexact, else
-        ``(r,)`` int64, the others ``(r, h)``."""
+        none, else (rows, x): rows None when every row is inexact, else ``(r,)`` int64;
+        x ``(3, r, h)``."""
         held = _held(self.p64, dtype)  # (c,)
         inexact = held != self.p64  # (c,): inf (float16 overflow) included
         r = int(inexact.sum())
         if r == 0:
             return None
         rows = None if r == self.c else inexact.nonzero().view(-1)  # (r,)
-        return (rows,) + self._by_position(held if rows is None else held[rows], dtype,
-                                           "positions")
+        return rows, self._by_position(held if rows is None else held[rows], dtype,
+                                       "positions", "s")
 
     def recipe(self, dtype: torch.dtype, recipe: str):
-        """(key, angle, cos, sin) of one recipe in ``dtype``, each ``(c, h)`` float64;
-        equal keys, equal numbers. Those without "x_" or "f_" buffers are valid until
-        the next call."""
+        """(key, x): x the (3, c, h) angle, cos and sin of one recipe in ``dtype``;
+        equal keys, equal numbers. Valid until the next call, but the exact and float32
+        ones (keys "exact", "float32": every call's)."""
         if recipe == "float32_angles":
-            angle, cos32, sin32 = self.f32()
-            key = "float32" if dtype in (torch.float32, torch.float64) else (recipe, dtype)
-            return (key, angle, _hold_into(cos32, dtype, self._get("cos"), self.buf),
-                    _hold_into(sin32, dtype, self._get("sin"), self.buf))
+            f = self.f32()
+            if dtype in (torch.float32, torch.float64):  # the cast changes nothing
+                return "float32", f
+            s = self._get("s")
+            s[0].copy_(f[0])
+            _hold_into(f[1:], dtype, s[1:], self.buf)
+            return (recipe, dtype), s
         if dtype == torch.float64:  # fl() changes nothing: the exact angles
-            return ("exact",) + self.exact()
+            return "exact", self.exact()
         if recipe == "cache":
-            angle, cos, sin = self.exact()
-            return ((recipe, dtype), angle, _hold_into(cos, dtype, self._get("cos"), self.buf),
-                    _hold_into(sin, dtype, self._get("sin"), self.buf))
+            x, s = self.exact(), self._get("s")
+            s[0].copy_(x[0])
+            _hold_into(x[1:], dtype, s[1:], self.buf)
+            return (recipe, dtype), s
         if recipe == "positions":
             got = self.inexact_positions(dtype)
             if got is None:
-                return ("exact",) + self.exact()
-            rows, *xs = got
+                return "exact", self.exact()
+            rows, s = got
             if rows is not None:  # the exact rows, and the others in their places
-                xs = [self._get("p_" + name).copy_(x).index_copy_(0, rows, x_r)
-                      for name, x, x_r in zip(("angle", "cos", "sin"), self.exact(), xs)]
-            return ((recipe, dtype), *xs)
+                s = self._get("p").copy_(self.exact()).index_copy_(1, rows, s)
+            return (recipe, dtype), s
         if recipe == "product":
-            return ((recipe, dtype),
-                    *self._by_position(self.p64.to(dtype).to(torch.float64), dtype, recipe))
+            return (recipe, dtype), self._by_position(self.p64.to(dtype).to(torch.float64),
+                                                      dtype, recipe, "s")
         # "theta": p fl(theta_i) in float64
-        angle = torch.outer(self.p64, _held(self.th64, dtype), out=self._get("angle"))
-        return ((recipe, dtype), angle, torch.cos(angle, out=self._get("cos")),
-                torch.sin(angle, out=self._get("sin")))
+        s = self._get("s")
+        torch.outer(self.p64, self._theta(dtype, "held"), out=s[0])
+        torch.cos(s[0], out=s[1])
+        torch.sin(s[0], out=s[2])
+        return (recipe, dtype), s
 
 
 def _error_blocks_many(m: torch.Tensor, dim: int, base: float, combos):
     """For each chunk of positions and each (dtype, recipe) in ``combos``: the slice, the
-    combination's index and its absolute angle, cos and sin errors (each (c, h) float64,
-    in buffers reused for the next one: use them before it comes). What the
-    combinations share is computed once per chunk (:class:`_Block`); an exact angle has
-    error 0 (recipe "cache", and "positions" at each position the dtype holds), and
-    recipe "positions" computes only the rows of the positions its dtype rounds. Each
-    value is the one :func:`_recipe_angle_cos_sin` gives, computed the same way."""
+    combination's index and its absolute angle, cos and sin errors, one (3, c, h)
+    float64 stack (in a buffer reused for the next one: use it before it comes). What
+    the combinations share is computed once per chunk (:class:`_Block`); recipe
+    "positions" computes only the rows of the positions its dtype rounds (error 0 at
+    the others). Each value is the one :func:`_recipe_angle_cos_sin` gives, computed
+    the same way."""
     th64 = _theta(dim, base)  # (h,)
     th32 = transformers_inv_freq(dim, base)  # (h,)
     h = th64.numel()
@@ -416,32 +438,24 @@ def _error_blocks_many(m: torch.Tensor, dim: int, base: float, combos):
     for start in range(0, m.numel(), step):
         sl = slice(start, min(m.numel(), start + step))
         blk = _Block(m[sl].to(torch.float64), th64, th32, buf)  # (c,) positions
-        c = blk.c
-        ref = blk.exact()  # 3 x (c, h): angle, cos, sin
-        errs = tuple(buf.get(name, c, h) for name in ("e_angle", "e_cos", "e_sin"))
+        ref = blk.exact()  # (3, c, h)
+        err = buf.get("e", 3 * blk.c, h).view(3, blk.c, h)
         for k, (dtype, recipe) in enumerate(combos):
             if recipe == "positions":
                 got = blk.inexact_positions(dtype)
-                rows, *xs = got if got is not None else (None, None, None, None)
-                for e, x, x_ref in zip(errs, xs, ref):
-                    if x is None:  # every position held exactly: the reference itself
-                        e.zero_()
-                    elif rows is None:  # none held exactly
-                        torch.sub(x, x_ref, out=e).abs_()
-                    else:  # only the rows it rounds; the others are the reference's
-                        x.sub_(torch.index_select(x_ref, 0, rows, out=e[:len(rows)])).abs_()
-                        e.zero_().index_copy_(0, rows, x)
-                yield sl, k, errs
-                continue
-            _key, *xs = blk.recipe(dtype, recipe)
-            for e, x, x_ref in zip(errs, xs, ref):
-                torch.sub(x, x_ref, out=e).abs_()
-            yield sl, k, errs
+                if got is None:  # every position held exactly: the reference itself
+                    err.zero_()
+                elif got[0] is None:  # none held exactly
+                    torch.sub(got[1], ref, out=err).abs_()
+                else:  # only the rows it rounds; the others are the reference's
+                    rows, x = got
+                    x.sub_(torch.index_select(ref, 1, rows, out=err[:, :len(rows)])).abs_()
+                    err.zero_().index_copy_(1, rows, x)
+            else:
+                torch.sub(blk.recipe(dtype, recipe)[1], ref, out=err).abs_()
+            yield sl, k, err
 
 
-def _error_blocks(m: torch.Tensor, dim: int, base: float, dtype: torch.dtype, recipe: str):
-    for sl, _k, errs in _error_blocks_many(m, dim, base, [(dtype, recipe)]):
-        yield sl, errs
 
 
 def _check_common(positions, dim, base, dtype, recipe):
@@ -506,11 +520,10 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
         fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^20; "
              "max_angle_error reduces over pairs without this limit)",
              n=MAX_FULL_ELEMENTS // h, dim=dim)
-    outs = [torch.empty(m.numel(), h, dtype=torch.float64) for _ in range(3)]  # 3 x (P, h)
-    for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
-        for out, err in zip(outs, errs):
-            out[sl] = err
-    return tuple(outs)
+    out = torch.empty(3, m.numel(), h, dtype=torch.float64)  # (3, P, h)
+    for sl, _k, err in _error_blocks_many(m, dim, base, [(dtype, recipe)]):
+        out[:, sl] = err
+    return tuple(out)
 
 
 def max_angle_errors(positions, dim: int, base: float, combos) -> dict:
@@ -537,11 +550,9 @@ def max_angle_errors(positions, dim: int, base: float, combos) -> dict:
     if m.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
         fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^28, "
              "to bound the work)", n=MAX_WORK_ELEMENTS // (dim // 2), dim=dim)
-    outs = [[torch.empty(m.numel(), dtype=torch.float64) for _ in range(3)]
-            for _c in combos]  # each 3 x (P,)
-    for sl, k, errs in _error_blocks_many(m, dim, base, resolved):
-        for out, err in zip(outs[k], errs):
-            out[sl] = err.amax(dim=-1)
+    outs = torch.empty(len(combos), 3, m.numel(), dtype=torch.float64)  # (combos, 3, P)
+    for sl, k, err in _error_blocks_many(m, dim, base, resolved):
+        torch.amax(err, dim=-1, out=outs[k, :, sl])  # (3, c)
     return {c: tuple(v) for c, v in zip(combos, outs)}
 
 
@@ -559,11 +570,8 @@ def max_angle_error(positions, dim: int, base: float, dtype, recipe: str):
     if m.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
         fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^28, "
              "to bound the work)", n=MAX_WORK_ELEMENTS // (dim // 2), dim=dim)
-    outs = [torch.empty(m.numel(), dtype=torch.float64) for _ in range(3)]  # 3 x (P,)
-    for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
-        for out, err in zip(outs, errs):
-            out[sl] = err.amax(dim=-1)
-    return tuple(outs)
+    (out,) = max_angle_errors(m, dim, base, [(dtype, recipe)]).values()
+    return out
 
 
 # ---------------------------------------------------------------- relative-position property
@@ -669,12 +677,12 @@ def relative_property_errors(dim: int, base: float, dtypes, recipe: str, m: int,
     def scores(pm: torch.Tensor, pn: torch.Tensor) -> list:  # (c,), (c,) -> per dtype (c,)
         c = pm.numel()
         blk = _Block(torch.cat([pm, pn]), th64, th32, buf)  # rows: the m's, then the n's
-        x, y, z = buf.get("x", c, h), buf.get("y", c, h), buf.get("z", c, h)
+        x, y, z = (buf.get(name, c, h) for name in ("score_x", "score_y", "score_z"))
         done, out = {}, []
         for dtype in resolved:
-            key, _, cos, sin = blk.recipe(dtype, recipe)  # (2c, h)
+            key, cs = blk.recipe(dtype, recipe)  # (3, 2c, h): angle, cos, sin
             if key not in done:
-                cm, cn, sm, sn = cos[:c], cos[c:], sin[:c], sin[c:]  # (c, h)
+                cm, cn, sm, sn = cs[1, :c], cs[1, c:], cs[2, :c], cs[2, c:]  # (c, h)
                 # sum_i (cm cn + sm sn) along_i + (cm sn - sm cn) across_i, one product at a
                 # time; each row summed alone (not a matrix-vector product, whose order of
                 # summation may depend on the number of rows): the same position pair gives
