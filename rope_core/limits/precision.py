@@ -45,7 +45,7 @@ DTYPES = {
 RECIPES = ("positions", "theta", "product", "cache", "float32_angles")
 
 MAX_POSITION = 10**7
-CHUNK_ELEMENTS = 1 << 15  # (positions x pairs) float64 block: 4 MiB per temporary
+CHUNK_ELEMENTS = 1 << 15  # (positions x pairs) per block: 256 KiB per float64 plane
 MAX_FULL_ELEMENTS = 1 << 20  # angle_error: P * dim/2 (8 MiB per returned tensor)
 MAX_WORK_ELEMENTS = 1 << 28  # max_angle_error / relative_property_error: P * dim/2
 MAX_SHIFTS = 10**6
