@@ -64,7 +64,7 @@ from .precision import (
     grid_spacing,
     max_angle_error,
     max_angle_errors,
-    relative_property_error,
+    relative_property_errors,
     resolve_dtype,
 )
 
@@ -559,9 +559,11 @@ def relative_table(dim: int, base: float, m: int, n: int, max_shift: int, recipe
     """
     dim, base = check_dim(dim), check_base(base)
     D = shift_grid(max_shift, points)
+    dtypes = _dtypes(dtypes)
+    errors = relative_property_errors(dim, base, dtypes, recipe, m, n, D)  # shares cos/sin
     blocks = []
-    for d in _dtypes(dtypes):
-        err = relative_property_error(dim, base, d, recipe, m, n, D)  # (S,)
+    for d in dtypes:
+        err = errors[d]  # (S,)
         blocks.append({
             "dim": dim, "base": base, "recipe": recipe, "m [tokens]": m, "n [tokens]": n,
             "dtype": d, "shift D [tokens]": D.numpy(), "score difference": err.numpy()})

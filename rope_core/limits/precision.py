@@ -45,7 +45,7 @@ DTYPES = {
 RECIPES = ("positions", "theta", "product", "cache", "float32_angles")
 
 MAX_POSITION = 10**7
-CHUNK_ELEMENTS = 1 << 19  # (positions x pairs) float64 block: 4 MiB per temporary
+CHUNK_ELEMENTS = 1 << 15  # (positions x pairs) per block: 256 KiB per float64 plane
 MAX_FULL_ELEMENTS = 1 << 20  # angle_error: P * dim/2 (8 MiB per returned tensor)
 MAX_WORK_ELEMENTS = 1 << 28  # max_angle_error / relative_property_error: P * dim/2
 MAX_SHIFTS = 10**6
@@ -282,54 +282,154 @@ def _recipe_angle_cos_sin(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dt
 
 def _hold_into(src: torch.Tensor, dtype: torch.dtype, out: torch.Tensor,
                buf: _Buffers) -> torch.Tensor:
-    """``out`` = src.to(dtype).to(float64) (the same conversions, through a reused buffer)."""
-    low = buf.get("low", src.shape[0], src.shape[1], dtype)
+    """``out`` = src.to(dtype).to(float64) (the same conversions, through a reused buffer);
+    src and out ``(k, r, h)``."""
+    low = buf.get("low", src.shape[0] * src.shape[1], src.shape[2], dtype)  # (k r, h)
+    low = low.view(src.shape)
     low.copy_(src)
     return out.copy_(low)
 
 
-def _recipe_into(m64: torch.Tensor, th64: torch.Tensor, dtype: torch.dtype, recipe: str,
-                 th32: torch.Tensor, buf: _Buffers, tag: str = ""):
-    """:func:`_recipe_angle_cos_sin` written into ``buf``'s buffers (named after ``tag``):
-    the same operations in the same order, so the same values. -> 3 x (c, h) float64
-    views, valid until ``buf`` is used again with the same tag."""
-    c, h = m64.numel(), th64.numel()
-    angle = buf.get(tag + "angle", c, h)
-    cos, sin = buf.get(tag + "cos", c, h), buf.get(tag + "sin", c, h)
-    if recipe == "float32_angles":
-        angle32 = buf.get(tag + "angle32", c, h, torch.float32)
-        torch.outer(m64.to(torch.float32), th32, out=angle32)  # float32, as transformers
-        trig32 = buf.get("trig32", c, h, torch.float32)
-        _hold_into(torch.cos(angle32, out=trig32), dtype, cos, buf)  # float32 cos, cast
-        _hold_into(torch.sin(angle32, out=trig32), dtype, sin, buf)
-        return angle.copy_(angle32), cos, sin
-    if recipe == "positions":
-        torch.outer(_held(m64, dtype), th64, out=angle)
-    elif recipe == "theta":
-        torch.outer(m64, _held(th64, dtype), out=angle)
-    elif recipe == "product":
-        low = buf.get("low", c, h, dtype)
-        angle.copy_(torch.outer(m64.to(dtype), th64.to(dtype), out=low))
-    else:  # "cache"
-        torch.outer(m64, th64, out=angle)
-    torch.cos(angle, out=cos)
-    torch.sin(angle, out=sin)
-    if recipe in ("product", "cache"):
-        _hold_into(cos, dtype, cos, buf)
-        _hold_into(sin, dtype, sin, buf)
-    return angle, cos, sin
+class _Block:
+    """The angle, cos and sin of every recipe at one block of positions p ``(c,)``
+    (float64), each as one ``(3, c, h)`` float64 stack [angle, cos, sin] in ``buf``'s
+    buffers (one operation does all three where it can), with what several (dtype,
+    recipe) pairs have in common computed once: the exact angles p theta_i and their
+    cos and sin (every recipe but "float32_angles" in float64, recipe "cache" in every
+    dtype before its rounding, recipe "positions" at each position a dtype holds
+    exactly) and the float32 angles and their float32 cos and sin (recipe
+    "float32_angles" differs between dtypes only in the final cast). Recipes
+    "positions" and "product" depend on p only through fl(p): where float16 overflows
+    (fl(p) = inf, whose cos and sin are slow to compute) the rows are the same, and one
+    is computed. What depends on theta alone (fl(theta_i) per dtype) is kept in
+    ``buf.kept`` for the next blocks. Each value is the one
+    :func:`_recipe_angle_cos_sin` gives, by the same operations on the same numbers
+    (torch's elementwise operations give each element the same bits whatever the
+    tensor around it; a float32 value converts to a dtype the same from float64)."""
+
+    def __init__(self, p64: torch.Tensor, th64: torch.Tensor, th32: torch.Tensor,
+                 buf: _Buffers) -> None:
+        self.p64, self.th64, self.th32, self.buf = p64, th64, th32, buf  # (c,), (h,), (h,)
+        self.c, self.h = p64.numel(), th64.numel()
+        self._exact = self._f32 = None
+
+    def _get(self, name: str, rows: int | None = None) -> torch.Tensor:
+        """A ``(3, rows, h)`` float64 buffer (rows: c by default)."""
+        rows = self.c if rows is None else rows
+        return self.buf.get(name, 3 * rows, self.h).view(3, rows, self.h)
+
+    def _theta(self, dtype: torch.dtype, kind: str) -> torch.Tensor:
+        """theta_i in ``dtype`` (kind "low") or held in it, as float64 ("held"): (h,)."""
+        key = (kind, dtype)
+        if key not in self.buf.kept:
+            low = self.th64.to(dtype)
+            self.buf.kept[key] = low if kind == "low" else low.to(torch.float64)
+        return self.buf.kept[key]
+
+    def exact(self) -> torch.Tensor:
+        """The exact angles p theta_i and their cos and sin: (3, c, h)."""
+        if self._exact is None:
+            x = self._get("x")  # (3, c, h)
+            torch.outer(self.p64, self.th64, out=x[0])
+            torch.cos(x[0], out=x[1])
+            torch.sin(x[0], out=x[2])
+            self._exact = x
+        return self._exact
+
+    def f32(self) -> torch.Tensor:
+        """transformers' float32 angles and their float32 cos and sin, each exact in
+        float64: (3, c, h)."""
+        if self._f32 is None:
+            a32 = self.buf.get("f_angle32", 3 * self.c, self.h, torch.float32)
+            a32 = a32.view(3, self.c, self.h)
+            torch.outer(self.p64.to(torch.float32), self.th32, out=a32[0])
+            torch.cos(a32[0], out=a32[1])
+            torch.sin(a32[0], out=a32[2])
+            self._f32 = self._get("f").copy_(a32)
+        return self._f32
+
+    def _by_position(self, held: torch.Tensor, dtype: torch.dtype, recipe: str,
+                     name: str) -> torch.Tensor:
+        """Recipe "positions" or "product" at held positions ``(r,)`` (= fl(p), float64):
+        (3, r, h) in buffer ``name``; the rows of equal positions computed once when
+        float16 overflowed (several inf)."""
+        r, inverse = held.numel(), None
+        if r > 1 and bool(torch.isinf(held).any()):
+            held, inverse = torch.unique(held, return_inverse=True)  # (u,), (r,)
+        x = self._get(name if inverse is None else "u", held.numel())  # (3, u, h)
+        if recipe == "positions":  # fl(p) theta_i in float64
+            torch.outer(held, self.th64, out=x[0])
+        else:  # "product": fl(fl(p) fl(theta_i)), the product in the dtype
+            low = self.buf.get("low_angle", held.numel(), self.h, dtype)
+            x[0].copy_(torch.outer(held.to(dtype), self._theta(dtype, "low"), out=low))
+        torch.cos(x[0], out=x[1])
+        torch.sin(x[0], out=x[2])
+        if recipe == "product":  # cos and sin stored in the dtype
+            _hold_into(x[1:], dtype, x[1:], self.buf)
+        if inverse is None:
+            return x
+        return torch.index_select(x, 1, inverse, out=self._get(name, r))
+
+    def inexact_positions(self, dtype: torch.dtype):
+        """Recipe "positions": the rows whose position ``dtype`` does not hold exactly
+        (the others are the exact rows) and their angle, cos and sin: None when there is
+        none, else (rows, x): rows None when every row is inexact, else ``(r,)`` int64;
+        x ``(3, r, h)``."""
+        held = _held(self.p64, dtype)  # (c,)
+        inexact = held != self.p64  # (c,): inf (float16 overflow) included
+        r = int(inexact.sum())
+        if r == 0:
+            return None
+        rows = None if r == self.c else inexact.nonzero().view(-1)  # (r,)
+        return rows, self._by_position(held if rows is None else held[rows], dtype,
+                                       "positions", "s")
+
+    def recipe(self, dtype: torch.dtype, recipe: str):
+        """(key, x): x the (3, c, h) angle, cos and sin of one recipe in ``dtype``;
+        equal keys, equal numbers. Valid until the next call, but the exact and float32
+        ones (keys "exact", "float32": every call's)."""
+        if recipe == "float32_angles":
+            f = self.f32()
+            if dtype in (torch.float32, torch.float64):  # the cast changes nothing
+                return "float32", f
+            s = self._get("s")
+            s[0].copy_(f[0])
+            _hold_into(f[1:], dtype, s[1:], self.buf)
+            return (recipe, dtype), s
+        if dtype == torch.float64:  # fl() changes nothing: the exact angles
+            return "exact", self.exact()
+        if recipe == "cache":
+            x, s = self.exact(), self._get("s")
+            s[0].copy_(x[0])
+            _hold_into(x[1:], dtype, s[1:], self.buf)
+            return (recipe, dtype), s
+        if recipe == "positions":
+            got = self.inexact_positions(dtype)
+            if got is None:
+                return "exact", self.exact()
+            rows, s = got
+            if rows is not None:  # the exact rows, and the others in their places
+                s = self._get("p").copy_(self.exact()).index_copy_(1, rows, s)
+            return (recipe, dtype), s
+        if recipe == "product":
+            return (recipe, dtype), self._by_position(self.p64.to(dtype).to(torch.float64),
+                                                      dtype, recipe, "s")
+        # "theta": p fl(theta_i) in float64
+        s = self._get("s")
+        torch.outer(self.p64, self._theta(dtype, "held"), out=s[0])
+        torch.cos(s[0], out=s[1])
+        torch.sin(s[0], out=s[2])
+        return (recipe, dtype), s
 
 
 def _error_blocks_many(m: torch.Tensor, dim: int, base: float, combos):
     """For each chunk of positions and each (dtype, recipe) in ``combos``: the slice, the
-    combination's index and its absolute angle, cos and sin errors (each (c, h) float64,
-    in buffers reused for the next one: use them before it comes). The float64 reference
-    and its cos and sin are computed once per chunk, shared by every combination; so
-    are the float32 angles and their cos and sin (recipe "float32_angles" differs
-    between dtypes only in the final cast). Recipe "cache" rounds the reference's own
-    cos and sin, and recipe "positions" in a dtype that holds every position of the
-    chunk (float32 up to 2^24) reproduces the reference exactly: errors 0. Each value
-    is the one :func:`_recipe_angle_cos_sin` gives, computed the same way."""
+    combination's index and its absolute angle, cos and sin errors, one (3, c, h)
+    float64 stack (in a buffer reused for the next one: use it before it comes). What
+    the combinations share is computed once per chunk (:class:`_Block`); recipe
+    "positions" computes only the rows of the positions its dtype rounds (error 0 at
+    the others). Each value is the one :func:`_recipe_angle_cos_sin` gives, computed
+    the same way."""
     th64 = _theta(dim, base)  # (h,)
     th32 = transformers_inv_freq(dim, base)  # (h,)
     h = th64.numel()
@@ -337,43 +437,25 @@ def _error_blocks_many(m: torch.Tensor, dim: int, base: float, combos):
     buf = _Buffers()
     for start in range(0, m.numel(), step):
         sl = slice(start, min(m.numel(), start + step))
-        m64 = m[sl].to(torch.float64)  # (c,)
-        c = m64.numel()
-        ref = torch.outer(m64, th64, out=buf.get("ref", c, h))  # (c, h)
-        cos_ref = torch.cos(ref, out=buf.get("cos_ref", c, h))  # (c, h)
-        sin_ref = torch.sin(ref, out=buf.get("sin_ref", c, h))
-        errs = tuple(buf.get(name, c, h) for name in ("e_angle", "e_cos", "e_sin"))
-        f32 = None  # the float32 angles (as float64) and their float32 cos and sin
+        blk = _Block(m[sl].to(torch.float64), th64, th32, buf)  # (c,) positions
+        ref = blk.exact()  # (3, c, h)
+        err = buf.get("e", 3 * blk.c, h).view(3, blk.c, h)
         for k, (dtype, recipe) in enumerate(combos):
-            if recipe == "cache":  # exact angles: cos(ref), sin(ref) rounded to the dtype
-                angle = ref
-                cos = _hold_into(cos_ref, dtype, buf.get("cos", c, h), buf)
-                sin = _hold_into(sin_ref, dtype, buf.get("sin", c, h), buf)
-            elif recipe == "float32_angles":
-                if f32 is None:
-                    angle32 = torch.outer(m64.to(torch.float32), th32,
-                                          out=buf.get("f_angle32", c, h, torch.float32))
-                    f32 = (buf.get("f_angle", c, h).copy_(angle32),
-                           torch.cos(angle32, out=buf.get("f_cos32", c, h, torch.float32)),
-                           torch.sin(angle32, out=buf.get("f_sin32", c, h, torch.float32)))
-                angle = f32[0]
-                cos = _hold_into(f32[1], dtype, buf.get("cos", c, h), buf)
-                sin = _hold_into(f32[2], dtype, buf.get("sin", c, h), buf)
-            elif recipe == "positions" and bool((_held(m64, dtype) == m64).all()):
-                for e in errs:  # every position held exactly: the reference itself
-                    e.zero_()
-                yield sl, k, errs
-                continue
+            if recipe == "positions":
+                got = blk.inexact_positions(dtype)
+                if got is None:  # every position held exactly: the reference itself
+                    err.zero_()
+                elif got[0] is None:  # none held exactly
+                    torch.sub(got[1], ref, out=err).abs_()
+                else:  # only the rows it rounds; the others are the reference's
+                    rows, x = got
+                    x.sub_(torch.index_select(ref, 1, rows, out=err[:, :len(rows)])).abs_()
+                    err.zero_().index_copy_(1, rows, x)
             else:
-                angle, cos, sin = _recipe_into(m64, th64, dtype, recipe, th32, buf)
-            for e, x, x_ref in zip(errs, (angle, cos, sin), (ref, cos_ref, sin_ref)):
-                torch.sub(x, x_ref, out=e).abs_()
-            yield sl, k, errs
+                torch.sub(blk.recipe(dtype, recipe)[1], ref, out=err).abs_()
+            yield sl, k, err
 
 
-def _error_blocks(m: torch.Tensor, dim: int, base: float, dtype: torch.dtype, recipe: str):
-    for sl, _k, errs in _error_blocks_many(m, dim, base, [(dtype, recipe)]):
-        yield sl, errs
 
 
 def _check_common(positions, dim, base, dtype, recipe):
@@ -438,11 +520,10 @@ def angle_error(positions, dim: int, base: float, dtype, recipe: str):
         fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^20; "
              "max_angle_error reduces over pairs without this limit)",
              n=MAX_FULL_ELEMENTS // h, dim=dim)
-    outs = [torch.empty(m.numel(), h, dtype=torch.float64) for _ in range(3)]  # 3 x (P, h)
-    for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
-        for out, err in zip(outs, errs):
-            out[sl] = err
-    return tuple(outs)
+    out = torch.empty(3, m.numel(), h, dtype=torch.float64)  # (3, P, h)
+    for sl, _k, err in _error_blocks_many(m, dim, base, [(dtype, recipe)]):
+        out[:, sl] = err
+    return tuple(out)
 
 
 def max_angle_errors(positions, dim: int, base: float, combos) -> dict:
@@ -469,11 +550,9 @@ def max_angle_errors(positions, dim: int, base: float, combos) -> dict:
     if m.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
         fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^28, "
              "to bound the work)", n=MAX_WORK_ELEMENTS // (dim // 2), dim=dim)
-    outs = [[torch.empty(m.numel(), dtype=torch.float64) for _ in range(3)]
-            for _c in combos]  # each 3 x (P,)
-    for sl, k, errs in _error_blocks_many(m, dim, base, resolved):
-        for out, err in zip(outs[k], errs):
-            out[sl] = err.amax(dim=-1)
+    outs = torch.empty(len(combos), 3, m.numel(), dtype=torch.float64)  # (combos, 3, P)
+    for sl, k, err in _error_blocks_many(m, dim, base, resolved):
+        torch.amax(err, dim=-1, out=outs[k, :, sl])  # (3, c)
     return {c: tuple(v) for c, v in zip(combos, outs)}
 
 
@@ -491,11 +570,8 @@ def max_angle_error(positions, dim: int, base: float, dtype, recipe: str):
     if m.numel() * (dim // 2) > MAX_WORK_ELEMENTS:
         fail("positions", m, "at most {n} positions at dim = {dim} (positions * dim/2 <= 2^28, "
              "to bound the work)", n=MAX_WORK_ELEMENTS // (dim // 2), dim=dim)
-    outs = [torch.empty(m.numel(), dtype=torch.float64) for _ in range(3)]  # 3 x (P,)
-    for sl, errs in _error_blocks(m, dim, base, dtype, recipe):
-        for out, err in zip(outs, errs):
-            out[sl] = err.amax(dim=-1)
-    return tuple(outs)
+    (out,) = max_angle_errors(m, dim, base, [(dtype, recipe)]).values()
+    return out
 
 
 # ---------------------------------------------------------------- relative-position property
@@ -542,9 +618,33 @@ def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n
     Returns:
         a float for an integer shift, else an ``(S,)`` float64 tensor.
     """
+    scalar = isinstance(shift, Integral) and not isinstance(shift, bool)
+    (out,) = relative_property_errors(dim, base, [dtype], recipe, m, n, shift, q=q, k=k,
+                                      layout=layout).values()
+    return out.item() if scalar else out
+
+
+def relative_property_errors(dim: int, base: float, dtypes, recipe: str, m: int, n: int,
+                             shift, *, q=None, k=None, layout: str = "interleaved") -> dict:
+    """:func:`relative_property_error` for several dtypes at once, sharing what their
+    cos and sin have in common (:class:`_Block`: the exact angles' cos and sin, the
+    float32 angles') and each score that two dtypes share (every recipe in float64
+    and "positions" in float32 give the exact one). The numbers are those of one dtype
+    at a time, bit for bit.
+
+    Args:
+        dim, base, recipe, m, n, shift, q, k, layout: as :func:`relative_property_error`.
+        dtypes: 1 to 4 dtypes (names or torch dtypes).
+    Returns:
+        {dtype: ``(S,)`` float64 tensor}, keyed by the dtypes as given (S = 1 for an
+        integer shift).
+    """
     dim = check_dim(dim)
     base = check_base(base)
-    dtype = resolve_dtype(dtype)
+    dtypes = list(dtypes)
+    if not 1 <= len(dtypes) <= len(DTYPES):
+        fail("dtypes", dtypes, "1 to {n} dtypes", n=len(DTYPES))
+    resolved = [resolve_dtype(d) for d in dtypes]
     if recipe not in RECIPES:
         fail("recipe", recipe, "one of {choices}", choices=", ".join(repr(r) for r in RECIPES))
     layout = check_layout(layout)
@@ -570,28 +670,36 @@ def relative_property_error(dim: int, base: float, dtype, recipe: str, m: int, n
     across = q_b * k_a - q_a * k_b  # (h,): weight of c_m s_n - s_m c_n
     th64 = _theta(dim, base)  # (h,)
     th32 = transformers_inv_freq(dim, base)  # (h,)
+    h = th64.numel()
 
-    buf = _Buffers()  # the (c, h) temporaries, reused from chunk to chunk
+    buf = _Buffers()  # the (rows, h) temporaries, reused from chunk to chunk and dtype to dtype
 
-    def score(pm: torch.Tensor, pn: torch.Tensor) -> torch.Tensor:  # (c,), (c,) -> (c,)
-        _, cm, sm = _recipe_into(pm, th64, dtype, recipe, th32, buf, "m")  # (c, h)
-        angle_n, cn, sn = _recipe_into(pn, th64, dtype, recipe, th32, buf, "n")
-        c, h = cm.shape
-        x, y = buf.get("x", c, h), buf.get("y", c, h)
-        # sum_i (cm cn + sm sn) along_i + (cm sn - sm cn) across_i, one product at a time;
-        # each row summed alone (not a matrix-vector product, whose order of summation
-        # may depend on the number of rows): the same position pair gives the same score
-        # in any batch, so the shift 0 gives exactly 0
-        torch.add(torch.mul(cm, cn, out=x), torch.mul(sm, sn, out=y), out=x).mul_(along)
-        torch.sub(torch.mul(cm, sn, out=y), torch.mul(sm, cn, out=angle_n), out=y)
-        return x.add_(y.mul_(across)).sum(dim=1)  # (c,)
+    def scores(pm: torch.Tensor, pn: torch.Tensor) -> list:  # (c,), (c,) -> per dtype (c,)
+        c = pm.numel()
+        blk = _Block(torch.cat([pm, pn]), th64, th32, buf)  # rows: the m's, then the n's
+        x, y, z = (buf.get(name, c, h) for name in ("score_x", "score_y", "score_z"))
+        done, out = {}, []
+        for dtype in resolved:
+            key, cs = blk.recipe(dtype, recipe)  # (3, 2c, h): angle, cos, sin
+            if key not in done:
+                cm, cn, sm, sn = cs[1, :c], cs[1, c:], cs[2, :c], cs[2, c:]  # (c, h)
+                # sum_i (cm cn + sm sn) along_i + (cm sn - sm cn) across_i, one product at a
+                # time; each row summed alone (not a matrix-vector product, whose order of
+                # summation may depend on the number of rows): the same position pair gives
+                # the same score in any batch, so the shift 0 gives exactly 0
+                torch.add(torch.mul(cm, cn, out=x), torch.mul(sm, sn, out=y), out=x).mul_(along)
+                torch.sub(torch.mul(cm, sn, out=y), torch.mul(sm, cn, out=z), out=y)
+                done[key] = x.add_(y.mul_(across)).sum(dim=1)  # (c,)
+            out.append(done[key])
+        return out
 
-    base_score = score(torch.tensor([float(m)], dtype=torch.float64),
-                       torch.tensor([float(n)], dtype=torch.float64))  # (1,)
-    out = torch.empty(D.numel(), dtype=torch.float64)  # (S,)
-    step = max(1, CHUNK_ELEMENTS // th64.numel())
+    base_scores = scores(torch.tensor([float(m)], dtype=torch.float64),
+                         torch.tensor([float(n)], dtype=torch.float64))  # each (1,)
+    outs = [torch.empty(D.numel(), dtype=torch.float64) for _ in resolved]  # each (S,)
+    step = max(1, CHUNK_ELEMENTS // (2 * h))  # a block of 2 x step rows
     for start in range(0, D.numel(), step):
         sl = slice(start, min(D.numel(), start + step))
         d64 = D[sl].to(torch.float64)  # (c,)
-        out[sl] = (base_score - score(m + d64, n + d64)).abs()
-    return out.item() if scalar else out
+        for out, base_score, score in zip(outs, base_scores, scores(m + d64, n + d64)):
+            out[sl] = (base_score - score).abs()
+    return dict(zip(dtypes, outs))
