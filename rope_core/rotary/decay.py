@@ -76,16 +76,26 @@ def relative_upper_bound(distances, theta: torch.Tensor) -> torch.Tensor:
     r = as_distances(distances, device=theta.device)  # (R,)
     th = theta.to(torch.float64)  # (d/2,)
     out = torch.empty(r.numel(), dtype=torch.float64, device=theta.device)  # (R,)
+    _bound_into(out, r, th)
+    return out
+
+
+def _bound_into(out: torch.Tensor, r: torch.Tensor, th: torch.Tensor, with_cos=None) -> None:
+    """out[j] = bound(r_j) (:func:`relative_upper_bound`) for float64 ``r`` ``(R,)`` and
+    ``th`` ``(d/2,)``, block by block; ``with_cos(sl, cos)``, when given, is called with
+    each block's cos(r theta) table ``(c, d/2)`` (valid during the call only), so that a
+    score of the same angles needs no cos of its own."""
     work = _buffers(r.numel(), th, 3)  # (b, d/2) each
     for sl in _blocks(r.numel(), th.numel()):
         angle, sin, re = (w[:sl.stop - sl.start] for w in work)  # (c, d/2) each
         torch.outer(r[sl], th, out=angle)
         torch.sin(angle, out=sin)
         cos = torch.cos(angle, out=angle)
+        if with_cos is not None:
+            with_cos(sl, cos)
         torch.cumsum(cos, dim=-1, out=re)  # Re S_j
         im = torch.cumsum(sin, dim=-1, out=angle)  # Im S_j
         torch.mean(torch.hypot(re, im, out=sin), dim=-1, out=out[sl])  # mean_j |S_j|
-    return out
 
 
 def score_vs_distance(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.Tensor, *,
