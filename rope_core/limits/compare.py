@@ -112,7 +112,10 @@ def label_groups(labels) -> list[tuple[object, np.ndarray]]:
     the order the labels first appear: the groups pandas' ``groupby(label, sort=False)``
     iterates over, as numpy index arrays for the columns' arrays (no DataFrame per group).
     """
-    codes, uniques = pd.factorize(np.asarray(labels, dtype=object))  # order of appearance
+    if isinstance(labels, pd.Series):  # factorized as stored (no Python object per row)
+        codes, uniques = pd.factorize(labels)  # order of appearance
+    else:
+        codes, uniques = pd.factorize(np.asarray(labels, dtype=object))
     return [(label, np.flatnonzero(codes == k)) for k, label in enumerate(uniques.tolist())]
 
 
