@@ -161,14 +161,27 @@ def _scores(along: torch.Tensor, across: torch.Tensor, r: torch.Tensor, th: torc
         table = _table(r.numel(), th)  # (c, d/2)
     angle = _buffers(r.numel(), th, 1)[0]  # (b, d/2)
     for sl in _chunks(r.numel(), th.numel()):
-        part = table[:sl.stop - sl.start]  # (c, d/2)
-        _fill(part, torch.cos, r[sl], th, angle)
-        score = along @ part.T  # (..., c)
-        if with_sin:
-            _fill(part, torch.sin, r[sl], th, angle)
-            score = score + across @ part.T
-        out[..., sl] = score
+        out[..., sl] = _product(along, across, r[sl], th, with_sin, table, angle)
     return out
+
+
+def _product(along: torch.Tensor, across: torch.Tensor, r: torch.Tensor, th: torch.Tensor,
+             with_sin: bool, table: torch.Tensor, angle: torch.Tensor,
+             score: torch.Tensor | None = None, extra: torch.Tensor | None = None
+             ) -> torch.Tensor:
+    """along @ cos(r theta)^T (+ across @ sin(r theta)^T when ``with_sin``) for the c
+    distances ``r`` of one chunk, ``(..., c)``: the tables are filled into ``table``
+    ``(>= c, d/2)`` through the work buffer ``angle``; ``score`` and ``extra``, when
+    given, ``(N, c)`` contiguous, receive the two products (2-D ``along`` only)."""
+    part = table[:r.numel()]  # (c, d/2)
+    _fill(part, torch.cos, r, th, angle)
+    score = torch.matmul(along, part.T, out=score)  # (..., c)
+    if with_sin:
+        _fill(part, torch.sin, r, th, angle)
+        if extra is None:
+            return score + across @ part.T
+        torch.add(score, torch.matmul(across, part.T, out=extra), out=score)
+    return score
 
 
 def _table(n: int, th: torch.Tensor) -> torch.Tensor:
@@ -216,10 +229,18 @@ def random_score_stats(distances, theta: torch.Tensor, trials: int, seed: int, *
     th = theta.to(torch.float64)  # (d/2,)
     mean = torch.empty(r.numel(), dtype=torch.float64, device=theta.device)  # (R,)
     std = torch.zeros_like(mean)
+    with_sin = bool(across.any()) or not bool((along.abs() >= _NONZERO).all())
     table = _table(r.numel(), th)  # (c, d/2): the cos and sin tables of every chunk
-    # chunk distances so that the (T, c) score block stays within CHUNK_ELEMENTS
+    angle = _buffers(r.numel(), th, 1)[0]  # (b, d/2)
+    # chunk distances so that the (T, c) score block stays within CHUNK_ELEMENTS; each
+    # chunk is one chunk of _scores' too (its chunks are at least as long)
+    step = max(1, CHUNK_ELEMENTS // max(theta.numel(), trials))
+    products = torch.empty(2, trials * min(step, r.numel()), dtype=torch.float64,
+                           device=theta.device)  # the (T, c) products, flat
     for sl in _chunks(r.numel(), max(theta.numel(), trials)):
-        scores = _scores(along, across, r[sl], th, table)  # (T, c)
+        score, extra = products[:, :trials * (sl.stop - sl.start)].view(2, trials, -1)
+        scores = _product(along, across, r[sl], th, with_sin, table, angle,
+                          score, extra)  # (T, c)
         mean[sl] = scores.mean(dim=0)
         if trials > 1:
             std[sl] = scores.std(dim=0)
