@@ -24,10 +24,12 @@ CHUNK_ELEMENTS = 1 << 19
 # Largest (distances x pairs) block of row-by-row work: 2^14 float64 elements = 128 KiB
 # per work buffer. Each row's values do not depend on the block it is in, and the blocks
 # split the chunks above (whole multiples of 64 rows), so the values are those of
-# whole-chunk work. The few work buffers are made once per call and written with out=:
-# they stay in the CPU's L2 cache, and no block makes temporaries of its own (decay at
-# d = 1024 and 2,000 distances: 0.062 -> 0.047 s a run, against 4 MiB temporaries per
-# chunk with the app's malloc settings of ui/hardening.py).
+# whole-chunk work. The few work buffers are made once per call and written with out=,
+# so a call holds a few hundred KiB of temporaries (and one 4 MiB table for the matrix
+# products) instead of five or six 4 MiB arrays per chunk: the same CPU with the app's
+# malloc settings (ui/hardening.py), a lower peak of the server's memory (and with
+# glibc's default 128 KiB mmap threshold, the page faults of those fresh arrays cost
+# about as much as their cos and sin).
 BLOCK_ELEMENTS = 1 << 14
 BLOCK_ROWS = 64  # blocks are whole multiples of this many rows (but for a chunk's last)
 # along of at least this size (|along_i| >= 2^-900) times a cos (|cos| >= 2^-62 for any
