@@ -27,9 +27,9 @@ CHUNK_ELEMENTS = 1 << 19
 # whole-chunk work. The few work buffers are made once per call and written with out=,
 # so a call holds a few hundred KiB of temporaries (and one 4 MiB table for the matrix
 # products) instead of five or six 4 MiB arrays per chunk: the same CPU with the app's
-# malloc settings (ui/hardening.py), a lower peak of the server's memory (and with
-# glibc's default 128 KiB mmap threshold, the page faults of those fresh arrays cost
-# about as much as their cos and sin).
+# malloc settings (ui/hardening.py), a lower peak of the server's memory (and with an
+# mmap threshold fixed at 128 KiB, as the app had it, the page faults of those fresh
+# arrays cost about as much as their cos and sin).
 BLOCK_ELEMENTS = 1 << 14
 BLOCK_ROWS = 64  # blocks are whole multiples of this many rows (but for a chunk's last)
 # along of at least this size (|along_i| >= 2^-900) times a cos (|cos| >= 2^-62 for any
