@@ -3,7 +3,6 @@
 import math
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -61,51 +60,63 @@ def hover(label: str) -> str:
     return label.format(r="%{x:,}", value="%{y:.3f}")
 
 
+def as_plotly_writes(fig: ui.Frozen, axis: str) -> ui.Frozen:
+    """A kept figure with its layout keys in the order a go.Figure writes them (the
+    template first) and, on the log distance axis, a log x axis (its keys after the
+    style's, where Plotly's update adds them): the JSON sent is the validated figure's,
+    byte for byte."""
+    layout = fig.spec["layout"]
+    xaxis = dict(layout["xaxis"], **ui.LOG_AXIS) if axis == "log" else layout["xaxis"]
+    return ui.Frozen(dict(fig.spec, layout={"template": layout["template"],
+                                            **dict(layout, xaxis=xaxis)}))
+
+
 @ui.figure
-def bound_figure(curves: tuple, max_distance: int, axis: str, device: str):
+def bound_figure(curves: tuple, max_distance: int, axis: str, device: str) -> ui.Frozen:
+    """One line per (base, dim), built as the sent form (ui.kept_figure; trace keys in
+    the order Plotly writes them)."""
     bound = bound_table(curves, max_distance, axis, device)
-    fig = go.Figure()
+    traces = []
     for n, ((base, dim), block) in enumerate(bound.groupby(["base", "dim"], sort=False)):
         name = curve_name(base, dim)
-        fig.add_scatter(x=block[R_COL], y=block[B_COL], name=name, mode="lines",
-                        line=dict(color=ui.COLORS[n % len(ui.COLORS)],
-                                  width=2.5 if n == 0 else 1.6),
-                        hovertemplate=hover(_("r={r} tokens<br>bound={value}")) +
-                                      "<extra>" + name + "</extra>")
-    ui.style(fig, title=_("Relative upper bound (RoFormer fig. 2)"), x=x_title(axis),
-             y=_("relative upper bound"))
-    if axis == "log":
-        ui.relayout(fig, xaxes=dict(type="log", exponentformat="power"))
-    return fig
+        traces.append(dict(hovertemplate=hover(_("r={r} tokens<br>bound={value}")) +
+                           "<extra>" + name + "</extra>",
+                           line=dict(color=ui.COLORS[n % len(ui.COLORS)],
+                                     width=2.5 if n == 0 else 1.6),
+                           mode="lines", name=name, x=block[R_COL].to_numpy(),
+                           y=block[B_COL].to_numpy(), type="scatter"))
+    fig = ui.kept_figure(traces, title=_("Relative upper bound (RoFormer fig. 2)"),
+                         x=x_title(axis), y=_("relative upper bound"), height=440)
+    return as_plotly_writes(fig, axis)
 
 
 @ui.figure
 def score_figure(dim: int, base: float, max_distance: int, axis: str, layout: str,
-                 trials: int, seed: int, device: str):
+                 trials: int, seed: int, device: str) -> ui.Frozen:
+    """The all-ones score and the random pairs' mean and band, built as the sent form."""
     scores = score_table(dim, base, max_distance, axis, layout, trials, seed, device)
-    fig = go.Figure()
-    r = scores[R_COL]
-    mean, std = scores["mean random score"], scores["std random score"]
+    r = scores[R_COL].to_numpy()
+    mean, std = scores["mean random score"].to_numpy(), scores["std random score"].to_numpy()
     band = ngettext("random q, k: mean ± 1 std ({n} pair)",
                     "random q, k: mean ± 1 std ({n} pairs)", trials).format(n=trials)
-    fig.add_scatter(x=r, y=mean + std, mode="lines", line=dict(width=0), showlegend=False,
-                    legendgroup="random", hoverinfo="skip")
-    fig.add_scatter(x=r, y=mean - std, mode="lines", line=dict(width=0), fill="tonexty",
-                    fillcolor="rgba(214, 39, 40, 0.18)", name=band, legendgroup="random",
-                    hoverinfo="skip")
-    fig.add_scatter(x=r, y=mean, mode="lines", name=_("random q, k: mean"),
-                    line=dict(color=ui.COLORS[1], width=1.6), legendgroup="random",
-                    hovertemplate=hover(_("r={r} tokens<br>mean={value}")) + "<extra></extra>")
-    fig.add_scatter(x=r, y=scores["score q=k=1"], mode="lines", name=_("q = k = all ones"),
-                    line=dict(color=ui.COLORS[0], width=2.5),
-                    hovertemplate=hover(_("r={r} tokens<br>score={value}")) + "<extra></extra>")
+    traces = [
+        dict(hoverinfo="skip", legendgroup="random", line=dict(width=0), mode="lines",
+             showlegend=False, x=r, y=mean + std, type="scatter"),
+        dict(fill="tonexty", fillcolor="rgba(214, 39, 40, 0.18)", hoverinfo="skip",
+             legendgroup="random", line=dict(width=0), mode="lines", name=band, x=r,
+             y=mean - std, type="scatter"),
+        dict(hovertemplate=hover(_("r={r} tokens<br>mean={value}")) + "<extra></extra>",
+             legendgroup="random", line=dict(color=ui.COLORS[1], width=1.6), mode="lines",
+             name=_("random q, k: mean"), x=r, y=mean, type="scatter"),
+        dict(hovertemplate=hover(_("r={r} tokens<br>score={value}")) + "<extra></extra>",
+             line=dict(color=ui.COLORS[0], width=2.5), mode="lines",
+             name=_("q = k = all ones"), x=r, y=scores["score q=k=1"].to_numpy(),
+             type="scatter")]
     titles = {"interleaved": _("Actual score qᵀR_r k (base {base}, d = {dim}, interleaved)"),
               "half": _("Actual score qᵀR_r k (base {base}, d = {dim}, half)")}
-    ui.style(fig, title=titles[layout].format(base=ui.fmt_base(base), dim=dim),
-             x=x_title(axis), y=_("score qᵀR_r k"))
-    if axis == "log":
-        ui.relayout(fig, xaxes=dict(type="log", exponentformat="power"))
-    return fig
+    fig = ui.kept_figure(traces, title=titles[layout].format(base=ui.fmt_base(base), dim=dim),
+                         x=x_title(axis), y=_("score qᵀR_r k"), height=440)
+    return as_plotly_writes(fig, axis)
 
 
 s = ui.settings()

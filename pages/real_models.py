@@ -72,9 +72,9 @@ def series_styles(table) -> dict:
     """{series: (legend label, colour, dash)}: a model's colour, one dash per layer group."""
     colors = model_colors(comparison_models(table))
     out, seen = {}, {}
-    for series, model, group in zip(table["series"], table["model"], table["group"]):
-        if series in out:
-            continue
+    first = ~table["series"].duplicated()  # each series' first row, in order
+    for series, model, group in zip(table["series"][first], table["model"][first],
+                                    table["group"][first]):
         n = seen[model] = seen.get(model, -1) + 1
         label = legend(model) if series == model else \
             f"{legend(model)} · {html.escape(group_label(group), quote=False)}"
@@ -84,7 +84,7 @@ def series_styles(table) -> dict:
 
 def comparison_models(table):
     """The models of a per-group table, in order (a stand-in for the cards' column)."""
-    return {"model": list(dict.fromkeys(table["model"]))}
+    return {"model": table["model"][~table["model"].duplicated()].tolist()}
 
 
 def spectrum_lines(keys: tuple, column: str, hover: str, title: str, y: str,

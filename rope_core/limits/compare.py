@@ -46,7 +46,7 @@ from ..models.scaling import (
     pair_regime,
     resolve_params,
 )
-from ..rotary.decay import _chunks as _decay_chunks
+from ..rotary.decay import _bound_into
 from ..rotary.frequencies import theta as plain_theta
 from ..support._checks import (
     check_choice,
@@ -112,7 +112,10 @@ def label_groups(labels) -> list[tuple[object, np.ndarray]]:
     the order the labels first appear: the groups pandas' ``groupby(label, sort=False)``
     iterates over, as numpy index arrays for the columns' arrays (no DataFrame per group).
     """
-    codes, uniques = pd.factorize(np.asarray(labels, dtype=object))  # order of appearance
+    if isinstance(labels, pd.Series):  # factorized as stored (no Python object per row)
+        codes, uniques = pd.factorize(labels)  # order of appearance
+    else:
+        codes, uniques = pd.factorize(np.asarray(labels, dtype=object))
     return [(label, np.flatnonzero(codes == k)) for k, label in enumerate(uniques.tolist())]
 
 
@@ -441,19 +444,19 @@ def distance_samples(max_distance: int, axis: str = "linear",
 def _bound_and_ones_score(r: torch.Tensor, theta: torch.Tensor) -> tuple[torch.Tensor,
                                                                           torch.Tensor]:
     """``(relative_upper_bound(r, theta), score_vs_distance(ones, ones, r, theta))`` in
-    one pass: the same operations on the same chunks as rope_core.decay (so the same
-    float64 values), each cos and sin computed once. With q = k = all ones every pair
-    weighs cos by 1·1 + 1·1 = 2 and sin by 1·1 − 1·1 = 0 in either layout, so the score
-    is that weight times cos (the sin term adds zeros)."""
+    one pass: the same operations on the same blocks as rope_core.rotary.decay (so the
+    same float64 values), each cos and sin computed once. With q = k = all ones every
+    pair weighs cos by 1·1 + 1·1 = 2 and sin by 1·1 − 1·1 = 0 in either layout, so the
+    score is that weight times cos (the sin term adds zeros)."""
     th = theta.to(torch.float64)  # (d/2,)
     along = torch.full((th.numel(),), 2.0, dtype=torch.float64)  # (d/2,): weight of cos
     bound = torch.empty(r.numel(), dtype=torch.float64)  # (R,)
     score = torch.empty(r.numel(), dtype=torch.float64)  # (R,)
-    for sl in _decay_chunks(r.numel(), th.numel()):
-        angle = torch.outer(r[sl], th)  # (c, d/2)
-        cos, sin = torch.cos(angle), torch.sin(angle)
-        bound[sl] = torch.hypot(torch.cumsum(cos, dim=-1), torch.cumsum(sin, dim=-1)).mean(dim=-1)
+
+    def ones_score(sl: slice, cos: torch.Tensor) -> None:  # cos: (c, d/2)
         score[sl] = along @ cos.T  # (c,)
+
+    _bound_into(bound, r, th, ones_score)
     return bound, score
 
 

@@ -65,6 +65,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from numbers import Integral, Real
 
 import torch
@@ -158,7 +159,8 @@ class Param:
                          low=f"{self.low:g}", high=f"{self.high:g}")
                 out.append(float(v))
             return tuple(out)
-        if isinstance(value, bool) or not isinstance(value, Real):
+        # a float is a Real and no bool (the abstract-class check costs more than the rest)
+        if type(value) is not float and (isinstance(value, bool) or not isinstance(value, Real)):
             reject(self.name, value, self.allowed())
         value = float(value)
         if not math.isfinite(value) or value > self.high or value < self.low \
@@ -184,7 +186,7 @@ class Scaling:
     params: tuple[Param, ...]
     uses_seq_len: bool = False
 
-    @property
+    @cached_property
     def param_names(self) -> tuple[str, ...]:
         return tuple(p.name for p in self.params)
 
@@ -405,6 +407,8 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
              ORIGINAL, FACTOR_OPTIONAL, MAX_POSITIONS, ATTENTION), uses_seq_len=True),
 )}
 
+_METHODS = tuple(SCALINGS)  # every method's name, in the registry's order
+
 # Labels, descriptions and citations are English (N_-marked): a page shows them
 # through its translation function, e.g. ``_(SCALING_LABELS[name])``.
 SCALING_LABELS = {name: s.label for name, s in SCALINGS.items()}
@@ -417,12 +421,13 @@ def resolve_params(method: str, dim: int, params: dict) -> dict:
     value out of its range (and cross-parameter rules: beta_fast > beta_slow,
     high_freq_factor >= low_freq_factor, max_position_embeddings >= L).
     """
-    method = check_choice(method, "method", tuple(SCALINGS))
+    method = check_choice(method, "method", _METHODS)
     spec = SCALINGS[method]
     dim = check_dim(dim)
+    names = spec.param_names
     for name, value in params.items():
-        if name not in spec.param_names:
-            if not spec.param_names:
+        if name not in names:
+            if not names:
                 raise RopeError("{name}={value} is not allowed: method {method} accepts "
                                 "no parameters.", name=name, value=_fmt(value),
                                 method=repr(method))
@@ -478,7 +483,7 @@ def scaled_theta(dim: int, base: float, method: str = "none", *, seq_len: int | 
         ``(theta, attention_factor)``: a ``(dim/2,)`` tensor (computed in float64,
         then cast once to ``dtype``) and a float multiplying cos and sin.
     """
-    method = check_choice(method, "method", tuple(SCALINGS))
+    method = check_choice(method, "method", _METHODS)
     dim = check_dim(dim)
     base = check_base(base)
     dtype = check_float_dtype(dtype)

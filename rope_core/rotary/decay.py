@@ -1,7 +1,11 @@
 """How attention scores behave with relative distance r = n - m.
 
-Both functions are chunked over distances so that 10^6 distances at large dim
-run in bounded memory (a few tens of MB of temporaries at most).
+Every function is chunked over distances so that 10^6 distances at large dim
+run in bounded memory. Work done row by row (cos, sin, cumulative sums, a
+matrix-vector product) goes in blocks of at most BLOCK_ELEMENTS, which stay in
+the CPU's cache and reuse the same few hundred KiB; only the (trials x
+distances) matrix products take whole CHUNK_ELEMENTS chunks, whose shapes fix
+the float64 values they give.
 """
 
 from __future__ import annotations
@@ -13,15 +17,49 @@ import torch
 from ..support._checks import as_distances, check_dim, check_int, check_layout, check_theta, fail
 from .rotation import pair_views
 
-# Largest (distances x pairs) block processed at once: 2^19 float64 elements
-# = 4 MiB per temporary, about five temporaries alive at a time.
+# Largest (distances x pairs) block of a matrix product (random_score_stats, a batch of
+# q in score_vs_distance): 2^19 float64 elements = 4 MiB per table. Keep it: the
+# product's summation, hence the last bits of each score, depends on the chunk's shape.
 CHUNK_ELEMENTS = 1 << 19
+# Largest (distances x pairs) block of row-by-row work: 2^14 float64 elements = 128 KiB
+# per work buffer. Each row's values do not depend on the block it is in, and the blocks
+# split the chunks above (whole multiples of 64 rows), so the values are those of
+# whole-chunk work. The few work buffers are made once per call and written with out=,
+# so a call holds a few hundred KiB of temporaries (and one 4 MiB table for the matrix
+# products) instead of five or six 4 MiB arrays per chunk: the same CPU with the app's
+# malloc settings (ui/hardening.py), a lower peak of the server's memory (and with an
+# mmap threshold fixed at 128 KiB, as the app had it, the page faults of those fresh
+# arrays cost about as much as their cos and sin).
+BLOCK_ELEMENTS = 1 << 14
+BLOCK_ROWS = 64  # blocks are whole multiples of this many rows (but for a chunk's last)
+# along of at least this size (|along_i| >= 2^-900) times a cos (|cos| >= 2^-62 for any
+# float64 angle) cannot underflow to a zero product
+_NONZERO = 2.0 ** -900
 
 
 def _chunks(n: int, pairs: int):
     step = max(1, CHUNK_ELEMENTS // pairs)
     for start in range(0, n, step):
         yield slice(start, min(n, start + step))
+
+
+def _block_rows(pairs: int) -> int:
+    return max(BLOCK_ROWS, BLOCK_ELEMENTS // pairs // BLOCK_ROWS * BLOCK_ROWS)
+
+
+def _blocks(n: int, pairs: int):
+    """Row blocks of :func:`_chunks`' chunks, at most :func:`_block_rows` rows each."""
+    rows = _block_rows(pairs)
+    for chunk in _chunks(n, pairs):
+        for start in range(chunk.start, chunk.stop, rows):
+            yield slice(start, min(chunk.stop, start + rows))
+
+
+def _buffers(n: int, th: torch.Tensor, count: int) -> list[torch.Tensor]:
+    """``count`` work buffers for :func:`_blocks` of n distances, each ``(b, d/2)`` float64."""
+    rows = min(n, _block_rows(th.numel()))
+    return [torch.empty(rows, th.numel(), dtype=torch.float64, device=th.device)
+            for _ in range(count)]
 
 
 def relative_upper_bound(distances, theta: torch.Tensor) -> torch.Tensor:
@@ -41,12 +79,26 @@ def relative_upper_bound(distances, theta: torch.Tensor) -> torch.Tensor:
     r = as_distances(distances, device=theta.device)  # (R,)
     th = theta.to(torch.float64)  # (d/2,)
     out = torch.empty(r.numel(), dtype=torch.float64, device=theta.device)  # (R,)
-    for sl in _chunks(r.numel(), th.numel()):
-        angle = torch.outer(r[sl], th)  # (c, d/2)
-        re = torch.cumsum(torch.cos(angle), dim=-1)  # (c, d/2): Re S_j
-        im = torch.cumsum(torch.sin(angle), dim=-1)  # (c, d/2): Im S_j
-        out[sl] = torch.hypot(re, im).mean(dim=-1)
+    _bound_into(out, r, th)
     return out
+
+
+def _bound_into(out: torch.Tensor, r: torch.Tensor, th: torch.Tensor, with_cos=None) -> None:
+    """out[j] = bound(r_j) (:func:`relative_upper_bound`) for float64 ``r`` ``(R,)`` and
+    ``th`` ``(d/2,)``, block by block; ``with_cos(sl, cos)``, when given, is called with
+    each block's cos(r theta) table ``(c, d/2)`` (valid during the call only), so that a
+    score of the same angles needs no cos of its own."""
+    work = _buffers(r.numel(), th, 3)  # (b, d/2) each
+    for sl in _blocks(r.numel(), th.numel()):
+        angle, sin, re = (w[:sl.stop - sl.start] for w in work)  # (c, d/2) each
+        torch.outer(r[sl], th, out=angle)
+        torch.sin(angle, out=sin)
+        cos = torch.cos(angle, out=angle)
+        if with_cos is not None:
+            with_cos(sl, cos)
+        torch.cumsum(cos, dim=-1, out=re)  # Re S_j
+        im = torch.cumsum(sin, dim=-1, out=angle)  # Im S_j
+        torch.mean(torch.hypot(re, im, out=sin), dim=-1, out=out[sl])  # mean_j |S_j|
 
 
 def score_vs_distance(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.Tensor, *,
@@ -79,12 +131,75 @@ def score_vs_distance(q: torch.Tensor, k: torch.Tensor, distances, theta: torch.
     k_a, k_b = pair_views(k64, layout)
     along = q_a * k_a + q_b * k_b  # (..., d/2): weight of cos
     across = q_b * k_a - q_a * k_b  # (..., d/2): weight of sin
-    th = theta.to(torch.float64)
-    out = torch.empty(*q.shape[:-1], r.numel(), dtype=torch.float64, device=theta.device)
+    return _scores(along, across, r, theta.to(torch.float64))
+
+
+def _scores(along: torch.Tensor, across: torch.Tensor, r: torch.Tensor, th: torch.Tensor,
+            table: torch.Tensor | None = None) -> torch.Tensor:
+    """along @ cos(r theta)^T + across @ sin(r theta)^T, chunked as described at the top.
+
+    ``along``, ``across``: ``(..., d/2)`` float64; ``r``: ``(R,)``; ``th``: ``(d/2,)``;
+    ``table``: room for the cos and sin tables of a batch of q, ``(c, d/2)`` float64 with
+    c at least the largest chunk (made here when None). Returns ``(..., R)`` float64.
+
+    When ``across`` is all zeros (q = k, e.g. all ones) and every |along_i| is at least
+    2^-900, the sin term is left out: it is a sum of signed zeros, and adding it to the
+    cos term, which is then a sum of non-zero products and so never -0, changes nothing
+    (a NaN or an infinity stays one)."""
+    out = torch.empty(*along.shape[:-1], r.numel(), dtype=torch.float64, device=th.device)
+    with_sin = bool(across.any()) or not bool((along.abs() >= _NONZERO).all())
+    if along.ndim == 1:  # a matrix-vector product: its values do not depend on the block
+        work = _buffers(r.numel(), th, 2 if with_sin else 1)  # (b, d/2) each
+        for sl in _blocks(r.numel(), th.numel()):
+            angle = work[0][:sl.stop - sl.start]  # (c, d/2)
+            torch.outer(r[sl], th, out=angle)
+            if with_sin:
+                sin = torch.sin(angle, out=work[1][:sl.stop - sl.start])
+            score = along @ torch.cos(angle, out=angle).T  # (c,)
+            out[sl] = score + across @ sin.T if with_sin else score
+        return out
+    # a matrix product on whole chunks, its cos and sin tables filled block by block
+    # into one table reused by every chunk
+    if table is None:
+        table = _table(r.numel(), th)  # (c, d/2)
+    angle = _buffers(r.numel(), th, 1)[0]  # (b, d/2)
     for sl in _chunks(r.numel(), th.numel()):
-        angle = torch.outer(r[sl], th)  # (c, d/2)
-        out[..., sl] = along @ torch.cos(angle).T + across @ torch.sin(angle).T  # (..., c)
+        out[..., sl] = _product(along, across, r[sl], th, with_sin, table, angle)
     return out
+
+
+def _product(along: torch.Tensor, across: torch.Tensor, r: torch.Tensor, th: torch.Tensor,
+             with_sin: bool, table: torch.Tensor, angle: torch.Tensor,
+             score: torch.Tensor | None = None, extra: torch.Tensor | None = None
+             ) -> torch.Tensor:
+    """along @ cos(r theta)^T (+ across @ sin(r theta)^T when ``with_sin``) for the c
+    distances ``r`` of one chunk, ``(..., c)``: the tables are filled into ``table``
+    ``(>= c, d/2)`` through the work buffer ``angle``; ``score`` and ``extra``, when
+    given, ``(N, c)`` contiguous, receive the two products (2-D ``along`` only)."""
+    part = table[:r.numel()]  # (c, d/2)
+    _fill(part, torch.cos, r, th, angle)
+    score = torch.matmul(along, part.T, out=score)  # (..., c)
+    if with_sin:
+        _fill(part, torch.sin, r, th, angle)
+        if extra is None:
+            return score + across @ part.T
+        torch.add(score, torch.matmul(across, part.T, out=extra), out=score)
+    return score
+
+
+def _table(n: int, th: torch.Tensor) -> torch.Tensor:
+    """Room for the cos or sin table of the largest of :func:`_chunks`' chunks of n
+    distances: ``(c, d/2)`` float64."""
+    return torch.empty(min(n, max(1, CHUNK_ELEMENTS // th.numel())), th.numel(),
+                       dtype=torch.float64, device=th.device)
+
+
+def _fill(table: torch.Tensor, fn, r: torch.Tensor, th: torch.Tensor,
+          angle: torch.Tensor) -> None:
+    """table[j, i] = fn(r_j theta_i), block by block through the work buffer ``angle``;
+    ``table``: ``(c, d/2)``, ``angle``: ``(b, d/2)``."""
+    for sl in _blocks(r.numel(), th.numel()):
+        fn(torch.outer(r[sl], th, out=angle[:sl.stop - sl.start]), out=table[sl])
 
 
 MAX_TRIALS = 10_000
@@ -110,11 +225,25 @@ def random_score_stats(distances, theta: torch.Tensor, trials: int, seed: int, *
     dim = 2 * theta.numel()
     q = torch.randn(trials, dim, generator=g, dtype=torch.float64).to(theta.device)  # (T, d)
     k = torch.randn(trials, dim, generator=g, dtype=torch.float64).to(theta.device)  # (T, d)
+    q_a, q_b = pair_views(q, layout)  # (T, d/2)
+    k_a, k_b = pair_views(k, layout)
+    along = q_a * k_a + q_b * k_b  # (T, d/2): weight of cos
+    across = q_b * k_a - q_a * k_b  # (T, d/2): weight of sin
+    th = theta.to(torch.float64)  # (d/2,)
     mean = torch.empty(r.numel(), dtype=torch.float64, device=theta.device)  # (R,)
     std = torch.zeros_like(mean)
-    # chunk distances so that the (T, c) score block stays within CHUNK_ELEMENTS
+    with_sin = bool(across.any()) or not bool((along.abs() >= _NONZERO).all())
+    table = _table(r.numel(), th)  # (c, d/2): the cos and sin tables of every chunk
+    angle = _buffers(r.numel(), th, 1)[0]  # (b, d/2)
+    # chunk distances so that the (T, c) score block stays within CHUNK_ELEMENTS; each
+    # chunk is one chunk of _scores' too (its chunks are at least as long)
+    step = max(1, CHUNK_ELEMENTS // max(theta.numel(), trials))
+    products = torch.empty(2, trials * min(step, r.numel()), dtype=torch.float64,
+                           device=theta.device)  # the (T, c) products, flat
     for sl in _chunks(r.numel(), max(theta.numel(), trials)):
-        scores = score_vs_distance(q, k, r[sl], theta, layout=layout)  # (T, c)
+        score, extra = products[:, :trials * (sl.stop - sl.start)].view(2, trials, -1)
+        scores = _product(along, across, r[sl], th, with_sin, table, angle,
+                          score, extra)  # (T, c)
         mean[sl] = scores.mean(dim=0)
         if trials > 1:
             std[sl] = scores.std(dim=0)
