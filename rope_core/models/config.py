@@ -456,7 +456,7 @@ class RopeConfig:
                      "1 to {n} LayerSpec objects, one per layer", n=MAX_LAYERS)
             object.__setattr__(self, "layer_specs", tuple(specs))
             main = self.main_spec()
-            for spec in self.layer_specs:
+            for spec in dict.fromkeys(self.layer_specs):  # each distinct layer once, in order
                 spec.resolved(main)
         if not isinstance(self.text_config, bool):
             fail("text_config", self.text_config, "true or false")
