@@ -93,7 +93,9 @@ def config_from_key(key: tuple) -> RopeConfig:
         if not isinstance(specs, tuple) or not all(
                 isinstance(s, tuple) and len(s) == len(_LAYER_FIELDS) for s in specs):
             fail("key", "layer_specs", "tuples of {n} LayerSpec fields", n=len(_LAYER_FIELDS))
-        values["layer_specs"] = tuple(LayerSpec(*s) for s in specs)
+        made: dict[tuple, LayerSpec] = {}  # equal layers share one (immutable) spec
+        values["layer_specs"] = tuple(made[s] if s in made else made.setdefault(s, LayerSpec(*s))
+                                      for s in specs)
     return RopeConfig(**values)
 
 

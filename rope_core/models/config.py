@@ -697,8 +697,11 @@ def _groups(cfg: RopeConfig) -> tuple:
     if cfg.layer_specs is None:
         return (LayerGroup(main, ()),)
     order: dict = {}
+    resolved: dict = {}  # each distinct layer resolved once
     for i, spec in enumerate(cfg.layer_specs):
-        order.setdefault(spec.resolved(main), []).append(i)
+        if spec not in resolved:
+            resolved[spec] = spec.resolved(main)
+        order.setdefault(resolved[spec], []).append(i)
     return tuple(LayerGroup(spec, tuple(layers)) for spec, layers in order.items())
 
 
