@@ -30,7 +30,7 @@ from ..rotary.attention import attention
 from ..rotary.frequencies import theta as theta_of
 from ..rotary.rotation import apply_rope, apply_rope_complex, layout_permutation, rotation_matrix
 from ..support._checks import check_base, check_dim, check_int, check_layout, fail
-from ..support.frames import to_frame
+from ..support.frames import labels, to_frame
 
 MAX_TOKENS = 16  # words in a toy sentence
 MAX_POSITION = 10**6  # positions of the derivation's checks
@@ -184,7 +184,7 @@ def shuffle_tables(words: tuple, order: tuple, dim: int, base: float, layout: st
         gaps.append(float((out_shuffled - moved).abs().max()))
         t = torch.arange(seq).repeat_interleave(dim)
         frames.append(to_frame({
-            "word": [words[order[s]] for s in t.tolist()],  # a list: no tensor per element
+            "word": labels(list(words), perm[t]),  # word order[t] of the sentence
             "position after shuffle [tokens]": t,
             "position in sentence [tokens]": perm[t],
             "coordinate j": torch.arange(dim).repeat(seq),
