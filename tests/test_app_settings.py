@@ -13,7 +13,7 @@ from apptest_helpers import csv_frame, no_exceptions, run_page, warnings
 def test_defaults_render_without_exception():
     at = run_page()
     assert at.select_slider(key="base").value == 10_000
-    assert at.select_slider(key="dim").value == 128
+    assert at.slider(key="dim").value == 128
     assert at.radio(key="layout").value == "interleaved"
     assert at.radio(key="device").value == "auto"
     assert not at.first_warnings
@@ -34,7 +34,7 @@ def test_malformed_link_warns_with_what_the_page_did():
     assert "base = “abc”" in base_warning and "keeps its default, 10000" in base_warning
     assert "dim = “-3”" in dim_warning and "keeps its default, 128" in dim_warning
     assert at.select_slider(key="base").value == 10_000
-    assert at.select_slider(key="dim").value == 128
+    assert at.slider(key="dim").value == 128
 
 
 def test_odd_out_of_range_and_unknown_values_warn():
@@ -42,13 +42,13 @@ def test_odd_out_of_range_and_unknown_values_warn():
     text = " ".join(at.first_warnings)
     for fragment in ("dim = “5”", "base = “3”", "layout = “diagonal”", "device = “tpu”"):
         assert fragment in text
-    assert at.select_slider(key="dim").value == 128
+    assert at.slider(key="dim").value == 128
 
 
 def test_repeated_parameter_is_not_dropped_silently():
     # ?dim=64&dim=32: one setting, two values -> neither is applied, and it says so
     at = run_page(None, {"dim": ["64", "32"]})
-    assert at.select_slider(key="dim").value == 128
+    assert at.slider(key="dim").value == 128
     assert any("dim = “64”, “32”" in w and "one value" in w and "default, 128" in w
                for w in at.first_warnings), at.first_warnings
 
@@ -75,7 +75,7 @@ def test_head_dim_quick_pick():
     at = run_page()
     at.button(key="pick_dim_256").click().run()
     no_exceptions(at)
-    assert at.select_slider(key="dim").value == 256
+    assert at.slider(key="dim").value == 256
 
 
 def test_cuda_choice_without_gpu_falls_back_with_warning():

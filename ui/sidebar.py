@@ -66,10 +66,11 @@ def sidebar_settings() -> Settings:
         help=_("θᵢ = base^(−2i/d). A larger base slows every pair but the first."))
     _quick_picks(bar, "base", BASE_QUICK_PICKS, fmt_base)
     bar.caption(_("base = {value} = {power}").format(value=integer(base), power=fmt_base(base)))
-    dim = controls.select_slider(
-        _("Head dim d"), DIM_OPTIONS, DEFAULTS["dim"], "dim", container=bar,
-        allowed=_("an even whole number from 2 to 1024"),
-        help=_("Even, 2 to 1024: d/2 rotation pairs."))
+    # A slider in steps of 2, not a select slider over DIM_OPTIONS: the same values and
+    # look, without 512 option labels formatted, hashed and sent with every change.
+    dim = controls.slider(
+        _("Head dim d"), DIM_OPTIONS[0], DIM_OPTIONS[-1], DEFAULTS["dim"], "dim", step=2,
+        container=bar, help=_("Even, 2 to 1024: d/2 rotation pairs."))
     _quick_picks(bar, "dim", DIM_QUICK_PICKS)
     layout = controls.choice(
         _("Pair layout"), list(rc.LAYOUTS), DEFAULTS["layout"], "layout", container=bar,
