@@ -86,10 +86,11 @@ def toy_embeddings(words: Sequence[str], dim: int, seed: int) -> torch.Tensor:
 def toy_projections(dim: int, seed: int, in_dim: int | None = None):
     """Random W_q, W_k, W_v with entries N(0, 1/in_dim) (seed ``seed`` + 1).
 
-    The 3 dim in_dim normals are drawn in float32, as checkpoints store weights,
-    and the head computes in float64: PyTorch draws float32 normals about four
-    times faster than float64 ones (3 d² at d = 1024: 14 ms against 55 ms on a
-    2-core server), and this draw was most of the landing page's run.
+    The 3 dim in_dim normals are drawn in float32 (checkpoints store weights in
+    float32 or narrower) and the head computes in float64: PyTorch draws float32
+    normals about four times faster than float64 ones (3 d² at d = 1024: 14 ms
+    against 55 ms on a 2-core server), and this draw was most of the landing
+    page's run.
 
     Returns:
         ``(w_q, w_k, w_v)``, each ``(dim, in_dim)`` float64 (in_dim = dim by default):
