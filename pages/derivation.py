@@ -89,11 +89,11 @@ def show_checks(frame, step: int) -> None:
     rows = [(check, value, difference) for at, check, value, difference in zip(
         frame["step"].tolist(), frame["check"].tolist(), frame["value"].tolist(),
         frame["difference"].tolist()) if at == step]
-    cols = st.columns(len(rows))
-    for col, (check, value, difference) in zip(cols, rows):
+    row = ui.row()
+    for check, value, difference in rows:
         # check: the CSV's ASCII id; the difference in grey without an arrow (it is
         # no change over time)
-        col.metric(_(CHECK_LABELS[check]), f"{value:.6g}",
+        row.metric(_(CHECK_LABELS[check]), f"{value:.6g}",
                    delta=_("difference {value}").format(value=f"{difference:.1e}"),
                    delta_color="off", delta_arrow="off")
 

@@ -157,20 +157,20 @@ def unseen_angles(s) -> None:
                       "i, with the training length as a horizontal line; the critical dimension is "
                       "where the wavelengths pass that length."), table=_("angle table"))
 
-    m1, m2, m3 = st.columns(3)
-    m1.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
-              help=_("2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]"))
-    m2.metric(_("2π·base^(d_extra/d) at the training base {base}").format(
+    limits = ui.row()
+    limits.metric(_("Critical dimension d_extra"), f"{liu['critical_dimension']}",
+                  help=_("2·⌈(d/2)·log_base(L/2π)⌉, clipped to [0, d]"))
+    limits.metric(_("2π·base^(d_extra/d) at the training base {base}").format(
         base=ui.fmt_base(s.base)), tokens(liu["limit_at_base"]),
         help=_("The formula at the training base itself: the period of pair d_extra/2, the "
                "first pair that never completes a turn in training (2π·base when every pair "
                "does). Liu et al. state it as an extrapolation bound only after fine-tuning "
                "with a larger base."))
     if liu["limit_at_new_base"] is not None:
-        m3.metric(_("Limit after fine-tuning with base {base}").format(
+        limits.metric(_("Limit after fine-tuning with base {base}").format(
             base=ui.fmt_base(new_base)), tokens(liu["limit_at_new_base"]))
     else:
-        m3.metric(_("Limit after fine-tuning with base {base}").format(
+        limits.metric(_("Limit after fine-tuning with base {base}").format(
             base=ui.fmt_base(new_base)), _("not given"))
     n_plain = int(plain_rows["unseen"].sum())
     n_scaled = int(scaled_rows["unseen"].sum())
@@ -294,14 +294,14 @@ def smallest_base_section(s) -> None:
                      "d = {dim}.").format(length=i18n.integer(target), dim=dim))
         return
     fit = br.men_fit_base(target)
-    k1, k2, k3 = st.columns(3)
-    k1.metric(_("Smallest base for L = {length} (app, d = {dim})").format(
+    bases = ui.row()
+    bases.metric(_("Smallest base for L = {length} (app, d = {dim})").format(
         length=i18n.integer(target), dim=dim), whole(r["smallest"]))
-    k2.metric(_("Every grid base passes from"), whole(r["threshold"]),
-              help=_("Every base of the grid 1.001^k from here on passes; every base at all "
-                     "from {certified} on.").format(certified=whole(r["certified_above"])))
-    k3.metric(_("Men et al. fit 0.0424·L^1.628"), whole(fit),
-              help=_("Ratio app / fit: {ratio}").format(ratio=f"{r['smallest'] / fit:.2f}"))
+    bases.metric(_("Every grid base passes from"), whole(r["threshold"]),
+                 help=_("Every base of the grid 1.001^k from here on passes; every base at all "
+                        "from {certified} on.").format(certified=whole(r["certified_above"])))
+    bases.metric(_("Men et al. fit 0.0424·L^1.628"), whole(fit),
+                 help=_("Ratio app / fit: {ratio}").format(ratio=f"{r['smallest'] / fit:.2f}"))
     ui.show(island_figure(dim, target), key="lc_scan_plot",
             alt=_("Step chart against the base (log scale): 1 where the base keeps B_m ≥ 0 for "
                   "every distance below the context L, 0 where it fails; the passing bases form "

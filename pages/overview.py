@@ -124,9 +124,9 @@ ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_output
               "the shuffled sentence gives the same rows in another order; with RoPE the rows "
               "change."), table=_("output table"))
 
-k1, k2 = st.columns(2)
-k1.metric(_("No positions: max |out(P x) − P out(x)|"), f"{gap['none']:.1e}")
-k2.metric(_("RoPE: max |out(P x) − P out(x)|"), f"{gap['rope']:.2g}")
+gaps_row = ui.row()
+gaps_row.metric(_("No positions: max |out(P x) − P out(x)|"), f"{gap['none']:.1e}")
+gaps_row.metric(_("RoPE: max |out(P x) − P out(x)|"), f"{gap['rope']:.2g}")
 st.latex(r"\operatorname{out}(Px) = P\,\operatorname{out}(x)")
 st.caption(_("P moves the tokens: (Px)ₜ is the word the shuffle puts at position t."))
 first = moved[0]

@@ -281,15 +281,15 @@ with ui.friendly_errors():
 # ---------------------------------------------------------------- spacing and first inexact
 st.header(_("1. Which positions a dtype can hold"))
 first_rows = first.to_dict("records")
-cols = st.columns(len(first_rows))
-for col, row in zip(cols, first_rows):
+metrics = ui.row()
+for row in first_rows:
     first_m = int(row["first inexact position [tokens]"])
     exponent = (first_m - 1).bit_length() - 1  # first_m = 2^p + 1
-    col.metric(_("{dtype}: first position it cannot hold").format(dtype=row["dtype"]),
-               i18n.integer(first_m) if first_m < 10**8 else f"2^{exponent} + 1",
-               help=_("{m} = 2^{exponent} + 1: above 2^{exponent} the dtype's spacing is 2, so "
-                      "odd positions fall between two representable ones.").format(
-                   m=i18n.integer(first_m), exponent=exponent))
+    metrics.metric(_("{dtype}: first position it cannot hold").format(dtype=row["dtype"]),
+                   i18n.integer(first_m) if first_m < 10**8 else f"2^{exponent} + 1",
+                   help=_("{m} = 2^{exponent} + 1: above 2^{exponent} the dtype's spacing is 2, "
+                          "so odd positions fall between two representable ones.").format(
+                       m=i18n.integer(first_m), exponent=exponent))
 ui.show(spacing_figure(max_position, dtypes), key="pr_spacing_plot",
         alt=_("Step chart, both axes log scale: the spacing between neighbouring positions that "
               "float32, float16 and bfloat16 can represent, against the position m; it doubles at "

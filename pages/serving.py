@@ -202,23 +202,24 @@ softmax = float(lead["softmax scale multiplier m"])
 
 st.header(_("What the change does"))
 shows_softmax = softmax != 1.0 or cfg.softmax_scale != 1.0  # DeepSeek's mscale², outside RoPE
-m1, m2, m3, *m4 = st.columns(4 if shows_softmax else 3)
+metrics = ui.row()
 pairs = len(ranges)
 pushed = int(ranges["pushed out"].sum())
 never = int((~ranges["turned"]).sum())
-m1.metric(_("scale s = T / L"), f"{scale:.4g}",
-          help=_("T = {target}, L = {length}").format(target=i18n.integer(target),
-                                                     length=i18n.integer(L)))
-m2.metric(_("attention factor a at T"), f"{a:.4f}",
-          help=_("a multiplies cos and sin for q and for k: the rotated part of each logit "
-                 "is multiplied by a² = {square}.").format(square=f"{a * a:.4f}"))
-m3.metric(_("pairs pushed past the angles seen"), f"{pushed} / {pairs}")
+metrics.metric(_("scale s = T / L"), f"{scale:.4g}",
+               help=_("T = {target}, L = {length}").format(target=i18n.integer(target),
+                                                          length=i18n.integer(L)))
+metrics.metric(_("attention factor a at T"), f"{a:.4f}",
+               help=_("a multiplies cos and sin for q and for k: the rotated part of each logit "
+                      "is multiplied by a² = {square}.").format(square=f"{a * a:.4f}"))
+metrics.metric(_("pairs pushed past the angles seen"), f"{pushed} / {pairs}")
 if shows_softmax:
-    m4[0].metric(_("softmax scale × m"), f"{softmax:.4f}",
-                 help=_("Outside RoPE, {model}'s attention multiplies its softmax scale by m "
-                        "(as configured: {own}): the whole logit is multiplied by m, its "
-                        "rotated part by a²·m = {total}.").format(
-                     model=name, own=f"{cfg.softmax_scale:.4f}", total=f"{a * a * softmax:.4f}"))
+    metrics.metric(_("softmax scale × m"), f"{softmax:.4f}",
+                   help=_("Outside RoPE, {model}'s attention multiplies its softmax scale by m "
+                          "(as configured: {own}): the whole logit is multiplied by m, its "
+                          "rotated part by a²·m = {total}.").format(
+                       model=name, own=f"{cfg.softmax_scale:.4f}",
+                       total=f"{a * a * softmax:.4f}"))
 left, right = st.columns(2)
 with left:
     ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot",

@@ -265,11 +265,11 @@ st.caption(_("{zeros} of {total} errors are exactly 0 (e.g. i = 0, where both fo
 
 eps = {dname: torch.finfo(dtype).eps for dname, dtype in DTYPES.items()}
 st.markdown(_("**Largest relative error of each form**"))
-metric_cols = st.columns(4)
-for col, ((dname, form), worst) in zip(metric_cols, stats.items()):
-    col.metric(_("{form} form, {dtype}").format(form=form, dtype=dname), f"{worst:.2e}",
-               help=_("{ratio} × machine epsilon of {dtype} ({eps})").format(
-                   ratio=f"{worst / eps[dname]:.2f}", dtype=dname, eps=f"{eps[dname]:.2e}"))
+metrics = ui.row()
+for (dname, form), worst in stats.items():
+    metrics.metric(_("{form} form, {dtype}").format(form=form, dtype=dname), f"{worst:.2e}",
+                   help=_("{ratio} × machine epsilon of {dtype} ({eps})").format(
+                       ratio=f"{worst / eps[dname]:.2f}", dtype=dname, eps=f"{eps[dname]:.2e}"))
 
 finite = bool(torch.isfinite(torch.tensor(
     forms[["pow form base^(-2i/d) [rad/token]",

@@ -226,10 +226,10 @@ st.caption(
 summary = tables["summary"].iloc[0]
 gap = float(summary["largest difference between forms"])
 norm_q, norm_out = float(summary["norm of q"]), float(summary["norm of R_m q"])
-k1, k2, k3 = st.columns(3)
-k1.metric(_("Largest difference between the three forms"), f"{gap:.1e}")
-k2.metric("‖q‖", f"{norm_q:.6f}")
-k3.metric("‖R_m q‖", f"{norm_out:.6f}")
+norms = ui.row()
+norms.metric(_("Largest difference between the three forms"), f"{gap:.1e}")
+norms.metric("‖q‖", f"{norm_q:.6f}")
+norms.metric("‖R_m q‖", f"{norm_out:.6f}")
 lengths = dict(norm_q=f"{norm_q:.6f}", norm_out=f"{norm_out:.6f}",
                diff=f"{abs(norm_q - norm_out):.1e}")
 ui.explain(

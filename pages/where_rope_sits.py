@@ -155,10 +155,10 @@ ui.show(cache_figure(s.dim, s.base, s.layout, seq), key="where_cache",
               "n: recomputed from scratch, from the cache of rotated keys (the same values), and "
               "with the bug of rotating the cache again (different values)."),
         table=_("cache score table"))
-k1, k2 = st.columns(2)
-k1.metric(_("Cache of R_n k_n: max |score − recomputed|"), f"{gaps['from cache']:.1e}")
-k2.metric(_("Cache rotated again: max |score − recomputed|"),
-          f"{gaps['cache rotated again']:.2g}")
+gaps_row = ui.row()
+gaps_row.metric(_("Cache of R_n k_n: max |score − recomputed|"), f"{gaps['from cache']:.1e}")
+gaps_row.metric(_("Cache rotated again: max |score − recomputed|"),
+                f"{gaps['cache rotated again']:.2g}")
 ui.explain(_(
     "Over all {n} scores of {steps} decoding steps, reading the cache of rotated keys differs "
     "from recomputing everything by at most {cache_gap} (rounding): a key is rotated once, at "

@@ -43,7 +43,7 @@ from .figures import (
                       typed,
                       vline,
 )
-from .formatting import bullets, explain, fmt_base, slow_pairs_in_low_precision, slug
+from .formatting import bullets, explain, fmt_base, row, slow_pairs_in_low_precision, slug
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
                       BASE_OPTIONS,
@@ -66,5 +66,5 @@ __all__ = [
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
     "MAX_CSV_CELLS", "csv_bytes", "download", "read_csv", "table",
-    "bullets", "explain", "fmt_base", "slow_pairs_in_low_precision", "slug",
+    "bullets", "explain", "fmt_base", "row", "slow_pairs_in_low_precision", "slug",
 ]

@@ -42,6 +42,13 @@ BASE_CSS = """
 [data-testid="stMain"] [data-testid="stHorizontalBlock"] > [data-testid="stColumn"] {
   min-width: min(100%, 14rem);
 }
+/* A row of metrics (ui.row, one horizontal container) shares its width equally, as
+   st.columns did, whatever each label's length, and wraps where a metric would get
+   less than 12rem. */
+[data-testid="stHorizontalBlock"]
+  > [data-testid="stElementContainer"]:has(> [data-testid="stMetric"]) {
+  flex: 1 1 0; min-width: min(100%, 12rem);
+}
 /* A toggle's or checkbox's label wraps onto a second line instead of ending in an
    ellipsis ("every token has the same …" in a narrow column at 800 px). */
 [data-testid="stCheckbox"] [data-testid="stMarkdownContainer"],

@@ -40,6 +40,15 @@ def bullets(lines) -> None:
     st.markdown("\n".join("- " + line for line in lines if line))
 
 
+def row(container=None, **options):
+    """Elements side by side (a row of metrics, a button and its toggle): one horizontal
+    container, one message to the browser, where ``st.columns(n)`` sends n + 1 (the row
+    and each column) on every run. Elements of width "stretch" share the row equally
+    and wrap onto a new line when it is too narrow for them. ``options`` go to
+    ``st.container`` (``vertical_alignment``, ``gap``)."""
+    return (container or st).container(horizontal=True, **options)
+
+
 def slow_pairs_in_low_precision() -> str:
     """The sentence that a pair which never turns within the context identifies every
     position in exact arithmetic only: Llama 3.1 8B's count of distinct bfloat16 (cos, sin)

@@ -24,7 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from . import cache
+from . import cache, formatting
 from .i18n import _, integer, lang
 
 CACHE_ENTRIES = 32  # results kept per cached function (least recently used goes)
@@ -120,22 +120,22 @@ def download(fn: Callable, *args, filename: str, label: str, key: str,
         raise TypeError(f"{fn!r} is not a @ui.table function")
     df = _result(fn, args, part)
     rows, cols = df.shape
-    left, right = st.columns([1, 2], vertical_alignment="center")
+    row = formatting.row(vertical_alignment="center", gap="medium")
     button = _("Download {table} (CSV)").format(table=label)
     if rows * cols > MAX_CSV_CELLS:
-        left.button(button, disabled=True, key=f"csv_{key}",
-                    help=_("{rows} × {cols} values is more than the {most} one download may "
-                           "hold: choose a smaller setting.").format(
-                        rows=integer(rows), cols=cols, most=integer(MAX_CSV_CELLS)))
+        row.button(button, disabled=True, key=f"csv_{key}",
+                   help=_("{rows} × {cols} values is more than the {most} one download may "
+                          "hold: choose a smaller setting.").format(
+                       rows=integer(rows), cols=cols, most=integer(MAX_CSV_CELLS)))
     else:
-        left.download_button(button,
-                             data=functools.partial(_cached_csv, fn.table_name, args, part),
-                             file_name=filename, mime="text/csv", on_click="ignore",
-                             key=f"csv_{key}", icon=":material/download:",
-                             help=_("{rows} rows × {cols} columns: {file}").format(
-                                 rows=integer(rows), cols=cols, file=filename))
-    if right.toggle(_("Show the {table} ({rows} rows)").format(table=label, rows=integer(rows)),
-                    key=f"show_{key}"):
+        row.download_button(button,
+                            data=functools.partial(_cached_csv, fn.table_name, args, part),
+                            file_name=filename, mime="text/csv", on_click="ignore",
+                            key=f"csv_{key}", icon=":material/download:",
+                            help=_("{rows} rows × {cols} columns: {file}").format(
+                                rows=integer(rows), cols=cols, file=filename))
+    if row.toggle(_("Show the {table} ({rows} rows)").format(table=label, rows=integer(rows)),
+                  key=f"show_{key}"):
         if lang() != "en":  # the table is the CSV: say why its columns are English
             st.caption(_("Column names stay in English, as in the CSV file, so that programs "
                          "can read them."))
