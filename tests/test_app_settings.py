@@ -61,9 +61,12 @@ def test_page_key_malformed_warns():
 
 def test_quick_pick_sets_base_and_keeps_it_across_pages():
     at = run_page()
-    at.button(key="pick_base_500000").click().run()
+    assert at.segmented_control(key="pick_base").value == 10_000  # the default is a preset
+    at.segmented_control(key="pick_base").set_value(500_000).run()
     no_exceptions(at)
     assert at.select_slider(key="base").value == 500_000
+    assert at.segmented_control(key="pick_base").value == 500_000
+    assert any("Llama 3" in c.value for c in at.sidebar.caption)
     at.switch_page("pages/frequencies.py").run()
     assert at.select_slider(key="base").value == 500_000
     _, df = csv_frame(at)
@@ -73,9 +76,24 @@ def test_quick_pick_sets_base_and_keeps_it_across_pages():
 
 def test_head_dim_quick_pick():
     at = run_page()
-    at.button(key="pick_dim_256").click().run()
+    at.segmented_control(key="pick_dim").set_value(256).run()
     no_exceptions(at)
     assert at.slider(key="dim").value == 256
+    assert any(c.value == "d = 256: Gemma 2 and 3" for c in at.sidebar.caption)
+
+
+def test_presets_show_the_setting_and_none_off_a_preset():
+    at = run_page(None, {"base": "20000", "dim": "96"})
+    assert at.segmented_control(key="pick_base").value is None
+    assert at.segmented_control(key="pick_dim").value is None
+    assert not any(c.value.startswith("d = ") for c in at.sidebar.caption)
+    # choosing the preset that is shown deselects it and leaves the setting alone
+    at.slider(key="dim").set_value(128).run()
+    assert at.segmented_control(key="pick_dim").value == 128
+    at.segmented_control(key="pick_dim").set_value(None).run()
+    no_exceptions(at)
+    assert at.slider(key="dim").value == 128
+    assert at.segmented_control(key="pick_dim").value == 128
 
 
 def test_cuda_choice_without_gpu_falls_back_with_warning():

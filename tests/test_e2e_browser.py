@@ -127,7 +127,9 @@ def full_screenshot(page: Page, name: str) -> None:
 
 
 def quick_pick(page: Page, value: int):
-    return page.locator(f"{SIDEBAR} .st-key-pick_base_{value} button").filter(visible=True)
+    label = {10_000: "10⁴", 500_000: "5·10⁵", 1_000_000: "10⁶"}[value]
+    return page.locator(f"{SIDEBAR} .st-key-pick_base button").filter(
+        has_text=label, visible=True)
 
 
 # ---------------------------------------------------------------- tests ----

@@ -19,11 +19,12 @@ from .i18n import N_, _, integer
 from .legacy import in_legacy_pages_mode, leave_legacy_pages_mode
 
 BASE_OPTIONS = [m * 10**e for e in range(1, 8) for m in (1, 2, 5)] + [10**8]  # 10 ... 10^8
-BASE_QUICK_PICKS = {10_000: N_("10⁴: RoFormer, Llama 2"), 500_000: N_("5·10⁵: Llama 3"),
-                    1_000_000: N_("10⁶: Qwen 2.5")}
+# Presets of the sidebar: the value and the models that use it.
+BASE_QUICK_PICKS = {10_000: N_("RoFormer, Llama 2"), 500_000: N_("Llama 3"),
+                    1_000_000: N_("Qwen 2.5")}
 DIM_OPTIONS = list(range(2, 1025, 2))
-DIM_QUICK_PICKS = {64: N_("64: GPT-J rotary dims, Llama 3.2 1B"),
-                   128: N_("128: Llama, Mistral, Qwen"), 256: N_("256: Gemma 2 and 3")}
+DIM_QUICK_PICKS = {64: N_("GPT-J rotary dims, Llama 3.2 1B"),
+                   128: N_("Llama, Mistral, Qwen"), 256: N_("Gemma 2 and 3")}
 DEFAULTS = {"base": 10_000, "dim": 128, "device": "auto", "layout": "interleaved",
             "present": False}
 _SETTINGS_KEY = "_settings"
@@ -38,17 +39,22 @@ class Settings:
     present: bool = False  # presentation mode: large fonts, thick lines (ui.show, ui.page_style)
 
 
-def _set(key: str, value) -> None:
-    st.session_state[key] = value
+def _pick(key: str) -> None:
+    """A preset was chosen: it becomes the setting (choosing the one already chosen
+    deselects it, which leaves the setting as it is)."""
+    value = st.session_state[f"pick_{key}"]
+    if value is not None:
+        st.session_state[key] = value
 
 
-def _quick_picks(bar, key: str, picks: dict, fmt=str) -> None:
-    # one row of equal buttons: a horizontal container is one message to the browser,
-    # where st.columns is one per column and one for the row (every run, every page)
-    row = bar.container(horizontal=True, gap="small")
-    for value, name in picks.items():
-        row.button(fmt(value), key=f"pick_{key}_{value}", help=_(name), on_click=_set,
-                   args=(key, value), width="stretch")
+def _quick_picks(bar, key: str, label: str, picks: dict, current, fmt=str) -> None:
+    # One segmented control (one message), not a button per preset with a container
+    # around them (four): it shows the preset the setting is at, none when it is at
+    # another value. Its state follows the setting, which is drawn above it.
+    st.session_state[f"pick_{key}"] = current if current in picks else None
+    bar.segmented_control(label, list(picks), format_func=fmt, key=f"pick_{key}",
+                          on_change=_pick, args=(key,), label_visibility="collapsed",
+                          width="stretch")
 
 
 def sidebar_settings() -> Settings:
@@ -64,14 +70,21 @@ def sidebar_settings() -> Settings:
         _("RoPE base"), BASE_OPTIONS, DEFAULTS["base"], "base", container=bar,
         allowed=_("one of 10, 20, 50, 100, … 10⁸, written as a whole number (10000, not 1e4)"),
         help=_("θᵢ = base^(−2i/d). A larger base slows every pair but the first."))
-    _quick_picks(bar, "base", BASE_QUICK_PICKS, fmt_base)
-    bar.caption(_("base = {value} = {power}").format(value=integer(base), power=fmt_base(base)))
+    _quick_picks(bar, "base", _("Common bases"), BASE_QUICK_PICKS, base, fmt_base)
+    if base in BASE_QUICK_PICKS:
+        bar.caption(_("base = {value} = {power}: {models}").format(
+            value=integer(base), power=fmt_base(base), models=_(BASE_QUICK_PICKS[base])))
+    else:
+        bar.caption(_("base = {value} = {power}").format(value=integer(base),
+                                                         power=fmt_base(base)))
     # A slider in steps of 2, not a select slider over DIM_OPTIONS: the same values and
     # look, without 512 option labels formatted, hashed and sent with every change.
     dim = controls.slider(
         _("Head dim d"), DIM_OPTIONS[0], DIM_OPTIONS[-1], DEFAULTS["dim"], "dim", step=2,
         container=bar, help=_("Even, 2 to 1024: d/2 rotation pairs."))
-    _quick_picks(bar, "dim", DIM_QUICK_PICKS)
+    _quick_picks(bar, "dim", _("Common head dims"), DIM_QUICK_PICKS, dim)
+    if dim in DIM_QUICK_PICKS:
+        bar.caption(_("d = {dim}: {models}").format(dim=dim, models=_(DIM_QUICK_PICKS[dim])))
     layout = controls.choice(
         _("Pair layout"), list(rc.LAYOUTS), DEFAULTS["layout"], "layout", container=bar,
         captions=[_("pairs (2i, 2i+1)"), _("pairs (i, i + d/2)")],
