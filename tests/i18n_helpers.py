@@ -150,6 +150,7 @@ def visible_texts(at: AppTest, skip_keys: frozenset[str] = frozenset({"lang"})) 
             texts.append(getattr(proto, "placeholder", "") if hasattr(proto, "placeholder")
                          else "")
             for option in getattr(proto, "options", []) or []:
+                option = getattr(option, "content", option)  # pills, segmented controls
                 if not _IDENTIFIER.fullmatch(str(option)):
                     texts.append(str(option))
             for caption in getattr(proto, "captions", []) or []:
