@@ -79,7 +79,7 @@ def test_head_dim_quick_pick():
     at.segmented_control(key="pick_dim").set_value(256).run()
     no_exceptions(at)
     assert at.slider(key="dim").value == 256
-    assert any(c.value == "d = 256: Gemma 2 and 3" for c in at.sidebar.caption)
+    assert any(c.value == "d = 256: Gemma 2 9B, Gemma 3 4B" for c in at.sidebar.caption)
 
 
 def test_presets_show_the_setting_and_none_off_a_preset():

@@ -23,8 +23,10 @@ BASE_OPTIONS = [m * 10**e for e in range(1, 8) for m in (1, 2, 5)] + [10**8]  # 
 BASE_QUICK_PICKS = {10_000: N_("RoFormer, Llama 2"), 500_000: N_("Llama 3"),
                     1_000_000: N_("Qwen 2.5")}
 DIM_OPTIONS = list(range(2, 1025, 2))
+# (the sizes named: others of a family can differ, e.g. Gemma 2 and 3 27B use 128)
 DIM_QUICK_PICKS = {64: N_("GPT-J rotary dims, Llama 3.2 1B"),
-                   128: N_("Llama, Mistral, Qwen"), 256: N_("Gemma 2 and 3")}
+                   128: N_("Llama 2 7B, Llama 3.1 8B, Mistral 7B, Qwen3 8B"),
+                   256: N_("Gemma 2 9B, Gemma 3 4B")}
 DEFAULTS = {"base": 10_000, "dim": 128, "device": "auto", "layout": "interleaved",
             "present": False}
 _SETTINGS_KEY = "_settings"
