@@ -142,7 +142,7 @@ def main() -> int:
     missing = chromium_missing_reason()
     if missing:
         print(f"cannot run: {missing}")
-        return 1
+        return 2  # as first_load.py: the check could not run
     print(f"first chart in a fresh tab, headless Chromium, JS sampling profiler ({loadavg()})")
     asyncio.run(main_async(args.pages, args.top))
     return 0
