@@ -2,7 +2,6 @@
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -60,24 +59,27 @@ def lowest_weight(df: pd.DataFrame, seq: int) -> float:
 
 
 def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: dict,
-                 log: bool = False) -> go.Figure:
+                 log: bool = False) -> ui.Frozen:
     """Two heatmaps side by side (without | with RoPE) on one colour scale."""
     masked = masked_cells(df, seq)
     titles = [_(VARIANT_TITLES[v]) for v in VARIANTS]
     hover = (_("m={m}, n={n}<br>logit={value}") if kind == "logit" else
              _("m={m}, n={n}<br>weight={value}")).format(m="%{y}", n="%{x}",
                                                          value="%{customdata:.4f}")
-    fig = ui.subplots(rows=1, cols=2, horizontal_spacing=0.1)
+    fig = ui.sketch(rows=1, cols=2, horizontal_spacing=0.1)
+    traces = []
     for col, (variant, variant_title) in enumerate(zip(VARIANTS, titles), start=1):
         column = logit_col(variant) if kind == "logit" else weight_col(variant)
         values = grid(df, column, seq, masked)
         # log colour: log10 of the weight, so 1, 1/2, 1/3, ... 1/L stay apart
         z = np.log10(np.where(values > 0, values, np.nan)) if log else values
-        fig.add_heatmap(z=z, customdata=values, x=list(range(seq)),
-                        y=list(range(seq)), coloraxis="coloraxis", row=1, col=col,
-                        name=variant_title, xgap=1 if seq <= 32 else 0,
-                        ygap=1 if seq <= 32 else 0,
-                        hovertemplate=hover + "<extra>" + variant_title + "</extra>")
+        traces.append(dict(type="heatmap", z=ui.typed(z), customdata=ui.typed(values),
+                           x=list(range(seq)), y=list(range(seq)), coloraxis="coloraxis",
+                           name=variant_title, xgap=1 if seq <= 32 else 0,
+                           ygap=1 if seq <= 32 else 0,
+                           hovertemplate=hover + "<extra>" + variant_title + "</extra>",
+                           xaxis="x" if col == 1 else f"x{col}",
+                           yaxis="y" if col == 1 else f"y{col}"))
     ui.style(fig, title=title, x="", y="", height=480)
     # Square cells in a shrunken domain (constrain="domain"), drawn at the top of the
     # plot area: without it a narrow screen stretched the y range to -20...40. One y
@@ -99,12 +101,12 @@ def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: d
                           yaxis2=dict(square, scaleanchor="x2")),
                 xaxes=dict(showgrid=False, zeroline=False),
                 yaxes=dict(autorange="reversed", showgrid=False, zeroline=False))
-    return fig
+    return ui.kept(traces, fig)
 
 
 @ui.figure
 def logits_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
-                  layout: str, device: str) -> go.Figure:
+                  layout: str, device: str) -> ui.Frozen:
     """Logits without | with RoPE on one diverging colour scale, symmetric about 0."""
     df = attention_table(seq, seed, same, causal, dim, base, layout, device)
     finite_logits = df[[logit_col(v) for v in VARIANTS]].to_numpy()
@@ -120,7 +122,7 @@ def logits_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base:
 
 @ui.figure
 def weights_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
-                   layout: str, device: str) -> go.Figure:
+                   layout: str, device: str) -> ui.Frozen:
     """Softmax weights without | with RoPE on a log colour scale."""
     df = attention_table(seq, seed, same, causal, dim, base, layout, device)
     lowest = lowest_weight(df, seq)

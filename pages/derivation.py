@@ -2,7 +2,6 @@
 it), each step checked live."""
 
 
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -61,10 +60,6 @@ def identity_table(dim: int, base: float, layout: str, device: str):
     return rc.identity_table(dim, base, layout, size=SIZE, seed=SEED, device=device)
 
 
-# the colour scale as Plotly writes the named one into a figure (validated once, here)
-RDBU = [list(step) for step in go.Heatmap(colorscale="RdBu").colorscale]
-
-
 @ui.figure
 def identity_figure(dim: int, base: float, layout: str, device: str) -> ui.Frozen:
     """The score <R_m q, R_n k> at every (m, n) as a heatmap."""
@@ -72,7 +67,7 @@ def identity_figure(dim: int, base: float, layout: str, device: str) -> ui.Froze
     z = table["<R_m q, R_n k>"].to_numpy().reshape(SIZE, SIZE)
     heatmap = dict(
         type="heatmap", z=ui.typed(z),
-        x=list(range(SIZE)), y=list(range(SIZE)), colorscale=RDBU, zmid=0,
+        x=list(range(SIZE)), y=list(range(SIZE)), colorscale=ui.colorscale("RdBu"), zmid=0,
         colorbar=dict(title=dict(text=_("score"))),
         hovertemplate=_("m={m}, n={n}<br>score={score}").format(
             m="%{y}", n="%{x}", score="%{z:.3f}") + "<extra></extra>")

@@ -3,7 +3,6 @@
 import math
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -40,11 +39,11 @@ def theta_tables(dim: int, bases: tuple, context: int, method: str, factor: int,
 
 
 def spectrum_lines(dim: int, bases: tuple, context: int, method: str, factor: int,
-                   device: str, column: str, hover: str) -> go.Figure:
+                   device: str, column: str, hover: str) -> list[dict]:
     """One line per base (and scaled spectrum) of ``column`` against the pair index:
     solid plain, dashed scaled, a colour per base."""
     df = theta_tables(dim, bases, context, method, factor, device)
-    traces = []  # trace dicts given to the constructor at once: a third of add_scatter's cost
+    traces = []
     for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
         color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
         name = (_("base {base}").format(base=ui.fmt_base(base)) if scaling == "none" else
@@ -55,33 +54,33 @@ def spectrum_lines(dim: int, bases: tuple, context: int, method: str, factor: in
                            y=block[column].to_numpy(), name=name, mode="lines+markers",
                            line=line, marker=dict(size=4),
                            hovertemplate="i=%{x}<br>" + hover + "<extra>" + name + "</extra>"))
-    return go.Figure(data=traces)
+    return traces
 
 
-def context_line(fig: go.Figure, tokens: int, label: str, color: str) -> None:
-    """A dotted horizontal line at ``tokens`` on the log wavelength axis, labelled.
-    (Annotations on a log axis take log10 of the value, so the label is separate.)"""
-    fig.add_hline(y=tokens, line=dict(color=color, dash="dot"))
-    fig.add_annotation(x=0, xref="paper", xanchor="left", y=math.log10(tokens),
-                       yanchor="bottom", showarrow=False,
-                       text=_("{label} = {tokens} tokens").format(label=label,
-                                                                  tokens=i18n.integer(tokens)),
-                       font=dict(size=13, color=color))
+def context_line(tokens: int, label: str, color: str) -> tuple[dict, dict]:
+    """A dotted horizontal line at ``tokens`` on the log wavelength axis and its label
+    (annotations on a log axis take log10 of the value): (shape, annotation)."""
+    return ui.hline(tokens, color), dict(
+        x=0, xref="paper", xanchor="left", y=math.log10(tokens), yanchor="bottom",
+        showarrow=False, font=dict(size=13, color=color),
+        text=_("{label} = {tokens} tokens").format(label=label, tokens=i18n.integer(tokens)))
 
 
 def log_spectrum(settings: tuple, column: str, hover: str, title: str, y: str,
-                 height: int) -> go.Figure:
+                 height: int, lines: tuple = ()) -> ui.Frozen:
     """One line per base of the spectrum column ``column`` against the pair index, on a
-    log y axis; ``settings`` = (dim, bases, context, method, factor, device)."""
-    fig = spectrum_lines(*settings, column, hover)
-    ui.style(fig, title=title, x=_("pair index i"), y=y, height=height)
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+    log y axis; ``settings`` = (dim, bases, context, method, factor, device); ``lines``:
+    :func:`context_line`'s, drawn over them. Built as the kept form (ui.kept_figure):
+    as Plotly objects the traces, lines and labels were most of the page's CPU."""
+    return ui.kept_figure(spectrum_lines(*settings, column, hover), title=title,
+                          x=_("pair index i"), y=y, height=height, yaxes=dict(ui.LOG_AXIS),
+                          shapes=tuple(shape for shape, _note in lines),
+                          annotations=tuple(note for _shape, note in lines))
 
 
 @ui.figure
 def theta_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
-                 device: str) -> go.Figure:
+                 device: str) -> ui.Frozen:
     """θᵢ per pair, log scale."""
     return log_spectrum((dim, bases, context, method, factor, device), "theta_i [rad/token]",
                         _("θ={theta} rad/token").format(theta="%{y:.3e}"),
@@ -90,16 +89,15 @@ def theta_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
 
 @ui.figure
 def wavelength_figure(dim: int, bases: tuple, context: int, method: str, factor: int,
-                      device: str) -> go.Figure:
+                      device: str) -> ui.Frozen:
     """λᵢ per pair, log scale, with L (and s·L when scaled) marked."""
-    fig = log_spectrum((dim, bases, context, method, factor, device), "wavelength [tokens]",
-                       _("λ={value} tokens").format(value="%{y:,.1f}"),
-                       _("Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)"),
-                       _("wavelength λᵢ [tokens]"), 420)
-    context_line(fig, context, "L", "black")
+    lines = [context_line(context, "L", "black")]
     if method != "none":
-        context_line(fig, context * factor, "s·L", "gray")
-    return fig
+        lines.append(context_line(context * factor, "s·L", "gray"))
+    return log_spectrum((dim, bases, context, method, factor, device), "wavelength [tokens]",
+                        _("λ={value} tokens").format(value="%{y:,.1f}"),
+                        _("Wavelength λᵢ = 2π/θᵢ: tokens for one full turn (log scale)"),
+                        _("wavelength λᵢ [tokens]"), 420, tuple(lines))
 
 
 s = ui.settings()

@@ -42,13 +42,13 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     out = shuffle(sentence, dim, base, layout, seed)["outputs"]
     words, moved = shuffled_words(sentence)
     seq, shown = len(words), min(SHOWN, dim)
-    fig = ui.subplots(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
-                      horizontal_spacing=0.08,
-                      subplot_titles=(
-                          _("no positions:<br>“{sentence}”").format(sentence=" ".join(words)),
-                          _("no positions:<br>“{sentence}”").format(sentence=" ".join(moved)),
-                          _("RoPE:<br>“{sentence}”").format(sentence=" ".join(words)),
-                          _("RoPE:<br>“{sentence}”").format(sentence=" ".join(moved))))
+    fig = ui.sketch(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24,
+                    horizontal_spacing=0.08,
+                    subplot_titles=(
+                        _("no positions:<br>“{sentence}”").format(sentence=" ".join(words)),
+                        _("no positions:<br>“{sentence}”").format(sentence=" ".join(moved)),
+                        _("RoPE:<br>“{sentence}”").format(sentence=" ".join(words)),
+                        _("RoPE:<br>“{sentence}”").format(sentence=" ".join(moved))))
     hover = _("{token}, coordinate {j}<br>{value}").format(
         token="%{y}", j="%{x}", value="%{z:.4f}") + "<extra></extra>"
     # rows in the table's order: encoding, position after the shuffle, coordinate j
@@ -82,13 +82,14 @@ def outputs_figure(sentence: str, dim: int, base: float, layout: str, seed: int)
     ui.style(fig, title=_("Output rows of one head (first {shown} of d = {dim} coordinates)")
              .format(shown=shown, dim=dim),
              x=_("output coordinate j"), y="", height=260 + 90 * seq)
-    ui.relayout(fig, dict(margin=dict(t=fig.layout.margin.t + 40,  # two-line panel titles
+    ui.relayout(fig, dict(margin=dict(t=fig._layout["margin"]["t"] + 40,  # two-line panel titles
                                       b=130, r=70),  # the colour bar; right tick labels
                           xaxis=dict(title=dict(text="")), xaxis2=dict(title=dict(text="")),
                           xaxis3=dict(title=dict(text=_("output coordinate j"))),
                           xaxis4=dict(title=dict(text=_("output coordinate j")))))
-    spec = ui.freeze(fig).spec  # the layout, built once; the traces as plain dicts
-    return ui.Frozen(dict(spec, data=traces))
+    # the template cut as for a figure without traces: every heatmap draws on the colour
+    # axis, never with the template's heatmap defaults (colour scale and bar)
+    return ui.Frozen(dict(ui.kept([], fig).spec, data=traces))
 
 
 def link_label(spec: PageSpec) -> str:

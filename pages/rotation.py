@@ -5,7 +5,6 @@ import re
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 import torch
 
@@ -69,22 +68,24 @@ def parse_vector(text: str, name: str) -> tuple:
     return x, y
 
 
-def arrow(x: float, y: float, name: str, color: str) -> go.Scatter:
-    """A thick arrow from the origin to (x, y)."""
-    return go.Scatter(x=[0.0, x], y=[0.0, y], name=name, mode="lines+markers",
-                      line=dict(color=color, width=6),
-                      marker=dict(symbol=["circle", "arrow"], size=[8, 22], angleref="previous",
-                                  color=color),
-                      hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>")
+def arrow(x: float, y: float, name: str, color: str) -> dict:
+    """A thick arrow from the origin to (x, y), in the pair's plane."""
+    return dict(type="scatter", x=[0.0, x], y=[0.0, y], name=name, mode="lines+markers",
+                line=dict(color=color, width=6),
+                marker=dict(symbol=["circle", "arrow"], size=[8, 22], angleref="previous",
+                            color=color),
+                hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
+                xaxis="x", yaxis="y")
 
 
-def tips(xs, ys, name: str, color: str) -> go.Scatter:
+def tips(xs, ys, name: str, color: str) -> dict:
     """Light rings where the arrow's tip is in every frame (its whole route at a glance):
     open, not faded, so that each ring keeps its colour's 3:1 against white."""
-    return go.Scatter(x=xs, y=ys, name=name, mode="markers",
-                      marker=dict(color=color, size=6, symbol="circle-open", line=dict(width=1)),
-                      showlegend=False,
-                      hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>")
+    return dict(type="scatter", x=xs, y=ys, name=name, mode="markers",
+                marker=dict(color=color, size=6, symbol="circle-open", line=dict(width=1)),
+                showlegend=False,
+                hovertemplate=f"{name}: (%{{x:.3f}}, %{{y:.3f}})<extra></extra>",
+                xaxis="x", yaxis="y")
 
 
 def frame_title(row, pair: int) -> str:
@@ -129,37 +130,37 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
 
     # One figure, two panels: the pair's plane (top) and q'·k' against the query position m
     # (below), so that one animation moves the arrows and the marker of the current frame.
-    # One above the other: side by side the plane shrank to a stamp at 390 px.
-    fig = ui.subplots(rows=2, cols=1, vertical_spacing=VSPACE,
-                      subplot_titles=(_("the pair's plane"),
-                                      _("q'·k' against<br>the query position m")))
-    for r, name, color, dash in [(1.0, _("unit circle"), "#bbbbbb", "solid"),
-                                 (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]:
-        fig.add_scatter(x=r * np.cos(circle), y=r * np.sin(circle), mode="lines", name=name,
-                        line=dict(color=color, width=1, dash=dash), opacity=0.35, hoverinfo="skip",
-                        showlegend=False, row=1, col=1)
-    fig.add_trace(tips(qx, qy, _("q' in every frame"), Q), row=1, col=1)
-    fig.add_trace(tips(kx, ky, _("k' in every frame"), K), row=1, col=1)
-    fig.add_trace(arrow(float(qx[0]), float(qy[0]), _("q' (position m)"), Q), row=1, col=1)  # 5
-    fig.add_trace(arrow(float(kx[0]), float(ky[0]), _("k' (position n)"), K), row=1, col=1)  # 6
-    fig.add_scatter(x=ms, y=dots, mode="lines+markers", name="q'·k'", row=2, col=1,
+    # One above the other: side by side the plane shrank to a stamp at 390 px. Built as
+    # the kept form (ui.kept): as Plotly objects, validated property by property, the
+    # traces and the layout cost more than everything else here.
+    fig = ui.sketch(rows=2, cols=1, vertical_spacing=VSPACE,
+                    subplot_titles=(_("the pair's plane"),
+                                    _("q'·k' against<br>the query position m")))
+    traces = [dict(type="scatter", x=r * np.cos(circle), y=r * np.sin(circle), mode="lines",
+                   name=name, line=dict(color=color, width=1, dash=dash), opacity=0.35,
+                   hoverinfo="skip", showlegend=False, xaxis="x", yaxis="y")
+              for r, name, color, dash in [(1.0, _("unit circle"), "#bbbbbb", "solid"),
+                                           (q_len, "|q|", Q, "dot"), (k_len, "|k|", K, "dot")]]
+    traces += [tips(qx, qy, _("q' in every frame"), Q), tips(kx, ky, _("k' in every frame"), K),
+               arrow(float(qx[0]), float(qy[0]), _("q' (position m)"), Q),  # 5
+               arrow(float(kx[0]), float(ky[0]), _("k' (position n)"), K),  # 6
+               dict(type="scatter", x=ms, y=dots, mode="lines+markers", name="q'·k'",
                     line=dict(color=D, width=3), marker=dict(size=4),
-                    customdata=df[[COL_N, COL_DEG]].to_numpy(),
+                    customdata=ui.typed(df[[COL_N, COL_DEG]].to_numpy()),
                     hovertemplate=_("m={m}, n={n}<br>angle {angle}°<br>q'·k' = {dot}").format(
                         m="%{x}", n="%{customdata[0]}", angle="%{customdata[1]:+.1f}",
-                        dot="%{y:.4f}") + "<extra></extra>")
-    fig.add_scatter(x=[ms[0]], y=[dots.iloc[0]], mode="markers", name=_("current frame"),
+                        dot="%{y:.4f}") + "<extra></extra>", xaxis="x2", yaxis="y2"),
+               dict(type="scatter", x=[int(ms[0])], y=[float(dots.iloc[0])], mode="markers",
+                    name=_("current frame"),
                     marker=dict(color="black", size=14, symbol="circle-open", line=dict(width=3)),
                     hovertemplate=_("current frame: m={m}, q'·k'={dot}").format(
                         m="%{x}", dot="%{y:.4f}") + "<extra></extra>",
-                    row=2, col=1)  # 8: moves with the frames
+                    xaxis="x2", yaxis="y2")]  # 8: moves with the frames
     ui.style(fig, title=frame_title(rows[0], pair), x=_("pair coordinate x"),
              y=_("pair coordinate y"), height=HEIGHT)
-    # The rest of the layout in one unvalidated update (ui.relayout): as Plotly calls
-    # (update_* with row and col, add_hline) it cost more than everything else here.
     dotted = dict(color="#888", dash="dot")
     hlines = [(bound, "+|q||k|", "bottom"), (-bound, "−|q||k|", "top")]  # add_hline's form
-    notes = [note.to_plotly_json() for note in fig.layout.annotations] + [
+    notes = fig._layout["annotations"] + [
         dict(showarrow=False, text=text, x=0, xanchor="left", xref="x2 domain", y=y_line,
              yanchor=anchor, yref="y2") for y_line, text, anchor in hlines]
     ui.relayout(fig, dict(
@@ -200,7 +201,7 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     # the kept form as plain dicts: built as Plotly objects they were validated one
     # property at a time, most of the page's CPU. Each frame carries only what changes:
     # the two arrow tips, the marker and the title.
-    spec = ui.freeze(fig).spec
+    spec = ui.kept(traces, fig).spec
     spec["frames"] = [
         {"name": str(t), "traces": [5, 6, 8],
          "data": [{"type": "scatter", "x": [0.0, float(qx[t])], "y": [0.0, float(qy[t])]},

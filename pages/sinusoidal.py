@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 import torch
 
@@ -47,11 +46,6 @@ def forms_table(dim: int, base: float) -> pd.DataFrame:
     return rc.forms_table(dim, base)
 
 
-# the named colour scales as Plotly writes them into a figure (validated once, here)
-RDBU = [list(step) for step in go.Heatmap(colorscale="RdBu").colorscale]
-VIRIDIS = [list(step) for step in go.Heatmap(colorscale="Viridis").colorscale]
-
-
 @ui.figure
 def pe_figure(positions: int, d_model: int, base: float, device: str) -> ui.Frozen:
     """Every row of the table: 100·PE as int8 (a quarter of float32's bytes)."""
@@ -60,7 +54,7 @@ def pe_figure(positions: int, d_model: int, base: float, device: str) -> ui.Froz
     ticks = [-1, -0.5, 0, 0.5, 1]
     heatmap = dict(
         type="heatmap", z=ui.typed(z), x=list(range(d_model)), y=list(range(positions)),
-        colorscale=RDBU, zmin=-PE_SCALE, zmax=PE_SCALE,
+        colorscale=ui.colorscale("RdBu"), zmin=-PE_SCALE, zmax=PE_SCALE,
         colorbar=dict(title=dict(text="PE"), tickvals=[PE_SCALE * t for t in ticks],
                       ticktext=[f"{t:g}" for t in ticks]),
         hovertemplate=_("position p={p}<br>dimension j={j}<br>100·PE={value}").format(
@@ -78,7 +72,7 @@ def similarity_figure(size: int, d_model: int, base: float, device: str) -> ui.F
     sim = similarity_table(size, d_model, base, device)
     heatmap = dict(
         type="heatmap", z=ui.typed(sim["PE_m . PE_n"].to_numpy().reshape(size, size)),
-        x=list(range(size)), y=list(range(size)), colorscale=VIRIDIS,
+        x=list(range(size)), y=list(range(size)), colorscale=ui.colorscale("Viridis"),
         colorbar=dict(title=dict(text="PE_m·PE_n")),
         hovertemplate="m=%{y}, n=%{x}<br>PE_m·PE_n=%{z:.4f}<extra></extra>")
     return ui.kept_figure(

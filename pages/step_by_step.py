@@ -2,7 +2,6 @@
 
 import math
 
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -100,20 +99,20 @@ def matrix_figure(q: tuple, m: int, base: float, layout: str):
     d = len(q)
     z = matrix["R_m entry"].to_numpy().reshape(d, d)
     labels = [["" if v == 0 else f"{v:.3f}" for v in row] for row in z]
-    fig = go.Figure(go.Heatmap(z=z, x=list(range(d)), y=list(range(d)), text=labels,
-                               texttemplate="%{text}", textfont=dict(size=13 if d <= 8 else 10),
-                               colorscale="RdBu", zmid=0, zmin=-1, zmax=1,
-                               colorbar=dict(title=_("entry")), xgap=1, ygap=1,
-                               hovertemplate=_("row {row}, column {column}<br>{value}").format(
-                                   row="%{y}", column="%{x}", value="%{z:.6f}")
-                               + "<extra></extra>"))
-    ui.style(fig, title=_("Dense R_m for m = {m} (d = {d}, base {base}, {layout}): blank cells "
-                          "are 0").format(m=m, d=d, base=ui.fmt_base(base),
-                                          layout=_(LAYOUT_NAMES[layout])),
-             x=_("column"), y=_("row"), height=380 + 20 * d)
+    heatmap = dict(type="heatmap", z=ui.typed(z), x=list(range(d)), y=list(range(d)),
+                   text=labels, texttemplate="%{text}", textfont=dict(size=13 if d <= 8 else 10),
+                   colorscale=ui.colorscale("RdBu"), zmid=0, zmin=-1, zmax=1,
+                   colorbar=dict(title=dict(text=_("entry"))), xgap=1, ygap=1,
+                   hovertemplate=_("row {row}, column {column}<br>{value}").format(
+                       row="%{y}", column="%{x}", value="%{z:.6f}") + "<extra></extra>")
+    fig = ui.style(ui.sketch(),
+                   title=_("Dense R_m for m = {m} (d = {d}, base {base}, {layout}): blank cells "
+                           "are 0").format(m=m, d=d, base=ui.fmt_base(base),
+                                           layout=_(LAYOUT_NAMES[layout])),
+                   x=_("column"), y=_("row"), height=380 + 20 * d)
     ui.square(fig, dtick=1)
     ui.relayout(fig, xaxes=dict(dtick=1), yaxes=dict(autorange="reversed"))
-    return fig
+    return ui.kept([heatmap], fig)
 
 
 s = ui.settings()

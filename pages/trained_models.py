@@ -6,7 +6,6 @@ import math
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core as rc
@@ -343,13 +342,13 @@ def attention_figure(task: str, encoding: str, length: int, layer: int) -> ui.Fr
                            x=sum(columns[h]) / 2, y=0.95, xref="paper", yref="paper",
                            xanchor="center", yanchor="bottom"))
     # the app's style, set on an empty figure (one pair of axes, cheap), copied to each panel
-    styled = ui.style(go.Figure(), title=_("{model}, layer {layer}: attention weights on one "
+    styled = ui.style(ui.sketch(), title=_("{model}, layer {layer}: attention weights on one "
                                            "sequence of {n} tokens").format(
                                                model=_(ENCODING_NAMES[encoding]), layer=layer,
                                                n=length),
                       x=_("key position n [tokens]"), y=_("query position m [tokens]"),
                       height=460)
-    styled = ui.freeze(styled).spec["layout"]  # JSON-ready: the panels are added as dicts
+    styled = ui.kept([], styled).spec["layout"]  # JSON-ready: the panels are added as dicts
     for name, axis in layout.items():
         # axis titles and y tick labels once, on the left panel (side by side on a phone,
         # two x titles would run into each other, and the right panel's y ticks into the

@@ -1,6 +1,5 @@
 """Where RoPE sits in a model: after W_q and W_k, keys cached rotated, two layouts."""
 
-import plotly.graph_objects as go
 import streamlit as st
 
 import rope_core.teaching.lesson as lesson
@@ -72,13 +71,13 @@ def diagram_figure():
                   bordercolor=ui.COLORS[1] if name in ("rq", "rk") else ui.COLORS[0],
                   borderwidth=2, borderpad=5)
              for name, (x, y, label) in NODES.items()]
-    fig = go.Figure(layout=dict(annotations=arrows + boxes))
+    fig = ui.sketch()
     ui.style(fig, title=_("One attention layer (repeated in every layer): RoPE turns q and k "
                           "only"), x="", y="", height=600)
     ui.relayout(fig, dict(xaxis=dict(visible=False, range=[-1.6, 1.6]),
                           yaxis=dict(visible=False, range=[-0.45, 5.45]),
                           margin=dict(l=10, r=10, b=10)))
-    return fig
+    return ui.kept([], fig, annotations=arrows + boxes)
 
 
 @ui.figure
@@ -86,20 +85,19 @@ def cache_figure(dim: int, base: float, layout: str, seq: int):
     """The last query's scores: recomputed, from the cache, and the rotated-again bug."""
     scores = cache_tables(dim, base, layout, seq)["scores"]
     last = scores[scores["t [tokens]"] == seq - 1]
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["recomputed"], mode="lines",
-                             name=_("recomputed from scratch"),
-                             line=dict(color=ui.COLORS[0], width=3)))
-    fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["from cache"], mode="markers",
-                             name=_("from the cache of R_n k_n"),
-                             marker=dict(color=ui.COLORS[2], size=9, symbol="circle-open")))
-    fig.add_trace(go.Scatter(x=last["n [tokens]"], y=last["cache rotated again"],
-                             mode="lines+markers", name=_("bug: cache rotated again by t"),
-                             line=dict(color=ui.COLORS[1], dash="dash")))
-    ui.style(fig, title=_("Scores of the last query (t = {t}) with every cached key").format(
-                 t=seq - 1),
-             x=_("key position n [tokens]"), y=_("score (R_t q_t)ᵀ(R_n k_n)"), height=400)
-    return fig
+    x = last["n [tokens]"]
+    traces = [dict(type="scatter", x=x, y=last["recomputed"], mode="lines",
+                   name=_("recomputed from scratch"), line=dict(color=ui.COLORS[0], width=3)),
+              dict(type="scatter", x=x, y=last["from cache"], mode="markers",
+                   name=_("from the cache of R_n k_n"),
+                   marker=dict(color=ui.COLORS[2], size=9, symbol="circle-open")),
+              dict(type="scatter", x=x, y=last["cache rotated again"], mode="lines+markers",
+                   name=_("bug: cache rotated again by t"),
+                   line=dict(color=ui.COLORS[1], dash="dash"))]
+    return ui.kept_figure(
+        traces, title=_("Scores of the last query (t = {t}) with every cached key").format(
+            t=seq - 1),
+        x=_("key position n [tokens]"), y=_("score (R_t q_t)ᵀ(R_n k_n)"), height=400)
 
 
 @ui.figure
@@ -112,17 +110,17 @@ def layouts_figure(dim: int, base: float):
          drawn["pair i half"].tolist()]
     text = [[str(v) for v in drawn["pair i interleaved"]],
             [str(v) for v in drawn["pair i half"]], [str(v) for v in drawn["p_j"]]]
-    fig = go.Figure(go.Heatmap(z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
-                               texttemplate="%{text}", colorscale="Cividis", xgap=1, ygap=2,
-                               colorbar=dict(title=dict(text=_("pair i"))),
-                               hovertemplate=_("{row}, coordinate j = {j}: {value}").format(
-                                   row="%{y}", j="%{x}", value="%{text}") + "<extra></extra>"))
-    ui.style(fig, title=(_("Which coordinates pair up (d = {dim}, first {n} coordinates drawn)")
-                         if dim > DRAWN else _("Which coordinates pair up (d = {dim})")).format(
-                             dim=dim, n=DRAWN),
-             x=_("coordinate j"), y="", height=300)
-    ui.relayout(fig, yaxes=dict(autorange="reversed"))
-    return fig
+    heatmap = dict(type="heatmap", z=z, x=drawn["coordinate j"].tolist(), y=rows, text=text,
+                   texttemplate="%{text}", colorscale=ui.colorscale("Cividis"), xgap=1, ygap=2,
+                   colorbar=dict(title=dict(text=_("pair i"))),
+                   hovertemplate=_("{row}, coordinate j = {j}: {value}").format(
+                       row="%{y}", j="%{x}", value="%{text}") + "<extra></extra>")
+    return ui.kept_figure(
+        [heatmap], yaxes=dict(autorange="reversed"),
+        title=(_("Which coordinates pair up (d = {dim}, first {n} coordinates drawn)")
+               if dim > DRAWN else _("Which coordinates pair up (d = {dim})")).format(
+                   dim=dim, n=DRAWN),
+        x=_("coordinate j"), y="", height=300)
 
 
 s = ui.settings()

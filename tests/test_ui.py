@@ -274,30 +274,39 @@ def test_fast_style_is_plotlys_own_update(kind):
         figures.wrap_title("A title long enough to be wrapped onto a second line, 中文也行")) + 40
 
 
-def test_fast_subplots_and_relayout_are_plotlys_own():
-    """ui.subplots is make_subplots, ui.relayout is update_layout/update_*axes/
-    update_annotations: the same figure, at a fraction of the cost."""
+def test_kept_figures_are_plotlys_own():
+    """ui.sketch is make_subplots' layout; ui.relayout is update_layout, update_*axes and
+    update_annotations; a trace dict naming its cell's axes is add_trace(row=, col=);
+    ui.colorscale is a named scale as validated: ui.kept makes the very figure that the
+    validated path freezes, at a fraction of the cost."""
+    import json
+
     from plotly.subplots import make_subplots
 
     args = dict(rows=1, cols=2, subplot_titles=("a", "b"), horizontal_spacing=0.1)
+    z = np.arange(6.0).reshape(2, 3) / 7
 
-    def build(fast: bool):
-        fig = ui.subplots(**args) if fast else make_subplots(**args)
-        fig.add_scatter(x=[1, 2], y=[3, 4], row=1, col=2)
-        fig.update_yaxes(scaleanchor="x2", row=1, col=2)  # rows and columns still work
-        if fast:
-            ui.relayout(fig, dict(plot_bgcolor="#c8c8c8", yaxis=dict(scaleanchor="x")),
-                        xaxes=dict(showgrid=False), yaxes=dict(autorange="reversed"),
-                        annotations=dict(yshift=10))
-        else:
-            fig.update_layout(plot_bgcolor="#c8c8c8")
-            fig.update_yaxes(scaleanchor="x", row=1, col=1)
-            fig.update_xaxes(showgrid=False)
-            fig.update_yaxes(autorange="reversed")
-            fig.update_annotations(yshift=10)
-        return fig
+    fig = ui.sketch(**args)
+    traces = [dict(type="scatter", x=np.arange(3.0), y=[3, 4, 5], xaxis="x2", yaxis="y2"),
+              dict(type="heatmap", z=ui.typed(z), colorscale=ui.colorscale("RdBu"),
+                   colorbar=dict(title=dict(text="t")), xaxis="x", yaxis="y")]
+    ui.relayout(fig, dict(plot_bgcolor="#c8c8c8", yaxis=dict(scaleanchor="x"),
+                          yaxis2=dict(scaleanchor="x2")),
+                xaxes=dict(showgrid=False), yaxes=dict(autorange="reversed"),
+                annotations=dict(yshift=10))
+    fast = ui.kept(traces, fig)
 
-    assert _figure_json(build(True)) == _figure_json(build(False))
+    ref = make_subplots(**args)
+    ref.add_scatter(x=np.arange(3.0), y=[3, 4, 5], row=1, col=2)
+    ref.add_heatmap(z=z, colorscale="RdBu", colorbar=dict(title="t"), row=1, col=1)
+    ref.update_layout(plot_bgcolor="#c8c8c8")
+    ref.update_yaxes(scaleanchor="x", row=1, col=1)
+    ref.update_yaxes(scaleanchor="x2", row=1, col=2)
+    ref.update_xaxes(showgrid=False)
+    ref.update_yaxes(autorange="reversed")
+    ref.update_annotations(yshift=10)
+    assert json.loads(fast.json) == json.loads(ui.freeze(ref).json)
+    assert ui.sketch()._layout == {}
 
 
 def test_shared_store_is_bounded_by_bytes_and_entries():

@@ -146,22 +146,11 @@ def relayout(fig: go.Figure, layout: dict | None = None, *, xaxes: dict | None =
 
 
 class _Captured:
-    """Stands in for the figure make_subplots fills: keeps the layout it computes."""
+    """Stands in for the figure make_subplots fills: keeps the layout it computes (a
+    go.Figure would validate it again, about 9 ms a figure)."""
 
     def update_layout(self, layout) -> None:
         self.layout = layout
-
-
-def subplots(**kwargs) -> go.Figure:
-    """``plotly.subplots.make_subplots(**kwargs)`` at a fifth of the cost: the same
-    grid and layout (tests/test_ui.py compares them), handed to the Figure's
-    constructor instead of its validated ``update_layout`` (about 9 ms per figure)."""
-    captured = _Captured()
-    make_subplots(figure=captured, **kwargs)
-    fig = go.Figure(layout=captured.layout)
-    fig.__dict__["_grid_ref"] = captured.__dict__["_grid_ref"]  # as make_subplots does
-    fig.__dict__["_grid_str"] = captured.__dict__["_grid_str"]
-    return fig
 
 
 def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> go.Figure:
@@ -469,8 +458,50 @@ class _LayoutOnly:
     which write only its layout dict (building a go.Figure copies Plotly's default
     template, and freezing it encodes that template again: about 1.5 ms a figure)."""
 
-    def __init__(self) -> None:
-        self._layout: dict = {}
+    def __init__(self, layout: dict | None = None) -> None:
+        self._layout: dict = layout if layout is not None else {}
+
+
+def sketch(**grid) -> _LayoutOnly:
+    """An empty figure's layout for :func:`style`, :func:`relayout` and :func:`kept`.
+    With ``grid`` (``rows``, ``cols`` and the other arguments of
+    ``plotly.subplots.make_subplots``), the layout make_subplots writes: axis domains
+    and anchors, subplot titles as annotations. A trace then names its cell's axes
+    itself, as ``add_trace(row=, col=)`` writes them: ``"xaxis": "x2", "yaxis": "y2"``
+    for the second cell (numbered row by row), ``"x"``/``"y"`` for the first."""
+    if not grid:
+        return _LayoutOnly()
+    captured = _Captured()
+    make_subplots(figure=captured, **grid)
+    return _LayoutOnly(captured.layout.to_plotly_json())  # (a deep copy)
+
+
+def kept(traces: list[dict], fig: _LayoutOnly, *, shapes: tuple = (),
+         annotations: tuple = ()) -> Frozen:
+    """The kept form of ``traces`` on the layout of ``fig`` (:func:`sketch`, styled),
+    built directly: Plotly validating each trace property by property is most of a
+    line chart's CPU. Traces are dicts as ``fig.to_dict()`` writes them; their x and
+    y may be numpy arrays or pandas columns (sent as :func:`typed` arrays) or lists
+    (sent as they are); any other array goes through :func:`typed` in the builder.
+    ``shapes`` (:func:`hline`, :func:`vline`) and ``annotations`` are added to the
+    layout."""
+    spec = {"data": [{k: typed(v) if k in ("x", "y") and not isinstance(v, list | dict) else v
+                      for k, v in t.items()} for t in traces],
+            "layout": {**fig._layout, "template": default_template()}}
+    if shapes:
+        spec["layout"]["shapes"] = list(shapes)
+    if annotations:
+        spec["layout"]["annotations"] = list(annotations)
+    return Frozen(spec)
+
+
+@functools.cache
+def colorscale(name: str) -> list:
+    """A named Plotly colour scale ("Cividis") as Plotly writes it in a validated
+    figure, ``[[0.0, "#00224e"], ..., [1.0, "#fee838"]]``, for a kept figure's trace
+    (read-only: shared by every figure that uses it)."""
+    return json.loads(_plotly_to_json(go.Figure(go.Heatmap(colorscale=name)),
+                                      validate=False))["data"][0]["colorscale"]
 
 
 @functools.cache
@@ -485,22 +516,13 @@ def kept_figure(traces: list[dict], *, title: str, x: str, y: str, height: int,
                 xaxes: dict | None = None, yaxes: dict | None = None,
                 layout: dict | None = None, shapes: tuple = (),
                 annotations: tuple = ()) -> Frozen:
-    """A styled figure of ``traces`` built as the kept form directly: Plotly validating
-    each trace property by property is most of a line chart's CPU. Traces are dicts as
-    ``fig.to_dict()`` writes them; their x and y may be numpy arrays or pandas columns
-    (sent as :func:`typed` arrays) or lists (sent as they are). ``layout``, ``xaxes``
-    and ``yaxes`` as in :func:`relayout`; ``shapes`` (:func:`hline`, :func:`vline`)
-    and ``annotations`` are added to the layout."""
-    fig = style(relayout(_LayoutOnly(), layout, xaxes=xaxes, yaxes=yaxes),
+    """A styled figure of ``traces`` in the kept form (:func:`kept`). ``layout``,
+    ``xaxes`` and ``yaxes`` as in :func:`relayout`, applied before :func:`style`
+    (which wins where both set a property); ``shapes`` and ``annotations`` as in
+    :func:`kept`."""
+    fig = style(relayout(sketch(), layout, xaxes=xaxes, yaxes=yaxes),
                 title=title, x=x, y=y, height=height)
-    spec = {"data": [{k: typed(v) if k in ("x", "y") and not isinstance(v, list | dict) else v
-                      for k, v in t.items()} for t in traces],
-            "layout": {**fig._layout, "template": default_template()}}
-    if shapes:
-        spec["layout"]["shapes"] = list(shapes)
-    if annotations:
-        spec["layout"]["annotations"] = list(annotations)
-    return Frozen(spec)
+    return kept(traces, fig, shapes=shapes, annotations=annotations)
 
 
 def figure(fn: Callable | None = None, *, max_entries: int = FIGURE_ENTRIES):
