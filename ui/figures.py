@@ -337,6 +337,12 @@ class Frozen(BaseFigure):
         return (Frozen, (self._spec,))
 
 
+# Plotly encodes with orjson (requirements.txt) instead of its standard-library encoder:
+# about a quarter of the CPU per figure (0.05 ms against 0.22 for the rotation
+# animation), the same JSON values (every figure of every page compared), and text
+# sent as UTF-8 rather than as \u escapes. Set, not left to "auto", so that a host
+# without orjson fails at start-up instead of running slower.
+pio.json.config.default_engine = "orjson"
 _plotly_to_json = pio.to_json
 
 
