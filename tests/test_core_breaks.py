@@ -389,3 +389,20 @@ def test_preset_table_whole_head_counts_pass_through_pairs():
     assert llama["whole-head B_0"] == llama["B_0"] == 64
     assert llama["whole-head min B_m"] == llama["min B_m"]
     assert not llama["whole-head passes"]
+
+
+def test_tidy_is_the_concatenation_of_its_blocks():
+    """breaks._tidy builds one frame from blocks of scalars and arrays: the very frame
+    ``pd.concat`` of a frame per block makes (dtypes included; labels as Arrow takes)."""
+    import numpy as np
+    import pandas as pd
+
+    from rope_core.limits.breaks import _tidy
+
+    blocks = [{"method": name, "dtype": dtype, "factor": factor, "seen": seen,
+               "position": np.arange(start, start + rows), "error": np.linspace(0, 1, rows)}
+              for name, dtype, factor, seen, start, rows in [
+                  ("none", "float16", 1.0, True, 0, 3), ("yarn", "bfloat16", 4.0, False, 7, 1),
+                  ("none", "float32", 2.5, True, 2, 4)]]
+    expected = pd.concat([pd.DataFrame(b) for b in blocks], ignore_index=True)
+    pd.testing.assert_frame_equal(_tidy(blocks), expected, check_exact=True)

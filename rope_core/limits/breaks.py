@@ -45,6 +45,7 @@ from ..models.presets import PRESETS
 from ..models.scaling import comparison_params, scaled_theta
 from ..rotary.frequencies import theta as plain_theta
 from ..support._checks import N_, check_base, check_dim, check_int, check_positive_float, fail
+from ..support.frames import labels
 from .capacity import (
     BASE_GRID_RATIO,
     MAX_CONTEXT,
@@ -118,7 +119,10 @@ def _tidy(blocks: list) -> pd.DataFrame:
     columns = {}
     for name in blocks[0]:
         values = [b[name] for b in blocks]
-        if all(np.ndim(v) == 0 for v in values):
+        if all(isinstance(v, str) for v in values):  # a label per block: one Arrow take
+            names = list(dict.fromkeys(values))
+            columns[name] = labels(names, np.repeat([names.index(v) for v in values], lengths))
+        elif all(np.ndim(v) == 0 for v in values):
             columns[name] = np.repeat(np.asarray(values), lengths)  # (rows,)
         else:
             columns[name] = np.concatenate([np.broadcast_to(np.asarray(v), (n,))
