@@ -88,15 +88,18 @@ def tips(xs, ys, name: str, color: str) -> dict:
                 xaxis="x", yaxis="y")
 
 
-def frame_title(row, pair: int) -> str:
-    """Where q and k sit, then the angle between them and their dot product (three
-    lines, each short enough for a phone)."""
-    where = _("Pair i = {pair}: q at m = {m}, k at n = {n}").format(
-        pair=pair, m=int(row[COL_M]), n=int(row[COL_N]))
-    angle = _("angle from q' to k' = {degrees}° ({radians} rad)").format(
-        degrees=f"{row[COL_DEG]:+.1f}", radians=f"{row[COL_RAD]:+.3f}")
-    return (f"{where}<br><span style='font-size:15px'>{angle}<br>"
-            f"q'·k' = {row[COL_DOT]:+.4f}</span>")
+def frame_titles(df: pd.DataFrame, pair: int) -> list[str]:
+    """Each frame's title: where q and k sit, then the angle between them and their dot
+    product (three lines, each short enough for a phone). The templates are translated
+    once for all frames (up to 120)."""
+    where = _("Pair i = {pair}: q at m = {m}, k at n = {n}")
+    angle = _("angle from q' to k' = {degrees}° ({radians} rad)")
+    return [f"{where.format(pair=pair, m=int(m), n=int(n))}<br><span style='font-size:15px'>"
+            f"{angle.format(degrees=f'{deg:+.1f}', radians=f'{rad:+.3f}')}<br>"
+            f"q'·k' = {dot:+.4f}</span>"
+            for m, n, deg, rad, dot in zip(df[COL_M].to_numpy(), df[COL_N].to_numpy(),
+                                           df[COL_DEG].to_numpy(), df[COL_RAD].to_numpy(),
+                                           df[COL_DOT].to_numpy())]
 
 
 # The animated figure's vertical layout in pixels (its height is fixed, its width
@@ -124,8 +127,8 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     circle = np.linspace(0.0, 2.0 * math.pi, 181)
     qx, qy = df["q'_x"].to_numpy(), df["q'_y"].to_numpy()
     kx, ky = df["k'_x"].to_numpy(), df["k'_y"].to_numpy()
-    ms, dots = df[COL_M].to_numpy(), df[COL_DOT]
-    rows = df.to_dict("records")
+    ms, dots = df[COL_M].to_numpy(), df[COL_DOT].to_numpy()
+    titles = frame_titles(df, pair)
     Q, K, D = ui.COLORS[0], ui.COLORS[1], ui.COLORS[2]
 
     # One figure, two panels: the pair's plane (top) and q'·k' against the query position m
@@ -150,13 +153,13 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
                     hovertemplate=_("m={m}, n={n}<br>angle {angle}°<br>q'·k' = {dot}").format(
                         m="%{x}", n="%{customdata[0]}", angle="%{customdata[1]:+.1f}",
                         dot="%{y:.4f}") + "<extra></extra>", xaxis="x2", yaxis="y2"),
-               dict(type="scatter", x=[int(ms[0])], y=[float(dots.iloc[0])], mode="markers",
+               dict(type="scatter", x=[int(ms[0])], y=[float(dots[0])], mode="markers",
                     name=_("current frame"),
                     marker=dict(color="black", size=14, symbol="circle-open", line=dict(width=3)),
                     hovertemplate=_("current frame: m={m}, q'·k'={dot}").format(
                         m="%{x}", dot="%{y:.4f}") + "<extra></extra>",
                     xaxis="x2", yaxis="y2")]  # 8: moves with the frames
-    ui.style(fig, title=frame_title(rows[0], pair), x=_("pair coordinate x"),
+    ui.style(fig, title=titles[0], x=_("pair coordinate x"),
              y=_("pair coordinate y"), height=HEIGHT)
     dotted = dict(color="#888", dash="dot")
     hlines = [(bound, "+|q||k|", "bottom"), (-bound, "−|q||k|", "top")]  # add_hline's form
@@ -202,18 +205,20 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     # property at a time, most of the page's CPU. Each frame carries only what changes:
     # the two arrow tips, the marker and the title.
     spec = ui.kept(traces, fig).spec
+    qx_, qy_, kx_, ky_, dots_ = qx.tolist(), qy.tolist(), kx.tolist(), ky.tolist(), dots.tolist()
+    ms_ = [int(m) for m in ms.tolist()]
     spec["frames"] = [
         {"name": str(t), "traces": [5, 6, 8],
-         "data": [{"type": "scatter", "x": [0.0, float(qx[t])], "y": [0.0, float(qy[t])]},
-                  {"type": "scatter", "x": [0.0, float(kx[t])], "y": [0.0, float(ky[t])]},
-                  {"type": "scatter", "x": [int(ms[t])], "y": [float(dots.iloc[t])]}],
-         "layout": {"title": {"text": frame_title(row, pair)}}}
-        for t, row in enumerate(rows)]
+         "data": [{"type": "scatter", "x": [0.0, qx_[t]], "y": [0.0, qy_[t]]},
+                  {"type": "scatter", "x": [0.0, kx_[t]], "y": [0.0, ky_[t]]},
+                  {"type": "scatter", "x": [ms_[t]], "y": [dots_[t]]}],
+         "layout": {"title": {"text": title}}}
+        for t, title in enumerate(titles)]
     spec["layout"]["sliders"][0]["steps"] = [
-        {"label": str(int(row[COL_M])), "method": "animate",
+        {"label": str(m), "method": "animate",
          "args": [[str(t)], {"mode": "immediate", "frame": {"duration": 0, "redraw": True},
                              "transition": {"duration": 0}}]}
-        for t, row in enumerate(rows)]
+        for t, m in enumerate(ms_)]
     return ui.Frozen(spec)
 
 
