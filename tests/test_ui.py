@@ -309,6 +309,35 @@ def test_kept_figures_are_plotlys_own():
     assert ui.sketch()._layout == {}
 
 
+@pytest.mark.parametrize("grid", [
+    dict(rows=2, cols=1, vertical_spacing=0.22, subplot_titles=("plane", "q'·k'<br>against m")),
+    dict(rows=1, cols=2, horizontal_spacing=0.1),
+    dict(rows=2, cols=2, shared_xaxes=True, vertical_spacing=0.24, subplot_titles=("a", "b c",
+                                                                                   "d", "e")),
+    dict(rows=2, cols=2, subplot_titles=("a", "", "c")),  # an empty title is left out
+    dict(rows=1, cols=3, subplot_titles=("x", "y")),      # fewer titles than cells
+])
+def test_sketch_is_make_subplots_layout(grid):
+    """ui.sketch writes make_subplots' layout, the first time (make_subplots runs) and
+    again (the grid's layout copied, this call's titles written in): each call its own
+    copy, whatever the titles."""
+    from plotly.subplots import make_subplots
+
+    from ui import figures
+
+    def reference(titles):
+        captured = figures._Captured()
+        make_subplots(figure=captured, **dict(grid, subplot_titles=titles))
+        return captured.layout.to_plotly_json()
+
+    titles = grid.get("subplot_titles")
+    first = ui.sketch(**grid)._layout
+    assert first == reference(titles)
+    first.setdefault("annotations", []).append({"text": "changed"})
+    other = None if titles is None else tuple(t and t + " 中文" for t in titles)
+    assert ui.sketch(**dict(grid, subplot_titles=other))._layout == reference(other)
+
+
 def test_shared_store_is_bounded_by_bytes_and_entries():
     """ui.cache.Shared: least recently used first, per-function entry caps, a byte
     budget over all functions, one computation per key, nothing kept that is

@@ -474,12 +474,33 @@ def sketch(**grid) -> _LayoutOnly:
     ``plotly.subplots.make_subplots``), the layout make_subplots writes: axis domains
     and anchors, subplot titles as annotations. A trace then names its cell's axes
     itself, as ``add_trace(row=, col=)`` writes them: ``"xaxis": "x2", "yaxis": "y2"``
-    for the second cell (numbered row by row), ``"x"``/``"y"`` for the first."""
+    for the second cell (numbered row by row), ``"x"``/``"y"`` for the first.
+    make_subplots (1-3 ms) runs once per grid: where a title goes does not depend on
+    its text, so the titles are written into a copy of the grid's layout."""
     if not grid:
         return _LayoutOnly()
+    titles = grid.pop("subplot_titles", None)
+    if titles is not None and not all(isinstance(t, str) and t for t in titles):
+        captured = _Captured()  # empty titles: make_subplots leaves them out; as it does
+        make_subplots(figure=captured, subplot_titles=titles, **grid)
+        return _LayoutOnly(captured.layout.to_plotly_json())  # (a deep copy)
+    layout = copy.deepcopy(_grid_layout(tuple(sorted(grid.items())),
+                                        None if titles is None else len(titles)))
+    for note, title in zip(layout.get("annotations", ()), titles or ()):
+        note["text"] = title
+    return _LayoutOnly(layout)
+
+
+@functools.lru_cache(maxsize=32)
+def _grid_layout(grid: tuple, titles: int | None) -> dict:
+    """make_subplots' layout for the arguments ``grid`` (sorted (name, value) pairs),
+    with ``titles`` placeholder subplot titles (in order: their annotations follow
+    them). Read-only: :func:`sketch` copies it."""
     captured = _Captured()
-    make_subplots(figure=captured, **grid)
-    return _LayoutOnly(captured.layout.to_plotly_json())  # (a deep copy)
+    make_subplots(figure=captured, **dict(grid),
+                  **({} if titles is None else {"subplot_titles": [f"{i}" for i in
+                                                               range(1, titles + 1)]}))
+    return captured.layout.to_plotly_json()
 
 
 def kept(traces: list[dict], fig: _LayoutOnly, *, shapes: tuple = (),
