@@ -144,6 +144,24 @@ def test_views_sit_between_pages_and_ui():
     below = [*(ROOT / "ui").glob("*.py"), *(ROOT / "rope_core").rglob("*.py")]
     assert not [str(p.relative_to(ROOT)) for p in below if "views" in imported(p)]
 
+
+def test_pages_and_views_build_no_plotly_objects():
+    """Figures in pages/ and views/ are written as the kept form (ui.kept_figure,
+    ui.sketch and ui.kept): no page or view imports Plotly's figure objects, which
+    validate every property (three to five times a figure's CPU, README "Keeping it
+    fast"); its colour helpers (plotly.colors) are plain functions."""
+    import ast
+
+    found = []
+    for path in sorted([*(ROOT / "pages").glob("*.py"), *(ROOT / "views").glob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            found += [f"{path.name}: {n}" for n in names
+                      if n.split(".")[0] == "plotly" and n != "plotly.colors"]
+    assert not found
+
+
 def test_navigation_sections_keep_lesson_order():
     flat = [spec for specs in sections().values() for spec in specs]
     assert flat == list(PAGES)
