@@ -13,7 +13,6 @@ The CSV downloads keep the full float64 values.
 from __future__ import annotations
 
 import base64
-import copy
 import functools
 import json
 import math
@@ -103,6 +102,19 @@ def top_margin(title: str) -> int:
 LEGEND_MARGIN = 110  # px under the plot: tick labels, the x-axis title, one legend row
 
 
+def _copied(node: Any) -> Any:
+    """A copy of a layout's nested dicts and lists (what :func:`relayout` merges may be
+    shared by the caller, or merged into several axes); anything else, immutable or
+    never changed after it is written (strings, numbers, tuples, arrays), is shared.
+    ``copy.deepcopy`` made the same copies at five times the cost (its memo and
+    dispatch), about 0.7 ms a run."""
+    if isinstance(node, dict):
+        return {k: _copied(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_copied(v) for v in node]
+    return node
+
+
 def _merge(into: dict, update: dict) -> None:
     """Deep-merge ``update`` into ``into`` (nested dicts merged, other values replaced),
     as Plotly's ``update`` does."""
@@ -131,7 +143,7 @@ def relayout(fig: go.Figure, layout: dict | None = None, *, xaxes: dict | None =
     usual (Plotly keeps the figure's layout as this very dict and reads it back on
     every access)."""
     props = fig._layout  # Plotly's own store of the figure's layout (plotly 7.1, pinned)
-    _merge(props, copy.deepcopy(layout or {}))
+    _merge(props, _copied(layout or {}))
     for letter, update in (("x", xaxes), ("y", yaxes)):
         if update is None:
             continue
@@ -139,9 +151,9 @@ def relayout(fig: go.Figure, layout: dict | None = None, *, xaxes: dict | None =
             [f"{letter}axis"]
         for key in keys:
             props.setdefault(key, {})
-            _merge(props[key], copy.deepcopy(update))
+            _merge(props[key], _copied(update))
     for note in props.get("annotations", ()) if annotations else ():
-        _merge(note, copy.deepcopy(annotations))
+        _merge(note, _copied(annotations))
     return fig
 
 
@@ -484,7 +496,7 @@ def sketch(**grid) -> _LayoutOnly:
         captured = _Captured()  # empty titles: make_subplots leaves them out; as it does
         make_subplots(figure=captured, subplot_titles=titles, **grid)
         return _LayoutOnly(captured.layout.to_plotly_json())  # (a deep copy)
-    layout = copy.deepcopy(_grid_layout(tuple(sorted(grid.items())),
+    layout = _copied(_grid_layout(tuple(sorted(grid.items())),
                                         None if titles is None else len(titles)))
     for note, title in zip(layout.get("annotations", ()), titles or ()):
         note["text"] = title
