@@ -35,6 +35,7 @@ from pathlib import Path
 import streamlit as st
 from babel import Locale
 from babel.numbers import NumberPattern, parse_pattern
+from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
 from rope_core import Message
 
@@ -76,16 +77,18 @@ _RUN_LANG: contextvars.ContextVar[str | None] = contextvars.ContextVar("run_lang
 
 
 def lang() -> str:
-    """The language of this run ("en" or "zh"); English outside a run."""
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-    if _SPEAKING.get() is not None:
-        return _SPEAKING.get()
-    if get_script_run_ctx() is None:
-        return DEFAULT_LANG
+    """The language of this run ("en" or "zh"); English outside a run. The run's
+    language is read first: only a script thread sets it (a new thread starts without
+    it), and Streamlit's lookup of the run's context costs more than the rest of a
+    ``_()`` call (about 180 calls a run)."""
+    speaking = _SPEAKING.get()
+    if speaking is not None:
+        return speaking
     run_lang = _RUN_LANG.get()
     if run_lang is not None:
         return run_lang
+    if get_script_run_ctx() is None:
+        return DEFAULT_LANG
     value = st.session_state.get(LANG_KEY, DEFAULT_LANG)
     return value if value in LANGUAGES else DEFAULT_LANG
 
@@ -138,9 +141,21 @@ def number(value: float, pattern: str = "#,##0.###", lang_: str | None = None) -
     "0.000" for three decimals, "0.0##E0" for scientific. Babel's ``format_decimal``
     with the parsed pattern and locale kept (it parses both on every call: 64 µs
     a number against 26)."""
-    fmt, locale = _number_format(pattern, BABEL_LOCALES[lang_ or lang()])
+    lang_ = lang_ or lang()
+    if isinstance(value, int | float) and value:  # 0.0 == -0.0: those are not kept
+        return _number_kept(value, pattern, lang_)
+    return _number_written(value, pattern, lang_)
+
+
+def _number_written(value: float, pattern: str, lang_: str) -> str:
+    fmt, locale = _number_format(pattern, BABEL_LOCALES[lang_])
     return fmt.apply(value, locale, decimal_quantization=True, group_separator=True,
                      numbering_system="latn")
+
+
+# the same numbers are written on every run (the sidebar's base, a page's lengths and
+# counts): each written once (25 µs) while it is among the last 4096
+_number_kept = functools.lru_cache(maxsize=4096, typed=True)(_number_written)
 
 
 def integer(value: int, lang_: str | None = None) -> str:
