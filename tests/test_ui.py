@@ -334,6 +334,7 @@ def test_kept_figures_are_plotlys_own():
                                                                                    "d", "e")),
     dict(rows=2, cols=2, subplot_titles=("a", "", "c")),  # an empty title is left out
     dict(rows=1, cols=3, subplot_titles=("x", "y")),      # fewer titles than cells
+    dict(rows=2, cols=1, row_heights=[0.7, 0.3], subplot_titles=("a", "b")),  # a list
 ])
 def test_sketch_is_make_subplots_layout(grid):
     """ui.sketch writes make_subplots' layout, the first time (make_subplots runs) and

@@ -492,12 +492,19 @@ def sketch(**grid) -> _LayoutOnly:
     if not grid:
         return _LayoutOnly()
     titles = grid.pop("subplot_titles", None)
-    if titles is not None and not all(isinstance(t, str) and t for t in titles):
-        captured = _Captured()  # empty titles: make_subplots leaves them out; as it does
+    key = tuple(sorted(grid.items()))
+    try:
+        hash(key)
+    except TypeError:  # a list among the arguments (specs, row_heights): no cache
+        key = None
+    # an empty title has no annotation in make_subplots' layout: titles and annotations
+    # would no longer pair up in order, so such a grid is laid out afresh too
+    if key is None or titles is not None and not all(isinstance(t, str) and t
+                                                     for t in titles):
+        captured = _Captured()
         make_subplots(figure=captured, subplot_titles=titles, **grid)
         return _LayoutOnly(captured.layout.to_plotly_json())  # (a deep copy)
-    layout = _copied(_grid_layout(tuple(sorted(grid.items())),
-                                        None if titles is None else len(titles)))
+    layout = _copied(_grid_layout(key, None if titles is None else len(titles)))
     for note, title in zip(layout.get("annotations", ()), titles or ()):
         note["text"] = title
     return _LayoutOnly(layout)
