@@ -45,7 +45,7 @@ the machine used meanwhile (a shared machine inflates both apps, not their
 ratio, as long as the noise is even: repeat with ``--runs``). A summary of the
 five goals closes the output; ``--json FILE`` keeps every figure.
 
-    .venv/bin/python benchmarks/floor.py                       # all, about 20 minutes
+    .venv/bin/python benchmarks/floor.py                       # all, about 12 minutes
     .venv/bin/python benchmarks/floor.py --parts class burst   # the loads only
     .venv/bin/python benchmarks/floor.py --parts uncached --pages precision derivation
     .venv/bin/python benchmarks/floor.py --parts browser --reps 5
