@@ -210,7 +210,8 @@ def typed_dtypes(node) -> set[str]:
 def assert_frozen_once(monkeypatch, page: str, query: dict | None, keys: set[str],
                        then=None) -> None:
     """Every figure of the page reaches ui.show as a ui.Frozen, a second run with the
-    same settings shows the very same objects (nothing rebuilt), and the JSON sent
+    same settings shows the very same objects (nothing rebuilt) and sends their kept
+    JSON (Plotly's encoder is not called), and the JSON sent
     carries float32 typed arrays, never float64 ones. ``then(at)``, if given, changes
     widgets and reruns after the page opens."""
     import ui
@@ -223,9 +224,14 @@ def assert_frozen_once(monkeypatch, page: str, query: dict | None, keys: set[str
     first = {k: shows[k] for k in keys}
     assert all(isinstance(fig, ui.Frozen) for fig in first.values()), first
     shows.clear()
+    encoded = []
+    encode = ui.figures._plotly_to_json
+    monkeypatch.setattr(ui.figures, "_plotly_to_json",
+                        lambda *a, **k: encoded.append(a[0]) or encode(*a, **k))
     at.run()
     no_exceptions(at)
     assert all(shows[k] is fig for k, fig in first.items())
+    assert not encoded, f"{len(encoded)} kept figure(s) encoded again"
     charts = at.get("plotly_chart")
     assert len(charts) == len(keys)
     dtypes = [typed_dtypes(figure(at, index)) for index in range(len(charts))]

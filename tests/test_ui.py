@@ -467,20 +467,27 @@ def test_cold_computations_run_at_most_two_at_once_and_nested_ones_pass():
 
 
 def test_a_frozen_figure_is_encoded_once_as_plotly_encodes_it():
+    import pickle
+
     import numpy as np
     import plotly.graph_objects as go
     import plotly.io as pio
+    import plotly.tools
 
     from ui import figures
 
     fig = figures.freeze(go.Figure(go.Scatter(x=np.arange(5), y=np.arange(5.0) / 3)))
-    text = pio.to_json(fig, validate=False)  # the call st.plotly_chart makes
-    assert text == figures._plotly_to_json(fig, validate=False)  # Plotly's own encoding
-    assert pio.to_json(fig, validate=False) is text  # written once, then kept
+    # the calls st.plotly_chart makes: the figure's dict, then that dict encoded
+    spec = plotly.tools.return_figure_from_figure_or_data(fig, validate_figure=True)
+    text = pio.to_json(spec, validate=False)
+    assert text == figures._plotly_to_json(dict(fig.spec), validate=False)  # Plotly's own
+    assert pio.to_json(spec, validate=False) is text  # written once, then kept
+    assert pio.to_json(fig, validate=False) is text and fig.json is text
     assert fig.nbytes == 2 * len(text)
     plain = go.Figure(go.Bar(y=[1, 2]))  # anything else: Plotly's own function
     assert pio.to_json(plain) == figures._plotly_to_json(plain)
-    assert pio.to_json(fig, pretty=True) == figures._plotly_to_json(fig, pretty=True)
+    assert pio.to_json(fig, pretty=True) == figures._plotly_to_json(dict(fig.spec), pretty=True)
+    assert pickle.loads(pickle.dumps(fig)).json == text
 
 
 def test_typed_sends_a_matrix_with_its_shape():
