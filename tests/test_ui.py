@@ -641,6 +641,24 @@ def test_kept_figures_keep_their_hover_formats_and_text():
                                   np.array([[1.0, 0.25]] * 4))
 
 
+def test_an_open_table_view_is_made_once_per_setting(monkeypatch):
+    """A table shown in a view (the toggle under its chart) is narrowed on the first
+    run that shows it; the runs after it send the kept view, the same cells."""
+    from apptest_helpers import run_page, shown_table
+
+    made = []
+    narrow = tables.view
+    monkeypatch.setattr(tables, "view", lambda df: made.append(len(df)) or narrow(df))
+    at = run_page("frequencies", {"dim": "8"})
+    at.toggle(key="show_frequencies").set_value(True).run()
+    first = shown_table(at)
+    assert len(made) == 1
+    at.run()
+    assert len(made) == 1 and shown_table(at).equals(first)
+    at.slider(key="dim").set_value(10).run()  # another setting: its own view
+    assert len(made) == 2 and len(shown_table(at)) == 5
+
+
 def test_table_view_sends_narrow_columns_and_the_same_cells():
     """The table view (st.dataframe) gets each 64-bit integer column in the narrowest
     integer type holding it and text as Arrow's 32-bit-offset ``string``; every cell,

@@ -139,4 +139,16 @@ def download(fn: Callable, *args, filename: str, label: str, key: str,
         if lang() != "en":  # the table is the CSV: say why its columns are English
             st.caption(_("Column names stay in English, as in the CSV file, so that programs "
                          "can read them."))
-        st.dataframe(view(df), hide_index=True, width="stretch", height=320)
+        st.dataframe(_kept_view(fn, args, part, df), hide_index=True, width="stretch",
+                     height=320)
+
+
+def _kept_view(fn: Callable, args: tuple, part: str | None, df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`view` of the table ``fn(*args)`` (its ``part``), made when a visitor first
+    opens it and kept with the tables, so that the runs that show it again (every change
+    while it is open) do not narrow its columns again. A table with nothing to narrow
+    keeps only a marker, not a second copy of itself."""
+    kept = cache.TABLES.get(f"{fn.table_name} (view)", cache.key_of((args, part), {}),
+                            lambda: None if (shown := view(df)) is df else shown,
+                            CACHE_ENTRIES)
+    return df if kept is None else kept
