@@ -222,10 +222,6 @@ st.markdown(_(
     "length (iRoPE: Scout trained at 256K, configured for 10M)."))
 
 # --- the three kinds side by side ------------------------------------------------------
-with ui.friendly_errors():
-    every = overview()
-
-
 def reach_sentence(row) -> str:
     """How far a model's rotating layers reach, and what sees the rest of the context."""
     reach = row["RoPE reach [tokens]"]
@@ -275,17 +271,23 @@ def reach_sentence(row) -> str:
              "{turning} of {pairs} pairs turn at least once").format(**numbers)
 
 
+@ui.prose
+def reach_sentences(kind: str) -> tuple[str, ...]:
+    """reach_sentence of every hybrid of ``kind`` (the overview's rows, in order),
+    written once per language."""
+    every = overview()
+    return tuple(reach_sentence(row) for _i, row in every[every["hybrid"] == kind].iterrows())
+
+
 st.header(_("Three kinds of hybrid"))
 for column, kind in zip(st.columns(3), ("nope_layers", "global_nope", "other_mixers")):
     with column:
         st.markdown("**" + _(KINDS[kind]) + "**")
         st.caption(_(KIND_NOTES[kind]))
-        ui.bullets(reach_sentence(row)
-                   for _i, row in every[every["hybrid"] == kind].iterrows())
-windows = every[every["hybrid"] == "windows"]
+        ui.bullets(reach_sentences(kind))
 st.markdown("**" + _(KINDS["windows"]) + "**")
 st.caption(_(KIND_NOTES["windows"]))
-ui.bullets(reach_sentence(row) for _i, row in windows.iterrows())
+ui.bullets(reach_sentences("windows"))
 ui.download(overview, filename="layers_without_rope_overview.csv",
             label=_("table of every hybrid"), key="lw_overview_csv")
 

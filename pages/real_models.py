@@ -371,6 +371,17 @@ def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
     return lines
 
 
+@ui.prose
+def cards(keys: tuple) -> tuple[str, ...]:
+    """Each model's card, one Markdown text per config of ``keys`` in their order,
+    written once per set of models and language (not row by row on every run)."""
+    tables = comparison(keys)
+    models, groups = tables["models"], tables["groups"]
+    return tuple("  \n".join(card_lines(m, compare.config_from_key(key),
+                                         groups[groups["model"] == m["model"]]))
+                 for (_row_index, m), key in zip(models.iterrows(), keys))
+
+
 s = ui.settings()
 st.title(_("Real models"))
 st.markdown(_(
@@ -405,12 +416,10 @@ with ui.friendly_errors():
 models, spectra = tables["models"], tables["spectra"]
 
 # --- cards -----------------------------------------------------------------------------
-group_rows = tables["groups"]
-for col, (_row_index, m), cfg in zip(st.columns(len(configs)), models.iterrows(), configs):
+for col, name, card in zip(st.columns(len(configs)), models["model"], cards(keys)):
     with col.container(border=True):
-        st.markdown(f"**{ui.plain(shown_name(m['model']))}**")
-        st.markdown("  \n".join(card_lines(m, cfg, group_rows[group_rows["model"] ==
-                                                                m["model"]])))
+        st.markdown(f"**{ui.plain(shown_name(name))}**")
+        st.markdown(card)
 
 # --- layer stack -----------------------------------------------------------------------
 layers = tables["layers"]

@@ -2,7 +2,7 @@
 
 * :mod:`ui.controls`: widgets bound to the URL under one rule for link values
 * :mod:`ui.sidebar`: the shared sidebar (presentation, base, head dim, layout, device)
-* :mod:`ui.tables`: results cached for every visitor, CSV downloads
+* :mod:`ui.tables`: results (and text made from them) cached for every visitor, CSV downloads
 * :mod:`ui.figures`: the figure style, and its presentation-mode form
 * :mod:`ui.css`: the app's page CSS (formulas scroll in their box; presentation text)
 * :mod:`ui.safety`: visitor text shown as plain text, errors without tracebacks
@@ -56,7 +56,7 @@ from .sidebar import (
                       settings,
                       sidebar_settings,
 )
-from .tables import MAX_CSV_CELLS, csv_bytes, download, read_csv, table
+from .tables import MAX_CSV_CELLS, csv_bytes, download, prose, read_csv, table
 
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
@@ -68,6 +68,6 @@ __all__ = [
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
-    "MAX_CSV_CELLS", "csv_bytes", "download", "read_csv", "table",
+    "MAX_CSV_CELLS", "csv_bytes", "download", "prose", "read_csv", "table",
     "bullets", "explain", "fmt_base", "row", "slow_pairs_in_low_precision", "slug",
 ]

@@ -55,6 +55,23 @@ def table(fn: Callable | None = None, *, max_entries: int = CACHE_ENTRIES):
     return wrap(fn) if fn is not None else wrap
 
 
+def prose(fn: Callable | None = None, *, max_entries: int = CACHE_ENTRIES):
+    """Cache ``fn``, a function of plain numbers, strings and tuples that writes text
+    with ``_`` (a string, or a tuple of strings), for every session: once per setting
+    and language (:data:`ui.cache.TABLES`). For text a page would otherwise build again
+    on every run from a cached table, row by row (a model's card, a list of models)."""
+    def wrap(f: Callable) -> Callable:
+        name = f"{f.__module__}:{f.__code__.co_filename}.{f.__qualname__}"
+
+        @functools.wraps(f)
+        def in_language(*args, **kwargs):
+            return cache.TABLES.get(name, (lang(), cache.key_of(args, kwargs)),
+                                    lambda: f(*args, **kwargs), max_entries)
+        in_language.clear = lambda: cache.TABLES.clear(name)
+        return in_language
+    return wrap(fn) if fn is not None else wrap
+
+
 def csv_bytes(df: pd.DataFrame) -> bytes:
     """UTF-8 CSV with a header row; floats written to full round-trip precision."""
     buffer = io.StringIO()
