@@ -340,6 +340,93 @@ def smallest_base_section(s) -> None:
                 label=_("island table"), key="lc_scan")
 
 
+@ui.prose
+def published_fit(dim: int, contexts: tuple) -> tuple[pd.DataFrame, tuple[str, ...]]:
+    """The fit comparison (men_table) as shown, its columns named in the run's language,
+    and the sentences under it: written once per language, not on every run."""
+    men = men_table(dim, contexts)
+    far = men[(men["ratio app/fit"] < 0.5) | (men["ratio app/fit"] > 2)]
+    shown = men.rename(columns={
+        "dim": _("head dim"), "context L [tokens]": _("context L [tokens]"),
+        "app min base": _("app min base"),
+        "app threshold base": _("app threshold base"),
+        "paper fit base": _("paper fit base"), "ratio app/fit": _("ratio app/fit")})
+    ratios = _("App / fit ratios range from {low} to {high}.").format(
+        low=f"{men['ratio app/fit'].min():.2f}", high=f"{men['ratio app/fit'].max():.2f}")
+    if len(far):
+        differ = ngettext(
+            "{n} context differs by more than a factor 2 (flagged: {contexts}).",
+            "{n} contexts differ by more than a factor 2 (flagged: {contexts}).",
+            len(far)).format(n=len(far), contexts=listing(
+                i18n.integer(int(L)) for L in far["context L [tokens]"]))
+    else:
+        differ = _("None differs by more than a factor 2.")
+    return shown, (ratios, differ,
+                   _("A fit through a few points is not the exact bound; the app's smallest "
+                     "bases are the smallest passing bases of the grid 1.001^k (0.1% apart; an "
+                     "island narrower than that could be missed)."))
+
+
+@ui.prose
+def preset_bounds() -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...]]:
+    """The preset table as shown (layer groups named for people, columns in the run's
+    language), the verdict under it and the notes after it: written once per language,
+    not on every run."""
+    presets = preset_table()
+    # the layer groups named for people (English in the CSV, as rope_core names them)
+    shown = presets.assign(group=[group_label(g) for g in presets["group"]]).rename(columns={
+        "preset": _("preset"), "group": _("layers"), "layers": _("how many"),
+        "rotary dim": _("rotary dim"), "base": _("base"), "method": _("method"),
+        "context L [tokens]": _("distances they meet [tokens]"),
+        "B_0": _("B₀ = d/2"), "min B_m": _("lowest B_m"),
+        "negative distances": _("distances with B_m < 0"),
+        "passes": _("passes"), "first negative distance [tokens]":
+            _("first negative distance [tokens]"), "head dim": _("head dim"),
+        "whole-head B_0": _("whole head: B₀"), "whole-head min B_m": _("whole head: lowest B_m"),
+        "whole-head passes": _("whole head: passes")})
+    fails = presets[~presets["passes"]]
+    scope = _("Each preset's rotating layers, group by group, with the spectrum they use (their "
+              "scaling included) over the distances they meet: their sliding window or attention "
+              "chunk, else the maximum context.")
+    if len(fails):
+        preset_verdict = ngettext(
+            "{scope} {n} of {rows} rows has some B_m < 0 inside that range ({presets}).",
+            "{scope} {n} of {rows} rows have some B_m < 0 inside that range ({presets}).",
+            len(fails)).format(scope=scope, n=len(fails), rows=len(presets),
+                               presets=listing(dict.fromkeys(fails["preset"])))
+        mild = fails.loc[fails["negative distances"].idxmin()]
+        depth = _("How deep and how often matters: {preset}'s B_m dips to {low} against "
+                  "B₀ = {b0} on {n} of {length} distances.").format(
+            preset=mild["preset"], low=f"{mild['min B_m']:.2f}", b0=f"{mild['B_0']:.0f}",
+            n=i18n.integer(int(mild["negative distances"])),
+            length=i18n.integer(int(mild["context L [tokens]"])))
+    else:
+        preset_verdict = _("{scope} 0 of {rows} rows have some B_m < 0 inside that range.").format(
+            scope=scope, rows=len(presets))
+        depth = ""
+    rescued = presets[~presets["passes"] & presets["whole-head passes"]]
+    windowed = windowed_rows()
+    windows = listing(_("{preset} ({n})").format(preset=row["preset"],
+                                                  n=i18n.integer(int(row["context L [tokens]"])))
+                      for _i, row in windowed.drop_duplicates("preset").iterrows())
+    notes = (
+        _("Layers with a window are checked over their window only, since no longer distance "
+          "reaches them: {windows}. A model's other layers are checked over the whole context "
+          "with their own spectrum: Gemma 3's global layers with their linear ×8 scaling, "
+          "Llama 3.1 8B's with its llama3 spectrum at its maximum context.").format(
+            windows=windows) if len(windowed) else "",
+        _("A row with a shallow dip on a few distances is where Men et al.'s expectation "
+          "argument says a similar token is, on average, barely worse placed than a random "
+          "one, not a hard failure."),
+        _("The B_m columns sum over the rotated pairs only. Men et al.'s theorem treats every "
+          "component of the head alike, and a pass-through pair of a partial rotation (θ = 0) "
+          "adds cos 0 = 1 at every distance, so the whole head's B_m is the rotated pairs' "
+          "plus (head dim − rotary dim)/2: the last three columns. Fail over the rotated pairs "
+          "but pass over the whole head: {presets}.").format(
+            presets=listing(dict.fromkeys(rescued["preset"]))) if len(rescued) else "")
+    return shown, tuple(t for t in (preset_verdict, depth) if t), notes
+
+
 s = ui.settings()
 st.title(_("Long context: where RoPE breaks"))
 st.markdown(_(
@@ -382,84 +469,16 @@ st.caption(_("Source: {citation}. Their Figure 1 fits the lower bound of the bas
     citation=source(br.MEN_2024)))
 men_contexts = br.tabulated_contexts(MEN_DIM)
 with ui.friendly_errors():
-    men = men_table(MEN_DIM, men_contexts)
-far = men[(men["ratio app/fit"] < 0.5) | (men["ratio app/fit"] > 2)]
-st.dataframe(men.rename(columns={
-    "dim": _("head dim"), "context L [tokens]": _("context L [tokens]"),
-    "app min base": _("app min base"),
-    "app threshold base": _("app threshold base"),
-    "paper fit base": _("paper fit base"), "ratio app/fit": _("ratio app/fit")}),
-    hide_index=True)
-ratios = _("App / fit ratios range from {low} to {high}.").format(
-    low=f"{men['ratio app/fit'].min():.2f}", high=f"{men['ratio app/fit'].max():.2f}")
-if len(far):
-    differ = ngettext(
-        "{n} context differs by more than a factor 2 (flagged: {contexts}).",
-        "{n} contexts differ by more than a factor 2 (flagged: {contexts}).",
-        len(far)).format(n=len(far), contexts=listing(
-            i18n.integer(int(L)) for L in far["context L [tokens]"]))
-else:
-    differ = _("None differs by more than a factor 2.")
-ui.explain(ratios, differ,
-           _("A fit through a few points is not the exact bound; the app's smallest bases "
-             "are the smallest passing bases of the grid 1.001^k (0.1% apart; an island "
-             "narrower than that could be missed)."))
+    men_shown, men_notes = published_fit(MEN_DIM, men_contexts)
+st.dataframe(men_shown, hide_index=True)
+ui.explain(*men_notes)
 ui.download(men_table, MEN_DIM, men_contexts, filename="long_context_men_fit_dim128.csv",
             label=_("fit comparison"), key="lc_men_csv")
 
 st.subheader(_("Real models: does the base carry the context?"))
-presets = preset_table()
-# the layer groups named for people (English in the CSV, as rope_core names them)
-st.dataframe(presets.assign(group=[group_label(g) for g in presets["group"]]).rename(columns={
-    "preset": _("preset"), "group": _("layers"), "layers": _("how many"),
-    "rotary dim": _("rotary dim"), "base": _("base"), "method": _("method"),
-    "context L [tokens]": _("distances they meet [tokens]"),
-    "B_0": _("B₀ = d/2"), "min B_m": _("lowest B_m"),
-    "negative distances": _("distances with B_m < 0"),
-    "passes": _("passes"), "first negative distance [tokens]":
-        _("first negative distance [tokens]"), "head dim": _("head dim"),
-    "whole-head B_0": _("whole head: B₀"), "whole-head min B_m": _("whole head: lowest B_m"),
-    "whole-head passes": _("whole head: passes")}), hide_index=True)
-fails = presets[~presets["passes"]]
-scope = _("Each preset's rotating layers, group by group, with the spectrum they use (their "
-          "scaling included) over the distances they meet: their sliding window or attention "
-          "chunk, else the maximum context.")
-if len(fails):
-    preset_verdict = ngettext(
-        "{scope} {n} of {rows} rows has some B_m < 0 inside that range ({presets}).",
-        "{scope} {n} of {rows} rows have some B_m < 0 inside that range ({presets}).",
-        len(fails)).format(scope=scope, n=len(fails), rows=len(presets),
-                           presets=listing(dict.fromkeys(fails["preset"])))
-    mild = fails.loc[fails["negative distances"].idxmin()]
-    depth = _("How deep and how often matters: {preset}'s B_m dips to {low} against "
-              "B₀ = {b0} on {n} of {length} distances.").format(
-        preset=mild["preset"], low=f"{mild['min B_m']:.2f}", b0=f"{mild['B_0']:.0f}",
-        n=i18n.integer(int(mild["negative distances"])),
-        length=i18n.integer(int(mild["context L [tokens]"])))
-else:
-    preset_verdict = _("{scope} 0 of {rows} rows have some B_m < 0 inside that range.").format(
-        scope=scope, rows=len(presets))
-    depth = ""
-rescued = presets[~presets["passes"] & presets["whole-head passes"]]
-windowed = windowed_rows()
-windows = listing(_("{preset} ({n})").format(preset=row["preset"],
-                                              n=i18n.integer(int(row["context L [tokens]"])))
-                  for _i, row in windowed.drop_duplicates("preset").iterrows())
-ui.explain(*(t for t in (preset_verdict, depth) if t))
-ui.bullets((
-    _("Layers with a window are checked over their window only, since no longer distance "
-      "reaches them: {windows}. A model's other layers are checked over the whole context "
-      "with their own spectrum: Gemma 3's global layers with their linear ×8 scaling, "
-      "Llama 3.1 8B's with its llama3 spectrum at its maximum context.").format(
-        windows=windows) if len(windowed) else "",
-    _("A row with a shallow dip on a few distances is where Men et al.'s expectation "
-      "argument says a similar token is, on average, barely worse placed than a random "
-      "one, not a hard failure."),
-    _("The B_m columns sum over the rotated pairs only. Men et al.'s theorem treats every "
-      "component of the head alike, and a pass-through pair of a partial rotation (θ = 0) "
-      "adds cos 0 = 1 at every distance, so the whole head's B_m is the rotated pairs' "
-      "plus (head dim − rotary dim)/2: the last three columns. Fail over the rotated pairs "
-      "but pass over the whole head: {presets}.").format(
-        presets=listing(dict.fromkeys(rescued["preset"]))) if len(rescued) else ""))
+presets_shown, preset_verdicts, preset_notes = preset_bounds()
+st.dataframe(presets_shown, hide_index=True)
+ui.explain(*preset_verdicts)
+ui.bullets(preset_notes)
 ui.download(preset_table, filename="long_context_presets.csv", label=_("preset table"),
             key="lc_presets")
