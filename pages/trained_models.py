@@ -545,43 +545,51 @@ ui.explain(_(
 ui.download(accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",
             label=_("accuracy table"), key="accuracy")
 
+@ui.prose
+def training_notes(task_: str) -> tuple[str, ...]:
+    """The sentences under the training record for the chosen task (the record is
+    fixed: written once per task and language)."""
+    train_df = training_table()
+    trained = train_df[train_df["stage"] == "train"]
+    missed = trained[~trained["reached criterion"].astype(bool)]
+    steps = trained.groupby(["task", "encoding"])["steps"].median()
+    if len(missed):
+        miss_text = _("{n} of {total} models missed the criterion within the cap: {which}.").format(
+            n=len(missed), total=len(trained), which=_(", ").join(
+                _("{model} on the {task} task, seed {seed} (held-out accuracy {acc})").format(
+                    model=_(ENCODING_NAMES[r.encoding]), task=_(TASK_WORDS[r.task]), seed=r.seed,
+                    acc=pct(r["held-out accuracy"])) for _i, r in missed.iterrows()))
+    else:
+        miss_text = _("All {total} models reached the criterion.").format(total=len(trained))
+    fewest = min(tm.ENCODINGS, key=lambda e: steps[task_, e])
+    most = max(tm.ENCODINGS, key=lambda e: steps[task_, e])
+    return (
+        miss_text,
+        _("Median steps on this task (to the criterion or the cap): {values}.").format(
+            values=_(", ").join(_("{model}: {steps}").format(
+                model=_(ENCODING_NAMES[e]), steps=i18n.integer(int(steps[task_, e])))
+                for e in tm.ENCODINGS)),
+        _("So the training differs more than its settings: the learning rate warms up over the "
+          "first {warmup} steps, then decays along a cosine that reaches zero at the {cap}-step "
+          "cap; a model stopped after {fewest_steps} steps ({fewest}) stops at {fewest_rate} of "
+          "the peak rate, one stopped after {most_steps} ({most}) at {most_rate}.").format(
+              warmup=tm.TRAINING["warmup"], cap=i18n.integer(tm.TRAINING["max_steps"]),
+              fewest_steps=i18n.integer(int(steps[task_, fewest])),
+              fewest=_(ENCODING_NAMES[fewest]),
+              fewest_rate=pct(tm.learning_rate(int(steps[task_, fewest]), tm.TRAINING["max_steps"])
+                              / tm.TRAINING["lr"]),
+              most_steps=i18n.integer(int(steps[task_, most])), most=_(ENCODING_NAMES[most]),
+              most_rate=pct(tm.learning_rate(int(steps[task_, most]), tm.TRAINING["max_steps"])
+                            / tm.TRAINING["lr"])),
+        _("The {models} models and {tuned} fine-tunes took {cpu} s of CPU, on one core; with "
+          "the recorded runs below, {total} s in all.").format(
+              models=len(trained), tuned=len(train_df) - len(trained),
+              cpu=i18n.integer(round(sum(record["cpu_seconds"][p] for p in ("models", "control")))),
+              total=i18n.integer(round(record["train_cpu_seconds_total"]))))
+
+
 st.header(_("How the models trained"))
-train_df = training_table()
-trained = train_df[train_df["stage"] == "train"]
-missed = trained[~trained["reached criterion"].astype(bool)]
-steps = trained.groupby(["task", "encoding"])["steps"].median()
-if len(missed):
-    miss_text = _("{n} of {total} models missed the criterion within the cap: {which}.").format(
-        n=len(missed), total=len(trained), which=_(", ").join(
-            _("{model} on the {task} task, seed {seed} (held-out accuracy {acc})").format(
-                model=_(ENCODING_NAMES[r.encoding]), task=_(TASK_WORDS[r.task]), seed=r.seed,
-                acc=pct(r["held-out accuracy"])) for _i, r in missed.iterrows()))
-else:
-    miss_text = _("All {total} models reached the criterion.").format(total=len(trained))
-fewest = min(tm.ENCODINGS, key=lambda e: steps[task, e])
-most = max(tm.ENCODINGS, key=lambda e: steps[task, e])
-ui.explain(
-    miss_text,
-    _("Median steps on this task (to the criterion or the cap): {values}.").format(
-        values=_(", ").join(_("{model}: {steps}").format(
-            model=_(ENCODING_NAMES[e]), steps=i18n.integer(int(steps[task, e])))
-            for e in tm.ENCODINGS)),
-    _("So the training differs more than its settings: the learning rate warms up over the "
-      "first {warmup} steps, then decays along a cosine that reaches zero at the {cap}-step "
-      "cap; a model stopped after {fewest_steps} steps ({fewest}) stops at {fewest_rate} of "
-      "the peak rate, one stopped after {most_steps} ({most}) at {most_rate}.").format(
-          warmup=tm.TRAINING["warmup"], cap=i18n.integer(tm.TRAINING["max_steps"]),
-          fewest_steps=i18n.integer(int(steps[task, fewest])), fewest=_(ENCODING_NAMES[fewest]),
-          fewest_rate=pct(tm.learning_rate(int(steps[task, fewest]), tm.TRAINING["max_steps"])
-                          / tm.TRAINING["lr"]),
-          most_steps=i18n.integer(int(steps[task, most])), most=_(ENCODING_NAMES[most]),
-          most_rate=pct(tm.learning_rate(int(steps[task, most]), tm.TRAINING["max_steps"])
-                        / tm.TRAINING["lr"])),
-    _("The {models} models and {tuned} fine-tunes took {cpu} s of CPU, on one core; with "
-      "the recorded runs below, {total} s in all.").format(
-          models=len(trained), tuned=len(train_df) - len(trained),
-          cpu=i18n.integer(round(sum(record["cpu_seconds"][p] for p in ("models", "control")))),
-          total=i18n.integer(round(record["train_cpu_seconds_total"]))))
+ui.explain(*training_notes(task))
 ui.download(training_table, filename="tiny_training.csv", label=_("training record"),
             key="training")
 
@@ -696,10 +704,10 @@ def long_pairs(dim: int, base: float, length: int) -> int:
     return int((rc.wavelength(rc.theta(dim, base)) > length).sum())
 
 
-@ui.table
-def facts(language: str) -> dict:
-    """Every number the two lists below quote, formatted in ``language`` (the run's:
-    the key of the cached result)."""
+@ui.prose
+def facts() -> dict:
+    """Every number the two lists below quote, formatted in the run's language (once
+    per language)."""
     last, up_to_2l = len(bin_labels("local")) - 1, 2  # bins 96-127 and 24-31
     out = {f"{e}_{t[0]}": pct(at(t, e, last)) for t in tm.TASKS for e in tm.ENCODINGS}
     out.update({f"{m}_{t[0]}": pct(at(t, "rope", last, m)) for t in tm.TASKS
@@ -790,7 +798,7 @@ def facts(language: str) -> dict:
     return out
 
 
-f = facts(i18n.lang())
+f = facts()
 st.header(_("What the curves show, and what they do not"))
 ui.bullets((
     _("**The local task does not test reach.** RoPE with every layer cut to a sliding "
