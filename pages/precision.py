@@ -276,7 +276,6 @@ with ui.friendly_errors():
     sp = spacing_parts(max_position, dtypes)
     first = inexact()
     err = error_parts(s.dim, s.base, max_position, dtypes)
-    issue = neox()
 
 # ---------------------------------------------------------------- spacing and first inexact
 st.header(_("1. Which positions a dtype can hold"))
@@ -477,52 +476,65 @@ def relative_section(dim: int, base: float, max_position: int) -> None:
 relative_section(s.dim, s.base, max_position)
 
 # ---------------------------------------------------------------- real-world issue
+@ui.prose
+def neox_issue() -> tuple[str, pd.DataFrame, tuple[str, ...]]:
+    """Section 4, which no setting changes: the issue's caption, its table as shown
+    (quantities and columns in the run's language) and the sentences under it, written
+    once per language."""
+    issue, p = neox(), br.NEOX_1003
+    issue_title = p["title"]
+    issue_title = _(issue_title)  # the issue's title in words (marked in rope_core.limits.breaks)
+    # a Markdown link written by the app around a fixed URL of ours: the link ends at its ")",
+    # where a bare URL made Streamlit's autolink swallow the Chinese text after it
+    caption = _("[{repository} issue #{number}]({url}): “{title}”. Its "
+                "reproducer builds the cache in float16 (recipe {recipe}): seq_len {seq_len}, "
+                "dim {dim}, base 10⁴; it printed the numbers in the '{reported}' column (on "
+                "CUDA; float32 as its reference). The app recomputes them on the CPU, against "
+                "float32 for the angle and float64 for the cos error.").format(
+        repository=p["repository"], number=p["number"], title=issue_title, url=p["url"],
+        recipe=recipe_name(p["recipe"]), seq_len=p["seq_len"], dim=p["dim"],
+        reported=_("reported"))
+    # The table's quantities in words (rope_core.limits.breaks.neox_issue_table's rows, in order).
+    in_words = [
+        _("angle m*theta_1 at m = {m}, float32 [rad]").format(m=p["position"]),
+        _("angle m*theta_1 at m = {m}, float16 cache [rad]").format(m=p["position"]),
+        _("max |cos float16 - cos float32| over m < {length}, all pairs").format(
+            length=p["seq_len"]),
+    ]
+    quantities = in_words if len(issue) == len(in_words) else list(issue["quantity"])
+    shown = issue.assign(quantity=quantities).rename(columns={
+        "quantity": _("quantity"), "reported": _("reported"), "app": _("app"),
+        "difference": _("difference"), "agrees": _("agrees")})
+    bad = ~issue["agrees"].to_numpy(dtype=bool)
+    n_bad = int(bad.sum())
+    if n_bad:
+        agreement = _("**{agree} of {total} reported numbers agree** with the app; differing: "
+                      "{quantities}.").format(
+            agree=len(issue) - n_bad, total=len(issue),
+            quantities=listing(q for q, b in zip(quantities, bad) if b))
+    else:
+        agreement = _("**{agree} of {total} reported numbers agree** with the app to the digits "
+                      "the issue printed.").format(agree=len(issue), total=len(issue))
+    steps = br.neox_rounding_steps()
+    notes = (
+        agreement,
+        _("Position {m} times θ₁ = 10⁴^(−1/16) = {theta} is {angle} rad. In float16, θ₁ is "
+          "rounded first, to {theta16}; {m} × {theta16} = {product}, and float16, whose spacing "
+          "between 1,024 and 2,048 is 1, rounds that product to {held}: {error} rad from the "
+          "exact angle. Over the whole table the cached cos is off by up to {cos_error}.").format(
+            m=steps["position"], theta=f"{steps['theta']:.5f}", angle=f"{steps['exact angle']:.2f}",
+            theta16=f"{steps['theta float16']:g}", product=f"{steps['product']:.10g}",
+            held=f"{steps['held']:g}", error=f"{steps['error']:.2f}",
+            cos_error=f"{issue['app'].iloc[2]:.2f}"))
+    return caption, shown, notes
+
+
 st.header(_("4. A real bug: gpt-neox issue 1003"))
-p = br.NEOX_1003
-issue_title = p["title"]
-issue_title = _(issue_title)  # the issue's title in words (marked in rope_core.limits.breaks)
-# a Markdown link written by the app around a fixed URL of ours: the link ends at its ")",
-# where a bare URL made Streamlit's autolink swallow the Chinese text after it
-st.caption(_("[{repository} issue #{number}]({url}): “{title}”. Its "
-             "reproducer builds the cache in float16 (recipe {recipe}): seq_len {seq_len}, "
-             "dim {dim}, base 10⁴; it printed the numbers in the '{reported}' column (on "
-             "CUDA; float32 as its reference). The app recomputes them on the CPU, against "
-             "float32 for the angle and float64 for the cos error.").format(
-    repository=p["repository"], number=p["number"], title=issue_title, url=p["url"],
-    recipe=recipe_name(p["recipe"]), seq_len=p["seq_len"], dim=p["dim"],
-    reported=_("reported")))
-# The table's quantities in words (rope_core.limits.breaks.neox_issue_table's rows, in order).
-QUANTITIES = [
-    _("angle m*theta_1 at m = {m}, float32 [rad]").format(m=p["position"]),
-    _("angle m*theta_1 at m = {m}, float16 cache [rad]").format(m=p["position"]),
-    _("max |cos float16 - cos float32| over m < {length}, all pairs").format(
-        length=p["seq_len"]),
-]
-quantities = QUANTITIES if len(issue) == len(QUANTITIES) else list(issue["quantity"])
-st.dataframe(issue.assign(quantity=quantities).rename(columns={
-    "quantity": _("quantity"), "reported": _("reported"), "app": _("app"),
-    "difference": _("difference"), "agrees": _("agrees")}), hide_index=True)
-bad = ~issue["agrees"].to_numpy(dtype=bool)
-n_bad = int(bad.sum())
-if n_bad:
-    agreement = _("**{agree} of {total} reported numbers agree** with the app; differing: "
-                  "{quantities}.").format(
-        agree=len(issue) - n_bad, total=len(issue),
-        quantities=listing(q for q, b in zip(quantities, bad) if b))
-else:
-    agreement = _("**{agree} of {total} reported numbers agree** with the app to the digits "
-                  "the issue printed.").format(agree=len(issue), total=len(issue))
-steps = br.neox_rounding_steps()
-ui.explain(
-    agreement,
-    _("Position {m} times θ₁ = 10⁴^(−1/16) = {theta} is {angle} rad. In float16, θ₁ is "
-      "rounded first, to {theta16}; {m} × {theta16} = {product}, and float16, whose spacing "
-      "between 1,024 and 2,048 is 1, rounds that product to {held}: {error} rad from the "
-      "exact angle. Over the whole table the cached cos is off by up to {cos_error}.").format(
-        m=steps["position"], theta=f"{steps['theta']:.5f}", angle=f"{steps['exact angle']:.2f}",
-        theta16=f"{steps['theta float16']:g}", product=f"{steps['product']:.10g}",
-        held=f"{steps['held']:g}", error=f"{steps['error']:.2f}",
-        cos_error=f"{issue['app'].iloc[2]:.2f}"))
+with ui.friendly_errors():
+    neox_caption, neox_shown, neox_notes = neox_issue()
+st.caption(neox_caption)
+st.dataframe(neox_shown, hide_index=True)
+ui.explain(*neox_notes)
 
 ui.download(spacing, max_position, dtypes,
             filename=f"precision_spacing_max{max_position}.csv", label=_("spacing table"),
