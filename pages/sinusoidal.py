@@ -46,6 +46,40 @@ def forms_table(dim: int, base: float) -> pd.DataFrame:
     return rc.forms_table(dim, base)
 
 
+@ui.table
+def dot_summary(size: int, max_offset: int, d_model: int, base: float, device: str) -> dict:
+    """What the text under the dot products quotes: the profile f(r) = PE_m · PE_n at
+    r = 0 and 1, its smallest value and where, its largest |f(r) − f(−r)|, and the
+    largest spread along a diagonal of the similarity heatmap."""
+    dots = dot_table(max_offset, d_model, base, device)
+    by_offset = dots["PE_m . PE_n"].to_numpy()  # (2K+1,), offsets −K … K
+    centre, low = max_offset, int(by_offset.argmin())  # row of offset 0; of the smallest
+    diagonals = similarity_table(size, d_model, base, device).groupby(
+        "m - n [tokens]")["PE_m . PE_n"]
+    return {"peak": float(by_offset[centre]), "next": float(by_offset[centre + 1]),
+            "smallest": float(by_offset[low]),
+            "offset": abs(int(dots["m - n [tokens]"].iloc[low])),
+            "asymmetry": float(abs(by_offset - by_offset[::-1]).max()),  # f(r) against f(−r)
+            "spread": float((diagonals.max() - diagonals.min()).max())}
+
+
+@ui.table
+def forms_summary(dim: int, base: float) -> dict:
+    """What the metrics and text under the frequency forms quote: the largest relative
+    error of each (dtype, form), how many errors are exactly 0 (of how many), whether
+    every value is finite, and the smallest reference ωᵢ."""
+    forms = forms_table(dim, base)
+    values = forms[["pow form base^(-2i/d) [rad/token]",
+                    "exp form exp(-(2i/d) ln base) [rad/token]"]].to_numpy()
+    return {"largest": {(dname, form): float(block[column].max())
+                        for dname, block in forms.groupby("dtype", sort=False)
+                        for form, column in ERROR_COLUMNS.items()},
+            "zeros": int((forms[list(ERROR_COLUMNS.values())] == 0).to_numpy().sum()),
+            "errors": 2 * len(forms),
+            "finite": bool(np.isfinite(values).all()),
+            "smallest": float(forms["reference omega_i [rad/token]"].min())}
+
+
 @ui.figure
 def pe_figure(positions: int, d_model: int, base: float, device: str) -> ui.Frozen:
     """Every row of the table: 100·PE as int8 (a quarter of float32's bytes)."""
@@ -185,11 +219,8 @@ st.header(_("Dot products of two rows"))
 size = min(positions, MAX_SIMILARITY)
 max_offset = positions - 1
 with ui.friendly_errors():
-    sim = similarity_table(size, d_model, s.base, s.device)
-    dots = dot_table(max_offset, d_model, s.base, s.device)
+    dot = dot_summary(size, max_offset, d_model, s.base, s.device)
 
-profile = dots["PE_m . PE_n"]
-offsets = dots["m - n [tokens]"]
 left, right = st.columns(2)
 with left:
     ui.show(similarity_figure(size, d_model, s.base, s.device), key="sin_similarity",
@@ -202,12 +233,6 @@ with right:
                   "symmetric about 0, where it is largest, and falls off with ripples."),
             table=_("dot-product profile"))
 
-by_offset = profile.to_numpy()
-centre = max_offset  # row of offset 0
-asymmetry = float(abs(by_offset - by_offset[::-1]).max())  # f(r) against f(-r)
-diagonals = sim.groupby("m - n [tokens]")["PE_m . PE_n"]
-diag_spread = float((diagonals.max() - diagonals.min()).max())
-low = int(by_offset.argmin())
 ui.explain(
     _("The dot product peaks at offset 0 with d_model/2 = {peak} (each pair adds cos 0 = 1) "
       "and falls to {next} at offset ±1; its smallest value, {smallest}, is at offsets "
@@ -215,9 +240,9 @@ ui.explain(
       "by at most {spread}. **It is symmetric in m − n** (largest |f(r) − f(−r)| = "
       "{asymmetry}): a position 5 tokens before looks exactly like one 5 tokens after, so "
       "these dot products alone cannot tell before from after.").format(
-        peak=f"{by_offset[centre]:g}", next=f"{by_offset[centre + 1]:.2f}",
-        smallest=f"{by_offset[low]:.2f}", offset=abs(int(offsets.iloc[low])),
-        spread=f"{diag_spread:.1e}", asymmetry=f"{asymmetry:.1e}"),
+        peak=f"{dot['peak']:g}", next=f"{dot['next']:.2f}",
+        smallest=f"{dot['smallest']:.2f}", offset=dot["offset"],
+        spread=f"{dot['spread']:.1e}", asymmetry=f"{dot['asymmetry']:.1e}"),
     _("That is no advantage of RoPE by itself: with q = k its score "
       "Σᵢ|q₍ᵢ₎|²cos((n − m)θᵢ) is just as symmetric. Sine terms, which change sign with "
       "n − m, appear in qᵀR₍ₙ₋ₘ₎k only when q ≠ k (different W_q and W_k projections), and "
@@ -243,19 +268,15 @@ st.markdown(_(
 st.latex(_(r"\omega_i = \text{base}^{-2i/d} = "
            r"\exp\!\Big(-\tfrac{2i}{d}\,\ln\text{base}\Big)"))
 with ui.friendly_errors():
-    forms = forms_table(s.dim, s.base)
-
-stats = {(dname, form): float(block[column].max())
-         for dname, block in forms.groupby("dtype", sort=False)
-         for form, column in ERROR_COLUMNS.items()}
+    forms = forms_summary(s.dim, s.base)
+stats = forms["largest"]
 ui.show(forms_figure(s.dim, s.base), key="sin_forms",
         alt=_("Line chart, log scale: the relative error of ωᵢ computed as a power and as an "
               "exponential, in float32 and in float64, against the pair index i."),
         table=_("frequency-form table"))
-zeros = int((forms[list(ERROR_COLUMNS.values())] == 0).to_numpy().sum())
 st.caption(_("{zeros} of {total} errors are exactly 0 (e.g. i = 0, where both forms give 1) "
              "and cannot be drawn on a log axis; the CSV lists them.").format(
-    zeros=zeros, total=2 * len(forms)))
+    zeros=forms["zeros"], total=forms["errors"]))
 
 eps = {dname: torch.finfo(dtype).eps for dname, dtype in DTYPES.items()}
 st.markdown(_("**Largest relative error of each form**"))
@@ -265,10 +286,7 @@ for (dname, form), worst in stats.items():
                    help=_("{ratio} × machine epsilon of {dtype} ({eps})").format(
                        ratio=f"{worst / eps[dname]:.2f}", dtype=dname, eps=f"{eps[dname]:.2e}"))
 
-finite = bool(torch.isfinite(torch.tensor(
-    forms[["pow form base^(-2i/d) [rad/token]",
-           "exp form exp(-(2i/d) ln base) [rad/token]"]].to_numpy())).all())
-smallest = float(forms["reference omega_i [rad/token]"].min())
+finite, smallest = forms["finite"], forms["smallest"]
 worst_base, worst_dim = float(max(ui.BASE_OPTIONS)), max(ui.DIM_OPTIONS)
 worst_omega = worst_base ** (-(worst_dim - 2) / worst_dim)
 f32 = torch.finfo(torch.float32)
