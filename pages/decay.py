@@ -45,6 +45,26 @@ def first_below_half(block: pd.DataFrame, dim: int) -> str:
         before=i18n.integer(before), at=i18n.integer(at))
 
 
+@ui.prose
+def bound_summary(curves: tuple, max_distance: int, axis: str, device: str) -> dict:
+    """What the text under the bound quotes, once per setting and language: the first
+    curve's (the sidebar's base and d) first and last sample and its lowest value, and
+    each curve's first distance under half of bound(0) and average (``per_curve``)."""
+    bound = bound_table(curves, max_distance, axis, device)
+    base, dim = curves[0]  # the sidebar's curve
+    main = bound[(bound["base"] == base) & (bound["dim"] == dim)]
+    start, end = main.iloc[0], main.iloc[-1]
+    # Translators: the separator between the curves' summaries in a list ("a; b; c")
+    per_curve = _("; ").join(
+        _("{curve}: {first}, average {average}").format(
+            curve=curve_name(b, d), first=first_below_half(block, d),
+            average=f"{block[B_COL].mean():.2f}")
+        for (b, d), block in bound.groupby(["base", "dim"], sort=False))
+    return {"start": float(start[B_COL]), "r_start": int(start[R_COL]),
+            "end": float(end[B_COL]), "r_end": int(end[R_COL]),
+            "lowest": float(main[B_COL].min()), "per_curve": per_curve}
+
+
 def x_title(axis: str) -> str:
     if axis == "log":
         return _("relative distance r [tokens] (log scale)")
@@ -158,7 +178,7 @@ curves = [(s.base, s.dim)] + [(float(b), s.dim) for b in extra_bases] + \
          [(s.base, int(d)) for d in extra_dims]
 curves = tuple(dict.fromkeys(curves))  # keep order, drop repeats
 with ui.friendly_errors():
-    bound = bound_table(curves, max_distance, axis, s.device)
+    bound_table(curves, max_distance, axis, s.device)
     scores = score_table(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
 
 left, right = st.columns(2)
@@ -174,25 +194,18 @@ with right:
                   "= all ones and for random q and k (their mean, with a shaded band of ± one "
                   "standard deviation)."), table=_("score table"))
 
-main = bound[(bound["base"] == s.base) & (bound["dim"] == s.dim)]
-start, end = main.iloc[0], main.iloc[-1]
-# Translators: the separator between the curves' summaries in a list ("a; b; c")
-per_curve = _("; ").join(
-    _("{curve}: {first}, average {average}").format(
-        curve=curve_name(b, d), first=first_below_half(block, d),
-        average=f"{block[B_COL].mean():.2f}")
-    for (b, d), block in bound.groupby(["base", "dim"], sort=False))
+summary = bound_summary(curves, max_distance, axis, s.device)
 plateau = rc.bound_plateau(s.dim)
 longest = float(rc.wavelength(rc.theta(s.dim, s.base))[-1])
 ui.explain(
     _("**The bound first decays, then levels off.** For base {base} and d = {dim} it is "
       "{start} at r = {r_start} and {end} at r = {r_end}, never below {lowest} in "
       "between.").format(
-        base=ui.fmt_base(s.base), dim=s.dim, start=f"{start[B_COL]:.2f}",
-        r_start=i18n.integer(int(start[R_COL])), end=f"{end[B_COL]:.2f}",
-        r_end=i18n.integer(int(end[R_COL])), lowest=f"{main[B_COL].min():.2f}"),
+        base=ui.fmt_base(s.base), dim=s.dim, start=f"{summary['start']:.2f}",
+        r_start=i18n.integer(summary["r_start"]), end=f"{summary['end']:.2f}",
+        r_end=i18n.integer(summary["r_end"]), lowest=f"{summary['lowest']:.2f}"),
     _("First distance under half of bound(0), and the average of the plotted samples: "
-      "{curves}.").format(curves=per_curve),
+      "{curves}.").format(curves=summary["per_curve"]),
     _("It does not keep decaying: once r is well past the longest wavelength ({longest} "
       "tokens here) the phases rθₗ are effectively random mod 2π, so each |S_j| grows only "
       "like √j (a random walk of j unit steps) instead of shrinking, and the bound scatters "
