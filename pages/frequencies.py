@@ -100,6 +100,18 @@ def wavelength_figure(dim: int, bases: tuple, context: int, method: str, factor:
                         _("wavelength λᵢ [tokens]"), 420, tuple(lines))
 
 
+
+@ui.table
+def turns(dim: int, bases: tuple, context: int, method: str, factor: int,
+          device: str) -> tuple[int, int | None, float]:
+    """For the first base, unscaled: how many pairs turn at least once within the
+    context, the first pair that does not (None: every pair does), and the last θᵢ."""
+    df = theta_tables(dim, bases, context, method, factor, device)
+    main = df[(df["base"] == bases[0]) & (df["scaling"] == "none")]
+    slow = main.loc[~main["full turn within L"], "pair i"]
+    return (int(main["full turn within L"].sum()), int(slow.iloc[0]) if len(slow) else None,
+            float(main["theta_i [rad/token]"].iloc[-1]))
+
 s = ui.settings()
 st.title(_("Frequencies and wavelengths"))
 # Translators: a LaTeX formula; translate only the words inside \text{…}.
@@ -121,7 +133,7 @@ factor = ui.select_slider(_("Scaling factor s (new context = s·L)"), FACTOR_OPT
 
 bases = tuple(dict.fromkeys([s.base] + [float(b) for b in others]))  # keep order, no repeats
 with ui.friendly_errors():
-    df = theta_tables(s.dim, bases, context, method, factor, s.device)
+    theta_tables(s.dim, bases, context, method, factor, s.device)
 
 left, right = st.columns(2)
 with left:
@@ -136,25 +148,22 @@ with right:
                   "one full turn, against the pair index i, one line per base, with the context "
                   "length L (and s·L when scaled) as dotted lines."), table=_("frequency table"))
 
-main = df[(df["base"] == s.base) & (df["scaling"] == "none")]
-full = int(main["full turn within L"].sum())
-half = s.dim // 2
-first_slow = main.loc[~main["full turn within L"], "pair i"]
-counts = dict(full=full, half=half, context=i18n.integer(context))
+full, first_slow, last = turns(s.dim, bases, context, method, factor, s.device)
+counts = dict(full=full, half=s.dim // 2, context=i18n.integer(context))
 ui.explain(
     _("With base {base} and d = {dim}, θᵢ falls geometrically from 1 rad/token (a turn every "
       "2π ≈ 6.3 tokens) to {last}.").format(
           base=ui.fmt_base(s.base), dim=s.dim,
-          last=f"{float(main['theta_i [rad/token]'].iloc[-1]):.2e}"),
+          last=f"{last:.2e}"),
     _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
       "dotted line); pairs i ≥ {first} never complete one turn within L: their angle never "
       "wraps around, so in exact arithmetic it alone identifies every position in the "
       "context (it does not order them: cos is monotone only over half a turn).").format(
-          first=int(first_slow.iloc[0]), **counts)
-    if len(first_slow) else
+          first=first_slow, **counts)
+    if first_slow is not None else
     _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
       "dotted line); every pair completes at least one turn within L.").format(**counts),
-    *([ui.slow_pairs_in_low_precision()] if len(first_slow) else []),
+    *([ui.slow_pairs_in_low_precision()] if first_slow is not None else []),
     _("Those slow pairs are also the ones that meet angles never seen in training once a model "
       "reads beyond L, so having more of them is no benefit in itself."),
     _("Long-context models raise the base for two other reasons: a larger base lifts every "
