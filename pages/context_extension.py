@@ -17,12 +17,14 @@ from views.context_extension import (
     dynamic_figure,
     extension,
     extension_decay,
+    far_bounds,
     ramp_figure,
     ratio_figure,
     regime_figure,
     regimes,
     score_figure,
     softmax_figure,
+    spectrum_counts,
     wavelength_figure,
     yarn_ramps,
 )
@@ -117,7 +119,7 @@ L = base_cfg.original_context
 cfg_key = compare.config_key(base_cfg)
 with ui.friendly_errors():
     tables = extension(cfg_key, s_used)
-spectra, attention = tables["spectra"], tables["attention"]
+attention = tables["attention"]
 methods = list(attention["method"])
 extended = compare.extended_context(base_cfg, s_used)  # n = s·L, for every method
 if model != CUSTOM and extended > base_cfg.max_context:
@@ -253,20 +255,8 @@ with right:
                   "one line per context-extension method, with the original context L and the "
                   "extended context s·L as dotted horizontal lines."), table=_("spectra table"))
 
-column = {c: spectra[c].to_numpy() for c in (
-    "method", "wavelength [tokens]", "ratio theta/theta plain", "wavelength plain [tokens]",
-    "theta [rad/token]", "theta plain [rad/token]")}
-by_method = compare.label_groups(column["method"])
-plain = column["method"] == "none"
-beyond = int((column["wavelength [tokens]"][plain] > L).sum())
-slowest = {m: float(column["ratio theta/theta plain"][rows][-1]) for m, rows in by_method}
-# a pair leaves what training covered when it never turned within L (L θᵢ < 2π) and
-# s·L·θ′ᵢ > L·θᵢ, s·L the length the comparison reaches (relative tolerance: NTK's slowest
-# pair is divided by exactly s)
-never = column["wavelength plain [tokens]"] > L
-outside = never & (extended / L * column["theta [rad/token]"] >
-                   column["theta plain [rad/token]"] * (1 + 1e-9))
-outside_counts = {m: int(outside[rows].sum()) for m, rows in by_method}
+counted = spectrum_counts(cfg_key, s_used)
+beyond, slowest, outside_counts = counted["beyond"], counted["slowest"], counted["outside"]
 inside = [m for m in outside_counts if m != "none" and outside_counts[m] == 0]
 # the layers that use the main spectrum all see only a window or chunk (Llama 4 Scout,
 # Command R7B): no distance they meet reaches the angles s·L would give
@@ -321,7 +311,7 @@ counts = [] if beyond == 0 or bounded else [
          "exactly s, so the other slow pairs still reach angles beyond those at L, as YaRN's "
          "paper notes of training (§3.1).")] if outside_counts.get("ntk", 0) > 0 else [])]
 ui.explain(first.format(
-    beyond=beyond, pairs=int(plain.sum()), length=i18n.integer(L), ratios=ratios,
+    beyond=beyond, pairs=counted["pairs"], length=i18n.integer(L), ratios=ratios,
     inverse=f"{1 / s_used:.3g}", window=i18n.integer(window or 0)), *counts)
 
 # --- regimes ---------------------------------------------------------------------------
@@ -445,7 +435,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
                                 "`max_position_embeddings`, the length a config is set for; "
                                 "the comparison here uses the model's L above."))
     with ui.friendly_errors():
-        decay = extension_decay(cfg_key, s_used, axis)["decay"]
+        extension_decay(cfg_key, s_used, axis)
         dyn = dynamic(cfg_key, s_used, axis, f)
     left, right = st.columns(2)
     with left:
@@ -457,8 +447,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
                 alt=_("Line chart: the attention score of q = k = all ones against the relative "
                       "distance r up to s·L, one line per context-extension method, attention "
                       "factor included."), table=_("decay table"))
-    far = decay[decay["distance [tokens]"] >= extended / 2]
-    at_end = far.groupby("method", sort=False)["upper bound"].mean()
+    at_end = far_bounds(cfg_key, s_used, axis)
     ui.explain(_(
         "**Decay.** Slowing the pairs keeps phases aligned for longer, so the bound decays "
         "more slowly: averaged over distances from s·L/2 to s·L it is {values}. The dotted "

@@ -32,10 +32,46 @@ def extension(key: tuple, factor: float) -> dict:
 
 
 @ui.table
+def spectrum_counts(key: tuple, factor: float) -> dict:
+    """What the text under the spectra counts, once per setting: the unscaled pairs whose
+    wavelength exceeds L (``beyond``, of ``pairs``), each method's θ′/θ for the slowest
+    pair (``slowest``) and how many pairs each method leaves outside what training
+    covered (``outside``). A pair leaves it when it never turned within L (L·θᵢ < 2π)
+    and s·L·θ′ᵢ > L·θᵢ, s·L the length the comparison reaches (relative tolerance: NTK's
+    slowest pair is divided by exactly s)."""
+    cfg = compare.config_from_key(key)
+    length, extended = cfg.original_context, compare.extended_context(cfg, factor)
+    spectra = extension(key, factor)["spectra"]
+    column = {c: spectra[c].to_numpy() for c in (
+        "method", "wavelength [tokens]", "ratio theta/theta plain", "wavelength plain [tokens]",
+        "theta [rad/token]", "theta plain [rad/token]")}  # each (methods · pairs,)
+    by_method = compare.label_groups(column["method"])
+    plain = column["method"] == "none"
+    never = column["wavelength plain [tokens]"] > length
+    outside = never & (extended / length * column["theta [rad/token]"] >
+                       column["theta plain [rad/token]"] * (1 + 1e-9))
+    return {"beyond": int((column["wavelength [tokens]"][plain] > length).sum()),
+            "pairs": int(plain.sum()),
+            "slowest": {m: float(column["ratio theta/theta plain"][rows][-1])
+                        for m, rows in by_method},
+            "outside": {m: int(outside[rows].sum()) for m, rows in by_method}}
+
+
+@ui.table
 def extension_decay(key: tuple, factor: float, axis: str) -> dict:
     """The comparison's decay table on ``axis`` (rope_core.limits.compare.extension_tables)."""
     return compare.extension_tables(compare.config_from_key(key), factor, axis,
                                     parts=("decay",))
+
+
+@ui.table
+def far_bounds(key: tuple, factor: float, axis: str) -> dict:
+    """Each method's decay bound averaged over the distances from s·L/2 to s·L (the
+    text under the decay charts), once per setting."""
+    decay = extension_decay(key, factor, axis)["decay"]
+    extended = compare.extended_context(compare.config_from_key(key), factor)
+    far = decay[decay["distance [tokens]"] >= extended / 2]
+    return far.groupby("method", sort=False)["upper bound"].mean().to_dict()
 
 
 @ui.table
