@@ -641,6 +641,32 @@ def test_kept_figures_keep_their_hover_formats_and_text():
                                   np.array([[1.0, 0.25]] * 4))
 
 
+def test_prose_is_written_once_per_setting_and_language():
+    """ui.prose keeps one result per (language, arguments): a second call in the same
+    language gets the very same object, another language or argument its own."""
+    from ui.i18n import _
+    from ui.translation import speaking
+
+    calls = []
+
+    @tables.prose
+    def said(n: int) -> tuple[str, ...]:
+        calls.append(n)
+        return (_("Language"), str(n))
+
+    said.clear()
+    with speaking("en"):
+        first = said(1)
+        assert said(1) is first and first == ("Language", "1")
+    with speaking("zh"):
+        chinese = said(1)
+    assert chinese == ("语言", "1")
+    with speaking("en"):
+        assert said(1) is first and said(2) == ("Language", "2")
+    assert calls == [1, 1, 2]
+    said.clear()
+
+
 def test_an_open_table_view_is_made_once_per_setting(monkeypatch):
     """A table shown in a view (the toggle under its chart) is narrowed on the first
     run that shows it; the runs after it send the kept view, the same cells."""

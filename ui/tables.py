@@ -7,6 +7,8 @@ Memory per visitor stays small because nothing is copied per session:
   ``st.cache_resource`` would give, bounded by bytes as well as entries;
   ``st.cache_data`` would hand each run its own unpickled copy). Results are
   read-only.
+* :func:`prose` caches what a page writes from such results (sentences, a table
+  with its columns renamed) once per setting and language, in the same store.
 * :func:`download` gives the download button a small recipe (function name and
   arguments), not the table: the CSV bytes are made on click from the cached
   result and cached themselves, per setting, in a bounded cache, so 30
