@@ -79,13 +79,32 @@ def identity_figure(dim: int, base: float, layout: str, device: str) -> ui.Froze
         yaxes=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed"))
 
 
-def show_checks(frame, step: int) -> None:
+@ui.table
+def summary(dim: int, base: float, layout: str, pair: int, m: int, n: int, shift: int) -> dict:
+    """What the page quotes from :func:`checks`, read once per setting: θᵢ, the largest
+    difference, how many checks, and each step's (check, value, difference) rows."""
+    frame = checks(dim, base, layout, pair, m, n, shift)
+    steps: dict[int, list] = {}
+    for at, check, value, difference in zip(frame["step"].tolist(), frame["check"].tolist(),
+                                            frame["value"].tolist(),
+                                            frame["difference"].tolist()):
+        steps.setdefault(at, []).append((check, value, difference))
+    return {"theta_i": float(frame["theta_i [rad/token]"].iloc[0]),
+            "worst": float(frame["difference"].max()), "checks": len(frame),
+            "steps": {at: tuple(rows) for at, rows in steps.items()}}
+
+
+@ui.table
+def identity_gap(dim: int, base: float, layout: str, device: str) -> float:
+    """The largest |<R_m q, R_n k> − q^T R_(n−m) k| of :func:`identity_table`."""
+    table = identity_table(dim, base, layout, device)
+    return float((table["<R_m q, R_n k>"] - table["q^T R_(n-m) k"]).abs().max())
+
+
+def show_checks(checked: dict, step: int) -> None:
     """The rows of one step as metrics: the measured value and its gap to the expected one."""
-    rows = [(check, value, difference) for at, check, value, difference in zip(
-        frame["step"].tolist(), frame["check"].tolist(), frame["value"].tolist(),
-        frame["difference"].tolist()) if at == step]
     row = ui.row()
-    for check, value, difference in rows:
+    for check, value, difference in checked["steps"].get(step, ()):
         # check: the CSV's ASCII id; the difference in grey without an arrow (it is
         # no change over time)
         row.metric(_(CHECK_LABELS[check]), f"{value:.6g}",
@@ -120,13 +139,11 @@ if pair != pair_asked:
                                                last=s.dim // 2 - 1, pair=pair),
             icon=":material/info:")
 with ui.friendly_errors():
-    df = checks(s.dim, s.base, s.layout, pair, m, n, shift)
+    checked = summary(s.dim, s.base, s.layout, pair, m, n, shift)
     sign = signs(s.dim, s.base, pair, m, n)
-theta_i = float(df["theta_i [rad/token]"].iloc[0])
-worst = float(df["difference"].max())
 st.caption(_("θ = θ{pair} = base^(−2·{pair}/d) = {theta} rad/token (d = {dim}, base {base}); "
              "q and k: random, seed {seed}.").format(
-    pair=pair, theta=f"{theta_i:.6g}", dim=s.dim, base=ui.fmt_base(s.base), seed=SEED))
+    pair=pair, theta=f"{checked['theta_i']:.6g}", dim=s.dim, base=ui.fmt_base(s.base), seed=SEED))
 
 st.header(_("1. Two dimensions as complex numbers"))
 st.markdown(_("Read a 2-D vector (x, y) as the complex number x + ιy, with ι = √−1 (i stays "
@@ -147,7 +164,7 @@ st.markdown(_("Put n = m, then use f(q, 0) = q:"))
 st.latex(r"R_f(q, m)\,R_f(k, m) = R_g(q, k, 0)")
 st.latex(r"= R_f(q, 0)\,R_f(k, 0) = \lVert q\rVert\,\lVert k\rVert")
 st.markdown(_("The simplest solution keeps every length: R_f(q, m) = ‖q‖."))
-show_checks(df, 1)
+show_checks(checked, 1)
 
 st.header(_("3. The angle moves by a function of m alone"))
 st.markdown(_("Put n = m in the angle equation:"))
@@ -155,7 +172,7 @@ st.latex(r"\Theta_f(q, m) - \Theta_f(k, m) = \Theta_g(q, k, 0) = \varphi_q - \va
 st.markdown(_("so Θ_f(q, m) − φ_q = Θ_f(k, m) − φ_k is the same for every vector; call it "
               "ψ(m):"))
 st.latex(r"\Theta_f(q, m) = \varphi_q + \psi(m)")
-show_checks(df, 2)
+show_checks(checked, 2)
 
 st.header(_("4. ψ grows by the same step θ: ψ(m) = mθ"))
 st.markdown(_("Put n = m − 1:"))
@@ -167,13 +184,13 @@ st.latex(r"f(q, m) = \begin{bmatrix}\cos m\theta & -\sin m\theta\\"
          r"\sin m\theta & \cos m\theta\end{bmatrix} q")
 st.markdown(_("Multiplying by e^(ιmθ) *is* turning the vector by the angle mθ. Angles are "
               "compared modulo 2π."))
-show_checks(df, 3)
+show_checks(checked, 3)
 
 st.header(_("5. The score sees m − n only"))
 st.latex(r"\operatorname{Re}\big[q e^{\iota m\theta}\,(k e^{\iota n\theta})^{*}\big]"
          r" = \operatorname{Re}\big[q k^{*} e^{\iota (m-n)\theta}\big]")
 st.latex(r"= \lVert q\rVert \lVert k\rVert \cos\!\big(\varphi_q - \varphi_k + (m-n)\theta\big)")
-show_checks(df, 4)
+show_checks(checked, 4)
 
 st.header(_("6. d dimensions: one rotation per pair"))
 st.markdown(_("Cut the head vector into d/2 pairs and turn pair i with its own θᵢ. The dot "
@@ -185,16 +202,17 @@ st.latex(_(r"\theta_i = \text{base}^{-2i/d},\quad i = 0, \dots, \tfrac{d}{2} - 1
 st.latex(r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
 st.caption(_("The RoFormer paper counts pairs from 1: its θᵢ = 10000^(−2(i−1)/d), "
              "i = 1 … d/2, is this page's θ₍ᵢ₋₁₎. Same frequencies, index shifted by one."))
-show_checks(df, 5)
+show_checks(checked, 5)
 st.markdown(_("R_m is orthogonal (each block is), so it keeps every length:"))
 st.latex(r"R_m^{\top} R_m = I,\qquad \lVert R_m q\rVert = \lVert q\rVert")
-show_checks(df, 6)
+show_checks(checked, 6)
 ui.explain(_(
     "All {checks} checks hold: the largest difference is {worst}, float64 rounding for "
     "positions up to {furthest}. The score at (m, n) = ({m}, {n}) equals the one at "
     "({m_shifted}, {n_shifted}), because both pairs are {apart} apart.").format(
-        checks=len(df), worst=f"{worst:.1e}", furthest=i18n.integer(max(m, n) + shift), m=m,
-        n=n, m_shifted=m + shift, n_shifted=n + shift, apart=m - n))
+        checks=checked["checks"], worst=f"{checked['worst']:.1e}",
+        furthest=i18n.integer(max(m, n) + shift), m=m, n=n, m_shifted=m + shift,
+        n_shifted=n + shift, apart=m - n))
 
 by_form = dict(zip(sign["form"], sign["value"]))
 right = by_form["q^T R((n - m) theta) k"]
@@ -226,12 +244,11 @@ ui.download(checks, s.dim, s.base, s.layout, pair, m, n, shift,
 
 st.header(_("The whole picture: every (m, n) at once"))
 with ui.friendly_errors():
-    table = identity_table(s.dim, s.base, s.layout, s.device)
+    gap = identity_gap(s.dim, s.base, s.layout, s.device)
 ui.show(identity_figure(s.dim, s.base, s.layout, s.device), key="derivation_heatmap",
         alt=_("Heatmap: the score of one rotated query at position m (rows) with one rotated key at"
               " position n (columns); each diagonal, where n − m is constant, has a single colour, "
               "because the score depends on n − m only."), table=_("score table"))
-gap = float((table["<R_m q, R_n k>"] - table["q^T R_(n-m) k"]).abs().max())
 ui.explain(_(
     "**Every diagonal has one colour**: the score depends on n − m alone. The table lists "
     "both sides of the identity; their largest difference here is {gap}.").format(
