@@ -382,6 +382,96 @@ def cards(keys: tuple) -> tuple[str, ...]:
                  for (_row_index, m), key in zip(models.iterrows(), keys))
 
 
+def series_text(styles: dict, name: str) -> str:
+    """A model's layer group as the sentences name it (escaped); ``styles``: series_styles."""
+    return ui.plain(html.unescape(styles[name][0]).replace(" · ", ": "))
+
+
+def none_rotates() -> str:
+    return _("none of the chosen models rotates in any layer: no spectrum to draw")
+
+
+@ui.prose
+def written(keys: tuple) -> dict:
+    """The sentences the page writes from the tables of the models ``keys``, once per set
+    of models and language: the layer stack's (``stack``), the spectra's (``spectra``),
+    the ratios' (``ratios``) and the layer groups whose window ends their curves
+    (``windowed``)."""
+    tables = comparison(keys)
+    models, spectra, layers = tables["models"], tables["spectra"], tables["layers"]
+    styles = series_styles(spectra)
+    stack_text = []
+    if len(layers):
+        kinds, reach_of = layers["kind"].to_numpy(), layers["reach [tokens]"].to_numpy()
+        for name, rows in compare.label_groups(layers["model"]):
+            rope = rows[kinds[rows] == "rope"]
+            nope = int((kinds[rows] == "nope").sum())
+            reaches = _(" or ").join(i18n.integer(int(v))
+                                     for v in sorted(set(reach_of[rope].tolist())))
+            counts = layer_counts(len(rope), nope, len(rows) - len(rope) - nope)
+            if len(rope):
+                stack_text.append(_("{model}, {n} layers: {counts}; a query of a rotating layer "
+                                    "sees {reaches} tokens").format(
+                    model=ui.plain(shown_name(name)), n=len(rows), counts=counts,
+                    reaches=reaches))
+            else:
+                stack_text.append(_("{model}, {n} layers: {counts}").format(
+                    model=ui.plain(shown_name(name)), n=len(rows), counts=counts))
+    sentences = []
+    wavelengths, regimes = spectra["wavelength [tokens]"].to_numpy(), spectra["regime"].to_numpy()
+    reach_of = spectra["reach [tokens]"].to_numpy()
+    spectrum_groups = compare.label_groups(spectra["series"])
+    for name, rows in spectrum_groups:
+        reach = int(reach_of[rows[0]])
+        turns = int((wavelengths[rows] <= reach).sum())
+        counts = Counter(regimes[rows].tolist())
+        scaled = _(", ").join(_(REGIME_COUNTS[r]).format(n=counts.get(r, 0))
+                              for r in REGIME_COUNTS if counts.get(r, 0))
+        sentences.append(ngettext(
+            "{model}: {turns} of {n} pair turns at least once within {context} tokens, as far "
+            "as these layers see; pairs {regimes}",
+            "{model}: {turns} of {n} pairs turn at least once within {context} tokens, as far "
+            "as these layers see; pairs {regimes}", len(rows)).format(
+            model=series_text(styles, name), turns=turns, n=len(rows), context=i18n.integer(reach),
+            regimes=scaled))
+    ratio_text = []
+    ratios = spectra["ratio theta/theta plain"].to_numpy()
+    for name, rows in spectrum_groups:
+        r = ratios[rows]
+        if np.abs(r - 1).max() < 1e-12:
+            ratio_text.append(_("{model} runs its plain spectrum (ratio 1)").format(
+                model=series_text(styles, name)))
+        else:
+            ratio_text.append(_("{model} keeps pair 0 at ratio {first} and slows its slowest pair "
+                                "to {last}").format(model=series_text(styles, name),
+                                                    first=f"{r[0]:.3g}",
+                                                    last=f"{r[-1]:.3g}"))
+    windowed = [series_text(styles, name) for name, rows in spectrum_groups
+                if int(reach_of[rows[0]]) < int(dict(zip(models["model"], models[
+                    "max context [tokens]"]))[spectra["model"].iloc[rows[0]]])]
+    return {"stack": tuple(stack_text), "spectra": tuple(sentences),
+            "ratios": tuple(ratio_text), "windowed": tuple(windowed)}
+
+
+@ui.prose
+def score_sentences(keys: tuple, axis: str) -> tuple[str, ...]:
+    """Each decay curve's first, last and lowest score of q = k = all ones (the text under
+    the score chart), once per setting and language."""
+    styles = series_styles(comparison(keys)["spectra"])
+    decay = decay_table(keys, axis)["decay"]
+    score_text = []
+    distances = decay["distance [tokens]"].to_numpy()
+    scores = decay["score q=k=1 / head_dim"].to_numpy()
+    for name, rows in compare.label_groups(decay["series"]):
+        score, r = scores[rows], distances[rows]
+        score_text.append(_("{model}: {first} at r = {r_first}, {last} at r = {r_last}, lowest "
+                            "{lowest}").format(
+            model=series_text(styles, name), first=f"{score[0]:.3f}",
+            r_first=i18n.integer(round(r[0])), last=f"{score[-1]:.3f}",
+            r_last=i18n.integer(round(r[-1])), lowest=f"{score.min():.3f}"))
+    return tuple(score_text)
+
+
 s = ui.settings()
 st.title(_("Real models"))
 st.markdown(_(
@@ -412,8 +502,8 @@ if not configs:
 keys = tuple(compare.config_key(c) for c in configs)
 with ui.friendly_errors():
     tables = comparison(keys)
-    decay = decay_table(keys, axis)["decay"]
-models, spectra = tables["models"], tables["spectra"]
+    decay_table(keys, axis)
+models = tables["models"]
 
 # --- cards -----------------------------------------------------------------------------
 for col, name, card in zip(st.columns(len(configs)), models["model"], cards(keys)):
@@ -423,28 +513,13 @@ for col, name, card in zip(st.columns(len(configs)), models["model"], cards(keys
 
 # --- layer stack -----------------------------------------------------------------------
 layers = tables["layers"]
+text = written(keys)
 if len(layers):
     ui.show(stack_figure(keys), key="rm_stack_plot",
             alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer "
                   "does: RoPE with full attention, RoPE with a sliding window or chunk, NoPE "
                   "(attention without rotation), or no attention at all (linear attention, state "
                   "space or convolution)."), table=_("layer table"))
-    stack_text = []
-    kinds, reach_of = layers["kind"].to_numpy(), layers["reach [tokens]"].to_numpy()
-    for name, rows in compare.label_groups(layers["model"]):
-        rope = rows[kinds[rows] == "rope"]
-        nope = int((kinds[rows] == "nope").sum())
-        reaches = _(" or ").join(i18n.integer(int(v))
-                                 for v in sorted(set(reach_of[rope].tolist())))
-        counts = layer_counts(len(rope), nope, len(rows) - len(rope) - nope)
-        if len(rope):
-            stack_text.append(_("{model}, {n} layers: {counts}; a query of a rotating layer "
-                                "sees {reaches} tokens").format(
-                model=ui.plain(shown_name(name)), n=len(rows), counts=counts,
-                reaches=reaches))
-        else:
-            stack_text.append(_("{model}, {n} layers: {counts}").format(
-                model=ui.plain(shown_name(name)), n=len(rows), counts=counts))
     ui.explain(_("**Layers.** Each row is one model, each cell one layer: blue layers rotate "
                  "over the whole context, dark teal ones inside a sliding window or an attention "
                  "chunk. Grey layers have no positional encoding at all (NoPE): they see word "
@@ -453,7 +528,7 @@ if len(layers):
                  "empirical finding, not a property of NoPE. Brown layers do not attend "
                  "(linear attention, state-space or convolution layers, whose recurrence or "
                  "kernel is ordered by itself). {models}.").format(
-        models=_("; ").join(stack_text)))
+        models=_("; ").join(text["stack"])))
 missing = [shown_name(c.name) for c in configs if c.layers is None]
 if missing:
     st.caption(_("No layer count in the `config.json` of {models}: no layer stack for "
@@ -473,39 +548,11 @@ with right:
                   "dotted."),
             table=_("spectra table"))
 
-sentences = []
-wavelengths, regimes = spectra["wavelength [tokens]"].to_numpy(), spectra["regime"].to_numpy()
-reach_of = spectra["reach [tokens]"].to_numpy()
-styles = series_styles(spectra)
-spectrum_groups = compare.label_groups(spectra["series"])
-
-
-none_rotates = _("none of the chosen models rotates in any layer: no spectrum to draw")
-
-
-def series_text(name: str) -> str:
-    """A model's layer group as the sentences name it (escaped)."""
-    return ui.plain(html.unescape(styles[name][0]).replace(" · ", ": "))
-
-
-for name, rows in spectrum_groups:
-    reach = int(reach_of[rows[0]])
-    turns = int((wavelengths[rows] <= reach).sum())
-    counts = Counter(regimes[rows].tolist())
-    scaled = _(", ").join(_(REGIME_COUNTS[r]).format(n=counts.get(r, 0))
-                          for r in REGIME_COUNTS if counts.get(r, 0))
-    sentences.append(ngettext(
-        "{model}: {turns} of {n} pair turns at least once within {context} tokens, as far "
-        "as these layers see; pairs {regimes}",
-        "{model}: {turns} of {n} pairs turn at least once within {context} tokens, as far "
-        "as these layers see; pairs {regimes}", len(rows)).format(
-        model=series_text(name), turns=turns, n=len(rows), context=i18n.integer(reach),
-        regimes=scaled))
 ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
              "beyond the context (a larger d alone does not: the share of pairs longer than "
              "the context depends on the base, not on d), so in exact arithmetic their angle "
              "alone identifies every position."), ui.slow_pairs_in_low_precision(),
-           _("{models}.").format(models=_("; ").join(sentences) or none_rotates))
+           _("{models}.").format(models=_("; ").join(text["spectra"]) or none_rotates()))
 
 left, right = st.columns(2)
 with left:
@@ -518,52 +565,27 @@ with right:
             alt=_("Line chart: each model's long-term decay bound divided by its value at r = 0, "
                   "against the relative distance r, one line per model."), table=_("decay table"))
 
-ratio_text = []
-ratios = spectra["ratio theta/theta plain"].to_numpy()
-for name, rows in spectrum_groups:
-    r = ratios[rows]
-    if np.abs(r - 1).max() < 1e-12:
-        ratio_text.append(_("{model} runs its plain spectrum (ratio 1)").format(
-            model=series_text(name)))
-    else:
-        ratio_text.append(_("{model} keeps pair 0 at ratio {first} and slows its slowest pair "
-                            "to {last}").format(model=series_text(name),
-                                                first=f"{r[0]:.3g}",
-                                                last=f"{r[-1]:.3g}"))
 ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum context, in the "
              "layers that apply it: {models}. **Right:** RoFormer's bound, each curve "
              "divided by its value (d/2 + 1)/2 at r = 0 so that different rotary dims share "
              "one axis; each curve runs as far as its layers see: a window or chunk, else "
-             "the maximum context.").format(models=_("; ").join(ratio_text) or none_rotates))
+             "the maximum context.").format(models=_("; ").join(text["ratios"]) or none_rotates()))
 
 ui.show(score_figure(keys, axis), key="rm_score_plot",
         alt=_("Line chart: the score of q = k = all ones divided by the head dim against the "
               "relative distance r, one line per model."), table=_("decay table"))
-score_text = []
-distances = decay["distance [tokens]"].to_numpy()
-scores = decay["score q=k=1 / head_dim"].to_numpy()
-for name, rows in compare.label_groups(decay["series"]):
-    score, r = scores[rows], distances[rows]
-    score_text.append(_("{model}: {first} at r = {r_first}, {last} at r = {r_last}, lowest "
-                        "{lowest}").format(
-        model=series_text(name), first=f"{score[0]:.3f}",
-        r_first=i18n.integer(round(r[0])), last=f"{score[-1]:.3f}",
-        r_last=i18n.integer(round(r[-1])), lowest=f"{score.min():.3f}"))
 ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fade less:** "
              "their pass-through coordinates add a constant that no rotation reduces, and an "
              "attention factor a > 1 multiplies the rotary part by a². {models}.").format(
-    models=_("; ").join(score_text) or none_rotates))
+    models=_("; ").join(score_sentences(keys, axis)) or none_rotates()))
 if axis == "linear" and int(models["max context [tokens]"].max()) >= DECAY_POINTS:
     st.caption(_("At most {n} distances per model, evenly spaced: the ripples of the fast "
                  "pairs between samples are not drawn. Use the log axis to see short distances "
                  "in detail.").format(n=i18n.integer(DECAY_POINTS)))
-windowed = [series_text(name) for name, rows in spectrum_groups
-            if int(reach_of[rows[0]]) < int(dict(zip(models["model"], models[
-                "max context [tokens]"]))[spectra["model"].iloc[rows[0]]])]
-if windowed:
+if text["windowed"]:
     st.caption(_("Layers with a sliding window or attention chunk never meet a longer "
                  "distance, whatever the context: their curves stop at their window "
-                 "({models}).").format(models=_("; ").join(windowed)))
+                 "({models}).").format(models=_("; ").join(text["windowed"])))
 
 # file names carry no visitor text
 ui.download(comparison, keys,
