@@ -15,7 +15,6 @@ def test_defaults_render_without_exception():
     assert at.select_slider(key="base").value == 10_000
     assert at.slider(key="dim").value == 128
     assert at.radio(key="layout").value == "interleaved"
-    assert at.radio(key="device").value == "auto"
     assert not at.first_warnings
 
 
@@ -102,3 +101,30 @@ def test_cuda_choice_without_gpu_falls_back_with_warning():
     at = run_page(None, {"device": "cuda"})
     if not torch.cuda.is_available():
         assert any("No CUDA GPU" in w.value for w in at.sidebar.warning)
+        assert not any(r.key == "device" for r in at.radio)  # nothing to choose
+        assert not at.expander  # no "Advanced" section for an empty choice
+
+
+def test_without_gpu_there_is_no_device_control_and_links_still_follow_the_rule(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    at = run_page()
+    assert not any(r.key == "device" for r in at.radio) and not at.expander
+    assert not at.sidebar.warning
+    for asked in ("auto", "cpu"):  # a link from a server with a GPU: nothing to say
+        at = run_page(None, {"device": asked})
+        assert not at.first_warnings and not at.sidebar.warning
+    at = run_page(None, {"device": "gpu"})
+    assert any("device = “gpu”" in w and "keeps its default, auto" in w
+               for w in at.first_warnings), at.first_warnings
+
+
+def test_with_gpu_the_device_is_a_choice_under_advanced(monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    at = run_page(None, {"device": "cpu"})  # computes on the CPU: no GPU needed here
+    assert at.radio(key="device").value == "cpu"
+    assert [e.label for e in at.expander] == ["Advanced"]
+    assert any(c.value == "Computing on cpu." for c in at.sidebar.caption)

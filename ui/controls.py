@@ -233,13 +233,23 @@ def choice(label: str, options: Sequence[str], default: str, key: str, *, contai
         fmt = _shared_fmt(options)
     _translate_link(key, options, fmt)
     labels = [fmt(o) for o in options]
-    allowed = _("one of {values}").format(values=_(", ").join(map(code, labels)))
-    check_link(key, label, one_of(labels, allowed), fmt(default))
+    check_link(key, label, _one_of_options(labels), fmt(default))
     value = (container or st).radio(label, options, index=list(options).index(default), key=key,
                                     horizontal=horizontal, format_func=fmt, bind="query-params",
                                     **kwargs)
     _relabel_link(key, fmt, value, default)
     return value
+
+
+def undrawn_choice(label: str, options: Sequence[str], default: str, key: str) -> str:
+    """The option that ``?key=`` names, for a choice that this server does not draw (the
+    compute device without a GPU): the rule for links applies as for :func:`choice`."""
+    check_link(key, label, _one_of_options(options), default)
+    return (link_value(key) or [default])[0]
+
+
+def _one_of_options(labels: Sequence[str]) -> Callable[[list[str]], str | None]:
+    return one_of(labels, _("one of {values}").format(values=_(", ").join(map(code, labels))))
 
 
 def toggle(label: str, default: bool, key: str, *, container=None, **kwargs) -> bool:

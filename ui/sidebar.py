@@ -59,6 +59,26 @@ def _quick_picks(bar, key: str, label: str, picks: dict, current, fmt=str) -> No
                           width="stretch")
 
 
+def _device(bar, has_cuda: bool) -> tuple[str, str]:
+    """The compute device asked for (``?device=``) and the one used ("cpu" or "cuda").
+
+    Only a server with a CUDA GPU offers the choice, in an "Advanced" expander. On one
+    without it there is nothing to choose, and no control: a link's ``?device=`` is
+    still checked by the rule for links, and asking for cuda says that the CPU computes.
+    """
+    label = _("Compute device")
+    if has_cuda:
+        with bar.expander(_("Advanced")):
+            device = controls.choice(label, list(rc.DEVICES), DEFAULTS["device"], "device")
+            resolved = "cpu" if device == "cpu" else "cuda"
+            st.caption(_("Computing on {device}.").format(device=resolved))
+        return device, resolved
+    device = controls.undrawn_choice(label, rc.DEVICES, DEFAULTS["device"], "device")
+    if device == "cuda":
+        bar.warning(_("No CUDA GPU on this server: computing on the CPU."))
+    return device, "cpu"
+
+
 def sidebar_settings() -> Settings:
     """Draw the shared sidebar and return its settings."""
     import torch
@@ -92,13 +112,7 @@ def sidebar_settings() -> Settings:
         captions=[_("pairs (2i, 2i+1)"), _("pairs (i, i + d/2)")],
         help=_("`interleaved`: pairs (2i, 2i+1), as in RoFormer and Meta's Llama code. "
                "`half`: pairs (i, i + d/2), as in GPT-NeoX and Hugging Face."))
-    with bar.expander(_("Advanced")):
-        device = controls.choice(_("Compute device"), list(rc.DEVICES), DEFAULTS["device"],
-                                 "device")
-        resolved = "cuda" if device != "cpu" and torch.cuda.is_available() else "cpu"
-        if device == "cuda" and resolved == "cpu":
-            st.warning(_("No CUDA GPU on this server: computing on the CPU."))
-        st.caption(_("Computing on {device}.").format(device=resolved))
+    device, resolved = _device(bar, torch.cuda.is_available())
     for key, value in (("base", base), ("dim", dim), ("layout", layout), ("device", device)):
         controls.keep_in_link(key, str(value), str(DEFAULTS[key]))
     controls.keep_in_link("present", str(present).lower(), str(DEFAULTS["present"]).lower())
