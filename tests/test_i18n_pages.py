@@ -41,7 +41,7 @@ def test_language_survives_a_page_change_and_stays_in_the_link():
 
 def test_switching_language_keeps_the_settings():
     at = run_page("frequencies", {"dim": "64", "base": "500000"})
-    at.sidebar.radio(key="lang").set_value("zh").run()
+    at.sidebar.segmented_control(key="lang").set_value("zh").run()
     assert at.sidebar.header[0].value == "设置"
     assert at.session_state["dim"] == 64 and at.session_state["base"] == 500000
     assert at.query_params["lang"] == "zh"

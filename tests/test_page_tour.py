@@ -186,7 +186,7 @@ def test_prediction_survives_a_language_switch_and_is_judged_in_chinese(titles):
     # guess is made in English and the language switched afterwards
     number = number_of(titles, "frequencies", "A larger base")
     at, _text = reveal(number, "It shrinks")
-    at.sidebar.radio(key="lang").set_value("zh").run()
+    at.sidebar.segmented_control(key="lang").set_value("zh").run()
     assert not at.exception
     radio = at.radio(key=f"tour_guess_{number}")
     assert at.session_state[f"tour_guess_{number}"] == "It shrinks"  # the value stays English
@@ -197,5 +197,5 @@ def test_prediction_survives_a_language_switch_and_is_judged_in_chinese(titles):
     assert untranslated(at) == {}
     at, _text = reveal(number, "It grows, by 5× to 20×")
     assert at.success[0].value == "Your prediction, “It grows, by 5× to 20×”, was right."
-    at.sidebar.radio(key="lang").set_value("zh").run()
+    at.sidebar.segmented_control(key="lang").set_value("zh").run()
     assert at.success[0].value == "你的预测“变长 5 到 20 倍”是对的。"

@@ -329,8 +329,12 @@ def language_switch() -> str:
                             st.session_state[LANG_KEY])
     # the switch's label names itself in both languages, so anyone can find it
     label = "Language · 语言"  # i18n: the same in both languages
-    chosen = st.sidebar.radio(label, list(LANGUAGES), key=LANG_KEY,
-                              format_func=LANGUAGES.__getitem__, horizontal=True)
+    # A segmented control, not a radio: the same one choice of two (required: a click on
+    # the chosen language keeps it), without the radio's pass over the whole session
+    # state on every run (Streamlit 1.67 builds a dict of every key for each radio).
+    chosen = st.sidebar.segmented_control(label, list(LANGUAGES), key=LANG_KEY,
+                                          format_func=LANGUAGES.__getitem__, required=True,
+                                          width="stretch")
     keep_in_link(LANG_KEY, chosen, None)
     _RUN_LANG.set(chosen if chosen in LANGUAGES else DEFAULT_LANG)
     return chosen
