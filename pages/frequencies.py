@@ -43,16 +43,20 @@ def spectrum_lines(dim: int, bases: tuple, context: int, method: str, factor: in
     """One line per base (and scaled spectrum) of ``column`` against the pair index:
     solid plain, dashed scaled, a colour per base."""
     df = theta_tables(dim, bases, context, method, factor, device)
+    # theta_tables' blocks of d/2 rows, in its order: per base, plain, then scaled
+    x, y, half = df["pair i"].to_numpy(), df[column].to_numpy(), dim // 2
+    blocks = [(base, scaled) for base in bases
+              for scaled in ((False,) if method == "none" else (False, True))]
     traces = []
-    for (base, scaling), block in df.groupby(["base", "scaling"], sort=False):
+    for k, (base, scaled) in enumerate(blocks):
         color = ui.COLORS[bases.index(base) % len(ui.COLORS)]
-        name = (_("base {base}").format(base=ui.fmt_base(base)) if scaling == "none" else
-                _("base {base}, {method} x{factor}").format(
-                    base=ui.fmt_base(base), method=_(LEGEND_NAMES[method]), factor=factor))
-        line = dict(color=color, dash="solid" if scaling == "none" else "dash")
-        traces.append(dict(type="scatter", x=block["pair i"].to_numpy(),
-                           y=block[column].to_numpy(), name=name, mode="lines+markers",
-                           line=line, marker=dict(size=4),
+        name = (_("base {base}, {method} x{factor}").format(
+                    base=ui.fmt_base(base), method=_(LEGEND_NAMES[method]), factor=factor)
+                if scaled else _("base {base}").format(base=ui.fmt_base(base)))
+        line = dict(color=color, dash="dash" if scaled else "solid")
+        rows = slice(k * half, (k + 1) * half)
+        traces.append(dict(type="scatter", x=x[rows], y=y[rows], name=name,
+                           mode="lines+markers", line=line, marker=dict(size=4),
                            hovertemplate="i=%{x}<br>" + hover + "<extra>" + name + "</extra>"))
     return traces
 
