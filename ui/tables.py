@@ -162,12 +162,18 @@ def download(fn: Callable, *args, filename: str, label: str, key: str,
                      height=320)
 
 
-def _kept_view(fn: Callable, args: tuple, part: str | None, df: pd.DataFrame) -> pd.DataFrame:
-    """:func:`view` of the table ``fn(*args)`` (its ``part``), made when a visitor first
-    opens it and kept with the tables, so that the runs that show it again (every change
-    while it is open) do not narrow its columns again. A table with nothing to narrow
-    keeps only a marker, not a second copy of itself."""
-    kept = cache.TABLES.get(f"{fn.table_name} (view)", cache.key_of((args, part), {}),
-                            lambda: None if (shown := view(df)) is df else shown,
-                            CACHE_ENTRIES)
-    return df if kept is None else kept
+def _kept_view(fn: Callable, args: tuple, part: str | None, df: pd.DataFrame) -> pa.Table:
+    """:func:`view` of the table ``fn(*args)`` (its ``part``) as an Arrow table
+    (:func:`arrow`), made when a visitor first opens it and kept with the tables, so
+    that the runs that show it again (every change while it is open) neither narrow its
+    columns nor convert it to Arrow again."""
+    return cache.TABLES.get(f"{fn.table_name} (view)", cache.key_of((args, part), {}),
+                            lambda: arrow(view(df)), CACHE_ENTRIES)
+
+
+def arrow(df: pd.DataFrame) -> pa.Table:
+    """``df`` as the Arrow table that ``st.dataframe`` sends: given a DataFrame,
+    Streamlit 1.67 converts it with ``pa.Table.from_pandas`` on every run (the same
+    call, so the same bytes on the wire); given this table it only serialises it. For a
+    table shown on every run, made once per setting (:func:`prose`, :func:`table`)."""
+    return pa.Table.from_pandas(df)
