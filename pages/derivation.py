@@ -120,8 +120,8 @@ st.markdown(_(
     "*difference* of the positions, and finds that the simplest answer is a rotation. Each "
     "step below is checked on the app's own RoPE, for a random q and k, the position m of "
     "the query and n of the key you pick."))
-st.latex(r"\langle f(q, m),\, f(k, n)\rangle = g(q, k, m - n)")
-st.latex(r"f(q, 0) = q,\qquad f(k, 0) = k")
+ui.formulas(r"\langle f(q, m),\, f(k, n)\rangle = g(q, k, m - n)",
+            r"f(q, 0) = q,\qquad f(k, 0) = k")
 
 c1, c2, c3, c4 = st.columns(4)
 pair_asked = ui.number(_("Pair index i"), 0, MAX_PAIR, 8, "der_i", container=c1,
@@ -152,17 +152,17 @@ st.markdown(_("Read a 2-D vector (x, y) as the complex number x + ιy, with ι =
 st.latex(r"\langle q, k\rangle = \operatorname{Re}\big[q\,k^{*}\big]")
 st.markdown(_("Suppose f(q, m) f(k, n)* equals a complex g(q, k, m − n), and write every "
               "number by its length and angle:"))
-st.latex(r"q = \lVert q\rVert\, e^{\iota\varphi_q}")
-st.latex(r"f(q, m) = R_f(q, m)\, e^{\iota\,\Theta_f(q, m)}")
-st.latex(r"g(q, k, m-n) = R_g(q, k, m-n)\, e^{\iota\,\Theta_g(q, k, m-n)}")
+ui.formulas(r"q = \lVert q\rVert\, e^{\iota\varphi_q}",
+            r"f(q, m) = R_f(q, m)\, e^{\iota\,\Theta_f(q, m)}",
+            r"g(q, k, m-n) = R_g(q, k, m-n)\, e^{\iota\,\Theta_g(q, k, m-n)}")
 st.markdown(_("Lengths multiply and angles subtract, so the equation splits in two:"))
-st.latex(r"R_f(q, m)\, R_f(k, n) = R_g(q, k, m-n)")
-st.latex(r"\Theta_f(q, m) - \Theta_f(k, n) = \Theta_g(q, k, m-n)")
+ui.formulas(r"R_f(q, m)\, R_f(k, n) = R_g(q, k, m-n)",
+            r"\Theta_f(q, m) - \Theta_f(k, n) = \Theta_g(q, k, m-n)")
 
 st.header(_("2. The length does not change"))
 st.markdown(_("Put n = m, then use f(q, 0) = q:"))
-st.latex(r"R_f(q, m)\,R_f(k, m) = R_g(q, k, 0)")
-st.latex(r"= R_f(q, 0)\,R_f(k, 0) = \lVert q\rVert\,\lVert k\rVert")
+ui.formulas(r"R_f(q, m)\,R_f(k, m) = R_g(q, k, 0)",
+            r"= R_f(q, 0)\,R_f(k, 0) = \lVert q\rVert\,\lVert k\rVert")
 st.markdown(_("The simplest solution keeps every length: R_f(q, m) = ‖q‖."))
 show_checks(checked, 1)
 
@@ -179,27 +179,27 @@ st.markdown(_("Put n = m − 1:"))
 st.latex(r"\psi(m) - \psi(m-1) = \Theta_g(q, k, 1) + \varphi_k - \varphi_q")
 st.markdown(_("The right side does not depend on m: call it θ. With ψ(0) = 0 (from "
               "f(q, 0) = q) the angle grows by θ per token, ψ(m) = mθ, and"))
-st.latex(r"f(q, m) = \lVert q\rVert\, e^{\iota(\varphi_q + m\theta)} = q\, e^{\iota m\theta}")
-st.latex(r"f(q, m) = \begin{bmatrix}\cos m\theta & -\sin m\theta\\"
-         r"\sin m\theta & \cos m\theta\end{bmatrix} q")
+ui.formulas(r"f(q, m) = \lVert q\rVert\, e^{\iota(\varphi_q + m\theta)} = q\, e^{\iota m\theta}",
+            r"f(q, m) = \begin{bmatrix}\cos m\theta & -\sin m\theta\\"
+            r"\sin m\theta & \cos m\theta\end{bmatrix} q")
 st.markdown(_("Multiplying by e^(ιmθ) *is* turning the vector by the angle mθ. Angles are "
               "compared modulo 2π."))
 show_checks(checked, 3)
 
 st.header(_("5. The score sees m − n only"))
-st.latex(r"\operatorname{Re}\big[q e^{\iota m\theta}\,(k e^{\iota n\theta})^{*}\big]"
-         r" = \operatorname{Re}\big[q k^{*} e^{\iota (m-n)\theta}\big]")
-st.latex(r"= \lVert q\rVert \lVert k\rVert \cos\!\big(\varphi_q - \varphi_k + (m-n)\theta\big)")
+ui.formulas(r"\operatorname{Re}\big[q e^{\iota m\theta}\,(k e^{\iota n\theta})^{*}\big]"
+            r" = \operatorname{Re}\big[q k^{*} e^{\iota (m-n)\theta}\big]",
+            r"= \lVert q\rVert \lVert k\rVert \cos\!\big(\varphi_q - \varphi_k + (m-n)\theta\big)")
 show_checks(checked, 4)
 
 st.header(_("6. d dimensions: one rotation per pair"))
 st.markdown(_("Cut the head vector into d/2 pairs and turn pair i with its own θᵢ. The dot "
               "product is a sum over pairs, so each pair keeps the property, and together:"))
-st.latex(r"R_m = \begin{bmatrix}R(m\theta_0) & & \\ & \ddots & \\"
-         r" & & R(m\theta_{d/2-1})\end{bmatrix}")
-# Translators: a LaTeX formula; translate only the words inside \text{…}.
-st.latex(_(r"\theta_i = \text{base}^{-2i/d},\quad i = 0, \dots, \tfrac{d}{2} - 1"))
-st.latex(r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
+ui.formulas(r"R_m = \begin{bmatrix}R(m\theta_0) & & \\ & \ddots & \\"
+            r" & & R(m\theta_{d/2-1})\end{bmatrix}",
+            # Translators: a LaTeX formula; translate only the words inside \text{…}.
+            _(r"\theta_i = \text{base}^{-2i/d},\quad i = 0, \dots, \tfrac{d}{2} - 1"),
+            r"(R_m q)^{\top}(R_n k) = q^{\top} R_m^{\top} R_n\, k = q^{\top} R_{n-m}\, k")
 st.caption(_("The RoFormer paper counts pairs from 1: its θᵢ = 10000^(−2(i−1)/d), "
              "i = 1 … d/2, is this page's θ₍ᵢ₋₁₎. Same frequencies, index shifted by one."))
 show_checks(checked, 5)

@@ -115,6 +115,60 @@ def matrix_figure(q: tuple, m: int, base: float, layout: str):
     return ui.kept([heatmap], fig)
 
 
+@ui.prose
+def worked(q: tuple, m: int, base: float, layout: str) -> dict:
+    """What sections 1, 2, 4 and 5 show from the step tables, once per setting and
+    language: the per-pair table with its headers translated (the CSV keeps English ones),
+    each pair's turn (a sentence and its 2×2 product, one Markdown for all pairs), the
+    element-wise form and each pair's complex product (LaTeX lines), and the numbers
+    quoted under them."""
+    tables = steps(q, m, base, layout)
+    table, pairs = tables["coordinates"], tables["pairs"]
+    q_j, out, cplx = (table[c].to_numpy() for c in ("q_j", "dense R_m q", "complex form"))
+    turns, products = [], []
+    for i, a, b, theta, angle, c, sn in zip(
+            pairs["pair i"].to_numpy(), pairs["coordinate a"].to_numpy(),
+            pairs["coordinate b"].to_numpy(), pairs["theta_i [rad/token]"].to_numpy(),
+            pairs["angle m*theta_i [rad]"].to_numpy(), pairs["cos"].to_numpy(),
+            pairs["sin"].to_numpy()):
+        i, a, b = int(i), int(a), int(b)
+        turns.append(_("**Pair {i}**: coordinates ({a}, {b}), angle m·θ{index} = {m}·{theta} = "
+                       "{angle} rad").format(i=i, a=a, b=b, index=sub(i), m=m,
+                                             theta=f"{theta:.6g}", angle=f"{angle:.6g}"))
+        turns.append("$$\n" + rf"\begin{{bmatrix}} q'_{{{a}}} \\ q'_{{{b}}} \end{{bmatrix}} = "
+                     rf"\begin{{bmatrix}} {num(c)} & {num(-sn)} \\ {num(sn)} & {num(c)} "
+                     rf"\end{{bmatrix}} {column([q_j[a], q_j[b]])} = "
+                     rf"{column([out[a], out[b]])}" + "\n$$")
+        products.append(
+            rf"z'_{{{i}}} = ({num(q_j[a])} {'+' if q_j[b] >= 0 else '-'} {num(abs(q_j[b]))}\,\iota)"
+            rf"\,({num(c)} {'+' if sn >= 0 else '-'} "
+            rf"{num(abs(sn))}\,\iota) = {num(cplx[a])} "
+            rf"{'+' if cplx[b] >= 0 else '-'} {num(abs(cplx[b]))}\,\iota")
+    rotate_text = (r"(-q_1,\ q_0,\ -q_3,\ q_2,\ \dots)" if layout == "interleaved" else
+                   r"(-q_{d/2},\dots,-q_{d-1},\ q_0,\dots,q_{d/2-1})")
+    elementwise = (
+        # Translators: a LaTeX formula with named fields, so its braces are doubled ({{ }}):
+        # keep them and the fields; translate only the word inside \operatorname{{…}} (e.g.
+        # as \text{{…}}).
+        _(r"R_m q = q \odot \cos(m\theta) + \operatorname{{rotate}}(q) \odot "
+          r"\sin(m\theta),\qquad \operatorname{{rotate}}(q) = {rotated}").format(
+            rotated=rotate_text),
+        r"\cos = " + row_vector(table["cos"]),
+        r"\sin = " + row_vector(table["sin"]),
+        # Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
+        _(r"\operatorname{{rotate}}(q) = {vector}").format(
+            vector=row_vector(table["rotate(q)_j"])),
+        # Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
+        _(r"q \odot \cos + \operatorname{{rotate}}(q) \odot \sin = {vector}").format(
+            vector=row_vector(table["elementwise"])))
+    summary = tables["summary"].iloc[0]
+    return {"pairs": ui.arrow(pairs.rename(columns={c: _(h) for c, h in PAIR_HEADERS.items()})),
+            "turns": "\n\n".join(turns), "elementwise": elementwise,
+            "complex": tuple(products),
+            "gap": float(summary["largest difference between forms"]),
+            "norm_q": float(summary["norm of q"]), "norm_out": float(summary["norm of R_m q"])}
+
+
 s = ui.settings()
 st.title(_("Step by step"))
 st.markdown(_(
@@ -139,7 +193,8 @@ st.caption(_("Here d = len(q) = {d}, **not** the sidebar's head dim ({dim}); the
                  d=d, dim=s.dim, base=ui.fmt_base(s.base), layout=s.layout))
 with ui.friendly_errors():
     tables = steps(q, m, s.base, s.layout)
-    table, pairs, matrix = tables["coordinates"], tables["pairs"], tables["matrix"]
+    table = tables["coordinates"]
+    shown = worked(q, m, s.base, s.layout)
 
 st.header(_("1. One frequency per pair, one angle per pair"))
 # Translators: a LaTeX formula with named fields, so its braces are doubled ({{ }}): keep
@@ -153,23 +208,10 @@ st.markdown(_("The `{layout}` layout pairs coordinates as ${pairs}$. Each pair g
               "frequency θᵢ and turns by the angle m·θᵢ.").format(layout=s.layout,
                                                                   pairs=pair_text))
 # the headers in the run's language, on a copy for display (the CSV keeps English)
-st.dataframe(pairs.rename(columns={c: _(h) for c, h in PAIR_HEADERS.items()}),
-             hide_index=True, width="stretch")
+st.dataframe(shown["pairs"], hide_index=True, width="stretch")
 
 st.header(_("2. Turn each pair by its 2×2 rotation"))
-for _row_index, p in pairs.iterrows():
-    i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
-    c, sn = p["cos"], p["sin"]
-    qa, qb = table["q_j"].iloc[a], table["q_j"].iloc[b]
-    out_a, out_b = table["dense R_m q"].iloc[a], table["dense R_m q"].iloc[b]
-    with st.container():
-        st.markdown(_("**Pair {i}**: coordinates ({a}, {b}), angle m·θ{index} = {m}·{theta} = "
-                      "{angle} rad").format(i=i, a=a, b=b, index=sub(i), m=m,
-                                            theta=f"{p['theta_i [rad/token]']:.6g}",
-                                            angle=f"{p['angle m*theta_i [rad]']:.6g}"))
-        st.latex(rf"\begin{{bmatrix}} q'_{{{a}}} \\ q'_{{{b}}} \end{{bmatrix}} = "
-                 rf"\begin{{bmatrix}} {num(c)} & {num(-sn)} \\ {num(sn)} & {num(c)} "
-                 rf"\end{{bmatrix}} {column([qa, qb])} = {column([out_a, out_b])}")
+st.markdown(shown["turns"])
 st.markdown(_("Put back in place, the pairs give the rotated vector:"))
 st.latex(r"R_m\,q = " + row_vector(table["dense R_m q"]))
 
@@ -187,34 +229,13 @@ ui.explain(
       "code never builds this matrix."))
 
 st.header(_("4. Element-wise form (what the code runs)"))
-rotate_text = (r"(-q_1,\ q_0,\ -q_3,\ q_2,\ \dots)" if s.layout == "interleaved" else
-               r"(-q_{d/2},\dots,-q_{d-1},\ q_0,\dots,q_{d/2-1})")
-# Translators: a LaTeX formula with named fields, so its braces are doubled ({{ }}): keep
-# them and the fields; translate only the word inside \operatorname{{…}} (e.g. as \text{{…}}).
-st.latex(_(r"R_m q = q \odot \cos(m\theta) + \operatorname{{rotate}}(q) \odot "
-           r"\sin(m\theta),\qquad \operatorname{{rotate}}(q) = {rotated}").format(
-    rotated=rotate_text))
-st.latex(r"\cos = " + row_vector(table["cos"]))
-st.latex(r"\sin = " + row_vector(table["sin"]))
-# Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
-st.latex(_(r"\operatorname{{rotate}}(q) = {vector}").format(
-    vector=row_vector(table["rotate(q)_j"])))
-# Translators: LaTeX, as above: translate only the word inside \operatorname{{…}}.
-st.latex(_(r"q \odot \cos + \operatorname{{rotate}}(q) \odot \sin = {vector}").format(
-    vector=row_vector(table["elementwise"])))
+ui.formulas(*shown["elementwise"])
 
 st.header(_("5. Complex-number form"))
 st.latex(r"z_i = q_a + \iota\,q_b,\qquad z'_i = z_i\, e^{\iota m\theta_i} = "
          r"z_i\,(\cos m\theta_i + \iota\sin m\theta_i),\qquad \iota = \sqrt{-1}")
 st.caption(_("ι (iota) is the imaginary unit √−1; i stays the pair index."))
-cplx = table["complex form"]
-for _row_index, p in pairs.iterrows():
-    i, a, b = int(p["pair i"]), int(p["coordinate a"]), int(p["coordinate b"])
-    qa, qb = table["q_j"].iloc[a], table["q_j"].iloc[b]
-    st.latex(rf"z'_{{{i}}} = ({num(qa)} {'+' if qb >= 0 else '-'} {num(abs(qb))}\,\iota)"
-             rf"\,({num(p['cos'])} {'+' if p['sin'] >= 0 else '-'} "
-             rf"{num(abs(p['sin']))}\,\iota) = {num(cplx.iloc[a])} "
-             rf"{'+' if cplx.iloc[b] >= 0 else '-'} {num(abs(cplx.iloc[b]))}\,\iota")
+ui.formulas(*shown["complex"])
 st.caption(
     _("The real part of z′ᵢ goes back to coordinate a, the imaginary part to b (LLaMA's "
       "`torch.view_as_complex` reads the interleaved layout this way).")
@@ -222,9 +243,7 @@ st.caption(
     _("The real part of z′ᵢ goes back to coordinate a, the imaginary part to b (for the half "
       "layout: q_i + ι·q_(i+d/2))."))
 
-summary = tables["summary"].iloc[0]
-gap = float(summary["largest difference between forms"])
-norm_q, norm_out = float(summary["norm of q"]), float(summary["norm of R_m q"])
+gap, norm_q, norm_out = shown["gap"], shown["norm_q"], shown["norm_out"]
 norms = ui.row()
 norms.metric(_("Largest difference between the three forms"), f"{gap:.1e}")
 norms.metric("‖q‖", f"{norm_q:.6f}")

@@ -22,8 +22,9 @@ def test_defaults_render_every_step_with_small_differences():
     at = run_page("derivation")
     assert at.title[0].value == "Derivation: why a rotation"
     assert len(at.get("plotly_chart")) == 1 and len(at.get("download_button")) == 2
-    assert any(r"q\, e^{\iota m\theta}" in latex.value for latex in at.latex)
-    assert not any(r"\mathrm{i}" in latex.value or "e^{i" in latex.value for latex in at.latex)
+    formulas = [e.value for e in [*at.latex, *at.markdown]]  # ui.formulas: one Markdown
+    assert any(r"q\, e^{\iota m\theta}" in f for f in formulas)
+    assert not any(r"\mathrm{i}" in f or "e^{i" in f for f in formulas)
     assert len(at.metric) == 12
     for m in at.metric:
         gap = float(m.delta.replace("difference", ""))
@@ -132,5 +133,5 @@ def test_last_pair_and_equal_positions_read_in_chinese():
     assert "《RoFormer：用旋转位置编码增强的 Transformer》" in info
     assert all(m.delta.startswith("差值 ") for m in at.metric)
     assert "ψ(m) 对比 mθ（弧度）" in metrics(at)
-    assert any(r"\text{底数}" in latex.value for latex in at.latex)
+    assert any(r"\text{底数}" in e.value for e in [*at.latex, *at.markdown])
 

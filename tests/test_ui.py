@@ -708,3 +708,34 @@ def test_table_view_sends_narrow_columns_and_the_same_cells():
     assert view.astype(df.dtypes.to_dict()).equals(df)
     assert tables.view(view) is view  # nothing left to narrow
     pd.testing.assert_frame_equal(df, before)
+
+
+def test_a_table_shown_as_arrow_sends_the_bytes_streamlit_makes_of_the_dataframe():
+    """st.dataframe converts a DataFrame to Arrow on every run; ui.arrow makes that
+    table once. The bytes on the wire are the same, for the narrowed views and for a
+    table with a text index column, floats, NaN and translated headers."""
+    from streamlit import dataframe_util as du
+
+    frames = [
+        tables.view(pd.DataFrame({"pair i": [0, 1, 2], "θ": [1.0, 0.01, float("nan")],
+                                  "layout": pd.array(["a", "b", "c"], dtype="string")})),
+        pd.DataFrame({"维度 i": [3, 4], "base": [10_000.0, 500_000.0]}),
+        pd.DataFrame({"x": [1.5]}, index=pd.Index(["row"], name="name")),
+    ]
+    for df in frames:
+        assert du.convert_arrow_table_to_arrow_bytes(tables.arrow(df)) == \
+            du.convert_pandas_df_to_arrow_bytes(df)
+
+
+def test_formulas_are_one_markdown_element_of_display_formulas():
+    """ui.formulas sends one element for consecutive formulas, each its own display
+    formula ($$ … $$, as st.latex writes it), in order."""
+    from streamlit.testing.v1 import AppTest
+
+    def page():
+        import ui
+        ui.formulas(r"a = b", r"= c \\ d", r"e")
+
+    at = AppTest.from_function(page).run()
+    assert not at.latex and len(at.markdown) == 1
+    assert at.markdown[0].value == "$$\na = b\n$$\n\n$$\n= c \\\\ d\n$$\n\n$$\ne\n$$"

@@ -45,7 +45,7 @@ from .figures import (
                       typed,
                       vline,
 )
-from .formatting import bullets, explain, fmt_base, row, slow_pairs_in_low_precision, slug
+from .formatting import bullets, explain, fmt_base, formulas, row, slow_pairs_in_low_precision, slug
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
                       BASE_OPTIONS,
@@ -56,7 +56,7 @@ from .sidebar import (
                       settings,
                       sidebar_settings,
 )
-from .tables import MAX_CSV_CELLS, csv_bytes, download, prose, read_csv, table
+from .tables import MAX_CSV_CELLS, arrow, csv_bytes, download, prose, read_csv, table
 
 __all__ = [
     "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
@@ -68,6 +68,6 @@ __all__ = [
     "capped", "error", "friendly_errors", "plain", "quoted", "warning",
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
-    "MAX_CSV_CELLS", "csv_bytes", "download", "prose", "read_csv", "table",
-    "bullets", "explain", "fmt_base", "row", "slow_pairs_in_low_precision", "slug",
+    "MAX_CSV_CELLS", "arrow", "csv_bytes", "download", "prose", "read_csv", "table",
+    "bullets", "explain", "fmt_base", "formulas", "row", "slow_pairs_in_low_precision", "slug",
 ]

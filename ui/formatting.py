@@ -34,6 +34,15 @@ def explain(*sentences: str) -> None:
     st.markdown(("" if lang() == "zh" else " ").join(sentences))
 
 
+def formulas(*lines: str) -> None:
+    """Display formulas that follow one another (the steps of a derivation) as one
+    Markdown element, one message to the browser where an ``st.latex`` per formula sends
+    one each. Each is still its own display formula, as ``st.latex`` draws it (``$$``, the
+    same KaTeX), so that one too wide for a phone breaks at its own relations and
+    ``\\allowbreak`` (ui/css.py), which a single multi-line formula could not."""
+    st.markdown("\n\n".join(f"$$\n{line}\n$$" for line in lines))
+
+
 def bullets(lines) -> None:
     """Points a reader can take one at a time, as one Markdown list (app-written
     Markdown only); empty lines are left out."""
