@@ -164,13 +164,14 @@ st.markdown(_(
     "Before RoPE, the Transformer *added* a fixed table PE to the token embeddings. Row p "
     "of the table is a vector of d_model numbers: pairs of sines and cosines of p·ωᵢ, with "
     "the same geometric frequencies that RoPE uses to rotate q and k."))
-st.latex(r"PE_{p,\,2i} = \sin(p\,\omega_i),\qquad PE_{p,\,2i+1} = \cos(p\,\omega_i)")
-# Translators: LaTeX formulas; translate only the words inside \text{…}.
-st.latex(_(r"\omega_i = \text{base}^{-2i/d_{\text{model}}},\quad i = 0,\dots,"
-           r"\tfrac{d_{\text{model}}}{2}-1"))
-st.latex(_(r"PE_m \cdot PE_n = \sum_{i=0}^{d_{\text{model}}/2-1} "
-           r"\big(\sin m\omega_i \sin n\omega_i + \cos m\omega_i \cos n\omega_i\big)"
-           r" = \sum_{i=0}^{d_{\text{model}}/2-1} \cos\big((m-n)\,\omega_i\big)"))
+ui.formulas(
+    r"PE_{p,\,2i} = \sin(p\,\omega_i),\qquad PE_{p,\,2i+1} = \cos(p\,\omega_i)",
+    # Translators: LaTeX formulas; translate only the words inside \text{…}.
+    _(r"\omega_i = \text{base}^{-2i/d_{\text{model}}},\quad i = 0,\dots,"
+      r"\tfrac{d_{\text{model}}}{2}-1"),
+    _(r"PE_m \cdot PE_n = \sum_{i=0}^{d_{\text{model}}/2-1} "
+      r"\big(\sin m\omega_i \sin n\omega_i + \cos m\omega_i \cos n\omega_i\big)"
+      r" = \sum_{i=0}^{d_{\text{model}}/2-1} \cos\big((m-n)\,\omega_i\big)"))
 
 c1, c2 = st.columns(2)
 positions = ui.slider(_("Positions P [tokens]"), 16, 4096, 512, "sin_positions", step=16,

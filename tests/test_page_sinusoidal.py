@@ -189,4 +189,4 @@ def test_capped_table_and_other_base_read_in_chinese():
     assert any("**256**" in i.value and "4,096" in i.value for i in at.info)
     text = " ".join(md.value for md in at.markdown)
     assert "幂形式更精确。" in text and "舍入误差" in text
-    assert any(r"\text{底数}" in latex.value for latex in at.latex)
+    assert any(r"\text{底数}" in e.value for e in [*at.latex, *at.markdown])
