@@ -50,12 +50,23 @@ def masked_cells(df: pd.DataFrame, seq: int) -> np.ndarray:
     return np.isneginf(df[logit_col(VARIANTS[0])].to_numpy()).reshape(seq, seq)
 
 
-def lowest_weight(df: pd.DataFrame, seq: int) -> float:
+@ui.table
+def lowest_weight(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
+                  layout: str, device: str) -> float:
     """log10 of the bottom of the weight colour scale: the smallest visible weight
-    (at least 1e-6), and never above 1/L."""
+    (at least 1e-6), and never above 1/L; once per setting."""
+    df = attention_table(seq, seed, same, causal, dim, base, layout, device)
     visible = df[[weight_col(v) for v in VARIANTS]].to_numpy()[~masked_cells(df, seq).reshape(-1)]
     smallest = max(float(visible[visible > 0].min()), 1e-6)
     return min(np.log10(smallest), np.log10(1 / seq))  # the colour scale reaches 1/L at least
+
+
+@ui.table
+def first_weight(seq: int, seed: int, same: bool, causal: bool, dim: int, base: float,
+                 layout: str, device: str) -> float:
+    """The weight of query 0 on key 0 with RoPE (the table's first row), once per setting."""
+    df = attention_table(seq, seed, same, causal, dim, base, layout, device)
+    return float(df[weight_col(VARIANTS[1])].iloc[0])
 
 
 def heatmap_pair(df: pd.DataFrame, kind: str, seq: int, title: str, coloraxis: dict,
@@ -125,7 +136,7 @@ def weights_figure(seq: int, seed: int, same: bool, causal: bool, dim: int, base
                    layout: str, device: str) -> ui.Frozen:
     """Softmax weights without | with RoPE on a log colour scale."""
     df = attention_table(seq, seed, same, causal, dim, base, layout, device)
-    lowest = lowest_weight(df, seq)
+    lowest = lowest_weight(seq, seed, same, causal, dim, base, layout, device)
     ticks = [t for t in (1, 0.5, 0.2, 0.1, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-5, 1e-6)
              if np.log10(t) >= lowest - 1e-12]
     return heatmap_pair(
@@ -168,11 +179,12 @@ same = ui.toggle(_("every token has the same q and k"), True, "att_same", contai
 causal = ui.toggle(_("causal mask"), True, "att_causal", container=c4,
                    help=_("Query m may only attend to keys n ≤ m."))
 
+args = (seq, seed, same, causal, s.dim, s.base, s.layout, s.device)
 with ui.friendly_errors():
-    df = attention_table(seq, seed, same, causal, s.dim, s.base, s.layout, s.device)
-    checks = attention_checks(seq, seed, same, causal, s.dim, s.base, s.layout, s.device)
+    attention_table(*args)
+    checks = attention_checks(*args)
 
-lowest = lowest_weight(df, seq)
+lowest = lowest_weight(*args)
 ui.show(logits_figure(seq, seed, same, causal, s.dim, s.base, s.layout, s.device),
         key="att_logits",
         alt=_("Two heatmaps side by side, without and with RoPE: the attention logit of every query"
@@ -242,7 +254,7 @@ gap = f"{checks['row_sum_gap']:.1e}"
 if causal:
     ui.explain(_("Every row of weights sums to 1 (largest deviation {gap}); row 0 can only see "
                  "key 0, so its weight there is {weight}.").format(
-        gap=gap, weight=f"{float(df[weight_col(VARIANTS[1])].iloc[0]):g}"))
+        gap=gap, weight=f"{first_weight(*args):g}"))
 else:
     ui.explain(_("Every row of weights sums to 1 (largest deviation {gap}).").format(gap=gap))
 

@@ -93,6 +93,19 @@ def y_range(logits: np.ndarray) -> list[float]:
     return [low - pad, high + pad]
 
 
+@ui.table
+def score_summary(vectors: str, dim: int, base: float, max_distance: int, p: float,
+                  slope: float, seed: int, layout: str, device: str) -> dict:
+    """What the text quotes from the score table, once per setting: how many distances it
+    samples, and the first distance where ALiBi's line leaves the plot at the bottom
+    (y_range; None: it stays inside)."""
+    df = score_table(vectors, dim, base, max_distance, p, slope, seed, layout, device)
+    logits = by_encoding(df, "logit")  # (6, R)
+    r = df[R_COL].to_numpy()[:logits.shape[1]]
+    below = r[logits[ENCODINGS.index("alibi")] < y_range(logits)[0]]
+    return {"points": len(r), "alibi_exit": int(below[0]) if len(below) else None}
+
+
 @ui.figure
 def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p: float,
                  slope: float, seed: int, layout: str, device: str) -> ui.Frozen:
@@ -199,8 +212,12 @@ def last_row_figure(dim: int, base: float, seq: int, start: int, seed: int, same
         y=_("softmax weight"), height=480)
 
 
-def mean_distances(df: pd.DataFrame, seq: int) -> np.ndarray:
-    """Σₙ a_(last, n) (last − n) per encoding: how far back the last query looks."""
+@ui.table
+def mean_distances(dim: int, base: float, seq: int, start: int, seed: int, same: bool,
+                   p: float, slope: float, layout: str, device: str) -> np.ndarray:
+    """Σₙ a_(last, n) (last − n) per encoding: how far back the last query looks, once per
+    setting."""
+    df = attention_table(dim, base, seq, start, seed, same, p, slope, layout, device)
     last_row = by_encoding(df, "weight")[:, -seq:]  # (6, seq), keys n = start ... last
     return last_row @ np.arange(seq - 1, -1, -1, dtype=float)
 
@@ -299,8 +316,7 @@ def score_section() -> None:
                                   _("two independent Gaussian draws")])
     max_distance = train * reach
     with ui.friendly_errors():
-        df = score_table(vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout,
-                         s.device)
+        score_table(vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout, s.device)
         facts = at_training_length(vectors, s.dim, s.base, train, max_distance, p, slope, seed,
                                    s.layout, s.device)
     ui.show(score_figure(vectors, s.dim, s.base, train, reach, p, slope, seed, s.layout,
@@ -310,9 +326,8 @@ def score_section() -> None:
                   "the training length L is marked, the distances past it are shaded, and a diamond"
                   " marks each curve's value at r = L."), table=_("score table"))
     logit = facts["logit"]
-    logits = by_encoding(df, "logit")  # (6, R)
-    r = df[R_COL].to_numpy()[:logits.shape[1]]
-    below = r[logits[ENCODINGS.index("alibi")] < y_range(logits)[0]]
+    sampled = score_summary(vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout,
+                            s.device)
     kept = facts["kept"]
     if kept == half:
         p_text = _("**p-RoPE** with p = {p} rotates all {half} pairs: its curve is RoPE's.")
@@ -329,8 +344,9 @@ def score_section() -> None:
         _("**ALiBi** is that line tilted down by {slope} per token: at r = L it is {drop} "
           "lower, and it keeps falling at the same rate past L{exit}.").format(
             slope=slope_label(exponent), drop=f"{slope * train:.1f}",
-            exit=_(" (it leaves the plot at r ≈ {r})").format(r=i18n.integer(int(below[0])))
-            if len(below) else ""),
+            exit=_(" (it leaves the plot at r ≈ {r})").format(
+                r=i18n.integer(sampled["alibi_exit"]))
+            if sampled["alibi_exit"] is not None else ""),
         p_text.format(p=f"{p:g}", half=half, kept=kept, rest=half - kept),
         _("**xPos** is RoPE with pair i's term multiplied by ζᵢ^(r/512): at r = L that factor "
           "is {fast} for the fastest pair and {slow} for the slowest, so the curve is pulled "
@@ -343,7 +359,7 @@ def score_section() -> None:
     if max_distance >= alt.SCORE_POINTS:
         st.caption(_("Sampled at {count} distances (every ≈{step} tokens): RoPE's fastest pair "
                      "turns every 2π ≈ 6.3 tokens, so its ripples between samples are not "
-                     "drawn.").format(count=i18n.integer(len(r)),
+                     "drawn.").format(count=i18n.integer(sampled["points"]),
                                       step=i18n.integer(round(max_distance /
                                                               (alt.SCORE_POINTS - 1)))))
 
@@ -400,8 +416,7 @@ def attention_section() -> None:
                              container=e3, fmt=str)
     same = ui.toggle(_("Same q and k at every position"), True, "beyond_same")
     with ui.friendly_errors():
-        df = attention_table(s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
-                             s.device)
+        attention_table(s.dim, s.base, seq, start, seed, same, p, slope, s.layout, s.device)
     left, right = st.columns(2)
     with left:
         ui.show(map_figure(encoding, s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
@@ -417,7 +432,8 @@ def attention_section() -> None:
     # Translators: the separator between the encodings' values in a list ("a; b; c")
     distances = _("; ").join(
         _("{encoding} {value}").format(encoding=name(e), value=f"{value:.1f}")
-        for e, value in zip(ENCODINGS, mean_distances(df, seq)))
+        for e, value in zip(ENCODINGS, mean_distances(s.dim, s.base, seq, start, seed, same,
+                                                      p, slope, s.layout, s.device)))
     ui.explain(
         _("How far back the last query looks on average, Σₙ aₘₙ (m − n) in tokens "
           "(uniform weights give {uniform}): {distances}.").format(

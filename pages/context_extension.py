@@ -18,6 +18,7 @@ from views.context_extension import (
     extension,
     extension_decay,
     far_bounds,
+    methods,
     ramp_figure,
     ratio_figure,
     regime_figure,
@@ -118,9 +119,8 @@ L = base_cfg.original_context
 
 cfg_key = compare.config_key(base_cfg)
 with ui.friendly_errors():
-    tables = extension(cfg_key, s_used)
-attention = tables["attention"]
-methods = list(attention["method"])
+    extension(cfg_key, s_used)
+compared = methods(cfg_key, s_used)
 extended = compare.extended_context(base_cfg, s_used)  # n = s·L, for every method
 if model != CUSTOM and extended > base_cfg.max_context:
     c3.caption(_("n = s·L = {n} tokens is beyond the {configured} tokens {model} is "
@@ -132,7 +132,7 @@ if model != CUSTOM and extended > base_cfg.max_context:
 with st.container(border=True):
     st.markdown(_("**The methods** (every one evaluated at n = s·L = {n} tokens)").format(
         n=i18n.integer(extended)))
-    for m in methods:
+    for m in compared:
         spec = rc.SCALINGS[m]
         texts = dict(label=_(spec.label), description=_(spec.description),
                      citation=_(spec.citation))
@@ -141,7 +141,7 @@ with st.container(border=True):
                           "*{citation}.*").format(**texts))
         else:
             st.markdown(_("- **{label}**: {description} *{citation}.*").format(**texts))
-    if "longrope" not in methods:
+    if "longrope" not in compared:
         st.caption(_("LongRoPE's per-pair factors come from a search done for each model, so "
                      "it is shown only for a model that publishes them ({models}).").format(
             models=listed(n for n, c in rc.PRESETS.items() if c.method == "longrope")))
@@ -315,7 +315,7 @@ ui.explain(first.format(
     inverse=f"{1 / s_used:.3g}", window=i18n.integer(window or 0)), *counts)
 
 # --- regimes ---------------------------------------------------------------------------
-order, regime_rows = regimes(tables)
+order, regime_rows = regimes(cfg_key, s_used)
 ui.show(regime_figure(cfg_key, s_used), key="ce_regime_plot",
         alt=_("Strip chart: one row per scaled method, one cell per pair index i, coloured by what "
               "the method does to that pair: keeps it, blends it, or interpolates it (divides its "
@@ -326,7 +326,7 @@ for m, row in zip(order, regime_rows):
     run_text.append(_("`{method}`: {runs}").format(method=m, runs=listed(
         _(REGIME_RUNS[label]).format(pairs=f"{a}–{b}" if b > a else str(a))
         for label, a, b in runs)))
-if "yarn" in methods:
+if "yarn" in compared:
     p = rc.resolve_params("yarn", base_cfg.rotary_dim,
                           dict(base_cfg.params_dict if base_cfg.method == "yarn" else
                                {"factor": s_used, "original_max_position_embeddings": L}))
@@ -340,20 +340,17 @@ if "yarn" in methods:
 ui.explain(_("Pairs, by method: {methods}.").format(methods=_("; ").join(run_text)))
 
 # --- YaRN's ramp: in the pair index (code) or in the turn count (paper) -----------------
-if "yarn" in methods:
-    ramp_args = (base_cfg.name, s_used, base_cfg.rotary_dim, base_cfg.base, L,
-                 p["beta_fast"], p["beta_slow"], p["truncate"])
-    ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot",
-            alt=_("Line chart: the share of interpolation YaRN gives each pair, from 0 (kept) to 1 "
-                  "(divided by s), against the pair index i: linear in i as this app draws it, and "
-                  "linear in the turn count r = L/λ as in YaRN's paper."),
-            table=_("YaRN ramps"))
-    ramps = yarn_ramps(*ramp_args)
+@ui.prose
+def largest_ramp_gap(model: str, factor: float, dim: int, base: float, L: int,
+                     beta_fast: float, beta_slow: float, truncate: bool) -> str:
+    """Where the paper's ramp and the app's (yarn_ramps) differ most, once per setting and
+    language."""
+    ramps = yarn_ramps(model, factor, dim, base, L, beta_fast, beta_slow, truncate)
     gap = int(np.nanargmax(np.abs(ramps["difference paper - app"].to_numpy())))
     gap_row = {c: ramps[c].to_numpy()[gap] for c in (
         "pair", "turns within L", "ramp linear in i (app, transformers)",
         "ramp linear in r (paper)", "difference paper - app")}
-    ramp_text = _(
+    return _(
         "The largest difference is at pair {pair} (r = {turns} turns within L): {code} "
         "divided by s here, {paper} in the paper.").format(
         pair=int(gap_row["pair"]), turns=f"{gap_row['turns within L']:.3g}",
@@ -361,15 +358,64 @@ if "yarn" in methods:
         paper=f"{gap_row['ramp linear in r (paper)']:.0%}") \
         if abs(gap_row["difference paper - app"]) >= 0.005 else \
         _("With these settings the two ramps agree on every pair.")
+
+
+if "yarn" in compared:
+    ramp_args = (base_cfg.name, s_used, base_cfg.rotary_dim, base_cfg.base, L,
+                 p["beta_fast"], p["beta_slow"], p["truncate"])
+    ui.show(ramp_figure(*ramp_args), key="ce_ramp_plot",
+            alt=_("Line chart: the share of interpolation YaRN gives each pair, from 0 (kept) to 1 "
+                  "(divided by s), against the pair index i: linear in i as this app draws it, and "
+                  "linear in the turn count r = L/λ as in YaRN's paper."),
+            table=_("YaRN ramps"))
     ui.explain(_(
         "**Which ramp.** This app follows transformers and YaRN's official code: the share of "
         "a pair divided by s rises linearly in the pair index i from pair {low} to pair "
         "{high}. The paper writes its ramp γ(r) linearly in the turn count r = L/λᵢ instead, "
         "and r falls geometrically with i, so the paper's ramp interpolates most blended "
-        "pairs more.").format(low=f"{low:g}", high=f"{high:g}"), ramp_text)
+        "pairs more.").format(low=f"{low:g}", high=f"{high:g}"), largest_ramp_gap(*ramp_args))
 
 # --- attention factor ------------------------------------------------------------------
-softmax = tables["softmax"]
+@ui.prose
+def attention_notes(cfg_key: tuple, factor: float, model: str) -> tuple[str, ...]:
+    """The sentences under the attention factors: the largest softmax weight with each
+    method's factor a (and with the model's own softmax scale), once per setting and
+    language."""
+    cfg = compare.config_from_key(cfg_key)
+    softmax = extension(cfg_key, factor)["softmax"]
+    sharp = np.flatnonzero(softmax["attention factor"].to_numpy() != 1.0)
+    weight, sharpened = softmax["weight"].to_numpy(), softmax["weight with factor"].to_numpy()
+    # the model's own attention may scale its logits outside RoPE (DeepSeek-V3: mscale²)
+    model_scale = []
+    if cfg.softmax_scale != 1.0:
+        # the same softmax with a² = that multiplier: the largest logit's weight
+        model_weight = float(compare.softmax_table({model: cfg.softmax_scale ** 0.5})[
+            "weight with factor"].iloc[0])
+        model_scale.append(_(
+            "{model}'s attention multiplies its softmax scale 1/√d by `mscale`² = (0.1 · "
+            "`mscale_all_dim` · ln s + 1)² = {scale}, outside the rotary embedding "
+            "(transformers' `yarn_apply_mscale`), so its logits are multiplied by {scale} and "
+            "the softmax is sharper: on the logits above the largest weight goes from {plain} to "
+            "{scaled}. The plots show RoPE's factor a only.").format(
+            model=ui.plain(model), scale=f"{cfg.softmax_scale:.4g}",
+            plain=f"{weight[0]:.3f}", scaled=f"{model_weight:.3f}"))
+    if len(sharp):
+        # the first row of each method with a factor (the softmax's largest logit)
+        firsts = [(m, sharp[rows[0]]) for m, rows in
+                  compare.label_groups(softmax["method"].to_numpy()[sharp])]
+        return (_(
+            "**Attention factor.** Slowing θᵢ blurs nearby positions and, over a longer "
+            "context, spreads attention over more keys; a factor a > 1 sharpens it back. On "
+            "the logits above, the largest weight goes from {plain} to {weights}.").format(
+            plain=f"{weight[firsts[0][1]]:.3f}",
+            weights=listed(f"{sharpened[row]:.3f} (`{m}`)" for m, row in firsts)), *model_scale)
+    if model_scale:
+        return (_("**Attention factor.** RoPE's attention factor is a = 1 for every method "
+                  "here."), *model_scale)
+    return (_("**Attention factor.** None of these methods changes the attention "
+              "temperature for this model (a = 1), so the softmax is unchanged."),)
+
+
 left, right = st.columns(2)
 with left:
     ui.show(attention_factor_figure(cfg_key, s_used), key="ce_attention_plot",
@@ -380,47 +426,49 @@ with right:
             alt=_("Bar chart: the softmax weights of five fixed logits for each key j, plainly and "
                   "with each method's attention factor; a factor above 1 sharpens the weights."),
             table=_("softmax example"))
-sharp = np.flatnonzero(softmax["attention factor"].to_numpy() != 1.0)
-weight, sharpened = softmax["weight"].to_numpy(), softmax["weight with factor"].to_numpy()
-# the model's own attention may scale its logits outside RoPE (DeepSeek-V3: mscale²)
-model_scale = []
-if base_cfg.softmax_scale != 1.0:
-    # the same softmax with a² = that multiplier: the largest logit's weight
-    model_weight = float(compare.softmax_table({model: base_cfg.softmax_scale ** 0.5})[
-        "weight with factor"].iloc[0])
-    model_scale.append(_(
-        "{model}'s attention multiplies its softmax scale 1/√d by `mscale`² = (0.1 · "
-        "`mscale_all_dim` · ln s + 1)² = {scale}, outside the rotary embedding "
-        "(transformers' `yarn_apply_mscale`), so its logits are multiplied by {scale} and "
-        "the softmax is sharper: on the logits above the largest weight goes from {plain} to "
-        "{scaled}. The plots show RoPE's factor a only.").format(
-        model=ui.plain(model), scale=f"{base_cfg.softmax_scale:.4g}",
-        plain=f"{weight[0]:.3f}", scaled=f"{model_weight:.3f}"))
-if len(sharp):
-    # the first row of each method with a factor (the softmax's largest logit)
-    firsts = [(m, sharp[rows[0]]) for m, rows in
-              compare.label_groups(softmax["method"].to_numpy()[sharp])]
-    ui.explain(_(
-        "**Attention factor.** Slowing θᵢ blurs nearby positions and, over a longer "
-        "context, spreads attention over more keys; a factor a > 1 sharpens it back. On "
-        "the logits above, the largest weight goes from {plain} to {weights}.").format(
-        plain=f"{weight[firsts[0][1]]:.3f}",
-        weights=listed(f"{sharpened[row]:.3f} (`{m}`)" for m, row in firsts)), *model_scale)
-elif model_scale:
-    ui.explain(_("**Attention factor.** RoPE's attention factor is a = 1 for every method "
-                 "here."), *model_scale)
-else:
-    ui.explain(_("**Attention factor.** None of these methods changes the attention "
-                 "temperature for this model (a = 1), so the softmax is unchanged."))
+ui.explain(*attention_notes(cfg_key, s_used, model))
 
 # --- decay and dynamic NTK: against a distance or a length, on the axis chosen here -----
+@ui.prose
+def dynamic_notes(cfg_key: tuple, factor: float, axis: str, f: int) -> tuple[str, ...]:
+    """The sentences under dynamic NTK's base: α, the base and the slowest wavelength at
+    n = s·L with f = 1 and with the chosen f, once per setting and language."""
+    base_cfg = compare.config_from_key(cfg_key)
+    dyn = dynamic(cfg_key, factor, axis, f)
+    # the last row (n = s·L) of each transformers factor f
+    ends = {f: {c: dyn[c].to_numpy()[rows[-1]] for c in (
+                "sequence length [tokens]", "alpha", "effective base",
+                "longest wavelength [tokens]")}
+            for f, rows in compare.label_groups(dyn["dynamic factor f"].to_numpy())}
+    one = ends[1.0]
+    sentences = [_(
+        "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then "
+        "raises it with every token. With f = 1, at n = {n} α = n/L = {alpha} (α = s at "
+        "s·L, as static NTK's): the base is {effective}, and the slowest pair's wavelength "
+        "has grown to {wavelength} tokens. Short inputs run exactly as trained; the price is "
+        "that cached keys were rotated with an older base.").format(
+        base=ui.fmt_base(base_cfg.base), length=i18n.integer(base_cfg.original_context),
+        n=i18n.integer(round(one["sequence length [tokens]"])), alpha=f"{one['alpha']:.4g}",
+        effective=f"{one['effective base']:.4g}",
+        wavelength=i18n.integer(round(one["longest wavelength [tokens]"])))]
+    if f != 1:
+        other = ends[float(f)]
+        sentences.append(_(
+            "With transformers' `factor` f = {f}, α = f·n/L − (f − 1) = {alpha} at n = {n}: "
+            "the slowest pair turns 1/{alpha} as fast instead of 1/{one}, as if the context "
+            "were extended {alpha}-fold. Setting `factor` to s, as for the other methods, "
+            "overshoots (α = s² − s + 1 at s·L).").format(
+            f=f, alpha=f"{other['alpha']:.4g}", one=f"{one['alpha']:.4g}",
+            n=i18n.integer(round(other["sequence length [tokens]"]))))
+    return tuple(sentences)
+
+
 @st.fragment
 def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
     """The decay curves and dynamic NTK's base against the current length, with the
     distance axis and transformers' `factor` as this section's own controls (a fragment:
     moving them reruns only this section)."""
     base_cfg = compare.config_from_key(cfg_key)
-    L = base_cfg.original_context
     extended = compare.extended_context(base_cfg, s_used)
     st.header(_("Against distance"))
     c1, c2 = st.columns(2)
@@ -436,7 +484,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
                                 "the comparison here uses the model's L above."))
     with ui.friendly_errors():
         extension_decay(cfg_key, s_used, axis)
-        dyn = dynamic(cfg_key, s_used, axis, f)
+        dynamic(cfg_key, s_used, axis, f)
     left, right = st.columns(2)
     with left:
         ui.show(bound_figure(cfg_key, s_used, axis), key="ce_bound_plot",
@@ -462,32 +510,7 @@ def distance_sections(cfg_key: tuple, s_used: float, tag: str) -> None:
             alt=_("Line chart, log scale: the effective base that dynamic NTK uses against the "
                   "current sequence length n, one line per factor f, with L and s·L marked."),
             table=_("dynamic NTK table"))
-    # the last row (n = s·L) of each transformers factor f
-    ends = {f: {c: dyn[c].to_numpy()[rows[-1]] for c in (
-                "sequence length [tokens]", "alpha", "effective base",
-                "longest wavelength [tokens]")}
-            for f, rows in compare.label_groups(dyn["dynamic factor f"].to_numpy())}
-    one = ends[1.0]
-    sentences = [_(
-        "**Dynamic NTK** runs the trained base {base} up to n = L = {length} (dotted), then "
-        "raises it with every token. With f = 1, at n = {n} α = n/L = {alpha} (α = s at "
-        "s·L, as static NTK's): the base is {effective}, and the slowest pair's wavelength "
-        "has grown to {wavelength} tokens. Short inputs run exactly as trained; the price is "
-        "that cached keys were rotated with an older base.").format(
-        base=ui.fmt_base(base_cfg.base), length=i18n.integer(L),
-        n=i18n.integer(round(one["sequence length [tokens]"])), alpha=f"{one['alpha']:.4g}",
-        effective=f"{one['effective base']:.4g}",
-        wavelength=i18n.integer(round(one["longest wavelength [tokens]"])))]
-    if f != 1:
-        other = ends[float(f)]
-        sentences.append(_(
-            "With transformers' `factor` f = {f}, α = f·n/L − (f − 1) = {alpha} at n = {n}: "
-            "the slowest pair turns 1/{alpha} as fast instead of 1/{one}, as if the context "
-            "were extended {alpha}-fold. Setting `factor` to s, as for the other methods, "
-            "overshoots (α = s² − s + 1 at s·L).").format(
-            f=f, alpha=f"{other['alpha']:.4g}", one=f"{one['alpha']:.4g}",
-            n=i18n.integer(round(other["sequence length [tokens]"]))))
-    ui.explain(*sentences)
+    ui.explain(*dynamic_notes(cfg_key, s_used, axis, f))
     ui.download(extension_decay, cfg_key, s_used, axis,
                 filename=f"context_extension_decay_{tag}_{axis}.csv", label=_("decay table"),
                 key="ce_decay_csv", part="decay")
@@ -506,6 +529,6 @@ for part, label in (("spectra", N_("spectra table")), ("attention", N_("attentio
     ui.download(extension, cfg_key, s_used,
                 filename=f"context_extension_{part}_{tag}.csv", label=_(label),
                 key=f"ce_{part}_csv", part=part)
-if "yarn" in methods:
+if "yarn" in compared:
     ui.download(yarn_ramps, *ramp_args, filename=f"context_extension_ramps_{tag}.csv",
                 label=_("YaRN ramps"), key="ce_ramps_csv")

@@ -65,6 +65,20 @@ def bound_summary(curves: tuple, max_distance: int, axis: str, device: str) -> d
             "lowest": float(main[B_COL].min()), "per_curve": per_curve}
 
 
+@ui.table
+def score_summary(dim: int, base: float, max_distance: int, axis: str, layout: str,
+                  trials: int, seed: int, device: str) -> dict:
+    """What the text under the scores quotes, once per setting: the first and last distance
+    and the all-ones score there, the average |mean| and the average std of the random
+    scores, and how many distances there are."""
+    scores = score_table(dim, base, max_distance, axis, layout, trials, seed, device)
+    aligned = scores["score q=k=1"]
+    return {"r0": scores[R_COL].iloc[0], "r1": scores[R_COL].iloc[-1],
+            "first": aligned.iloc[0], "last": aligned.iloc[-1],
+            "mean_abs": float(scores["mean random score"].abs().mean()),
+            "std_avg": float(scores["std random score"].mean()), "count": len(scores)}
+
+
 def x_title(axis: str) -> str:
     if axis == "log":
         return _("relative distance r [tokens] (log scale)")
@@ -179,7 +193,7 @@ curves = [(s.base, s.dim)] + [(float(b), s.dim) for b in extra_bases] + \
 curves = tuple(dict.fromkeys(curves))  # keep order, drop repeats
 with ui.friendly_errors():
     bound_table(curves, max_distance, axis, s.device)
-    scores = score_table(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
+    score_table(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
 
 left, right = st.columns(2)
 with left:
@@ -215,10 +229,8 @@ ui.explain(
     _("A larger base slows every pair but the first, so the phases stay aligned longer and "
       "the early decay is slower (compare bases at the same d; a larger d raises the whole "
       "curve)."))
-r0, r1 = scores[R_COL].iloc[0], scores[R_COL].iloc[-1]
-aligned = scores["score q=k=1"]
-mean_abs = float(scores["mean random score"].abs().mean())
-std_avg = float(scores["std random score"].mean())
+quoted = score_summary(s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
+mean_abs, std_avg = quoted["mean_abs"], quoted["std_avg"]
 if trials > 1:
     random_text = _(
         "**Random vectors do not:** over {trials} Gaussian pairs the mean score is about 0 at "
@@ -237,8 +249,8 @@ else:
 ui.explain(
     _("**Aligned vectors decay too:** q = k = all ones scores {first} at r = {r_first} and "
       "{last} at r = {r_last}.").format(
-        first=f"{aligned.iloc[0]:.1f}", r_first=i18n.integer(round(r0)),
-        last=f"{aligned.iloc[-1]:.2f}", r_last=i18n.integer(round(r1))),
+        first=f"{quoted['first']:.1f}", r_first=i18n.integer(round(quoted["r0"])),
+        last=f"{quoted['last']:.2f}", r_last=i18n.integer(round(quoted["r1"]))),
     random_text,
     _("The decay belongs to an upper bound and to vectors whose pairs point the same way; it "
       "is not a promise for every q and k."))
@@ -251,7 +263,7 @@ if axis == "linear" and max_distance >= LINEAR_POINTS:
         "Sampled every ≈{step} tokens ({count} distances): the fastest pair turns once every "
         "2π ≈ 6.3 tokens, so the ripples between samples are not drawn. Use the log axis to "
         "see short distances in detail.", round(step)).format(
-        step=i18n.integer(round(step)), count=i18n.integer(len(scores))))
+        step=i18n.integer(round(step)), count=i18n.integer(quoted["count"])))
 
 extras = "".join([f"_bases{'-'.join(ui.slug(b) for b in extra_bases)}" if extra_bases else "",
                   f"_dims{'-'.join(str(d) for d in extra_dims)}" if extra_dims else ""])

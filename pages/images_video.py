@@ -93,51 +93,13 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
         yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
 
 
-@st.fragment
-def grid_section(s) -> None:
-    st.header(_("A grid of patches"))
-    st.markdown(_("A ViT cuts an image into patches. Flattened row by row into one sequence, "
-                  "patch (r, c) of a grid w patches wide gets the single position r·w + c, "
-                  "so the patch directly below is w tokens away. 2D axial RoPE gives each "
-                  "patch two positions, its row and its column: half the pairs turn with the "
-                  "row, half with the column, and the patch below is one row away. M-RoPE "
-                  "(Qwen2-VL) gives every token three ids, time, row and column, and splits "
-                  "the pairs among them."))
-    # Translators: a LaTeX formula; translate only the words inside \text{…}.
-    st.latex(_(r"\text{angle}_i = \text{id}_{\text{axis}(i)}\,\theta_i,\qquad "
-               r"\text{score} = \sum_i \text{along}_i \cos(\Delta_{\text{axis}(i)}\,\theta_i)"
-               r" + \text{across}_i \sin(\Delta_{\text{axis}(i)}\,\theta_i)"))
-    c1, c2, c3 = st.columns(3)
-    height = ui.slider(_("Grid height [patches]"), 1, MAX_SIDE, 6, "iv_h", container=c1)
-    width = ui.slider(_("Grid width [patches]"), 1, MAX_SIDE, 8, "iv_w", container=c1)
-    row_asked = ui.slider(_("Query row"), 0, MAX_SIDE - 1, 2, "iv_row", container=c2)
-    col_asked = ui.slider(_("Query column"), 0, MAX_SIDE - 1, 3, "iv_col", container=c2)
-    qk = ui.choice(_("Query and key vectors"), list(QK_LABELS), "ones", "iv_qk", container=c3,
-                   fmt=lambda v: _(QK_LABELS[v]), horizontal=False)
-    model = ui.choice(_("M-RoPE split of the pairs"), list(MODELS), "qwen2_vl", "iv_split",
-                      container=c3, fmt=model_name, horizontal=False)
-    row, col = min(row_asked, height - 1), min(col_asked, width - 1)
-    if (row, col) != (row_asked, col_asked):
-        st.info(_("The grid has rows 0 … {last_row} and columns 0 … {last_col}: the query is "
-                  "the patch at row {row}, column {col}.").format(
-                      last_row=height - 1, last_col=width - 1, row=row, col=col),
-                icon=":material/info:")
-    with ui.friendly_errors():
-        df = grid_table(s.dim, s.base, s.layout, height, width, row, col, qk, model)
-    columns = st.columns(3)
-    for column, scheme in zip(columns, rc.SCHEMES):
-        with column:
-            if scheme == "axial" and s.dim % 4:
-                ui.warning(_("2D axial RoPE gives half the pairs to the row and half to the "
-                             "column, so it needs a head dim d divisible by 4, and d = {dim} "
-                             "is not.").format(dim=s.dim))
-                continue
-            ui.show(grid_figure(s.dim, s.base, s.layout, height, width, row, col, qk, model,
-                                scheme), key=f"iv_grid_{scheme}",
-                    alt=_("Heatmap over the image's grid of patches (rows and columns): the score "
-                          "of the marked query patch with every patch under this scheme, divided by"
-                          " |q||k|, from −1 (opposite) to 1 (aligned)."), table=_("score table"))
-    section = rc.scaled_mrope_section(model, s.dim)
+@ui.prose
+def grid_notes(dim: int, base: float, layout: str, height: int, width: int, row: int,
+               col: int, qk: str, model: str) -> tuple[str, ...]:
+    """The sentences under the grid: the scores of the query's neighbours and the spread
+    of each panel, read from the grid tables once per setting and language."""
+    df = grid_table(dim, base, layout, height, width, row, col, qk, model)
+    section = rc.scaled_mrope_section(model, dim)
     sentences = [
         _("The query is the patch at row {row}, column {col} (×). Flattened, the patch below "
           "it is {w} tokens away, as far as the patch {w} places to its right would be, and a "
@@ -146,7 +108,7 @@ def grid_section(s) -> None:
           "score depends on the row and column differences only. The three panels share "
           "one colour scale, from the lowest to the highest score among them.").format(
               row=row, col=col, w=width)]
-    q, k = vectors(s.dim, qk)
+    q, k = vectors(dim, qk)
     norm = float(q.norm() * k.norm())
 
     scores = {c: df[c].to_numpy() for c in SCORE_COLUMNS.values()}
@@ -198,15 +160,15 @@ def grid_section(s) -> None:
     else:
         sentences.append(_("With random q and k the pattern is less regular, but it still "
                            "depends only on the differences of the ids."))
-    if model == "qwen2_vl" and section[1] and s.dim % 4 == 0:
+    if model == "qwen2_vl" and section[1] and dim % 4 == 0:
         spread = {c: float(np.nanmax(scores[c]) - np.nanmin(scores[c])) / norm
                   for c in ("score axial 2D", "score M-RoPE")}
-    if model == "qwen2_vl" and section[1] and s.dim % 4 == 0 \
+    if model == "qwen2_vl" and section[1] and dim % 4 == 0 \
             and spread["score M-RoPE"] < spread["score axial 2D"]:
         # only when it is narrower: random q and k with a small base can spread it wider
         every = np.concatenate([scores[c] for c in SCORE_COLUMNS.values()]) / norm
         shared = float(np.nanmax(every) - np.nanmin(every))  # the panels' one colour scale
-        interleaved = grid_table(s.dim, s.base, s.layout, height, width, row, col, qk,
+        interleaved = grid_table(dim, base, layout, height, width, row, col, qk,
                                  "qwen3_vl")["score M-RoPE"].to_numpy() / norm
         numbers = dict(mrope=i18n.number(spread["score M-RoPE"], "0.000"),
                        axial=i18n.number(spread["score axial 2D"], "0.000"),
@@ -233,14 +195,61 @@ def grid_section(s) -> None:
                        "pairs of M-RoPE (of {pairs}) turn every patch by the same angle, which "
                        "cancels in the score of two patches: only the {hw} row and column "
                        "pairs tell the patches apart.").format(
-                           t=section[0], pairs=s.dim // 2, hw=section[1] + section[2]))
+                           t=section[0], pairs=dim // 2, hw=section[1] + section[2]))
     sentences.append(_("The 2D panel uses the sidebar's base and head dim. Qwen2-VL's vision "
                        "encoder itself uses base 10⁴ and head dim 80 (1280 / 16 heads: 20 "
                        "frequencies for the row, the same 20 for the column), and it counts "
                        "the 14-pixel patches before the 2 × 2 merge; the language model's "
                        "M-RoPE counts merged tokens, so one of its rows is two rows of the "
                        "vision encoder."))
-    ui.explain(*sentences)
+    return tuple(sentences)
+
+
+@st.fragment
+def grid_section(s) -> None:
+    st.header(_("A grid of patches"))
+    st.markdown(_("A ViT cuts an image into patches. Flattened row by row into one sequence, "
+                  "patch (r, c) of a grid w patches wide gets the single position r·w + c, "
+                  "so the patch directly below is w tokens away. 2D axial RoPE gives each "
+                  "patch two positions, its row and its column: half the pairs turn with the "
+                  "row, half with the column, and the patch below is one row away. M-RoPE "
+                  "(Qwen2-VL) gives every token three ids, time, row and column, and splits "
+                  "the pairs among them."))
+    # Translators: a LaTeX formula; translate only the words inside \text{…}.
+    st.latex(_(r"\text{angle}_i = \text{id}_{\text{axis}(i)}\,\theta_i,\qquad "
+               r"\text{score} = \sum_i \text{along}_i \cos(\Delta_{\text{axis}(i)}\,\theta_i)"
+               r" + \text{across}_i \sin(\Delta_{\text{axis}(i)}\,\theta_i)"))
+    c1, c2, c3 = st.columns(3)
+    height = ui.slider(_("Grid height [patches]"), 1, MAX_SIDE, 6, "iv_h", container=c1)
+    width = ui.slider(_("Grid width [patches]"), 1, MAX_SIDE, 8, "iv_w", container=c1)
+    row_asked = ui.slider(_("Query row"), 0, MAX_SIDE - 1, 2, "iv_row", container=c2)
+    col_asked = ui.slider(_("Query column"), 0, MAX_SIDE - 1, 3, "iv_col", container=c2)
+    qk = ui.choice(_("Query and key vectors"), list(QK_LABELS), "ones", "iv_qk", container=c3,
+                   fmt=lambda v: _(QK_LABELS[v]), horizontal=False)
+    model = ui.choice(_("M-RoPE split of the pairs"), list(MODELS), "qwen2_vl", "iv_split",
+                      container=c3, fmt=model_name, horizontal=False)
+    row, col = min(row_asked, height - 1), min(col_asked, width - 1)
+    if (row, col) != (row_asked, col_asked):
+        st.info(_("The grid has rows 0 … {last_row} and columns 0 … {last_col}: the query is "
+                  "the patch at row {row}, column {col}.").format(
+                      last_row=height - 1, last_col=width - 1, row=row, col=col),
+                icon=":material/info:")
+    with ui.friendly_errors():
+        grid_table(s.dim, s.base, s.layout, height, width, row, col, qk, model)
+    columns = st.columns(3)
+    for column, scheme in zip(columns, rc.SCHEMES):
+        with column:
+            if scheme == "axial" and s.dim % 4:
+                ui.warning(_("2D axial RoPE gives half the pairs to the row and half to the "
+                             "column, so it needs a head dim d divisible by 4, and d = {dim} "
+                             "is not.").format(dim=s.dim))
+                continue
+            ui.show(grid_figure(s.dim, s.base, s.layout, height, width, row, col, qk, model,
+                                scheme), key=f"iv_grid_{scheme}",
+                    alt=_("Heatmap over the image's grid of patches (rows and columns): the score "
+                          "of the marked query patch with every patch under this scheme, divided by"
+                          " |q||k|, from −1 (opposite) to 1 (aligned)."), table=_("score table"))
+    ui.explain(*grid_notes(s.dim, s.base, s.layout, height, width, row, col, qk, model))
     ui.download(grid_table, s.dim, s.base, s.layout, height, width, row, col, qk, model,
                 filename=f"patch_scores_dim{s.dim}_base{ui.slug(s.base)}_{height}x{width}_"
                          f"r{row}c{col}_{qk}_{model}.csv",
@@ -406,69 +415,43 @@ def wavelength_figure(dim: int, base: float, model: str, spans: tuple) -> ui.Fro
         shapes=lines, annotations=labels)
 
 
-@st.fragment
-def sequence_section(s) -> None:
-    st.header(_("Position ids of a mixed sequence"))
-    st.markdown(_("Qwen2-VL's language model reads text, then an image, then text, then a "
-                  "video, then text again. Each vision block is a grid of patches (t, h, w) "
-                  "before merging, where t counts temporal patches of two video frames each "
-                  "(temporal_patch_size = 2; an image is one temporal patch); the model "
-                  "merges 2 × 2 patches into one token, so an image of h × w patches becomes "
-                  "h′ × w′ = h/2 × w/2 tokens. A text token's three ids are equal; a patch "
-                  "gets the block's start id plus its temporal patch index, row and column."))
-    st.caption(_("Qwen3-VL writes the time of each temporal patch as text (a timestamp) "
-                 "before it and gives every temporal patch t = 1: transformers' Qwen3-VL "
-                 "get_rope_index splits video_grid_thw into one grid per temporal patch and "
-                 "applies the same rule to each. The sequence below follows Qwen2-VL and "
-                 "Qwen2.5-VL."))
-    c1, c2, c3 = st.columns(3)
-    text = ui.slider(_("Text tokens between blocks"), 1, 8, 3, "iv_text", container=c1)
-    image_h = ui.slider(_("Image height h [patches]"), 2, 32, 8, "iv_img_h", step=2,
-                        container=c1)
-    image_w = ui.slider(_("Image width w [patches]"), 2, 32, 12, "iv_img_w", step=2,
-                        container=c1)
-    video_t = ui.slider(_("Video length t [temporal patches]"), 1, 16, 6, "iv_vid_t",
-                        container=c2)
-    video_h = ui.slider(_("Video height h [patches]"), 2, 16, 4, "iv_vid_h", step=2,
-                        container=c2)
-    video_w = ui.slider(_("Video width w [patches]"), 2, 16, 6, "iv_vid_w", step=2,
-                        container=c2)
-    resume = ui.choice(_("Where the text resumes"), RESUME_OPTIONS, "original",
-                       "iv_resume", container=c3, fmt=lambda v: _(RESUME_LABELS[v]),
-                       horizontal=False,
-                       help=_("After a vision block. Qwen2-VL and Qwen2.5-VL were trained with "
-                              "their release's rule, after the block's largest id (transformers "
-                              "up to 5.2 did the same); transformers 5.3 and later resume at "
-                              "the block's start + max(h′, w′)."))
-    time = ui.choice(_("Time ids of a video"), list(TIME_LABELS), "qwen2_vl", "iv_time",
-                     container=c3, fmt=lambda v: _(TIME_LABELS[v]), horizontal=False)
-    absolute = time == "qwen2_5_vl"
-    c4, c5 = st.columns(2)
-    tps = ui.select_slider(_("tokens_per_second (Qwen2.5-VL's configs: 2)"), TPS_OPTIONS, 2,
-                           "iv_tps", container=c4, fmt=str, disabled=not absolute)
-    seconds = ui.select_slider(_("Seconds per temporal patch (temporal_patch_size / fps)"),
-                               SECOND_OPTIONS, 1.0, "iv_sec", container=c5, fmt=str,
-                               disabled=not absolute)
-    args = (text, image_h, image_w, video_t, video_h, video_w, resume, time, tps, seconds)
-    with ui.friendly_errors():
-        tables = sequence_tables(*args)
+@ui.table
+def sequence_summary(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
+                     video_w: int, resume: str, time: str, tps: int, seconds: float) -> dict:
+    """What the page quotes from the sequence's tables, read once per setting: segments
+    1 … 4 (image, text, video, text), each as {column: value}, the number of time ids the
+    video spans, the first generated token's id (the prompt's largest id + 1) and the
+    number of tokens."""
+    tables = sequence_tables(text, image_h, image_w, video_t, video_h, video_w, resume, time,
+                             tps, seconds)
     tokens, blocks = tables["tokens"], tables["blocks"]
-    ui.show(ids_figure(*args), key="iv_ids",
-            alt=_("Line chart: the three position ids t (time), h (row) and w (column) against the "
-                  "token index, for text, an image, text, a video and text; the image and video "
-                  "blocks are shaded."), table=_("position id table"))
-
-    # segments 1 … 4: image, text, video, text (read as lists: a pandas row costs ~50 µs)
+    # read as lists: a pandas row costs ~50 µs
     column = {c: blocks[c].tolist() for c in ("start id", "merged t", "merged h", "merged w",
                                               "largest id", "first token", "tokens")}
     image, after_image, video, after_video = ({c: v[n] for c, v in column.items()}
                                               for n in range(1, 5))
-    vt, vh, vw = int(video["merged t"]), int(video["merged h"]), int(video["merged w"])
-    step = tps * seconds if absolute else 1
     time_ids = tokens["t id"].to_numpy()[video["first token"]:
                                          video["first token"] + video["tokens"]]
-    t_span = int(time_ids.max() - time_ids.min()) + 1  # the video's time ids
+    return dict(image=image, after_image=after_image, video=video, after_video=after_video,
+                t_span=int(time_ids.max() - time_ids.min()) + 1,
+                generated=int(tokens[["t id", "h id", "w id"]].to_numpy().max()) + 1,
+                tokens=len(tokens))
 
+
+@ui.prose
+def sequence_notes(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
+                   video_w: int, resume: str, time: str, tps: int,
+                   seconds: float) -> tuple[str, ...]:
+    """The sentences under the position ids: where each block starts and where the text
+    resumes under the chosen rule, once per setting and language."""
+    summary = sequence_summary(text, image_h, image_w, video_t, video_h, video_w, resume,
+                               time, tps, seconds)
+    image, after_image, video, after_video = (
+        summary[n] for n in ("image", "after_image", "video", "after_video"))
+    vt, vh, vw = int(video["merged t"]), int(video["merged h"]), int(video["merged w"])
+    absolute = time == "qwen2_5_vl"
+    step = tps * seconds if absolute else 1
+    t_span = summary["t_span"]  # the video's time ids
     sentences = [
         _("The image starts at id {start}: its {rows} × {cols} tokens take rows {start} … "
           "{last_row} and columns {start} … {last_col}, all at time {start}. The text after "
@@ -487,7 +470,7 @@ def sequence_section(s) -> None:
     # release computes rope_deltas = largest id + 1 − prompt length, so the first generated
     # token gets the prompt's largest id + 1 whatever rule laid out the prompt
     side = int(video["start id"]) + max(vh, vw)
-    generated = int(tokens[["t id", "h id", "w id"]].to_numpy().max()) + 1
+    generated = summary["generated"]
     last_text = int(after_video["start id"]), int(after_video["start id"]) + text - 1
     if resume == "transformers" and t_span > max(vh, vw):
         sentences.append(_("**The two rules differ here.** transformers (5.3 and later) "
@@ -544,42 +527,15 @@ def sequence_section(s) -> None:
                                "temporal patches the time ids start + {offsets}, so some "
                                "neighbours share a time id or the gaps differ.").format(
                                    step=i18n.number(step), offsets=shown_offsets))
-    ui.explain(*sentences)
-    merge_note = _("Sequence: {text} text tokens, an image of {ih} × {iw} patches ({ihm} × "
-                   "{iwm} tokens), {text} text tokens, a video of {vt} × {vh0} × {vw0} patches "
-                   "({vt} × {vh} × {vw} tokens), {text} text tokens: {n} tokens in all.")
-    st.caption(merge_note.format(text=text, ih=image_h, iw=image_w, ihm=image_h // 2,
-                                 iwm=image_w // 2, vt=vt, vh0=video_h, vw0=video_w, vh=vh,
-                                 vw=vw, n=i18n.integer(len(tokens))))
-    name = (f"mrope_ids_text{text}_image{image_h}x{image_w}_video{video_t}x{video_h}x{video_w}"
-            f"_{resume}_{time}" + (f"_tps{tps}_s{ui.slug(seconds)}" if absolute else ""))
-    ui.download(sequence_tables, *args, part="tokens", filename=f"{name}.csv",
-                label=_("position id table"), key="iv_tokens")
-    ui.download(sequence_tables, *args, part="blocks", filename=f"{name}_blocks.csv",
-                label=_("block table"), key="iv_blocks")
+    return tuple(sentences)
 
-    # ----- which pairs read which id
-    st.header(_("Which pairs encode which axis"))
-    st.markdown(_("θᵢ = base^(−2i/d) falls from 1 rad per id (pair 0) to almost nothing (the "
-                  "last pair). Qwen2-VL's (and Qwen2.5-VL's) mrope_section = [16, 24, 24] "
-                  "gives the time axis "
-                  "the first 16 pairs, the row the next 24 and the column the last 24: each "
-                  "axis gets one band of frequencies. Qwen3-VL interleaves them, t h w t h w "
-                  "…, so each axis gets fast and slow pairs. For d other than 128 the shares "
-                  "are kept (rounded down for h and w)."))
-    spans = (t_span, max(int(image["merged h"]), vh), max(int(image["merged w"]), vw))
-    with ui.friendly_errors():
-        coverage = coverage_table(s.dim, s.base, spans)
-    ui.show(allocation_figure(s.dim), key="iv_allocation",
-            alt=_("Strip chart: one row per model, one cell per pair index i, coloured by the axis "
-                  "the pair reads: t (time), h (row) or w (column)."), table=_("pair table"))
-    left, right = st.columns(2)
-    for column, model in zip((left, right), MODELS):
-        with column:
-            ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}",
-                    alt=_("Scatter chart, log scale: each pair's wavelength in ids against the pair"
-                          " index i, coloured by its axis (t, h or w), with the largest id distance"
-                          " along each axis as a dotted line."), table=_("pair table"))
+
+@ui.prose
+def coverage_notes(dim: int, base: float, spans: tuple) -> tuple[str, ...]:
+    """The sentences under the wavelengths: how many of each model's row and time pairs
+    turn over the sequence's spans, read from the coverage table once per setting and
+    language."""
+    coverage = coverage_table(dim, base, spans)
     # {model: {axis: {column: value}}} (a filtered, re-indexed frame costs ~1 ms)
     by_model = {m: {a: {} for a in rc.AXES} for m in MODELS}
     for c in ("pairs", "fastest wavelength [ids]", "slowest wavelength [ids]",
@@ -600,7 +556,7 @@ def sequence_section(s) -> None:
                        "{h_span} rows, while all {t_pairs} time pairs are fast ones (the "
                        "slowest turns every {t_slow} ids). Qwen3-VL's interleaving gives "
                        "{h3_turn} of its {h3_pairs} row pairs at least one turn.").format(
-                           base=ui.fmt_base(s.base),
+                           base=ui.fmt_base(base),
                            h_fast=i18n.number(two["h"]["fastest wavelength [ids]"], "#,##0.#"),
                            h_turn=int(two["h"]["pairs turning at least once"]),
                            h_pairs=int(two["h"]["pairs"]), h_span=spans[1] - 1,
@@ -609,12 +565,105 @@ def sequence_section(s) -> None:
                                               "#,##0.#"),
                            h3_turn=int(three["h"]["pairs turning at least once"]),
                            h3_pairs=int(three["h"]["pairs"])))
-    if s.dim < 16:
+    if dim < 16:
         notes.append(_("With only {pairs} pairs some axes get one pair or none: an axis "
-                       "without pairs cannot be told apart at all.").format(pairs=s.dim // 2))
+                       "without pairs cannot be told apart at all.").format(pairs=dim // 2))
     notes.append(_("Qwen2-VL and Qwen2.5-VL use base 10⁶, Qwen3-VL 5·10⁶, all with d = 128: "
                    "set them in the sidebar to see the models' own numbers."))
-    ui.explain(*notes)
+    return tuple(notes)
+
+
+@st.fragment
+def sequence_section(s) -> None:
+    st.header(_("Position ids of a mixed sequence"))
+    st.markdown(_("Qwen2-VL's language model reads text, then an image, then text, then a "
+                  "video, then text again. Each vision block is a grid of patches (t, h, w) "
+                  "before merging, where t counts temporal patches of two video frames each "
+                  "(temporal_patch_size = 2; an image is one temporal patch); the model "
+                  "merges 2 × 2 patches into one token, so an image of h × w patches becomes "
+                  "h′ × w′ = h/2 × w/2 tokens. A text token's three ids are equal; a patch "
+                  "gets the block's start id plus its temporal patch index, row and column."))
+    st.caption(_("Qwen3-VL writes the time of each temporal patch as text (a timestamp) "
+                 "before it and gives every temporal patch t = 1: transformers' Qwen3-VL "
+                 "get_rope_index splits video_grid_thw into one grid per temporal patch and "
+                 "applies the same rule to each. The sequence below follows Qwen2-VL and "
+                 "Qwen2.5-VL."))
+    c1, c2, c3 = st.columns(3)
+    text = ui.slider(_("Text tokens between blocks"), 1, 8, 3, "iv_text", container=c1)
+    image_h = ui.slider(_("Image height h [patches]"), 2, 32, 8, "iv_img_h", step=2,
+                        container=c1)
+    image_w = ui.slider(_("Image width w [patches]"), 2, 32, 12, "iv_img_w", step=2,
+                        container=c1)
+    video_t = ui.slider(_("Video length t [temporal patches]"), 1, 16, 6, "iv_vid_t",
+                        container=c2)
+    video_h = ui.slider(_("Video height h [patches]"), 2, 16, 4, "iv_vid_h", step=2,
+                        container=c2)
+    video_w = ui.slider(_("Video width w [patches]"), 2, 16, 6, "iv_vid_w", step=2,
+                        container=c2)
+    resume = ui.choice(_("Where the text resumes"), RESUME_OPTIONS, "original",
+                       "iv_resume", container=c3, fmt=lambda v: _(RESUME_LABELS[v]),
+                       horizontal=False,
+                       help=_("After a vision block. Qwen2-VL and Qwen2.5-VL were trained with "
+                              "their release's rule, after the block's largest id (transformers "
+                              "up to 5.2 did the same); transformers 5.3 and later resume at "
+                              "the block's start + max(h′, w′)."))
+    time = ui.choice(_("Time ids of a video"), list(TIME_LABELS), "qwen2_vl", "iv_time",
+                     container=c3, fmt=lambda v: _(TIME_LABELS[v]), horizontal=False)
+    absolute = time == "qwen2_5_vl"
+    c4, c5 = st.columns(2)
+    tps = ui.select_slider(_("tokens_per_second (Qwen2.5-VL's configs: 2)"), TPS_OPTIONS, 2,
+                           "iv_tps", container=c4, fmt=str, disabled=not absolute)
+    seconds = ui.select_slider(_("Seconds per temporal patch (temporal_patch_size / fps)"),
+                               SECOND_OPTIONS, 1.0, "iv_sec", container=c5, fmt=str,
+                               disabled=not absolute)
+    args = (text, image_h, image_w, video_t, video_h, video_w, resume, time, tps, seconds)
+    with ui.friendly_errors():
+        summary = sequence_summary(*args)
+    ui.show(ids_figure(*args), key="iv_ids",
+            alt=_("Line chart: the three position ids t (time), h (row) and w (column) against the "
+                  "token index, for text, an image, text, a video and text; the image and video "
+                  "blocks are shaded."), table=_("position id table"))
+
+    ui.explain(*sequence_notes(*args))
+    video = summary["video"]
+    vt, vh, vw = int(video["merged t"]), int(video["merged h"]), int(video["merged w"])
+    merge_note = _("Sequence: {text} text tokens, an image of {ih} × {iw} patches ({ihm} × "
+                   "{iwm} tokens), {text} text tokens, a video of {vt} × {vh0} × {vw0} patches "
+                   "({vt} × {vh} × {vw} tokens), {text} text tokens: {n} tokens in all.")
+    st.caption(merge_note.format(text=text, ih=image_h, iw=image_w, ihm=image_h // 2,
+                                 iwm=image_w // 2, vt=vt, vh0=video_h, vw0=video_w, vh=vh,
+                                 vw=vw, n=i18n.integer(summary["tokens"])))
+    name = (f"mrope_ids_text{text}_image{image_h}x{image_w}_video{video_t}x{video_h}x{video_w}"
+            f"_{resume}_{time}" + (f"_tps{tps}_s{ui.slug(seconds)}" if absolute else ""))
+    ui.download(sequence_tables, *args, part="tokens", filename=f"{name}.csv",
+                label=_("position id table"), key="iv_tokens")
+    ui.download(sequence_tables, *args, part="blocks", filename=f"{name}_blocks.csv",
+                label=_("block table"), key="iv_blocks")
+
+    # ----- which pairs read which id
+    st.header(_("Which pairs encode which axis"))
+    st.markdown(_("θᵢ = base^(−2i/d) falls from 1 rad per id (pair 0) to almost nothing (the "
+                  "last pair). Qwen2-VL's (and Qwen2.5-VL's) mrope_section = [16, 24, 24] "
+                  "gives the time axis "
+                  "the first 16 pairs, the row the next 24 and the column the last 24: each "
+                  "axis gets one band of frequencies. Qwen3-VL interleaves them, t h w t h w "
+                  "…, so each axis gets fast and slow pairs. For d other than 128 the shares "
+                  "are kept (rounded down for h and w)."))
+    image = summary["image"]
+    spans = (summary["t_span"], max(int(image["merged h"]), vh), max(int(image["merged w"]), vw))
+    with ui.friendly_errors():
+        coverage_table(s.dim, s.base, spans)
+    ui.show(allocation_figure(s.dim), key="iv_allocation",
+            alt=_("Strip chart: one row per model, one cell per pair index i, coloured by the axis "
+                  "the pair reads: t (time), h (row) or w (column)."), table=_("pair table"))
+    left, right = st.columns(2)
+    for column, model in zip((left, right), MODELS):
+        with column:
+            ui.show(wavelength_figure(s.dim, s.base, model, spans), key=f"iv_wave_{model}",
+                    alt=_("Scatter chart, log scale: each pair's wavelength in ids against the pair"
+                          " index i, coloured by its axis (t, h or w), with the largest id distance"
+                          " along each axis as a dotted line."), table=_("pair table"))
+    ui.explain(*coverage_notes(s.dim, s.base, spans))
     ui.download(pair_table, s.dim, s.base,
                 filename=f"mrope_pairs_dim{s.dim}_base{ui.slug(s.base)}.csv",
                 label=_("pair table"), key="iv_pairs")

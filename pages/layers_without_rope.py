@@ -279,6 +279,71 @@ def reach_sentences(kind: str) -> tuple[str, ...]:
     return tuple(reach_sentence(row) for _i, row in every[every["hybrid"] == kind].iterrows())
 
 
+@ui.prose
+def pattern_sentence(names: tuple) -> str:
+    """The sentence under the layer pattern: each model's layers by kind, once per set of
+    models and language."""
+    summary = layers(names)["summary"]
+    pattern_text = []
+    for _i, row in summary.iterrows():
+        numbers = dict(model=row["model"], rope=int(row["RoPE layers"]), n=int(row["layers"]),
+                       nope=int(row["NoPE layers"]), other=int(row["other layers"]))
+        if numbers["other"] and numbers["nope"]:
+            pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} attend without "
+                                  "rotating, {other} do not attend").format(**numbers))
+        elif numbers["other"]:
+            pattern_text.append(_("{model}: {rope} of {n} layers attend and rotate, {other} do "
+                                  "not attend").format(**numbers))
+        elif not numbers["nope"]:
+            pattern_text.append(_("{model}: all {n} layers rotate").format(**numbers))
+        else:
+            pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
+                **numbers))
+    return _("**What to notice.** Grey cells are NoPE layers: attention like the others, "
+             "but q and k are not rotated; brown cells do not attend at all, so they have "
+             "nothing to rotate. {models}.").format(models=_("; ").join(pattern_text))
+
+
+@ui.prose
+def reach_notes(names: tuple) -> tuple[str, str]:
+    """The sentences under the reach: how far each model's RoPE layers reach
+    (reach_sentence), and what float32 does to the angles far into Llama 4 Scout's
+    context, once per set of models and language."""
+    summary = layers(names)["summary"]
+    # transformers and Meta's code form each angle m·θᵢ in float32 from the absolute position:
+    # its error at m = 10⁷ for Scout's head dim and base (before its llama3 scaling)
+    scout = rc.PRESETS["Llama 4 Scout"]
+    far = 10**7
+    offset, rounding = (v.numpy() for v in rc.float32_angle_parts(far, scout.rotary_dim,
+                                                                   scout.base))
+    reach = _("**How far each RoPE layer reaches.** A windowed RoPE layer never meets a "
+              "distance longer than its window (a sliding window of w tokens reaches w − 1 "
+              "back; an attention chunk back to the chunk's start), so in exact arithmetic "
+              "its angles stay those of training however long the input; its slow pairs, "
+              "whose wavelength exceeds the window, turn less than once within it, and the "
+              "slowest barely move. A RoPE layer with full attention (the global layers of "
+              "Gemma and gpt-oss, SmolLM3's RoPE layers, the few attention layers of "
+              "Qwen3-Next and LFM2) sees the whole context. The bars show each model's "
+              "shortest-reaching RoPE layers. {models}.").format(
+        models=_("; ").join(reach_sentence(row) for _i, row in summary.iterrows()))
+    float32 = _("In float32, though, as transformers and Meta's reference code form them, each "
+                "angle is the product m·θᵢ of a token's absolute position, not of the distance, "
+                "and the product is rounded: at m = {m} (d = {dim}, base {base}, Scout's head dim "
+                "and base before its scaling) the rounding reaches {rounding} rad and differs from "
+                "one position to the next, so a query and a key in one window no longer differ by "
+                "exactly the angle of their distance. Far into a long input, then, even a windowed "
+                "layer meets angle differences that training, at shorter positions, never "
+                "produced; Llama 4 Scout is configured for {context} tokens. The rest of the "
+                "float32 error, up to {offset} rad, is a fixed change of frequency (float32's θᵢ "
+                "in place of the exact one), the same for q and k, so it leaves scores depending "
+                "on the distance alone (Precision page).").format(
+        m=i18n.integer(far), dim=scout.rotary_dim, base=ui.fmt_base(scout.base),
+        offset=f"{float(np.abs(offset).max()):.2g}",
+        rounding=f"{float(np.abs(rounding).max()):.2g}",
+        context=i18n.integer(scout.max_context))
+    return reach, float32
+
+
 st.header(_("Three kinds of hybrid"))
 for column, kind in zip(st.columns(3), ("nope_layers", "global_nope", "other_mixers")):
     with column:
@@ -297,8 +362,7 @@ if not names:
     st.info(_("Choose at least one model."), icon=":material/info:")
     st.stop()
 with ui.friendly_errors():
-    tables = layers(names)
-summary = tables["summary"]
+    layers(names)
 
 # --- pattern ---------------------------------------------------------------------------
 ui.show(pattern_figure(names), key="lw_pattern_plot",
@@ -306,63 +370,17 @@ ui.show(pattern_figure(names), key="lw_pattern_plot",
               " RoPE with full attention, RoPE with a sliding window or chunk, NoPE (attention "
               "without rotation), or no attention at all (linear attention, state space or "
               "convolution)."), table=_("layer table"))
-pattern_text = []
-for _i, row in summary.iterrows():
-    numbers = dict(model=row["model"], rope=int(row["RoPE layers"]), n=int(row["layers"]),
-                   nope=int(row["NoPE layers"]), other=int(row["other layers"]))
-    if numbers["other"] and numbers["nope"]:
-        pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} attend without "
-                              "rotating, {other} do not attend").format(**numbers))
-    elif numbers["other"]:
-        pattern_text.append(_("{model}: {rope} of {n} layers attend and rotate, {other} do "
-                              "not attend").format(**numbers))
-    elif not numbers["nope"]:
-        pattern_text.append(_("{model}: all {n} layers rotate").format(**numbers))
-    else:
-        pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
-            **numbers))
-ui.explain(_("**What to notice.** Grey cells are NoPE layers: attention like the others, "
-             "but q and k are not rotated; brown cells do not attend at all, so they have "
-             "nothing to rotate. {models}.").format(models=_("; ").join(pattern_text)))
+ui.explain(pattern_sentence(names))
 
 # --- reach -----------------------------------------------------------------------------
 ui.show(reach_figure(names), key="lw_reach_plot",
         alt=_("Bar chart, log scale, one group per model: the shortest reach of its RoPE layers "
               "(window or context), the wavelength of the slowest pair in those layers, and the "
               "configured context."), table=_("summary table"))
-# transformers and Meta's code form each angle m·θᵢ in float32 from the absolute position:
-# its error at m = 10⁷ for Scout's head dim and base (before its llama3 scaling)
-scout = rc.PRESETS["Llama 4 Scout"]
-far = 10**7
-offset, rounding = (v.numpy() for v in rc.float32_angle_parts(far, scout.rotary_dim,
-                                                               scout.base))
-ui.explain(_("**How far each RoPE layer reaches.** A windowed RoPE layer never meets a "
-             "distance longer than its window (a sliding window of w tokens reaches w − 1 "
-             "back; an attention chunk back to the chunk's start), so in exact arithmetic "
-             "its angles stay those of training however long the input; its slow pairs, "
-             "whose wavelength exceeds the window, turn less than once within it, and the "
-             "slowest barely move. A RoPE layer with full attention (the global layers of "
-             "Gemma and gpt-oss, SmolLM3's RoPE layers, the few attention layers of "
-             "Qwen3-Next and LFM2) sees the whole context. The bars show each model's "
-             "shortest-reaching RoPE layers. {models}.").format(
-    models=_("; ").join(reach_sentence(row) for _i, row in summary.iterrows())),
-           _("In float32, though, as transformers and Meta's reference code form them, each "
-             "angle is the product m·θᵢ of a token's absolute position, not of the distance, "
-             "and the product is rounded: at m = {m} (d = {dim}, base {base}, Scout's head "
-             "dim and base before its scaling) the rounding reaches {rounding} rad and "
-             "differs from one position to the next, so a query and a key in one window no "
-             "longer differ by exactly the angle of their distance. Far into a long input, "
-             "then, even a windowed layer meets angle differences that training, at shorter "
-             "positions, never produced; Llama 4 Scout is configured for {context} tokens. "
-             "The rest of the float32 error, up to {offset} rad, is a fixed change of "
-             "frequency (float32's θᵢ in place of the exact one), the same for q and k, so it "
-             "leaves scores depending on the distance alone (Precision page).").format(
-    m=i18n.integer(far), dim=scout.rotary_dim, base=ui.fmt_base(scout.base),
-    offset=f"{float(np.abs(offset).max()):.2g}",
-    rounding=f"{float(np.abs(rounding).max()):.2g}",
-    context=i18n.integer(scout.max_context)))
+ui.explain(*reach_notes(names))
 
 # --- Llama 4's temperature -------------------------------------------------------------
+scout = rc.PRESETS["Llama 4 Scout"]
 _rule, floor_scale, attn_scale = next(g.spec.query_scale for g in scout.groups()
                                       if g.spec.query_scale)
 ui.show(temperature_figure(scout.max_context, floor_scale, attn_scale),

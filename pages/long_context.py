@@ -119,6 +119,29 @@ def kept_inside(dim: int, base: float, train: int, factor: int) -> str:
     return verdict + (" " if i18n.lang() != "zh" else "") + dynamic
 
 
+@ui.prose
+def liu_check() -> tuple[pd.DataFrame, str]:
+    """Liu et al.'s critical dimension beside the app's (liu_table) as shown, its columns
+    named in the run's language, and the verdict under it: written once per language, not
+    on every run."""
+    liu_cmp = liu_table()
+    row = liu_cmp.iloc[0]
+    shown = liu_cmp.rename(columns={
+        "model": _("model"), "base": _("base"),
+        "train context L [tokens]": _("train context L [tokens]"),
+        "paper critical dimension": _("paper critical dimension"),
+        "app critical dimension": _("app critical dimension"), "difference": _("difference"),
+        "matches": _("matches")})
+    if row["matches"]:
+        verdict = _("Paper {paper}, app {app}: agrees.").format(
+            paper=row["paper critical dimension"], app=row["app critical dimension"])
+    else:
+        verdict = _("Paper {paper}, app {app}: DIFFERS by {difference}.").format(
+            paper=row["paper critical dimension"], app=row["app critical dimension"],
+            difference=row["difference"])
+    return shown, verdict
+
+
 @st.fragment
 def unseen_angles(s) -> None:
     """Section 1: its own sliders rerun only this section."""
@@ -141,7 +164,7 @@ def unseen_angles(s) -> None:
     with ui.friendly_errors():
         plain_rows, scaled_rows = ood_columns(s.dim, s.base, train, factor, method)
         liu = liu_summary(s.dim, s.base, train, float(new_base))
-        liu_cmp = liu_table()
+        liu_table()
 
     left, right = st.columns(2)
     with left:
@@ -221,23 +244,34 @@ def unseen_angles(s) -> None:
                  "formula:").format(
         citation=source(br.LIU_2023), critical=br.LIU_2023["critical_dimension"],
         model=br.LIU_2023["model"]))
-    row = liu_cmp.iloc[0]
-    st.dataframe(liu_cmp.rename(columns={
-        "model": _("model"), "base": _("base"),
-        "train context L [tokens]": _("train context L [tokens]"),
-        "paper critical dimension": _("paper critical dimension"),
-        "app critical dimension": _("app critical dimension"), "difference": _("difference"),
-        "matches": _("matches")}), hide_index=True)
-    if row["matches"]:
-        st.caption(_("Paper {paper}, app {app}: agrees.").format(
-            paper=row["paper critical dimension"], app=row["app critical dimension"]))
-    else:
-        st.caption(_("Paper {paper}, app {app}: DIFFERS by {difference}.").format(
-            paper=row["paper critical dimension"], app=row["app critical dimension"],
-            difference=row["difference"]))
+    liu_shown, liu_verdict = liu_check()
+    st.dataframe(liu_shown, hide_index=True)
+    st.caption(liu_verdict)
     ui.download(ood_table, s.dim, s.base, train, factor, method,
                 filename=f"long_context_angles_dim{s.dim}_base{ui.slug(s.base)}_L{train}_"
                          f"s{factor}_{method}.csv", label=_("angle table"), key="lc_ood")
+
+
+@ui.prose
+def cos_sum_notes(dim: int, base: float, bmax: int) -> tuple[str, ...]:
+    """The sentences under B_m: where it starts, where it first turns negative and how
+    densely the curve is sampled, once per setting and language."""
+    bm = bm_table(dim, base, bmax)
+    neg = first_negative(dim, base, bmax)
+    start = f"{bm['B_m'].iloc[0]:.0f}"
+    if neg is not None:
+        where = _("**B_m starts at d/2 = {start}** and, for base {base}, first turns negative "
+                  "at m = {m} (found exactly, integer by integer).").format(
+            start=start, base=ui.fmt_base(base), m=i18n.integer(neg))
+    else:
+        where = _("**B_m starts at d/2 = {start}** and, for base {base}, stays ≥ 0 for every "
+                  "m up to {most} (found exactly, integer by integer).").format(
+            start=start, base=ui.fmt_base(base), most=i18n.integer(bmax))
+    sampled = ""
+    if len(bm) < bmax + 1:
+        sampled = _("The curve is sampled at {n} distances; the crossing is exact.").format(
+            n=i18n.integer(len(bm)))
+    return tuple(t for t in (where, sampled) if t)
 
 
 @st.fragment
@@ -246,28 +280,51 @@ def cos_sum_section(s) -> None:
     bmax = ui.select_slider(_("Largest distance m [tokens]"), BMAX_OPTIONS, 16384, "lc_bmax",
                             fmt=str)
     with ui.friendly_errors():
-        bm = bm_table(s.dim, s.base, bmax)
-        neg = first_negative(s.dim, s.base, bmax)
+        bm_table(s.dim, s.base, bmax)
+        first_negative(s.dim, s.base, bmax)
     ui.show(bm_figure(s.dim, s.base, bmax), key="lc_bm_plot",
             alt=_("Line chart: B_m, the sum of cos(m·θᵢ) over the pairs, against the distance m, "
                   "with its first negative value marked."), table=_("B_m curve"))
-    start = f"{bm['B_m'].iloc[0]:.0f}"
-    if neg is not None:
-        where = _("**B_m starts at d/2 = {start}** and, for base {base}, first turns negative "
-                  "at m = {m} (found exactly, integer by integer).").format(
-            start=start, base=ui.fmt_base(s.base), m=i18n.integer(neg))
-    else:
-        where = _("**B_m starts at d/2 = {start}** and, for base {base}, stays ≥ 0 for every "
-                  "m up to {most} (found exactly, integer by integer).").format(
-            start=start, base=ui.fmt_base(s.base), most=i18n.integer(bmax))
-    sampled = ""
-    if len(bm) < bmax + 1:
-        sampled = _("The curve is sampled at {n} distances; the crossing is exact.").format(
-            n=i18n.integer(len(bm)))
-    ui.explain(*(t for t in (where, sampled) if t))
+    ui.explain(*cos_sum_notes(s.dim, s.base, bmax))
     ui.download(bm_table, s.dim, s.base, bmax,
                 filename=f"long_context_bm_dim{s.dim}_base{ui.slug(s.base)}_max{bmax}.csv",
                 label=_("B_m curve"), key="lc_bm")
+
+
+@ui.prose
+def island_notes(dim: int, target: int) -> tuple[str, str]:
+    """The sentences under the islands: how many there are and the narrowest, and how the
+    search finds them, once per setting and language (a base was found: bound's
+    "smallest" is not None)."""
+    r = bound(dim, target)
+    isl = island_table(dim, target)
+    n = len(isl)
+    if n:
+        narrowest = isl.loc[isl["width below [%]"].idxmin()]
+        k = int(narrowest["grid bases"])
+        narrow = ngettext(
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid base): a bigger base is not "
+            "automatically safe.",
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid bases): a bigger base is not "
+            "automatically safe.", k).format(
+            small=whole(r["smallest"]), top=whole(r["threshold"]), n=n,
+            width=f"{narrowest['width below [%]']:.1f}", k=k)
+    else:
+        narrow = _("Here the passing set is one interval: every base from {small} on "
+                   "passes.").format(small=whole(r["smallest"]))
+    how = _("How it is found: every base below {proven} fails, proven by a bound on how fast "
+            "B_m can change with the base; from there every base of the grid 1.001^k is "
+            "checked at every m < L, so the smallest base shown is the smallest passing base "
+            "of that grid, 0.1% apart; an island narrower than that, between two grid bases, "
+            "could be missed, and the true smallest base would then be lower. Above the "
+            "threshold every grid base passes, and from {certified} on a simple sufficient "
+            "condition proves that every base does.").format(
+        proven=whole(r["proven_below"]), certified=whole(r["certified_above"]))
+    return narrow, how
 
 
 @st.fragment
@@ -307,34 +364,7 @@ def smallest_base_section(s) -> None:
                   "every distance below the context L, 0 where it fails; the passing bases form "
                   "islands, and the smallest passing base and the threshold are marked."),
             table=_("island table"))
-    isl = island_table(dim, target)
-    n = len(isl)
-    if n:
-        narrowest = isl.loc[isl["width below [%]"].idxmin()]
-        k = int(narrowest["grid bases"])
-        narrow = ngettext(
-            "**The passing set is not an interval.** Between the smallest base {small} and the "
-            "threshold {top} lie {n} passing islands with failing bases between them, the "
-            "narrowest under {width}% wide ({k} grid base): a bigger base is not "
-            "automatically safe.",
-            "**The passing set is not an interval.** Between the smallest base {small} and the "
-            "threshold {top} lie {n} passing islands with failing bases between them, the "
-            "narrowest under {width}% wide ({k} grid bases): a bigger base is not "
-            "automatically safe.", k).format(
-            small=whole(r["smallest"]), top=whole(r["threshold"]), n=n,
-            width=f"{narrowest['width below [%]']:.1f}", k=k)
-    else:
-        narrow = _("Here the passing set is one interval: every base from {small} on "
-                   "passes.").format(small=whole(r["smallest"]))
-    how = _("How it is found: every base below {proven} fails, proven by a bound on how fast "
-            "B_m can change with the base; from there every base of the grid 1.001^k is "
-            "checked at every m < L, so the smallest base shown is the smallest passing base "
-            "of that grid, 0.1% apart; an island narrower than that, between two grid bases, "
-            "could be missed, and the true smallest base would then be lower. Above the "
-            "threshold every grid base passes, and from {certified} on a simple sufficient "
-            "condition proves that every base does.").format(
-        proven=whole(r["proven_below"]), certified=whole(r["certified_above"]))
-    ui.explain(narrow, how)
+    ui.explain(*island_notes(dim, target))
     ui.download(island_table, dim, target,
                 filename=f"long_context_islands_dim{dim}_L{target}.csv",
                 label=_("island table"), key="lc_scan")

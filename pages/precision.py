@@ -74,6 +74,13 @@ def inexact() -> pd.DataFrame:
 
 
 @ui.table
+def inexact_rows() -> dict:
+    """inexact()'s rows as {dtype: {column: value}}, in its order (read once per process,
+    not on every run)."""
+    return {row["dtype"]: row for row in inexact().to_dict("records")}
+
+
+@ui.table
 def errors(dim: int, base: float, max_position: int, dtypes: tuple) -> pd.DataFrame:
     return br.error_table(dim, base, max_position, dtypes, points=ERROR_POINTS)
 
@@ -274,14 +281,14 @@ dtypes = tuple(d for d in LOW if d in dtypes)
 
 with ui.friendly_errors():
     sp = spacing_parts(max_position, dtypes)
-    first = inexact()
+    inexact()
     err = error_parts(s.dim, s.base, max_position, dtypes)
 
 # ---------------------------------------------------------------- spacing and first inexact
 st.header(_("1. Which positions a dtype can hold"))
-first_rows = first.to_dict("records")
+first_rows = inexact_rows()
 metrics = ui.row()
-for row in first_rows:
+for row in first_rows.values():
     first_m = int(row["first inexact position [tokens]"])
     exponent = (first_m - 1).bit_length() - 1  # first_m = 2^p + 1
     metrics.metric(_("{dtype}: first position it cannot hold").format(dtype=row["dtype"]),
@@ -299,16 +306,15 @@ for d in dtypes:
     value = sp[d]["spacing [tokens]"][-1]
     bits.append(f"{d} {value:g}" if value != float("inf")
                 else _("{dtype} ∞ (overflow)").format(dtype=d))
-f_row = {row["dtype"]: row for row in first_rows}
 ui.explain(
     _("**At m = {m} the spacing is** {values} tokens.").format(
         m=i18n.integer(max_position), values=listing(bits)),
     _("bfloat16 stops at {bf_first} (it becomes {bf_held}) and float16 at {f16_first}: past "
       "these, neighbouring tokens share one position. float16 also overflows at "
       "{overflow}.").format(
-        bf_first=i18n.integer(int(f_row["bfloat16"]["first inexact position [tokens]"])),
-        bf_held=f"{f_row['bfloat16']['held as [tokens]']:.0f}",
-        f16_first=i18n.integer(int(f_row["float16"]["first inexact position [tokens]"])),
+        bf_first=i18n.integer(int(first_rows["bfloat16"]["first inexact position [tokens]"])),
+        bf_held=f"{first_rows['bfloat16']['held as [tokens]']:.0f}",
+        f16_first=i18n.integer(int(first_rows["float16"]["first inexact position [tokens]"])),
         overflow=i18n.integer(65_520)))
 
 # ---------------------------------------------------------------- errors per recipe

@@ -394,9 +394,10 @@ def none_rotates() -> str:
 @ui.prose
 def written(keys: tuple) -> dict:
     """The sentences the page writes from the tables of the models ``keys``, once per set
-    of models and language: the layer stack's (``stack``), the spectra's (``spectra``),
-    the ratios' (``ratios``) and the layer groups whose window ends their curves
-    (``windowed``)."""
+    of models and language: the cards' titles (``titles``), the layer stack's
+    (``stack``), the spectra's (``spectra``), the ratios' (``ratios``) and the layer groups
+    whose window ends their curves (``windowed``); and the longest maximum context among
+    the models (``longest``)."""
     tables = comparison(keys)
     models, spectra, layers = tables["models"], tables["spectra"], tables["layers"]
     styles = series_styles(spectra)
@@ -449,8 +450,10 @@ def written(keys: tuple) -> dict:
     windowed = [series_text(styles, name) for name, rows in spectrum_groups
                 if int(reach_of[rows[0]]) < int(dict(zip(models["model"], models[
                     "max context [tokens]"]))[spectra["model"].iloc[rows[0]]])]
-    return {"stack": tuple(stack_text), "spectra": tuple(sentences),
-            "ratios": tuple(ratio_text), "windowed": tuple(windowed)}
+    return {"titles": tuple(f"**{ui.plain(shown_name(name))}**" for name in models["model"]),
+            "stack": tuple(stack_text), "spectra": tuple(sentences),
+            "ratios": tuple(ratio_text), "windowed": tuple(windowed),
+            "longest": int(models["max context [tokens]"].max())}
 
 
 @ui.prose
@@ -503,17 +506,16 @@ keys = tuple(compare.config_key(c) for c in configs)
 with ui.friendly_errors():
     tables = comparison(keys)
     decay_table(keys, axis)
-models = tables["models"]
+text = written(keys)
 
 # --- cards -----------------------------------------------------------------------------
-for col, name, card in zip(st.columns(len(configs)), models["model"], cards(keys)):
+for col, title, card in zip(st.columns(len(configs)), text["titles"], cards(keys)):
     with col.container(border=True):
-        st.markdown(f"**{ui.plain(shown_name(name))}**")
+        st.markdown(title)
         st.markdown(card)
 
 # --- layer stack -----------------------------------------------------------------------
 layers = tables["layers"]
-text = written(keys)
 if len(layers):
     ui.show(stack_figure(keys), key="rm_stack_plot",
             alt=_("Strip chart: one row per model, one cell per layer, coloured by what the layer "
@@ -578,7 +580,7 @@ ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fa
              "their pass-through coordinates add a constant that no rotation reduces, and an "
              "attention factor a > 1 multiplies the rotary part by a². {models}.").format(
     models=_("; ").join(score_sentences(keys, axis)) or none_rotates()))
-if axis == "linear" and int(models["max context [tokens]"].max()) >= DECAY_POINTS:
+if axis == "linear" and text["longest"] >= DECAY_POINTS:
     st.caption(_("At most {n} distances per model, evenly spaced: the ripples of the fast "
                  "pairs between samples are not drawn. Use the log axis to see short distances "
                  "in detail.").format(n=i18n.integer(DECAY_POINTS)))

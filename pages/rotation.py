@@ -41,6 +41,18 @@ def rotation_frames(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     return rc.rotation_frames_table(q, k, pair, dim, base, mode, m0, n0, step, frames)
 
 
+@ui.table
+def frames_summary(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: str, m0: int,
+                   n0: int, step: int, frames: int) -> dict:
+    """What the text quotes from rotation_frames, once per setting: the tokens the query
+    travels, the lowest, highest and first dot product and the first angle between q'
+    and k'."""
+    df = rotation_frames(q, k, pair, dim, base, mode, m0, n0, step, frames)
+    ms, dots = df[COL_M].to_numpy(), df[COL_DOT]
+    return {"span": int(ms[-1] - ms[0]), "low": dots.min(), "high": dots.max(),
+            "first": dots.iloc[0], "angle": df[COL_DEG].iloc[0]}
+
+
 def parse_vector(text: str, name: str) -> tuple:
     """'x, y' (brackets optional) -> (x, y); ValueError naming what is wrong."""
     body = text.strip().strip("()[]").strip()
@@ -279,7 +291,7 @@ with ui.friendly_errors():
     k = parse_vector(k_text, "k")
     theta_i = float(rc.theta(s.dim, s.base)[pair])
     step = rc.positions_per_frame(theta_i, frames) if step_asked == AUTO else int(step_asked)
-    df = rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
+    rotation_frames(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
 
 # ------------------------------------------------------------ animation ----
 ui.show(ui.at_frame(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames),
@@ -293,12 +305,12 @@ ui.show(ui.at_frame(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, ste
         table=_("frame table"))
 q_len, k_len = math.hypot(*q), math.hypot(*k)
 bound = q_len * k_len
-ms, dots = df[COL_M].to_numpy(), df[COL_DOT]
+quoted = frames_summary(q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
 
 # ------------------------------------------------------------ explain ----
 per_frame = math.degrees(step * theta_i)
 wavelength = float(rc.wavelength(torch.tensor([theta_i]))[0])
-span = int(ms[-1] - ms[0])  # tokens the query travels over all frames
+span = quoted["span"]  # tokens the query travels over all frames
 turns = float(rc.turns_within(torch.tensor([theta_i]), max(span, 1)))
 numbers = dict(pair=pair, dim=s.dim, base=ui.fmt_base(s.base), theta=f"{theta_i:.4g}",
                degrees=f"{math.degrees(theta_i):.3g}",
@@ -333,18 +345,19 @@ if mode == "advance":
         _("Only q moves: the angle between q' and k' changes by {per_frame}° per frame, so the "
           "dot product swings between {low} and {high} in these {frames} frames, inside the "
           "bounds ±|q||k| = ±{bound}. Its value depends on n − m alone, which here changes "
-          "every frame.").format(per_frame=f"{per_frame:.3g}", low=f"{dots.min():+.3f}",
-                                 high=f"{dots.max():+.3f}", frames=frames, bound=f"{bound:.3f}"))
+          "every frame.").format(per_frame=f"{per_frame:.3g}", low=f"{quoted['low']:+.3f}",
+                                 high=f"{quoted['high']:+.3f}", frames=frames,
+                                 bound=f"{bound:.3f}"))
 else:
-    spread = float(dots.max() - dots.min())
+    spread = float(quoted["high"] - quoted["low"])
     ui.explain(
         common, marker_text,
         _("Both arrows turn by the same angle each frame, so the angle between them stays at "
           "{angle}° and **the dot product stays constant** at {dot} (largest change over "
           "{frames} frames: {spread}, rounding error): n − m = {gap} never changes. This is "
           "RoPE's relative-position property: shifting a query and a key together leaves their "
-          "score unchanged.").format(angle=f"{df[COL_DEG].iloc[0]:+.2f}",
-                                     dot=f"{dots.iloc[0]:+.4f}", frames=frames,
+          "score unchanged.").format(angle=f"{quoted['angle']:+.2f}",
+                                     dot=f"{quoted['first']:+.4f}", frames=frames,
                                      spread=f"{spread:.1e}", gap=n0 - m0))
 if per_frame > 180:
     seen = (per_frame + 180.0) % 360.0 - 180.0  # what the eye sees: the turn modulo 360°

@@ -50,6 +50,21 @@ def tables(key: tuple, target: int, method: str, params: tuple) -> dict:
             "range": serving.range_table(cfg, target, method, **dict(params))}
 
 
+@ui.table
+def summary(key: tuple, target: int, method: str, params: tuple) -> dict:
+    """What the metrics and the text quote from the tables, once per setting: L, s, a and
+    the softmax multiplier m of the settings, how many pairs there are, how many never
+    turn within what they have seen and how many are pushed past it."""
+    computed = tables(key, target, method, params)
+    lead = computed["settings"].iloc[0]
+    ranges = computed["range"]
+    return {"L": int(lead["original context L [tokens]"]), "scale": float(lead["scale s = T/L"]),
+            "a": float(lead["attention factor a"]),
+            "softmax": float(lead["softmax scale multiplier m"]),
+            "pairs": len(ranges), "pushed": int(ranges["pushed out"].sum()),
+            "never": int((~ranges["turned"]).sum())}
+
+
 @ui.figure
 def wavelength_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Frozen:
     """Each pair's wavelength before and after, the model's reach R and the target T
@@ -190,22 +205,17 @@ params_key = tuple(sorted(params.items()))
 try:  # a choice rope_core refuses (L above the model's, s above 1000): said, not raised
     settings = serving.engine_settings(cfg, target, method, **params)
     notes = serving.serving_notes(cfg, target, method, **params)
-    computed = tables(key, target, method, params_key)
+    tables(key, target, method, params_key)
 except ValueError as err:
     ui.warning(i18n.error_text(err))
     st.stop()
-ranges = computed["range"]
-lead = computed["settings"].iloc[0]
-L, scale = int(lead["original context L [tokens]"]), float(lead["scale s = T/L"])
-a = float(lead["attention factor a"])
-softmax = float(lead["softmax scale multiplier m"])
+quoted = summary(key, target, method, params_key)
+L, scale, a, softmax = quoted["L"], quoted["scale"], quoted["a"], quoted["softmax"]
 
 st.header(_("What the change does"))
 shows_softmax = softmax != 1.0 or cfg.softmax_scale != 1.0  # DeepSeek's mscale², outside RoPE
 metrics = ui.row()
-pairs = len(ranges)
-pushed = int(ranges["pushed out"].sum())
-never = int((~ranges["turned"]).sum())
+pairs, pushed, never = quoted["pairs"], quoted["pushed"], quoted["never"]
 metrics.metric(_("scale s = T / L"), f"{scale:.4g}",
                help=_("T = {target}, L = {length}").format(target=i18n.integer(target),
                                                           length=i18n.integer(L)))

@@ -300,10 +300,13 @@ def attention_table(task: str, encoding: str, length: int, layer: int) -> pd.Dat
                          "weight": weights.numpy().astype(np.float64).ravel()})
 
 
-def source_weight(df: pd.DataFrame) -> dict:
+@ui.table
+def source_weight(task: str, encoding: str, length: int, layer: int) -> dict:
     """Heads averaged: the mean weight each answered query puts on its answer's source,
-    over rows m < L_train and rows m >= L_train (on the table's columns as arrays: a
-    seventh of the CPU of pandas' row filters, the same sums)."""
+    over rows m < L_train and rows m >= L_train of attention_table, once per setting (on
+    the table's columns as arrays: a seventh of the CPU of pandas' row filters, the same
+    sums)."""
+    df = attention_table(task, encoding, length, layer)
     m = df["query m [tokens]"].to_numpy()  # (heads * L * L,)
     source = df["answer source [tokens]"].to_numpy()
     weight = df["weight"].to_numpy()
@@ -626,19 +629,26 @@ def sensitivity_summary() -> tuple[int, int, float, str]:
     return inside, runs, largest, where
 
 
-inside, runs, change, where = sensitivity_summary()
-ui.explain(_(
-    "Recorded, not shipped: a sensitivity run trains seed {seed}'s model of each "
-    "encoding on past the criterion to the {cap}-step cap (the same data and schedule: the "
-    "same run, continued). In the last bin, as shipped → trained to the cap: "
-    "{values}. Over both tasks, {inside} of the {runs} land within the shipped model's "
-    "interval over its {j} sequences; the largest change is {change} points ({where}). The "
-    "numbers come from `tiny/weights/models.json`, written by `tiny/train.py`; "
-    "`python tiny/train.py --check sensitivity` trains them again and compares (the CSV "
-    "below has them with their intervals).").format(
-        seed=record["training"]["sensitivity_seed"], cap=i18n.integer(tm.TRAINING["max_steps"]),
-        values=sensitivity_line(task), j=J, inside=inside, runs=runs,
-        change=i18n.number(100 * change, "0.#"), where=where))
+@ui.prose
+def sensitivity_note(task_: str) -> str:
+    """The sentence on the sensitivity runs (the record is fixed: written once per task
+    and language)."""
+    inside, runs, change, where = sensitivity_summary()
+    return _(
+        "Recorded, not shipped: a sensitivity run trains seed {seed}'s model of each "
+        "encoding on past the criterion to the {cap}-step cap (the same data and schedule: the "
+        "same run, continued). In the last bin, as shipped → trained to the cap: "
+        "{values}. Over both tasks, {inside} of the {runs} land within the shipped model's "
+        "interval over its {j} sequences; the largest change is {change} points ({where}). The "
+        "numbers come from `tiny/weights/models.json`, written by `tiny/train.py`; "
+        "`python tiny/train.py --check sensitivity` trains them again and compares (the CSV "
+        "below has them with their intervals).").format(
+            seed=record["training"]["sensitivity_seed"], cap=i18n.integer(tm.TRAINING["max_steps"]),
+            values=sensitivity_line(task_), j=J, inside=inside, runs=runs,
+            change=i18n.number(100 * change, "0.#"), where=where)
+
+
+ui.explain(sensitivity_note(task))
 ui.download(recorded_table, filename="tiny_recorded_runs.csv",
             label=_("recorded runs"), key="recorded")
 
@@ -973,7 +983,7 @@ def attention_section() -> None:
                   "on one sequence, query position m down, key position across; bright cells "
                   "are the keys a query reads."),
             table=_("the attention weights (CSV below)"))
-    weights = source_weight(attention_table(task, encoding, length, layer))
+    weights = source_weight(task, encoding, length, layer)
     ui.explain(
         _("Seed 0's model, on one sequence of the chosen task. Each row is one query "
           "position m; bright cells are the keys it reads. Rows from m = {train} on lie "

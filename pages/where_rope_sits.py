@@ -54,6 +54,22 @@ def layouts(dim: int, base: float):
     return lesson.layout_tables(dim, base, N_HEADS, IN_DIM, LAYOUT_SEQ, SEED)
 
 
+@ui.table
+def cache_gaps(dim: int, base: float, layout: str, seq: int) -> tuple[dict, int]:
+    """The largest |score − recomputed| of each way of reading the cache, and how many
+    scores there are (cache_tables), once per setting."""
+    cache = cache_tables(dim, base, layout, seq)
+    summary = cache["summary"]
+    return dict(zip(summary["way"], summary["max |score - recomputed|"])), len(cache["scores"])
+
+
+@ui.table
+def layout_checks(dim: int, base: float) -> dict:
+    """The converter's checks (layouts) as {check: value}, once per setting."""
+    checks = layouts(dim, base)["checks"]
+    return dict(zip(checks["check"], checks["value"]))
+
+
 @ui.figure
 def diagram_figure():
     """One attention layer as boxes and arrows; the RoPE boxes in red."""
@@ -145,9 +161,8 @@ st.markdown(_(
 st.latex(r"(R_t q_t)^{\top}(R_n k_n) = q_t^{\top} R_{n-t}\, k_n")
 seq = ui.slider(_("Tokens generated L [tokens]"), 2, MAX_SEQ, 12, "where_seq")
 with ui.friendly_errors():
-    cache = cache_tables(s.dim, s.base, s.layout, seq)
-scores, summary = cache["scores"], cache["summary"]
-gaps = dict(zip(summary["way"], summary["max |score - recomputed|"]))
+    cache_tables(s.dim, s.base, s.layout, seq)
+gaps, n_scores = cache_gaps(s.dim, s.base, s.layout, seq)
 ui.show(cache_figure(s.dim, s.base, s.layout, seq), key="where_cache",
         alt=_("Line chart: the last query's scores with every cached key against the key position "
               "n: recomputed from scratch, from the cache of rotated keys (the same values), and "
@@ -162,7 +177,7 @@ ui.explain(_(
     "from recomputing everything by at most {cache_gap} (rounding): a key is rotated once, at "
     "its own position, and never again. Rotating the cached keys once more by the current "
     "position t would give qᵀR_n k, which forgets where the query is: that differs by up to "
-    "{again_gap}.").format(n=i18n.integer(len(scores)), steps=seq,
+    "{again_gap}.").format(n=i18n.integer(n_scores), steps=seq,
                            cache_gap=f"{gaps['from cache']:.1e}",
                            again_gap=f"{gaps['cache rotated again']:.2g}"))
 ui.download(cache_tables, s.dim, s.base, s.layout, seq, part="scores",
@@ -176,8 +191,7 @@ st.markdown(_(
     "permuted: coordinate j of the half layout is coordinate p_j of the interleaved one."))
 st.latex(r"p_{c\,d/2 + i} = 2i + c,\qquad c \in \{0, 1\}")
 with ui.friendly_errors():
-    lay = layouts(s.dim, s.base)
-checks = lay["checks"]
+    layouts(s.dim, s.base)
 ui.show(layouts_figure(s.dim, s.base), key="where_layouts",
         alt=_("Heatmap with the pair index written in each cell: for each coordinate j, the pair it"
               " belongs to in the interleaved layout and in the half layout, and the permutation "
@@ -197,7 +211,7 @@ st.code("def permute(w, n_heads, dim1, dim2):\n"
         "    return w.view(n_heads, dim1 // n_heads // 2, 2, dim2)"
         ".transpose(1, 2).reshape(dim1, dim2)", language="python",
         wrap_lines=True)  # on a phone a box that scrolls sideways is out of the keyboard's reach
-value = dict(zip(checks["check"], checks["value"]))
+value = layout_checks(s.dim, s.base)
 names = list(value)
 cols = st.columns(2)
 for col, name in zip(cols * 2, names):

@@ -122,6 +122,27 @@ def test_shuffle_tables_equivariant_without_and_not_with_rope(name):
         assert name_.isascii() and "[1]" not in name_
 
 
+@pytest.mark.parametrize("name", list(lesson.TOY_SENTENCES))
+def test_kept_projections_are_the_heads_own_and_give_the_same_tables(name):
+    """shuffle_projections is x W_qᵀ, x W_kᵀ, x W_vᵀ of the sentence and of its shuffle
+    (a plain matrix product here), and shuffle_tables given them writes the very tables
+    it writes from its own, at every base and layout."""
+    words, order = lesson.TOY_SENTENCES[name]
+    dim, seed = 8, 3
+    x = lesson.toy_embeddings(words, dim, seed).numpy()
+    w = [t.numpy() for t in lesson.toy_projections(dim, seed)]
+    kept = lesson.shuffle_projections(words, order, dim, seed)
+    for rows, got in ((x, kept[0]), (x[list(order)], kept[1])):
+        for ref, t in zip(w, got):
+            assert t.dtype == torch.float64 and t.shape == (len(words), dim)
+            np.testing.assert_allclose(t.numpy(), rows @ ref.T, rtol=1e-12, atol=1e-12)
+    for base, layout in ((100.0, "interleaved"), (5e5, "half")):
+        own = lesson.shuffle_tables(words, order, dim, base, layout, seed)
+        given_ = lesson.shuffle_tables(words, order, dim, base, layout, seed, kept)
+        for part in ("outputs", "summary"):
+            assert own[part].equals(given_[part])
+
+
 def test_dog_bites_man_swaps_dog_and_man():
     words, order = lesson.TOY_SENTENCES["dog bites man"]
     assert [words[t] for t in order] == ["man", "bites", "dog"]
@@ -272,6 +293,12 @@ def test_argument_errors_name_the_parameter():
         lesson.permute_for_half(torch.zeros(6, 2), 2)
     with pytest.raises(ValueError, match="order="):
         lesson.shuffle_tables(("a", "b"), (0, 0), 4, 100.0, "half", 0)
+    float32 = ((torch.zeros(2, 4),) * 3,) * 2  # the right shapes, not float64
+    with pytest.raises(ValueError, match=r"projections=\(\('float32\[2, 4\]'"):
+        lesson.shuffle_tables(("a", "b"), (1, 0), 4, 100.0, "half", 0, float32)
+    with pytest.raises(ValueError, match="seed=-1"):
+        lesson.shuffle_tables(("a", "b"), (1, 0), 4, 100.0, "half", -1,
+                              lesson.shuffle_projections(("a", "b"), (1, 0), 4, 0))
     with pytest.raises(ValueError, match="words="):
         lesson.toy_embeddings("dog bites man", 4, 0)
     with pytest.raises(ValueError, match="seq=65"):

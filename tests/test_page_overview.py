@@ -132,3 +132,18 @@ def test_figure_right_labels_outside_and_colour_bar_below():
     titles = [a["text"] for a in layout["annotations"]]
     assert titles[2] == "RoPE:<br>“dog bites man”"
     assert max(len(line) for t in titles for line in t.split("<br>")) <= 16
+
+
+def test_projections_are_drawn_once_per_sentence_dim_and_seed(monkeypatch):
+    """A change of base or layout reuses the kept projections: the d × d draws are not
+    made again, and the gaps are those of a numpy head at the new setting."""
+    draws = []
+    draw = lesson.toy_projections
+    monkeypatch.setattr(lesson, "toy_projections",
+                        lambda *args, **kwargs: draws.append(args) or draw(*args, **kwargs))
+    run_page(None, {"why_seed": "437"})  # a seed no other test opens: nothing kept yet
+    at = run_page(None, {"why_seed": "437", "base": "500", "layout": "half"})
+    assert draws == [(128, 437)]
+    gaps, _ = reference_gaps(base=500.0, layout="half", seed=437)
+    assert metric(at, "RoPE") == f"{gaps['rope']:.2g}"
+

@@ -173,6 +173,7 @@ def tiny_pair_norms() -> dict:
     return {task: torch.from_numpy(norms[row]) for task, norms in stored["pair_norms"].items()}
 
 
+@constant
 def tiny_pair_bands() -> dict:
     """Per task, the mean norm of q and k in the fastest and in the slowest four RoPE
     pairs of the RoPE models, over seeds, layers, heads and positions

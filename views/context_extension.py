@@ -173,20 +173,30 @@ def wavelength_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
             for tokens, text, color, end, above in marks))
 
 
-def regimes(tables: dict) -> tuple[list, list]:
-    """The scaled methods, and each one's regime per pair (kept, blended, interpolated)."""
-    regime = tables["spectra"]["regime"].to_numpy()
-    by_method = {m: regime[rows].tolist()
-                 for m, rows in compare.label_groups(tables["spectra"]["method"])}
-    order = [m for m in tables["attention"]["method"] if m != "none"]
-    return order, [by_method[m] for m in order]
+@ui.table
+def methods(key: tuple, factor: float) -> tuple[str, ...]:
+    """The methods compared, in the tables' order (the attention table's rows), once per
+    setting."""
+    return tuple(extension(key, factor)["attention"]["method"].tolist())
+
+
+@ui.table
+def regimes(key: tuple, factor: float) -> tuple[tuple, tuple]:
+    """The scaled methods, and each one's regime per pair (kept, blended, interpolated),
+    once per setting."""
+    spectra = extension(key, factor)["spectra"]
+    regime = spectra["regime"].to_numpy()
+    by_method = {m: tuple(regime[rows].tolist())
+                 for m, rows in compare.label_groups(spectra["method"])}
+    order = tuple(m for m in methods(key, factor) if m != "none")
+    return order, tuple(by_method[m] for m in order)
 
 
 @ui.figure
 def regime_figure(cfg_key: tuple, factor: float) -> ui.Frozen:
     """Which pairs each method keeps, blends or interpolates."""
     tables = extension(cfg_key, factor)
-    order, regime_rows = regimes(tables)
+    order, regime_rows = regimes(cfg_key, factor)
     pairs = int((tables["spectra"]["method"] == "none").sum())
     codes = [[REGIME_CODES[r] for r in row] for row in regime_rows]  # (methods, pairs)
     names = {r: _(REGIME_NAMES[r]) for r in REGIME_CODES}

@@ -4,7 +4,7 @@ Three pages of the lesson draw from here:
 
 * *Why positions*: attention without positions is permutation-equivariant
   (:func:`toy_embeddings`, :func:`toy_projections`, :func:`attention_output`,
-  :func:`shuffle_tables`);
+  :func:`shuffle_projections`, :func:`shuffle_tables`);
 * *Derivation*: RoFormer section 3.4.1 (RoPE itself is stated in 3.2), each step
   checked on the app's own rotation (:func:`derivation_checks`);
 * *Where RoPE sits*: the KV cache holds keys rotated once (:func:`kv_cache_tables`),
@@ -144,8 +144,52 @@ def _head(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, theta: torch.Tensor
     return weights @ v  # (seq, dim)
 
 
+def shuffle_projections(words: tuple, order: tuple, dim: int, seed: int) -> tuple:
+    """The toy head's projections of a sentence and of its shuffle: with
+    x = toy_embeddings(words, dim, seed) and W_q, W_k, W_v = toy_projections(dim, seed),
+
+        (q, k, v) = (x W_qᵀ, x W_kᵀ, x W_vᵀ),  and the same of P x, (P x)[t] = x[order[t]].
+
+    They depend on neither the base nor the layout: a caller that keeps them
+    (:func:`shuffle_tables`' ``projections``) draws the d × d projections once per
+    sentence, head dim and seed.
+
+    Returns:
+        ``((q, k, v), (q′, k′, v′))``, each ``(len(words), dim)`` float64.
+    """
+    words = _check_words(words)
+    order = _check_order(order, len(words))
+    dim = check_dim(dim)
+    x = toy_embeddings(words, dim, seed)  # (seq, dim)
+    w_q, w_k, w_v = toy_projections(dim, seed)
+    perm = torch.tensor(order)  # (seq,)
+    return _projections(x, w_q, w_k, w_v), _projections(x[perm], w_q, w_k, w_v)
+
+
+def _outline(value):
+    """Tensors nested in tuples or lists as their dtype and shape ("float64[3, 4]"), for
+    an error message (their values would run to pages)."""
+    if isinstance(value, torch.Tensor):
+        return f"{str(value.dtype).removeprefix('torch.')}{list(value.shape)}"
+    if isinstance(value, (tuple, list)):
+        return type(value)(_outline(v) for v in value)
+    return value
+
+
+def _check_projections(projections, seq: int, dim: int) -> tuple:
+    """A pair of (q, k, v) triples, each a (seq, dim) float64 tensor."""
+    if not (isinstance(projections, tuple) and len(projections) == 2 and all(
+            isinstance(p, tuple) and len(p) == 3 and all(
+                isinstance(t, torch.Tensor) and t.dtype == torch.float64
+                and tuple(t.shape) == (seq, dim) for t in p) for p in projections)):
+        fail("projections", _outline(projections), "two triples (q, k, v) of float64 "
+             "tensors of shape ({seq}, {dim}), as shuffle_projections returns them",
+             seq=seq, dim=dim)
+    return projections
+
+
 def shuffle_tables(words: tuple, order: tuple, dim: int, base: float, layout: str,
-                   seed: int) -> dict[str, pd.DataFrame]:
+                   seed: int, projections: tuple | None = None) -> dict[str, pd.DataFrame]:
     """Attention outputs of a sentence and of its shuffle, without and with RoPE.
 
     The shuffle puts word ``order[t]`` at position t: x' = P x with
@@ -155,6 +199,9 @@ def shuffle_tables(words: tuple, order: tuple, dim: int, base: float, layout: st
 
     so every output row moves with its token and nothing else changes; with
     RoPE on q and k the rows change too.
+
+    ``projections``: :func:`shuffle_projections` of the same words, order, dim and
+    seed, kept by the caller (None: computed here); the tables are the same.
 
     Returns a dict of two tables:
       ``"outputs"``: one row per (encoding, token t of the shuffle, coordinate j):
@@ -166,8 +213,6 @@ def shuffle_tables(words: tuple, order: tuple, dim: int, base: float, layout: st
     dim = check_dim(dim)
     base = check_base(base)
     layout = check_layout(layout)
-    x = toy_embeddings(words, dim, seed)  # (seq, dim)
-    w_q, w_k, w_v = toy_projections(dim, seed)
     theta = theta_of(dim, base)
     perm = torch.tensor(order)  # (seq,)
     settings = dict(sentence=" ".join(words), shuffled=" ".join(words[t] for t in order),
@@ -176,7 +221,11 @@ def shuffle_tables(words: tuple, order: tuple, dim: int, base: float, layout: st
     frames, gaps = [], []
     # the projections of the sentence and of its shuffle, shared by both encodings
     # (attention_output's own steps, each computed once)
-    plain, shuffled = _projections(x, w_q, w_k, w_v), _projections(x[perm], w_q, w_k, w_v)
+    if projections is None:
+        plain, shuffled = shuffle_projections(words, order, dim, seed)
+    else:  # the seed they were drawn with, checked as toy_projections checks it
+        check_int(seed, "seed", 0, MAX_SEED - 1)
+        plain, shuffled = _check_projections(projections, seq, dim)
     for encoding in ENCODINGS:
         th = theta if encoding == "rope" else None
         out = _head(*plain, th, layout=layout)  # (seq, dim): attention_output(x, ...)
