@@ -155,19 +155,17 @@ st.markdown(_(
     "of query m for key n is their scaled dot product; softmax along each row turns the "
     "logits into weights. RoPE rotates qₘ by Rₘ and kₙ by Rₙ before the dot product, and "
     "nothing else changes."))
-# One formula per line: side by side they ran past the right edge at 800 and 390 px
-st.latex(r"\ell_{mn} = \frac{(R_m q_m)^{\top}(R_n k_n)}{\sqrt{d}} = "
-         r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}}")
-st.latex(r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}")
 # Translators: a LaTeX formula; translate only the words inside \text{…}.
 mask = _(r"\text{causal mask: } \ell_{mn} = -\infty \ \text{ for } n > m "
          r"\quad\Rightarrow\quad a_{mn} = \frac{e^{-\infty}}{\sum_{n'} "
          r"e^{\ell_{mn'}}} = 0\ \text{ exactly}")
-# the mask on one line, its consequence on the next (both languages keep the arrow)
+# One formula per line (side by side they ran past the right edge at 800 and 390 px); the
+# mask on one line, its consequence on the next (both languages keep the arrow)
 mask_line, *consequences = mask.split(r"\quad\Rightarrow\quad")
-st.latex(mask_line)
-for consequence in consequences:
-    st.latex(r"\Rightarrow\ " + consequence)
+ui.formulas(r"\ell_{mn} = \frac{(R_m q_m)^{\top}(R_n k_n)}{\sqrt{d}} = "
+            r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}}",
+            r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}",
+            mask_line, *(r"\Rightarrow\ " + consequence for consequence in consequences))
 
 c1, c2, c3, c4 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
 seq = ui.slider(_("Sequence length L [tokens]"), 2, 64, 16, "att_seq", container=c1)

@@ -233,38 +233,43 @@ st.markdown(_(
     "head. Every formula below is what the plots compute."))
 
 with st.expander(_("The six formulas"), expanded=True):
-    st.markdown(_("**RoPE** rotates q and k; pair i of the score turns with r:"))
-    st.latex(r"\ell_{mn} = \frac{(R_m q)^{\top}(R_n k)}{\sqrt{d}} = \frac{1}{\sqrt{d}}"
-             r"\sum_{i=0}^{d/2-1}\big[(q_{a}k_{a}+q_{b}k_{b})\cos r\theta_i"
-             r" + (q_{a}k_{b}-q_{b}k_{a})\sin r\theta_i\big]_i")
-    st.markdown(_("**p-RoPE** (Barbero et al. 2024) keeps RoPE's fastest pairs and leaves the "
-                  "slowest ones unrotated (p = 1 is RoPE, p = 0 is NoPE):"))
-    # Translators: a LaTeX formula; translate only the words inside \text{…}.
-    st.latex(_(r"\theta_i^{(p)} = \begin{cases}\text{base}^{-2i/d}, & i < \lfloor p\,d/2"
-               r"\rfloor\\ 0\ \text{(unrotated)}, & \text{otherwise}\end{cases}"))
-    st.markdown(_("**xPos** (Sun et al. 2022) rotates like RoPE and scales pair i of q by "
-                  "ζᵢ^(m/B) and of k by ζᵢ^(−n/B), so each pair's term [ … ]ᵢ of RoPE's sum "
-                  "decays with r:"))
-    st.latex(r"\ell_{mn} = \frac{1}{\sqrt{d}}\sum_{i=0}^{d/2-1}\zeta_i^{\,r/B}\,[\dots]_i,"
-             r"\qquad \zeta_i = \frac{2i/d+\gamma}{1+\gamma},\quad \gamma = 0.4,\quad B = 512")
-    st.markdown(_("**ALiBi** (Press et al. 2022) adds a bias that falls linearly with distance, "
-                  "a slope per head (2⁻¹ … 2⁻⁸ for 8 heads; other head counts follow the "
-                  "reference code's rule, `rope_core.alibi_slopes`):"))
-    st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}} - s_h\,(m-n),\qquad "
-             r"s_h = 2^{-8h/H},\quad h = 1 \dots H,\quad H = 8")
-    st.markdown(_("**NoPE** (Haviv et al. 2022; Kazemnejad et al. 2023) adds nothing: for "
-                  "given q and k the logit does not depend on r. A trained causal model still "
-                  "learns position: under the causal mask a token that stands out, such as the "
-                  "first, takes a share of each query's output that shrinks as more tokens come "
-                  "before (a run of identical tokens gives no such signal: every position then "
-                  "computes the same), so past the first layer q and k themselves can carry "
-                  "it:"))
-    st.latex(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}}")
-    st.markdown(_("**Sinusoidal** (Vaswani et al. 2017) adds a position vector to each token "
-                  "before the dot product (no projections here):"))
-    st.latex(r"\ell_{mn} = \frac{(q + PE_m)^{\top}(k + PE_n)}{\sqrt{d}},\qquad "
-             r"PE_{p} = \big(\sin p\,\omega_i,\ \cos p\,\omega_i\big)_{i},\quad "
-             r"\omega_i = \theta_i")
+    # one Markdown element: each encoding's sentence and its formula
+    st.markdown("\n\n".join((
+        _("**RoPE** rotates q and k; pair i of the score turns with r:"),
+        ui.display_formula(
+            r"\ell_{mn} = \frac{(R_m q)^{\top}(R_n k)}{\sqrt{d}} = \frac{1}{\sqrt{d}}"
+            r"\sum_{i=0}^{d/2-1}\big[(q_{a}k_{a}+q_{b}k_{b})\cos r\theta_i"
+            r" + (q_{a}k_{b}-q_{b}k_{a})\sin r\theta_i\big]_i"),
+        _("**p-RoPE** (Barbero et al. 2024) keeps RoPE's fastest pairs and leaves the "
+          "slowest ones unrotated (p = 1 is RoPE, p = 0 is NoPE):"),
+        # Translators: a LaTeX formula; translate only the words inside \text{…}.
+        ui.display_formula(_(r"\theta_i^{(p)} = \begin{cases}\text{base}^{-2i/d}, & i < "
+                             r"\lfloor p\,d/2\rfloor\\ 0\ \text{(unrotated)}, & "
+                             r"\text{otherwise}\end{cases}")),
+        _("**xPos** (Sun et al. 2022) rotates like RoPE and scales pair i of q by "
+          "ζᵢ^(m/B) and of k by ζᵢ^(−n/B), so each pair's term [ … ]ᵢ of RoPE's sum "
+          "decays with r:"),
+        ui.display_formula(
+            r"\ell_{mn} = \frac{1}{\sqrt{d}}\sum_{i=0}^{d/2-1}\zeta_i^{\,r/B}\,[\dots]_i,"
+            r"\qquad \zeta_i = \frac{2i/d+\gamma}{1+\gamma},\quad \gamma = 0.4,\quad B = 512"),
+        _("**ALiBi** (Press et al. 2022) adds a bias that falls linearly with distance, "
+          "a slope per head (2⁻¹ … 2⁻⁸ for 8 heads; other head counts follow the "
+          "reference code's rule, `rope_core.alibi_slopes`):"),
+        ui.display_formula(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}} - s_h\,(m-n),\qquad "
+                           r"s_h = 2^{-8h/H},\quad h = 1 \dots H,\quad H = 8"),
+        _("**NoPE** (Haviv et al. 2022; Kazemnejad et al. 2023) adds nothing: for "
+          "given q and k the logit does not depend on r. A trained causal model still "
+          "learns position: under the causal mask a token that stands out, such as the "
+          "first, takes a share of each query's output that shrinks as more tokens come "
+          "before (a run of identical tokens gives no such signal: every position then "
+          "computes the same), so past the first layer q and k themselves can carry "
+          "it:"),
+        ui.display_formula(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}}"),
+        _("**Sinusoidal** (Vaswani et al. 2017) adds a position vector to each token "
+          "before the dot product (no projections here):"),
+        ui.display_formula(r"\ell_{mn} = \frac{(q + PE_m)^{\top}(k + PE_n)}{\sqrt{d}},\qquad "
+                           r"PE_{p} = \big(\sin p\,\omega_i,\ \cos p\,\omega_i\big)_{i},\quad "
+                           r"\omega_i = \theta_i"))))
 
 c1, c2, c3 = st.columns(3)
 p = ui.select_slider(_("p-RoPE: fraction p of pairs rotated"), P_OPTIONS, 0.75, "beyond_p",

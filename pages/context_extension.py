@@ -130,17 +130,18 @@ if model != CUSTOM and extended > base_cfg.max_context:
 
 # --- what each method does ------------------------------------------------------------
 with st.container(border=True):
-    st.markdown(_("**The methods** (every one evaluated at n = s·L = {n} tokens)").format(
-        n=i18n.integer(extended)))
+    items = []  # one Markdown list: one element, not one per method
     for m in compared:
         spec = rc.SCALINGS[m]
         texts = dict(label=_(spec.label), description=_(spec.description),
                      citation=_(spec.citation))
         if m == base_cfg.method and m != "none":
-            st.markdown(_("- **{label}** (this model's own setting): {description} "
-                          "*{citation}.*").format(**texts))
+            items.append(_("- **{label}** (this model's own setting): {description} "
+                           "*{citation}.*").format(**texts))
         else:
-            st.markdown(_("- **{label}**: {description} *{citation}.*").format(**texts))
+            items.append(_("- **{label}**: {description} *{citation}.*").format(**texts))
+    st.markdown(_("**The methods** (every one evaluated at n = s·L = {n} tokens)").format(
+        n=i18n.integer(extended)) + "\n\n" + "\n".join(items))
     if "longrope" not in compared:
         st.caption(_("LongRoPE's per-pair factors come from a search done for each model, so "
                      "it is shown only for a model that publishes them ({models}).").format(

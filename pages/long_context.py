@@ -1,6 +1,7 @@
 """Long context: angles never seen in training, the critical dimension, and the base bound."""
 
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import rope_core as rc
@@ -120,7 +121,7 @@ def kept_inside(dim: int, base: float, train: int, factor: int) -> str:
 
 
 @ui.prose
-def liu_check() -> tuple[pd.DataFrame, str]:
+def liu_check() -> tuple[pa.Table, str]:
     """Liu et al.'s critical dimension beside the app's (liu_table) as shown, its columns
     named in the run's language, and the verdict under it: written once per language, not
     on every run."""
@@ -139,7 +140,7 @@ def liu_check() -> tuple[pd.DataFrame, str]:
         verdict = _("Paper {paper}, app {app}: DIFFERS by {difference}.").format(
             paper=row["paper critical dimension"], app=row["app critical dimension"],
             difference=row["difference"])
-    return shown, verdict
+    return ui.arrow(shown), verdict
 
 
 @st.fragment
@@ -371,7 +372,7 @@ def smallest_base_section(s) -> None:
 
 
 @ui.prose
-def published_fit(dim: int, contexts: tuple) -> tuple[pd.DataFrame, tuple[str, ...]]:
+def published_fit(dim: int, contexts: tuple) -> tuple[pa.Table, tuple[str, ...]]:
     """The fit comparison (men_table) as shown, its columns named in the run's language,
     and the sentences under it: written once per language, not on every run."""
     men = men_table(dim, contexts)
@@ -391,14 +392,14 @@ def published_fit(dim: int, contexts: tuple) -> tuple[pd.DataFrame, tuple[str, .
                 i18n.integer(int(L)) for L in far["context L [tokens]"]))
     else:
         differ = _("None differs by more than a factor 2.")
-    return shown, (ratios, differ,
+    return ui.arrow(shown), (ratios, differ,
                    _("A fit through a few points is not the exact bound; the app's smallest "
                      "bases are the smallest passing bases of the grid 1.001^k (0.1% apart; an "
                      "island narrower than that could be missed)."))
 
 
 @ui.prose
-def preset_bounds() -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...]]:
+def preset_bounds() -> tuple[pa.Table, tuple[str, ...], tuple[str, ...]]:
     """The preset table as shown (layer groups named for people, columns in the run's
     language), the verdict under it and the notes after it: written once per language,
     not on every run."""
@@ -454,7 +455,7 @@ def preset_bounds() -> tuple[pd.DataFrame, tuple[str, ...], tuple[str, ...]]:
           "plus (head dim − rotary dim)/2: the last three columns. Fail over the rotated pairs "
           "but pass over the whole head: {presets}.").format(
             presets=listing(dict.fromkeys(rescued["preset"]))) if len(rescued) else "")
-    return shown, tuple(t for t in (preset_verdict, depth) if t), notes
+    return ui.arrow(shown), tuple(t for t in (preset_verdict, depth) if t), notes
 
 
 s = ui.settings()

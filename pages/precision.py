@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 import rope_core as rc
@@ -483,7 +484,7 @@ relative_section(s.dim, s.base, max_position)
 
 # ---------------------------------------------------------------- real-world issue
 @ui.prose
-def neox_issue() -> tuple[str, pd.DataFrame, tuple[str, ...]]:
+def neox_issue() -> tuple[str, pa.Table, tuple[str, ...]]:
     """Section 4, which no setting changes: the issue's caption, its table as shown
     (quantities and columns in the run's language) and the sentences under it, written
     once per language."""
@@ -532,7 +533,7 @@ def neox_issue() -> tuple[str, pd.DataFrame, tuple[str, ...]]:
             theta16=f"{steps['theta float16']:g}", product=f"{steps['product']:.10g}",
             held=f"{steps['held']:g}", error=f"{steps['error']:.2f}",
             cos_error=f"{issue['app'].iloc[2]:.2f}"))
-    return caption, shown, notes
+    return caption, ui.arrow(shown), notes
 
 
 st.header(_("4. A real bug: gpt-neox issue 1003"))

@@ -45,7 +45,16 @@ from .figures import (
                       typed,
                       vline,
 )
-from .formatting import bullets, explain, fmt_base, formulas, row, slow_pairs_in_low_precision, slug
+from .formatting import (
+                      bullets,
+                      display_formula,
+                      explain,
+                      fmt_base,
+                      formulas,
+                      row,
+                      slow_pairs_in_low_precision,
+                      slug,
+)
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
                       BASE_OPTIONS,
@@ -69,5 +78,6 @@ __all__ = [
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
     "MAX_CSV_CELLS", "arrow", "csv_bytes", "download", "prose", "read_csv", "table",
-    "bullets", "explain", "fmt_base", "formulas", "row", "slow_pairs_in_low_precision", "slug",
+    "bullets", "display_formula", "explain", "fmt_base", "formulas", "row",
+    "slow_pairs_in_low_precision", "slug",
 ]

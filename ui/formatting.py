@@ -34,13 +34,20 @@ def explain(*sentences: str) -> None:
     st.markdown(("" if lang() == "zh" else " ").join(sentences))
 
 
+def display_formula(tex: str) -> str:
+    """A display formula inside Markdown, written as ``st.latex`` writes its own
+    (``$$`` on lines of their own; the same KaTeX): for a paragraph and its formulas as
+    one element."""
+    return f"$$\n{tex}\n$$"
+
+
 def formulas(*lines: str) -> None:
     """Display formulas that follow one another (the steps of a derivation) as one
     Markdown element, one message to the browser where an ``st.latex`` per formula sends
-    one each. Each is still its own display formula, as ``st.latex`` draws it (``$$``, the
-    same KaTeX), so that one too wide for a phone breaks at its own relations and
-    ``\\allowbreak`` (ui/css.py), which a single multi-line formula could not."""
-    st.markdown("\n\n".join(f"$$\n{line}\n$$" for line in lines))
+    one each. Each is still its own display formula (:func:`display_formula`), so that
+    one too wide for a phone breaks at its own relations and ``\\allowbreak``
+    (ui/css.py), which a single multi-line formula could not."""
+    st.markdown("\n\n".join(map(display_formula, lines)))
 
 
 def bullets(lines) -> None:
