@@ -55,6 +55,13 @@ def signs(dim: int, base: float, pair: int, m: int, n: int):
 
 
 @ui.table
+def sign_values(dim: int, base: float, pair: int, m: int, n: int) -> dict:
+    """The three scores of :func:`signs` by form, read once per setting."""
+    sign = signs(dim, base, pair, m, n)
+    return dict(zip(sign["form"].tolist(), sign["value"].tolist()))
+
+
+@ui.table
 def identity_table(dim: int, base: float, layout: str, device: str):
     """<R_m q, R_n k> for every (m, n), next to q^T R_(n-m) k (rope_core.identity_table)."""
     return rc.identity_table(dim, base, layout, size=SIZE, seed=SEED, device=device)
@@ -140,7 +147,7 @@ if pair != pair_asked:
             icon=":material/info:")
 with ui.friendly_errors():
     checked = summary(s.dim, s.base, s.layout, pair, m, n, shift)
-    sign = signs(s.dim, s.base, pair, m, n)
+    by_form = sign_values(s.dim, s.base, pair, m, n)
 st.caption(_("θ = θ{pair} = base^(−2·{pair}/d) = {theta} rad/token (d = {dim}, base {base}); "
              "q and k: random, seed {seed}.").format(
     pair=pair, theta=f"{checked['theta_i']:.6g}", dim=s.dim, base=ui.fmt_base(s.base), seed=SEED))
@@ -214,7 +221,6 @@ ui.explain(_(
         furthest=i18n.integer(max(m, n) + shift), m=m, n=n, m_shifted=m + shift,
         n_shifted=n + shift, apart=m - n))
 
-by_form = dict(zip(sign["form"], sign["value"]))
 right = by_form["q^T R((n - m) theta) k"]
 wrong = by_form["q^T R((m - n) theta) k"]
 score = by_form["(R(m theta) q)^T (R(n theta) k)"]

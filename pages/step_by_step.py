@@ -164,6 +164,7 @@ def worked(q: tuple, m: int, base: float, layout: str) -> dict:
     summary = tables["summary"].iloc[0]
     return {"pairs": ui.arrow(pairs.rename(columns={c: _(h) for c, h in PAIR_HEADERS.items()})),
             "turns": "\n\n".join(turns), "elementwise": elementwise,
+            "rotated": r"R_m\,q = " + row_vector(out), "out": tuple(out.tolist()),
             "complex": tuple(products),
             "gap": float(summary["largest difference between forms"]),
             "norm_q": float(summary["norm of q"]), "norm_out": float(summary["norm of R_m q"])}
@@ -200,8 +201,6 @@ st.caption(_("Here d = len(q) = {d}, **not** the sidebar's head dim ({dim}); the
              "and the pair layout (`{layout}`) come from the sidebar.").format(
                  d=d, dim=s.dim, base=ui.fmt_base(s.base), layout=s.layout))
 with ui.friendly_errors():
-    tables = steps(q, m, s.base, s.layout)
-    table = tables["coordinates"]
     shown = worked(q, m, s.base, s.layout)
 
 st.header(_("1. One frequency per pair, one angle per pair"))
@@ -221,7 +220,7 @@ st.dataframe(shown["pairs"], hide_index=True, width="stretch")
 st.header(_("2. Turn each pair by its 2×2 rotation"))
 st.markdown(shown["turns"])
 st.markdown(_("Put back in place, the pairs give the rotated vector:"))
-st.latex(r"R_m\,q = " + row_vector(table["dense R_m q"]))
+st.latex(shown["rotated"])
 
 st.header(_("3. The same thing as one matrix R_m"))
 ui.show(matrix_figure(q, m, s.base, s.layout), key="step_matrix_plot",
@@ -270,10 +269,9 @@ ui.explain(
 default_example = q == parse_vector(DEFAULT_Q) and m == DEFAULT_M and s.base == 10_000
 article_pair = article_second_pair()
 if default_example and s.layout == "interleaved":
-    ours = table["dense R_m q"]
+    ours = shown["out"]
     here = _("This page gives q′ = ({q0}, {q1}, {q2}, {q3}).").format(
-        q0=f"{ours.iloc[0]:.6f}", q1=f"{ours.iloc[1]:.6f}", q2=f"{ours.iloc[2]:.6f}",
-        q3=f"{ours.iloc[3]:.6f}")
+        q0=f"{ours[0]:.6f}", q1=f"{ours[1]:.6f}", q2=f"{ours[2]:.6f}", q3=f"{ours[3]:.6f}")
 else:
     here = _("Set q = 1, 2, 3, 4, m = 2, base 10⁴ and the `interleaved` layout to see the "
              "correct numbers.")

@@ -1,13 +1,16 @@
 """The shared UI of RoPE Explorer: one home for every piece pages have in common.
 
 * :mod:`ui.controls`: widgets bound to the URL under one rule for link values
-* :mod:`ui.sidebar`: the shared sidebar (presentation, base, head dim, layout, device)
-* :mod:`ui.tables`: results (and text made from them) cached for every visitor, CSV downloads
+* :mod:`ui.sidebar`: the shared sidebar (presentation, base, head dim, layout; the device
+  only on a server with a GPU)
+* :mod:`ui.tables`: results (and text made from them) cached for every visitor, CSV downloads,
+  shown tables kept as the Arrow tables Streamlit sends
 * :mod:`ui.figures`: the figure style, and its presentation-mode form
 * :mod:`ui.css`: the app's page CSS (formulas scroll in their box; presentation text)
 * :mod:`ui.safety`: visitor text shown as plain text, errors without tracebacks
 * :mod:`ui.configs`: a visitor's own ``config.json``, pasted or uploaded, read safely
-* :mod:`ui.formatting`: number formatting and the explanation under a plot
+* :mod:`ui.formatting`: number formatting, the explanation under a plot, formulas and rows
+  as one element each
 * :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
   (from :mod:`ui.translation`, the lowest module); the language switch is a control
 * :mod:`ui.layers`: a model's layers as a strip of cells (Real models, Layers without RoPE)
