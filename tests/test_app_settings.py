@@ -14,7 +14,7 @@ def test_defaults_render_without_exception():
     at = run_page()
     assert at.select_slider(key="base").value == 10_000
     assert at.slider(key="dim").value == 128
-    assert at.radio(key="layout").value == "interleaved"
+    assert at.segmented_control(key="layout").value == "interleaved"
     assert not at.first_warnings
 
 
@@ -128,3 +128,16 @@ def test_with_gpu_the_device_is_a_choice_under_advanced(monkeypatch):
     assert at.radio(key="device").value == "cpu"
     assert [e.label for e in at.expander] == ["Advanced"]
     assert any(c.value == "Computing on cpu." for c in at.sidebar.caption)
+
+
+def test_pair_layout_is_a_segmented_choice_bound_to_the_link():
+    """The layout is one of two, always one chosen; the link sets it, a change holds
+    across pages, and the caption says how the chosen layout pairs dimensions."""
+    at = run_page(None, {"layout": "half"})
+    assert at.segmented_control(key="layout").value == "half"
+    assert any(c.value == "pairs (i, i + d/2)" for c in at.sidebar.caption)
+    at.segmented_control(key="layout").set_value("interleaved").run()
+    no_exceptions(at)
+    assert any(c.value == "pairs (2i, 2i+1)" for c in at.sidebar.caption)
+    at.switch_page("pages/step_by_step.py").run()
+    assert at.segmented_control(key="layout").value == "interleaved"

@@ -32,8 +32,8 @@ RENDERED = [re.compile(rf"(?<!\\)\]\((?!(?:{_OWN})\))"),
             re.compile(r"(?<!\\)<b>"), re.compile(r"(?<!\\)\$\\frac"),
             # a bare address that GFM would turn into a link (the app's own links are fine)
             re.compile(r"(?i)https?\\?:\\?/\\?/evil")]
-WIDGETS = ("select_slider", "slider", "number_input", "radio", "toggle", "text_input",
-           "multiselect")
+WIDGETS = ("select_slider", "slider", "number_input", "radio", "segmented_control", "toggle",
+           "text_input", "multiselect")
 SKIP_PREFIXES = ("show_", "pick_", "csv_")
 
 

@@ -109,9 +109,10 @@ def sidebar_settings() -> Settings:
         bar.caption(_("d = {dim}: {models}").format(dim=dim, models=_(DIM_QUICK_PICKS[dim])))
     layout = controls.choice(
         _("Pair layout"), list(rc.LAYOUTS), DEFAULTS["layout"], "layout", container=bar,
-        captions=[_("pairs (2i, 2i+1)"), _("pairs (i, i + d/2)")],
+        segmented=True,
         help=_("`interleaved`: pairs (2i, 2i+1), as in RoFormer and Meta's Llama code. "
                "`half`: pairs (i, i + d/2), as in GPT-NeoX and Hugging Face."))
+    bar.caption(_("pairs (2i, 2i+1)") if layout == "interleaved" else _("pairs (i, i + d/2)"))
     device, resolved = _device(bar, torch.cuda.is_available())
     for key, value in (("base", base), ("dim", dim), ("layout", layout), ("device", device)):
         controls.keep_in_link(key, str(value), str(DEFAULTS[key]))
