@@ -10,8 +10,8 @@ from i18n_helpers import untranslated
 
 from ui.navigation import PAGES, by_name
 
-WIDGETS = ("select_slider", "slider", "number_input", "radio", "toggle", "text_input",
-           "multiselect")
+WIDGETS = ("select_slider", "slider", "number_input", "radio", "segmented_control",
+           "toggle", "text_input", "multiselect")
 
 
 def count_steps() -> int:
