@@ -9,7 +9,8 @@ server of this checkout, with a hook on each message it receives, and prints per
 step: bytes per message type (element type for deltas), the parts of the chart specs
 (template, rest of the layout, traces, animation frames), the typed arrays by trace
 key and dtype (with those of whole numbers sent as floats, and those repeated within
-a chart), and each page's bytes. Bytes per step do not depend on the machine's
+a chart), the bytes that stay whatever is changed as long as the figures and tables
+are the same, and each page's bytes. Bytes per step do not depend on the machine's
 speed: the same arguments and seed give the same figures on a busy machine.
 
     .venv/bin/python benchmarks/bytes_breakdown.py
@@ -125,6 +126,18 @@ def report(records: list) -> None:
         print(f"  {key + ' ' + dtype:<30} {v / per:9.2f} {whole_chars[(key, dtype)] / per:9.2f}")
     print(f"  {'all':<30} {sum(keys.values()) / per:9.2f}; an array repeated within its "
           f"chart {repeated / per:.2f}")
+    # What no change can take off while every figure and table stays the same: each
+    # chart's arrays once (base64 of the dtypes Plotly reads; none is a float array of
+    # whole numbers, column above), the Arrow tables the students opened, and the two
+    # messages Streamlit sends on every run (the page list and the session's config).
+    fixed = {"arrays, each once": sum(keys.values()) - repeated,
+             "tables (dataframe)": by["dataframe"],
+             "navigation and new_session": by["navigation"] + by["new_session"]}
+    print("\nbytes that stay with the same figures and tables   KiB/step")
+    for k, v in fixed.items():
+        print(f"  {k:<30} {v / per:9.2f}")
+    print(f"  {'together':<30} {sum(fixed.values()) / per:9.2f}  (compare 3x the floor app's "
+          "bytes per step, benchmarks/floor.py)")
     pages, charts = collections.Counter(), collections.Counter()
     for r in records:
         pages[r["page"]] += r["n"]
