@@ -39,6 +39,7 @@ from transformers import AutoConfig, PreTrainedConfig  # noqa: E402
 from transformers.models.deepseek_v3.modeling_deepseek_v3 import (  # noqa: E402
     yarn_apply_mscale,
 )
+from transformers_reference import tiny_text_model  # noqa: E402
 
 # Qwen/Qwen3-8B README.md, "Processing Long Texts" (the lines as the card prints them)
 QWEN3_CONFIG = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
@@ -154,6 +155,20 @@ def layer_of(config) -> str | None:
     return "full_attention" if isinstance(params, dict) and "full_attention" in params else None
 
 
+def hf_main_rope(preset: rc.RopeConfig, config, seq_len=None):
+    """hf_rope of the preset's main spectrum (its full-attention layers' entry); for Gemma 4's
+    proportional RoPE with the head dim of its first global layer (per_layer_config), the
+    zeros transformers appends for the pairs that do not rotate checked and cut off."""
+    layer = layer_of(config)
+    if (preset.theta_dim or preset.rotary_dim) == preset.rotary_dim:
+        return hf_rope(config, layer, seq_len)
+    first = next(i for i, t in enumerate(config.layer_types) if t == "full_attention")
+    inv, a = hf_rope(config, layer, seq_len, config.per_layer_config[first].head_dim)
+    half = preset.rotary_dim // 2
+    assert not bool(inv[half:].any())
+    return inv[:half], a
+
+
 class Warnings(logging.Handler):
     """Collects transformers' log records (its config classes warn through logging)."""
 
@@ -188,12 +203,16 @@ CASES = [(name, method) for name in HF_CONFIGS for method in serving.METHODS
          if method != "longrope" or rc.PRESETS[name].method == "longrope"]
 # transformers refuses these (its own code says so): GPT-J's and ChatGLM's code read no
 # rope_parameters; Phi3Config accepts only "default" and "longrope". No line is written
-# for DeepSeek-V4 (named rope_parameters entries main / compress) nor for Gemma 4's
-# proportional global layers (serving._layer_refusal).
+# for DeepSeek-V4 (named rope_parameters entries main / compress), for Gemma 4's
+# proportional global layers with any method but linear (transformers' proportional type
+# takes only a factor), nor for Granite 4.0-H, none of whose layers rotates
+# (serving._layer_refusal).
 HF_REFUSED = {"GPT-J 6B": set(serving.METHODS), "ChatGLM3 6B": set(serving.METHODS),
               "Phi-3.5 mini": {"yarn", "linear", "dynamic", "llama3"},
               "Phi-4-mini": {"yarn", "linear", "dynamic", "llama3"},
-              "DeepSeek-V4-Flash": set(serving.METHODS), "Gemma 4 31B": set(serving.METHODS)}
+              "DeepSeek-V4-Flash": set(serving.METHODS),
+              "Gemma 4 31B": set(serving.METHODS) - {"linear"},
+              "Granite 4.0-H 350M": set(serving.METHODS)}
 
 
 @pytest.mark.parametrize(("name", "method"), CASES)
@@ -215,13 +234,12 @@ def test_transformers_entry_round_trips_to_rope_core(name, method):
     assert entry["supported"]
     assert json.loads(entry["command"]) == entry["settings"]
     config, merged = merged_config(name, entry["settings"])
-    layer = layer_of(config)
     extended = serving.extended_config(preset, target, method)
     assert config.max_position_embeddings == (extended.original_context if method == "dynamic"
                                               else target)
     for seq_len in (None, 1000, target):
         theta, a = extended.theta(seq_len)
-        inv, a_hf = hf_rope(config, layer, seq_len)
+        inv, a_hf = hf_main_rope(preset, config, seq_len)
         assert theta.shape == inv.shape
         torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)  # transformers: float32
         assert a == pytest.approx(a_hf, rel=1e-6)
@@ -305,6 +323,46 @@ def test_qwen3_vllm_and_sglang_recipes():
     assert ours["rope_scaling"]["rope_theta"] == ours["rope_theta"] == 1_000_000.0
     assert flags(got["SGLang"]["command"])["--context-length"] == "131072"
     assert got["vLLM"]["settings"]["--max-model-len"] == 131072
+
+
+FORWARD = [name for name in HF_CONFIGS if name != "ChatGLM3 6B"]  # remote code, no class
+
+
+@pytest.mark.parametrize("name", FORWARD)
+def test_every_entry_runs_a_forward_pass(name):
+    """Item 3: every transformers entry (each method it is given for), merged into the
+    preset's config.json as the page says, builds a tiny model of that family from
+    transformers' own config class (tests/transformers_reference.tiny_text_model: 2 heads of
+    the model's head dim, 8 layers, CPU, no download) that runs a forward pass at positions
+    just below T with a finite output. Ministral 3's entry without llama_4_scaling_beta
+    raised TypeError in Ministral3Attention (checked here too)."""
+    preset = rc.PRESETS[name]
+    target = target_for(preset)
+    if target is None:
+        pytest.skip(f"{name} already reaches {serving.reach(preset)} tokens")
+    ran = 0
+    for method in serving.METHODS:
+        if method == "longrope" and preset.method != "longrope":
+            continue
+        entry = serving.engine_settings(preset, target, method)["transformers"]
+        if not entry["supported"]:
+            continue
+        model = tiny_text_model(merge_entry(HF_CONFIGS[name], entry["settings"]))
+        ids = torch.arange(6).unsqueeze(0)  # (1, 6)
+        positions = torch.arange(target - 6, target).unsqueeze(0)  # (1, 6)
+        with torch.no_grad():
+            out = model(input_ids=ids, position_ids=positions).last_hidden_state
+        assert bool(torch.isfinite(out).all()), method
+        ran += 1
+    assert ran or all(not serving.engine_settings(preset, target, m)["transformers"]
+                      ["supported"] for m in serving.METHODS if m != "longrope"), name
+    if name == "Ministral 3 8B":  # the entry as it was: llama_4_scaling_beta dropped
+        entry = serving.engine_settings(preset, target, "yarn")["transformers"]["settings"]
+        broken = copy.deepcopy(entry)
+        del broken["text_config"]["rope_parameters"]["llama_4_scaling_beta"]
+        model = tiny_text_model(merge_entry(HF_CONFIGS[name], broken))
+        with pytest.raises(TypeError):
+            model(input_ids=torch.arange(6).unsqueeze(0))
 
 
 @pytest.mark.parametrize(("name", "method"), CASES)
@@ -794,6 +852,13 @@ def test_dynamic_entry_draws_no_transformers_warning(name):
     entry = serving.engine_settings(preset, target, "dynamic")["transformers"]
     if not entry["supported"]:
         return
+    if preset.query_scale and preset.query_scale[0] == "llama_4_scaling_beta":
+        # Ministral 3's attention reads the key for its query scale (without it: TypeError,
+        # test_every_entry_runs_a_forward_pass); the entry keeps it and says so
+        assert flat(entry["settings"])["rope_parameters"]["original_max_position_embeddings"] \
+            == preset.query_scale[1]
+        assert any("Unrecognized" in str(n) for n in entry["notes"])
+        return
     assert "original_max_position_embeddings" not in json.dumps(
         flat(entry["settings"])["rope_parameters"])
     with Warnings() as caught:
@@ -812,7 +877,8 @@ def test_own_method_with_another_factor_changes_short_inputs():
     assert changed > 0
     note = str(dict(serving.serving_notes(rc.PRESETS["Llama 3.1 8B"], 262144,
                                           "llama3"))["built_in"])
-    assert "at every length" in note and "trained with factor 8" in note
+    assert "at every length" in note and "from those of factor 8" in note
+    assert "trained with" not in note  # Item 5: its source gives no training context
     assert "beyond" not in note
 
 
