@@ -820,8 +820,8 @@ def _transformers(plan: _Plan) -> dict:
         notes.append(Message(
             "`original_max_position_embeddings` and `llama_4_scaling_beta` stay in "
             "`rope_parameters` for the query scale, which `Ministral3Attention` reads from "
-            "there (without them it raises `TypeError`); transformers logs \"Unrecognized "
-            "keys\" for the first with rope type `{rope_type}`.",
+            "there (without them it raises `TypeError`); transformers logs `Unrecognized "
+            "keys` for the first with rope type `{rope_type}`.",
             rope_type=dims["rope_type"]))
     return _entry("transformers", settings, _pretty(settings), notes)
 
