@@ -289,11 +289,23 @@ def _outside_findings(config: Mapping) -> list[Finding]:
     out = []
     for key in _TEXT_KEYS:
         if key in config and config[key] is not None and text.get(key) != config[key]:
-            out.append(Finding("outside_text_config", key, Message(
-                "`{key}` is at the top level of a config whose language model sits under "
-                "`text_config`: transformers' outer config class keeps it apart and the "
-                "language model reads `text_config` only, so it changes nothing there "
-                "(SGLang's report: such an override is a silent no-op).", key=key), Message(
+            value = config[key]
+            if key in _ROPE_KEYS and isinstance(value, Mapping) and \
+                    _type(value) in ("yarn", "llama3", "longrope"):
+                problem = Message(
+                    "`{key}` is at the top level of a config whose language model sits under "
+                    "`text_config`: transformers 5.24's outer config class fails to load it "
+                    "(for rope type {kind} it looks for `max_position_embeddings`, which only "
+                    "`text_config` has: AttributeError), and an engine override written this "
+                    "way does not reach the language model (SGLang's report: a silent no-op).",
+                    key=key, kind=_shown(_type(value)))
+            else:
+                problem = Message(
+                    "`{key}` is at the top level of a config whose language model sits under "
+                    "`text_config`: transformers' outer config class keeps it apart and the "
+                    "language model reads `text_config` only, so it changes nothing there "
+                    "(SGLang's report: such an override is a silent no-op).", key=key)
+            out.append(Finding("outside_text_config", key, problem, Message(
                 "Move `{key}` into `text_config` (merge it key by key, keeping the other "
                 "fields there).", key=key), SOURCES["outside_text_config"]))
     return out
