@@ -201,8 +201,8 @@ else:
                     label=_("per-pair table"), key="sv_range_csv", part="range")
 
 st.header(_("The config doctor"))
-st.markdown(_("A `config.json` pasted or uploaded above is checked for the RoPE mistakes "
-              "engineers report most in the trackers of vLLM, SGLang, llama.cpp and "
+st.markdown(_("A `config.json` pasted or uploaded above is checked for RoPE mistakes that "
+              "engineers report in the trackers of vLLM, SGLang, llama.cpp and "
               "transformers. Each finding names the key, what goes wrong in which engine, the "
               "fix, and where it is reported and done (an issue and the engine's code). It "
               "checks:"))

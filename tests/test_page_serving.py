@@ -337,7 +337,7 @@ def test_static_note_quotes_qwen_only_for_yarn():
 def test_an_extreme_factor_is_warned():
     """Item 14: Qwen2.5 7B to 8,388,608 tokens, s = 256, past DeepSeek-V3's 40."""
     at = run_page(PAGE, {"sv_target": "8388608"})
-    assert any("s = 8,388,608 / 32,768 = 256 is past every published recipe" in w
+    assert any("s = 8,388,608 / 32,768 = 256 goes past every published recipe read here" in w
                and "factor 40" in w for w in warnings(at)), warnings(at)
     assert not any("published recipe" in w for w in warnings(run_page(PAGE)))
 

@@ -222,8 +222,9 @@ def _factor_findings(path: str, d: Mapping, level: Mapping, prefix: str) -> list
         "`factor` = {factor}, but `max_position_embeddings` / "
         "`original_max_position_embeddings` = {longest} / {original} = {implicit}: "
         "transformers 5.24 warns and builds the spectrum with the factor, while vLLM 0.33.0 "
-        "and SGLang 0.5.23 serve at most `max_position_embeddings` = {longest} tokens, so the "
-        "spectrum is made for one context and the engines allow another.", **names), Message(
+        "and SGLang 0.5.23 serve at most `max_position_embeddings` = {longest} tokens (unless "
+        "an environment variable overrides their check), so the spectrum is made for one "
+        "context and the engines allow another.", **names), Message(
         "Make them agree: `{key}` = `factor` × `original_max_position_embeddings` = {reach}, "
         "or `factor` = {implicit} if {longest} is the context you mean.", **names),
         SOURCES["factor"])]
@@ -296,7 +297,7 @@ def _outside_findings(config: Mapping) -> list[Finding]:
                     "`{key}` is at the top level of a config whose language model sits under "
                     "`text_config`: transformers 5.24's outer config class fails to load it "
                     "(for rope type {kind} it looks for `max_position_embeddings`, which only "
-                    "`text_config` has: AttributeError), and an engine override written this "
+                    "`text_config` has: `AttributeError`), and an engine override written this "
                     "way does not reach the language model (SGLang's report: a silent no-op).",
                     key=key, kind=_shown(_type(value)))
             else:
@@ -334,8 +335,9 @@ def _theta_findings(level: Mapping, prefix: str) -> list[Finding]:
             out.append(Finding("rope_theta", f"{path}.rope_theta", Message(
                 "Two bases: `rope_parameters.rope_theta` = {inner} and the top-level "
                 "`rope_theta` = {top}. transformers 5.24 uses the first (the top-level one "
-                "only fills a missing base); code written for transformers 4 reads the "
-                "second.", inner=f"{inner:,.10g}", top=f"{top:,.10g}"), Message(
+                "only fills a missing base); a tool that reads the top-level key, as "
+                "written for transformers 4, takes the second.", inner=f"{inner:,.10g}",
+                top=f"{top:,.10g}"), Message(
                 "Keep one base: the model's, in `rope_parameters.rope_theta`."),
                 SOURCES["rope_theta_twice"]))
     return out
@@ -347,8 +349,9 @@ def _static_findings(path: str, d: Mapping) -> list[Finding]:
     return [Finding("static_yarn", path, Message(
         "YaRN here is static: transformers, vLLM, SGLang and llama.cpp build one spectrum and "
         "one attention factor for every input, so a 500-token prompt runs with the scaled θᵢ "
-        "too. Users report worse answers on short inputs with it (SGLang, Qwen3's tracker), "
-        "and Qwen's model cards advise adding it only when long inputs are expected."),
+        "too. Users report worse results with it: looping on short prompts (SGLang's "
+        "tracker) and a lower `Arena-Hard` score for Qwen3-8B in vLLM (Qwen3's tracker); Qwen's "
+        "model cards advise adding it only when long inputs are expected."),
         Message(
         "Serve long inputs with this scaling and short ones without it, or choose the factor "
         "for the typical length (Qwen3's card: 2.0 for 65,536 tokens from 32,768)."),

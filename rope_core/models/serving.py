@@ -1366,12 +1366,14 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
     notes = _layer_notes(plan)
     if s > PUBLISHED_MAX_FACTOR * (1 + _RELATIVE):
         notes.append(("extreme", Message(
-            "s = {target} / {original} = {scale} is past every published recipe: the largest "
-            "factor among the models read here is DeepSeek-V3's YaRN factor 40 (4,096 to "
+            "s = {target} / {original} = {scale} goes past every published recipe read here: "
+            "the largest factor among them is DeepSeek-V3's YaRN factor 40 (4,096 to "
             "163,840 tokens in its `config.json`; its model card's needle-in-a-haystack test "
-            "runs to 128K tokens), and Llama 3.2's llama3 and gpt-oss's YaRN stop at 32. "
-            "The lines below are what the engines would run; no published model was evaluated "
-            "with a factor this large.", target=n(plan.target), original=n(plan.original),
+            "runs to 128K tokens), and Llama 3.2's llama3 and gpt-oss's YaRN stop at 32 "
+            "(Llama 4 Scout's 10M tokens come from its layers without RoPE: its RoPE layers "
+            "attend within chunks of 8,192). The lines below are what the engines would run; "
+            "none of these recipes was evaluated with a factor this large.",
+            target=n(plan.target), original=n(plan.original),
             scale=f"{s:.4g}")))
     if m == "yarn":
         notes.append(("static", Message(
