@@ -214,7 +214,7 @@ def _factor_findings(path: str, d: Mapping, level: Mapping, prefix: str) -> list
             "and SGLang 0.5.23 likewise when `original_max_position_embeddings` is set, so "
             "`--max-model-len` or `--context-length` above {longest} is refused unless an "
             "environment variable overrides the check.", **names), Message(
-            "Set `{key}` to `factor` × `original_max_position_embeddings` = {reach}, the "
+            "Set {key} to `factor` × `original_max_position_embeddings` = {reach}, the "
             "context the scaling is built for.", **names), SOURCES["factor_unscaled"])]
     if abs(implicit - factor) <= 1e-9 * factor:
         return []
@@ -225,7 +225,7 @@ def _factor_findings(path: str, d: Mapping, level: Mapping, prefix: str) -> list
         "and SGLang 0.5.23 serve at most `max_position_embeddings` = {longest} tokens (unless "
         "an environment variable overrides their check), so the spectrum is made for one "
         "context and the engines allow another.", **names), Message(
-        "Make them agree: `{key}` = `factor` × `original_max_position_embeddings` = {reach}, "
+        "Make them agree: {key} = `factor` × `original_max_position_embeddings` = {reach}, "
         "or `factor` = {implicit} if {longest} is the context you mean.", **names),
         SOURCES["factor"])]
 
@@ -243,7 +243,7 @@ def _dynamic_findings(path: str, d: Mapping) -> list[Finding]:
         "run the unscaled spectrum instead of the {own} one the model was configured with; "
         "transformers 5.24 ignores those keys (`Unrecognized keys`) and vLLM 0.33.0's "
         "`dynamic` type keeps the plain spectrum at every length.",
-        keys=", ".join(f"`{k}`" for k in left), own=own), Message(
+        keys=", ".join(left), own=own), Message(
         "Keep the model's {own} scaling and raise its factor for a longer context (this "
         "page's lines for {own}); if dynamic NTK is really meant, delete the {own} keys.",
         own=own), SOURCES["dynamic_over_own"])]
@@ -294,7 +294,7 @@ def _outside_findings(config: Mapping) -> list[Finding]:
             if key in _ROPE_KEYS and isinstance(value, Mapping) and \
                     _type(value) in ("yarn", "llama3", "longrope"):
                 problem = Message(
-                    "`{key}` is at the top level of a config whose language model sits under "
+                    "{key} is at the top level of a config whose language model sits under "
                     "`text_config`: transformers 5.24's outer config class fails to load it "
                     "(for rope type {kind} it looks for `max_position_embeddings`, which only "
                     "`text_config` has: `AttributeError`), and an engine override written this "
@@ -302,12 +302,12 @@ def _outside_findings(config: Mapping) -> list[Finding]:
                     key=key, kind=_shown(_type(value)))
             else:
                 problem = Message(
-                    "`{key}` is at the top level of a config whose language model sits under "
+                    "{key} is at the top level of a config whose language model sits under "
                     "`text_config`: transformers' outer config class keeps it apart and the "
                     "language model reads `text_config` only, so it changes nothing there "
                     "(SGLang's report: such an override is a silent no-op).", key=key)
             out.append(Finding("outside_text_config", key, problem, Message(
-                "Move `{key}` into `text_config` (merge it key by key, keeping the other "
+                "Move {key} into `text_config` (merge it key by key, keeping the other "
                 "fields there).", key=key), SOURCES["outside_text_config"]))
     return out
 

@@ -1467,14 +1467,15 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
                            "factors are tensors, and none of these configs can write it.",
                            **names)
         notes.append(("built_in", text))
-    for name, value in plan.dropped:  # attention_factor: YaRN's rule for the old factor
+    for _name, value in plan.dropped:  # attention_factor: YaRN's rule for the old factor
         notes.append(("attention_factor", Message(
             "{model}'s `config.json` gives `attention_factor` {value}, which is YaRN's rule "
             "0.1 ln f + 1 for its own factor f = {own}; for s = {scale} the rule gives {new}. "
-            "The lines leave `{name}` out, so every engine derives {new} from the factor; kept, "
+            "The lines leave `attention_factor` out, so every engine derives {new} from the "
+            "factor; kept, "
             "it would sharpen the new factor's attention as for the old one (and SGLang and "
             "llama.cpp, which do not read it, would disagree with transformers and vLLM).",
-            model=cfg.name, value=f"{value:.4f}", name=name,
+            model=cfg.name, value=f"{value:.4f}",
             own=f"{cfg.params_dict.get('factor'):g}", scale=f"{s:.6g}",
             new=f"{_mscale(s):.4f}")))
     if cfg.family in _DEEPSEEK:
