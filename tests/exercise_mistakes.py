@@ -7,6 +7,57 @@ each through its check (tests/test_core_exercises.py); the notebook tests put th
 into the notebooks' cells (tests/test_notebooks_exercises.py).
 """
 
+
+def _pairs(name="apply_rope_interleaved", angle="positions.to(torch.float64)[:, None] * theta",
+           pairs="a, b", first="a * cos - b * sin", second="a * sin + b * cos") -> str:
+    """A student's rotation of the pairs (2i, 2i+1), one of its steps written wrong."""
+    return f"""\
+def {name}(x, positions, theta):
+    angle = {angle}
+    cos, sin = angle.cos(), angle.sin()
+    out = torch.empty_like(x)
+    {pairs} = x[..., 0::2], x[..., 1::2]
+    out[..., 0::2] = {first}
+    out[..., 1::2] = {second}
+    return out"""
+
+
+def _yarn(pairs="torch.arange(dim // 2, dtype=torch.float64)", exponent="-2 * i / dim",
+          turns_fast="2 * math.pi * beta_fast", turns_slow="2 * math.pi * beta_slow",
+          floor="math.floor", ceil="math.ceil",
+          blend="theta * (1 - ramp) + theta / factor * ramp") -> str:
+    """A student's yarn_theta, the solution's steps with one of them written wrong."""
+    return f"""\
+def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
+               beta_slow=1.0):
+    i = {pairs}
+    theta = base ** ({exponent})
+    L = original_max_position_embeddings
+    low = max({floor}(dim * math.log(L / ({turns_fast})) / (2 * math.log(base))), 0)
+    high = min({ceil}(dim * math.log(L / ({turns_slow})) / (2 * math.log(base))), dim - 1)
+    ramp = ((i - low) / (high - low)).clamp(0, 1)
+    return {blend}"""
+
+
+def _mrope(ids="start + f, start + r, start + c",
+           loops="for f in range(t) for r in range(h) for c in range(w)",
+           grid="t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size",
+           resume="max(h, w)", result="torch.tensor(columns).T") -> str:
+    """A student's mrope_position_ids, the solution's steps with one of them wrong."""
+    return f"""\
+def mrope_position_ids(segments, spatial_merge_size=2):
+    columns, start = [], 0
+    for kind, size in segments:
+        if kind == "text":
+            columns += [[start + j] * 3 for j in range(size)]
+            start += size
+        else:
+            {grid}
+            columns += [[{ids}] {loops}]
+            start += {resume}
+    return {result}"""
+
+
 MISTAKES = {
     "theta": [
         ("not base^(−i/d)", """\
@@ -56,48 +107,19 @@ def apply_rope_interleaved(x, positions, theta):
     cos, sin = angle.cos(), angle.sin()
     a, b = x.chunk(2, dim=-1)
     return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)"""),
-        ("turns the wrong way", """\
-def apply_rope_interleaved(x, positions, theta):
-    angle = positions.to(torch.float64)[:, None] * theta
-    cos, sin = angle.cos(), angle.sin()
-    out = torch.empty_like(x)
-    a, b = x[..., 0::2], x[..., 1::2]
-    out[..., 0::2] = a * cos + b * sin
-    out[..., 1::2] = -a * sin + b * cos
-    return out"""),
-        ("turns the wrong way", """\
-def apply_rope_interleaved(x, positions, theta):
-    angle = positions.to(torch.float64)[:, None] * theta
-    cos, sin = angle.cos(), angle.sin()
-    out = torch.empty_like(x)
-    b, a = x[..., 0::2], x[..., 1::2]
-    out[..., 1::2] = a * cos - b * sin
-    out[..., 0::2] = a * sin + b * cos
-    return out"""),
-        ("frequencies in reverse order", """\
-def apply_rope_interleaved(x, positions, theta):
-    angle = positions.to(torch.float64)[:, None] * theta.flip(0)
-    cos, sin = angle.cos(), angle.sin()
-    out = torch.empty_like(x)
-    a, b = x[..., 0::2], x[..., 1::2]
-    out[..., 0::2] = a * cos - b * sin
-    out[..., 1::2] = a * sin + b * cos
-    return out"""),
+        ("turns the wrong way", _pairs(first="a * cos + b * sin", second="-a * sin + b * cos")),
+        ("turns the wrong way", _pairs(pairs="b, a", first="a * sin + b * cos",
+                                       second="a * cos - b * sin")),
+        ("frequencies in reverse order",
+         _pairs(angle="positions.to(torch.float64)[:, None] * theta.flip(0)")),
         ("laid out in the other layout's order", """\
 def apply_rope_interleaved(x, positions, theta):
     angle = positions.to(torch.float64)[:, None] * theta
     angle = torch.cat([angle, angle], dim=-1)
     turned = torch.stack([-x[..., 1::2], x[..., 0::2]], dim=-1).flatten(-2)
     return x * angle.cos() + turned * angle.sin()"""),
-        ("angle of position j", """\
-def apply_rope_interleaved(x, positions, theta):
-    angle = torch.arange(x.shape[-2], dtype=torch.float64)[:, None] * theta
-    cos, sin = angle.cos(), angle.sin()
-    out = torch.empty_like(x)
-    a, b = x[..., 0::2], x[..., 1::2]
-    out[..., 0::2] = a * cos - b * sin
-    out[..., 1::2] = a * sin + b * cos
-    return out"""),
+        ("angle of position j",
+         _pairs(angle="torch.arange(x.shape[-2], dtype=torch.float64)[:, None] * theta")),
         ("unrotated", """\
 def apply_rope_interleaved(x, positions, theta):
     return x.clone()"""),
@@ -106,15 +128,7 @@ def apply_rope_interleaved(x, positions, theta):
     return x[0]"""),
     ],
     "apply_rope_half": [
-        ("those of the interleaved layout, (2i, 2i+1)", """\
-def apply_rope_half(x, positions, theta):
-    angle = positions.to(torch.float64)[:, None] * theta
-    cos, sin = angle.cos(), angle.sin()
-    out = torch.empty_like(x)
-    a, b = x[..., 0::2], x[..., 1::2]
-    out[..., 0::2] = a * cos - b * sin
-    out[..., 1::2] = a * sin + b * cos
-    return out"""),
+        ("those of the interleaved layout, (2i, 2i+1)", _pairs(name="apply_rope_half")),
         ("laid out in the other layout's order", """\
 def apply_rope_half(x, positions, theta):
     angle = (positions.to(torch.float64)[:, None] * theta).repeat_interleave(2, dim=-1)
@@ -172,193 +186,28 @@ def decay_bound(distances, theta):
     return lengths.cumsum(-1).mean(-1)"""),
     ],
     "yarn_theta": [
-        ("your ramp runs the other way", """\
-def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
-               beta_slow=1.0):
-    i = torch.arange(dim // 2, dtype=torch.float64)
-    theta = base ** (-2 * i / dim)
-    L = original_max_position_embeddings
-    low = max(math.floor(dim * math.log(L / (2 * math.pi * beta_fast)) / (2 * math.log(base))), 0)
-    high = min(math.ceil(dim * math.log(L / (2 * math.pi * beta_slow)) / (2 * math.log(base))),
-               dim - 1)
-    ramp = ((i - low) / (high - low)).clamp(0, 1)
-    return theta * ramp + theta / factor * (1 - ramp)"""),
-        ("yours multiplies", """\
-def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
-               beta_slow=1.0):
-    i = torch.arange(dim // 2, dtype=torch.float64)
-    theta = base ** (-2 * i / dim)
-    L = original_max_position_embeddings
-    low = max(math.floor(dim * math.log(L / (2 * math.pi * beta_fast)) / (2 * math.log(base))), 0)
-    high = min(math.ceil(dim * math.log(L / (2 * math.pi * beta_slow)) / (2 * math.log(base))),
-               dim - 1)
-    ramp = ((i - low) / (high - low)).clamp(0, 1)
-    return theta * (1 - ramp) + theta * factor * ramp"""),
-        ("The 2π is missing", """\
-def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
-               beta_slow=1.0):
-    i = torch.arange(dim // 2, dtype=torch.float64)
-    theta = base ** (-2 * i / dim)
-    L = original_max_position_embeddings
-    low = max(math.floor(dim * math.log(L / beta_fast) / (2 * math.log(base))), 0)
-    high = min(math.ceil(dim * math.log(L / beta_slow) / (2 * math.log(base))), dim - 1)
-    ramp = ((i - low) / (high - low)).clamp(0, 1)
-    return theta * (1 - ramp) + theta / factor * ramp"""),
-        ("not rounded", """\
-def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
-               beta_slow=1.0):
-    i = torch.arange(dim // 2, dtype=torch.float64)
-    theta = base ** (-2 * i / dim)
-    L = original_max_position_embeddings
-    low = max(dim * math.log(L / (2 * math.pi * beta_fast)) / (2 * math.log(base)), 0)
-    high = min(dim * math.log(L / (2 * math.pi * beta_slow)) / (2 * math.log(base)), dim - 1)
-    ramp = ((i - low) / (high - low)).clamp(0, 1)
-    return theta * (1 - ramp) + theta / factor * ramp"""),
-        ("beta_fast and beta_slow are swapped", """\
-def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
-               beta_slow=1.0):
-    i = torch.arange(dim // 2, dtype=torch.float64)
-    theta = base ** (-2 * i / dim)
-    L = original_max_position_embeddings
-    low = max(math.floor(dim * math.log(L / (2 * math.pi * beta_slow)) / (2 * math.log(base))), 0)
-    high = min(math.ceil(dim * math.log(L / (2 * math.pi * beta_fast)) / (2 * math.log(base))),
-               dim - 1)
-    ramp = ((i - low) / (high - low)).clamp(0, 1)
-    return theta * (1 - ramp) + theta / factor * ramp"""),
-        ("coordinate index 2i", """\
-def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
-               beta_slow=1.0):
-    j = torch.arange(0, dim, 2, dtype=torch.float64)
-    theta = base ** (-j / dim)
-    L = original_max_position_embeddings
-    low = max(math.floor(dim * math.log(L / (2 * math.pi * beta_fast)) / (2 * math.log(base))), 0)
-    high = min(math.ceil(dim * math.log(L / (2 * math.pi * beta_slow)) / (2 * math.log(base))),
-               dim - 1)
-    ramp = ((j - low) / (high - low)).clamp(0, 1)
-    return theta * (1 - ramp) + theta / factor * ramp"""),
-        ("position interpolation", """\
-def yarn_theta(dim, base, factor, original_max_position_embeddings, beta_fast=32.0,
-               beta_slow=1.0):
-    i = torch.arange(dim // 2, dtype=torch.float64)
-    return base ** (-2 * i / dim) / factor"""),
+        ("your ramp runs the other way", _yarn(blend="theta * ramp + theta / factor * (1 - ramp)")),
+        ("yours multiplies", _yarn(blend="theta * (1 - ramp) + theta * factor * ramp")),
+        ("The 2π is missing", _yarn(turns_fast="beta_fast", turns_slow="beta_slow")),
+        ("not rounded", _yarn(floor="", ceil="")),
+        ("beta_fast and beta_slow are swapped",
+         _yarn(turns_fast="2 * math.pi * beta_slow", turns_slow="2 * math.pi * beta_fast")),
+        ("coordinate index 2i", _yarn(pairs="torch.arange(0, dim, 2, dtype=torch.float64)",
+                                      exponent="-i / dim")),
+        ("position interpolation", _yarn(blend="theta / factor")),
     ],
     "mrope_position_ids": [
-        ("Rows and columns are swapped", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[start + f, start + c, start + r]
-                        for f in range(t) for r in range(h) for c in range(w)]
-            start += max(h, w)
-    return torch.tensor(columns).T"""),
-        ("not in row-major order", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[start + f, start + r, start + c]
-                        for f in range(t) for c in range(w) for r in range(h)]
-            start += max(h, w)
-    return torch.tensor(columns).T"""),
-        ("not at start + its number of tokens", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[start + f, start + r, start + c]
-                        for f in range(t) for r in range(h) for c in range(w)]
-            start += t * h * w
-    return torch.tensor(columns).T"""),
-        ("One too low", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[start + f, start + r, start + c]
-                        for f in range(t) for r in range(h) for c in range(w)]
-            start += max(h, w) - 1
-    return torch.tensor(columns).T"""),
-        ("advance with its temporal patches", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[start, start + r, start + c]
-                        for f in range(t) for r in range(h) for c in range(w)]
-            start += max(h, w)
-    return torch.tensor(columns).T"""),
-        ("start from the id its segment starts at", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[f, r, c] for f in range(t) for r in range(h) for c in range(w)]
-            start += max(h, w)
-    return torch.tensor(columns).T"""),
-        ("before merging (29 tokens)", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size
-            columns += [[start + f, start + r, start + c]
-                        for f in range(t) for r in range(h) for c in range(w)]
-            start += max(h, w)
-    return torch.tensor(columns).T"""),
-        ("position ids are integers", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[start + f, start + r, start + c]
-                        for f in range(t) for r in range(h) for c in range(w)]
-            start += max(h, w)
-    return torch.tensor(columns, dtype=torch.float64).T"""),
-        ("return them as (3, seq)", """\
-def mrope_position_ids(segments, spatial_merge_size=2):
-    columns, start = [], 0
-    for kind, size in segments:
-        if kind == "text":
-            columns += [[start + j] * 3 for j in range(size)]
-            start += size
-        else:
-            t, h, w = size[0], size[1] // spatial_merge_size, size[2] // spatial_merge_size
-            columns += [[start + f, start + r, start + c]
-                        for f in range(t) for r in range(h) for c in range(w)]
-            start += max(h, w)
-    return torch.tensor(columns)"""),
+        ("Rows and columns are swapped", _mrope(ids="start + f, start + c, start + r")),
+        ("not in row-major order", _mrope(loops="for f in range(t) for c in range(w) "
+                                                "for r in range(h)")),
+        ("not at start + its number of tokens", _mrope(resume="t * h * w")),
+        ("One too low", _mrope(resume="max(h, w) - 1")),
+        ("advance with its temporal patches", _mrope(ids="start, start + r, start + c")),
+        ("start from the id its segment starts at", _mrope(ids="f, r, c")),
+        ("before merging (29 tokens)", _mrope(grid="t, h, w = size")),
+        ("position ids are integers", _mrope(result="torch.tensor(columns, "
+                                                    "dtype=torch.float64).T")),
+        ("return them as (3, seq)", _mrope(result="torch.tensor(columns)")),
     ],
 }
 
