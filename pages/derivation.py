@@ -46,12 +46,9 @@ n = ui.number(_("Key position n [tokens]"), 0, MAX_POSITION, 2, "der_n", contain
 shift = ui.number(_("Shift s of both [tokens]"), 0, MAX_POSITION, 100, "der_shift",
                   container=c4,
                   help=_("Checks that the score at (m + s, n + s) equals the one at (m, n)."))
-pair = min(pair_asked, s.dim // 2 - 1)
-if pair != pair_asked:
-    st.info(_("Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): using the "
-              "last pair, i = {pair}.").format(asked=pair_asked, dim=s.dim,
-                                               last=s.dim // 2 - 1, pair=pair),
-            icon=":material/info:")
+pair = ui.pair_index(pair_asked, s.dim, _(
+    "Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): using the last pair, "
+    "i = {pair}."))
 with ui.friendly_errors():
     checked = summary(s.dim, s.base, s.layout, pair, m, n, shift)
     by_form = sign_values(s.dim, s.base, pair, m, n)

@@ -73,12 +73,9 @@ shown = ui.slider(_("Frame shown"), 0, frames - 1, 0, "rot_t", container=c8,
                          "frame, Home and End go to the first and the last. ▶ Play animates "
                          "all frames and Pause stops; nothing moves until you press Play."))
 
-pair = min(pair_asked, s.dim // 2 - 1)
-if pair != pair_asked:
-    st.info(_("Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): showing the "
-              "last pair, i = {pair}.").format(asked=pair_asked, dim=s.dim,
-                                               last=s.dim // 2 - 1, pair=pair),
-            icon=":material/info:")
+pair = ui.pair_index(pair_asked, s.dim, _(
+    "Pair i = {asked} does not exist for d = {dim} (pairs 0 … {last}): showing the last pair, "
+    "i = {pair}."))
 with ui.friendly_errors():
     q = parse_vector(q_text, "q")
     k = parse_vector(k_text, "k")

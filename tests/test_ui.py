@@ -739,3 +739,18 @@ def test_formulas_are_one_markdown_element_of_display_formulas():
     at = AppTest.from_function(page).run()
     assert not at.latex and len(at.markdown) == 1
     assert at.markdown[0].value == "$$\na = b\n$$\n\n$$\n= c \\\\ d\n$$\n\n$$\ne\n$$"
+
+
+def test_pair_index_keeps_a_pair_the_head_dim_has(monkeypatch):
+    """A pair control offers the pairs of the largest head dim; for a smaller one the page
+    uses its last pair and says so (Derivation, Rotation)."""
+    from ui import controls
+
+    shown = []
+    monkeypatch.setattr(controls.st, "info", lambda text, **kwargs: shown.append(text))
+    note = "{asked} {dim} {last} {pair}"
+    assert ui.pair_index(8, 64, note) == 8 and ui.pair_index(31, 64, note) == 31
+    assert not shown
+    assert ui.pair_index(40, 64, note) == 31  # d = 64: pairs 0 … 31
+    assert ui.pair_index(0, 2, note) == 0
+    assert shown == ["40 64 31 31"]

@@ -202,6 +202,17 @@ def number(label: str, low: int, high: int, default: int, key: str, *, container
                                               bind="query-params", **kwargs))
 
 
+def pair_index(asked: int, dim: int, note: str) -> int:
+    """The pair a page's pair control asked for, or the last pair of head dim ``dim`` when
+    it has fewer (the control's range is that of the largest head dim); ``note``, a
+    translated template with {asked}, {dim}, {last} and {pair}, then says which pair is used."""
+    last = dim // 2 - 1
+    pair = min(asked, last)
+    if pair != asked:
+        st.info(note.format(asked=asked, dim=dim, last=last, pair=pair), icon=":material/info:")
+    return pair
+
+
 # Options offered by several pages, shown in the visitor's language wherever they are
 # offered: a choice whose options are exactly these keys shows their labels.
 AXIS_LABELS = {
