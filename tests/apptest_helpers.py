@@ -144,6 +144,17 @@ def csv_frame(at: AppTest, index: int = 0) -> tuple[str, pd.DataFrame]:
     return d["file_name"], read_csv(d["bytes"])
 
 
+def csvs_by(at: AppTest, key, expected) -> dict[str, tuple[str, pd.DataFrame]]:
+    """{key(file name): (file name, parsed table)} of the page's first len(expected) CSV
+    downloads, whose keys must be exactly ``expected``."""
+    out = {}
+    for index in range(len(expected)):
+        name, frame = csv_frame(at, index)
+        out[key(name)] = (name, frame)
+    assert set(out) == set(expected)
+    return out
+
+
 def csv_frames(at: AppTest) -> dict[str, pd.DataFrame]:
     """{file name: parsed table} of every download on the page."""
     return dict(csv_frame(at, i) for i in range(len(at.get("download_button"))))

@@ -12,7 +12,7 @@ import math
 import pytest
 from apptest_helpers import (
     bad_link,
-    csv_frame,
+    csvs_by,
     figure,
     no_exceptions,
     run_page,
@@ -39,12 +39,8 @@ def bound_by_hand(r: float, dim: int, base: float) -> float:
 
 def csvs(at) -> dict:
     """{'bound' | 'scores': (file name, frame)} of the page's two downloads."""
-    out = {}
-    for index in range(2):
-        name, frame = csv_frame(at, index)
-        out["bound" if name.startswith("decay_bound_") else "scores"] = (name, frame)
-    assert set(out) == {"bound", "scores"}
-    return out
+    return csvs_by(at, lambda name: "bound" if name.startswith("decay_bound_") else "scores",
+                   ("bound", "scores"))
 
 
 @pytest.fixture(scope="module")
