@@ -115,7 +115,7 @@ SIDEBAR_KEYS = ("base", "dim", "layout", "lang", "present", "device")
 
 
 def bad_link(page: str, query: dict) -> AppTest:
-    """``page`` opened with a link whose every value in ``query`` is malformed (README,
+    """``page`` opened with a link whose every value in ``query`` is malformed (docs/links.md,
     "Shareable links"): it runs without an exception, and each parameter is named in a
     warning that quotes its value: the sidebar's in the first run, the page's own on the
     page. Returns the AppTest, for the page's own checks that its defaults were kept."""

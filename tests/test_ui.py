@@ -200,8 +200,8 @@ def test_views_sit_between_pages_and_ui():
 def test_pages_and_views_build_no_plotly_objects():
     """Figures in pages/ and views/ are written as the kept form (ui.kept_figure,
     ui.sketch and ui.kept): no page or view imports Plotly's figure objects, which
-    validate every property (three to five times a figure's CPU, README "Keeping it
-    fast"); its colour helpers (plotly.colors) are plain functions."""
+    validate every property (three to five times a figure's CPU, docs/architecture.md,
+    "Keeping it fast"); its colour helpers (plotly.colors) are plain functions."""
     import ast
 
     found = []

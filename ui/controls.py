@@ -1,6 +1,6 @@
 """Widgets bound to the URL, all under one rule for link values.
 
-The rule (README, "Shareable links"): a link value is applied only when it is
+The rule (docs/links.md, "Shareable links"): a link value is applied only when it is
 exactly one of the values the control offers, written the way the app writes
 it into links (``?dim=64``, ``?att_causal=false``, ``?compare=10&compare=20``).
 Anything else (a malformed or out-of-range value, a different spelling such as
