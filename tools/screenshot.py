@@ -22,14 +22,7 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from e2e_server import (  # noqa: E402
-    FIRST_LOAD_MS,
-    StreamlitServer,
-    browser_missing,
-    chromium,
-    new_page,
-    open_path,
-)
+import e2e_server as e2e  # noqa: E402 (tests/e2e_server.py: the browser tests' server and tabs)
 
 # Frequencies with a second base: the sidebar, the formula, both charts and their lines
 DEFAULT_PATH = "/frequencies?compare=500000"
@@ -38,12 +31,12 @@ DEFAULT_OUT = ROOT / "docs" / "screenshot.png"
 
 def shoot(path: str, out: pathlib.Path, width: int, height: int, scale: float,
           locale: str) -> None:
-    with StreamlitServer(log_name="screenshot-server.log") as server:
-        with chromium() as browser:
-            page = new_page(browser, viewport={"width": width, "height": height},
+    with e2e.StreamlitServer(log_name="screenshot-server.log") as server:
+        with e2e.chromium() as browser:
+            page = e2e.new_page(browser, viewport={"width": width, "height": height},
                             device_scale_factor=scale, locale=locale)
             try:
-                open_path(page, server, path, timeout=FIRST_LOAD_MS)
+                e2e.open_path(page, server, path, timeout=e2e.FIRST_LOAD_MS)
                 page.wait_for_timeout(500)  # the last chart's transition
                 out.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(out))
@@ -62,7 +55,7 @@ def main() -> int:
     ap.add_argument("--scale", type=float, default=1.0, help="device pixels per CSS pixel (1)")
     ap.add_argument("--locale", default="en-US", help="the browser's language (en-US)")
     args = ap.parse_args()
-    if browser_missing():
+    if e2e.browser_missing():
         return 2
     shoot(args.path, args.out, args.width, args.height, args.scale, args.locale)
     print(f"wrote {args.out} ({args.out.stat().st_size:,} bytes)")
