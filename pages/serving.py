@@ -12,14 +12,27 @@ from rope_core.models.config import MAX_JSON_BYTES
 from ui import i18n
 from ui.configs import config_input, config_text, shown_name
 from ui.i18n import _
-from views import serving as view
+from views.serving import (
+    AUTO,
+    DOCTOR_CHECKS,
+    angle_figure,
+    context_tables,
+    doctor_tables,
+    model_caption,
+    option,
+    show_entries,
+    show_findings,
+    show_notes,
+    summary,
+    tables,
+    wavelength_figure,
+)
 
 MODEL_OPTIONS = list(rc.PRESETS)
 DEFAULT_MODEL = "Qwen2.5 7B"
 TARGETS = [2**e for e in range(12, 24)]  # 4,096 ... 8,388,608 tokens (rope_core: at most 10^7)
 DEFAULT_TARGET = 131_072
 METHODS = list(serving.METHODS)
-AUTO = "auto"  # a parameter left to the model (its own value) or to transformers' default
 ORIGINALS = [AUTO] + [2**e for e in range(10, 20)]  # L: 1,024 ... 524,288 tokens
 DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
 BETA_FAST = [AUTO, 8, 16, 32, 64]
@@ -31,12 +44,6 @@ METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
                           ("beta_slow", BETA_SLOW, "sv_beta_slow")),
                  "llama3": (("low_freq_factor", LOW_FREQ, "sv_low"),
                             ("high_freq_factor", HIGH_FREQ, "sv_high"))}
-
-
-def option(value) -> str:
-    """A parameter option as shown and carried by the link: "auto" in the run's language,
-    a number as written."""
-    return _("auto") if value == AUTO else f"{value:g}"
 
 
 s = ui.settings()
@@ -68,7 +75,7 @@ with c2:
 cfg = mine if mine is not None else rc.PRESETS[model]
 name = ui.plain(shown_name(cfg.name))
 reach = serving.reach(cfg)
-st.caption(view.model_caption(cfg, name, None if mine is not None else model))
+st.caption(model_caption(cfg, name, None if mine is not None else model))
 
 c1, c2 = st.columns(2)
 target = ui.select_slider(_("Target context T [tokens]"), TARGETS, DEFAULT_TARGET, "sv_target",
@@ -99,7 +106,8 @@ with st.expander(_("Parameters of the method"), expanded=method in ("dynamic",))
             help=_("α = f·n/L − (f − 1) once the current length n exceeds L; f = 1 is YaRN's "
                    "definition (α = n/L).")))
     for (param, options, key), column in zip(METHOD_PARAMS.get(method, ()), (p2, p3)):
-        value = ui.select_slider(f"`{param}`", options, AUTO, key, container=column, fmt=option)
+        value = ui.select_slider(f"`{param}`", options, AUTO, key, container=column,
+                                 fmt=option)
         if value != AUTO:
             params[param] = float(value)
     st.caption(_("auto: the model's own value when the method is its own; else, for yarn, "
@@ -121,8 +129,8 @@ if plain_reason is not None:
         st.caption(_("No {method} line is given for this target: where the window is applied "
                      "it would only change the angles of distances the model was trained "
                      "on.").format(method=method))
-    view.show_entries(serving.context_settings(cfg, target))
-    ui.download(view.context_tables, key, target, filename=f"serve_context_T{target}.csv",
+    show_entries(serving.context_settings(cfg, target))
+    ui.download(context_tables, key, target, filename=f"serve_context_T{target}.csv",
                 label=_("settings table"), key="sv_context_csv", part="settings")
 elif method == "longrope" and cfg.method != "longrope":
     st.info(_("LongRoPE divides each pair by a factor searched for one model; only a model "
@@ -132,15 +140,15 @@ else:
     try:  # a choice rope_core refuses (L above the model's, s above 1000): said, not raised
         settings = serving.engine_settings(cfg, target, method, **params)
         notes = serving.serving_notes(cfg, target, method, **params)
-        view.tables(key, target, method, params_key)
+        tables(key, target, method, params_key)
     except ValueError as err:
         ui.warning(i18n.error_text(err))
         settings = None
     if settings is not None and counts.layers is not None and counts.rope == 0:
         st.header(_("The settings"))  # no layer rotates: every engine says so, no spectrum
-        view.show_entries(settings)
+        show_entries(settings)
     elif settings is not None:
-        quoted = view.summary(key, target, method, params_key)
+        quoted = summary(key, target, method, params_key)
         L, scale, a, softmax = quoted["L"], quoted["scale"], quoted["a"], quoted["softmax"]
 
         st.header(_("What the change does"))
@@ -163,13 +171,13 @@ else:
                                total=f"{a * a * softmax:.4f}"))
         left, right = st.columns(2)
         with left:
-            ui.show(view.wavelength_figure(key, target, method, params_key), key="sv_wave_plot",
+            ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot",
                     alt=_("Line chart, log scale: each pair's wavelength 2π/θᵢ against the pair "
                           "index i, before (the model as it is) and after the chosen scaling "
                           "for the target length T, with the model's reach R and the target T "
                           "as dotted horizontal lines."), table=_("per-pair table"))
         with right:
-            ui.show(view.angle_figure(key, target, method, params_key), key="sv_angle_plot",
+            ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot",
                     alt=_("Scatter chart, log scale: for each pair, the largest angle at the "
                           "target T divided by the largest angle it reaches within R, against "
                           "the pair index i, coloured by whether the pair turns within R, stays "
@@ -188,15 +196,15 @@ else:
 
         if notes:
             st.header(_("Before you copy"))
-            view.show_notes(notes)
+            show_notes(notes)
 
         st.header(_("The settings"))
-        view.show_entries(settings)
+        show_entries(settings)
         # the file name carries no visitor text
-        ui.download(view.tables, key, target, method, params_key,
+        ui.download(tables, key, target, method, params_key,
                     filename=f"serve_{method}_T{target}_L{L}.csv", label=_("settings table"),
                     key="sv_settings_csv", part="settings")
-        ui.download(view.tables, key, target, method, params_key,
+        ui.download(tables, key, target, method, params_key,
                     filename=f"serve_{method}_T{target}_L{L}_pairs.csv",
                     label=_("per-pair table"), key="sv_range_csv", part="range")
 
@@ -206,17 +214,17 @@ st.markdown(_("A `config.json` pasted or uploaded above is checked for RoPE mist
               "transformers. Each finding names the key, what goes wrong in which engine, the "
               "fix, and where it is reported and done (an issue and the engine's code). It "
               "checks:"))
-ui.bullets([_(line) for line in view.DOCTOR_CHECKS])
+ui.bullets([_(line) for line in DOCTOR_CHECKS])
 text = config_text("sv")
 if text is None:
     st.caption(_("Paste or upload a `config.json` above (“Use your own `config.json`”) to "
                  "check it."))
 else:
     try:
-        findings = view.doctor_tables(text)["list"]
+        findings = doctor_tables(text)["list"]
     except ValueError as err:  # not JSON, or not an object: said once, as the input says it
         ui.warning(i18n.error_text(err))
     else:
-        view.show_findings(findings)
-        ui.download(view.doctor_tables, text, filename="config_doctor.csv",
+        show_findings(findings)
+        ui.download(doctor_tables, text, filename="config_doctor.csv",
                     label=_("findings table"), key="sv_doctor_csv", part="findings")

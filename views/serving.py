@@ -14,6 +14,7 @@ from rope_core.models.presets import NOTES
 from ui import i18n
 from ui.i18n import N_, _
 
+AUTO = "auto"  # a parameter left to the model (its own value) or to transformers' default
 LANGUAGE = {"transformers": "json", "vLLM": "bash", "SGLang": "bash", "llama.cpp": "bash"}
 BEFORE, AFTER, OUT = ui.COLORS[0], ui.COLORS[1], ui.COLORS[4]
 DOCTOR_TABLE_ENTRIES = 4  # pasted texts whose findings are kept (each text up to 1 MB)
@@ -30,6 +31,12 @@ DOCTOR_CHECKS = (
     N_("`rope_parameters` without `rope_theta` and no base elsewhere, or two bases;"),
     N_("static YaRN, which short inputs run with too."),
 )
+
+
+def option(value) -> str:
+    """A parameter option as shown and carried by the link: "auto" in the run's language,
+    a number as written."""
+    return _("auto") if value == AUTO else f"{value:g}"
 
 
 @ui.table
