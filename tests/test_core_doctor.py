@@ -264,3 +264,19 @@ def test_doctor_logs_nothing_itself(caplog):
     with caplog.at_level(logging.WARNING):
         doctor.diagnose(HF_CONFIGS["OLMo 3 7B"])
     assert not caplog.records
+
+
+def test_docs_name_every_check_and_every_engine_behaviour():
+    """docs/serving.md lists every CHECKED entry (key, file and lines) and every check of
+    the config doctor with its sources."""
+    import pathlib
+
+    from rope_core.models import serving
+    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text(
+        encoding="utf-8")
+    for key, checked in serving.CHECKED.items():
+        assert f"`{key}`" in text and checked.where in text, key
+    for check in doctor.CHECKS:
+        assert f"`{check}`" in text, check
+    for source in doctor.SOURCES.values():
+        assert source in text, source
