@@ -1,7 +1,6 @@
 """Serve it longer: from a model and a target context to the settings that transformers,
-vLLM, SGLang and llama.cpp need, beside what those settings do to the spectrum."""
-
-import math
+vLLM, SGLang and llama.cpp need, beside what those settings do to the spectrum; and a
+config doctor for the visitor's own config.json."""
 
 import streamlit as st
 
@@ -11,15 +10,29 @@ from rope_core.limits import compare
 from rope_core.models import serving
 from rope_core.models.config import MAX_JSON_BYTES
 from ui import i18n
-from ui.configs import config_input, shown_name
+from ui.configs import config_input, config_text, shown_name
 from ui.i18n import _
+from views.serving import (
+    AUTO,
+    DOCTOR_CHECKS,
+    angle_figure,
+    context_tables,
+    doctor_tables,
+    model_caption,
+    option,
+    show_entries,
+    show_findings,
+    show_notes,
+    summary,
+    tables,
+    wavelength_figure,
+)
 
 MODEL_OPTIONS = list(rc.PRESETS)
 DEFAULT_MODEL = "Qwen2.5 7B"
 TARGETS = [2**e for e in range(12, 24)]  # 4,096 ... 8,388,608 tokens (rope_core: at most 10^7)
 DEFAULT_TARGET = 131_072
 METHODS = list(serving.METHODS)
-AUTO = "auto"  # a parameter left to the model (its own value) or to transformers' default
 ORIGINALS = [AUTO] + [2**e for e in range(10, 20)]  # L: 1,024 ... 524,288 tokens
 DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
 BETA_FAST = [AUTO, 8, 16, 32, 64]
@@ -31,85 +44,6 @@ METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
                           ("beta_slow", BETA_SLOW, "sv_beta_slow")),
                  "llama3": (("low_freq_factor", LOW_FREQ, "sv_low"),
                             ("high_freq_factor", HIGH_FREQ, "sv_high"))}
-LANGUAGE = {"transformers": "json", "vLLM": "bash", "SGLang": "bash", "llama.cpp": "bash"}
-BEFORE, AFTER, OUT = ui.COLORS[0], ui.COLORS[1], ui.COLORS[4]
-
-
-def option(value) -> str:
-    """A parameter option as shown and carried by the link: "auto" in the run's language,
-    a number as written."""
-    return _("auto") if value == AUTO else f"{value:g}"
-
-
-@ui.table
-def tables(key: tuple, target: int, method: str, params: tuple) -> dict:
-    """The settings table and the per-pair range table of a choice (rope_core.models.serving),
-    once per setting."""
-    cfg = compare.config_from_key(key)
-    return {"settings": serving.settings_table(cfg, target, method, **dict(params)),
-            "range": serving.range_table(cfg, target, method, **dict(params))}
-
-
-@ui.table
-def summary(key: tuple, target: int, method: str, params: tuple) -> dict:
-    """What the metrics and the text quote from the tables, once per setting: L, s, a and
-    the softmax multiplier m of the settings, how many pairs there are, how many never
-    turn within what they have seen and how many are pushed past it."""
-    computed = tables(key, target, method, params)
-    lead = computed["settings"].iloc[0]
-    ranges = computed["range"]
-    return {"L": int(lead["original context L [tokens]"]), "scale": float(lead["scale s = T/L"]),
-            "a": float(lead["attention factor a"]),
-            "softmax": float(lead["softmax scale multiplier m"]),
-            "pairs": len(ranges), "pushed": int(ranges["pushed out"].sum()),
-            "never": int((~ranges["turned"]).sum())}
-
-
-@ui.figure
-def wavelength_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Frozen:
-    """Each pair's wavelength before and after, the model's reach R and the target T
-    dotted."""
-    r = tables(key, target, method, params)["range"]
-    pairs = r["pair"].to_numpy()
-    reach = int(r["reach R [tokens]"].iloc[0])
-    hover = _("λ={value} tokens").format(value="%{y:,.1f}")
-    traces = [dict(type="scatter", x=pairs, y=r[column].to_numpy(), name=name, mode="lines",
-                   line=dict(color=color, dash=dash),
-                   hovertemplate="i=%{x}<br>" + hover + "<extra></extra>")
-              for column, name, color, dash in (
-                  ("wavelength before [tokens]", _("before (as the model is)"), BEFORE, "solid"),
-                  ("wavelength after [tokens]", _("after ({method}, T = {target})").format(
-                      method=method, target=i18n.integer(target)), AFTER, "dash"))]
-    marks = ((reach, "R", "black", 0, "left"), (target, "T", "#666666", 1, "right"))  # 5.7:1
-    return ui.kept_figure(
-        traces, title=_("Wavelength 2π/θᵢ before and after (log scale)"),
-        x=_("pair index i"), y=_("wavelength [tokens]"), height=400, yaxes=ui.LOG_AXIS,
-        shapes=tuple(ui.hline(tokens, color) for tokens, _text, color, _x, _a in marks),
-        annotations=tuple(
-            dict(x=x, xref="paper", xanchor=anchor, y=math.log10(tokens),
-                 yanchor="bottom", showarrow=False, font=dict(size=13, color=color),
-                 text=_("{length} = {n} tokens").format(length=text, n=i18n.integer(tokens)))
-            for tokens, text, color, x, anchor in marks))
-
-
-@ui.figure
-def angle_figure(key: tuple, target: int, method: str, params: tuple) -> ui.Frozen:
-    """Per pair, the largest angle at T over the largest angle it has seen; the pairs
-    pushed past what they saw in their own colour."""
-    r = tables(key, target, method, params)["range"]
-    pairs, ratio = r["pair"].to_numpy(), r["angle ratio"].to_numpy()
-    pushed, turned = r["pushed out"].to_numpy(), r["turned"].to_numpy()
-    hover = "i=%{x}<br>" + _("ratio") + "=%{y:.4g}<extra></extra>"
-    groups = ((turned, _("turned: every angle seen"), BEFORE),
-              (~turned & ~pushed, _("inside the angles seen"), ui.COLORS[2]),
-              (pushed, _("pushed past the angles seen"), OUT))
-    traces = [dict(type="scatter", x=pairs[rows], y=ratio[rows], name=name, mode="markers",
-                   marker=dict(color=color, size=6), hovertemplate=hover)
-              for rows, name, color in groups if rows.any()]
-    return ui.kept_figure(
-        traces, title=_("Largest angle at T over the largest angle seen (log scale)"),
-        x=_("pair index i"), y=_("T·θ′ᵢ / largest angle seen"), height=400, yaxes=ui.LOG_AXIS,
-        shapes=(ui.hline(1.0, "black"),))
 
 
 s = ui.settings()
@@ -121,7 +55,8 @@ st.markdown(_(
     "change does to the model's spectrum. Every line gives the model's RoPE layers the same "
     "θᵢ, the ones shown below, with the same attention factor and softmax scale; an engine "
     "that cannot run a choice says so instead of writing a line that does something else. "
-    "The sidebar settings do not apply here.")
+    "A target the model already reaches needs no RoPE change: the page then gives only the "
+    "context flags. The sidebar settings do not apply here.")
     + " " + _("Checked against the code of transformers {transformers}, vLLM {vllm}, SGLang "
               "{sglang} and llama.cpp {llama} (the copy in llama-cpp-python {python}).").format(
         transformers=serving.ENGINE_VERSIONS["transformers"],
@@ -134,29 +69,19 @@ with c2:
     mine = config_input(
         "sv", _("Use your own `config.json`"),
         _("Paste or upload a model's `config.json` (at most {most} bytes); it is used instead "
-          "of the preset. An uploaded file is used before pasted text.").format(
-            most=i18n.integer(MAX_JSON_BYTES)),
+          "of the preset, and the config doctor at the end of the page checks it. An uploaded "
+          "file is used before pasted text.").format(most=i18n.integer(MAX_JSON_BYTES)),
         _("Using {name} instead of the preset."))
 cfg = mine if mine is not None else rc.PRESETS[model]
 name = ui.plain(shown_name(cfg.name))
 reach = serving.reach(cfg)
-own = _(rc.SCALING_LABELS[cfg.method])
-if cfg.method == "none":
-    st.caption(_("{model}: rotary dim {rotary} of head dim {head}, base {base}, no scaling; "
-                 "trained (L) for {length} tokens.").format(
-        model=name, rotary=cfg.rotary_dim, head=cfg.head_dim, base=ui.fmt_base(cfg.base),
-        length=i18n.integer(cfg.original_context)))
-else:
-    st.caption(_("{model}: rotary dim {rotary} of head dim {head}, base {base}; its own "
-                 "scaling, {method}, takes it from L = {length} to {reach} tokens.").format(
-        model=name, rotary=cfg.rotary_dim, head=cfg.head_dim, base=ui.fmt_base(cfg.base),
-        method=own, length=i18n.integer(cfg.original_context), reach=i18n.integer(reach)))
+st.caption(model_caption(cfg, name, None if mine is not None else model))
 
 c1, c2 = st.columns(2)
 target = ui.select_slider(_("Target context T [tokens]"), TARGETS, DEFAULT_TARGET, "sv_target",
                           container=c1, fmt=str,
-                          help=_("The context the engine should run the model at; more than "
-                                 "the model already reaches."))
+                          help=_("The context the engine should run the model at. Up to what "
+                                 "the model already reaches, only the context flags change."))
 method = ui.choice(_("Method"), METHODS, "yarn", "sv_method", container=c2,
                    help=_("`yarn`: NTK-by-parts with an attention factor; `linear`: position "
                           "interpolation; `ntk`: static NTK-aware base change; `dynamic`: "
@@ -181,7 +106,8 @@ with st.expander(_("Parameters of the method"), expanded=method in ("dynamic",))
             help=_("α = f·n/L − (f − 1) once the current length n exceeds L; f = 1 is YaRN's "
                    "definition (α = n/L).")))
     for (param, options, key), column in zip(METHOD_PARAMS.get(method, ()), (p2, p3)):
-        value = ui.select_slider(f"`{param}`", options, AUTO, key, container=column, fmt=option)
+        value = ui.select_slider(f"`{param}`", options, AUTO, key, container=column,
+                                 fmt=option)
         if value != AUTO:
             params[param] = float(value)
     st.caption(_("auto: the model's own value when the method is its own; else, for yarn, "
@@ -190,107 +116,115 @@ with st.expander(_("Parameters of the method"), expanded=method in ("dynamic",))
                  "published values (`low_freq_factor` 1, `high_freq_factor` 4), which are "
                  "written out."))
 
-if method == "longrope" and cfg.method != "longrope":
+key = compare.config_key(cfg)
+params_key = tuple(sorted(params.items()))
+plain_reason = serving.no_change(cfg, target)
+counts = serving.layer_counts(cfg)
+if plain_reason is not None:
+    # the model reaches T already, or no RoPE layer meets a longer distance: context flags only
+    kind, message = plain_reason
+    st.header(_("The settings"))
+    st.success(i18n.markdown_message(message), icon=":material/check:")
+    if kind == "windows":
+        st.caption(_("No {method} line is given for this target: where the window is applied "
+                     "it would only change the angles of distances the model was trained "
+                     "on.").format(method=method))
+    show_entries(serving.context_settings(cfg, target))
+    ui.download(context_tables, key, target, filename=f"serve_context_T{target}.csv",
+                label=_("settings table"), key="sv_context_csv", part="settings")
+elif method == "longrope" and cfg.method != "longrope":
     st.info(_("LongRoPE divides each pair by a factor searched for one model; only a model "
               "whose `config.json` carries them (Phi-3.5 mini, Phi-4-mini) can be served "
               "longer with it."), icon=":material/info:")
-    st.stop()
+else:
+    try:  # a choice rope_core refuses (L above the model's, s above 1000): said, not raised
+        settings = serving.engine_settings(cfg, target, method, **params)
+        notes = serving.serving_notes(cfg, target, method, **params)
+        tables(key, target, method, params_key)
+    except ValueError as err:
+        ui.warning(i18n.error_text(err))
+        settings = None
+    if settings is not None and counts.layers is not None and counts.rope == 0:
+        st.header(_("The settings"))  # no layer rotates: every engine says so, no spectrum
+        show_entries(settings)
+    elif settings is not None:
+        quoted = summary(key, target, method, params_key)
+        L, scale, a, softmax = quoted["L"], quoted["scale"], quoted["a"], quoted["softmax"]
 
-if target <= reach:
-    st.warning(_("{model} already runs at {reach} tokens: choose a target above that.").format(
-        model=name, reach=i18n.integer(reach)), icon=":material/arrow_upward:")
-    st.stop()
-key = compare.config_key(cfg)
-params_key = tuple(sorted(params.items()))
-try:  # a choice rope_core refuses (L above the model's, s above 1000): said, not raised
-    settings = serving.engine_settings(cfg, target, method, **params)
-    notes = serving.serving_notes(cfg, target, method, **params)
-    tables(key, target, method, params_key)
-except ValueError as err:
-    ui.warning(i18n.error_text(err))
-    st.stop()
-quoted = summary(key, target, method, params_key)
-L, scale, a, softmax = quoted["L"], quoted["scale"], quoted["a"], quoted["softmax"]
+        st.header(_("What the change does"))
+        metrics = ui.row()
+        pairs, pushed, never = quoted["pairs"], quoted["pushed"], quoted["never"]
+        metrics.metric(_("scale s = T / L"), f"{scale:.4g}",
+                       help=_("T = {target}, L = {length}").format(
+                           target=i18n.integer(target), length=i18n.integer(L)))
+        metrics.metric(_("attention factor a at T"), f"{a:.4f}",
+                       help=_("a multiplies cos and sin for q and for k: the rotated part of "
+                              "each logit is multiplied by a² = {square}.").format(
+                           square=f"{a * a:.4f}"))
+        metrics.metric(_("pairs pushed past the angles seen"), f"{pushed} / {pairs}")
+        if softmax != 1.0 or cfg.softmax_scale != 1.0:  # DeepSeek's mscale², outside RoPE
+            metrics.metric(_("softmax scale × m"), f"{softmax:.4f}",
+                           help=_("Outside RoPE, {model}'s attention multiplies its softmax "
+                                  "scale by m (as configured: {own}): the whole logit is "
+                                  "multiplied by m, its rotated part by a²·m = {total}.").format(
+                               model=name, own=f"{cfg.softmax_scale:.4f}",
+                               total=f"{a * a * softmax:.4f}"))
+        left, right = st.columns(2)
+        with left:
+            ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot",
+                    alt=_("Line chart, log scale: each pair's wavelength 2π/θᵢ against the pair "
+                          "index i, before (the model as it is) and after the chosen scaling "
+                          "for the target length T, with the model's reach R and the target T "
+                          "as dotted horizontal lines."), table=_("per-pair table"))
+        with right:
+            ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot",
+                    alt=_("Scatter chart, log scale: for each pair, the largest angle at the "
+                          "target T divided by the largest angle it reaches within R, against "
+                          "the pair index i, coloured by whether the pair turns within R, stays "
+                          "inside the angles seen, or is pushed past them; a line marks 1."),
+                    table=_("per-pair table"))
+        ui.explain(_(
+            "**Before** is the model as it is, up to R = {reach} tokens (its trained context, "
+            "or where its own scaling takes it); **after** is the spectrum every line below "
+            "gives, at T = {target}. The largest angle a pair has seen is R·θᵢ or, for a model "
+            "trained at L with the unscaled spectrum before its own scaling (Gemma 3, Llama "
+            "3.1, Qwen2.5 with YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} "
+            "pairs never complete a turn within what they have seen; {pushed} of them reach "
+            "larger angles at T, angles no training step produced.").format(
+            reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,
+            pushed=pushed))
 
-st.header(_("What the change does"))
-shows_softmax = softmax != 1.0 or cfg.softmax_scale != 1.0  # DeepSeek's mscale², outside RoPE
-metrics = ui.row()
-pairs, pushed, never = quoted["pairs"], quoted["pushed"], quoted["never"]
-metrics.metric(_("scale s = T / L"), f"{scale:.4g}",
-               help=_("T = {target}, L = {length}").format(target=i18n.integer(target),
-                                                          length=i18n.integer(L)))
-metrics.metric(_("attention factor a at T"), f"{a:.4f}",
-               help=_("a multiplies cos and sin for q and for k: the rotated part of each logit "
-                      "is multiplied by a² = {square}.").format(square=f"{a * a:.4f}"))
-metrics.metric(_("pairs pushed past the angles seen"), f"{pushed} / {pairs}")
-if shows_softmax:
-    metrics.metric(_("softmax scale × m"), f"{softmax:.4f}",
-                   help=_("Outside RoPE, {model}'s attention multiplies its softmax scale by m "
-                          "(as configured: {own}): the whole logit is multiplied by m, its "
-                          "rotated part by a²·m = {total}.").format(
-                       model=name, own=f"{cfg.softmax_scale:.4f}",
-                       total=f"{a * a * softmax:.4f}"))
-left, right = st.columns(2)
-with left:
-    ui.show(wavelength_figure(key, target, method, params_key), key="sv_wave_plot",
-            alt=_("Line chart, log scale: each pair's wavelength 2π/θᵢ against the pair index "
-                  "i, before (the model as it is) and after the chosen scaling for the target "
-                  "length T, with the model's reach R and the target T as dotted horizontal "
-                  "lines."), table=_("per-pair table"))
-with right:
-    ui.show(angle_figure(key, target, method, params_key), key="sv_angle_plot",
-            alt=_("Scatter chart, log scale: for each pair, the largest angle at the target T "
-                  "divided by the largest angle it reaches within R, against the pair index i, "
-                  "coloured by whether the pair turns within R, stays inside the angles seen, "
-                  "or is pushed past them; a line marks 1."), table=_("per-pair table"))
-ui.explain(_(
-    "**Before** is the model as it is, up to R = {reach} tokens (its trained context, or "
-    "where its own scaling takes it); **after** is the spectrum every line below gives, at "
-    "T = {target}. The largest angle a pair has seen is R·θᵢ or, for a model trained at L "
-    "with the unscaled spectrum before its own scaling (Gemma 3, Llama 3.1, Qwen2.5 with "
-    "YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} pairs never complete a turn "
-    "within what they have seen; {pushed} of them reach larger angles at T, angles no "
-    "training step produced.").format(
-    reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,
-    pushed=pushed))
+        if notes:
+            st.header(_("Before you copy"))
+            show_notes(notes)
 
-if notes:
-    st.header(_("Before you copy"))
-    for kind, message in notes:  # cautions of the choice; a choice that gains nothing warns
-        if kind in serving.WARNING_KINDS:
-            st.warning(i18n.markdown_message(message), icon=":material/priority_high:")
-        else:
-            st.info(i18n.markdown_message(message), icon=":material/priority_high:")
+        st.header(_("The settings"))
+        show_entries(settings)
+        # the file name carries no visitor text
+        ui.download(tables, key, target, method, params_key,
+                    filename=f"serve_{method}_T{target}_L{L}.csv", label=_("settings table"),
+                    key="sv_settings_csv", part="settings")
+        ui.download(tables, key, target, method, params_key,
+                    filename=f"serve_{method}_T{target}_L{L}_pairs.csv",
+                    label=_("per-pair table"), key="sv_range_csv", part="range")
 
-st.header(_("The settings"))
-for engine in serving.ENGINES:
-    entry = settings[engine]
-    with st.container(border=True):
-        st.markdown(f"**{engine}**")
-        if not entry["supported"]:
-            st.warning(i18n.markdown_message(entry["refusal"]), icon=":material/block:")
-        else:
-            if engine == "transformers" and "text_config" in entry["settings"]:
-                st.caption(_("Merge into the model's `config.json` key by key: the keys under "
-                             "`text_config` go into its `text_config`, where this model keeps "
-                             "its language model (replacing the whole `text_config` would drop "
-                             "its other fields; transformers 5 reads `rope_parameters`; "
-                             "`rope_scaling: null` stops an older key from winning over it):"))
-            elif engine == "transformers":
-                st.caption(_("Merge into the model's `config.json` (transformers 5 reads "
-                             "`rope_parameters`; `rope_scaling: null` stops an older key "
-                             "from winning over it):"))
-            else:
-                st.caption(_("Command line (MODEL: the model's path or name):"))
-            st.code(entry["command"], language=LANGUAGE[engine], wrap_lines=True)
-            for note in entry["notes"]:
-                st.caption(i18n.markdown_message(note))
-        st.caption(_("Names from: {source}").format(source=f"`{entry['source']}`"))
-
-# the file name carries no visitor text
-ui.download(tables, key, target, method, params_key,
-            filename=f"serve_{method}_T{target}_L{L}.csv", label=_("settings table"),
-            key="sv_settings_csv", part="settings")
-ui.download(tables, key, target, method, params_key,
-            filename=f"serve_{method}_T{target}_L{L}_pairs.csv", label=_("per-pair table"),
-            key="sv_range_csv", part="range")
+st.header(_("The config doctor"))
+st.markdown(_("A `config.json` pasted or uploaded above is checked for RoPE mistakes that "
+              "engineers report in the trackers of vLLM, SGLang, llama.cpp and "
+              "transformers. Each finding names the key, what goes wrong in which engine, the "
+              "fix, and where it is reported and done (an issue and the engine's code). It "
+              "checks:"))
+ui.bullets([_(line) for line in DOCTOR_CHECKS])
+text = config_text("sv")
+if text is None:
+    st.caption(_("Paste or upload a `config.json` above (“Use your own `config.json`”) to "
+                 "check it."))
+else:
+    try:
+        findings = doctor_tables(text)["list"]
+    except ValueError as err:  # not JSON, or not an object: said once, as the input says it
+        ui.warning(i18n.error_text(err))
+    else:
+        show_findings(findings)
+        ui.download(doctor_tables, text, filename="config_doctor.csv",
+                    label=_("findings table"), key="sv_doctor_csv", part="findings")

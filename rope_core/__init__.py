@@ -12,7 +12,8 @@ what it holds and what it may import):
 * :mod:`rope_core.models`: real models: RopeConfig layer by layer (``config``, read from
   config.json as transformers reads it), transformers' conventions per family
   (``families``), context-extension scalings (``scaling``), presets, M-RoPE for images
-  and video (``mrope``), and the settings that serve a model longer (``serving``).
+  and video (``mrope``), the settings that serve a model longer (``serving``) and the
+  config doctor (``doctor``).
 * :mod:`rope_core.limits`: where RoPE breaks: critical dimension, B_m and the base bound
   (``capacity``, ``breaks`` with its precomputed table), low precision (``precision``),
   side-by-side tables of models and extension methods (``compare``).

@@ -281,7 +281,8 @@ def test_layout_per_family(family, layout):
 @given(half=st.integers(1, 64), base=st.floats(10.0, 1e7), L=st.integers(16, 10**6),
        s=st.floats(1.0, 64.0), f=st.floats(0.25, 8.0))
 def test_llama3_equal_freq_factors_is_a_step(half, base, L, s, f):
-    """low = high = f: wavelengths above L / f divided by s, the others kept (no band)."""
+    """low = high = f: pairs with wavelengths above L / f get theta / s (the wavelength times
+    s), the others kept (no band)."""
     theta, _ = rc.scaled_theta(2 * half, base, "llama3", factor=s,
                                original_max_position_embeddings=L, low_freq_factor=f,
                                high_freq_factor=f)
@@ -289,3 +290,33 @@ def test_llama3_equal_freq_factors_is_a_step(half, base, L, s, f):
         plain = base ** (-i / half)
         expected = plain / s if 2 * math.pi / plain > L / f else plain
         assert t == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("family", ["gemma3_text", "olmo3"])
+def test_a_flat_rope_parameters_on_a_global_only_family_is_refused(family):
+    """transformers 5.24 (Gemma3TextConfig, Olmo3Config) keeps both layer types default
+    beside a flat rope_parameters: a scaling written so is never read. RopeConfig says so by
+    name instead of scaling the global layers; rope_scaling, which those classes put on the
+    full-attention layers, and a flat dict without scaling are read."""
+    config = {"model_type": family, "head_dim": 64, "num_hidden_layers": 8,
+              "max_position_embeddings": 65536, "sliding_window": 512,
+              "rope_parameters": {"rope_type": "yarn", "factor": 8.0, "rope_theta": 5e5,
+                                  "original_max_position_embeddings": 8192}}
+    with pytest.raises(ValueError, match="rope_parameters.full_attention"):
+        rc.RopeConfig.from_hf(config)
+    as_scaling = {**config, "rope_theta": 5e5, "rope_scaling": config["rope_parameters"]}
+    del as_scaling["rope_parameters"]
+    assert rc.RopeConfig.from_hf(as_scaling).method == "yarn"
+    plain = {**config, "rope_parameters": {"rope_type": "default", "rope_theta": 5e5}}
+    assert rc.RopeConfig.from_hf(plain).method == "none"
+
+
+def test_parse_json_is_the_one_safe_reader():
+    """from_json and the config doctor read the text through parse_json: its errors name the
+    problem (line and column, NaN, size)."""
+    from rope_core.models.config import parse_json
+    assert parse_json(b'{"a": [1, 2.5]}') == {"a": [1, 2.5]}
+    for text, said in (('{"a": 1,}', "line 1, column 9"), ('{"a": Infinity}', "Infinity"),
+                       (b"\xc3", "not UTF-8")):
+        with pytest.raises(ValueError, match=said):
+            parse_json(text)

@@ -38,7 +38,8 @@ EXPECTED = {
     "Phi-4-mini": (128, 96, 10000.0, "half", "longrope", 4096, 131072),  # 3072/24, * 0.75
     "Command R7B": (128, 128, 50000.0, "interleaved", "none", 132096, 132096),
     "SmolLM3 3B": (128, 128, 5e6, "half", "none", 65536, 65536),  # 2048 / 16
-    "Qwen2.5-VL 7B": (128, 128, 1e6, "half", "none", 128000, 128000),  # 3584 / 28
+    # 3584 / 28; L 32,768: its card sets the config for 32,768 (config.json says 128,000)
+    "Qwen2.5-VL 7B": (128, 128, 1e6, "half", "none", 32768, 128000),
     "Qwen3-VL 8B": (128, 128, 5e6, "half", "none", 262144, 262144),
     # the main spectrum: the full-attention RoPE layers (global_head_dim 512, proportional
     # RoPE with partial_rotary_factor 0.25: 128 dims rotate)
@@ -80,8 +81,9 @@ def test_preset_fields(name):
     parsed = rc.RopeConfig.from_hf(HF_CONFIGS[name], name=name)  # parser round trip
     assert parsed.training_context is None  # only a source gives one (TRAINING)
     names_L = parsed.original_context != parsed.max_context
-    if name in TRAINING and names_L:  # its scaling's L stays
-        assert p.original_context == parsed.original_context != TRAINING[name]
+    if name in TRAINING and names_L:  # its scaling's L stays (Scout's 8,192; the Qwen
+        # YaRN presets' 32,768, also their training context)
+        assert p.original_context == parsed.original_context
         assert p.training_context == TRAINING[name]
         assert p == dataclasses.replace(parsed, training_context=TRAINING[name])
     elif name in TRAINING:  # the paper's training context replaces the configured one

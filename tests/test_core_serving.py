@@ -39,6 +39,7 @@ from transformers import AutoConfig, PreTrainedConfig  # noqa: E402
 from transformers.models.deepseek_v3.modeling_deepseek_v3 import (  # noqa: E402
     yarn_apply_mscale,
 )
+from transformers_reference import tiny_text_model  # noqa: E402
 
 # Qwen/Qwen3-8B README.md, "Processing Long Texts" (the lines as the card prints them)
 QWEN3_CONFIG = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
@@ -154,6 +155,20 @@ def layer_of(config) -> str | None:
     return "full_attention" if isinstance(params, dict) and "full_attention" in params else None
 
 
+def hf_main_rope(preset: rc.RopeConfig, config, seq_len=None):
+    """hf_rope of the preset's main spectrum (its full-attention layers' entry); for Gemma 4's
+    proportional RoPE with the head dim of its first global layer (per_layer_config), the
+    zeros transformers appends for the pairs that do not rotate checked and cut off."""
+    layer = layer_of(config)
+    if (preset.theta_dim or preset.rotary_dim) == preset.rotary_dim:
+        return hf_rope(config, layer, seq_len)
+    first = next(i for i, t in enumerate(config.layer_types) if t == "full_attention")
+    inv, a = hf_rope(config, layer, seq_len, config.per_layer_config[first].head_dim)
+    half = preset.rotary_dim // 2
+    assert not bool(inv[half:].any())
+    return inv[:half], a
+
+
 class Warnings(logging.Handler):
     """Collects transformers' log records (its config classes warn through logging)."""
 
@@ -188,12 +203,16 @@ CASES = [(name, method) for name in HF_CONFIGS for method in serving.METHODS
          if method != "longrope" or rc.PRESETS[name].method == "longrope"]
 # transformers refuses these (its own code says so): GPT-J's and ChatGLM's code read no
 # rope_parameters; Phi3Config accepts only "default" and "longrope". No line is written
-# for DeepSeek-V4 (named rope_parameters entries main / compress) nor for Gemma 4's
-# proportional global layers (serving._layer_refusal).
+# for DeepSeek-V4 (named rope_parameters entries main / compress), for Gemma 4's
+# proportional global layers with any method but linear (transformers' proportional type
+# takes only a factor), nor for Granite 4.0-H, none of whose layers rotates
+# (serving._layer_refusal).
 HF_REFUSED = {"GPT-J 6B": set(serving.METHODS), "ChatGLM3 6B": set(serving.METHODS),
               "Phi-3.5 mini": {"yarn", "linear", "dynamic", "llama3"},
               "Phi-4-mini": {"yarn", "linear", "dynamic", "llama3"},
-              "DeepSeek-V4-Flash": set(serving.METHODS), "Gemma 4 31B": set(serving.METHODS)}
+              "DeepSeek-V4-Flash": set(serving.METHODS),
+              "Gemma 4 31B": set(serving.METHODS) - {"linear"},
+              "Granite 4.0-H 350M": set(serving.METHODS)}
 
 
 @pytest.mark.parametrize(("name", "method"), CASES)
@@ -215,13 +234,12 @@ def test_transformers_entry_round_trips_to_rope_core(name, method):
     assert entry["supported"]
     assert json.loads(entry["command"]) == entry["settings"]
     config, merged = merged_config(name, entry["settings"])
-    layer = layer_of(config)
     extended = serving.extended_config(preset, target, method)
     assert config.max_position_embeddings == (extended.original_context if method == "dynamic"
                                               else target)
     for seq_len in (None, 1000, target):
         theta, a = extended.theta(seq_len)
-        inv, a_hf = hf_rope(config, layer, seq_len)
+        inv, a_hf = hf_main_rope(preset, config, seq_len)
         assert theta.shape == inv.shape
         torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)  # transformers: float32
         assert a == pytest.approx(a_hf, rel=1e-6)
@@ -305,6 +323,46 @@ def test_qwen3_vllm_and_sglang_recipes():
     assert ours["rope_scaling"]["rope_theta"] == ours["rope_theta"] == 1_000_000.0
     assert flags(got["SGLang"]["command"])["--context-length"] == "131072"
     assert got["vLLM"]["settings"]["--max-model-len"] == 131072
+
+
+FORWARD = [name for name in HF_CONFIGS if name != "ChatGLM3 6B"]  # remote code, no class
+
+
+@pytest.mark.parametrize("name", FORWARD)
+def test_every_entry_runs_a_forward_pass(name):
+    """Item 3: every transformers entry (each method it is given for), merged into the
+    preset's config.json as the page says, builds a tiny model of that family from
+    transformers' own config class (tests/transformers_reference.tiny_text_model: 2 heads of
+    the model's head dim, 8 layers, CPU, no download) that runs a forward pass at positions
+    just below T with a finite output. Ministral 3's entry without llama_4_scaling_beta
+    raised TypeError in Ministral3Attention (checked here too)."""
+    preset = rc.PRESETS[name]
+    target = target_for(preset)
+    if target is None:
+        pytest.skip(f"{name} already reaches {serving.reach(preset)} tokens")
+    ran = 0
+    for method in serving.METHODS:
+        if method == "longrope" and preset.method != "longrope":
+            continue
+        entry = serving.engine_settings(preset, target, method)["transformers"]
+        if not entry["supported"]:
+            continue
+        model = tiny_text_model(merge_entry(HF_CONFIGS[name], entry["settings"]))
+        ids = torch.arange(6).unsqueeze(0)  # (1, 6)
+        positions = torch.arange(target - 6, target).unsqueeze(0)  # (1, 6)
+        with torch.no_grad():
+            out = model(input_ids=ids, position_ids=positions).last_hidden_state
+        assert bool(torch.isfinite(out).all()), method
+        ran += 1
+    assert ran or all(not serving.engine_settings(preset, target, m)["transformers"]
+                      ["supported"] for m in serving.METHODS if m != "longrope"), name
+    if name == "Ministral 3 8B":  # the entry as it was: llama_4_scaling_beta dropped
+        entry = serving.engine_settings(preset, target, "yarn")["transformers"]["settings"]
+        broken = copy.deepcopy(entry)
+        del broken["text_config"]["rope_parameters"]["llama_4_scaling_beta"]
+        model = tiny_text_model(merge_entry(HF_CONFIGS[name], broken))
+        with pytest.raises(TypeError):
+            model(input_ids=torch.arange(6).unsqueeze(0))
 
 
 @pytest.mark.parametrize(("name", "method"), CASES)
@@ -794,6 +852,13 @@ def test_dynamic_entry_draws_no_transformers_warning(name):
     entry = serving.engine_settings(preset, target, "dynamic")["transformers"]
     if not entry["supported"]:
         return
+    if preset.query_scale and preset.query_scale[0] == "llama_4_scaling_beta":
+        # Ministral 3's attention reads the key for its query scale (without it: TypeError,
+        # test_every_entry_runs_a_forward_pass); the entry keeps it and says so
+        assert flat(entry["settings"])["rope_parameters"]["original_max_position_embeddings"] \
+            == preset.query_scale[1]
+        assert any("Unrecognized" in str(n) for n in entry["notes"])
+        return
     assert "original_max_position_embeddings" not in json.dumps(
         flat(entry["settings"])["rope_parameters"])
     with Warnings() as caught:
@@ -812,7 +877,8 @@ def test_own_method_with_another_factor_changes_short_inputs():
     assert changed > 0
     note = str(dict(serving.serving_notes(rc.PRESETS["Llama 3.1 8B"], 262144,
                                           "llama3"))["built_in"])
-    assert "at every length" in note and "trained with factor 8" in note
+    assert "at every length" in note and "from those of factor 8" in note
+    assert "trained with" not in note  # Item 5: its source gives no training context
     assert "beyond" not in note
 
 
@@ -970,3 +1036,267 @@ def test_windows_longer_than_L_are_said_without_the_warning():
     kinds = dict(notes)
     assert "windows" not in kinds
     assert "distances below 4,096 only" in str(kinds["layers"])
+
+
+# --- issue 43: what an engineer pastes must run ---------------------------------------------
+
+def llama_cpp_attention_factor(s: float, log_mul: float, deepseek: bool) -> float:
+    """llama.cpp 0c1e57098's YaRN attention factor, as written in src/llama-context.cpp:
+    172-214 (yarn_attn_factor = m(s, mscale) / m(s, k) when the GGUF's yarn_log_multiplier k
+    is non-zero, mscale = k on DeepSeek2 when k != 1, else 1; m(s) otherwise; divided by
+    1 + 0.1 ln s) times ggml's rope_yarn mscale 1 + 0.1 ln s (ops.cpp:6187-6202)."""
+    def m(scale, k):
+        return 1.0 if scale <= 1 else 0.1 * k * math.log(scale) + 1.0
+    if log_mul:
+        mscale = log_mul if deepseek and log_mul != 1.0 else 1.0
+        factor = m(s, mscale) / m(s, log_mul)
+    else:
+        factor = m(s, 1.0)
+    return factor / (1 + 0.1 * math.log(s)) * (1 + 0.1 * math.log(s))
+
+
+def test_item1_llama3_multiplies_long_wavelengths_by_s():
+    """transformers' _compute_llama3_parameters divides theta by the factor where the
+    wavelength is longer than L / low_freq_factor: that wavelength is multiplied by s.
+    Llama 4 Scout (s = 16, L = 8,192, low = high = 1) and Llama 3.1 (s = 8)."""
+    for name, s in (("Llama 4 Scout", 16.0), ("Llama 3.1 8B", 8.0)):
+        config, _ = merged_config(name, {})
+        scaled, _a = hf_rope(config, None, None)
+        plain = 1.0 / config.rope_parameters["rope_theta"] ** (
+            torch.arange(0, 128, 2, dtype=torch.int64).float() / 128).double()
+        long = 2 * math.pi / plain > 8192 / config.rope_parameters["low_freq_factor"]
+        ratio = (2 * math.pi / scaled) / (2 * math.pi / plain)  # wavelength after / before
+        torch.testing.assert_close(ratio[long], torch.full_like(ratio[long], s), rtol=1e-6,
+                                   atol=0)
+    text = " ".join((serving.__doc__, rc.SCALINGS["llama3"].description,
+                     rc.models.presets.NOTES["Llama 4 Scout"]))
+    assert "divides those longer" not in text and "is divided by 16" not in text
+    assert "multiplied by 16" in rc.models.presets.NOTES["Llama 4 Scout"]
+    assert "multiplies the wavelength by s" in rc.SCALINGS["llama3"].description
+
+
+def test_item2_ministral3_yarn_runs_in_llama_cpp():
+    """Ministral 3's converter writes yarn_log_multiplier = mscale_all_dim = 1
+    (conversion/mistral3.py:24-30), so llama.cpp's attention factor is m(s, 1) / m(s, 1) = 1,
+    transformers' (mscale = mscale_all_dim = 1) too; Qwen2.5's GGUF has none: 0.1 ln 4 + 1."""
+    preset = rc.PRESETS["Ministral 3 8B"]
+    own = HF_CONFIGS["Ministral 3 8B"]["text_config"]["rope_parameters"]
+    got = serving.engine_settings(preset, 524288, "yarn")
+    assert got["llama.cpp"]["supported"]
+    assert flags(got["llama.cpp"]["command"]) == {"-m": "MODEL.gguf", "-c": "524288",
+                                                  "--rope-scaling": "yarn", "--rope-scale": "32",
+                                                  "--yarn-orig-ctx": "16384"}
+    a_cpp = llama_cpp_attention_factor(32.0, own["mscale_all_dim"], deepseek=False)
+    config, _ = merged_config("Ministral 3 8B", got["transformers"]["settings"])
+    _inv, a_hf = hf_rope(config, None, 524288)
+    assert a_cpp == pytest.approx(a_hf, rel=1e-6) and a_hf == pytest.approx(1.0, abs=1e-7)
+    qwen = serving.engine_settings(rc.PRESETS["Qwen2.5 7B"], 131072, "yarn")["llama.cpp"]
+    assert qwen["supported"]
+    assert llama_cpp_attention_factor(4.0, 0.0, False) == pytest.approx(0.1 * math.log(4) + 1)
+
+
+def test_item3_ministral3_keeps_its_query_scale_keys_and_own_L():
+    """transformers' Ministral3Attention reads llama_4_scaling_beta and
+    original_max_position_embeddings from rope_parameters; another L is refused by name."""
+    preset = rc.PRESETS["Ministral 3 8B"]
+    for method in ("yarn", "linear", "ntk", "dynamic"):
+        params = serving.engine_settings(preset, 524288, method)["transformers"]["settings"][
+            "text_config"]["rope_parameters"]
+        assert params["llama_4_scaling_beta"] == 0.1
+        assert params["original_max_position_embeddings"] == 16384
+    with pytest.raises(ValueError, match="original_max_position_embeddings=8192"):
+        serving.engine_settings(preset, 524288, "yarn", original_max_position_embeddings=8192)
+
+
+def test_item4_a_model_without_rope_layers_is_refused():
+    """Granite 4.0-H: transformers' config class says position_embedding_type nope, and no
+    layer of RopeConfig rotates: every engine refuses every method, saying so."""
+    config, _ = merged_config("Granite 4.0-H 350M", {})
+    assert config.position_embedding_type == "nope"
+    preset = rc.PRESETS["Granite 4.0-H 350M"]
+    assert serving.layer_counts(preset).rope == 0
+    for method in ("yarn", "linear", "ntk", "dynamic", "llama3"):
+        for entry in serving.engine_settings(preset, 131072, method).values():
+            assert not entry["supported"]
+            assert "none of Granite 4.0-H 350M's 32 layers rotates" in str(entry["refusal"])
+    assert serving.engine_settings(rc.PRESETS["Command R7B"], 262144, "yarn")[
+        "transformers"]["supported"]  # its sliding layers rotate
+
+
+@pytest.mark.parametrize("name", ["Qwen2.5 7B (YaRN 128K)", "Qwen3 8B (YaRN 128K)"])
+def test_item5_qwen_yarn_presets_were_trained_at_32768(name):
+    """Their cards add YaRN x4 at inference; both trained at 32,768: the note says what the
+    config sets and where the model was trained, never "trained with factor 4"."""
+    preset = rc.PRESETS[name]
+    assert preset.training_context == 32768 == preset.original_context
+    built_in = str(dict(serving.serving_notes(preset, 262144, "yarn"))["built_in"])
+    assert "factor 4 in its `config.json`" in built_in
+    assert "trained at 32,768 tokens" in built_in and "trained with factor" not in built_in
+    assert "at inference only" in rc.models.presets.NOTES[name]
+
+
+def test_item6_qwen25_vl_from_its_cards_32768():
+    """Qwen2.5-VL's card: the config is set for 32,768 and YaRN x4 from 32,768: auto L is
+    32,768, so 131,072 is the card's factor 4 (config.json's 128,000 stays configured)."""
+    preset = rc.PRESETS["Qwen2.5-VL 7B"]
+    assert (preset.original_context, preset.max_context) == (32768, 128000)
+    params = serving.engine_settings(preset, 131072, "yarn")["vLLM"]["settings"][
+        "--hf-overrides"]["text_config"]["rope_parameters"]
+    assert params["factor"] == 4.0 and params["original_max_position_embeddings"] == 32768
+
+
+def test_item8_scout_L_is_metas_old_context_len():
+    note = rc.models.presets.NOTES["Llama 4 Scout"]
+    assert "old_context_len = 8192" in note and "not derived from it" in note
+    assert rc.PRESETS["Llama 4 Scout"].original_context == 8192
+
+
+def test_item9_mistral_v01_needs_no_rope_change_to_32k():
+    """Its config.json says 32,768 and its window 4,096 (transformers' MistralConfig, no
+    layer_types: vLLM applies the window on every layer, arg_utils.py:2288-2294) is within
+    L = 8,192: no change where the window is applied; SGLang's and llama.cpp's Llama code
+    run it without the window: refused there."""
+    config, _ = merged_config("Mistral 7B v0.1", {})
+    assert config.sliding_window == 4096 and getattr(config, "layer_types", None) is None
+    preset = rc.PRESETS["Mistral 7B v0.1"]
+    kind, message = serving.no_change(preset, 32768)
+    assert kind == "windows" and "window of 4,096 tokens" in str(message)
+    assert serving.no_change(preset, 65536) is None  # past its configured context
+    got = serving.context_settings(preset, 32768)
+    assert got["transformers"]["supported"] and got["transformers"]["settings"] == {}
+    assert got["vLLM"]["settings"] == {"--max-model-len": 32768}
+    for engine, checked in (("SGLang", "sglang_mistral_window"),
+                            ("llama.cpp", "llama_cpp_mistral_window")):
+        assert not got[engine]["supported"]
+        assert serving.CHECKED[checked].where in str(got[engine]["refusal"])
+
+
+def test_item10_olmo3_s16_drops_the_stale_attention_factor():
+    """OLMo 3's attention_factor 1.2079441541679836 = 0.1 ln 8 + 1 (its factor 8): at s =
+    16 the lines leave it out, transformers derives 0.1 ln 16 + 1 = 1.2773, and SGLang and
+    llama.cpp (which do not read it) agree, so all four give lines."""
+    own = HF_CONFIGS["OLMo 3 7B"]["rope_scaling"]["attention_factor"]
+    assert own == pytest.approx(0.1 * math.log(8) + 1, rel=1e-15)
+    got = serving.engine_settings(rc.PRESETS["OLMo 3 7B"], 131072, "yarn")
+    assert all(entry["supported"] for entry in got.values())
+    full = got["transformers"]["settings"]["rope_parameters"]["full_attention"]
+    assert "attention_factor" not in full
+    config, _ = merged_config("OLMo 3 7B", got["transformers"]["settings"])
+    _inv, a = hf_rope(config, "full_attention", 131072)
+    assert a == pytest.approx(0.1 * math.log(16) + 1, rel=1e-6)
+    note = str(dict(serving.serving_notes(rc.PRESETS["OLMo 3 7B"], 131072,
+                                          "yarn"))["attention_factor"])
+    assert "1.2079" in note and "1.2773" in note
+    # its own factor 8 keeps the value (it is not stale there): 65,536 is reached already
+    assert serving.no_change(rc.PRESETS["OLMo 3 7B"], 65536)[0] == "reached"
+
+
+def test_item11_static_note_quotes_qwen_for_yarn_only():
+    notes = {m: str(dict(serving.serving_notes(rc.PRESETS["Llama 2 7B"], 16384, m))["static"])
+             for m in ("yarn", "linear", "ntk", "llama3")}
+    assert "Qwen" in notes["yarn"]
+    assert all("Qwen" not in notes[m] and "YaRN" not in notes[m]
+               for m in ("linear", "ntk", "llama3"))
+
+
+@pytest.mark.parametrize("name", list(HF_CONFIGS))
+def test_item12_a_target_reached_gets_the_context_flags(name):
+    """T <= the context a model reaches: no RoPE change, each engine's context flag set to T
+    (vLLM's refusal above Ministral 3's query-scale length, llama.cpp's for GPT-J)."""
+    preset = rc.PRESETS[name]
+    target = min(serving.reach(preset), 8_388_608)
+    kind, _message = serving.no_change(preset, target)
+    assert kind == "reached"
+    got = serving.context_settings(preset, target)
+    assert got["transformers"]["supported"] and got["transformers"]["command"] == ""
+    if got["vLLM"]["supported"]:
+        assert flags(got["vLLM"]["command"])["--max-model-len"] == str(target)
+    else:
+        assert name == "Ministral 3 8B"
+    assert flags(got["SGLang"]["command"])["--context-length"] == str(target)
+    if got["llama.cpp"]["supported"]:
+        assert got["llama.cpp"]["settings"] == {"-c": str(target)}
+    else:
+        assert preset.family == "gptj"
+    with pytest.raises(ValueError, match="target_context=0"):
+        serving.context_settings(preset, 0)
+    beyond = serving.reach(preset) + 1
+    if beyond <= 10_000_000 and serving.no_change(preset, beyond) is None:
+        with pytest.raises(ValueError, match="without a RoPE change"):
+            serving.context_settings(preset, beyond)
+
+
+def test_item13_gemma4_linear_is_proportional_with_a_factor():
+    """transformers' proportional type divides inv_freq by factor (modeling_rope_utils.py:
+    266): the entry, read by Gemma4TextConfig, gives base^(-2i/512) / s on the 64 rotated
+    pairs (test_transformers_entry_round_trips_to_rope_core runs it); vLLM's and SGLang's
+    Gemma4RotaryEmbedding take no factor; llama.cpp's global layers take the flags' scale."""
+    preset = rc.PRESETS["Gemma 4 31B"]
+    got = serving.engine_settings(preset, 524288, "linear")
+    config, _ = merged_config("Gemma 4 31B", got["transformers"]["settings"])
+    inv, _a = hf_main_rope(preset, config)
+    i = torch.arange(64, dtype=torch.float64)
+    torch.testing.assert_close(inv, 1e6 ** (-2 * i / 512) / 2, rtol=2e-6, atol=0)
+    assert not got["vLLM"]["supported"] and not got["SGLang"]["supported"]
+    assert flags(got["llama.cpp"]["command"])["--rope-scale"] == "2"
+    assert "proportional" in dict(serving.serving_notes(preset, 524288, "linear"))
+    for method in ("yarn", "ntk", "dynamic", "llama3"):
+        assert not serving.engine_settings(preset, 524288, method)["transformers"]["supported"]
+
+
+def test_item14_extreme_factors_are_warned():
+    """The largest published factor read here is DeepSeek-V3's YaRN 40 (its config.json):
+    s = 40 is not warned, s > 40 is (Qwen2.5 7B to 10^7: s = 305)."""
+    assert serving.PUBLISHED_MAX_FACTOR == HF_CONFIGS["DeepSeek-V3"]["rope_scaling"]["factor"]
+    qwen = rc.PRESETS["Qwen2.5 7B"]
+    assert "extreme" not in dict(serving.serving_notes(qwen, 40 * 32768, "yarn"))
+    notes = dict(serving.serving_notes(qwen, 10_000_000, "yarn"))
+    assert "extreme" in serving.WARNING_KINDS and "305.2" in str(notes["extreme"])
+
+
+def sglang_context_length(text_config) -> int:
+    """SGLang 0.5.23's get_context_length (utils/hf_transformers/common.py:677-694)."""
+    scaling = getattr(text_config, "rope_scaling", None)
+    factor = 1
+    if scaling:
+        factor = scaling.get("factor", 1)
+        if "original_max_position_embeddings" in scaling or scaling.get("rope_type") == "llama3":
+            factor = 1
+    return int(factor * text_config.max_position_embeddings)
+
+
+@pytest.mark.parametrize(("name", "method"), CASES)
+def test_item15_sglang_lines_need_no_environment_variable(name, method):
+    """SGLang refuses a --context-length above its derived context unless
+    SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (model_config.py:1291-1318): every SGLang
+    line's override makes that derived context at least T."""
+    behaviour = serving.CHECKED["sglang_context"].behaviour
+    assert "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN" in behaviour and "raises" in behaviour
+    preset = rc.PRESETS[name]
+    target = target_for(preset)
+    if target is None or preset.family == "chatglm":
+        pytest.skip(f"{name}: no SGLang line to check")
+    entry = serving.engine_settings(preset, target, method)["SGLang"]
+    if not entry["supported"]:
+        return
+    text = sglang_apply(outer_config(HF_CONFIGS[name]), overrides(entry))
+    assert sglang_context_length(text) >= entry["settings"]["--context-length"] == target
+
+
+def test_sglang_gemma2_and_gptj_get_only_static_ntk():
+    """SGLang's gemma2.py and gpt_j.py build get_rope from the base alone (no rope_scaling):
+    only ntk, a base change, reaches them."""
+    for name in ("Gemma 2 9B", "GPT-J 6B"):
+        preset = rc.PRESETS[name]
+        for method in ("yarn", "linear", "ntk", "dynamic", "llama3"):
+            entry = serving.engine_settings(preset, 4 * serving.reach(preset), method)["SGLang"]
+            assert entry["supported"] == (method == "ntk"), (name, method)
+
+
+def test_llama_cpp_refuses_gptj_and_rope_layers_it_keeps():
+    """No converter for GPT-J; Trinity's RoPE layers are all sliding and keep the GGUF's
+    base and scale (afmoe.cpp:15-21, 129-130)."""
+    gptj = serving.engine_settings(rc.PRESETS["GPT-J 6B"], 8192, "ntk")["llama.cpp"]
+    assert not gptj["supported"] and "no converter" in str(gptj["refusal"])
+    trinity = serving.engine_settings(rc.PRESETS["Trinity Nano"], 262144, "yarn")["llama.cpp"]
+    assert not trinity["supported"] and "no flag changes its RoPE" in str(trinity["refusal"])

@@ -108,18 +108,45 @@ def test_llama3_keeps_its_own_bands():
     assert any(w.startswith("llama.cpp has no llama3 scaling") for w in warnings(at))
 
 
-@pytest.mark.parametrize(("query", "said"), [
-    ({"sv_model": "Qwen2.5 7B (YaRN 128K)"}, "already runs at 131,072 tokens"),
-    ({"sv_target": "4096"}, "Qwen2.5 7B already runs at 32,768 tokens"),
-    ({"sv_model": "Llama 4 Scout"}, "already runs at 10,485,760 tokens"),
-    ({"sv_model": "Llama 2 7B", "sv_target": "8388608"},  # s = 2048 > 1000
-     "target_context=8388608 is not allowed"),
+def successes(at) -> list[str]:
+    return [shown(e.value) for e in at.success]
+
+
+def captions(at) -> str:
+    return " ".join(shown(c.value) for c in at.caption)
+
+
+@pytest.mark.parametrize(("query", "target", "reached"), [
+    ({"sv_model": "Qwen2.5 7B (YaRN 128K)"}, 131072, "131,072"),
+    ({"sv_target": "4096"}, 4096, "32,768"),
+    ({"sv_model": "Llama 4 Scout", "sv_target": "8388608"}, 8388608, "10,485,760"),
 ])
-def test_targets_out_of_range_are_said_not_raised(query, said):
+def test_a_target_already_reached_gets_the_context_flags(query, target, reached):
+    """Item 12 (and 11: Scout's 8,388,608 is below its 10,485,760): no RoPE change, the
+    plain context flags of each engine (vLLM --max-model-len, SGLang --context-length,
+    llama.cpp -c), nothing to merge for transformers, one sentence that says so."""
     at = run_page(PAGE, query)
     no_exceptions(at)
+    assert not errors(at) and not warnings(at)
+    assert any(m.startswith("No RoPE change is needed") and reached in m
+               for m in successes(at)), successes(at)
+    assert codes(at) == [f"vllm serve MODEL --max-model-len {target}",
+                         f"python -m sglang.launch_server --model-path MODEL --context-length "
+                         f"{target}", f"llama-server -m MODEL.gguf -c {target}"]
+    assert "Nothing to change" in captions(at)
+    assert not at.get("plotly_chart")
+    frames = csv_frames(at)
+    table = frames[f"serve_context_T{target}.csv"]
+    assert list(table.columns[:5]) == ["model", "reach R [tokens]", "configured context [tokens]",
+                                       "target context T [tokens]", "no RoPE change because"]
+    assert set(table["no RoPE change because"]) == {"reached"}
+
+
+def test_a_factor_over_1000_is_said_not_raised():
+    at = run_page(PAGE, {"sv_model": "Llama 2 7B", "sv_target": "8388608"})  # s = 2048
+    no_exceptions(at)
     assert not errors(at)
-    assert any(said in w for w in warnings(at)), warnings(at)
+    assert any("target_context=8388608 is not allowed" in w for w in warnings(at))
     assert not codes(at)
 
 
@@ -247,8 +274,174 @@ def test_windowed_rope_layers_are_warned():
 
 
 def test_qwen3_trained_for_32768():
-    """Wrong 10: Qwen3 8B's card: 32,768 natively."""
+    """Wrong 10 of the first review; item 7: the caption says what L is (its source's
+    training context)."""
     at = run_page(PAGE, {"sv_model": "Qwen3 8B"})
-    captions = " ".join(c.value for c in at.caption)
-    assert "trained (L) for 32,768 tokens." in captions
+    assert "L = 32,768 tokens, the context its source says it was trained at" in captions(at)
     assert json.loads(codes(at)[0])["rope_parameters"]["factor"] == 4.0
+
+
+@pytest.mark.parametrize("model", ["Command R7B", "Trinity Nano", "MiniMax-M2", "GLM-4.5-Air"])
+def test_a_configured_context_is_not_called_trained(model):
+    """Item 7: where only max_position_embeddings gives the context, the caption says so
+    (Real models' wording), not "trained (L) for"."""
+    at = run_page(PAGE, {"sv_model": model, "sv_target": "8388608"})
+    text = captions(at)
+    assert "L = its configured context" in text and "(max_position_embeddings)" in text
+    assert "trained (L)" not in text
+
+
+def test_gemma4_caption_says_its_scaling_and_no_training_context():
+    at = run_page(PAGE, {"sv_model": "Gemma 4 31B", "sv_target": "524288", "sv_method": "linear"})
+    assert "L = its configured context, 262,144 tokens" in captions(at)
+
+
+def test_mistral_v01_to_32k_needs_no_rope_change():
+    """Item 9: its window of 4,096 caps every distance and config.json allows 32,768: the
+    page says so first and gives the context flags only where the window is applied;
+    SGLang's and llama.cpp's Llama code run it without the window: refused, saying so."""
+    at = run_page(PAGE, {"sv_model": "Mistral 7B v0.1", "sv_target": "32768"})
+    no_exceptions(at)
+    said = successes(at)
+    assert any("window of 4,096 tokens" in m and "No RoPE change is needed" in m for m in said)
+    assert codes(at) == ["vllm serve MODEL --max-model-len 32768"]
+    refused = warnings(at)
+    assert any(w.startswith("SGLang is not given a context line") and "without its 4,096-token "
+               "window" in w for w in refused)
+    assert any(w.startswith("llama.cpp is not given a context line") for w in refused)
+    assert not at.get("plotly_chart")
+
+
+def test_granite_without_rope_layers_is_refused_by_every_engine():
+    """Item 4: no layer of Granite 4.0-H rotates: each engine refuses, saying so; no
+    spectrum is drawn."""
+    at = run_page(PAGE, {"sv_model": "Granite 4.0-H 350M"})
+    no_exceptions(at)
+    refused = warnings(at)
+    for engine in ("transformers", "vLLM", "SGLang", "llama.cpp"):
+        assert any(w.startswith(f"{engine} is not given a line for yarn: none of Granite "
+                                f"4.0-H 350M's 32 layers rotates") for w in refused), refused
+    assert not codes(at) and not at.get("plotly_chart")
+    assert "none of its 32 layers rotates" in captions(at)
+
+
+def test_static_note_quotes_qwen_only_for_yarn():
+    """Item 11: Qwen's text about static YaRN is said for yarn, not for linear."""
+    at = run_page(PAGE, {"sv_model": "Llama 2 7B", "sv_method": "linear", "sv_target": "16384"})
+    static = [i for i in infos(at) if i.startswith("linear is static")]
+    assert static and "Qwen" not in static[0]
+    assert any(i.startswith("yarn is static") and "Qwen" in i
+               for i in infos(run_page(PAGE)))
+
+
+def test_an_extreme_factor_is_warned():
+    """Item 14: Qwen2.5 7B to 8,388,608 tokens, s = 256, past DeepSeek-V3's 40."""
+    at = run_page(PAGE, {"sv_target": "8388608"})
+    assert any("s = 8,388,608 / 32,768 = 256 goes past every published recipe read here" in w
+               and "factor 40" in w for w in warnings(at)), warnings(at)
+    assert not any("published recipe" in w for w in warnings(run_page(PAGE)))
+
+
+def test_gemma4_linear_is_proportional_with_a_factor():
+    """Item 13: transformers' proportional type takes factor (inv_freq /= factor): the entry
+    and llama.cpp's flags; vLLM's and SGLang's Gemma4RotaryEmbedding take no factor."""
+    at = run_page(PAGE, {"sv_model": "Gemma 4 31B", "sv_target": "524288", "sv_method": "linear"})
+    no_exceptions(at)
+    blocks = codes(at)
+    full = json.loads(blocks[0])["text_config"]["rope_parameters"]["full_attention"]
+    assert full == {"rope_type": "proportional", "rope_theta": 1e6, "factor": 2.0,
+                    "partial_rotary_factor": 0.25}
+    assert blocks[1] == ("llama-server -m MODEL.gguf -c 524288 --rope-scaling linear "
+                         "--rope-scale 2")
+    assert any(w.startswith("vLLM cannot run linear for this model's proportional RoPE")
+               for w in warnings(at))
+    assert any("proportional RoPE" in i and "`inv_freq /= factor`" not in i and
+               "inv_freq /= factor" in i for i in infos(at))
+
+
+def test_olmo3_to_131072_drops_its_stale_attention_factor():
+    """Item 10: s = 16; attention_factor 1.2079 = 0.1 ln 8 + 1 left out, so every engine
+    derives 0.1 ln 16 + 1 = 1.2773; SGLang and llama.cpp get lines."""
+    at = run_page(PAGE, {"sv_model": "OLMo 3 7B", "sv_target": "131072"})
+    no_exceptions(at)
+    blocks = codes(at)
+    assert len(blocks) == 4
+    assert "attention_factor" not in blocks[0]
+    assert metrics(at)["attention factor a at T"] == f"{0.1 * math.log(16) + 1:.4f}"
+    assert any("1.2079" in i and "1.2773" in i for i in infos(at))
+
+
+def test_ministral3_yarn_lines():
+    """Items 2 and 3: llama.cpp runs Ministral 3's YaRN (its GGUF's log multiplier makes the
+    attention factor 1, as in transformers); the transformers entry keeps
+    llama_4_scaling_beta; vLLM, which reads the query scale only from params.json, refuses."""
+    at = run_page(PAGE, {"sv_model": "Ministral 3 8B", "sv_target": "524288"})
+    no_exceptions(at)
+    blocks = codes(at)
+    params = json.loads(blocks[0])["text_config"]["rope_parameters"]
+    assert params["llama_4_scaling_beta"] == 0.1 and params["mscale_all_dim"] == 1.0
+    assert blocks[-1] == ("llama-server -m MODEL.gguf -c 524288 --rope-scaling yarn "
+                          "--rope-scale 32 --yarn-orig-ctx 16384")
+    assert any(w.startswith("vLLM is not given a line for yarn") and "params.json" in w
+               for w in warnings(at))
+    assert metrics(at)["attention factor a at T"] == "1.0000"
+
+
+BAD_CONFIG = {"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+              "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+              "rope_scaling": {"type": "yarn", "factor": 4.0,
+                               "original_max_position_embeddings": 32768}}
+
+
+def test_doctor_lists_findings_and_a_csv():
+    """The config doctor: the Qwen2.5 card's recipe pasted as is (legacy type, factor 4 with
+    max_position_embeddings left at 32,768, static YaRN): one warning per finding naming
+    its key, the fix and the source; a CSV of them."""
+    at = run_page(PAGE)
+    at.text_area(key="sv_config_text").set_value(json.dumps(BAD_CONFIG))
+    at.run()
+    no_exceptions(at)
+    found = [w for w in warnings(at) if "Fix:" in w]
+    keys = [w.split(":")[0].strip("*") for w in found]
+    assert keys == ["“rope_scaling.type”", "“rope_scaling.factor”", "“rope_scaling”"]
+    assert "github.com/vllm-project/vllm/issues/10293" in found[0]
+    frames = csv_frames(at)
+    table = frames["config_doctor.csv"]
+    assert list(table.columns) == ["check", "key", "problem", "fix", "source"]
+    assert list(table["check"]) == ["type_vs_rope_type", "factor", "static_yarn"]
+
+
+def test_doctor_says_when_it_finds_nothing_and_survives_junk():
+    at = run_page(PAGE)
+    assert any("Paste or upload" in c.value for c in at.caption)
+    clean = {**BAD_CONFIG, "rope_scaling": None}
+    at.text_area(key="sv_config_text").set_value(json.dumps(clean))
+    at.run()
+    assert any("None of the mistakes below" in m for m in successes(at))
+    at.text_area(key="sv_config_text").set_value('["not", "an object"')
+    at.run()
+    no_exceptions(at)
+    assert codes(at)[-1].endswith(QWEN_LLAMA_CPP)  # the preset stays
+
+
+def test_doctor_keys_are_escaped():
+    """A visitor's layer-type key is shown as plain text, capped."""
+    hostile = {"model_type": "gemma3_text", "max_position_embeddings": 8192,
+               "rope_parameters": {"[x](https://evil.example)" + "y" * 100: {
+                   "type": "linear", "rope_type": "yarn", "factor": 2.0}}}
+    at = run_page(PAGE)
+    at.text_area(key="sv_config_text").set_value(json.dumps(hostile))
+    at.run()
+    no_exceptions(at)
+    raw = [w.value for w in at.warning if "Fix:" in w.value]
+    assert raw and all("](" not in v.replace("\\]\\(", "") for v in raw)
+    assert any("…" in w for w in warnings(at))
+
+
+def test_doctor_in_chinese():
+    at = run_page(PAGE, {"lang": "zh"})
+    at.text_area(key="sv_config_text").set_value(json.dumps(BAD_CONFIG))
+    at.run()
+    no_exceptions(at)
+    assert "配置诊断" in [h.value for h in at.header]
+    assert any("“rope\\_scaling\\.type”" in w.value and "修正" in w.value for w in at.warning)

@@ -61,6 +61,17 @@ def shown_name(name: str) -> str:
     return _("config.json: {name}").format(name=_(UNNAMED) if rest == UNNAMED else rest)
 
 
+def config_text(key: str) -> str | bytes | None:
+    """The raw ``config.json`` the visitor gave :func:`config_input` ``key`` on this run: the
+    uploaded file's bytes (when at most :data:`MAX_JSON_BYTES`) before the pasted text, or
+    None. Untrusted: for a reader that parses it safely (``rope_core.models.doctor``)."""
+    upload = st.session_state.get(f"{key}_config_file")
+    if upload is not None:
+        return upload.getvalue() if upload.size <= MAX_JSON_BYTES else None
+    text = st.session_state.get(f"{key}_config_text") or ""
+    return text if text.strip() else None
+
+
 def config_input(key: str, title: str, caption: str, done: str) -> rc.RopeConfig | None:
     """An expander ``title`` with a text box and a file uploader for a ``config.json``
     (widget keys ``<key>_config_text`` and ``<key>_config_file``), ``caption`` under its

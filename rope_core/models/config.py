@@ -515,43 +515,9 @@ class RopeConfig:
 
     @classmethod
     def from_json(cls, text, name: str | None = None) -> RopeConfig:
-        """Parse a config.json text (str or bytes, at most 1 MB), then :meth:`from_hf`."""
-        if isinstance(text, (bytes, bytearray)):
-            if len(text) > MAX_JSON_BYTES:
-                size = Message("<{n} bytes>", n=len(text))
-                fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
-            try:
-                text = bytes(text).decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise RopeError("config is not UTF-8 text: the byte at position {position} "
-                                "cannot be decoded.", position=e.start) from None
-        if not isinstance(text, str):
-            fail("config", type(text).__name__, "JSON text (str or bytes)")
-        if len(text.encode("utf-8")) > MAX_JSON_BYTES:
-            size = Message("<{n} characters>", n=len(text))
-            fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
-
-        def no_constant(c):
-            raise RopeError("config is not valid JSON: {constant} is not a JSON number",
-                            constant=c)
-
-        try:
-            data = json.loads(text, parse_constant=no_constant)
-        except json.JSONDecodeError as e:
-            problem = _JSON_PROBLEMS.get(e.msg)
-            if problem is None:
-                raise RopeError("config is not valid JSON: an error at line {line}, "
-                                "column {column}.", line=e.lineno, column=e.colno) from None
-            raise RopeError("config is not valid JSON: {problem} at line {line}, column {column}.",
-                            problem=problem, line=e.lineno, column=e.colno) from None
-        except RecursionError:
-            raise RopeError("config is not valid JSON: nested too deeply.") from None
-        except RopeError:  # from no_constant
-            raise
-        except ValueError:
-            # json.loads: an integer of more than 4300 digits
-            raise RopeError("config is not valid JSON: a number has too many digits.") from None
-        return cls.from_hf(data, name=name)
+        """Parse a config.json text (str or bytes, at most 1 MB; :func:`parse_json`), then
+        :meth:`from_hf`."""
+        return cls.from_hf(parse_json(text), name=name)
 
     @classmethod
     def from_hf(cls, config: Mapping, name: str | None = None) -> RopeConfig:
@@ -691,6 +657,49 @@ class RopeConfig:
             raise RopeError("config: {error}", error=_message(e)) from None
 
 
+def parse_json(text) -> object:
+    """A config.json text (str or bytes, at most :data:`MAX_JSON_BYTES`) parsed safely: UTF-8
+    only, no NaN or Infinity constants, no number of more than 4300 digits, no nesting
+    deeper than Python's recursion allows; every problem a :class:`RopeError` naming it
+    (line and column for a syntax error). Returns the parsed JSON value."""
+    if isinstance(text, (bytes, bytearray)):
+        if len(text) > MAX_JSON_BYTES:
+            size = Message("<{n} bytes>", n=len(text))
+            fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise RopeError("config is not UTF-8 text: the byte at position {position} "
+                            "cannot be decoded.", position=e.start) from None
+    if not isinstance(text, str):
+        fail("config", type(text).__name__, "JSON text (str or bytes)")
+    if len(text.encode("utf-8")) > MAX_JSON_BYTES:
+        size = Message("<{n} characters>", n=len(text))
+        fail("config", size, "at most {limit} bytes", limit=MAX_JSON_BYTES)
+
+    def no_constant(c):
+        raise RopeError("config is not valid JSON: {constant} is not a JSON number",
+                        constant=c)
+
+    try:
+        data = json.loads(text, parse_constant=no_constant)
+    except json.JSONDecodeError as e:
+        problem = _JSON_PROBLEMS.get(e.msg)
+        if problem is None:
+            raise RopeError("config is not valid JSON: an error at line {line}, "
+                            "column {column}.", line=e.lineno, column=e.colno) from None
+        raise RopeError("config is not valid JSON: {problem} at line {line}, column {column}.",
+                        problem=problem, line=e.lineno, column=e.colno) from None
+    except RecursionError:
+        raise RopeError("config is not valid JSON: nested too deeply.") from None
+    except RopeError:  # from no_constant
+        raise
+    except ValueError:
+        # json.loads: an integer of more than 4300 digits
+        raise RopeError("config is not valid JSON: a number has too many digits.") from None
+    return data
+
+
 @functools.lru_cache(maxsize=256)
 def _groups(cfg: RopeConfig) -> tuple:
     main = cfg.main_spec()
@@ -791,6 +800,17 @@ def _rope_entries(cfg: Mapping, fam: families.Family):
     if not any(k in nested_keys for k in raw):
         if fam.split_scaling is None:
             return {"*": dict(raw)}, (lambda kind: "*")
+        kind = raw.get("rope_type", raw.get("type", "default"))
+        if name == "rope_parameters" and fam.split_scaling == "full_only" and \
+                kind not in ("default", "mrope"):
+            # transformers 5.24 (Gemma3TextConfig, Olmo3Config.convert_rope_params_to_dict)
+            # puts only rope_scaling on the full-attention layers; a flat rope_parameters
+            # stays beside the per-layer-type entries it creates, both default, unread
+            raise RopeError("rope_parameters: a flat {kind} dict is not read for this model: "
+                            "transformers 5.24 gives both layer types their default RoPE and "
+                            "ignores it. Put it under rope_parameters.full_attention (or in "
+                            "rope_scaling, which goes to the full-attention layers).",
+                            kind=repr(kind))
         # the config class splits it between layer types (Gemma 3, OLMo 3, ModernBERT)
         full = dict(raw)
         base = _get(cfg, fam.global_base_key, float) if fam.global_base_key else None

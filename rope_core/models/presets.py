@@ -411,7 +411,9 @@ SOURCES: dict[str, str] = {
                        "(model architecture, context_len 8192)",
     "Mistral 7B v0.3": "Hub mistralai/Mistral-7B-v0.3, config.json",
     "Qwen2.5 7B": "Hub Qwen/Qwen2.5-7B-Instruct, config.json",
-    "Qwen2.5 7B (YaRN 128K)": "Hub Qwen/Qwen2.5-7B-Instruct, README.md (Processing Long Texts)",
+    "Qwen2.5 7B (YaRN 128K)": "Hub Qwen/Qwen2.5-7B-Instruct, README.md (Processing Long "
+                              "Texts: config.json is set for 32,768 tokens; add this "
+                              "rope_scaling to handle longer inputs)",
     "Gemma 2 9B": "Hub google/gemma-2-9b, config.json",
     "Gemma 3 4B": "Hub google/gemma-3-4b-it, config.json text_config, Gemma3TextConfig "
                   "defaults; training context 32K and RoPE rescaled x8 on the global layers "
@@ -436,9 +438,10 @@ SOURCES: dict[str, str] = {
                 "README.md (Model Overview: \"Context Length: 32,768 natively and 131,072 "
                 "tokens with YaRN\"; Processing Long Texts: YaRN with factor 4.0 from "
                 "original_max_position_embeddings 32768)",
-    "Qwen3 8B (YaRN 128K)": "Hub Qwen/Qwen3-8B, README.md (Processing Long Texts): "
-                            "rope_type yarn, factor 4.0, original_max_position_embeddings "
-                            "32768",
+    "Qwen3 8B (YaRN 128K)": "Hub Qwen/Qwen3-8B, README.md (Model Overview: 32,768 tokens "
+                            "natively; Processing Long Texts: rope_type yarn, factor 4.0, "
+                            "original_max_position_embeddings 32768, added when long inputs "
+                            "are expected)",
     "gpt-oss-20b": "Hub openai/gpt-oss-20b, config.json and model card",
     "GLM-4-9B-0414": "Hub zai-org/GLM-4-9B-0414 (formerly THUDM/GLM-4-9B-0414), "
                      "config.json",
@@ -450,7 +453,10 @@ SOURCES: dict[str, str] = {
                    "a fourth global layer without positional embeddings)",
     "SmolLM3 3B": "Hub HuggingFaceTB/SmolLM3-3B, config.json (copy: github.com/fetchwiki/"
                   "HuggingFaceTB-SmolLM3-3B, config.json)",
-    "Qwen2.5-VL 7B": "Hub Qwen/Qwen2.5-VL-7B-Instruct, config.json",
+    "Qwen2.5-VL 7B": "Hub Qwen/Qwen2.5-VL-7B-Instruct, config.json; context 32,768: its "
+                     "README.md (Processing Long Texts: the config is set for 32,768 tokens, "
+                     "YaRN x4 from original_max_position_embeddings 32768 beyond, not advised "
+                     "for temporal and spatial localization)",
     "Qwen3-VL 8B": "Hub Qwen/Qwen3-VL-8B-Instruct, config.json text_config",
     "Gemma 4 31B": "Hub google/gemma-4-31B-it, config.json text_config, values as "
                    "published in Google's Gemma 4 model card (ai.google.dev/gemma/docs/core: "
@@ -556,11 +562,20 @@ TRAINING: dict[str, int] = {
     # only max_position_embeddings
     "Qwen3 8B": 32768,
     # Meta: pre- and post-trained at 256K. Its llama3 original_max_position_embeddings
-    # 8192 is the chunk size its scaling starts from, not the training length; it stays L.
+    # 8192 is where its scaling starts (Meta's apply_scaling hard-codes old_context_len = 8192,
+    # "original llama3 length"; equal to the chunk size, not derived from it), not the
+    # training length; it stays L.
     "Llama 4 Scout": 262144,
     # its card and the LFM2 report: a context of 32,768; config.json's 128,000 is only
     # max_position_embeddings
     "LFM2-350M": 32768,
+    # its card ("Processing Long Texts"): the config is set for 32,768 tokens, and YaRN x4
+    # from 32,768 for longer inputs; config.json's 128,000 is only max_position_embeddings
+    "Qwen2.5-VL 7B": 32768,
+    # the cards: 32,768 natively, YaRN x4 added at inference for longer texts (the L of the
+    # rope_scaling these presets add stays 32,768 either way)
+    "Qwen2.5 7B (YaRN 128K)": 32768,
+    "Qwen3 8B (YaRN 128K)": 32768,
 }
 
 # Notes shown with a preset (English; a page translates them).
@@ -577,11 +592,22 @@ NOTES: dict[str, str] = {
                        "model is configured for 131,072."),
     "Llama 4 Scout": N_("Pre-trained and post-trained at 262,144 tokens (256K, Meta's Llama 4 "
                         "post), configured for 10,485,760 (10M). Its llama3 scaling starts "
-                        "from L = 8,192 (original_max_position_embeddings, the chunk size) and "
-                        "has low_freq_factor = high_freq_factor = 1: no blended band, every "
-                        "wavelength longer than 8,192 tokens is divided by 16."),
+                        "from L = 8,192 (original_max_position_embeddings; Meta's "
+                        "apply_scaling hard-codes old_context_len = 8192, the \"original llama3 "
+                        "length\", equal to its attention chunk size but not derived from it) "
+                        "and has low_freq_factor = high_freq_factor = 1: no blended band; "
+                        "every pair whose wavelength is longer than 8,192 tokens has its θᵢ "
+                        "divided by 16, so that wavelength is multiplied by 16."),
     "LFM2-350M": N_("Its model card and the LFM2 report give a context of 32,768 tokens; "
                     "`config.json`'s 128,000 is the configured context."),
+    "Qwen2.5-VL 7B": N_("Its model card says its `config.json` is set for 32,768 tokens and "
+                        "gives YaRN ×4 from 32,768 for longer inputs (while advising against "
+                        "it for temporal and spatial localization); `config.json`'s 128,000 is "
+                        "the configured context."),
+    "Qwen2.5 7B (YaRN 128K)": N_("Trained at 32,768 tokens; its model card adds this YaRN ×4 "
+                                 "at inference only, for inputs longer than 32,768."),
+    "Qwen3 8B (YaRN 128K)": N_("Trained at 32,768 tokens; its model card adds this YaRN ×4 at "
+                               "inference only, for inputs longer than 32,768."),
     "DeepSeek-V4-Flash": N_("Its compressed layers attend to a raw window of the last 128 "
                             "tokens and to compressed keys of the whole context, one per 4 "
                             "tokens (compressed sparse attention, of which the indexer keeps "

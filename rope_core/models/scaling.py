@@ -32,10 +32,13 @@ formulas and parameter names are those of Hugging Face transformers'
   The factor multiplies cos and sin, so both q and k: the logits q.k are
   multiplied by its SQUARE.
 * ``llama3`` (Meta, Llama 3.1; ``apply_scaling`` in meta-llama/llama-models, not
-  the Llama 3 paper): wavelengths lambda_i = 2 pi / theta_i shorter
-  than L / high_freq_factor keep theta_i, longer than L / low_freq_factor are
-  divided by s, and in between theta'_i = (1 - g) theta_i / s + g theta_i with
-  g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor).
+  the Llama 3 paper): pairs whose wavelength lambda_i = 2 pi / theta_i is shorter
+  than L / high_freq_factor keep theta_i; pairs whose wavelength is longer than
+  L / low_freq_factor get theta_i / s, so that wavelength is MULTIPLIED by s; in
+  between theta'_i = (1 - g) theta_i / s + g theta_i with
+  g = (L / lambda_i - low_freq_factor) / (high_freq_factor - low_freq_factor)
+  (transformers' ``_compute_llama3_parameters``: ``torch.where(wavelen >
+  low_freq_wavelen, inv_freq / factor, inv_freq)``).
 * ``longrope`` (Ding et al. 2024, "LongRoPE"; Phi-3): theta'_i = theta_i / f_i
   with f = ``short_factor`` while n <= L and f = ``long_factor`` once n > L.
   Attention factor: ``attention_factor`` if given, else sqrt(1 + ln s / ln L)
@@ -386,15 +389,16 @@ SCALINGS: dict[str, Scaling] = {s.name: s for s in (
              ATTENTION,
              Param("truncate", "bool", True, doc="floor/ceil the ramp bounds"))),
     Scaling("llama3", _llama3, N_("Llama 3.1 (wavelength bands)"),
-            N_("Keeps wavelengths shorter than L / high_freq_factor, divides those longer than "
-               "L / low_freq_factor by s, and blends in between, smoothly in L / wavelength."),
+            N_("Keeps θᵢ of the pairs whose wavelength is shorter than L / high_freq_factor, "
+               "divides θᵢ by s (multiplies the wavelength by s) where the wavelength is longer "
+               "than L / low_freq_factor, and blends in between, smoothly in L / wavelength."),
             N_("Meta 2024, Llama 3.1 reference code: `apply_scaling` in "
                "`meta-llama/llama-models` (`models/llama3/reference_impl/model.py`)"),
             (FACTOR, ORIGINAL,
              Param("low_freq_factor", "float", 1.0, 0.0, MAX_FACTOR, open_low=True,
-                   doc="wavelengths above L / low_freq_factor are divided by s"),
+                   doc="pairs with wavelengths above L / low_freq_factor get theta / s"),
              Param("high_freq_factor", "float", 4.0, 0.0, MAX_FACTOR, open_low=True,
-                   doc="wavelengths below L / high_freq_factor are kept"))),
+                   doc="pairs with wavelengths below L / high_freq_factor keep theta"))),
     Scaling("longrope", _longrope, N_("LongRoPE (searched per-pair factors)"),
             N_("Divides each theta_i by its own searched factor, a short set up to L and a long "
                "set beyond, and multiplies cos and sin by sqrt(1 + ln s / ln L) (the logits by "

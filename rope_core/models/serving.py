@@ -25,8 +25,9 @@ d the rotary dim (the formulas are :mod:`rope_core.models.scaling`'s):
   (f n / L - (f - 1))^(d/(d-2)) for the current length n > L, the plain spectrum for n <= L;
 * ``yarn``: theta'_i = theta_i (1 - ramp_i) + (theta_i / s) ramp_i, attention factor
   0.1 ln s + 1 unless the parameters say otherwise;
-* ``llama3``: wavelengths longer than L / low_freq_factor divided by s, shorter than
-  L / high_freq_factor kept, blended between;
+* ``llama3``: pairs whose wavelength is longer than L / low_freq_factor get theta_i / s (so
+  that wavelength is multiplied by s), those shorter than L / high_freq_factor keep
+  theta_i, blended between;
 * ``longrope``: theta'_i = theta_i / f_i with the model's searched per-pair factors (short
   up to L, long beyond), attention factor sqrt(1 + ln s / ln L).
 
@@ -166,10 +167,12 @@ CHECKED = {
         "ones ({**current, **value}); anything else is set"),
     "sglang_context": Checked(
         "SGLang", "python/sglang/srt/utils/hf_transformers/common.py:677-694, "
-                  "python/sglang/srt/configs/model_config.py:1291-1318",
+                  "python/sglang/srt/configs/model_config.py:1291-1318, "
+                  "python/sglang/srt/environ.py:320",
         "the context length is read from hf_text_config (max_position_embeddings, times "
         "factor unless original_max_position_embeddings or llama3); a larger "
-        "--context-length only warns"),
+        "--context-length raises ValueError, unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 "
+        "(default false) turns it into a warning"),
     "sglang_get_rope": Checked(
         "SGLang", "python/sglang/srt/layers/rotary_embedding/factory.py:227-290, 311-370",
         "no ntk type; M-RoPE sections kept for default and yarn "
@@ -190,6 +193,11 @@ CHECKED = {
         "rope_scaling is None for rope type default, else forced to deepseek_yarn; the "
         "softmax scale is multiplied by mscale(factor, mscale_all_dim)^2 "
         "(configs/model_config.py:2623-2648)"),
+    "sglang_base_only": Checked(
+        "SGLang", "python/sglang/srt/models/gemma2.py:154-170, 223; "
+                  "python/sglang/srt/models/gpt_j.py:87-95",
+        "Gemma 2's and GPT-J's attention build get_rope from the base and rotary dim alone, "
+        "with no rope_scaling: only the base (rope_theta) reaches them"),
     "sglang_gemma3": Checked(
         "SGLang", "python/sglang/srt/models/gemma3_causal.py:575-603",
         "the global rotary embedding is built from rope_parameters['full_attention'] with "
@@ -200,9 +208,89 @@ CHECKED = {
         "--rope-scaling {none,linear,yarn}, --rope-scale N = 1 / --rope-freq-scale, "
         "--rope-freq-base, --yarn-orig-ctx, --yarn-beta-fast, --yarn-beta-slow"),
     "llama_cpp_yarn": Checked(
-        "llama.cpp", "src/llama-context.cpp:172-214, ggml/src/ggml-cpu/ops.cpp:6187-6202",
-        "YaRN's attention factor 0.1 ln s + 1 (DeepSeek: mscale(s, k) / mscale(s, k) with "
-        "k = the GGUF's yarn_log_multiplier); the ramp's bounds always floored and ceiled"),
+        "llama.cpp", "src/llama-context.cpp:115, 172-214, ggml/src/ggml-cpu/ops.cpp:6187-6202",
+        "YaRN's attention factor: mscale(s, m) / mscale(s, k) when the GGUF's "
+        "yarn_log_multiplier k is non-zero (m = k on DeepSeek2 when k != 1, else 1), else "
+        "0.1 ln s + 1, times the GGUF's rope attn_factor; a yarn attn_factor a converter "
+        "wrote (conversion/base.py:1477-1478, OLMo 3's attention_factor) is overwritten; "
+        "the ramp's bounds always floored and ceiled"),
+    "llama_cpp_log_mul": Checked(
+        "llama.cpp", "conversion/deepseek.py:382-386; conversion/mistral3.py:24-30; "
+                     "src/models/deepseek2.cpp:34-38; src/models/mistral3.cpp:3-19",
+        "the converters that write yarn_log_multiplier: DeepSeek's (0.1 mscale_all_dim, read "
+        "back divided by 0.1) and Ministral 3's (mscale_all_dim, with llama_4_scaling_beta "
+        "as the attention temperature, its floor the GGUF's original context); no other "
+        "converter writes one (base.py:1483 leaves it out)"),
+    "llama_cpp_no_gptj": Checked(
+        "llama.cpp", "conversion/__init__.py; src/llama-model.cpp:3023-3030",
+        "no converter registers GPTJForCausalLM and no graph builds GPT-J (its arch name "
+        "remains, listed among the architectures without RoPE)"),
+    "llama_cpp_mistral_window": Checked(
+        "llama.cpp", "conversion/llama.py:17-31",
+        "MistralForCausalLM converts with the Llama converter, which writes no sliding "
+        "window: every layer attends to the whole context"),
+    "llama_cpp_gemma4": Checked(
+        "llama.cpp", "conversion/gemma.py:736-762; src/models/gemma4.cpp:192-205, 228",
+        "Gemma 4's global layers rotate head_dim / 2 pairs at the flags' base and scale, "
+        "the pairs past the proportional quarter frozen by a rope_freqs tensor of 1e30; "
+        "the sliding layers keep the GGUF's base and scale"),
+    "vllm_window": Checked(
+        "vLLM", "vllm/engine/arg_utils.py:2288-2294; "
+                "vllm/model_executor/layers/attention/attention.py:266-271",
+        "a config without layer_types (Mistral 7B v0.1) gets its sliding_window on every "
+        "layer"),
+    "vllm_rope_theta": Checked(
+        "vLLM", "vllm/model_executor/layers/rotary_embedding/__init__.py:63-64; "
+                "vllm/config/model.py:555-570",
+        "get_rope takes the base from rope_parameters['rope_theta'], 10000 when absent; a "
+        "--hf-overrides dict replaces rope_parameters whole (setattr)"),
+    "vllm_legacy_type": Checked(
+        "vLLM", "vllm/transformers_utils/config.py:609-633",
+        "a rope dict with both rope_type and type that disagree raises ValueError (su / "
+        "longrope and mrope / default excepted); type alone is copied to rope_type"),
+    "vllm_gemma4": Checked(
+        "vLLM", "vllm/model_executor/layers/rotary_embedding/__init__.py:156-165, "
+                "gemma4_rope.py:30-37",
+        "rope type proportional builds Gemma4RotaryEmbedding, which takes no factor"),
+    "vllm_ministral3": Checked(
+        "vLLM", "vllm/model_executor/models/mistral.py:106-137; "
+                "vllm/transformers_utils/configs/mistral.py:58-67",
+        "MistralAttention scales its queries only when the config has llama_4_scaling, "
+        "which vLLM sets from a Mistral-format params.json; config.json's "
+        "rope_parameters.llama_4_scaling_beta is not read"),
+    "sglang_mistral_window": Checked(
+        "SGLang", "python/sglang/srt/models/mistral.py:33-34; "
+                  "python/sglang/srt/models/llama.py:233-241",
+        "MistralForCausalLM is LlamaForCausalLM, whose RadixAttention is built without a "
+        "sliding window: every layer attends to the whole context"),
+    "sglang_gemma4": Checked(
+        "SGLang", "python/sglang/srt/layers/rotary_embedding/factory.py:428-436, "
+                  "rope_variant.py:895",
+        "rope type proportional builds Gemma4RotaryEmbedding, which takes no factor"),
+    "sglang_ministral3": Checked(
+        "SGLang", "python/sglang/srt/models/ministral3.py:60, 82-96, 117-128",
+        "queries scaled by 1 + beta ln(1 + floor(p / L)), beta = rope_parameters["
+        "'llama_4_scaling_beta'], L = the config's original_max_position_embeddings "
+        "(16384 when absent)"),
+    "transformers_ministral3": Checked(
+        "transformers", "src/transformers/models/ministral3/modeling_ministral3.py:105-107, "
+                        "147-151; configuration_ministral3.py:71",
+        "queries scaled by 1 + beta ln(1 + floor(p / L)) with beta and L read from "
+        "rope_parameters (llama_4_scaling_beta, original_max_position_embeddings): without "
+        "them the attention raises TypeError"),
+    "transformers_proportional": Checked(
+        "transformers", "src/transformers/modeling_rope_utils.py:194-267",
+        "proportional: theta_i = base^(-2i/head_dim) for the first partial_rotary_factor "
+        "share of the pairs, 0 for the rest, all divided by factor (default 1)"),
+    "transformers_rope_theta": Checked(
+        "transformers", "src/transformers/modeling_rope_utils.py:775-852",
+        "a config.json's rope_scaling wins over its rope_parameters; the top-level "
+        "rope_theta (else the class default) is copied into rope_parameters where that "
+        "has none; a rope dict's type is copied to rope_type only when rope_type is "
+        "absent"),
+    "transformers_window": Checked(
+        "transformers", "src/transformers/models/mistral/modeling_mistral.py:173, 355",
+        "Mistral's attention applies config.sliding_window"),
     "llama_cpp_rope_freqs": Checked(
         "llama.cpp", "conversion/llama.py:17-30, 298-326, 363-440; conversion/base.py:"
                      "1490-1492; conversion/exaone.py:17-60, 63-125; src/models/llama.cpp:"
@@ -216,9 +304,10 @@ CHECKED = {
         "0.1 ln(1/freq_scale)), whatever the scaling type"),
     "llama_cpp_swa": Checked(
         "llama.cpp", "src/llama-model.cpp:2329-2335; src/models/gemma2.cpp:7-11, 78-101; "
-                     "src/models/openai-moe.cpp:10-13, 77-97",
-        "sliding-window layers of Gemma 2, Gemma 3 and gpt-oss rotate with the base and "
-        "scale of the GGUF, whatever the flags"),
+                     "src/models/openai-moe.cpp:10-13, 77-97; src/models/afmoe.cpp:15-21, "
+                     "129-130; src/models/llama4.cpp:13-23",
+        "sliding-window (and Llama 4's chunked) layers of Gemma 2, Gemma 3, gpt-oss, Trinity "
+        "(afmoe) and Llama 4 rotate with the base and scale of the GGUF, whatever the flags"),
 }
 
 # rope_core parameters that are not keys of transformers' rope_parameters
@@ -245,7 +334,30 @@ _LLAMA_CPP_ROPE_FREQS = ("llama", "mistral", "mixtral", "llama4", "llama4_text",
                          "apertus", "exaone", "exaone4")
 # model types whose llama.cpp graph keeps the sliding layers' GGUF base and scale
 # (CHECKED llama_cpp_swa)
-_LLAMA_CPP_SWA_KEPT = ("gemma2", "gemma3", "gemma3_text", "gpt_oss")
+_LLAMA_CPP_SWA_KEPT = ("gemma2", "gemma3", "gemma3_text", "gpt_oss", "afmoe", "llama4",
+                       "llama4_text")
+# model types that llama.cpp has no converter (or graph) for (CHECKED llama_cpp_no_gptj)
+_LLAMA_CPP_NONE = ("gptj",)
+# model types whose llama.cpp converter writes yarn_log_multiplier from mscale_all_dim
+# (CHECKED llama_cpp_log_mul); DeepSeek's also makes mscale equal to it when it is not 1
+_LLAMA_CPP_LOG_MUL = _DEEPSEEK + ("ministral3",)
+# model types that llama.cpp runs without the sliding window of their config.json
+# (Mistral 7B v0.1: CHECKED llama_cpp_mistral_window), and likewise SGLang
+# (CHECKED sglang_mistral_window)
+_LLAMA_CPP_NO_WINDOW = ("llama", "mistral")
+_SGLANG_NO_WINDOW = ("llama", "mistral")
+# model types whose SGLang attention reads the base and nothing else of the rope dict
+# (CHECKED sglang_base_only): static ntk (a base change) is the only method that reaches them
+_SGLANG_BASE_ONLY = ("gemma2", "gptj")
+# model types whose transformers 5.24 config class sets a config.json's leftover
+# "rope_scaling" through the deprecated setter after building rope_parameters, so that
+# "rope_scaling": null erases them (Gemma4TextConfig; tests/test_core_serving.py): their
+# entry leaves rope_scaling out (their config.json has none: it keeps rope_parameters)
+_NO_NULL_ROPE_SCALING = ("gemma4", "gemma4_text")
+# the largest extension factor s among the published recipes read here: DeepSeek-V3's YaRN,
+# factor 40 from 4,096 (its config.json; its model card's needle-in-a-haystack test runs
+# to 128K tokens); a larger s is warned about (serving_notes, "extreme")
+PUBLISHED_MAX_FACTOR = 40.0
 _RELATIVE = 1e-9  # a factor "equals" T / L within this relative tolerance
 
 
@@ -269,6 +381,7 @@ class _Plan:
     resolved: dict  # params with the method's defaults filled in (resolve_params)
     named: frozenset
     base: float  # the base the engines write (base' for static NTK)
+    dropped: tuple = ()  # (name, value) of the model's own parameters left out (stale)
 
 
 def reach(config: RopeConfig) -> int:
@@ -345,10 +458,32 @@ def _local_base(cfg: RopeConfig) -> float | None:
     return None
 
 
+def _proportional(cfg: RopeConfig) -> bool:
+    """Whether the main spectrum is Gemma 4's proportional RoPE: theta_i over the whole head
+    dim, of which only the first pairs rotate."""
+    return cfg.theta_dim not in (None, cfg.rotary_dim)
+
+
+def _query_scale_length(cfg: RopeConfig) -> int | None:
+    """L of Mistral's query scale 1 + beta ln(1 + floor(p / L)) (llama_4_scaling_beta), or
+    None for a model without it."""
+    scale = cfg.query_scale
+    return int(scale[1]) if scale and scale[0] == "llama_4_scaling_beta" else None
+
+
 def _layer_refusal(cfg: RopeConfig, engine: str, method: str) -> dict | None:
-    """A refusal where the main spectrum is not one these settings can write: DeepSeek-V4
-    (its layers read named rope_parameters entries, main and compress) and Gemma 4's global
-    layers (proportional RoPE: θ over the whole head dim, of which a quarter rotates)."""
+    """A refusal where no line can give the spectrum shown: a model with layers of which
+    none rotates (Granite 4.0-H), DeepSeek-V4 (its layers read named rope_parameters
+    entries, main and compress) and Gemma 4's global layers (proportional RoPE: theta over
+    the whole head dim, of which a quarter rotates) with any method but linear, which
+    transformers' proportional type runs as its factor (CHECKED transformers_proportional)."""
+    counts = layer_counts(cfg)
+    if counts.layers is not None and counts.rope == 0:
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method}: none of {model}'s {layers} layers "
+            "rotates its queries and keys (its attention layers use no position embedding), "
+            "so no RoPE setting changes it; what limits its context is not RoPE.",
+            engine=engine, method=method, model=cfg.name, layers=counts.layers))
     labels = family([cfg.family])[1].rope_labels
     if cfg.layer_specs is not None and labels is not None:
         return _refusal(engine, Message(
@@ -356,12 +491,14 @@ def _layer_refusal(cfg: RopeConfig, engine: str, method: str) -> dict | None:
             "RoPE from named entries of `rope_parameters` ({labels}), which these settings do "
             "not write.", engine=engine, method=method,
             labels=", ".join(dict.fromkeys(v for _k, v in labels))))
-    if cfg.theta_dim not in (None, cfg.rotary_dim):
+    if _proportional(cfg) and method != "linear":
         return _refusal(engine, Message(
             "{engine} is not given a line for {method} here: this model's global layers use "
             "proportional RoPE (θᵢ over the whole head dim {theta_dim}, of which {rotary} "
-            "dims rotate), which no scaling of these settings keeps.", engine=engine,
-            method=method, theta_dim=cfg.theta_dim, rotary=cfg.rotary_dim))
+            "dims rotate). transformers' `proportional` type takes only a `factor`, which "
+            "divides every θᵢ (linear: choose `linear`); {method} would compute θᵢ over the "
+            "{rotary} rotated dims instead.", engine=engine, method=method,
+            theta_dim=cfg.theta_dim, rotary=cfg.rotary_dim))
     return None
 
 
@@ -385,6 +522,12 @@ def _plan(config, target_context, method, params: dict) -> _Plan:
         original = config.original_context
     original = check_int(original, "original_max_position_embeddings", 1,
                          config.original_context)
+    query_length = _query_scale_length(config)
+    if query_length is not None and original != query_length:
+        fail("original_max_position_embeddings", original, "{length}: {model} multiplies its "
+             "queries by 1 + β ln(1 + ⌊p / L⌋) with L read from the same key of "
+             "`rope_parameters` (transformers' Ministral3Attention), so another L would change "
+             "that scale too", length=query_length, model=config.name)
     scale = target / original
     if scale > MAX_FACTOR:
         fail("target_context", target, "at most {most} × L = {most} × {original} tokens",
@@ -395,8 +538,20 @@ def _plan(config, target_context, method, params: dict) -> _Plan:
              "target)", target=target)
 
     own = config.params_dict if method == config.method else {}
+    dropped = ()
+    if method == "yarn" and own.get("attention_factor") is not None and \
+            params.get("attention_factor") is None:
+        # an attention_factor equal to YaRN's rule 0.1 ln f + 1 for the model's own factor f
+        # is that rule's value, stale at another s: left out, every engine derives it from s
+        own_factor = own.get("factor") or own.get("max_position_embeddings", 0) / \
+            own["original_max_position_embeddings"]
+        stale = own["attention_factor"]
+        if abs(stale - _mscale(own_factor)) <= 1e-9 * stale and \
+                abs(own_factor - scale) > _RELATIVE * scale:
+            dropped = (("attention_factor", stale),)
     own = {k: v for k, v in own.items()
-           if k not in ("factor", "original_max_position_embeddings", "max_position_embeddings")}
+           if k not in ("factor", "original_max_position_embeddings", "max_position_embeddings")
+           and k not in dict(dropped)}
     if method != "dynamic" and "factor" in params and params["factor"] is not None:
         factor = params.pop("factor")
         if isinstance(factor, bool) or not isinstance(factor, Real) or \
@@ -423,7 +578,8 @@ def _plan(config, target_context, method, params: dict) -> _Plan:
     base = config.base
     if method == "ntk" and config.rotary_dim > 2:
         base = config.base * scale ** (config.rotary_dim / (config.rotary_dim - 2))
-    return _Plan(config, target, method, original, scale, merged, resolved, named, base)
+    return _Plan(config, target, method, original, scale, merged, resolved, named, base,
+                 dropped)
 
 
 def _number(value: float):
@@ -457,8 +613,16 @@ def _rope_parameters(plan: _Plan) -> dict:
             else:
                 out[name] = _number(value)
     cfg = plan.config
+    if m == "linear" and _proportional(cfg):
+        out["rope_type"] = "proportional"  # Gemma 4: inv_freq /= factor over the head's spectrum
     if cfg.rotary_dim < cfg.head_dim and cfg.family not in _OWN_ROTARY_FIELD:
         out["partial_rotary_factor"] = cfg.rotary_dim / cfg.head_dim
+    query_length = _query_scale_length(cfg)
+    if query_length is not None:
+        # Ministral 3: its attention reads both keys from rope_parameters for its query scale
+        # (CHECKED transformers_ministral3), whatever the rope type
+        out["llama_4_scaling_beta"] = _number(cfg.query_scale[2])
+        out.setdefault("original_max_position_embeddings", query_length)
     section = getattr(cfg, "mrope_section", None)  # Qwen2-VL: kept with the new scaling
     if section is not None:
         out["mrope_section"] = list(section)
@@ -562,14 +726,21 @@ def _factors(plan: _Plan, engine: str) -> tuple[float, float]:
         return a, (_hf_softmax(plan) if engine == "transformers" or m == "ntk" else 1.0)
     mscale, k = p.get("mscale"), p.get("mscale_all_dim")
     if engine == "llama.cpp":
-        # the GGUF keeps the yarn_log_multiplier of the model's own config (DeepSeek only)
-        log_mul = (cfg.params_dict.get("mscale_all_dim") or 0.0) if deepseek else 0.0
+        # the GGUF keeps the yarn_log_multiplier k its converter wrote from the model's own
+        # config: DeepSeek's and Ministral 3's (CHECKED llama_cpp_log_mul), else none
+        log_mul = (cfg.params_dict.get("mscale_all_dim") or 0.0) \
+            if cfg.family in _LLAMA_CPP_LOG_MUL else 0.0
         if m == "linear":  # ext_factor 0: cos and sin x 1; DeepSeek's kq_scale still grows
             return 1.0, ((_mscale(s) * _mscale(s, log_mul)) ** 2 if deepseek else 1.0)
-        # yarn: yarn_attn_factor = m(s, k') / m(s, k) / m(s) with k' = k on DeepSeek2 when
-        # the log multiplier is set, else m(s) / m(s); rope_yarn multiplies by m(s)
-        attn = 1.0 / _mscale(s) if log_mul else 1.0
-        a = attn * _mscale(s)
+        # yarn (llama-context.cpp): yarn_attn_factor = m(s, mscale) / m(s, k) when k != 0
+        # (mscale = k on DeepSeek2 when k != 1, else 1), else m(s); then divided by m(s),
+        # which rope_yarn multiplies back
+        if log_mul:
+            numerator = log_mul if deepseek and log_mul != 1.0 else 1.0
+            a = _mscale(s, numerator) / _mscale(s, log_mul)
+        else:
+            a = _mscale(s)
+        attn = a / _mscale(s)
         return a, ((attn * _mscale(s) * _mscale(s, log_mul)) ** 2 if deepseek else 1.0)
     if m == "linear":
         return 1.0, 1.0
@@ -634,8 +805,9 @@ def _transformers(plan: _Plan) -> dict:
             "`int(head_dim · partial_rotary_factor)` for head dim {head} in floating point.",
             engine="transformers", method=m, rotary=cfg.rotary_dim, head=cfg.head_dim))
     keys = {"rope_parameters": _per_layer_type(plan, dims),
-            "max_position_embeddings": plan.original if m == "dynamic" else plan.target,
-            "rope_scaling": None}
+            "max_position_embeddings": plan.original if m == "dynamic" else plan.target}
+    if cfg.family not in _NO_NULL_ROPE_SCALING:
+        keys["rope_scaling"] = None
     if m in ("yarn", "llama3", "longrope"):
         keys["original_max_position_embeddings"] = plan.original
     settings = {"text_config": keys} if _nested(plan, "transformers") else keys
@@ -644,6 +816,13 @@ def _transformers(plan: _Plan) -> dict:
         notes.append(Message("transformers' dynamic NTK takes L from "
                              "`max_position_embeddings`, so it stays {original}; the spectrum "
                              "then follows each input's length.", original=plan.original))
+    if _query_scale_length(cfg) is not None and m not in ("yarn", "llama3", "longrope"):
+        notes.append(Message(
+            "`original_max_position_embeddings` and `llama_4_scaling_beta` stay in "
+            "`rope_parameters` for the query scale, which `Ministral3Attention` reads from "
+            "there (without them it raises `TypeError`); transformers logs `Unrecognized "
+            "keys` for the first with rope type `{rope_type}`.",
+            rope_type=dims["rope_type"]))
     return _entry("transformers", settings, _pretty(settings), notes)
 
 
@@ -658,17 +837,45 @@ def _served_json(plan: _Plan, engine: str) -> dict:
     if engine == "SGLang" and counts.local_base is None:
         # transformers 4 (SGLang's models then read the top-level rope_theta) and 5 alike
         keys["rope_theta"] = plan.base
-    if plan.method in ("yarn", "llama3", "longrope"):
+    if plan.method in ("yarn", "llama3", "longrope") or (
+            engine == "SGLang" and _query_scale_length(plan.config) is not None):
+        # (SGLang's Ministral 3 takes its query scale's L from this key, 16384 when absent:
+        # CHECKED sglang_ministral3)
         keys["original_max_position_embeddings"] = plan.original
     return {"text_config": keys} if _nested(plan, engine) else keys
+
+
+def _query_scale_refusal(cfg: RopeConfig, engine: str, target: int, what: Message) -> \
+        dict | None:
+    """vLLM's refusal for a model whose queries carry Mistral's llama_4_scaling_beta at a
+    target past its L: vLLM reads that scale only from a Mistral-format params.json
+    (CHECKED vllm_ministral3). ``what`` names what is refused."""
+    length = _query_scale_length(cfg)
+    if engine != "vLLM" or length is None or target <= length:
+        return None
+    return _refusal(engine, Message(
+        "{engine} is not given {what}: {model} multiplies its queries by 1 + β ln(1 + ⌊p / "
+        "{length}⌋) outside RoPE (`llama_4_scaling_beta`), which vLLM {version} applies only "
+        "to a model read from a Mistral-format `params.json` ({where}); from `config.json` it "
+        "would run positions past {length} without that scale.", engine=engine, what=what,
+        model=cfg.name, length=f"{length:,}", version=ENGINE_VERSIONS["vLLM"],
+        where=CHECKED["vllm_ministral3"].where))
 
 
 def _served_refusal(plan: _Plan, engine: str) -> dict | None:
     """The reason vLLM or SGLang cannot run the plan, or None."""
     cfg, m = plan.config, plan.method
-    refusal = _layer_refusal(cfg, engine, m)
+    refusal = _layer_refusal(cfg, engine, m) or _query_scale_refusal(
+        cfg, engine, plan.target, Message("a line for {method}", method=m))
     if refusal is not None:
         return refusal
+    if _proportional(cfg):  # Gemma 4 with linear (every other method: _layer_refusal)
+        where = CHECKED["vllm_gemma4" if engine == "vLLM" else "sglang_gemma4"].where
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for this model's proportional RoPE: its `get_rope` "
+            "builds `Gemma4RotaryEmbedding` for the rope type `proportional` ({where}), which "
+            "takes no `factor`, so the global layers would keep their θᵢ.",
+            engine=engine, method=m, where=where))
     if cfg.family == "chatglm":
         return _refusal(engine, Message(
             "{engine} cannot run {method} for ChatGLM: its `chatglm.py` builds the rotation from "
@@ -682,6 +889,12 @@ def _served_refusal(plan: _Plan, engine: str) -> dict | None:
             "{method} would run as YaRN or fail to load. Only `yarn` and static `ntk` (rope "
             "type `default`) keep their meaning.",
             engine=engine, method=m, where=where))
+    if engine == "SGLang" and cfg.family in _SGLANG_BASE_ONLY and m != "ntk":
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for {family}: its attention builds the rotation from "
+            "the base and rotary dim alone, without `rope_scaling` ({where}), so {method} would "
+            "leave the spectrum as it is. Only static `ntk`, a change of base, reaches it.",
+            engine=engine, method=m, family=cfg.family, where=CHECKED["sglang_base_only"].where))
     if engine == "vLLM" and cfg.family == "gpt_oss" and m != "yarn":
         return _refusal(engine, Message(
             "{engine} cannot run {method} for gpt-oss: its `gpt_oss.py` ({where}) always builds "
@@ -751,10 +964,33 @@ def _served(plan: _Plan, engine: str) -> dict:
     return _entry(engine, settings, command)
 
 
+def _llama_cpp_refusal(cfg: RopeConfig, what: Message, rope: bool = True) -> dict | None:
+    """llama.cpp's refusal for a model it cannot run (no converter) or, with ``rope``, whose
+    every RoPE layer keeps the GGUF's base and scale whatever the flags; ``what`` names what
+    is refused."""
+    engine = "llama.cpp"
+    if cfg.family in _LLAMA_CPP_NONE:
+        return _refusal(engine, Message(
+            "{engine} is not given {what}: llama.cpp {version} has no converter for this "
+            "model's architecture ({family}) and no graph that runs it ({where}).",
+            engine=engine, what=what, version=ENGINE_VERSIONS[engine], family=cfg.family,
+            where=CHECKED["llama_cpp_no_gptj"].where))
+    counts = layer_counts(cfg)
+    if rope and cfg.family in _LLAMA_CPP_SWA_KEPT and counts.rope and \
+            counts.windowed == counts.rope:
+        return _refusal(engine, Message(
+            "{engine} is not given {what}: every RoPE layer of {model} is a sliding-window or "
+            "chunked layer, and llama.cpp rotates those with the base and scale of the GGUF "
+            "whatever the flags ({where}), so no flag changes its RoPE.",
+            engine=engine, what=what, model=cfg.name, where=CHECKED["llama_cpp_swa"].where))
+    return None
+
+
 def _llama_cpp(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
     engine = "llama.cpp"
-    refusal = _layer_refusal(cfg, engine, m)
+    refusal = _layer_refusal(cfg, engine, m) or _llama_cpp_refusal(
+        cfg, Message("a line for {method}", method=m))
     if refusal is not None:
         return refusal
     if m == "dynamic":
@@ -865,12 +1101,141 @@ def engine_settings(config: RopeConfig, target_context: int, method: str, **para
             "SGLang": _served(plan, "SGLang"), "llama.cpp": _llama_cpp(plan)}
 
 
+# --- a target that needs no RoPE change ----------------------------------------------
+
+def _check_target(config, target_context) -> int:
+    _check_config(config)
+    if isinstance(target_context, bool) or not isinstance(target_context, Integral) or \
+            not 1 <= target_context <= MAX_LENGTH:
+        fail("target_context", target_context, "an integer from 1 to {high}", high=MAX_LENGTH)
+    return int(target_context)
+
+
+def _window_caps(config: RopeConfig, target: int) -> bool:
+    """Whether every RoPE layer of ``config`` attends within a window no longer than L and
+    ``target`` is within the configured context: then no RoPE layer meets a distance it was
+    not trained on, at any target (Mistral 7B v0.1)."""
+    counts = layer_counts(config)
+    return bool(counts.rope) and counts.windowed == counts.rope and \
+        counts.window is not None and counts.window <= config.original_context and \
+        target <= config.max_context
+
+
+def no_change(config: RopeConfig, target_context: int) -> tuple[str, Message] | None:
+    """Why ``config`` needs no RoPE change to run at ``target_context`` tokens, as
+    ``(kind, Message)``, or None when it does.
+
+    * "reached": T <= :func:`reach` (its trained context, or where its own scaling takes it);
+    * "windows": every RoPE layer attends within a window no longer than L and T is within
+      the configured context (``max_position_embeddings``): where the window is applied no
+      query-key distance reaches the window, so a scaling would only change the angles of
+      distances it was trained on (Mistral 7B v0.1 at 32,768: window 4,096, L = 8,192).
+
+    Raises:
+        RopeError: for a target that is not an integer from 1 to 10^7.
+    """
+    target = _check_target(config, target_context)
+    already = reach(config)
+    if target <= already:
+        return "reached", Message(
+            "No RoPE change is needed: {model} already reaches {reach} tokens ({what}), so "
+            "only the engines' context length goes up to {target}.",
+            model=config.name, reach=f"{already:,}", target=f"{target:,}",
+            what=Message("where its own scaling takes it") if config.method != "none" else
+            Message("its L, where it was trained") if config.training_context is not None
+            else Message("its configured context, `max_position_embeddings`"))
+    if _window_caps(config, target):
+        counts = layer_counts(config)
+        return "windows", Message(
+            "No RoPE change is needed: every RoPE layer of {model} attends within a window of "
+            "{window} tokens, no longer than L = {original}, and its `config.json` already "
+            "allows {configured} tokens. Where the window is applied, no query–key distance "
+            "reaches {window} at any length, so a scaling would only change the angles of "
+            "distances it was trained on (YaRN would also multiply every rotated logit by "
+            "a²); only the context length goes up to {target}.",
+            model=config.name, window=f"{counts.window:,}",
+            original=f"{config.original_context:,}", configured=f"{config.max_context:,}",
+            target=f"{target:,}")
+    return None
+
+
+def context_settings(config: RopeConfig, target_context: int) -> dict:
+    """The settings that run ``config`` at ``target_context`` tokens without a RoPE change
+    (where :func:`no_change` says none is needed), per engine, entries as
+    :func:`engine_settings` gives them: transformers nothing, or
+    ``max_position_embeddings`` = T where the config allows fewer; vLLM ``--max-model-len``
+    (refused past Ministral 3's query-scale length, CHECKED vllm_ministral3), SGLang
+    ``--context-length``, llama.cpp ``-c``; where every RoPE layer is windowed, an engine
+    that runs the model without its window (SGLang's and llama.cpp's Llama / Mistral code)
+    refuses, since there every distance up to T is met."""
+    target = _check_target(config, target_context)
+    reason = no_change(config, target)
+    if reason is None:
+        fail("target_context", target, "a target {model} runs at without a RoPE change "
+             "(at most the {reach} tokens it reaches)", model=config.name,
+             reach=reach(config))
+    kind, _message = reason
+    raise_max = target > config.max_context
+    keys = {"max_position_embeddings": target}
+    nested = config.text_config or config.family in _TEXT_SUBCONFIG
+    out = {}
+    if raise_max:
+        settings = {"text_config": keys} if config.text_config else dict(keys)
+        out["transformers"] = _entry("transformers", settings, _pretty(settings))
+    else:
+        out["transformers"] = _entry("transformers", {}, "", (Message(
+            "Nothing to change: its `max_position_embeddings` is {configured}, at least "
+            "{target}.", configured=f"{config.max_context:,}", target=f"{target:,}"),))
+    what = Message("a context line")
+    overrides = {"text_config": keys} if nested else dict(keys)
+    refused = _query_scale_refusal(config, "vLLM", target, what)
+    if refused is not None:
+        out["vLLM"] = refused
+    else:
+        flags = {"--hf-overrides": overrides} if raise_max else {}
+        flags["--max-model-len"] = target
+        command = COMMANDS["vLLM"] + (f" --hf-overrides '{_json(overrides)}'" if raise_max
+                                      else "") + f" --max-model-len {target}"
+        out["vLLM"] = _entry("vLLM", flags, command)
+    if kind == "windows" and config.family in _SGLANG_NO_WINDOW:
+        out["SGLang"] = _no_window_refusal(config, "SGLang", target, "sglang_mistral_window")
+    else:
+        flags = {"--json-model-override-args": overrides} if raise_max else {}
+        flags["--context-length"] = target
+        command = COMMANDS["SGLang"] + (f" --json-model-override-args '{_json(overrides)}'"
+                                        if raise_max else "") + f" --context-length {target}"
+        out["SGLang"] = _entry("SGLang", flags, command)
+    refused = _llama_cpp_refusal(config, what, rope=False)
+    if refused is not None:
+        out["llama.cpp"] = refused
+    elif kind == "windows" and config.family in _LLAMA_CPP_NO_WINDOW:
+        out["llama.cpp"] = _no_window_refusal(config, "llama.cpp", target,
+                                              "llama_cpp_mistral_window")
+    else:
+        out["llama.cpp"] = _entry("llama.cpp", {"-c": str(target)},
+                                  f"{COMMANDS['llama.cpp']} -c {target}")
+    return out
+
+
+def _no_window_refusal(config: RopeConfig, engine: str, target: int, checked: str) -> dict:
+    counts = layer_counts(config)
+    return _refusal(engine, Message(
+        "{engine} is not given a context line: it runs {model} without its {window}-token "
+        "window ({where}), so every layer attends to the whole context and meets query–key "
+        "distances up to {target}, longer than any window it was trained with; no line here "
+        "makes that what it was trained on. Serve it where the window is applied "
+        "(transformers, vLLM).", engine=engine, model=config.name,
+        window=f"{counts.window:,}", where=CHECKED[checked].where, target=f"{target:,}"))
+
+
 # --- what the page says beside the settings -------------------------------------------
 
-NOTE_KINDS = ("windows", "static", "transformers_warning", "built_in", "softmax", "layers",
-              "mrope", "dynamic", "longrope")
-# the notes that say the choice gains nothing (the page shows them as warnings)
-WARNING_KINDS = ("windows",)
+NOTE_KINDS = ("windows", "extreme", "static", "transformers_warning", "built_in",
+              "attention_factor", "softmax", "query_scale", "proportional", "layers", "mrope",
+              "dynamic", "longrope")
+# the notes that say the choice gains nothing or goes past every published recipe (the page
+# shows them as warnings)
+WARNING_KINDS = ("windows", "extreme")
 
 
 def _angles(plan: _Plan):
@@ -999,15 +1364,30 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
         return f"{tokens:,}"
 
     notes = _layer_notes(plan)
-    if m in STATIC:
+    if s > PUBLISHED_MAX_FACTOR * (1 + _RELATIVE):
+        notes.append(("extreme", Message(
+            "s = {target} / {original} = {scale} goes past every published recipe read here: "
+            "the largest factor among them is DeepSeek-V3's YaRN factor 40 (4,096 to "
+            "163,840 tokens in its `config.json`; its model card's needle-in-a-haystack test "
+            "runs to 128K tokens), and Llama 3.2's llama3 and gpt-oss's YaRN stop at 32 "
+            "(Llama 4 Scout's 10M tokens come from its layers without RoPE: its RoPE layers "
+            "attend within chunks of 8,192). The lines below are what the engines would run; "
+            "none of these recipes was evaluated with a factor this large.",
+            target=n(plan.target), original=n(plan.original),
+            scale=f"{s:.4g}")))
+    if m == "yarn":
         notes.append(("static", Message(
-            "{method} is static: it changes θᵢ for every input, a 500-token prompt "
-            "included, not only for inputs longer than L = {original}. Qwen's model cards "
-            "(Qwen2.5, Qwen3) warn that static YaRN (the same factor whatever the input "
-            "length) may impair performance on shorter texts and advise adding the scaling "
-            "only when long inputs are expected; Qwen3's card also advises a factor for the "
-            "typical length (its example: 2 for 65,536 tokens from 32,768).",
-            method=m, original=n(plan.original))))
+            "yarn is static: it changes θᵢ for every input, a 500-token prompt included, not "
+            "only for inputs longer than L = {original}. Qwen's model cards (Qwen2.5, Qwen3) "
+            "warn that static YaRN (the same factor whatever the input length) may impair "
+            "performance on shorter texts and advise adding the scaling only when long inputs "
+            "are expected; Qwen3's card also advises a factor for the typical length (its "
+            "example: 2 for 65,536 tokens from 32,768).", original=n(plan.original))))
+    elif m in STATIC:
+        notes.append(("static", Message(
+            "{method} is static: it changes θᵢ for every input, a 500-token prompt included, "
+            "not only for inputs longer than L = {original}; short inputs then run with "
+            "angles the model was not trained with.", method=m, original=n(plan.original))))
     own_mismatch = False
     if cfg.method == "yarn":
         own = resolve_params("yarn", cfg.rotary_dim, cfg.params_dict)
@@ -1066,14 +1446,17 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
                                "at L with the unscaled spectrum, or within {configured} "
                                "tokens).", **names)
         elif m == cfg.method:
+            trained = Message(
+                " Its source says it was trained at {trained} tokens.",
+                trained=n(cfg.training_context)) if cfg.training_context is not None else ""
             text = Message("{model} already scales its RoPE with {own} from L = {original} "
-                           "to {configured} tokens, with factor {own_factor}. The settings here "
-                           "keep its other parameters with factor s = {target} / "
-                           "{new_original} = {scale}: that changes its interpolated pairs at "
-                           "every length, short inputs included; the model was trained with "
-                           "factor {own_factor}.",
+                           "to {configured} tokens, with factor {own_factor} in its "
+                           "`config.json`. The settings here keep its other parameters with "
+                           "factor s = {target} / {new_original} = {scale}: that changes its "
+                           "interpolated pairs at every length, short inputs included, from "
+                           "those of factor {own_factor}.{trained}",
                            own_factor=f"{own_factor:g}" if own_factor is not None else "?",
-                           **names)
+                           trained=trained, **names)
         else:
             text = Message("{model} already scales its RoPE with {own} (from L = {original} "
                            "to {configured} tokens). A config holds one scaling per "
@@ -1084,6 +1467,17 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
                            "factors are tensors, and none of these configs can write it.",
                            **names)
         notes.append(("built_in", text))
+    for _name, value in plan.dropped:  # attention_factor: YaRN's rule for the old factor
+        notes.append(("attention_factor", Message(
+            "{model}'s `config.json` gives `attention_factor` {value}, which is YaRN's rule "
+            "0.1 ln f + 1 for its own factor f = {own}; for s = {scale} the rule gives {new}. "
+            "The lines leave `attention_factor` out, so every engine derives {new} from the "
+            "factor; kept, "
+            "it would sharpen the new factor's attention as for the old one (and SGLang and "
+            "llama.cpp, which do not read it, would disagree with transformers and vLLM).",
+            model=cfg.name, value=f"{value:.4f}",
+            own=f"{cfg.params_dict.get('factor'):g}", scale=f"{s:.6g}",
+            new=f"{_mscale(s):.4f}")))
     if cfg.family in _DEEPSEEK:
         new = _hf_softmax(plan)
         notes.append(("softmax", Message(
@@ -1094,6 +1488,26 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
             "configured, × {new} with these settings. The whole logit, not only its rotated "
             "part, is multiplied by it.", model=cfg.name, own=f"{cfg.softmax_scale:.4f}",
             new=f"{new:.4f}")))
+    length = _query_scale_length(cfg)
+    if length is not None:
+        notes.append(("query_scale", Message(
+            "Outside RoPE, {model} multiplies its queries at position p by 1 + {beta} ln(1 + "
+            "⌊p / {length}⌋) (`llama_4_scaling_beta`): transformers and SGLang read it from "
+            "`config.json` (the lines keep both keys), llama.cpp from the GGUF its converter "
+            "wrote; vLLM {version} only from a Mistral-format `params.json`.",
+            model=cfg.name, beta=f"{cfg.query_scale[2]:g}", length=n(length),
+            version=ENGINE_VERSIONS["vLLM"])))
+    if _proportional(cfg):
+        counts = layer_counts(cfg)
+        notes.append(("proportional", Message(
+            "{model}'s global layers use proportional RoPE: θᵢ = base^(−2i/{theta_dim}) over "
+            "the whole head, of which the first {pairs} pairs rotate. transformers' "
+            "`proportional` type divides those θᵢ by its `factor` (`inv_freq /= factor`), "
+            "which is linear scaling of the rotated pairs: transformers and llama.cpp (whose "
+            "global layers take the flags' scale) run it; vLLM's and SGLang's "
+            "`Gemma4RotaryEmbedding` takes no factor. Its sliding layers keep base {local}.",
+            model=cfg.name, theta_dim=cfg.theta_dim, pairs=cfg.rotary_dim // 2,
+            local=f"{counts.local_base or cfg.base:g}")))
     if cfg.mrope_section is not None:
         notes.append(("mrope", Message(
             "{model} rotates its pairs by time, height and width positions (M-RoPE). "
@@ -1179,26 +1593,51 @@ def settings_table(config: RopeConfig, target_context: int, method: str,
     settings = engine_settings(config, target_context, method, **params)
     extended = extended_config(config, target_context, method, **params)
     _theta, a = extended.theta(plan.target)
+    lead = {"model": config.name, "method": plan.method,
+            "original context L [tokens]": plan.original,
+            "target context T [tokens]": plan.target, "scale s = T/L": plan.scale,
+            "attention factor a": a, "softmax scale multiplier m": extended.softmax_scale,
+            "rotated logit multiplier a^2 m": a * a * extended.softmax_scale}
+    return _settings_frame(settings, lead)
+
+
+def _settings_frame(settings: dict, lead: dict) -> pd.DataFrame:
+    """One row per engine and setting ("refused" and the English reason for a refusal; "none"
+    and an empty value for an entry with nothing to set), after the ``lead`` columns."""
     rows = []
     for engine in ENGINES:
         entry = settings[engine]
         if not entry["supported"]:
             rows.append((engine, False, "refused", str(entry["refusal"])))
             continue
+        if not entry["settings"]:
+            rows.append((engine, True, "none", ""))
         for key, value in entry["settings"].items():
             rows.append((engine, True, key, value if isinstance(value, str) else _json(value)))
-    lead = {"model": config.name, "method": plan.method,
-            "original context L [tokens]": plan.original,
-            "target context T [tokens]": plan.target, "scale s = T/L": plan.scale,
-            "attention factor a": a, "softmax scale multiplier m": extended.softmax_scale,
-            "rotated logit multiplier a^2 m": a * a * extended.softmax_scale}
     frame = pd.DataFrame(rows, columns=["engine", "supported", "setting", "value"])
     for n, (name, value) in enumerate(lead.items()):
         frame.insert(n, name, value)
     return frame
 
 
+def context_table(config: RopeConfig, target_context: int) -> pd.DataFrame:
+    """The settings of :func:`context_settings` as a table, one row per engine and setting.
+
+    Leading columns: model, reach R [tokens], configured context [tokens], target context
+    T [tokens], why no RoPE change is needed (:func:`no_change`'s kind: "reached" or
+    "windows"); then engine, supported, setting ("none" where nothing is set, "refused"),
+    value.
+    """
+    settings = context_settings(config, target_context)
+    kind, _message = no_change(config, target_context)
+    lead = {"model": config.name, "reach R [tokens]": reach(config),
+            "configured context [tokens]": config.max_context,
+            "target context T [tokens]": int(target_context), "no RoPE change because": kind}
+    return _settings_frame(settings, lead)
+
+
 __all__ = ["CHECKED", "ENGINES", "ENGINE_VERSIONS", "LLAMA_CPP_PYTHON", "METHODS",
-           "NOTE_KINDS", "SOURCES", "STATIC", "WARNING_KINDS", "Checked", "LayerCounts",
-           "engine_settings", "extended_config", "layer_counts", "range_table", "reach",
+           "NOTE_KINDS", "PUBLISHED_MAX_FACTOR", "SOURCES", "STATIC", "WARNING_KINDS",
+           "Checked", "LayerCounts", "context_settings", "context_table", "engine_settings",
+           "extended_config", "layer_counts", "no_change", "range_table", "reach",
            "serving_notes", "settings_table"]

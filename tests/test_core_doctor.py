@@ -1,0 +1,282 @@
+"""The config doctor (rope_core.models.doctor) against what the engines do.
+
+Each check is run on a config.json written here with the mistake in it, and the claim its
+finding makes about transformers 5.24 is checked against transformers' own config classes
+(which rope dict wins, which keys it ignores, what it warns about, which base it falls back
+to). What vLLM, SGLang and llama.cpp do is read in their code (the finding's source names
+the file and lines; rope_core.models.serving.CHECKED lists them).
+"""
+
+import copy
+import json
+import logging
+
+import pytest
+
+import rope_core as rc
+from rope_core.models import doctor
+from rope_core.models.config import MAX_JSON_BYTES
+from rope_core.models.presets import HF_CONFIGS
+
+transformers = pytest.importorskip("transformers", reason="transformers (requirements-dev.txt, "
+                                                          "test-only) is not installed")
+from test_core_serving import Warnings  # noqa: E402
+from transformers import AutoConfig  # noqa: E402
+
+QWEN25 = {"model_type": "qwen2", "hidden_size": 3584, "num_attention_heads": 28,
+          "num_hidden_layers": 28, "max_position_embeddings": 32768, "rope_theta": 1000000.0,
+          "rope_scaling": None}
+
+
+def hf(config_json: dict):
+    """transformers' config class for a config.json dict (its language model's config)."""
+    d = copy.deepcopy(config_json)
+    return AutoConfig.for_model(d.pop("model_type"), **d).get_text_config()
+
+
+def checks(config) -> list[tuple[str, str]]:
+    return [(f.check, f.key) for f in doctor.diagnose(config)]
+
+
+def test_a_clean_config_has_no_finding():
+    assert doctor.diagnose(QWEN25) == ()
+    assert doctor.diagnose(json.dumps(HF_CONFIGS["Llama 3.1 8B"])) == ()
+    table = doctor.findings_table(())
+    assert list(table.columns) == ["check", "key", "problem", "fix", "source"] and table.empty
+
+
+def test_type_and_rope_type_that_disagree():
+    """transformers 5.24 keeps rope_type (type is copied only when rope_type is absent)."""
+    config = {**QWEN25, "rope_scaling": {"type": "linear", "rope_type": "yarn", "factor": 4.0,
+                                         "original_max_position_embeddings": 32768},
+              "max_position_embeddings": 131072}
+    assert hf(config).rope_parameters["rope_type"] == "yarn"
+    found = doctor.diagnose(config)
+    assert [(f.check, f.key) for f in found][0] == ("type_vs_rope_type", "rope_scaling.type")
+    assert "vllm/pull/10471" in found[0].source and "config.py:617-628" in found[0].source
+    assert "'linear'" in str(found[0].problem) and "'yarn'" in str(found[0].problem)
+    # the pairs vLLM treats as one: mrope / default (Qwen2-VL), su / longrope
+    same = {**QWEN25, "rope_scaling": {"type": "mrope", "rope_type": "default",
+                                       "mrope_section": [16, 24, 24]}}
+    assert doctor.diagnose(same) == ()
+
+
+def test_type_alone_is_the_legacy_name():
+    """transformers copies type to rope_type; Qwen2-VL's own "type": "mrope" is left alone."""
+    config = {**QWEN25, "max_position_embeddings": 131072,
+              "rope_scaling": {"type": "yarn", "factor": 4.0,
+                               "original_max_position_embeddings": 32768}}
+    assert hf(config).rope_parameters["rope_type"] == "yarn"
+    assert ("type_vs_rope_type", "rope_scaling.type") in checks(config)
+    assert ("type_vs_rope_type", "rope_scaling.type") not in checks(HF_CONFIGS["Qwen2-VL 7B"])
+
+
+def test_a_factor_that_disagrees_with_max_over_original():
+    """Qwen3's card recipe left at max_position_embeddings 40,960: transformers 5.24 warns
+    (40,960 / 32,768 = 1.25, not 4) and uses the factor; the fix is 4 x 32,768 = 131,072."""
+    config = {**HF_CONFIGS["Qwen3 8B"], "rope_scaling": {
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}}
+    with Warnings() as caught:
+        hf(config)
+    assert any("does not match the ratio" in r for r in caught.records)
+    finding = [f for f in doctor.diagnose(config) if f.check == "factor"]
+    assert [f.key for f in finding] == ["rope_scaling.factor"]
+    assert "40,960 / 32,768 = 1.25" in str(finding[0].problem)
+    assert "131,072" in str(finding[0].fix)
+    fixed = {**config, "max_position_embeddings": 131072}
+    assert "factor" not in [c for c, _k in checks(fixed)]
+    with Warnings() as caught:
+        hf(fixed)
+    assert not any("does not match the ratio" in r for r in caught.records)
+
+
+def test_a_factor_with_max_left_at_original():
+    """Qwen2.5's card recipe as pasted (max_position_embeddings = original): no transformers
+    warning (ratio 1), but vLLM and SGLang serve at most 32,768 tokens for YaRN."""
+    config = {**QWEN25, "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
+                                         "original_max_position_embeddings": 32768}}
+    with Warnings() as caught:
+        hf(config)
+    assert not any("does not match the ratio" in r for r in caught.records)
+    finding = [f for f in doctor.diagnose(config) if f.check == "factor"][0]
+    assert "stays 32,768" in str(finding.problem) and "= 131,072" in str(finding.fix)
+    assert "llama.cpp/pull/10698" in finding.source
+
+
+def test_dynamic_put_over_llama3():
+    """Llama 3.1's dict with its rope_type changed to dynamic (vLLM issue 10537's recipe):
+    transformers 5.24 ignores the llama3 keys, with "Unrecognized keys"."""
+    scaling = {**HF_CONFIGS["Llama 3.1 8B"]["rope_scaling"], "rope_type": "dynamic"}
+    config = {**HF_CONFIGS["Llama 3.1 8B"], "rope_scaling": scaling}
+    with Warnings() as caught:
+        hf(config)
+    assert any("Unrecognized keys" in r and "low_freq_factor" in r for r in caught.records)
+    found = [f for f in doctor.diagnose(config) if f.check == "dynamic_over_own"]
+    assert [f.key for f in found] == ["rope_scaling.rope_type"]
+    assert "keys of llama3" in str(found[0].problem)
+    assert "vllm/issues/10537" in found[0].source
+    plain = {**HF_CONFIGS["Llama 2 7B"], "rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}
+    assert checks(plain) == []
+
+
+def test_a_flat_rope_parameters_on_gemma3_is_dropped():
+    """transformers 5.24's Gemma3TextConfig keeps both layer types default beside a flat
+    rope_parameters; RopeConfig refuses it the same way."""
+    text = copy.deepcopy(HF_CONFIGS["Gemma 3 4B"]["text_config"])
+    text.pop("rope_scaling")
+    text["rope_parameters"] = {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6}
+    config = {"model_type": "gemma3", "text_config": text}
+    params = hf(config).rope_parameters
+    assert params["full_attention"]["rope_type"] == params["sliding_attention"]["rope_type"] \
+        == "default"
+    assert ("global_only", "text_config.rope_parameters") in checks(config)
+    with pytest.raises(ValueError, match="flat 'linear' dict is not read"):
+        rc.RopeConfig.from_hf(config)
+
+
+def test_scaled_sliding_layers_of_gemma3():
+    """transformers' rope_scaling goes to the full-attention layers only; a nested
+    rope_parameters that scales sliding_attention too is found, with the window."""
+    text = copy.deepcopy(HF_CONFIGS["Gemma 3 4B"]["text_config"])
+    scaling = text.pop("rope_scaling")
+    assert hf({"model_type": "gemma3", "text_config": {**text, "rope_scaling": scaling}}) \
+        .rope_parameters["sliding_attention"]["rope_type"] == "default"
+    text["rope_parameters"] = {"full_attention": {**scaling, "rope_theta": 1e6},
+                               "sliding_attention": {**scaling, "rope_theta": 1e4}}
+    config = {"model_type": "gemma3", "text_config": text}
+    found = [f for f in doctor.diagnose(config) if f.check == "global_only"]
+    assert [f.key for f in found] == ["text_config.rope_parameters.sliding_attention"]
+    assert "1,024 tokens" in str(found[0].problem)
+
+
+@pytest.mark.parametrize("name", ["Qwen3-VL 8B", "Gemma 3 4B", "Llama 4 Scout"])
+def test_rope_keys_outside_text_config(name):
+    """RoPE keys at the top level of a config with text_config: transformers 5.24's outer
+    class leaves its text_config's rope_parameters as they were (linear), and fails to load
+    with YaRN (AttributeError: the outer config has no max_position_embeddings); SGLang's
+    issue 27974 reports the override as a silent no-op."""
+    before = hf(HF_CONFIGS[name]).rope_parameters
+    linear = {**HF_CONFIGS[name], "rope_scaling": {"rope_type": "linear", "factor": 4.0}}
+    assert hf(linear).rope_parameters == before
+    yarn = {**HF_CONFIGS[name], "rope_scaling": {
+        "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 262144}}
+    with pytest.raises(AttributeError, match="max_position_embeddings"):
+        hf(yarn)
+    for config, said in ((linear, "changes nothing there"), (yarn, "AttributeError")):
+        found = [f for f in doctor.diagnose(config) if f.check == "outside_text_config"]
+        assert [f.key for f in found] == ["rope_scaling"]
+        assert said in str(found[0].problem)
+        assert "sglang/issues/27974" in found[0].source
+
+
+def test_rope_parameters_without_a_base():
+    """transformers 5.24 falls back to the class default (Qwen2Config: 10,000, not Qwen2.5's
+    1,000,000) when neither rope_parameters nor the top level names rope_theta."""
+    config = {**QWEN25, "max_position_embeddings": 131072}
+    del config["rope_theta"], config["rope_scaling"]
+    config["rope_parameters"] = {"rope_type": "yarn", "factor": 4.0,
+                                 "original_max_position_embeddings": 32768}
+    assert hf(config).rope_parameters["rope_theta"] == 10000.0
+    found = [f for f in doctor.diagnose(config) if f.check == "rope_theta"]
+    assert [f.key for f in found] == ["rope_parameters.rope_theta"]
+    assert "vllm/pull/28542" in found[0].source
+    with_base = {**config, "rope_theta": 1e6}  # transformers copies the top-level base in
+    assert hf(with_base).rope_parameters["rope_theta"] == 1e6
+    assert "rope_theta" not in [c for c, _k in checks(with_base)]
+
+
+def test_two_bases():
+    """transformers 5.24 uses rope_parameters' base; the top-level one only fills a gap."""
+    config = {**QWEN25, "rope_parameters": {"rope_type": "default", "rope_theta": 1e4}}
+    del config["rope_scaling"]
+    assert hf(config).rope_parameters["rope_theta"] == 1e4
+    found = [f for f in doctor.diagnose(config) if f.check == "rope_theta"]
+    assert "10,000" in str(found[0].problem) and "1,000,000" in str(found[0].problem)
+
+
+def test_static_yarn_and_the_presets():
+    """Every preset whose config.json uses YaRN gets the static finding; Qwen2.5's and
+    DeepSeek-V3's legacy "type" is found; no preset has another mistake (the Qwen YaRN
+    presets set max_position_embeddings to factor x original, as the fix says)."""
+    expected = {"Qwen2.5 7B (YaRN 128K)": [("type_vs_rope_type", "rope_scaling.type"),
+                                           ("static_yarn", "rope_scaling")],
+                "Phi-3.5 mini": [("type_vs_rope_type", "rope_scaling.type")],
+                "Phi-4-mini": [("type_vs_rope_type", "rope_scaling.type")],
+                "DeepSeek-V3": [("type_vs_rope_type", "rope_scaling.type"),
+                                ("static_yarn", "rope_scaling")],
+                "Qwen3 8B (YaRN 128K)": [("static_yarn", "rope_scaling")],
+                "gpt-oss-20b": [("static_yarn", "rope_scaling")],
+                "DeepSeek-V4-Flash": [("static_yarn", "rope_scaling")],
+                "OLMo 3 7B": [("static_yarn", "rope_scaling")],
+                "Ministral 3 8B": [("static_yarn", "text_config.rope_parameters")]}
+    for name, config in HF_CONFIGS.items():
+        assert checks(config) == expected.get(name, []), name
+    finding = doctor.diagnose(HF_CONFIGS["OLMo 3 7B"])[0]
+    assert "sglang/issues/6030" in finding.source and "Qwen3/issues/1567" in finding.source
+
+
+def test_every_finding_has_key_problem_fix_and_source():
+    config = {"model_type": "qwen3_vl", "rope_scaling": {"type": "linear", "rope_type": "yarn",
+                                                          "factor": 4.0},
+              "text_config": {"model_type": "qwen3_vl_text", "max_position_embeddings": 40960,
+                              "rope_parameters": {"rope_type": "dynamic", "factor": 2.0,
+                                                  "beta_fast": 32.0}}}
+    found = doctor.diagnose(config)
+    assert {f.check for f in found} == {"type_vs_rope_type", "dynamic_over_own",
+                                        "outside_text_config", "rope_theta", "static_yarn"}
+    assert [f.check for f in found] == sorted((f.check for f in found),
+                                              key=doctor.CHECKS.index)
+    table = doctor.findings_table(found)
+    assert len(table) == len(found) and all(c.isascii() for c in table.columns)
+    for f in found:
+        assert f.key and str(f.problem) and str(f.fix)
+        assert "github.com/" in f.source  # a report in an engine's (or the model's) tracker
+        assert f.source.count(";") >= 1  # and the code or card that says it
+
+
+@pytest.mark.parametrize(("text", "named"), [
+    ('{"model_type": ', "not valid JSON"),
+    ("[1, 2]", "a JSON object"),
+    ('{"a": NaN}', "NaN"),
+    (b"\xff\xfe", "not UTF-8"),
+    ("x" * (MAX_JSON_BYTES + 1), str(MAX_JSON_BYTES)),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+])
+def test_bad_input_is_named(text, named):
+    with pytest.raises(ValueError, match=named):
+        doctor.diagnose(text)
+    with pytest.raises(ValueError, match="findings"):
+        doctor.findings_table(["not a finding"])
+
+
+def test_visitor_keys_and_values_are_capped():
+    long = "k" * 500
+    config = {"model_type": "gemma3_text", "max_position_embeddings": 8192,
+              "rope_parameters": {long: {"type": "x" * 500, "rope_type": "yarn",
+                                         "factor": 2.0}}}
+    found = doctor.diagnose(config)
+    assert found and all(len(f.key) < 100 for f in found)
+    assert all(len(str(f.problem)) < 1200 for f in found)
+
+
+def test_doctor_logs_nothing_itself(caplog):
+    """The doctor reads the JSON; it builds no transformers config (no warning of its own)."""
+    with caplog.at_level(logging.WARNING):
+        doctor.diagnose(HF_CONFIGS["OLMo 3 7B"])
+    assert not caplog.records
+
+
+def test_docs_name_every_check_and_every_engine_behaviour():
+    """docs/serving.md lists every CHECKED entry (key, file and lines) and every check of
+    the config doctor with its sources."""
+    import pathlib
+
+    from rope_core.models import serving
+    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "serving.md").read_text(
+        encoding="utf-8")
+    for key, checked in serving.CHECKED.items():
+        assert f"`{key}`" in text and checked.where in text, key
+    for check in doctor.CHECKS:
+        assert f"`{check}`" in text, check
+    for source in doctor.SOURCES.values():
+        assert source in text, source
