@@ -25,6 +25,8 @@ class Term:
     text: str  # its definition, app-written Markdown (a catalog message)
     page: str  # the page where it matters most: its navigation name (pages/<page>.py)
     section: str  # the glossary's section (a catalog message)
+    short: str = ""  # a shorter name for the box's title, when ``name`` has several parts
+    # (a catalog message, or a symbol shown as it is: θᵢ, Bₘ)
 
 
 _START = N_("Positions and attention")
@@ -45,7 +47,7 @@ TERMS: tuple[Term, ...] = (
         "A token's position is its index in the text, counted from 0: here the query sits at "
         "m and the key at n. Their relative distance is how far apart they are, "
         "n − m tokens (some pages write r). With RoPE a score depends on the two positions only "
-        "through it."), "derivation", _START),
+        "through it."), "derivation", _START, N_("relative distance")),
     Term("bag", N_("bag of words"), N_(
         "Attention with no position information sees a sentence as a bag of words: shuffle "
         "the tokens and every token gets the same output as before, only in another row "
@@ -54,15 +56,16 @@ TERMS: tuple[Term, ...] = (
     Term("qkv", N_("query q, key k, value v"), N_(
         "The three vectors an attention layer makes from each token's vector x with its "
         "matrices W_q, W_k and W_v. A query is compared with every key to decide how much of "
-        "each value to take. RoPE rotates q and k, never v."), "where_rope_sits", _START),
+        "each value to take. RoPE rotates q and k, never v."),
+        "where_rope_sits", _START, "q, k, v"),
     Term("score", N_("score (logit)"), N_(
         "How well a query matches a key, before the softmax: the dot product qᵀk, divided by "
         "√d in a model. With RoPE it is (Rₘq)ᵀ(Rₙk) = qᵀR₍ₙ₋ₘ₎k: it sees only the relative "
-        "distance n − m."), "attention", _START),
+        "distance n − m."), "attention", _START, N_("score")),
     Term("softmax", N_("softmax, attention weights"), N_(
         "The softmax turns one query's scores sⱼ into weights that are positive and add up "
         "to 1: wⱼ = e^(sⱼ) / Σₖ e^(sₖ). The layer's output for that query is the weighted "
-        "sum of the values."), "attention", _START),
+        "sum of the values."), "attention", _START, "softmax"),
     Term("causal", N_("causal mask"), N_(
         "A query sees only the keys at its own position and before it (n ≤ m); later keys "
         "are masked out. Language models that write text one token at a time read it this "
@@ -76,7 +79,7 @@ TERMS: tuple[Term, ...] = (
         "d_model numbers, the width of the model's token vectors, is added to the token's "
         "vector at position p, with PEₚ,₂ᵢ = sin(p·ωᵢ), PEₚ,₂ᵢ₊₁ = cos(p·ωᵢ) and "
         "ωᵢ = 10000^(−2i/d_model). RoPE keeps these frequencies but rotates q and k "
-        "instead."), "sinusoidal", _START),
+        "instead."), "sinusoidal", _START, N_("sinusoidal encoding")),
 
     Term("rope", N_("RoPE"), N_(
         "Rotary position embedding (Su et al. 2021, RoFormer): every pair of coordinates of "
@@ -102,7 +105,8 @@ TERMS: tuple[Term, ...] = (
     Term("theta", N_("θᵢ, frequency"), N_(
         "How fast pair i turns: θᵢ = base^(−2i/d) radians per token. Pair 0 is the fastest, "
         "θ₀ = 1 rad/token; each next pair turns base^(2/d) times slower, down to "
-        "θ = base^(−(d−2)/d), just above 1/base, for the last."), "frequencies", _ROTATION),
+        "θ = base^(−(d−2)/d), just above 1/base, for the last."),
+        "frequencies", _ROTATION, "θᵢ"),
     Term("base", N_("base"), N_(
         "The constant b in θᵢ = b^(−2i/d) (`rope_theta` in a config): 10⁴ in RoFormer and "
         "Llama 2, 5·10⁵ in Llama 3, 10⁶ in Qwen 2.5. A larger base slows every pair but the "
@@ -110,11 +114,11 @@ TERMS: tuple[Term, ...] = (
     Term("wavelength", N_("λᵢ, wavelength"), N_(
         "How many tokens pair i needs for one full turn: λᵢ = 2π/θᵢ = 2π·base^(2i/d). From "
         "2π ≈ 6.3 tokens for pair 0 to just under 2π·base for the slowest pair."),
-        "frequencies", _ROTATION),
+        "frequencies", _ROTATION, "λᵢ"),
     Term("rotation_matrix", N_("Rₘ, rotation matrix"), N_(
         "The d × d matrix that rotates a vector at position m: one 2 × 2 rotation by m·θᵢ "
         "per pair, zeros elsewhere. Its key property is Rₘᵀ Rₙ = R₍ₙ₋ₘ₎: rotating q by m and "
-        "k by n gives the score of k alone rotated by n − m."), "derivation", _ROTATION),
+        "k by n gives the score of k alone rotated by n − m."), "derivation", _ROTATION, "Rₘ"),
     Term("partial", N_("partial rotary"), N_(
         "Only the first `rotary_dim` coordinates of each head are rotated (in Hugging Face, "
         "`rotary_dim` = head dim × `partial_rotary_factor`); the others carry no position. "
@@ -136,13 +140,13 @@ TERMS: tuple[Term, ...] = (
         "Bₘ = Σᵢ cos(m·θᵢ), summed over the d/2 pairs at distance m. Men et al. 2024: with "
         "independent components, a key similar to the query (k = q + ε) scores at least as "
         "high as a random key m tokens away, on average, exactly when Bₘ ≥ 0."),
-        "long_context", _DISTANCE),
+        "long_context", _DISTANCE, "Bₘ"),
 
     Term("l_train", N_("context length L, L_train"), N_(
         "How many tokens a model reads at once. L_train is the length it was trained on "
         "(`max_position_embeddings`, or `original_max_position_embeddings` in a config that "
         "extends it); positions beyond it are new to the model."),
-        "long_context", _LONG),
+        "long_context", _LONG, "L_train"),
     Term("extrapolation", N_("extrapolation"), N_(
         "Running a model past L_train with RoPE unchanged. Its slow pairs, which never "
         "completed a turn in training, then meet angles they have never seen."),
@@ -151,16 +155,17 @@ TERMS: tuple[Term, ...] = (
         "Liu et al. 2023: d_extra = 2⌈(d/2)·log_base(L_train/2π)⌉, twice the number of pairs "
         "that complete a full turn within L_train and so meet every angle in training. For "
         "d = 128, base 10⁴ and L_train = 4,096 it is 92 (46 pairs)."),
-        "long_context", _LONG),
+        "long_context", _LONG, N_("critical dimension")),
     Term("base_bound", N_("smallest base for a context"), N_(
         "Men et al. 2024's lower bound on the base for a context of L tokens: the smallest "
         "base that keeps Bₘ ≥ 0 at every distance m < L. It is a condition on an average, "
-        "not a hard limit."), "long_context", _LONG),
+        "not a hard limit."), "long_context", _LONG, N_("smallest base")),
     Term("bfloat16", N_("bfloat16, float16"), N_(
         "16-bit number formats. bfloat16 has 8 significant bits: every whole number up to "
         "256 is exact, and above it only multiples of a spacing that doubles at each power "
         "of 2 (4,096 near a million). float16 has 11 (whole numbers exact up to 2,048) and "
-        "turns 65,520 and above into infinity. float32 has 24."), "precision", _LONG),
+        "turns 65,520 and above into infinity. float32 has 24."),
+        "precision", _LONG, "bfloat16"),
 
     Term("factor", N_("scaling factor s"), N_(
         "How many times longer the new context is: new context = s·L_train (`factor` in a "
@@ -175,10 +180,10 @@ TERMS: tuple[Term, ...] = (
         "bloc97 2023: raise the base instead, base′ = base·s^(d/(d−2)) (`ntk`). Pair 0 keeps "
         "θ₀ = 1, the slowest pair is divided by exactly s, the pairs between by less. "
         "Dynamic NTK (`dynamic`) recomputes the base from the current length."),
-        "context_extension", _EXTENSION),
+        "context_extension", _EXTENSION, "NTK"),
     Term("yarn", N_("YaRN"), N_(
-        "Peng et al. 2023: keep the pairs that turn more than β_fast = 32 times within "
-        "L_train, divide by s those that turn less than β_slow = 1 time, blend the pairs in "
+        "Peng et al. 2023: keep the pairs that turn more than `beta_fast` = 32 times within "
+        "L_train, divide by s those that turn less than `beta_slow` = 1 time, blend the pairs in "
         "between, and multiply cos and sin by the attention factor 0.1·ln s + 1."),
         "context_extension", _EXTENSION),
     Term("attention_factor", N_("attention factor"), N_(
@@ -198,7 +203,7 @@ TERMS: tuple[Term, ...] = (
     Term("window", N_("sliding window w"), N_(
         "A layer whose query sees only the last w tokens, itself included, so it never meets "
         "a distance longer than w − 1, however long the text (Mistral 7B v0.1, the local "
-        "layers of Gemma 2 and 3)."), "layers_without_rope", _LAYERS),
+        "layers of Gemma 2 and 3)."), "layers_without_rope", _LAYERS, N_("sliding window")),
     Term("chunk", N_("chunked attention"), N_(
         "Llama 4's local layers cut the text into chunks of 8,192 tokens; a query sees only "
         "the keys of its own chunk, back to the chunk's start."),
@@ -262,7 +267,7 @@ def _box(keys: tuple[str, ...]) -> tuple[str, str]:
         if unknown:
             raise KeyError(f"no glossary term {unknown}")
         label = _("Terms on this page: {names}").format(
-            names=_(", ").join(_(BY_KEY[k].name) for k in keys))
+            names=" · ".join(_(BY_KEY[k].short or BY_KEY[k].name) for k in keys))
         text = "\n".join("- " + _("**{term}**: {definition}").format(
             term=link(k), definition=_(BY_KEY[k].text)) for k in keys)
         found = _BOXES[(lang(), keys)] = (label, text)
