@@ -65,6 +65,7 @@ from .formatting import (
                       explain,
                       fmt_base,
                       formulas,
+                      paragraphs,
                       row,
                       slow_pairs_in_low_precision,
                       slug,
@@ -94,7 +95,7 @@ __all__ = [
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
     "MAX_CSV_CELLS", "arrow", "csv_bytes", "download", "prose", "read_csv", "table",
-    "bullets", "display_formula", "explain", "fmt_base", "formulas", "row",
+    "bullets", "display_formula", "explain", "fmt_base", "formulas", "paragraphs", "row",
     "slow_pairs_in_low_precision", "slug",
     "terms",
 ]
