@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from .i18n import N_, _, lang
+from .i18n import N_, _, lang, ngettext
 
 
 @dataclass(frozen=True)
@@ -256,6 +256,7 @@ def link(key: str, label: str | None = None) -> str:
     return f"[{label or _(term.name)}](glossary?lang={lang()}#{term.key})"
 
 
+SHOWN_NAMES = 6  # names in the box's title; more are counted
 _BOXES: dict[tuple, tuple[str, str]] = {}  # (language, keys) -> (label, Markdown)
 
 
@@ -266,8 +267,12 @@ def _box(keys: tuple[str, ...]) -> tuple[str, str]:
         unknown = [k for k in keys if k not in BY_KEY]
         if unknown:
             raise KeyError(f"no glossary term {unknown}")
-        label = _("Terms on this page: {names}").format(
-            names=" · ".join(_(BY_KEY[k].short or BY_KEY[k].name) for k in keys))
+        names = [_(BY_KEY[k].short or BY_KEY[k].name) for k in keys]
+        if len(names) > SHOWN_NAMES:  # a title a phone shows on two lines at most
+            more = len(names) - SHOWN_NAMES + 1
+            names = names[:SHOWN_NAMES - 1] + [
+                ngettext("{n} more", "{n} more", more).format(n=more)]
+        label = _("Terms on this page: {names}").format(names=" · ".join(names))
         text = "\n".join("- " + _("**{term}**: {definition}").format(
             term=link(k), definition=_(BY_KEY[k].text)) for k in keys)
         found = _BOXES[(lang(), keys)] = (label, text)
