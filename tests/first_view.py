@@ -3,8 +3,8 @@
 A page's first view is what its main area shows without opening anything: every
 Markdown paragraph, caption and notice outside a closed expander or popover, and in a
 row of tabs only the first tab. :func:`paragraphs` splits each such element into
-paragraphs (blank lines; each item of a list on its own; display formulas and Markdown
-tables left out). :func:`words` counts a paragraph's words: every run of Latin letters,
+paragraphs (blank lines; a hard line break ends a line of a card as a paragraph ends; each
+item of a list on its own; display formulas and Markdown tables left out). :func:`words` counts a paragraph's words: every run of Latin letters,
 digits or symbols between spaces is one word, and two Chinese characters count as one
 word (a sentence of 80 English words is about 130 to 170 characters in Chinese;
 punctuation is not counted).
@@ -53,7 +53,7 @@ def paragraphs(at: AppTest) -> list[str]:
     out = []
     for text in texts:
         text = _DISPLAY_MATH.sub("\n\n", _TAG.sub(" ", text))
-        for block in re.split(r"\n\s*\n", text):
+        for block in re.split(r"\n\s*\n|  \n|\\\n", text):
             lines = [line for line in block.splitlines()
                      if line.strip() and not line.lstrip().startswith("|")]
             item: list[str] = []
