@@ -1,13 +1,16 @@
 """The paragraphs a student reads on a page's first view, and their length in words.
 
-A page's first view is what its main area shows without opening anything: every
-Markdown paragraph, caption and notice outside a closed expander or popover, and in a
-row of tabs only the first tab. :func:`paragraphs` splits each such element into
-paragraphs (blank lines; a hard line break ends a line of a card as a paragraph ends; each
-item of a list on its own; display formulas and Markdown tables left out). :func:`words` counts a paragraph's words: every run of Latin letters,
-digits or symbols between spaces is one word, and two Chinese characters count as one
-word (a sentence of 80 English words is about 130 to 170 characters in Chinese;
-punctuation is not counted).
+A page's first view is what its main area shows without opening anything: every Markdown
+paragraph, caption and notice outside a closed expander or popover, and in a row of tabs
+only the first tab. :func:`paragraphs` splits each such element into paragraphs: at blank
+lines, at hard line breaks (a card's lines), and one per list item; display formulas and
+Markdown tables are left out.
+
+:func:`words` counts a paragraph's words: every run of characters between spaces that
+holds a letter or a digit is one word (a formula's pieces count, a lone "=" does not), a
+link counts its text, and two Chinese characters count as one word, punctuation not
+counted. (A sentence of 80 English words runs to about 130 to 170 characters in Chinese,
+so a limit of 80 words allows 160 characters.)
 """
 
 from __future__ import annotations
