@@ -34,7 +34,7 @@ ui.formulas(r"\ell_{mn} = \frac{(R_m q_m)^{\top}(R_n k_n)}{\sqrt{d}} = "
             r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}}",
             r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}",
             mask_line, *(r"\Rightarrow\ " + consequence for consequence in consequences))
-ui.terms("qkv", "score", "softmax", "causal", "rope", "nope")
+ui.terms("qkv", "score", "softmax", "causal", "bag", "rope", "nope")
 
 c1, c2, c3, c4 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
 seq = ui.slider(_("Sequence length L [tokens]"), 2, 64, 16, "att_seq", container=c1)
