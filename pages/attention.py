@@ -34,6 +34,7 @@ ui.formulas(r"\ell_{mn} = \frac{(R_m q_m)^{\top}(R_n k_n)}{\sqrt{d}} = "
             r"\frac{q_m^{\top} R_{n-m}\, k_n}{\sqrt{d}}",
             r"a_{mn} = \frac{e^{\ell_{mn}}}{\sum_{n'} e^{\ell_{mn'}}}",
             mask_line, *(r"\Rightarrow\ " + consequence for consequence in consequences))
+ui.terms("qkv", "score", "softmax", "causal", "bag", "rope", "nope")
 
 c1, c2, c3, c4 = st.columns([3, 2, 3, 2], vertical_alignment="bottom")
 seq = ui.slider(_("Sequence length L [tokens]"), 2, 64, 16, "att_seq", container=c1)
@@ -67,7 +68,11 @@ st.caption(_("The weight colours are on a log scale from {lowest} to 1, so that 
              "value.").format(lowest=f"{10 ** lowest:.2g}"))
 
 st.caption(mask_note(checks, causal))
-ui.explain(*pattern_notes(checks, seq, same, causal))
+notes, why = pattern_notes(checks, seq, same, causal)
+ui.paragraphs(*notes)
+if why:
+    with st.expander(_("Do equal weights tell a later layer where a token is?")):
+        st.markdown(why)
 ui.explain(row_sum_note(checks, args))
 
 tag = "sameqk_" if same else ""

@@ -5,7 +5,6 @@ import streamlit as st
 
 import ui
 from rope_core.beyond import alternatives as alt
-from ui import i18n
 from ui.i18n import _
 from views.beyond_rope import (
     ENCODINGS,
@@ -16,6 +15,7 @@ from views.beyond_rope import (
     map_figure,
     name,
     p_past_text,
+    past_papers,
     sampling_note,
     score_figure,
     score_notes,
@@ -37,6 +37,7 @@ st.markdown(_(
     "papers and models, each drawn on RoPE's axes: the logit ℓ of a query at position m for a "
     "key at position n, against their distance r = m − n, and the softmax weights of one toy "
     "head. Every formula below is what the plots compute."))
+ui.terms("alibi", "nope", "xpos", "p_rope", "sinusoidal", "l_train")
 
 with st.expander(_("The six formulas"), expanded=True):
     # one Markdown element: each encoding's sentence and its formula
@@ -64,13 +65,13 @@ with st.expander(_("The six formulas"), expanded=True):
         ui.display_formula(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}} - s_h\,(m-n),\qquad "
                            r"s_h = 2^{-8h/H},\quad h = 1 \dots H,\quad H = 8"),
         _("**NoPE** (Haviv et al. 2022; Kazemnejad et al. 2023) adds nothing: for "
-          "given q and k the logit does not depend on r. A trained causal model still "
-          "learns position: under the causal mask a token that stands out, such as the "
-          "first, takes a share of each query's output that shrinks as more tokens come "
-          "before (a run of identical tokens gives no such signal: every position then "
-          "computes the same), so past the first layer q and k themselves can carry "
-          "it:"),
+          "given q and k the logit does not depend on r:"),
         ui.display_formula(r"\ell_{mn} = \frac{q^{\top}k}{\sqrt{d}}"),
+        _("A trained causal model still learns position: under the causal mask a token that "
+          "stands out, such as the first, takes a share of each query's output that shrinks "
+          "as more tokens come before (a run of identical tokens gives no such signal: every "
+          "position then computes the same), so past the first layer q and k themselves can "
+          "carry it."),
         _("**Sinusoidal** (Vaswani et al. 2017) adds a position vector to each token "
           "before the dot product (no projections here):"),
         ui.display_formula(r"\ell_{mn} = \frac{(q + PE_m)^{\top}(k + PE_n)}{\sqrt{d}},\qquad "
@@ -111,40 +112,25 @@ def score_section() -> None:
                   "the training length L is marked, the distances past it are shaded, and a diamond"
                   " marks each curve's value at r = L."), table=_("score table"))
     settings = (vectors, s.dim, s.base, train, reach, p, exponent, seed, s.layout, s.device)
-    ui.explain(*score_notes(*settings))
+    ui.bullets(score_notes(*settings))
     if max_distance >= alt.SCORE_POINTS:
         st.caption(sampling_note(*settings))
 
     st.header(_("Past the training length L"))
     full = facts["kept_full_turn"]
     ui.bullets((
-        _("**RoPE**: past L the slow pairs reach angles (m − n)·θᵢ never seen in training. "
-          "Press et al. (2022) found a rotary model's WikiText-103 perplexity improving only "
-          "up to 200 tokens past L = 512 (100 past L = 1,024); Chen et al. (2023) report "
-          "LLaMA 7B (L = 2,048) above 10³ perplexity at 8,192 tokens, and below 20 with "
-          "interpolated positions even before fine-tuning (see Context extension)."),
+        _("**RoPE**: past L the slow pairs reach angles (m − n)·θᵢ never seen in training."),
         p_past_text(facts["kept"], half, full, train),
         _("**xPos**: the rotation is RoPE's, so under full attention the slow pairs meet the "
-          "same unseen angles past L; the decay only makes far keys count less. Sun et al. "
-          "(2022) train at 1,024 tokens and report perplexity that does not rise up to 4,096 "
-          "with blockwise causal attention at inference: blocks of L/2 tokens, each query "
-          "seeing its own block and the one before, so no key is more than {reach} tokens "
-          "back here. Their result is about distances below L; the curve past L is what full "
-          "attention would meet, which their model never uses.").format(
-            reach=i18n.integer(alt.blockwise_reach(train))),
+          "same unseen angles past L; the decay only makes far keys count less."),
         _("**ALiBi**: no angle can leave its range; the bias keeps growing linearly, so far "
-          "keys fade further and a head acts like a window on recent tokens. Press et al. "
-          "(2022) train a 1.3B model on 1,024 tokens that matches, in perplexity at 2,048, a "
-          "sinusoidal model trained on 2,048."),
+          "keys fade further and a head acts like a window on recent tokens."),
         _("**NoPE**: no explicit positional term can leave its range, but the position a "
           "NoPE model learns from the causal mask does, and softmax shares its weight among "
-          "more keys. Kazemnejad et al. (2023) found it generalised to longer inputs better "
-          "than explicit encodings on small models trained on reasoning and arithmetic "
-          "tasks; in their 1B-scale code models trained on 1,024 tokens, NoPE's perplexity, "
-          "like ALiBi's, held up to about twice L, and was less stable than ALiBi's beyond."),
-        _("**Sinusoidal**: the vectors PEₘ for m > L were never added to a training input. "
-          "Press et al. (2022) found a sinusoidal model's WikiText-103 perplexity no longer "
-          "improving 20 to 50 tokens past L, and rising after that.")))
+          "more keys."),
+        _("**Sinusoidal**: the vectors PEₘ for m > L were never added to a training input.")))
+    with st.expander(_("What the papers measured past L")):
+        ui.bullets(past_papers(train))
     ui.download(score_table, vectors, s.dim, s.base, max_distance, p, slope, seed, s.layout,
                 s.device,
                 filename=f"beyond_scores_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_"
@@ -181,8 +167,9 @@ def attention_section() -> None:
                                 s.device), key="beyond_row_plot",
                 alt=_("Line chart: how much weight the last query puts on the key r tokens back, "
                       "against r, one line per position encoding."), table=_("attention table"))
+    st.markdown(look_back_note(s.dim, s.base, seq, start, seed, same, p, slope, s.layout,
+                               s.device))
     ui.explain(
-        look_back_note(s.dim, s.base, seq, start, seed, same, p, slope, s.layout, s.device),
         _("With the same q and k everywhere, NoPE's weights are uniform (every logit is "
           "equal) and ALiBi's fall off geometrically, by a factor e^(−slope) per token back.")
         if same else

@@ -51,13 +51,16 @@ DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
 
 s = ui.settings()
 st.title(_("Context extension"))
-st.markdown(_(
-    "A model trained on L tokens meets angles mθᵢ it never saw once the input is longer. "
-    "Context-extension methods change θᵢ (and sometimes the attention temperature) to "
-    "carry it to s·L tokens; not all of them keep every angle s·L·θ′ᵢ inside what "
-    "training covered (see below). Below, one base model under every method, on the same "
-    "axes; every method is evaluated at one length, n = s·L, dynamic NTK with "
-    "transformers' `factor` = 1, so that its α = n/L is s there too (YaRN's definition)."))
+ui.paragraphs(
+    _("A model trained on L tokens meets angles mθᵢ it never saw once the input is longer. "
+      "Context-extension methods change θᵢ (and sometimes the attention temperature) to "
+      "carry it to s·L tokens; not all of them keep every angle s·L·θ′ᵢ inside what "
+      "training covered (see below)."),
+    _("Below, one base model under every method, on the same axes, every method evaluated at "
+      "one length, n = s·L (dynamic NTK with transformers' `factor` = 1, so that its "
+      "α = n/L is s there too: YaRN's definition)."))
+ui.terms("l_train", "factor", "interpolation", "ntk", "yarn", "attention_factor", "llama3",
+         "longrope", "decay")
 
 c1, c2, c3 = st.columns([2, 1, 1])
 model = ui.choice(_("Base model"), MODEL_OPTIONS, "Llama 3.1 8B", "ce_model", container=c1,
@@ -107,7 +110,7 @@ with st.container(border=True):
 
 # --- where the scaling applies: the layers that use the main spectrum ------------------
 if model != CUSTOM and where_it_applies(base_cfg):
-    ui.explain(*where_it_applies(base_cfg))
+    ui.paragraphs(*where_it_applies(base_cfg))
 
 # --- spectra ---------------------------------------------------------------------------
 left, right = st.columns(2)
@@ -123,14 +126,20 @@ with right:
                   "one line per context-extension method, with the original context L and the "
                   "extended context s·L as dotted horizontal lines."), table=_("spectra table"))
 
-ui.explain(*spectrum_notes(base_cfg, s_used, custom=model == CUSTOM))
+noticed, by_method, inside = spectrum_notes(base_cfg, s_used, custom=model == CUSTOM)
+ui.paragraphs(noticed, by_method)
+ui.explain(*inside)
 
 # --- regimes ---------------------------------------------------------------------------
 ui.show(regime_figure(cfg_key, s_used), key="ce_regime_plot",
         alt=_("Strip chart: one row per scaled method, one cell per pair index i, coloured by what "
               "the method does to that pair: keeps it, blends it, or interpolates it (divides its "
               "frequency by s)."), table=_("spectra table"))
-ui.explain(regime_note(cfg_key, s_used))
+runs, ramp_note = regime_note(cfg_key, s_used)
+st.markdown(_("Which pairs each method keeps, blends or interpolates:"))
+ui.bullets(runs)
+if ramp_note:
+    st.markdown(ramp_note)
 
 # --- YaRN's ramp: in the pair index (code) or in the turn count (paper) -----------------
 if "yarn" in compared:
@@ -142,7 +151,7 @@ if "yarn" in compared:
                   "(divided by s), against the pair index i: linear in i as this app draws it, and "
                   "linear in the turn count r = L/λ as in YaRN's paper."),
             table=_("YaRN ramps"))
-    ui.explain(_(
+    ui.paragraphs(_(
         "**Which ramp.** This app follows transformers and YaRN's official code: the share of "
         "a pair divided by s rises linearly in the pair index i from pair {low} to pair "
         "{high}. The paper writes its ramp γ(r) linearly in the turn count r = L/λᵢ instead, "

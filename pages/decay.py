@@ -25,13 +25,14 @@ MAX_TRIALS = 256
 
 s = ui.settings()
 st.title(_("Long-term decay"))
-st.markdown(_(
-    "RoFormer argues that RoPE makes attention fade with distance. It writes the score of a "
-    "query and a key r tokens apart as a sum over pairs of complex numbers hᵢ, sums by parts, "
-    "and bounds it by a prefactor, the largest step maxᵢ|hᵢ₊₁ − hᵢ| between neighbouring "
-    "pairs' products (with h_(d/2) = 0), times a curve that depends only on r, d and the "
-    "base. That curve is plotted on the left; on the right, actual scores qᵀR_r k for two "
-    "kinds of vectors."))
+ui.paragraphs(
+    _("RoFormer argues that RoPE makes attention fade with distance. It writes the score of a "
+      "query and a key r tokens apart as a sum over pairs of complex numbers hᵢ and, summing "
+      "by parts, bounds it by two factors: a prefactor, the largest step maxᵢ|hᵢ₊₁ − hᵢ| "
+      "between neighbouring pairs' products (with h_(d/2) = 0), and a curve that depends "
+      "only on r, d and the base."),
+    _("On the left, that curve; on the right, actual scores qᵀR_r k for two kinds of "
+      "vectors."))
 st.latex(r"q^{\top} R_r k = \operatorname{Re}\sum_{i=0}^{d/2-1} h_i\, e^{-\iota r\theta_i},"
          r"\qquad h_i = q_{[i]}\,\overline{k_{[i]}},\qquad "
          r"q_{[i]} = q_{a_i} + \iota\, q_{b_i},\quad \iota = \sqrt{-1}")
@@ -44,6 +45,7 @@ st.caption(_("The key's pair is conjugated: hᵢ = q₍ᵢ₎·conj(k₍ᵢ₎),
              "and pair i of k as complex numbers (RoFormer eq. 35). The prefactor depends on q "
              "and k, the curve bound(r) does not. At r = 0 every term is aligned, |S_j| = j, so "
              "bound(0) = (d/2 + 1)/2."))
+ui.terms("decay", "bound", "score", "pair", "base", "head_dim", "wavelength")
 
 c1, c2, c3 = st.columns(3)
 max_distance = ui.select_slider(_("Largest distance r [tokens]"), MAX_OPTIONS, 256,
@@ -78,16 +80,18 @@ with right:
                   "= all ones and for random q and k (their mean, with a shaded band of ± one "
                   "standard deviation)."), table=_("score table"))
 
-ui.explain(
-    *bound_notes(curves, max_distance, axis, s.device),
-    _("A larger base slows every pair but the first, so the phases stay aligned longer and "
-      "the early decay is slower (compare bases at the same d; a larger d raises the whole "
-      "curve)."))
+bound_said, other_curves, plateau = bound_notes(curves, max_distance, axis, s.device)
+ui.explain(*bound_said)
+ui.bullets(other_curves)
+st.markdown(_("A larger base slows every pair but the first, so the phases stay aligned longer "
+              "and the early decay is slower (compare bases at the same d; a larger d raises "
+              "the whole curve)."))
+with st.expander(_("Why the bound levels off instead of going to 0")):
+    st.markdown(plateau)
 score_args = (s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
-ui.explain(
-    *score_notes(*score_args),
-    _("The decay belongs to an upper bound and to vectors whose pairs point the same way; it "
-      "is not a promise for every q and k."))
+ui.explain(*score_notes(*score_args))
+st.markdown(_("The decay belongs to an upper bound and to vectors whose pairs point the same "
+              "way; it is not a promise for every q and k."))
 if axis == "linear" and max_distance >= LINEAR_POINTS:
     st.caption(sampling_note(*score_args))
 

@@ -36,6 +36,7 @@ st.markdown(_(
     "the query and n of the key you pick."))
 ui.formulas(r"\langle f(q, m),\, f(k, n)\rangle = g(q, k, m - n)",
             r"f(q, 0) = q,\qquad f(k, 0) = k")
+ui.terms("position", "score", "pair", "theta", "rotation_matrix")
 
 c1, c2, c3, c4 = st.columns(4)
 pair_asked = ui.number(_("Pair index i"), 0, MAX_PAIR, 8, "der_i", container=c1,
@@ -125,18 +126,19 @@ ui.explain(_(
         furthest=i18n.integer(max(m, n) + shift), m=m, n=n, m_shifted=m + shift,
         n_shifted=n + shift, apart=m - n))
 
-# Translators: {measured} is the sentence "Here, with pair {pair}: …", translated on its own.
-st.info(_(
-    "**About the sign of the relative rotation in two of the articles.** In “{article_001}” "
-    "(positional encoding from the standard one to RoPE), the 2-D matrix form writes the "
-    "product of the two rotations as the matrix with −sin((m − n)θ) in its top right "
-    "corner, that is R((m − n)θ). But R(mθ)ᵀR(nθ) = R((n − m)θ): its top right entry is "
-    "+sin((m − n)θ), and only this one matches the article's own formula for g. In "
-    "“{article_002}” (a summary of the paper, not the paper itself), the general case "
-    "writes q R_m R_nᵀ kᵀ for row vectors; the transpose belongs on R_m (q R_mᵀ R_n kᵀ), "
-    "since R_m R_nᵀ = R_(m−n); the result it states, q R_(n−m) kᵀ, is right. {measured}").format(
-        article_001=ARTICLE_001, article_002=_(ARTICLE_002), measured=sign_note(by_form, pair)),
-    icon=":material/info:")
+with st.expander(_("About the sign of the relative rotation in two articles")):
+    # Translators: {measured} is the sentence "Here, with pair {pair}: …", translated on its own.
+    st.info(_(
+        "In “{article_001}” (positional encoding from the standard one to RoPE), the 2-D "
+        "matrix form writes the product of the two rotations as the matrix with −sin((m − n)θ) "
+        "in its top right corner, that is R((m − n)θ). But R(mθ)ᵀR(nθ) = R((n − m)θ): its top "
+        "right entry is +sin((m − n)θ), and only this one matches the article's own formula "
+        "for g. In “{article_002}” (a summary of the paper, not the paper itself), the general "
+        "case writes q R_m R_nᵀ kᵀ for row vectors; the transpose belongs on R_m "
+        "(q R_mᵀ R_n kᵀ), since R_m R_nᵀ = R_(m−n); the result it states, q R_(n−m) kᵀ, is "
+        "right. {measured}").format(article_001=ARTICLE_001, article_002=_(ARTICLE_002),
+                                    measured=sign_note(by_form, pair)),
+        icon=":material/info:")
 ui.download(checks, s.dim, s.base, s.layout, pair, m, n, shift,
             filename=f"derivation_checks_dim{s.dim}_base{ui.slug(s.base)}_{s.layout}_i{pair}"
                      f"_m{m}_n{n}_s{shift}.csv", label=_("check table"), key="der")

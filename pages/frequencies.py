@@ -21,6 +21,8 @@ st.title(_("Frequencies and wavelengths"))
 # Translators: a LaTeX formula; translate only the words inside \text{…}.
 st.latex(_(r"\theta_i = \text{base}^{-2i/d},\qquad \lambda_i = \frac{2\pi}{\theta_i}"
            r"\ \text{tokens},\qquad \text{turns within } L = \frac{L\,\theta_i}{2\pi}"))
+ui.terms("theta", "wavelength", "base", "pair", "l_train", "factor", "interpolation", "ntk",
+         "yarn", "llama3")
 
 c1, c2 = st.columns(2)
 context = ui.select_slider(_("Context length L [tokens]"), CONTEXT_OPTIONS, 4096, "L",
@@ -52,19 +54,24 @@ with right:
                   "one full turn, against the pair index i, one line per base, with the context "
                   "length L (and s·L when scaled) as dotted lines."), table=_("frequency table"))
 
-ui.explain(
-    *turn_notes(s.dim, bases, context, method, factor, s.device),
-    _("Those slow pairs are also the ones that meet angles never seen in training once a model "
-      "reads beyond L, so having more of them is no benefit in itself."),
-    _("Long-context models raise the base for two other reasons: a larger base lifts every "
-      "wavelength but the first, so when a trained model's base is raised (before fine-tuning "
-      "on longer texts) its slow pairs rotate more slowly and their angles stay inside the range "
-      "its training covered out to longer distances (trained from the start with the larger "
-      "base, a pair that never turns still meets new angles right after L); and the score's "
-      "cosine sum B_m = Σᵢ cos(m θᵢ) broadly stays positive out to a longer distance m before "
-      "it first turns negative, so attention can still favour similar tokens that far back "
-      "(Men et al. 2024, “Base of RoPE bounds context length”). Only broadly: a slightly larger "
-      "base can turn negative sooner (the passing islands on the Long context page)."))
+shown, slow = turn_notes(s.dim, bases, context, method, factor, s.device)
+ui.explain(*shown)
+st.markdown(_("Those slow pairs are also the ones that meet angles never seen in training once "
+              "a model reads beyond L, so having more of them is no benefit in itself."))
+if slow:
+    with st.expander(_("Does a pair that never turns identify every position?")):
+        ui.explain(*slow)
+with st.expander(_("Why long-context models raise the base")):
+    ui.explain(_(
+        "Long-context models raise the base for two other reasons: a larger base lifts every "
+        "wavelength but the first, so when a trained model's base is raised (before fine-tuning "
+        "on longer texts) its slow pairs rotate more slowly and their angles stay inside the range "
+        "its training covered out to longer distances (trained from the start with the larger "
+        "base, a pair that never turns still meets new angles right after L); and the score's "
+        "cosine sum B_m = Σᵢ cos(m θᵢ) broadly stays positive out to a longer distance m before "
+        "it first turns negative, so attention can still favour similar tokens that far back "
+        "(Men et al. 2024, “Base of RoPE bounds context length”). Only broadly: a slightly larger "
+        "base can turn negative sooner (the passing islands on the Long context page)."))
 st.markdown(_("**Two ways to count pairs.** The RoFormer paper numbers pairs from 1: "
               "θᵢ = 10000^(−2(i−1)/d), i = 1 … d/2. This app numbers them from 0: "
               "θᵢ = base^(−2i/d), i = 0 … d/2 − 1. The same frequency has index i here and "

@@ -36,13 +36,14 @@ SECOND_OPTIONS = [0.25, 0.5, 1.0, 2.0, 4.0]
 @st.fragment
 def grid_section(s) -> None:
     st.header(_("A grid of patches"))
-    st.markdown(_("A ViT cuts an image into patches. Flattened row by row into one sequence, "
-                  "patch (r, c) of a grid w patches wide gets the single position r·w + c, "
-                  "so the patch directly below is w tokens away. 2D axial RoPE gives each "
-                  "patch two positions, its row and its column: half the pairs turn with the "
-                  "row, half with the column, and the patch below is one row away. M-RoPE "
-                  "(Qwen2-VL) gives every token three ids, time, row and column, and splits "
-                  "the pairs among them."))
+    ui.paragraphs(
+        _("A ViT cuts an image into patches. Flattened row by row into one sequence, patch "
+          "(r, c) of a grid w patches wide gets the single position r·w + c, so the patch "
+          "directly below is w tokens away."),
+        _("2D axial RoPE gives each patch two positions, its row and its column: half the pairs "
+          "turn with the row, half with the column, and the patch below is one row away. M-RoPE "
+          "(Qwen2-VL) gives every token three ids, time, row and column, and splits the pairs "
+          "among them."))
     # Translators: a LaTeX formula; translate only the words inside \text{…}.
     st.latex(_(r"\text{angle}_i = \text{id}_{\text{axis}(i)}\,\theta_i,\qquad "
                r"\text{score} = \sum_i \text{along}_i \cos(\Delta_{\text{axis}(i)}\,\theta_i)"
@@ -77,7 +78,11 @@ def grid_section(s) -> None:
                     alt=_("Heatmap over the image's grid of patches (rows and columns): the score "
                           "of the marked query patch with every patch under this scheme, divided by"
                           " |q||k|, from −1 (opposite) to 1 (aligned)."), table=_("score table"))
-    ui.explain(*grid_notes(s.dim, s.base, s.layout, height, width, row, col, qk, model))
+    shown, details = grid_notes(s.dim, s.base, s.layout, height, width, row, col, qk, model)
+    ui.paragraphs(*shown)
+    with st.expander(_("More on these panels: what the colours show, the time pairs, the "
+                       "vision encoder")):
+        ui.explain(*details)
     ui.download(grid_table, s.dim, s.base, s.layout, height, width, row, col, qk, model,
                 filename=f"patch_scores_dim{s.dim}_base{ui.slug(s.base)}_{height}x{width}_"
                          f"r{row}c{col}_{qk}_{model}.csv",
@@ -87,13 +92,14 @@ def grid_section(s) -> None:
 @st.fragment
 def sequence_section(s) -> None:
     st.header(_("Position ids of a mixed sequence"))
-    st.markdown(_("Qwen2-VL's language model reads text, then an image, then text, then a "
-                  "video, then text again. Each vision block is a grid of patches (t, h, w) "
-                  "before merging, where t counts temporal patches of two video frames each "
-                  "(temporal_patch_size = 2; an image is one temporal patch); the model "
-                  "merges 2 × 2 patches into one token, so an image of h × w patches becomes "
-                  "h′ × w′ = h/2 × w/2 tokens. A text token's three ids are equal; a patch "
-                  "gets the block's start id plus its temporal patch index, row and column."))
+    ui.paragraphs(
+        _("Qwen2-VL's language model reads text, then an image, then text, then a video, then "
+          "text again. A text token's three ids are equal; a patch gets the block's start id "
+          "plus its temporal patch index, row and column."),
+        _("Each vision block is a grid of patches (t, h, w) before merging, where t counts "
+          "temporal patches of two video frames each (temporal_patch_size = 2; an image is one "
+          "temporal patch); the model merges 2 × 2 patches into one token, so an image of "
+          "h × w patches becomes h′ × w′ = h/2 × w/2 tokens."))
     st.caption(_("Qwen3-VL writes the time of each temporal patch as text (a timestamp) "
                  "before it and gives every temporal patch t = 1: transformers' Qwen3-VL "
                  "get_rope_index splits video_grid_thw into one grid per temporal patch and "
@@ -135,7 +141,8 @@ def sequence_section(s) -> None:
                   "token index, for text, an image, text, a video and text; the image and video "
                   "blocks are shaded."), table=_("position id table"))
 
-    ui.explain(*sequence_notes(*args))
+    ids, rules = sequence_notes(*args)
+    ui.paragraphs(ids, *rules)
     video = summary["video"]
     vt, vh, vw = int(video["merged t"]), int(video["merged h"]), int(video["merged w"])
     merge_note = _("Sequence: {text} text tokens, an image of {ih} × {iw} patches ({ihm} × "
@@ -153,13 +160,13 @@ def sequence_section(s) -> None:
 
     # ----- which pairs read which id
     st.header(_("Which pairs encode which axis"))
-    st.markdown(_("θᵢ = base^(−2i/d) falls from 1 rad per id (pair 0) to almost nothing (the "
-                  "last pair). Qwen2-VL's (and Qwen2.5-VL's) mrope_section = [16, 24, 24] "
-                  "gives the time axis "
-                  "the first 16 pairs, the row the next 24 and the column the last 24: each "
-                  "axis gets one band of frequencies. Qwen3-VL interleaves them, t h w t h w "
-                  "…, so each axis gets fast and slow pairs. For d other than 128 the shares "
-                  "are kept (rounded down for h and w)."))
+    ui.paragraphs(
+        _("θᵢ = base^(−2i/d) falls from 1 rad per id (pair 0) to almost nothing (the last "
+          "pair). Qwen2-VL's (and Qwen2.5-VL's) mrope_section = [16, 24, 24] gives the time "
+          "axis the first 16 pairs, the row the next 24 and the column the last 24: each axis "
+          "gets one band of frequencies."),
+        _("Qwen3-VL interleaves them, t h w t h w …, so each axis gets fast and slow pairs. For "
+          "d other than 128 the shares are kept (rounded down for h and w)."))
     image = summary["image"]
     spans = (summary["t_span"], max(int(image["merged h"]), vh), max(int(image["merged w"]), vw))
     with ui.friendly_errors():
@@ -174,7 +181,9 @@ def sequence_section(s) -> None:
                     alt=_("Scatter chart, log scale: each pair's wavelength in ids against the pair"
                           " index i, coloured by its axis (t, h or w), with the largest id distance"
                           " along each axis as a dotted line."), table=_("pair table"))
-    ui.explain(*coverage_notes(s.dim, s.base, spans))
+    lines, models = coverage_notes(s.dim, s.base, spans)
+    ui.paragraphs(lines)
+    ui.explain(*models)
     ui.download(pair_table, s.dim, s.base,
                 filename=f"mrope_pairs_dim{s.dim}_base{ui.slug(s.base)}.csv",
                 label=_("pair table"), key="iv_pairs")
@@ -192,5 +201,6 @@ st.markdown(_("Vision-language models carry RoPE into two and three dimensions. 
               "and Qwen2.5-VL were released and trained, or, as an option, as transformers "
               "{version} lays them out. The sidebar's base, head dim and pair layout apply "
               "throughout.").format(version=rc.TRANSFORMERS_VERSION))
+ui.terms("patch", "rope_2d", "mrope", "pair", "theta", "wavelength")
 grid_section(s)
 sequence_section(s)

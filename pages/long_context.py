@@ -96,7 +96,10 @@ def unseen_angles(s) -> None:
     else:
         limits.metric(_("Limit after fine-tuning with base {base}").format(
             base=ui.fmt_base(new_base)), _("not given"))
-    ui.explain(*unseen_notes(s.dim, s.base, train, factor, method, new_base))
+    notes, dynamic = unseen_notes(s.dim, s.base, train, factor, method, new_base)
+    ui.paragraphs(*notes)
+    with st.expander(_("Dynamic NTK with transformers' `factor` set to s")):
+        st.markdown(dynamic)
     st.caption(_("Source: {citation}. They report the critical dimension {critical} for "
                  "{model} (d = 128, base 10⁴, L = 4096); the app computes it from the "
                  "formula:").format(
@@ -164,7 +167,10 @@ def smallest_base_section(s) -> None:
                   "every distance below the context L, 0 where it fails; the passing bases form "
                   "islands, and the smallest passing base and the threshold are marked."),
             table=_("island table"))
-    ui.explain(*island_notes(dim, target))
+    narrow, how = island_notes(dim, target)
+    st.markdown(narrow)
+    with st.expander(_("How the smallest base is found")):
+        st.markdown(how)
     ui.download(island_table, dim, target,
                 filename=f"long_context_islands_dim{dim}_L{target}.csv",
                 label=_("island table"), key="lc_scan")
@@ -172,21 +178,27 @@ def smallest_base_section(s) -> None:
 
 s = ui.settings()
 st.title(_("Long context: where RoPE breaks"))
-st.markdown(_(
-    "A model trained on L tokens has seen each pair's angle m·θᵢ only for m < L. Run it at "
-    "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
-    "angles they never saw. Context-extension methods shrink θᵢ; some bring s·L·θ'ᵢ back "
-    "inside what training covered for every pair, static NTK-aware scaling does not (YaRN's "
-    "paper, §3.1), nor does dynamic NTK with transformers' `factor` f = 1, whose spectrum "
-    "at s·L is the static one (with f = s it reaches further), and section 1 counts the "
-    "pairs left outside by each. Here L is the training length; transformers' dynamic NTK "
-    "takes its L from `max_position_embeddings`, the length a config is set for ({llama}: "
-    "{configured} tokens, its scaling's L {original}), so on such a config it changes "
-    "nothing before that length. A second, independent criterion: Men "
-    "et al. ask that B_m = Σᵢ cos(m·θᵢ) stay ≥ 0 over the context (a condition on an "
-    "expectation, not a hard limit), which needs a base large enough for the context.").format(
-    llama="Llama 3.1 8B", configured=i18n.integer(rc.PRESETS["Llama 3.1 8B"].max_context),
-    original=i18n.integer(rc.PRESETS["Llama 3.1 8B"].original_context)))
+ui.paragraphs(
+    _("A model trained on L tokens has seen each pair's angle m·θᵢ only for m < L. Run it at "
+      "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
+      "angles they never saw. Context-extension methods shrink θᵢ to bring those angles back; "
+      "section 1 counts the pairs each method still leaves outside."),
+    _("Section 2 adds a second, independent criterion: Men et al. ask that "
+      "B_m = Σᵢ cos(m·θᵢ) stay ≥ 0 over the context (a condition on an expectation, not a "
+      "hard limit), which needs a base large enough for the context."))
+with st.expander(_("Which methods bring every angle back, and which L dynamic NTK reads")):
+    st.markdown(_(
+        "Some methods bring s·L·θ'ᵢ back inside what training covered for every pair; static "
+        "NTK-aware scaling does not (YaRN's paper, §3.1), nor does dynamic NTK with "
+        "transformers' `factor` f = 1, whose spectrum at s·L is the static one (with f = s it "
+        "reaches further). Here L is the training length; transformers' dynamic NTK takes its "
+        "L from `max_position_embeddings`, the length a config is set for ({llama}: "
+        "{configured} tokens, its scaling's L {original}), so on such a config it changes "
+        "nothing before that length.").format(
+            llama="Llama 3.1 8B", configured=i18n.integer(rc.PRESETS["Llama 3.1 8B"].max_context),
+            original=i18n.integer(rc.PRESETS["Llama 3.1 8B"].original_context)))
+ui.terms("l_train", "extrapolation", "critical", "b_m", "base_bound", "factor", "ntk", "yarn",
+         "window")
 
 st.header(_("1. Angles never seen in training"))
 unseen_angles(s)
@@ -195,13 +207,14 @@ st.header(_("2. The base bounds the context"))
 # The condition is one phrase (math inside it between $): no LaTeX braces in the message.
 st.latex(r"B_m = \sum_{i=0}^{d/2-1} \cos(m\,\theta_i),\qquad \allowbreak \text{"
          + _(r"need $B_m \ge 0$ for every $m < L$") + "}")
-st.markdown(_(
-    "Men et al.'s Theorem 1: if the components of q and k are independent and identically "
-    "distributed with variance σ², a key similar to the query, k* = q + ε (ε random with mean "
-    "0), scores at least as high as a random key at distance m, in expectation, exactly when "
-    "B_m ≥ 0: the two expected scores differ by 2σ²·B_m (B_m is also half the score of "
-    "q = k = all ones). It is a condition on an expectation, not a hard limit: the paper notes "
-    "that the boundary is not strict, since layers stack."))
+ui.paragraphs(
+    _("Men et al.'s Theorem 1: if the components of q and k are independent and identically "
+      "distributed with variance σ², a key similar to the query, k* = q + ε (ε random with "
+      "mean 0), scores at least as high as a random key at distance m, in expectation, exactly "
+      "when B_m ≥ 0."),
+    _("The two expected scores differ by 2σ²·B_m (B_m is also half the score of q = k = all "
+      "ones). It is a condition on an expectation, not a hard limit: the paper notes that the "
+      "boundary is not strict, since layers stack."))
 cos_sum_section(s)
 smallest_base_section(s)
 
@@ -222,6 +235,7 @@ st.subheader(_("Real models: does the base carry the context?"))
 presets_shown, preset_verdicts, preset_notes = preset_bounds()
 st.dataframe(presets_shown, hide_index=True)
 ui.explain(*preset_verdicts)
-ui.bullets(preset_notes)
+with st.expander(_("Which rows fail, and how the rows are checked")):
+    ui.bullets(preset_notes)
 ui.download(preset_table, filename="long_context_presets.csv", label=_("preset table"),
             key="lc_presets")

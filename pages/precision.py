@@ -41,6 +41,7 @@ st.markdown(_(
     "cos/sin cache in the model's dtype, or forms the angles in float32 and casts only "
     "cos/sin to it: five recipes, each rounding a different quantity. Errors below are "
     "measured against float64."))
+ui.terms("bfloat16", "theta", "score", "position")
 c1, c2 = st.columns(2)
 max_position = ui.select_slider(_("Largest position m [tokens]"), MAX_OPTIONS, 1_000_000,
                                 "pr_max", container=c1, fmt=str)
@@ -79,16 +80,20 @@ ui.show(cos_figure(s.dim, s.base, max_position, dtypes), key="pr_cos_plot",
               " position m, one colour per dtype and one dash style per recipe."),
         table=_("error table"))
 st.caption(_("Both plots show the largest |error| over all pairs, with both axes on a log "
-             "scale; colour: dtype, dash: recipe. Recipes: {recipes}. A log axis has no "
-             "place for a zero error: the `cache` "
-             "recipe's angles are exact, so its angle line is left out, and the `positions` "
-             "recipe's lines drop to the bottom of the plot at the positions the dtype holds "
-             "exactly.").format(
-    # Translators: the separator between the recipes' descriptions; Chinese "；".
-    recipes=_("; ").join(_("`{code}` ({text})").format(code=r, text=_(RECIPE_TEXT[r]))
-                         for r in rc.RECIPES)))
-ui.explain(*error_notes(s.dim, s.base, max_position, dtypes))
-ui.explain(*current_notes(s.dim, s.base, max_position, dtypes))
+             "scale; the colour is the dtype, the dash the recipe."))
+with st.expander(_("The five recipes, and why some lines are missing")):
+    st.markdown(_("Recipes: {recipes}. A log axis has no place for a zero error: the `cache` "
+                  "recipe's angles are exact, so its angle line is left out, and the "
+                  "`positions` recipe's lines drop to the bottom of the plot at the positions "
+                  "the dtype holds exactly.").format(
+        # Translators: the separator between the recipes' descriptions; Chinese "；".
+        recipes=_("; ").join(_("`{code}` ({text})").format(code=r, text=_(RECIPE_TEXT[r]))
+                             for r in rc.RECIPES)))
+ui.paragraphs(*error_notes(s.dim, s.base, max_position, dtypes))
+current, parts = current_notes(s.dim, s.base, max_position, dtypes)
+st.markdown(current)
+with st.expander(_("Where that error comes from, and what a cast `inv_freq` does")):
+    ui.paragraphs(*parts)
 
 # ---------------------------------------------------------------- relative property
 @st.fragment
@@ -111,9 +116,11 @@ def relative_section(dim: int, base: float, max_position: int) -> None:
             alt=_("Line chart, log scale: how much the score changes when both positions shift by "
                   "Δ, against Δ, one line per dtype; exact RoPE would give 0 everywhere."),
             table=_("relative-position table"))
+    largest, verdict, why = relative_notes(dim, base, gap, max_position, recipe)
     ui.explain(
         _("**Exact RoPE depends on n − m only**, so the difference should be 0 for every Δ."),
-        *relative_notes(dim, base, gap, max_position, recipe))
+        largest)
+    ui.explain(verdict, why)
     ui.download(relative, dim, base, gap, max_position, recipe,
                 filename=f"precision_relative_dim{dim}_base{ui.slug(base)}_gap{gap}_"
                          f"{recipe}.csv", label=_("relative-position table"),

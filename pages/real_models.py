@@ -40,6 +40,8 @@ st.markdown(_(
     "parameters. Everything is computed from those fields with the formulas of Hugging Face "
     "transformers {version}; the sidebar settings do not apply here.").format(
     version=rc.TRANSFORMERS_VERSION))
+ui.terms("partial", "base", "layout", "l_train", "factor", "attention_factor", "window", "chunk",
+         "hybrid", "nope")
 
 c1, c2 = st.columns([2, 1])
 names = ui.multiselect(_("Models (up to 3)"), PRESET_NAMES, DEFAULT_MODELS, "rm_models",
@@ -79,15 +81,18 @@ if len(layers):
                   "does: RoPE with full attention, RoPE with a sliding window or chunk, NoPE "
                   "(attention without rotation), or no attention at all (linear attention, state "
                   "space or convolution)."), table=_("layer table"))
-    ui.explain(_("**Layers.** Each row is one model, each cell one layer: blue layers rotate "
-                 "over the whole context, dark teal ones inside a sliding window or an attention "
-                 "chunk. Grey layers have no positional encoding at all (NoPE): they see word "
-                 "order only through the causal mask and what the layers below pass up. In "
-                 "Yang et al.'s experiments (2025) such layers do the long-range retrieval, an "
-                 "empirical finding, not a property of NoPE. Brown layers do not attend "
-                 "(linear attention, state-space or convolution layers, whose recurrence or "
-                 "kernel is ordered by itself). {models}.").format(
-        models=_("; ").join(text["stack"])))
+    st.markdown(_("**Layers.** Each row is one model, each cell one layer: blue layers rotate "
+                  "over the whole context, dark teal ones inside a sliding window or an "
+                  "attention chunk. Grey layers have no positional encoding at all (NoPE). Brown "
+                  "layers do not attend (linear attention, state-space or convolution "
+                  "layers)."))
+    ui.bullets(text["stack"])
+    with st.expander(_("How layers without rotation still see order")):
+        st.markdown(_("NoPE layers see word order only through the causal mask and what the "
+                      "layers below pass up. In Yang et al.'s experiments (2025) such layers do "
+                      "the long-range retrieval, an empirical finding, not a property of NoPE. "
+                      "Layers that do not attend need no position encoding: their recurrence "
+                      "or kernel is ordered by itself."))
 missing = [shown_name(c.name) for c in configs if c.layers is None]
 if missing:
     st.caption(_("No layer count in the `config.json` of {models}: no layer stack for "
@@ -107,11 +112,13 @@ with right:
                   "dotted."),
             table=_("spectra table"))
 
-ui.explain(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
-             "beyond the context (a larger d alone does not: the share of pairs longer than "
-             "the context depends on the base, not on d), so in exact arithmetic their angle "
-             "alone identifies every position."), ui.slow_pairs_in_low_precision(),
-           _("{models}.").format(models=_("; ").join(text["spectra"]) or none_rotates()))
+st.markdown(_("**What to notice.** A larger base pushes the slow pairs' wavelengths far "
+              "beyond the context (a larger d alone does not: the share of pairs longer than "
+              "the context depends on the base, not on d), so in exact arithmetic their angle "
+              "alone identifies every position."))
+ui.bullets(text["spectra"] or (none_rotates(),))
+with st.expander(_("In a real cache: how many positions a slow pair tells apart")):
+    st.markdown(ui.slow_pairs_in_low_precision())
 
 left, right = st.columns(2)
 with left:
@@ -124,19 +131,21 @@ with right:
             alt=_("Line chart: each model's long-term decay bound divided by its value at r = 0, "
                   "against the relative distance r, one line per model."), table=_("decay table"))
 
-ui.explain(_("**Left:** how each model's scaling changes θᵢ at its maximum context, in the "
-             "layers that apply it: {models}. **Right:** RoFormer's bound, each curve "
-             "divided by its value (d/2 + 1)/2 at r = 0 so that different rotary dims share "
-             "one axis; each curve runs as far as its layers see: a window or chunk, else "
-             "the maximum context.").format(models=_("; ").join(text["ratios"]) or none_rotates()))
+st.markdown(_("**Left:** how each model's scaling changes θᵢ at its maximum context, in the "
+              "layers that apply it."))
+ui.bullets(text["ratios"] or (none_rotates(),))
+st.markdown(_("**Right:** RoFormer's bound, each curve divided by its value (d/2 + 1)/2 at "
+              "r = 0 so that different rotary dims share one axis; each curve runs as far as "
+              "its layers see: a window or chunk, else the maximum context."))
 
 ui.show(score_figure(keys, axis), key="rm_score_plot",
         alt=_("Line chart: the score of q = k = all ones divided by the head dim against the "
               "relative distance r, one line per model."), table=_("decay table"))
-ui.explain(_("**Aligned vectors fade with distance, and partial rotary models fade less:** "
-             "their pass-through coordinates add a constant that no rotation reduces, and an "
-             "attention factor a > 1 multiplies the rotary part by a². {models}.").format(
-    models=_("; ").join(score_sentences(keys, axis)) or none_rotates()))
+st.markdown(_("**Aligned vectors fade with distance, and partial rotary models fade less:** "
+              "their pass-through coordinates add a constant that no rotation reduces, and an "
+              "attention factor a > 1 multiplies the rotary part by a². The score of "
+              "q = k = all ones, divided by the head dim:"))
+ui.bullets(score_sentences(keys, axis) or (none_rotates(),))
 if axis == "linear" and text["longest"] >= DECAY_POINTS:
     st.caption(_("At most {n} distances per model, evenly spaced: the ripples of the fast "
                  "pairs between samples are not drawn. Use the log axis to see short distances "

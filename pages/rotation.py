@@ -41,6 +41,7 @@ st.latex(r"q' = R(m\theta_i)\,q,\qquad k' = R(n\theta_i)\,k,\qquad "
 st.latex(_(r"q'\cdot k' = q^{\top}R\big((n-m)\theta_i\big)\,k = "
            r"\lVert q\rVert\,\lVert k\rVert\cos\!\big((n-m)\theta_i + \varphi_k - "
            r"\varphi_q\big),\qquad \varphi = \text{angle of the vector}"))
+ui.terms("rope", "pair", "theta", "wavelength", "head_dim", "base")
 
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
 # the options in this run's language (the link carries them); a lookup rather than fmt=_
@@ -95,8 +96,8 @@ ui.show(ui.at_frame(rotation_figure(q, k, pair, s.dim, s.base, mode, m0, n0, ste
         table=_("frame table"))
 # ------------------------------------------------------------ explain ----
 settings = (q, k, pair, s.dim, s.base, mode, m0, n0, step, frames)
+ui.explain(turn_note(*settings, auto=step_asked == AUTO))
 ui.explain(
-    turn_note(*settings, auto=step_asked == AUTO),
     _("Below the plane, the open black circle marks the current frame on the curve "
       "of q'·k' against the query position m."),
     motion_note(*settings))

@@ -44,6 +44,7 @@ ui.formulas(
     _(r"PE_m \cdot PE_n = \sum_{i=0}^{d_{\text{model}}/2-1} "
       r"\big(\sin m\omega_i \sin n\omega_i + \cos m\omega_i \cos n\omega_i\big)"
       r" = \sum_{i=0}^{d_{\text{model}}/2-1} \cos\big((m-n)\,\omega_i\big)"))
+ui.terms("sinusoidal", "token", "position", "wavelength", "rope")
 
 c1, c2 = st.columns(2)
 positions = ui.slider(_("Positions P [tokens]"), 16, 4096, 512, "sin_positions", step=16,
@@ -75,14 +76,14 @@ st.caption(_("Every one of the {positions} positions is a row of the heatmap. Th
     positions=i18n.integer(positions), d_model=d_model))
 longest = float(rc.wavelength(rc.theta(d_model, s.base))[-1])
 ui.explain(_(
-    "Each column pair (2i, 2i+1) is one frequency ωᵢ. On the left, pair 0 turns once every "
-    "2π ≈ {two_pi} positions, so the stripes are narrow; towards the right the waves slow "
-    "down until the last pair needs {longest} positions for one turn, which is {fraction} "
-    "of a turn within these {positions} positions.").format(
+    "Each pair of columns (2i, 2i+1) is one frequency ωᵢ. On the left, pair 0 turns once "
+    "every 2π ≈ {two_pi} positions: narrow stripes. Towards the right the waves slow down; "
+    "the last pair needs {longest} positions for one turn, so over these {positions} rows "
+    "it gets through only {fraction} of a turn.").format(
         two_pi=f"{2 * math.pi:.2f}", longest=i18n.number(longest, "#,##0"),
         fraction=f"{positions / longest:.3g}", positions=i18n.integer(positions)),
-    _("Read across a row, the fast columns tell neighbouring positions apart and the slow "
-      "ones tell far-apart positions apart, like the digits of a clock."))
+    _("Read a row like the digits of a clock: the fast columns tell neighbours apart, the "
+      "slow ones tell far-apart positions apart."))
 ui.download(pe_table, positions, d_model, s.base, s.device,
             filename=f"sinusoidal_pe_P{positions}_d{d_model}_base{base_txt}.csv",
             label=_("sinusoidal table"), key="sin_pe")
@@ -106,21 +107,23 @@ with right:
                   "symmetric about 0, where it is largest, and falls off with ripples."),
             table=_("dot-product profile"))
 
-ui.explain(
-    _("The dot product peaks at offset 0 with d_model/2 = {peak} (each pair adds cos 0 = 1) "
-      "and falls to {next} at offset ±1; its smallest value, {smallest}, is at offsets "
-      "±{offset}. It depends on m − n alone: along every diagonal of the heatmap it varies "
-      "by at most {spread}. **It is symmetric in m − n** (largest |f(r) − f(−r)| = "
-      "{asymmetry}): a position 5 tokens before looks exactly like one 5 tokens after, so "
-      "these dot products alone cannot tell before from after.").format(
+ui.explain(_(
+    "A row is most like itself: at offset 0 every pair adds cos 0 = 1, so the dot product is "
+    "d_model/2 = {peak}. One position away it is already down to {next}, and its lowest "
+    "value, {smallest}, comes at offsets ±{offset}. It depends only on m − n (each diagonal "
+    "of the heatmap is constant to within {spread}), and **it is symmetric**: a position 5 "
+    "tokens before looks exactly like one 5 tokens after.").format(
         peak=f"{dot['peak']:g}", next=f"{dot['next']:.2f}",
-        smallest=f"{dot['smallest']:.2f}", offset=dot["offset"],
-        spread=f"{dot['spread']:.1e}", asymmetry=f"{dot['asymmetry']:.1e}"),
-    _("That is no advantage of RoPE by itself: with q = k its score "
-      "Σᵢ|q₍ᵢ₎|²cos((n − m)θᵢ) is just as symmetric. Sine terms, which change sign with "
-      "n − m, appear in qᵀR₍ₙ₋ₘ₎k only when q ≠ k (different W_q and W_k projections), and "
-      "sinusoidal PE gets the same kind of terms through W_Q W_Kᵀ, which mixes the sin and "
-      "cos columns of PE_m and PE_n."))
+        smallest=f"{dot['smallest']:.2f}", offset=dot["offset"], spread=f"{dot['spread']:.1e}"))
+with st.expander(_("Before or after: does RoPE tell them apart?")):
+    ui.explain(_(
+        "Measured here: the largest |f(r) − f(−r)| is {asymmetry}, so these dot products "
+        "alone cannot tell before from after.").format(asymmetry=f"{dot['asymmetry']:.1e}"),
+        _("That is no advantage of RoPE by itself: with q = k its score "
+          "Σᵢ|q₍ᵢ₎|²cos((n − m)θᵢ) is just as symmetric. Sine terms, which change sign with "
+          "n − m, appear in qᵀR₍ₙ₋ₘ₎k only when q ≠ k (different W_q and W_k projections), "
+          "and sinusoidal PE gets the same kind of terms through W_Q W_Kᵀ, which mixes the "
+          "sin and cos columns of PE_m and PE_n."))
 ui.download(similarity_table, size, d_model, s.base, s.device,
             filename=f"sinusoidal_similarity_P{size}_d{d_model}_base{base_txt}.csv",
             label=_("similarity table"), key="sin_similarity")
@@ -154,7 +157,11 @@ st.markdown(_("**Largest relative error of each form**"))
 metrics = ui.row()
 for label, value, help_text in forms_metrics(s.dim, s.base):
     metrics.metric(label, value, help=help_text)
-ui.explain(*forms_notes(s.dim, s.base))
+measured, verdict, ranges = forms_notes(s.dim, s.base)
+ui.explain(*measured)
+ui.explain(*verdict)
+with st.expander(_("Could either form overflow or underflow?")):
+    ui.explain(*ranges)
 ui.download(forms_table, s.dim, s.base,
             filename=f"frequency_forms_d{s.dim}_base{base_txt}.csv",
             label=_("frequency-form table"), key="sin_forms")

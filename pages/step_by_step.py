@@ -29,6 +29,7 @@ st.markdown(_(
     "frequencies, turn each pair of coordinates, then check that the dense matrix, the "
     "element-wise formula used in code and the complex-number form all land on the same "
     "vector."))
+ui.terms("pair", "layout", "theta", "rotation_matrix")
 c1, c2 = st.columns([2, 1])
 text = ui.text(_("Vector q ({low} to {high} numbers, comma separated, even count)").format(
     low=2, high=MAX_LEN), DEFAULT_Q, "step_q", container=c1)
@@ -102,20 +103,22 @@ norms.metric("‖R_m q‖", f"{norm_out:.6f}")
 ui.explain(forms_note(gap, norm_q, norm_out))
 
 article_pair = article_second_pair()
-st.info(_(
-    "**About the worked example in the article “{title}” (RoPE rotary position "
-    "encoding explained, with a worked example; d = 4, m = 2, q = [1, 2, 3, 4]).** "
-    "It computes a frequency for each of the four coordinates instead of one per pair, so "
-    "the second pair (q₂, q₃) is turned by 2·0.0001 = 0.0002 rad instead of 2·θ₁ = 2·0.01 = "
-    "0.02 rad. Even for that angle its products are off: 3·cos 0.0002 − 4·sin 0.0002 = "
-    "{first} and 3·sin 0.0002 + 4·cos 0.0002 = {second}, not the 2.99999194 and 4.00000594 "
-    "it prints. Of its first pair, (−2.2347, 0.0771), only the first number is correct: it "
-    "multiplies cos 2 and sin 2 rounded to −0.4161 and 0.9093, and 1·0.9093 + 2·(−0.4161) = "
-    "0.0771 is that rounding's artefact. With cos 2 = −0.416147 and sin 2 = 0.909297 the "
-    "pair is 1·cos 2 − 2·sin 2 = −2.234742 and 1·sin 2 + 2·cos 2 = 0.077004. {result}").format(
-        title=ARTICLE_TITLE, first=f"{article_pair[0]:.8f}",
-        second=f"{article_pair[1]:.8f}",
-        result=article_result(q, m, s.base, s.layout)), icon=":material/info:")
+with st.expander(_("A worked example in an article, corrected (d = 4, m = 2, "
+                  "q = [1, 2, 3, 4])")):
+    st.info(_(
+        "The article “{title}” (RoPE rotary position encoding explained, with a worked "
+        "example) takes d = 4, m = 2 and q = [1, 2, 3, 4]. It computes a frequency for each of "
+        "the four coordinates instead of one per pair, so the second pair (q₂, q₃) is turned "
+        "by 2·0.0001 = 0.0002 rad instead of 2·θ₁ = 2·0.01 = 0.02 rad. Even for that angle "
+        "its products are off: 3·cos 0.0002 − 4·sin 0.0002 = {first} and 3·sin 0.0002 + "
+        "4·cos 0.0002 = {second}, not the 2.99999194 and 4.00000594 it prints. Of its first "
+        "pair, (−2.2347, 0.0771), only the first number is correct: it multiplies cos 2 and "
+        "sin 2 rounded to −0.4161 and 0.9093, and 1·0.9093 + 2·(−0.4161) = 0.0771 is that "
+        "rounding's artefact. With cos 2 = −0.416147 and sin 2 = 0.909297 the pair is "
+        "1·cos 2 − 2·sin 2 = −2.234742 and 1·sin 2 + 2·cos 2 = 0.077004. {result}").format(
+            title=ARTICLE_TITLE, first=f"{article_pair[0]:.8f}",
+            second=f"{article_pair[1]:.8f}",
+            result=article_result(q, m, s.base, s.layout)), icon=":material/info:")
 
 st.header(_("Tables"))
 tag = f"d{d}_m{m}_base{ui.slug(s.base)}_{s.layout}"

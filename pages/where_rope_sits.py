@@ -28,6 +28,7 @@ st.markdown(_(
     "never rotated. No position vector is added to x, and every layer rotates its own q "
     "and k again; position still reaches the residual stream through the attention "
     "outputs, whose weights depend on distance."))
+ui.terms("qkv", "score", "kv_cache", "pair", "layout")
 
 ui.show(diagram_figure(), key="where_diagram",
         alt=_("Diagram of one attention layer: x is projected by W_q, W_k and W_v; RoPE rotates "

@@ -106,6 +106,18 @@ def shown(markdown: str) -> str:
     return _ESCAPED.sub(r"\1", _CODE_TICK.sub("", markdown)).replace("\u200b", "")
 
 
+# The app's own relative Markdown links (ui.glossary, views/glossary.py): a page of the app in
+# the run's language, or a heading of the page, e.g. glossary?lang=en#theta, ./?lang=zh, #theta.
+APP_LINK_ADDRESS = r"(?:[a-z_]+|\./)\?lang=[a-z]+(?:#[a-z0-9_]+)?|#[a-z0-9_]+"
+_APP_LINK = re.compile(r"\]\((?:" + APP_LINK_ADDRESS + r")\)")
+
+
+def app_links_removed(markdown: str) -> str:
+    """``markdown`` without the app's own relative links (``](glossary?lang=en#theta)``),
+    which the app writes itself: what is left must hold no link from a visitor."""
+    return _APP_LINK.sub("]", markdown)
+
+
 def warnings(at: AppTest) -> list[str]:
     """The visible text of every warning on the page."""
     return [shown(w.value) for w in at.warning]

@@ -38,6 +38,7 @@ _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
 _CODE = re.compile(r"```.*?```|`[^`]*`", re.S)
 _URL = re.compile(r"(?:https?|ftp)\u200b?://\S+|www\.\S+")
+_LINK_TARGET = re.compile(r"\]\([^()\s]*\)")  # a Markdown link's address
 _TAG = re.compile(r"<[^>]+>|&[a-z]+;")
 _FIELD = re.compile(r"\{[a-z_][a-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}")  # a message's {placeholder}
 _HOVER = re.compile(r"%\{[^}]*\}|<extra>.*?</extra>")
@@ -59,6 +60,7 @@ def english_words(text: str) -> list[str]:
     text = _MATH.sub(lambda m: " " + latex_words(m.group(0)) + " ", text)
     text = _LATEX_TEXT.sub(lambda m: " " + m.group(1) + " ", text)  # a bare formula's words
     text = _FIELD.sub(" ", text)
+    text = _LINK_TARGET.sub("] ", text)
     text = _CODE.sub(" ", _URL.sub(" ", _TAG.sub(" ", text)))
     text = _ESCAPED.sub(r"\1", text)  # Markdown escapes: rot\_mode is rot_mode
     text = _COMMAND.sub(" ", text)  # LaTeX command names (\frac, \qquad); \text words stay

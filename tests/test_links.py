@@ -10,7 +10,7 @@ typed), and the page must finish its run.
 import re
 
 import pytest
-from apptest_helpers import run_page, shown
+from apptest_helpers import APP_LINK_ADDRESS, run_page, shown
 
 from rope_core.limits.breaks import NEOX_1003
 from ui.navigation import PAGES
@@ -25,7 +25,7 @@ INJECTIONS = [v for v in HOSTILE_VALUES if any(c in v for c in "[]!<>#$\n")]
 # The app's own Markdown links: fixed addresses written by the app, never from a visitor
 # (a link whose text and address the page writes itself, e.g. Precision's gpt-neox issue).
 APP_LINKS = (NEOX_1003["url"],)
-_OWN = "|".join(re.escape(url) for url in APP_LINKS)
+_OWN = "|".join([*(re.escape(url) for url in APP_LINKS), APP_LINK_ADDRESS])
 # What each crafted string would turn into if it reached Markdown unescaped.
 RENDERED = [re.compile(rf"(?<!\\)\]\((?!(?:{_OWN})\))"),
             re.compile(r"(?<!\\)!\["), re.compile(r"\n\s*#"),

@@ -116,7 +116,7 @@ def test_attention_map_closed_forms_for_shared_q_and_k():
     expected = np.exp(-r / 16) / np.exp(-np.arange(32) / 16).sum()  # e^(-s r), normalised
     np.testing.assert_allclose(alibi["weight"].to_numpy(), expected, rtol=1e-12)
     text = " ".join(md.value for md in at.markdown)
-    assert "NoPE 15.5" in text and "uniform weights give 15.5" in text
+    assert "15.5 with NoPE" in text and "uniform weights give 15.5" in text
 
 
 def test_moving_the_window_changes_only_the_sinusoidal_map():

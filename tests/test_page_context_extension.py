@@ -105,7 +105,10 @@ def test_dynamic_factor_knob_and_pairs_outside():
                          "dim": str(d), "base": "10000", "ce_dyn_f": "8"})
     assert not at.error
     text = " ".join(m.value for m in at.markdown)
-    assert "`none` 18, `linear` 0, `ntk` 17, `dynamic` 17, `yarn` 0, `llama3` 0" in text
+    # the table of methods: the slowest pair's ratio and the pairs past training, per method
+    past = dict(re.findall(r"^\| `(\w+)` \| [^|]+ \| (\d+) \|", text, re.M))
+    assert past == {"none": "18", "linear": "0", "ntk": "17", "dynamic": "17", "yarn": "0",
+                    "llama3": "0"}
     assert "Every pair stays inside with `linear`, `yarn`, `llama3`." in text
     # dynamic at s L (factor 1) is static NTK: the slowest pair divided by alpha = s
     assert "`ntk`: kept 0, blended 1–62, interpolated 63" in text

@@ -117,13 +117,12 @@ def test_two_by_four_grid_scores_by_hand():
     assert "the patch below it is 4 tokens away" in text
     # normalised by |q||k| = 8: the flat score of the patch below
     expected = 2 * sum(math.cos(4 * t) for t in thetas) / 8
-    assert f"1D {expected:.3f}" in text
+    assert f"| patch below | {expected:.3f} |" in text  # the table of the neighbours: 1D first
     # M-RoPE at d = 8 (Qwen2-VL's shares: pairs t, t, h, w): the row turns with
     # theta_2 = 0.1, the column with theta_3 = 10^-1.5, so below != right
     assert below["score M-RoPE"] == pytest.approx(2 * (3 + math.cos(0.1)))
     assert right["score M-RoPE"] == pytest.approx(2 * (3 + math.cos(10 ** -1.5)))
-    assert f"with the patch to the right: 1D {2 * sum(math.cos(t) for t in thetas) / 8:.3f}" \
-        in text
+    assert f"| patch to the right | {2 * sum(math.cos(t) for t in thetas) / 8:.3f} |" in text
     vertical, horizontal = 2 * (3 + math.cos(0.1)) / 8, 2 * (3 + math.cos(10 ** -1.5)) / 8
     assert f"differently: {vertical:.6f} against {horizontal:.6f}" in text
     assert "exactly as far as its neighbour" not in text
@@ -135,7 +134,7 @@ def test_query_outside_a_small_grid_is_moved_inside():
     df = next(df for name, df in csv_frames(at).items() if name.startswith("patch_scores"))
     assert set(df["query row"]) == {1} and set(df["query col"]) == {2}
     text = " ".join(shown(m.value) for m in at.markdown)
-    assert "with the patch above" in text
+    assert "| patch above |" in text
 
 
 def test_head_dim_not_divisible_by_four_warns_for_2d_only():
@@ -199,7 +198,7 @@ def test_spread_sentence_only_when_m_rope_is_narrower():
                                    "iv_qk": "random q and k",
                                    "iv_h": "2", "iv_w": "2", "iv_row": "1", "iv_col": "1"})
     text = " ".join(shown(m.value) for m in at.markdown)
-    assert "Score / (|q||k|) with the patch above" in text
+    assert "| patch above |" in text
     assert "Across this grid the M-RoPE scores spread over" not in text
 
 

@@ -10,6 +10,7 @@ import re
 
 import pytest
 from apptest_helpers import (
+    app_links_removed,
     assert_frozen_once,
     csv_frame,
     csvs_by,
@@ -150,7 +151,7 @@ def test_markdown_in_a_pasted_model_name_never_renders():
     at = paste(text)
     assert not at.error
     for body in shown_markdown(at):
-        assert not UNESCAPED_LINK.search(body), body[:200]
+        assert not UNESCAPED_LINK.search(app_links_removed(body)), body[:200]
         assert "<b>" not in body and not re.search(r"(?<!\\)!\[", body)
     names = [d["name"] for d in figure(at, 1)["data"]]
     assert any(n.startswith("config.json: ") for n in names)
@@ -161,7 +162,7 @@ def test_markdown_in_a_pasted_value_is_escaped_in_the_error():
     at = paste('{"head_dim": "' + HOSTILE + '", "max_position_embeddings": 4096}')
     assert len(at.error) == 1
     for body in shown_markdown(at):
-        assert not UNESCAPED_LINK.search(body), body[:200]
+        assert not UNESCAPED_LINK.search(app_links_removed(body)), body[:200]
 
 
 def test_no_model_chosen_asks_for_one():

@@ -13,6 +13,8 @@
   as one element each
 * :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
   (from :mod:`ui.translation`, the lowest module); the language switch is a control
+* :mod:`ui.glossary`: the glossary's terms, and the box of a page's own terms
+  (``ui.terms``)
 * :mod:`ui.layers`: a model's layers as a strip of cells (Real models, Layers without RoPE)
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
 * :mod:`ui.hardening`: server limits a config file cannot set
@@ -63,10 +65,12 @@ from .formatting import (
                       explain,
                       fmt_base,
                       formulas,
+                      paragraphs,
                       row,
                       slow_pairs_in_low_precision,
                       slug,
 )
+from .glossary import terms
 from .safety import capped, error, friendly_errors, plain, quoted, warning
 from .sidebar import (
                       BASE_OPTIONS,
@@ -91,6 +95,7 @@ __all__ = [
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
     "MAX_CSV_CELLS", "arrow", "csv_bytes", "download", "prose", "read_csv", "table",
-    "bullets", "display_formula", "explain", "fmt_base", "formulas", "row",
+    "bullets", "display_formula", "explain", "fmt_base", "formulas", "paragraphs", "row",
     "slow_pairs_in_low_precision", "slug",
+    "terms",
 ]

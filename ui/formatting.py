@@ -34,6 +34,13 @@ def explain(*sentences: str) -> None:
     st.markdown(("" if lang() == "zh" else " ").join(sentences))
 
 
+def paragraphs(*texts: str) -> None:
+    """Short paragraphs one after another as one Markdown element (app-written Markdown
+    only): one message to the browser, each paragraph still its own for the eye, where
+    :func:`explain` runs sentences into one paragraph. Empty ones are left out."""
+    st.markdown("\n\n".join(text for text in texts if text))
+
+
 def display_formula(tex: str) -> str:
     """A display formula inside Markdown, written as ``st.latex`` writes its own
     (``$$`` on lines of their own; the same KaTeX): for a paragraph and its formulas as

@@ -110,8 +110,13 @@ def sidebar_settings() -> Settings:
     layout = controls.choice(
         _("Pair layout"), list(rc.LAYOUTS), DEFAULTS["layout"], "layout", container=bar,
         segmented=True,
-        help=_("`interleaved`: pairs (2i, 2i+1), as in RoFormer and Meta's Llama code. "
-               "`half`: pairs (i, i + d/2), as in GPT-NeoX and Hugging Face."))
+        help=_("Which two coordinates of q and k turn together as pair i. `interleaved`: "
+               "(2i, 2i+1), as in RoFormer, Meta's Llama code, GPT-J and GLM. `half`: "
+               "(i, i + d/2), as in GPT-NeoX and Hugging Face's Llama, Mistral, Qwen and "
+               "Gemma. Each pair turns at the same θᵢ in both, so frequencies, wavelengths "
+               "and the decay bound stay the same. A model converted from one layout to the "
+               "other gives the same scores; the same random vectors, paired the other way, "
+               "give other scores (page *Where RoPE sits*)."))
     bar.caption(_("pairs (2i, 2i+1)") if layout == "interleaved" else _("pairs (i, i + d/2)"))
     device, resolved = _device(bar, torch.cuda.is_available())
     for key, value in (("base", base), ("dim", dim), ("layout", layout), ("device", device)):

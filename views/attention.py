@@ -164,10 +164,13 @@ def mask_note(checks: dict, causal: bool) -> str:
     return _("No mask: every query attends to every key, including later ones.")
 
 
-def pattern_notes(checks: dict, seq: int, same: bool, causal: bool) -> tuple[str, ...]:
-    """What the heatmaps show (rope_core.attention_checks' numbers): with the same q and k
-    at every position, the flat rows without RoPE and the Toeplitz pattern with it; with
-    random ones, what RoPE changes on and off the diagonal."""
+def pattern_notes(checks: dict, seq: int, same: bool,
+                  causal: bool) -> tuple[tuple[str, ...], str | None]:
+    """What the heatmaps show (rope_core.attention_checks' numbers), as paragraphs: with the
+    same q and k at every position, the flat rows without RoPE and the Toeplitz pattern with
+    it; with random ones, what RoPE changes on and off the diagonal. Then, with the same q
+    and k under a causal mask, whether those equal weights tell a later layer the position
+    (None otherwise)."""
     if same:
         numbers = dict(first=f"{checks['first_without']:.4f}",
                        spread=f"{checks['spread_without']:.1e}", seq=seq)
@@ -176,32 +179,35 @@ def pattern_notes(checks: dict, seq: int, same: bool, causal: bool) -> tuple[str
                 "**Same q and k at every position.** Without RoPE every visible logit is the "
                 "same, {first} (spread {spread}), so each query spreads its weight evenly over "
                 "the keys it may see: row m gives 1/(m+1) to each of keys 0 … m (row 0: 1, row 1: "
-                "1/2, row {last_row}: 1/{seq} = {last_weight}). These weights alone do not tell "
-                "a later layer the position: a head outputs the weighted sum Σₙ aₙvₙ, not its "
-                "weights, and when every token is the same that sum is the same at every "
-                "position, in every layer. Once one token's value stands out, the first one's "
-                "say, it enters row m's output with weight 1/(m+1), which falls with m and tells "
-                "how many tokens came before; causal models trained without any position "
-                "encoding (NoPE) do learn positions (Haviv et al. 2022; Kazemnejad et al. "
-                "2023).").format(
+                "1/2, row {last_row}: 1/{seq} = {last_weight}).").format(
                     last_row=seq - 1, last_weight=f"{1 / seq:.4f}", **numbers)
+            why = _(
+                "These weights alone do not tell a later layer the position: a head outputs the "
+                "weighted sum Σₙ aₙvₙ, not its weights, and when every token is the same that "
+                "sum is the same at every position, in every layer. Once one token's value "
+                "stands out, the first one's say, it enters row m's output with weight "
+                "1/(m+1), which falls with m and tells how many tokens came before; causal "
+                "models trained without any position encoding (NoPE) do learn positions (Haviv "
+                "et al. 2022; Kazemnejad et al. 2023).")
         else:
-            flat = _(
+            flat, why = _(
                 "**Same q and k at every position.** Without RoPE every visible logit is the "
                 "same, {first} (spread {spread}), so each query spreads its weight evenly over "
                 "the keys it may see (1/{seq} each): without a mask and without RoPE nothing in "
-                "this head depends on position.").format(**numbers)
-        return flat, _(
+                "this head depends on position.").format(**numbers), None
+        return (flat, _(
             "With RoPE the logit depends only on n − m: **each diagonal has one colour** "
             "(largest spread along any diagonal: {spread}), a Toeplitz matrix. The weights now "
-            "depend on how far back each key is.").format(spread=f"{checks['toeplitz_with']:.1e}")
+            "depend on how far back each key is.").format(
+                spread=f"{checks['toeplitz_with']:.1e}")), why
     return (_(
         "**Random q and k at every position.** On the main diagonal m = n both vectors are "
         "turned by the same angle, so RoPE leaves those logits unchanged (largest difference "
         "{diagonal}). Off the diagonal qₘ meets kₙ through the rotation Rₙ₋ₘ, which changes "
         "the logits by up to {largest} here. Switch on *every token has the same q and k* to "
         "see the pattern RoPE imposes on its own.").format(
-        diagonal=f"{checks['diagonal_change']:.1e}", largest=f"{checks['largest_change']:.2f}"),)
+        diagonal=f"{checks['diagonal_change']:.1e}",
+        largest=f"{checks['largest_change']:.2f}"),), None
 
 
 def row_sum_note(checks: dict, args: tuple) -> str:

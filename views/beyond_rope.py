@@ -219,11 +219,8 @@ def mean_distances(dim: int, base: float, seq: int, start: int, seed: int, same:
 
 
 def p_past_text(kept: int, half: int, full: int, train: int) -> str:
-    """p-RoPE past L: what its unrotated and rotated pairs meet, and what the paper reports."""
-    paper = _("Barbero et al. (2024) argue that the slowest pairs serve as meaning-carrying "
-              "channels that drift over long contexts, and report that leaving them unrotated "
-              "slightly improved perplexity in their Gemma 2B experiments, measured at the "
-              "8,192-token training length, not past it.")
+    """p-RoPE past L: what its unrotated and rotated pairs meet (what the paper reports is in
+    :func:`past_papers`)."""
     if kept == 0:
         first = _("**p-RoPE** with p = 0 rotates nothing: it is NoPE (below), with no angle "
                   "that could leave its range.")
@@ -240,8 +237,35 @@ def p_past_text(kept: int, half: int, full: int, train: int) -> str:
             "tokens (past L their angles repeat); the rest still meet new angles.",
             half - kept).format(rest=half - kept, kept=kept, full=full,
                                 train=i18n.integer(train))
-    # Translators: two sentences joined ("A. B."); Chinese joins them without a space.
-    return _("{first} {paper}").format(first=first, paper=paper)
+    return first
+
+
+def past_papers(train: int) -> tuple[str, ...]:
+    """What the papers measured past the training length, one line per encoding (the
+    Beyond RoPE page's expander; ``train``: the page's L, for xPos's blockwise reach)."""
+    return (
+        _("**RoPE**: Press et al. (2022) found a rotary model's WikiText-103 perplexity "
+          "improving only up to 200 tokens past L = 512 (100 past L = 1,024); Chen et al. "
+          "(2023) report LLaMA 7B (L = 2,048) above 10³ perplexity at 8,192 tokens, and below "
+          "20 with interpolated positions even before fine-tuning (see Context extension)."),
+        _("**p-RoPE**: Barbero et al. (2024) argue that the slowest pairs serve as "
+          "meaning-carrying channels that drift over long contexts, and report that leaving "
+          "them unrotated slightly improved perplexity in their Gemma 2B experiments, measured "
+          "at the 8,192-token training length, not past it."),
+        _("**xPos**: Sun et al. (2022) train at 1,024 tokens and report perplexity that does "
+          "not rise up to 4,096 with blockwise causal attention at inference: blocks of L/2 "
+          "tokens, each query seeing its own block and the one before, so no key is more than "
+          "{reach} tokens back here. Their result is about distances below L; the curve past L "
+          "is what full attention would meet, which their model never uses.").format(
+            reach=i18n.integer(alt.blockwise_reach(train))),
+        _("**ALiBi**: Press et al. (2022) train a 1.3B model on 1,024 tokens that matches, in "
+          "perplexity at 2,048, a sinusoidal model trained on 2,048."),
+        _("**NoPE**: Kazemnejad et al. (2023) found it generalised to longer inputs better "
+          "than explicit encodings on small models trained on reasoning and arithmetic tasks; "
+          "in their 1B-scale code models trained on 1,024 tokens, NoPE's perplexity, like "
+          "ALiBi's, held up to about twice L, and was less stable than ALiBi's beyond."),
+        _("**Sinusoidal**: Press et al. (2022) found a sinusoidal model's WikiText-103 "
+          "perplexity no longer improving 20 to 50 tokens past L, and rising after that."))
 
 
 def score_notes(vectors: str, dim: int, base: float, train: int, reach: int, p: float,
@@ -300,11 +324,10 @@ def look_back_note(dim: int, base: float, seq: int, start: int, seed: int, same:
                    slope: float, layout: str, device: str) -> str:
     """How far back the last query looks on average under each encoding
     (:func:`mean_distances`), against uniform weights."""
-    # Translators: the separator between the encodings' values in a list ("a; b; c")
-    distances = _("; ").join(
-        _("{encoding} {value}").format(encoding=name(e), value=f"{value:.1f}")
+    distances = _(", ").join(
+        _("{value} with {encoding}").format(encoding=name(e), value=f"{value:.1f}")
         for e, value in zip(ENCODINGS, mean_distances(dim, base, seq, start, seed, same, p,
                                                       slope, layout, device)))
-    return _("How far back the last query looks on average, Σₙ aₘₙ (m − n) in tokens "
-             "(uniform weights give {uniform}): {distances}.").format(
+    return _("On average the last query looks this many tokens back: {distances} "
+             "(Σₙ aₘₙ (m − n); uniform weights give {uniform}).").format(
         uniform=f"{(seq - 1) / 2:.1f}", distances=distances)

@@ -607,12 +607,14 @@ def methods_list(cfg_key: tuple, factor: float) -> str:
         n=i18n.integer(extended)) + "\n\n" + "\n".join(items)
 
 
-def spectrum_notes(cfg: rc.RopeConfig, factor: float, custom: bool) -> tuple[str, ...]:
-    """The sentences under the spectra (:func:`spectrum_counts`): how many pairs never turn
-    within L, whether the layers that use this spectrum ever meet s·L (a window or chunk
-    bounds them), and how many pairs each method leaves outside what training covered (or,
-    when L is only a configured context, beyond the angles at L); ``custom``: the sidebar's
-    settings, whose L is a training length."""
+def spectrum_notes(cfg: rc.RopeConfig, factor: float,
+                   custom: bool) -> tuple[str, str, tuple[str, ...]]:
+    """What the spectra show (:func:`spectrum_counts`): a paragraph on how many pairs never
+    turn within L and whether the layers that use this spectrum ever meet s·L (a window or
+    chunk bounds them); a Markdown table of each method's slowest-pair ratio and, where it
+    applies, how many pairs it leaves outside what training covered (or, when L is only a
+    configured context, beyond the angles at L); then the sentences on which methods keep
+    every pair inside. ``custom``: the sidebar's settings, whose L is a training length."""
     cfg_key = compare.config_key(cfg)
     counted = spectrum_counts(cfg_key, factor)
     beyond, slowest, outside_counts = counted["beyond"], counted["slowest"], counted["outside"]
@@ -625,42 +627,43 @@ def spectrum_notes(cfg: rc.RopeConfig, factor: float, custom: bool) -> tuple[str
     # source says it was trained at), else only its configured context
     trained_L = (custom or scaling_starts(cfg)
                  or cfg.training_context == cfg.original_context)
-    ratios = listed(f"`{m}` {v:.3g}" for m, v in slowest.items())
     if beyond == 0:
         first = _(
             "**What to notice.** Unscaled, none of the {pairs} pairs has a wavelength longer "
             "than L = {length}: every pair completes a turn within L, so no angle at s·L is "
             "one that L tokens do not give. The methods differ in what they do to the fast "
-            "pairs, which carry local word order. Ratio of the slowest pair: {ratios} "
-            "(1/s = {inverse}).")
+            "pairs, which carry local word order.")
     elif bounded:
         first = _(
             "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer "
             "than L = {length}: they never complete a turn within L. The layers that use this "
             "spectrum see at most {window} tokens, so at no input length do they meet the "
             "larger angles s·L would give those pairs. Every method slows those pairs; they "
-            "differ in what they do to the fast pairs, which carry local word order. Ratio of "
-            "the slowest pair: {ratios} (1/s = {inverse}).")
+            "differ in what they do to the fast pairs, which carry local word order.")
     elif trained_L:
         first = _(
             "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer "
             "than L = {length}: within training they never completed a turn, so at s·L they "
             "would reach angles never seen. Every method slows those pairs; they differ in what "
-            "they do to the fast pairs, which carry local word order. Ratio of the slowest "
-            "pair: {ratios} (1/s = {inverse}).")
+            "they do to the fast pairs, which carry local word order.")
     else:
         first = _(
             "**What to notice.** Unscaled, {beyond} of {pairs} pairs have wavelengths longer "
             "than L = {length}: they never complete a turn within L, so at s·L they would reach "
             "angles beyond any that L tokens give. Every method slows those pairs; they differ "
-            "in what they do to the fast pairs, which carry local word order. Ratio of the "
-            "slowest pair: {ratios} (1/s = {inverse}).")
-    counts = [] if beyond == 0 or bounded else [
-        (_("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds anything seen in training (L·θᵢ, "
-           "for pairs that never turned): {counts}.") if trained_L else
-         _("Pairs whose largest angle s·L·θ′ᵢ at s·L exceeds the largest at L (L·θᵢ, for "
-           "pairs that never turned): {counts}.")).format(
-            counts=listed(f"`{m}` {int(n)}" for m, n in outside_counts.items())),
+            "in what they do to the fast pairs, which carry local word order.")
+    counted_outside = not (beyond == 0 or bounded)
+    header = [_("method"), _("slowest pair: θ′/θ (1/s = {inverse})").format(
+        inverse=f"{1 / factor:.3g}")]
+    if counted_outside:
+        # the pairs whose largest angle s·L·θ′ᵢ exceeds L·θᵢ, for pairs that never turned
+        header.append(_("pairs past the angles seen in training") if trained_L else
+                      _("pairs past the angles at L"))
+    rows = [[f"`{m}`", f"{v:.3g}", *([str(int(outside_counts[m]))] if counted_outside else [])]
+            for m, v in slowest.items()]
+    table = "\n".join("| " + " | ".join(cells) + " |"
+                      for cells in (header, ["---"] * len(header), *rows))
+    counts = [] if not counted_outside else [
         *([_("Every pair stays inside with {methods}.").format(
             methods=listed(f"`{m}`" for m in inside))] if inside else []),
         *([_("NTK-aware scaling (static, and dynamic at s·L) divides only the slowest pair by "
@@ -669,9 +672,9 @@ def spectrum_notes(cfg: rc.RopeConfig, factor: float, custom: bool) -> tuple[str
            _("NTK-aware scaling (static, and dynamic at s·L) divides only the slowest pair by "
              "exactly s, so the other slow pairs still reach angles beyond those at L, as YaRN's "
              "paper notes of training (§3.1).")] if outside_counts.get("ntk", 0) > 0 else [])]
-    return (first.format(
+    return first.format(
         beyond=beyond, pairs=counted["pairs"], length=i18n.integer(cfg.original_context),
-        ratios=ratios, inverse=f"{1 / factor:.3g}", window=i18n.integer(window or 0)), *counts)
+        window=i18n.integer(window or 0)), table, tuple(counts)
 
 
 def yarn_ramp(cfg: rc.RopeConfig, factor: float) -> tuple[dict, float, float]:
@@ -686,9 +689,10 @@ def yarn_ramp(cfg: rc.RopeConfig, factor: float) -> tuple[dict, float, float]:
     return p, low, high
 
 
-def regime_note(cfg_key: tuple, factor: float) -> str:
-    """The sentence under the regimes: each method's runs of kept, blended and
-    interpolated pairs (rope_core.limits.compare.regime_runs), and YaRN's ramp."""
+def regime_note(cfg_key: tuple, factor: float) -> tuple[tuple[str, ...], str]:
+    """The text under the regimes: each method's runs of kept, blended and interpolated
+    pairs (rope_core.limits.compare.regime_runs), one line each, and where YaRN's ramp runs
+    (empty without YaRN)."""
     order, regime_rows = regimes(cfg_key, factor)
     run_text = []
     for m, row in zip(order, regime_rows):
@@ -696,11 +700,11 @@ def regime_note(cfg_key: tuple, factor: float) -> str:
         run_text.append(_("`{method}`: {runs}").format(method=m, runs=listed(
             _(REGIME_RUNS[label]).format(pairs=f"{a}–{b}" if b > a else str(a))
             for label, a, b in runs)))
+    ramp = ""
     if "yarn" in methods(cfg_key, factor):
         p, low, high = yarn_ramp(compare.config_from_key(cfg_key), factor)
-        run_text.append(_("YaRN's ramp runs from pair {low} to pair {high}, the pairs that "
-                          "turn between `beta_slow` = {slow} and `beta_fast` = {fast} times "
-                          "within L").format(
+        ramp = _("YaRN's ramp runs from pair {low} to pair {high}, the pairs that turn between "
+                 "`beta_slow` = {slow} and `beta_fast` = {fast} times within L.").format(
             low=f"{low:g}", fast=f"{p['beta_fast']:g}", high=f"{high:g}",
-            slow=f"{p['beta_slow']:g}"))
-    return _("Pairs, by method: {methods}.").format(methods=_("; ").join(run_text))
+            slow=f"{p['beta_slow']:g}")
+    return tuple(run_text), ramp

@@ -28,33 +28,42 @@ def score_table(dim: int, base: float, max_distance: int, axis: str, layout: str
     return rc.score_table(dim, base, max_distance, axis, layout, trials, seed, device=device)
 
 
-def first_below_half(block: pd.DataFrame, dim: int) -> str:
-    """Where a bound curve first falls under half of bound(0) = (d/2 + 1)/2."""
+def half_sentence(block: pd.DataFrame, dim: int, subject: str) -> str:
+    """Where a bound curve first falls under half of its start, bound(0) = (d/2 + 1)/2, and
+    its average over the plotted samples, said of ``subject`` ("It", "The curve for …")."""
     before, at = rc.first_below(block[R_COL].to_numpy(), block[B_COL].to_numpy(),
                                 (dim / 2 + 1) / 4)
+    average = f"{block[B_COL].mean():.2f}"
     if at is None:
-        return _("not within the range shown")
+        return _("{subject} stays above half its starting height over the whole range shown "
+                 "and averages {average} there.").format(subject=subject, average=average)
     if before is None or at - before <= 1:
-        return ngettext("{n} token", "{n} tokens", at).format(n=i18n.integer(at))
-    return _("between {before} and {at} tokens (samples)").format(
-        before=i18n.integer(before), at=i18n.integer(at))
+        return ngettext(
+            "{subject} falls below half its starting height at r = {at} token and averages "
+            "{average} over the plotted distances.",
+            "{subject} falls below half its starting height at r = {at} tokens and averages "
+            "{average} over the plotted distances.", at).format(
+                subject=subject, at=i18n.integer(at), average=average)
+    return _("{subject} falls below half its starting height between the plotted samples "
+             "r = {before} and r = {at} tokens, and averages {average} over the plotted "
+             "distances.").format(subject=subject, before=i18n.integer(before),
+                                  at=i18n.integer(at), average=average)
 
 
 @ui.prose
 def bound_summary(curves: tuple, max_distance: int, axis: str, device: str) -> dict:
     """What the text under the bound quotes, once per setting and language: the first
     curve's (the sidebar's base and d) first and last sample and its lowest value, and
-    each curve's first distance under half of bound(0) and average (``per_curve``)."""
+    each curve's first distance under half of bound(0) and average, as sentences
+    (``per_curve``, the sidebar's curve first)."""
     bound = bound_table(curves, max_distance, axis, device)
     base, dim = curves[0]  # the sidebar's curve
     main = bound[(bound["base"] == base) & (bound["dim"] == dim)]
     start, end = main.iloc[0], main.iloc[-1]
-    # Translators: the separator between the curves' summaries in a list ("a; b; c")
-    per_curve = _("; ").join(
-        _("{curve}: {first}, average {average}").format(
-            curve=curve_name(b, d), first=first_below_half(block, d),
-            average=f"{block[B_COL].mean():.2f}")
-        for (b, d), block in bound.groupby(["base", "dim"], sort=False))
+    per_curve = tuple(
+        half_sentence(block, d, _("It") if k == 0 else _("The curve for {curve}").format(
+            curve=curve_name(b, d)))
+        for k, ((b, d), block) in enumerate(bound.groupby(["base", "dim"], sort=False)))
     return {"start": float(start[B_COL]), "r_start": int(start[R_COL]),
             "end": float(end[B_COL]), "r_end": int(end[R_COL]),
             "lowest": float(main[B_COL].min()), "per_curve": per_curve}
@@ -148,10 +157,12 @@ def score_figure(dim: int, base: float, max_distance: int, axis: str, layout: st
     return as_plotly_writes(fig, axis)
 
 
-def bound_notes(curves: tuple, max_distance: int, axis: str, device: str) -> tuple[str, ...]:
+def bound_notes(curves: tuple, max_distance: int, axis: str,
+                device: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """The sentences under the bound: the sidebar's curve (the first of ``curves``) from its
-    first to its last sample, every curve's first distance under half of bound(0), and
-    where the bound levels off (rope_core.bound_plateau, past the longest wavelength)."""
+    first to its last sample and its first distance under half of bound(0) and average;
+    the same for each other curve, one sentence each (a list); then, apart, where the bound
+    levels off (rope_core.bound_plateau, past the longest wavelength)."""
     base, dim = curves[0]
     summary = bound_summary(curves, max_distance, axis, device)
     plateau = rc.bound_plateau(dim)
@@ -163,8 +174,7 @@ def bound_notes(curves: tuple, max_distance: int, axis: str, device: str) -> tup
             base=ui.fmt_base(base), dim=dim, start=f"{summary['start']:.2f}",
             r_start=i18n.integer(summary["r_start"]), end=f"{summary['end']:.2f}",
             r_end=i18n.integer(summary["r_end"]), lowest=f"{summary['lowest']:.2f}"),
-        _("First distance under half of bound(0), and the average of the plotted samples: "
-          "{curves}.").format(curves=summary["per_curve"]),
+        summary["per_curve"][0]), summary["per_curve"][1:], (
         _("It does not keep decaying: once r is well past the longest wavelength ({longest} "
           "tokens here) the phases rθₗ are effectively random mod 2π, so each |S_j| grows only "
           "like √j (a random walk of j unit steps) instead of shrinking, and the bound scatters "

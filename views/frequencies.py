@@ -113,23 +113,24 @@ def turns(dim: int, bases: tuple, context: int, method: str, factor: int,
 
 
 def turn_notes(dim: int, bases: tuple, context: int, method: str, factor: int,
-               device: str) -> tuple[str, ...]:
-    """The sentences on how the first base's pairs turn within the context (:func:`turns`):
-    how far θᵢ falls, how many pairs complete a turn, and the low-precision note when some
-    never do."""
+               device: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The sentences on how the first base's pairs turn within the context (:func:`turns`),
+    in two groups: what the figure shows (how far θᵢ falls, how many pairs complete a turn),
+    then, when some never do, what such a pair's angle tells in exact arithmetic and in low
+    precision (empty otherwise)."""
     full, first_slow, last = turns(dim, bases, context, method, factor, device)
     counts = dict(full=full, half=dim // 2, context=i18n.integer(context))
-    return (
-        _("With base {base} and d = {dim}, θᵢ falls geometrically from 1 rad/token (a turn every "
-          "2π ≈ 6.3 tokens) to {last}.").format(
-              base=ui.fmt_base(bases[0]), dim=dim,
-              last=f"{last:.2e}"),
-        _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
-          "dotted line); pairs i ≥ {first} never complete one turn within L: their angle never "
-          "wraps around, so in exact arithmetic it alone identifies every position in the "
-          "context (it does not order them: cos is monotone only over half a turn).").format(
-              first=first_slow, **counts)
-        if first_slow is not None else
-        _("**{full} of {half} pairs** turn at least once within L = {context} tokens (below the "
-          "dotted line); every pair completes at least one turn within L.").format(**counts),
-        *([ui.slow_pairs_in_low_precision()] if first_slow is not None else []))
+    falls = _("With base {base} and d = {dim}, θᵢ falls geometrically from 1 rad/token (a turn "
+              "every 2π ≈ 6.3 tokens) to {last}.").format(base=ui.fmt_base(bases[0]), dim=dim,
+                                                           last=f"{last:.2e}")
+    if first_slow is None:
+        return (falls, _("**{full} of {half} pairs** turn at least once within L = {context} "
+                         "tokens (below the dotted line); every pair completes at least one "
+                         "turn within L.").format(**counts)), ()
+    return (falls, _("**{full} of {half} pairs** turn at least once within L = {context} tokens "
+                     "(below the dotted line); pairs i ≥ {first} never complete a turn within "
+                     "L.").format(first=first_slow, **counts)), (
+        _("The angle of a pair that never completes a turn never wraps around, so in exact "
+          "arithmetic it alone identifies every position in the context (it does not order "
+          "them: cos is monotone only over half a turn)."),
+        ui.slow_pairs_in_low_precision())

@@ -93,9 +93,11 @@ def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row
 
 @ui.prose
 def grid_notes(dim: int, base: float, layout: str, height: int, width: int, row: int,
-               col: int, qk: str, model: str) -> tuple[str, ...]:
-    """The sentences under the grid: the scores of the query's neighbours and the spread
-    of each panel, read from the grid tables once per setting and language."""
+               col: int, qk: str, model: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The text under the grid, read from the grid tables once per setting and language:
+    paragraphs shown at once (where the neighbours sit, a table of their scores, how M-RoPE
+    weighs them, the spread of each panel), then the details (what the colours show, the
+    time pairs, the vision encoder's own settings)."""
     df = grid_table(dim, base, layout, height, width, row, col, qk, model)
     section = rc.scaled_mrope_section(model, dim)
     sentences = [
@@ -103,9 +105,9 @@ def grid_notes(dim: int, base: float, layout: str, height: int, width: int, row:
           "it is {w} tokens away, as far as the patch {w} places to its right would be, and a "
           "row's last patch sits next to the following row's first. In 2D and in M-RoPE the "
           "patch below is one row away and the patch to the right one column away: the "
-          "score depends on the row and column differences only. The three panels share "
-          "one colour scale, from the lowest to the highest score among them.").format(
+          "score depends on the row and column differences only.").format(
               row=row, col=col, w=width)]
+    details = []
     q, k = vectors(dim, qk)
     norm = float(q.norm() * k.norm())
 
@@ -119,25 +121,27 @@ def grid_notes(dim: int, base: float, layout: str, height: int, width: int, row:
 
     neighbour = row + 1 if row + 1 < height else row - 1
     beside = col + 1 if col + 1 < width else col - 1
+    rows = []  # the neighbours' scores / (|q||k|): 1D, 2D, M-RoPE
     if neighbour >= 0:
         vertical = cell(neighbour, col)
-        sentences.append(
-            (_("Score / (|q||k|) with the patch below: 1D {flat}, 2D {axial}, M-RoPE {mrope}.")
-             if neighbour > row else
-             _("Score / (|q||k|) with the patch above: 1D {flat}, 2D {axial}, M-RoPE {mrope}."))
-            .format(flat=shown(vertical["score flat"]), axial=shown(vertical["score axial 2D"]),
-                    mrope=shown(vertical["score M-RoPE"])))
+        rows.append((_("patch below") if neighbour > row else _("patch above"),
+                     *(shown(vertical[c]) for c in ("score flat", "score axial 2D",
+                                                    "score M-RoPE"))))
     if beside >= 0:
         horizontal = cell(row, beside)
-        sentences.append(
-            (_("Score / (|q||k|) with the patch to the right: 1D {flat}, 2D {axial}, "
-               "M-RoPE {mrope}.")
-             if beside > col else
-             _("Score / (|q||k|) with the patch to the left: 1D {flat}, 2D {axial}, "
-               "M-RoPE {mrope}."))
-            .format(flat=shown(horizontal["score flat"]),
-                    axial=shown(horizontal["score axial 2D"]),
-                    mrope=shown(horizontal["score M-RoPE"])))
+        rows.append((_("patch to the right") if beside > col else _("patch to the left"),
+                     *(shown(horizontal[c]) for c in ("score flat", "score axial 2D",
+                                                      "score M-RoPE"))))
+    if rows:
+        header = (_("neighbour"), _("1D (flattened)"), _("2D"), _("M-RoPE"))
+        sentences.append(_("The three panels share one colour scale, from the lowest to the "
+                           "highest score among them. The query's neighbours, each score "
+                           "divided by |q||k|:") + "\n\n" + "\n".join(
+            "| " + " | ".join(cells) + " |"
+            for cells in (header, ("---",) * len(header), *rows)))
+    else:
+        sentences.append(_("The three panels share one colour scale, from the lowest to the "
+                           "highest score among them."))
     if qk == "ones" and neighbour >= 0 and beside >= 0 and section[1] and section[2]:
         sentences.append(_("Both neighbours are one id away, and with q = k = (1, 1, …, 1) 2D "
                            "axial RoPE scores them the same, because the row and the column "
@@ -151,13 +155,13 @@ def grid_notes(dim: int, base: float, layout: str, height: int, width: int, row:
                                horizontal=i18n.number(horizontal["score M-RoPE"] / norm,
                                                       "0.000000")))
     if qk == "ones":
-        sentences.append(_("With q = k = (1, 1, …, 1) every pair adds cos(Δ·θᵢ): the colours "
+        details.append(_("With q = k = (1, 1, …, 1) every pair adds cos(Δ·θᵢ): the colours "
                            "show the distance itself, and the 2D panels are mirror-symmetric about "
                            "the query's row and column (not between rows and columns: M-RoPE "
                            "gives them different pairs)."))
     else:
-        sentences.append(_("With random q and k the pattern is less regular, but it still "
-                           "depends only on the differences of the ids."))
+        details.append(_("With random q and k the pattern is less regular, but it still "
+                         "depends only on the differences of the ids."))
     if model == "qwen2_vl" and section[1] and dim % 4 == 0:
         spread = {c: float(np.nanmax(scores[c]) - np.nanmin(scores[c])) / norm
                   for c in ("score axial 2D", "score M-RoPE")}
@@ -189,18 +193,18 @@ def grid_notes(dim: int, base: float, layout: str, height: int, width: int, row:
                                "gives each axis fast pairs too and spreads the same grid over "
                                "{three} (see “Which pairs encode which axis” below).").format(
                                    **numbers))
-    sentences.append(_("Inside one image every patch has the same time id, so the {t} time "
+    details.append(_("Inside one image every patch has the same time id, so the {t} time "
                        "pairs of M-RoPE (of {pairs}) turn every patch by the same angle, which "
                        "cancels in the score of two patches: only the {hw} row and column "
                        "pairs tell the patches apart.").format(
                            t=section[0], pairs=dim // 2, hw=section[1] + section[2]))
-    sentences.append(_("The 2D panel uses the sidebar's base and head dim. Qwen2-VL's vision "
+    details.append(_("The 2D panel uses the sidebar's base and head dim. Qwen2-VL's vision "
                        "encoder itself uses base 10⁴ and head dim 80 (1280 / 16 heads: 20 "
                        "frequencies for the row, the same 20 for the column), and it counts "
                        "the 14-pixel patches before the 2 × 2 merge; the language model's "
                        "M-RoPE counts merged tokens, so one of its rows is two rows of the "
                        "vision encoder."))
-    return tuple(sentences)
+    return tuple(sentences), tuple(details)
 
 
 # --------------------------------------------------------- the mixed sequence ----
@@ -388,9 +392,10 @@ def sequence_summary(text: int, image_h: int, image_w: int, video_t: int, video_
 @ui.prose
 def sequence_notes(text: int, image_h: int, image_w: int, video_t: int, video_h: int,
                    video_w: int, resume: str, time: str, tps: int,
-                   seconds: float) -> tuple[str, ...]:
-    """The sentences under the position ids: where each block starts and where the text
-    resumes under the chosen rule, once per setting and language."""
+                   seconds: float) -> tuple[str, tuple[str, ...]]:
+    """The text under the position ids, once per setting and language: where each block
+    starts (one paragraph), then where the text resumes under the chosen rule, a paragraph
+    each."""
     summary = sequence_summary(text, image_h, image_w, video_t, video_h, video_w, resume,
                                time, tps, seconds)
     image, after_image, video, after_video = (
@@ -399,7 +404,7 @@ def sequence_notes(text: int, image_h: int, image_w: int, video_t: int, video_h:
     absolute = time == "qwen2_5_vl"
     step = tps * seconds if absolute else 1
     t_span = summary["t_span"]  # the video's time ids
-    sentences = [
+    ids = [
         _("The image starts at id {start}: its {rows} × {cols} tokens take rows {start} … "
           "{last_row} and columns {start} … {last_col}, all at time {start}. The text after "
           "it resumes at id {next}.").format(
@@ -413,6 +418,7 @@ def sequence_notes(text: int, image_h: int, image_w: int, video_t: int, video_h:
           "resumes at id {next}.").format(
               start=int(video["start id"]), frames=vt, rows=vh, cols=vw,
               last_t=int(video["start id"]) + t_span - 1, next=int(after_video["start id"]))]
+    sentences = []
     # where transformers 5.3+ resumes after the video, and where generation continues: every
     # release computes rope_deltas = largest id + 1 − prompt length, so the first generated
     # token gets the prompt's largest id + 1 whatever rule laid out the prompt
@@ -474,14 +480,14 @@ def sequence_notes(text: int, image_h: int, image_w: int, video_t: int, video_h:
                                "temporal patches the time ids start + {offsets}, so some "
                                "neighbours share a time id or the gaps differ.").format(
                                    step=i18n.number(step), offsets=shown_offsets))
-    return tuple(sentences)
+    return (" " if i18n.lang() != "zh" else "").join(ids), tuple(sentences)
 
 
 @ui.prose
-def coverage_notes(dim: int, base: float, spans: tuple) -> tuple[str, ...]:
-    """The sentences under the wavelengths: how many of each model's row and time pairs
-    turn over the sequence's spans, read from the coverage table once per setting and
-    language."""
+def coverage_notes(dim: int, base: float, spans: tuple) -> tuple[str, tuple[str, ...]]:
+    """The text under the wavelengths, read from the coverage table once per setting and
+    language: what the dotted lines are, then how many of each model's row and time pairs
+    turn over the sequence's spans."""
     coverage = coverage_table(dim, base, spans)
     # {model: {axis: {column: value}}} (a filtered, re-indexed frame costs ~1 ms)
     by_model = {m: {a: {} for a in rc.AXES} for m in MODELS}
@@ -491,12 +497,13 @@ def coverage_notes(dim: int, base: float, spans: tuple) -> tuple[str, ...]:
                                coverage[c].tolist()):
             by_model[m][a][c] = value
     two, three = by_model["qwen2_vl"], by_model["qwen3_vl"]
-    notes = [_("The dotted lines are the largest id distance each axis must cover in this "
+    lines = _("The dotted lines are the largest id distance each axis must cover in this "
                "sequence: {t} between the first and last time id, {h} rows and {w} columns "
                "(an axis with distance 0 gets no line). A pair whose wavelength is at or "
                "below its line turns at least once over that distance (fine detail, but ids "
                "a wavelength apart look alike); a pair far above it barely turns (coarse, "
-               "unambiguous order).").format(t=spans[0] - 1, h=spans[1] - 1, w=spans[2] - 1)]
+               "unambiguous order).").format(t=spans[0] - 1, h=spans[1] - 1, w=spans[2] - 1)
+    notes = []
     if two["h"]["pairs"] and two["t"]["pairs"]:
         notes.append(_("With base {base}, Qwen2-VL's row pairs start at a wavelength of {h_fast} "
                        "ids, so {h_turn} of its {h_pairs} row pairs turn even once over "
@@ -517,4 +524,4 @@ def coverage_notes(dim: int, base: float, spans: tuple) -> tuple[str, ...]:
                        "without pairs cannot be told apart at all.").format(pairs=dim // 2))
     notes.append(_("Qwen2-VL and Qwen2.5-VL use base 10⁶, Qwen3-VL 5·10⁶, all with d = 128: "
                    "set them in the sidebar to see the models' own numbers."))
-    return tuple(notes)
+    return lines, tuple(notes)

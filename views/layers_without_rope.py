@@ -245,9 +245,9 @@ def reach_sentences(kind: str) -> tuple[str, ...]:
 
 
 @ui.prose
-def pattern_sentence(names: tuple) -> str:
-    """The sentence under the layer pattern: each model's layers by kind, once per set of
-    models and language."""
+def pattern_sentence(names: tuple) -> tuple[str, tuple[str, ...]]:
+    """The text under the layer pattern: what the colours mean, then each model's layers by
+    kind, one line each; once per set of models and language."""
     summary = layers(names)["summary"]
     pattern_text = []
     for _i, row in summary.iterrows():
@@ -255,25 +255,26 @@ def pattern_sentence(names: tuple) -> str:
                        nope=int(row["NoPE layers"]), other=int(row["other layers"]))
         if numbers["other"] and numbers["nope"]:
             pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} attend without "
-                                  "rotating, {other} do not attend").format(**numbers))
+                                  "rotating, {other} do not attend.").format(**numbers))
         elif numbers["other"]:
             pattern_text.append(_("{model}: {rope} of {n} layers attend and rotate, {other} do "
-                                  "not attend").format(**numbers))
+                                  "not attend.").format(**numbers))
         elif not numbers["nope"]:
-            pattern_text.append(_("{model}: all {n} layers rotate").format(**numbers))
+            pattern_text.append(_("{model}: all {n} layers rotate.").format(**numbers))
         else:
-            pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do not").format(
-                **numbers))
+            pattern_text.append(_("{model}: {rope} of {n} layers rotate, {nope} do "
+                                  "not.").format(**numbers))
     return _("**What to notice.** Grey cells are NoPE layers: attention like the others, "
              "but q and k are not rotated; brown cells do not attend at all, so they have "
-             "nothing to rotate. {models}.").format(models=_("; ").join(pattern_text))
+             "nothing to rotate."), tuple(pattern_text)
 
 
 @ui.prose
-def reach_notes(names: tuple) -> tuple[str, str]:
-    """The sentences under the reach: how far each model's RoPE layers reach
-    (reach_sentence), and what float32 does to the angles far into Llama 4 Scout's
-    context, once per set of models and language."""
+def reach_notes(names: tuple) -> tuple[str, str, tuple[str, ...], str]:
+    """The text under the reach, once per set of models and language: what a windowed and
+    a full-attention RoPE layer reach, what the bars show, how far each model's RoPE layers
+    reach (reach_sentence, one line each), and what float32 does to the angles far into
+    Llama 4 Scout's context."""
     summary = layers(names)["summary"]
     # transformers and Meta's code form each angle m·θᵢ in float32 from the absolute position:
     # its error at m = 10⁷ for Scout's head dim and base (before its llama3 scaling)
@@ -284,13 +285,13 @@ def reach_notes(names: tuple) -> tuple[str, str]:
     reach = _("**How far each RoPE layer reaches.** A windowed RoPE layer never meets a "
               "distance longer than its window (a sliding window of w tokens reaches w − 1 "
               "back; an attention chunk back to the chunk's start), so in exact arithmetic "
-              "its angles stay those of training however long the input; its slow pairs, "
-              "whose wavelength exceeds the window, turn less than once within it, and the "
-              "slowest barely move. A RoPE layer with full attention (the global layers of "
-              "Gemma and gpt-oss, SmolLM3's RoPE layers, the few attention layers of "
-              "Qwen3-Next and LFM2) sees the whole context. The bars show each model's "
-              "shortest-reaching RoPE layers. {models}.").format(
-        models=_("; ").join(reach_sentence(row) for _i, row in summary.iterrows()))
+              "its angles stay those of training however long the input. A RoPE layer with "
+              "full attention (the global layers of Gemma and gpt-oss, SmolLM3's RoPE layers, "
+              "the few attention layers of Qwen3-Next and LFM2) sees the whole context.")
+    bars = _("The bars show each model's shortest-reaching RoPE layers and their slowest "
+             "pair's wavelength: a pair whose wavelength exceeds the window turns less than "
+             "once within it, and the slowest barely move.")
+    models = tuple(reach_sentence(row) + "." for _i, row in summary.iterrows())
     float32 = _("In float32, though, as transformers and Meta's reference code form them, each "
                 "angle is the product m·θᵢ of a token's absolute position, not of the distance, "
                 "and the product is rounded: at m = {m} (d = {dim}, base {base}, Scout's head dim "
@@ -306,4 +307,4 @@ def reach_notes(names: tuple) -> tuple[str, str]:
         offset=f"{float(np.abs(offset).max()):.2g}",
         rounding=f"{float(np.abs(rounding).max()):.2g}",
         context=i18n.integer(scout.max_context))
-    return reach, float32
+    return reach, bars, models, float32

@@ -276,8 +276,9 @@ def source(paper: dict) -> str:
     return _(citation)
 
 
-def kept_inside(dim: int, base: float, train: int, factor: int) -> str:
-    """Which methods keep every pair inside what training covered, at these settings."""
+def kept_inside(dim: int, base: float, train: int, factor: int) -> tuple[str, str]:
+    """Which methods keep every pair inside what training covered, at these settings; and,
+    apart, how many pairs dynamic NTK leaves outside with transformers' `factor` set to s."""
     counts = unseen_counts(dim, base, train, factor)
     inside = [method_label(m) for m in METHODS if counts[m] == 0]
     outside = [f"{method_label(m)} ({counts[m]})" for m in METHODS if counts[m] > 0]
@@ -299,15 +300,16 @@ def kept_inside(dim: int, base: float, train: int, factor: int) -> str:
         "definition); with f = s = {s}, α reaches s² − s + 1 = {alpha} at s·L and {n} pairs "
         "stay outside.", counts["dynamic f = s"]).format(
         s=factor, alpha=factor * factor - factor + 1, n=counts["dynamic f = s"])
-    return verdict + (" " if i18n.lang() != "zh" else "") + dynamic
+    return verdict, dynamic
 
 
 def unseen_notes(dim: int, base: float, train: int, factor: int, method: str,
-                 new_base: int) -> tuple[str, ...]:
-    """The sentences under section 1: how many pairs turn within L and the critical
-    dimension, how many pairs meet unseen angles at s·L with and without the method,
-    which methods keep every pair inside (:func:`kept_inside`), and what Liu et al.'s
-    bound says for the base after tuning."""
+                 new_base: int) -> tuple[tuple[str, ...], str]:
+    """The paragraphs under section 1: how many pairs turn within L and the critical
+    dimension; how many pairs meet unseen angles at s·L with and without the method and
+    which methods keep every pair inside (:func:`kept_inside`); what Liu et al.'s bound
+    says for the base after tuning. Then, apart, dynamic NTK with transformers' `factor`
+    set to s."""
     plain_rows, scaled_rows = ood_columns(dim, base, train, factor, method)
     liu = liu_summary(dim, base, train, float(new_base))
     n_plain = int(plain_rows["unseen"].sum())
@@ -334,6 +336,7 @@ def unseen_notes(dim: int, base: float, train: int, factor: int, method: str,
                      "a period within the tuning length and the model extrapolates better, so no "
                      "limit is given.").format(
             new_base=ui.fmt_base(new_base))
+    verdict, dynamic = kept_inside(dim, base, train, factor)
     return (
         ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
                  "{pairs} pairs completes at least one turn in training (its angles cover "
@@ -351,9 +354,8 @@ def unseen_notes(dim: int, base: float, train: int, factor: int, method: str,
                  "anything they saw (marked ×); with {method} the count is {scaled}.",
                  n_plain).format(
             length=i18n.integer(factor * train), n=n_plain, method=method_label(method),
-            scaled=n_scaled),
-        kept_inside(dim, base, train, factor),
-        liu_text)
+            scaled=n_scaled) + (" " if i18n.lang() != "zh" else "") + verdict,
+        liu_text), dynamic
 
 
 @ui.prose
@@ -403,9 +405,8 @@ def cos_sum_notes(dim: int, base: float, bmax: int) -> tuple[str, ...]:
 
 @ui.prose
 def island_notes(dim: int, target: int) -> tuple[str, str]:
-    """The sentences under the islands: how many there are and the narrowest, and how the
-    search finds them, once per setting and language (a base was found: bound's
-    "smallest" is not None)."""
+    """The sentences under the islands: how many there are and the narrowest; and, apart,
+    how the search finds them (a base was found: bound's "smallest" is not None)."""
     r = bound(dim, target)
     isl = island_table(dim, target)
     n = len(isl)
@@ -487,10 +488,11 @@ def preset_bounds() -> tuple[pa.Table, tuple[str, ...], tuple[str, ...]]:
               "chunk, else the maximum context.")
     if len(fails):
         preset_verdict = ngettext(
-            "{scope} {n} of {rows} rows has some B_m < 0 inside that range ({presets}).",
-            "{scope} {n} of {rows} rows have some B_m < 0 inside that range ({presets}).",
-            len(fails)).format(scope=scope, n=len(fails), rows=len(presets),
-                               presets=listing(dict.fromkeys(fails["preset"])))
+            "{scope} {n} of {rows} rows has some B_m < 0 inside that range.",
+            "{scope} {n} of {rows} rows have some B_m < 0 inside that range.",
+            len(fails)).format(scope=scope, n=len(fails), rows=len(presets))
+        failing = _("Rows with some B_m < 0: {presets}.").format(
+            presets=listing(dict.fromkeys(fails["preset"])))
         mild = fails.loc[fails["negative distances"].idxmin()]
         depth = _("How deep and how often matters: {preset}'s B_m dips to {low} against "
                   "B₀ = {b0} on {n} of {length} distances.").format(
@@ -500,13 +502,14 @@ def preset_bounds() -> tuple[pa.Table, tuple[str, ...], tuple[str, ...]]:
     else:
         preset_verdict = _("{scope} 0 of {rows} rows have some B_m < 0 inside that range.").format(
             scope=scope, rows=len(presets))
-        depth = ""
+        depth = failing = ""
     rescued = presets[~presets["passes"] & presets["whole-head passes"]]
     windowed = windowed_rows()
     windows = listing(_("{preset} ({n})").format(preset=row["preset"],
                                                   n=i18n.integer(int(row["context L [tokens]"])))
                       for _i, row in windowed.drop_duplicates("preset").iterrows())
     notes = (
+        failing,
         _("Layers with a window are checked over their window only, since no longer distance "
           "reaches them: {windows}. A model's other layers are checked over the whole context "
           "with their own spectrum: Gemma 3's global layers with their linear ×8 scaling, "

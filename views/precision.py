@@ -342,10 +342,10 @@ def spacing_notes(max_position: int, dtypes: tuple) -> tuple[str, str]:
     for d in dtypes:
         # the last position of the log-spaced grid is max_position
         value = sp[d]["spacing [tokens]"][-1]
-        bits.append(f"{d} {value:g}" if value != float("inf")
-                    else _("{dtype} ∞ (overflow)").format(dtype=d))
+        bits.append(_("{value} tokens in {dtype}").format(value=f"{value:g}", dtype=d)
+                    if value != float("inf") else _("∞ in {dtype} (overflow)").format(dtype=d))
     return (
-        _("**At m = {m} the spacing is** {values} tokens.").format(
+        _("**At m = {m} the spacing is** {values}.").format(
             m=i18n.integer(max_position), values=listing(bits)),
         _("bfloat16 stops at {bf_first} (it becomes {bf_held}) and float16 at {f16_first}: past "
           "these, neighbouring tokens share one position. float16 also overflows at "
@@ -385,15 +385,19 @@ def error_notes(dim: int, base: float, max_position: int, dtypes: tuple) -> tupl
     return (
         worst_text,
         _("An error near π or above turns the pair to an unrelated direction. Storing only the "
-          "cos/sin cache in low precision keeps the angle exact and bounds the cos error by the "
-          "dtype's rounding: {values}, whatever the position.").format(
-            values=listing(f"{d} {cache[d]:.1e}" for d in dtypes)))
+          "cos/sin cache in low precision keeps the angle exact, and the dtype's rounding then "
+          "bounds the cos error whatever the position: {values}.").format(
+            values=listing(_("{value} in {dtype}").format(value=f"{cache[d]:.1e}", dtype=d)
+                           for d in dtypes)))
 
 
-def current_notes(dim: int, base: float, max_position: int, dtypes: tuple) -> tuple[str, ...]:
-    """What current code (transformers) does: its angle error, split into a fixed change of
-    frequency and the product's rounding (rope_core.float32_angle_parts), and what a cast
-    `inv_freq` brings back (only with bfloat16 shown: else an empty sentence)."""
+def current_notes(dim: int, base: float, max_position: int,
+                  dtypes: tuple) -> tuple[str, tuple[str, ...]]:
+    """What current code (transformers) does and its angle error; then, apart, the details:
+    the code of the product, the cos errors of its cast cache, the angle error split into a
+    fixed change of frequency and the product's rounding (rope_core.float32_angle_parts),
+    and what a cast `inv_freq` brings back (only with bfloat16 shown: else an empty
+    sentence)."""
     last = at_end(dim, base, max_position, dtypes)
     f32 = {d: last[d, "float32_angles"] for d in dtypes}
     theta_at_end = {d: last[d, "theta"]["max angle error [rad]"] for d in dtypes}
@@ -406,28 +410,26 @@ def current_notes(dim: int, base: float, max_position: int, dtypes: tuple) -> tu
                    error=f"{f32[dtypes[0]]['max angle error [rad]']:.3g}",
                    m=i18n.integer(max_position), spacing=f"{2 * half:.3g}",
                    reference=f"{reference:.3g}",
-                   values=listing(f"{d} {f32[d]['max cos error']:.1e}" for d in dtypes))
+                   values=listing(_("{value} in {dtype}").format(
+                       value=f"{f32[d]['max cos error']:.1e}", dtype=d) for d in dtypes))
     if (dim, base, max_position) == (128, 1e4, 10**6):
         current_text = _(
             "**What current code does.** transformers builds `inv_freq` in float32, forms the "
-            "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in transformers "
-            "{version}; "
-            "4.x used a float32 matrix product with `autocast` off) and casts only cos and sin to "
-            "the model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
-            "same in every dtype, {error} rad at m = {m} (float32's spacing there is {spacing}). "
-            "Cos errors with the cast cache at m = {m}: {values}.").format(**current)
+            "angles m·θᵢ as a float32 product and casts only cos and sin to the model's dtype "
+            "(recipe {recipe}, drawn in grey). So its angle error is float32's, the same in every "
+            "dtype: {error} rad at m = {m} (float32's spacing there is {spacing}).").format(
+                **current)
     else:
         current_text = _(
             "**What current code does.** transformers builds `inv_freq` in float32, forms the "
-            "angles m·θᵢ as a float32 product (`position_ids.float() * inv_freq` in transformers "
-            "{version}; "
-            "4.x used a float32 matrix product with `autocast` off) and casts only cos and sin to "
-            "the model's dtype (recipe {recipe}, drawn in grey): its angle error is float32's, the "
-            "same in every dtype, {error} rad at m = {m} (float32's spacing there is {spacing}); "
-            "{reference} rad at m = 10⁶ for d = 128, base 10⁴. Cos errors with the cast cache at "
-            "m = {m}: {values}.").format(**current)
-    return (
-        current_text,
+            "angles m·θᵢ as a float32 product and casts only cos and sin to the model's dtype "
+            "(recipe {recipe}, drawn in grey). So its angle error is float32's, the same in every "
+            "dtype: {error} rad at m = {m} (float32's spacing there is {spacing}), and "
+            "{reference} rad at m = 10⁶ for d = 128, base 10⁴.").format(**current)
+    return current_text, (
+        _("The product is `position_ids.float() * inv_freq` in transformers {version}; 4.x used "
+          "a float32 matrix product with `autocast` off. With the cast cache, cos is off by up "
+          "to {values} at m = {m}.").format(**current),
         _("That error has two parts; for pair {pair}, the largest at m = {m}: {total} = {offset} "
           "{rounding} rad. The first, m·(θᵢ in float32 − θᵢ), is there because float32's "
           "`inv_freq` is not exactly base^(−2i/d): a fixed change of frequency that q and k "
@@ -457,19 +459,20 @@ def relative_notes(dim: int, base: float, gap: int, max_position: int,
     rmax = {d: nan_max(part["score difference"]) for d, part in rel.items()}
     n_nan = sum(int(np.isnan(part["score difference"]).sum()) for part in rel.values())
     rel_args = dict(most=i18n.integer(max_position), dim=dim,
-                    values=listing(f"{d} {v:.2g}" for d, v in rmax.items()))
+                    values=listing(_("{value} in {dtype}").format(value=f"{v:.2g}", dtype=d)
+                                   for d, v in rmax.items()))
     if n_nan:
         largest = ngettext(
-            "Largest difference up to Δ = {most}: {values} (the all-ones score lies between "
-            "−d and d, d = {dim}); {n} shift gives no score at all (float16 overflow, not "
-            "drawn).",
-            "Largest difference up to Δ = {most}: {values} (the all-ones score lies between "
-            "−d and d, d = {dim}); {n} shifts give no score at all (float16 overflow, not "
-            "drawn).",
+            "Up to Δ = {most} the largest difference is {values} (the all-ones score lies "
+            "between −d and d, d = {dim}); {n} shift gives no score at all (float16 overflow, "
+            "not drawn).",
+            "Up to Δ = {most} the largest difference is {values} (the all-ones score lies "
+            "between −d and d, d = {dim}); {n} shifts give no score at all (float16 overflow, "
+            "not drawn).",
             n_nan).format(n=i18n.integer(n_nan), **rel_args)
     else:
-        largest = _("Largest difference up to Δ = {most}: {values} (the all-ones score lies "
-                    "between −d and d, d = {dim}).").format(**rel_args)
+        largest = _("Up to Δ = {most} the largest difference is {values} (the all-ones score "
+                    "lies between −d and d, d = {dim}).").format(**rel_args)
     # float64's own rounding can move the score by at most this much (q = k = ones, every
     # position up to Δ + n): a dtype below it keeps the relative property
     bound = rc.relative_rounding_bound(dim, base, max_position + gap)
@@ -483,6 +486,11 @@ def relative_notes(dim: int, base: float, gap: int, max_position: int,
         verdict = _("No dtype shown stays within float64's own rounding ({bound} here): the "
                     "score depends on more than n − m.").format(**bound_args)
     else:
-        verdict = _("Within float64's own rounding ({bound} here): {kept}; above it, so "
-                    "depending on more than n − m: {broken}.").format(**bound_args)
+        verdict = ngettext(
+            "{kept} stays within float64's own rounding ({bound} here).",
+            "{kept} stay within float64's own rounding ({bound} here).",
+            len(kept)).format(**bound_args) + (" " if i18n.lang() != "zh" else "") + ngettext(
+            "{broken} goes above it, so its score depends on more than n − m.",
+            "{broken} go above it, so their scores depend on more than n − m.",
+            len(broken)).format(**bound_args)
     return largest, verdict, _(RELATIVE_WHY[recipe]).format(recipe=recipe_name(recipe))

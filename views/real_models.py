@@ -18,8 +18,9 @@ from ui.configs import shown_name
 from ui.i18n import N_, _, ngettext
 from ui.layers import MIXER_NAMES, group_label, layer_codes, layer_strip, span_words
 
-REGIME_COUNTS = {"kept": N_("{n} kept"), "blended": N_("{n} blended"),
-                 "interpolated": N_("{n} interpolated")}
+# what a scaling does to how many pairs ("its scaling keeps 29, blends 6, interpolates 29")
+REGIME_COUNTS = {"kept": N_("keeps {n}"), "blended": N_("blends {n}"),
+                 "interpolated": N_("interpolates {n}")}
 DECAY_POINTS = 600  # distances per model and curve: smooth on either axis, a light figure
 
 
@@ -374,7 +375,7 @@ def series_text(styles: dict, name: str) -> str:
 
 
 def none_rotates() -> str:
-    return _("none of the chosen models rotates in any layer: no spectrum to draw")
+    return _("None of the chosen models rotates in any layer: no spectrum to draw.")
 
 
 @ui.prose
@@ -398,11 +399,11 @@ def written(keys: tuple) -> dict:
             counts = layer_counts(len(rope), nope, len(rows) - len(rope) - nope)
             if len(rope):
                 stack_text.append(_("{model}, {n} layers: {counts}; a query of a rotating layer "
-                                    "sees {reaches} tokens").format(
+                                    "sees {reaches} tokens.").format(
                     model=ui.plain(shown_name(name)), n=len(rows), counts=counts,
                     reaches=reaches))
             else:
-                stack_text.append(_("{model}, {n} layers: {counts}").format(
+                stack_text.append(_("{model}, {n} layers: {counts}.").format(
                     model=ui.plain(shown_name(name)), n=len(rows), counts=counts))
     sentences = []
     wavelengths, regimes = spectra["wavelength [tokens]"].to_numpy(), spectra["regime"].to_numpy()
@@ -412,13 +413,16 @@ def written(keys: tuple) -> dict:
         reach = int(reach_of[rows[0]])
         turns = int((wavelengths[rows] <= reach).sum())
         counts = Counter(regimes[rows].tolist())
-        scaled = _(", ").join(_(REGIME_COUNTS[r]).format(n=counts.get(r, 0))
-                              for r in REGIME_COUNTS if counts.get(r, 0))
+        if set(counts) == {"kept"}:
+            scaled = _("no pair is scaled")
+        else:
+            scaled = _("its scaling {actions}").format(actions=_(", ").join(
+                _(REGIME_COUNTS[r]).format(n=counts[r]) for r in REGIME_COUNTS if counts.get(r)))
         sentences.append(ngettext(
-            "{model}: {turns} of {n} pair turns at least once within {context} tokens, as far "
-            "as these layers see; pairs {regimes}",
-            "{model}: {turns} of {n} pairs turn at least once within {context} tokens, as far "
-            "as these layers see; pairs {regimes}", len(rows)).format(
+            "{model}: {turns} of {n} pair turns at least once within the {context} tokens "
+            "these layers see; {regimes}.",
+            "{model}: {turns} of {n} pairs turn at least once within the {context} tokens "
+            "these layers see; {regimes}.", len(rows)).format(
             model=series_text(styles, name), turns=turns, n=len(rows), context=i18n.integer(reach),
             regimes=scaled))
     ratio_text = []
@@ -426,13 +430,13 @@ def written(keys: tuple) -> dict:
     for name, rows in spectrum_groups:
         r = ratios[rows]
         if np.abs(r - 1).max() < 1e-12:
-            ratio_text.append(_("{model} runs its plain spectrum (ratio 1)").format(
+            ratio_text.append(_("{model} runs its plain spectrum (ratio 1).").format(
                 model=series_text(styles, name)))
         else:
             ratio_text.append(_("{model} keeps pair 0 at ratio {first} and slows its slowest pair "
-                                "to {last}").format(model=series_text(styles, name),
-                                                    first=f"{r[0]:.3g}",
-                                                    last=f"{r[-1]:.3g}"))
+                                "to {last}.").format(model=series_text(styles, name),
+                                                     first=f"{r[0]:.3g}",
+                                                     last=f"{r[-1]:.3g}"))
     windowed = [series_text(styles, name) for name, rows in spectrum_groups
                 if int(reach_of[rows[0]]) < int(dict(zip(models["model"], models[
                     "max context [tokens]"]))[spectra["model"].iloc[rows[0]]])]
@@ -453,8 +457,8 @@ def score_sentences(keys: tuple, axis: str) -> tuple[str, ...]:
     scores = decay["score q=k=1 / head_dim"].to_numpy()
     for name, rows in compare.label_groups(decay["series"]):
         score, r = scores[rows], distances[rows]
-        score_text.append(_("{model}: {first} at r = {r_first}, {last} at r = {r_last}, lowest "
-                            "{lowest}").format(
+        score_text.append(_("{model} goes from {first} at r = {r_first} to {last} at "
+                            "r = {r_last}, and is never below {lowest}.").format(
             model=series_text(styles, name), first=f"{score[0]:.3f}",
             r_first=i18n.integer(round(r[0])), last=f"{score[-1]:.3f}",
             r_last=i18n.integer(round(r[-1])), lowest=f"{score.min():.3f}"))

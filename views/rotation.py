@@ -241,23 +241,24 @@ def turn_note(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: str, m
                    per_frame=f"{per_frame:.3g}")
     if auto:
         return ngettext(
-            "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° "
-            "per token, one full turn every {wavelength} tokens; `auto` chose {step} position "
-            "per frame, so the {frames} frames cover {span} tokens, {turns} turns of this pair; "
-            "each moving arrow turns {per_frame}° per frame.",
-            "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° "
-            "per token, one full turn every {wavelength} tokens; `auto` chose {step} positions "
-            "per frame, so the {frames} frames cover {span} tokens, {turns} turns of this pair; "
-            "each moving arrow turns {per_frame}° per frame.", step).format(**numbers)
+            "Pair i = {pair} of d = {dim} (base {base}) turns {degrees}° per token "
+            "(θᵢ = {theta} rad), a full turn every {wavelength} tokens. `auto` chose {step} "
+            "position per frame, so the {frames} frames cover {span} tokens, {turns} turns of "
+            "the pair: each moving arrow turns {per_frame}° from one frame to the next.",
+            "Pair i = {pair} of d = {dim} (base {base}) turns {degrees}° per token "
+            "(θᵢ = {theta} rad), a full turn every {wavelength} tokens. `auto` chose {step} "
+            "positions per frame, so the {frames} frames cover {span} tokens, {turns} turns of "
+            "the pair: each moving arrow turns {per_frame}° from one frame to the next.",
+            step).format(**numbers)
     return ngettext(
-        "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° per "
-        "token, one full turn every {wavelength} tokens; with {step} position per frame the "
-        "{frames} frames cover {span} tokens, {turns} turns of this pair; each moving arrow "
-        "turns {per_frame}° per frame.",
-        "Pair i = {pair} of d = {dim} (base {base}) turns by θᵢ = {theta} rad = {degrees}° per "
-        "token, one full turn every {wavelength} tokens; with {step} positions per frame the "
-        "{frames} frames cover {span} tokens, {turns} turns of this pair; each moving arrow "
-        "turns {per_frame}° per frame.", step).format(**numbers)
+        "Pair i = {pair} of d = {dim} (base {base}) turns {degrees}° per token "
+        "(θᵢ = {theta} rad), a full turn every {wavelength} tokens. At {step} position per "
+        "frame the {frames} frames cover {span} tokens, {turns} turns of the pair: each moving "
+        "arrow turns {per_frame}° from one frame to the next.",
+        "Pair i = {pair} of d = {dim} (base {base}) turns {degrees}° per token "
+        "(θᵢ = {theta} rad), a full turn every {wavelength} tokens. At {step} positions per "
+        "frame the {frames} frames cover {span} tokens, {turns} turns of the pair: each moving "
+        "arrow turns {per_frame}° from one frame to the next.", step).format(**numbers)
 
 
 def motion_note(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: str, m0: int,

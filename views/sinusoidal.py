@@ -162,11 +162,12 @@ def forms_metrics(dim: int, base: float) -> list[tuple[str, str, str]]:
             for (dname, form), worst in forms_summary(dim, base)["largest"].items()]
 
 
-def forms_notes(dim: int, base: float) -> tuple[str, ...]:
-    """The sentences under the frequency forms (:func:`forms_summary`): each form's largest
-    error in machine epsilons, whether that is rounding, which form is the more accurate in
-    float32 and why, whether every value is finite, and float32's range against the
-    largest base and head dim the sidebar offers."""
+def forms_notes(dim: int, base: float) -> tuple[tuple[str, ...], ...]:
+    """The sentences under the frequency forms (:func:`forms_summary`), in three groups:
+    what was measured (each form's largest error in machine epsilons, whether that is
+    rounding), the verdict (which form is the more accurate in float32 and why, and the
+    advice), then the ranges (whether every value is finite, and float32's range against
+    the largest base and head dim the sidebar offers)."""
     forms = forms_summary(dim, base)
     stats = forms["largest"]
     eps = {dname: torch.finfo(dtype).eps for dname, dtype in DTYPES.items()}
@@ -186,9 +187,9 @@ def forms_notes(dim: int, base: float) -> tuple[str, ...]:
     else:
         better = _("Here the power form is the more accurate one in float32.")
     return (
-        _("In float32 the largest relative errors are {pow32} (power) and {exp32} "
-          "(exponential), i.e. {pow32_eps} and {exp32_eps} machine epsilons; in float64 {pow64} "
-          "and {exp64} ({pow64_eps} and {exp64_eps} epsilons).").format(
+        _("In float32 the power form is off by at most {pow32} and the exponential by at most "
+          "{exp32}: {pow32_eps} and {exp32_eps} machine epsilons. In float64 they are off by at "
+          "most {pow64} and {exp64} ({pow64_eps} and {exp64_eps} epsilons).").format(
             pow32=f"{stats[('float32', 'pow')]:.1e}", exp32=f"{stats[('float32', 'exp')]:.1e}",
             pow32_eps=f"{stats[('float32', 'pow')] / eps['float32']:.1f}",
             exp32_eps=f"{stats[('float32', 'exp')] / eps['float32']:.1f}",
@@ -197,13 +198,15 @@ def forms_notes(dim: int, base: float) -> tuple[str, ...]:
             exp64_eps=f"{stats[('float64', 'exp')] / eps['float64']:.1f}"),
         _("Both are plain rounding error.") if rounding else
         _("Some exceed {n} epsilons, more than rounding alone.").format(n=ROUNDING_EPS),
-        better,
+    ), (
+        better, _("Choose either form; the exponential is a habit, not a fix."),
+    ), (
         (_("Nothing overflows or underflows: every value is finite and the smallest is "
            "{smallest}.") if finite else
          _("**Some values are not finite**; the smallest reference value is {smallest}.")).format(
             smallest=f"{smallest:.2e}"),
         _("Even for base {base} and d = {dim}, the largest intermediate (the base itself, "
           "{base}) and the smallest frequency ({omega}) sit far inside float32's range "
-          "{tiny} … {most}. Choose either form; the exponential is a habit, not a fix.").format(
+          "{tiny} … {most}.").format(
             base=ui.fmt_base(worst_base), dim=worst_dim, omega=f"{worst_omega:.1e}",
             tiny=f"{f32.tiny:.1e}", most=f"{f32.max:.1e}"))
