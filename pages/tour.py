@@ -102,11 +102,9 @@ if slides:  # the recap of each part is a slide of its own, between its last ste
               (number - 1, part - 1) if number == first and part > 0 else (number - 1, None))
     after = (number + 1, None) if at_recap or number < last else (number, part)
     back.button(_("Previous"), key="tour_previous", on_click=_move, args=before,
-                disabled=number == 1 and not at_recap, icon=":material/arrow_back:",
-                width="stretch", shortcut="ArrowLeft")
+                disabled=number == 1 and not at_recap, width="stretch", shortcut="ArrowLeft")
     ahead.button(_("Next"), key="tour_next", on_click=_move, args=after,
-                 disabled=at_recap and number == N, icon=":material/arrow_forward:",
-                 width="stretch", shortcut="ArrowRight")
+                 disabled=at_recap and number == N, width="stretch", shortcut="ArrowRight")
 else:
     back.button(_("Previous"), key="tour_previous", on_click=_move, args=(number - 1,),
                 disabled=number == 1, icon=":material/arrow_back:", width="stretch")
@@ -147,14 +145,16 @@ if not at_recap:
     with body:
         st.header(f"{number}. {say(step.title)}")
     # a slide: the picture on the left, what to look at and the question beside it
-    left, right = body.columns([3, 2], gap="medium") if slides else (body, body)
+    left, right = (body.container(key="tour_slide").columns([3, 2], gap="medium") if slides
+                   else (body, body))
     with left, ui.friendly_errors():
         ui.show(figure(number, s.device), key="tour_figure", alt=say(step.alt))
     with right:
         st.markdown(_("**Look:** {look}").format(look=say(step.look)))
+        if locked:  # the prediction as it was when the answer was first revealed
+            st.session_state[f"tour_guess_{number}"] = record[number]
         guess = st.radio(_("**Predict:** {prompt}").format(prompt=say(step.prompt)),
-                         step.choices, format_func=say, key=f"tour_guess_{number}",
-                         index=step.choices.index(record[number]) if record.get(number) else None,
+                         step.choices, index=None, format_func=say, key=f"tour_guess_{number}",
                          disabled=locked)
         if st.toggle(_("Reveal the answer"), value=locked, key=f"tour_reveal_{number}",
                      on_change=_record, args=(number,)):

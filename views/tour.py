@@ -266,9 +266,9 @@ STEPS: tuple[Step, ...] = (
         figure=_rotation, shows="rot_animation",
         alt=N_("Animation of pair 8: the query's and the key's pair as two arrows in their "
                "plane, and below, their dot product against the query position m."),
-        look=N_("Top: pair 8 of the query and of the key as two arrows. Press ▶ Play and the "
-                "query advances one frame at a time; the labels under the plot show its "
-                "position m. Count the positions it needs to come round to where it started."),
+        look=N_("Top: pair 8 of the query and of the key as two arrows; ▶ Play turns the "
+                "query as its position m grows. Below: their dot product against m, which "
+                "repeats each time the pair comes round. Read the distance between two peaks."),
         prompt=N_("With base 10⁴ and d = 128, how many tokens does pair i = 8 need for one "
                   "full turn?"),
         choices=(N_("About 6"), N_("About 20"), N_("About 200"), N_("About 10,000")),
@@ -577,7 +577,7 @@ def next_links(part: int) -> list[dict]:
 def question(number: int) -> str:
     """The question with its choices as boxes to tick, for the printed handout."""
     step = STEPS[number - 1]
-    return "\n".join([f"**{say(step.prompt)}**", ""] + [f"- ☐ {say(c)}" for c in step.choices])
+    return f"**{say(step.prompt)}**\n\n" + "  \n".join(f"☐ {say(c)}" for c in step.choices)
 
 
 def handout_title(part: int) -> str:
@@ -586,11 +586,20 @@ def handout_title(part: int) -> str:
 
 # The slides: the sidebar collapsed (pages/tour.py), text for the back of the room (the
 # presentation sheet of ui.css), the main column across the screen, less space above it.
+# The picture and the text side by side from 800 px on (the presentation sheet, and the app's
+# below 1100 px, stack columns that hold a plot: the same selectors, more specific, win).
+_COLUMNS = ('.st-key-tour_slide [data-testid="stHorizontalBlock"]:has(> [data-testid="stColumn"] '
+            '[data-testid="stPlotlyChart"])')
 SLIDE_CSS = PRESENT_CSS + """
-[data-testid="stMainBlockContainer"] { padding-top: 2.5rem; padding-bottom: 2rem; max-width: 100%; }
+[data-testid="stMainBlockContainer"] { padding-top: 3.5rem; padding-bottom: 2rem; max-width: 100%; }
 [data-testid="stMain"] .st-key-tour_screen_only h1 { font-size: 1.3rem; padding: 0; }
 [data-testid="stMain"] h2 { font-size: 2.2rem; padding-top: 0.25rem; }
-"""
+@media (min-width: 800px) {
+  COLUMNS { flex-direction: row !important; }
+  COLUMNS > [data-testid="stColumn"] { width: auto !important; flex: 3 1 0 !important; }
+  COLUMNS > [data-testid="stColumn"]:last-child { flex: 2 1 0 !important; }
+}
+""".replace("COLUMNS", _COLUMNS)
 
 # The handout: a column as wide as an A4 or Letter page on screen, so that its figures are
 # drawn at the width they are printed; in print only the handout itself (no sidebar, header,
