@@ -439,7 +439,8 @@ STEPS: tuple[Step, ...] = (
                "pair i, one line per method."),
         look=N_("How much each context-extension method slows every pair, θ′ᵢ/θᵢ, when a "
                 "model with base 10⁴ and d = 128 is stretched from 4,096 tokens by s = 8. A "
-                "ratio of 1 keeps the pair; 1/8 slows it eightfold. Find the NTK-aware line."),
+                "ratio of 1 keeps the pair; 1/8 slows it eightfold. Find NTK: its static and "
+                "dynamic lines lie on top of each other here."),
         prompt=N_("NTK-aware scaling extends L = 4,096 by s = 8 by raising the base. Which pairs "
                   "does it slow down the most?"),
         choices=(N_("The fastest pairs (small i)"), N_("The slowest pairs (large i)"),
