@@ -14,19 +14,10 @@ from __future__ import annotations
 
 import re
 
+import e2e_server as e2e
 import pytest
-from e2e_server import (
-    ARTIFACTS,
-    LOAD_MS,
-    RUNS_DONE_JS,
-    new_page,
-    open_path,
-    skip_without_browser,
-    wait_settled,
-    warmed_server,
-)
 
-skip_without_browser()
+e2e.skip_without_browser()
 
 import pypdfium2 as pdfium  # noqa: E402
 
@@ -39,7 +30,7 @@ HEADER = '[data-testid="stMain"] h2'
 
 @pytest.fixture(scope="module")
 def server(browser):
-    with warmed_server(browser, "e2e-tour.log") as srv:
+    with e2e.warmed_server(browser, "e2e-tour.log") as srv:
         yield srv
 
 
@@ -49,9 +40,9 @@ def step_header(page) -> str:
 
 def press(page, key: str) -> None:
     """Press ``key`` and wait for the run it starts to settle."""
-    done = page.evaluate(RUNS_DONE_JS)
+    done = page.evaluate(e2e.RUNS_DONE_JS)
     page.keyboard.press(key)
-    wait_settled(page, done + 1)
+    e2e.wait_settled(page, done + 1)
 
 
 def sidebar_width(page) -> float:
@@ -62,10 +53,10 @@ def sidebar_width(page) -> float:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_slides_fold_the_sidebar_show_one_figure_and_move_with_the_arrow_keys(
         browser, server, lang):
-    page = new_page(browser, viewport={"width": 1400, "height": 900},
+    page = e2e.new_page(browser, viewport={"width": 1400, "height": 900},
                     locale="zh-CN" if lang == "zh" else "en-US")
     try:
-        open_path(page, server, f"/tour?tour_step=2&slides=true&lang={lang}")
+        e2e.open_path(page, server, f"/tour?tour_step=2&slides=true&lang={lang}")
         page.wait_for_selector(f"{CHART} .main-svg")  # a busy machine draws late
         assert sidebar_width(page) < 5  # collapsed (Streamlit keeps it in the DOM)
         assert page.locator(CHART).count() == 1
@@ -85,10 +76,10 @@ def test_slides_fold_the_sidebar_show_one_figure_and_move_with_the_arrow_keys(
         press(page, "ArrowRight")
         assert step_header(page).startswith("3. ")
         # leaving slide mode brings the sidebar back
-        done = page.evaluate(RUNS_DONE_JS)
+        done = page.evaluate(e2e.RUNS_DONE_JS)
         page.locator('[data-testid="stMain"] label:has-text("'
                      + ("Slide mode" if lang == "en" else "幻灯片模式") + '")').click()
-        wait_settled(page, done + 1)
+        e2e.wait_settled(page, done + 1)
         page.wait_for_timeout(500)
         assert sidebar_width(page) > 200
     finally:
@@ -100,17 +91,17 @@ def test_the_handout_prints_every_figure_of_its_part(browser, server, part):
     """page.pdf prints with the print style sheet, as the browser's Print does: only the
     handout (no sidebar, no controls), every figure of the part whole on its sheet."""
     first, last = PARTS[part].first, PARTS[part].last
-    page = new_page(browser, viewport={"width": 1000, "height": 900}, locale="en-US")
+    page = e2e.new_page(browser, viewport={"width": 1000, "height": 900}, locale="en-US")
     try:
-        open_path(page, server, f"/tour?tour_step={first}&handout=true")
+        e2e.open_path(page, server, f"/tour?tour_step={first}&handout=true")
         page.wait_for_function(  # a busy machine draws late
             f"() => document.querySelectorAll('{CHART} .main-svg').length >= "
-            f"{last - first + 1}", timeout=3 * LOAD_MS)
+            f"{last - first + 1}", timeout=3 * e2e.LOAD_MS)
         titles = page.evaluate(
             "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
             ".map(gd => gd._fullLayout.title.text.replace(/<[^>]+>/g, ' ').trim())")
         assert len(titles) == last - first + 1
-        path = ARTIFACTS / f"handout-part-{part + 1}.pdf"
+        path = e2e.ARTIFACTS / f"handout-part-{part + 1}.pdf"
         page.pdf(path=str(path), format="A4", print_background=True)
     finally:
         page.context.close()
