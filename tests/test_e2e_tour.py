@@ -93,7 +93,9 @@ def test_the_handout_prints_every_figure_of_its_part(browser, server, part):
     first, last = PARTS[part].first, PARTS[part].last
     page = e2e.new_page(browser, viewport={"width": 1000, "height": 900}, locale="en-US")
     try:
-        e2e.open_path(page, server, f"/tour?tour_step={first}&handout=true")
+        # eight figures drawn cold: a busy machine needs longer than one page's wait
+        e2e.open_path(page, server, f"/tour?tour_step={first}&handout=true",
+                      timeout=3 * e2e.LOAD_MS)
         page.wait_for_function(  # a busy machine draws late
             f"() => document.querySelectorAll('{CHART} .main-svg').length >= "
             f"{last - first + 1}", timeout=3 * e2e.LOAD_MS)
