@@ -4,7 +4,7 @@
 Runs ../shared/tools/ws_load.py (Streamlit's own websocket protocol, many
 simulated students, no browsers) against
 
-  (every page but the guided tour, which has no chart, in lesson order)
+  (every page with a chart, in lesson order)
 
   1. one Streamlit process: a class of --students (30) following the same page
      sequence with 3 s think time, --runs times (3);
@@ -35,7 +35,7 @@ from serve import Cluster, free_port  # noqa: E402
 
 from ui.navigation import PAGES  # noqa: E402
 
-# Every page with a chart, in lesson order (the guided tour only links to the others).
+# Every page with a chart, in lesson order.
 VISITED = ",".join("" if spec.default else spec.name for spec in PAGES if spec.charts)
 
 

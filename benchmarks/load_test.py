@@ -72,7 +72,7 @@ from e2e_server import (  # noqa: E402
 )
 from e2e_server import PAGES as ALL_PAGES  # noqa: E402
 
-# Every page that draws a chart, in lesson order (the guided tour only links to the others).
+# Every page that draws a chart, in lesson order.
 PAGES = {name: path for name, path in ALL_PAGES.items() if name in CHART_PAGES}
 QUIET_MS = 150  # the DOM must not change for this long before a step counts as done
 DIM_THUMB = '[data-testid="stSidebar"] input[aria-label="Head dim d"]'

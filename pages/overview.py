@@ -8,7 +8,21 @@ import ui
 from ui import i18n
 from ui.i18n import N_, _
 from ui.navigation import by_name, sections
-from views.overview import gaps, link_label, outputs_figure, shuffle, shuffled_words
+from views.overview import (
+    PAIR_M,
+    PAIR_N,
+    SHIFT,
+    change_figure,
+    gaps,
+    link_label,
+    moved_word,
+    outputs_figure,
+    pair_dots,
+    shuffle,
+    shuffled_words,
+    two_minutes_figure,
+    written,
+)
 
 SENTENCES = list(lesson.TOY_SENTENCES)
 # The toy sentences are data (rope_core.teaching.lesson) and link values (?why_sentence=);
@@ -30,7 +44,7 @@ st.latex(r"\operatorname{out}(x) = \operatorname{softmax}\!\big(QK^{\top}/\sqrt{
 st.latex(r"Q = xW_q^{\top},\ K = xW_k^{\top},\ V = xW_v^{\top}")
 c1, c2 = st.columns([2, 1])
 sentence = ui.choice(_("Sentence"), SENTENCES, SENTENCES[0], "why_sentence", container=c1,
-                     fmt=lambda text: " ".join(i18n.words(text)),
+                     fmt=written,
                      help=_("Each sentence comes with the shuffle that swaps who does what."))
 seed = ui.number(_("Random seed (word vectors, W_q, W_k, W_v)"), 0, MAX_SEED, 0, "why_seed",
                  container=c2)
@@ -47,24 +61,30 @@ ui.show(outputs_figure(sentence, s.dim, s.base, s.layout, seed), key="why_output
               "the shuffled sentence gives the same rows in another order; with RoPE the rows "
               "change."), table=_("output table"))
 
+ui.show(change_figure(sentence, s.dim, s.base, s.layout, seed), key="why_changes",
+        alt=_("Two heatmaps, without positions and with RoPE: how much each word's output "
+              "changes when the sentence is shuffled, one row per word, on a colour scale "
+              "fitted to the largest change. Without positions nothing changes; with RoPE "
+              "every word's output does."), table=_("output table"))
 gaps_row = ui.row()
 gaps_row.metric(_("No positions: max |out(P x) − P out(x)|"), f"{gap['none']:.1e}")
 gaps_row.metric(_("RoPE: max |out(P x) − P out(x)|"), f"{gap['rope']:.2g}")
 st.latex(r"\operatorname{out}(Px) = P\,\operatorname{out}(x)")
 st.caption(_("P moves the tokens: (Px)ₜ is the word the shuffle puts at position t."))
-first = moved[0]
+first = moved_word(sentence)
 ui.explain(_(
     "**Without positions, “{first}” gets the same output in both sentences**, only in "
-    "another row: shuffling the tokens shuffles the output rows and changes nothing else. "
-    "The largest difference between out(P x) and P out(x) here is {none}, "
-    "float64 rounding. So to the head “{sentence}” and “{shuffled}” are the same bag of "
-    "words. With RoPE on q and k the same comparison differs by up to {rope}: "
-    "the outputs now depend on the order. (A causal mask also breaks the symmetry, since "
-    "each token then sees only the ones before it, and causal models trained without any "
-    "position encoding do learn positions from it: see the Attention page. RoPE puts the "
-    "distance into every score directly.)").format(first=first, none=f"{gap['none']:.1e}",
-                                     sentence=" ".join(words),
-                                     shuffled=shuffled, rope=f"{gap['rope']:.2g}"))
+    "another row: the left panel above stays white, every change is at most {none}, "
+    "float64 rounding. To the head, “{sentence}” and “{shuffled}” are the same bag of "
+    "words. With RoPE on q and k the outputs change by up to {rope}: now the order "
+    "matters.").format(first=first, none=f"{gap['none']:.1e}", sentence=written(sentence),
+                       shuffled=i18n.sentence(moved), rope=f"{gap['rope']:.2g}"))
+with st.expander(_("A causal mask breaks the symmetry too")):
+    st.markdown(_(
+        "With a causal mask each token sees only the ones before it, so the shuffle changes "
+        "what each word can attend to. Causal models trained without any position encoding "
+        "do learn positions from it: see the Attention page. RoPE puts the distance into "
+        "every score directly."))
 ui.download(shuffle, sentence, s.dim, s.base, s.layout, seed, part="outputs",
             filename=f"why_positions_{sentence.replace(' ', '_')}_dim{s.dim}_base"
                      f"{ui.slug(s.base)}_{s.layout}_seed{seed}.csv",
@@ -80,6 +100,22 @@ st.page_link(sin_spec.file, label=link_label(sin_spec), icon=sin_spec.icon)
 st.markdown(_(
     "**Rotate q and k.** RoPE turns the query at position m and the key at position n by "
     "angles proportional to their positions, so their dot product depends on n − m alone."))
+
+st.subheader(_("RoPE in two minutes"))
+ui.show(two_minutes_figure(), key="why_two_minutes",
+        alt=_("Two circles side by side, each with a query arrow q′ and a key arrow k′ of "
+              "pair 0: at positions m = {m}, n = {n} and at both moved {shift} tokens on. Both "
+              "arrows have turned further, the angle between them is the same, and so is "
+              "their dot product.").format(m=PAIR_M, n=PAIR_N, shift=SHIFT))
+ui.explain(_(
+    "RoPE turns pair i of the query at position m by the angle m·θᵢ, and the key's at "
+    "position n by n·θᵢ. Move both tokens {shift} positions on and both arrows turn further "
+    "by the same angle: the angle between them stays (n − m)·θᵢ, and so does their dot "
+    "product, {dot} in both pictures. So every score sees the distance n − m, never the "
+    "positions themselves.").format(shift=SHIFT, dot=f"{pair_dots()[0]:.3f}"))
+st.latex(r"q'^{\top}k' = (R_m q)^{\top}(R_n k) = q^{\top} R_{n-m}\, k")
+st.caption(_("Pair 0 turns by θ₀ = base⁰ = 1 radian per token for every base. Here q and k "
+             "point the same way, so the angle between q′ and k′ is (n − m)·θ₀ itself."))
 st.page_link(der_spec.file, label=link_label(der_spec), icon=der_spec.icon)
 st.page_link(rot_spec.file, label=link_label(rot_spec), icon=rot_spec.icon)
 

@@ -184,3 +184,52 @@ def untranslated(at: AppTest) -> dict[str, list[str]]:
         if words:
             found[text[:160]] = words
     return found
+
+
+# ------------------------------------------------------- text a room can read ----
+PARAGRAPH_WORDS = 80  # issue 46: no paragraph over about 80 words on first view
+_HAN = re.compile(r"[\u3400-\u9fff]")
+_ITEM = re.compile(r"\s*(?:[-*]|\d+\.)\s")
+
+
+def word_count(text: str) -> float:
+    """Words of a paragraph: English words, and a Chinese character as half a word (a
+    Chinese word is one to three characters, two on average)."""
+    han = len(_HAN.findall(text))
+    return len(_HAN.sub(" ", text).split()) + han / 2
+
+
+def first_view_paragraphs(at: AppTest) -> list[str]:
+    """Every paragraph the main area shows without a click: Markdown split at blank lines,
+    captions, notices and widget labels, leaving out what sits in a closed expander."""
+    found: list[str] = []
+
+    def walk(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "WhichOneof"):
+            try:
+                if proto.WhichOneof("type") == "expandable":
+                    return
+            except (TypeError, ValueError):
+                pass
+        kind = getattr(node, "type", "")
+        if kind in ("markdown", "caption", "info", "success", "warning", "error"):
+            for block in str(node.value).split("\n\n"):
+                lines = [line for line in block.split("\n") if line.strip()]
+                # a list is read item by item
+                items = all(_ITEM.match(line) for line in lines)
+                found.extend(lines if items else [block] if lines else [])
+        elif kind in ("radio", "toggle"):
+            found.append(node.proto.label)
+        children = getattr(node, "children", None)
+        if isinstance(children, dict):
+            for child in children.values():
+                walk(child)
+
+    walk(at.main)
+    return found
+
+
+def long_paragraphs(at: AppTest, most: float = PARAGRAPH_WORDS) -> dict[str, float]:
+    """The first-view paragraphs over ``most`` words, with their counts."""
+    return {p[:120]: word_count(p) for p in first_view_paragraphs(at) if word_count(p) > most}

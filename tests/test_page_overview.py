@@ -1,10 +1,15 @@
 """Why positions (the opening page): attention without positions is permutation-equivariant."""
 
+import math
+
 import numpy as np
 from apptest_helpers import array, assert_frozen_once, csv_frame, figure, run_page, shown
-from i18n_helpers import untranslated
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from i18n_helpers import long_paragraphs, untranslated
 from lesson_reference import head, thetas
 
+import rope_core as rc
 import rope_core.teaching.lesson as lesson
 from ui.navigation import PAGES
 
@@ -30,7 +35,7 @@ def metric(at, start):
 def test_default_is_dog_bites_man_with_links_to_the_lesson():
     at = run_page()
     assert at.title[0].value == "Why attention needs positions"
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 3  # outputs, what the shuffle changes, two minutes
     assert at.radio(key="why_sentence").value == "dog bites man"
     assert any(r"\operatorname{out}(Px) = P" in latex.value for latex in at.latex)
     # every page but this one in the course list, plus three in "Two answers"
@@ -46,7 +51,7 @@ def test_live_gaps_match_a_numpy_head():
     assert float(metric(at, "No positions")) < 1e-14
     assert metric(at, "RoPE") == f"{gaps['rope']:.2g}"
     text = " ".join(shown(md.value) for md in at.markdown)
-    assert f"differs by up to {gaps['rope']:.2g}" in text
+    assert f"change by up to {gaps['rope']:.2g}" in text
 
 
 def test_figure_rows_move_with_their_tokens():
@@ -93,7 +98,8 @@ def test_other_sentence_and_base_change_only_the_rope_panels():
 
 
 def test_figure_is_built_once_per_setting_and_sent_as_float32(monkeypatch):
-    assert_frozen_once(monkeypatch, None, {"why_seed": "5"}, {"why_outputs"})
+    assert_frozen_once(monkeypatch, None, {"why_seed": "5"},
+                       {"why_outputs", "why_changes", "why_two_minutes"})
 
 
 def test_chinese_page_with_another_sentence_and_its_table():
@@ -112,7 +118,11 @@ def test_chinese_page_with_another_sentence_and_its_table():
     gaps, _out = reference_gaps("the cat chased the mouse", seed=3)
     assert metric(at, "RoPE：") == f"{gaps['rope']:.2g}"
     text = " ".join(shown(md.value) for md in at.markdown)
-    assert "“那只 猫 追 那只 老鼠” 和 “那只 老鼠 追 那只 猫”" in text  # word for word
+    # one token per English word for the shuffle, written as Chinese writes a sentence
+    assert "“那只猫追那只老鼠”和“那只老鼠追那只猫”是同一袋词" in text
+    assert at.radio(key="why_sentence").options == [
+        "狗咬人", "那只猫追那只老鼠", "爱丽丝给了鲍勃一本书"]
+    assert figure(at)["layout"]["annotations"][1]["text"] == "无位置信息：<br>“那只老鼠追那只猫”"
     spec = figure(at)
     assert spec["layout"]["xaxis3"]["title"]["text"] == "输出坐标 j"
     assert untranslated(at) == {}
@@ -147,3 +157,72 @@ def test_projections_are_drawn_once_per_sentence_dim_and_seed(monkeypatch):
     gaps, _ = reference_gaps(base=500.0, layout="half", seed=437)
     assert metric(at, "RoPE") == f"{gaps['rope']:.2g}"
 
+
+
+# ---------------------------------------------------- what the shuffle changes ----
+def test_change_panels_are_the_numpy_differences_blank_without_positions():
+    """Issue 46: the RoPE panels looked like the unrotated ones (0.24 on a ±2 scale). The
+    second figure draws out(P x) − P out(x) per word, on a scale fitted to it: blank
+    without positions, the RoPE change in colour."""
+    at = run_page(None, {"why_seed": "3"})
+    spec = figure(at, 1)
+    none, rope = (array(trace["z"]) for trace in spec["data"])
+    words, order = lesson.TOY_SENTENCES["dog bites man"]
+    x = lesson.toy_embeddings(words, 128, 3).numpy()
+    w = [t.numpy() for t in lesson.toy_projections(128, 3)]
+    for drawn, th in ((none, None), (rope, thetas(128, 10_000.0))):
+        out = head(x, *w, th, "interleaved")
+        shuffled = head(x[list(order)], *w, th, "interleaved")
+        change = np.empty_like(out)
+        change[list(order)] = shuffled - out[list(order)]  # row t: word t of the sentence
+        np.testing.assert_allclose(drawn, change[:, :16], rtol=1e-5, atol=1e-7)
+    assert np.abs(none).max() < 1e-12 < 1e-2 < np.abs(rope).max()
+    reach = float(np.abs(rope).max())
+    bar = spec["layout"]["coloraxis"]
+    assert math.isclose(bar["cmax"], reach, rel_tol=1e-6) and bar["cmin"] == -bar["cmax"]
+    assert bar["colorscale"][5] == [0.5, "rgb(247,247,247)"]  # unchanged: (almost) white
+    assert spec["data"][0]["y"] == ["dog", "bites", "man"]
+
+
+# --------------------------------------------------------- RoPE in two minutes ----
+def test_two_minutes_pair_turns_by_m_theta_and_keeps_the_dot_product():
+    """Pair 0 turns by θ₀ = 1 rad per token: q = (1, 0) at m and k = (0.8, 0) at n are
+    q′ = (cos m, sin m) and k′ = 0.8 (cos n, sin n), and q′·k′ = 0.8 cos(n − m), the same at
+    (1, 2) and at (4, 5), and equal to the unrotated qᵀR((n − m)θ₀)k."""
+    at = run_page()
+    spec = figure(at, 2)
+    dot = 0.8 * math.cos(1.0)  # 0.432242
+    arrows = [t for t in spec["data"] if t.get("mode") == "lines+markers"]
+    for (m, n), (q_arrow, k_arrow) in zip(((1, 2), (4, 5)), (arrows[:2], arrows[2:])):
+        np.testing.assert_allclose(array(q_arrow["x"])[1:], [math.cos(m)], rtol=1e-6)
+        np.testing.assert_allclose(array(q_arrow["y"])[1:], [math.sin(m)], rtol=1e-6)
+        np.testing.assert_allclose(array(k_arrow["x"])[1:], [0.8 * math.cos(n)], rtol=1e-6)
+        np.testing.assert_allclose(array(k_arrow["y"])[1:], [0.8 * math.sin(n)], rtol=1e-6)
+        q2 = (math.cos(m), math.sin(m))
+        k2 = (0.8 * math.cos(n), 0.8 * math.sin(n))
+        assert math.isclose(q2[0] * k2[0] + q2[1] * k2[1], dot, rel_tol=1e-12)
+    titles = [a["text"] for a in spec["layout"]["annotations"]]
+    assert f"m = 1, n = 2: q′·k′ = {dot:.3f}" in titles
+    assert f"m = 4, n = 5: q′·k′ = {dot:.3f}" in titles
+    text = " ".join(shown(md.value) for md in at.markdown)
+    assert f"so does their dot product, {dot:.3f} in both pictures" in text
+
+
+@settings(max_examples=40, deadline=None)
+@given(m=st.integers(0, 2000), n=st.integers(0, 2000), shift=st.integers(0, 2000),
+       angle_q=st.floats(-3.1, 3.1), angle_k=st.floats(-3.1, 3.1))
+def test_a_turning_pair_scores_the_distance_alone(m, n, shift, angle_q, angle_k):
+    """The identity behind the picture, for any positions and vectors: the pair's score at
+    (m, n) and at (m + s, n + s) is |q||k| cos((n − m)θ + φ_k − φ_q)."""
+    q = (math.cos(angle_q), math.sin(angle_q))
+    k = (0.5 * math.cos(angle_k), 0.5 * math.sin(angle_k))
+    frames = rc.rotation_frames_table(q, k, 0, 128, 10_000.0, "shift", m, n, max(shift, 1), 2)
+    expected = 0.5 * math.cos((n - m) * 1.0 + angle_k - angle_q)
+    np.testing.assert_allclose(frames["dot product q'.k'"].to_numpy(), [expected] * 2,
+                               atol=1e-9)
+
+
+def test_no_long_paragraph_on_first_view_in_either_language():
+    """Issue 46: text a room can read, in both languages."""
+    for lang in ("en", "zh"):
+        assert long_paragraphs(run_page(None, {"lang": lang})) == {}, lang

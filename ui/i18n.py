@@ -28,6 +28,7 @@ from .translation import (
     message,
     ngettext,
     number,
+    sentence,
     speaking,
     words,
 )
@@ -35,7 +36,7 @@ from .translation import (
 __all__ = [
     "BABEL_LOCALES", "DEFAULT_LANG", "DOMAIN", "LANG_KEY", "LANGUAGES", "LOCALE_DIR", "N_", "_",
     "decimal_sign", "error_text", "integer", "lang", "markdown_message", "message",
-    "ngettext", "number", "speaking", "words",
+    "ngettext", "number", "sentence", "speaking", "words",
 ]
 
 

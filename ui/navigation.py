@@ -22,7 +22,7 @@ class PageSpec:
     section: str
     summary: str  # one line for the opening page's list of pages
     default: bool = False
-    charts: bool = True  # the page draws at least one figure (the tour only links)
+    charts: bool = True  # the page draws at least one figure
 
     @property
     def name(self) -> str:
@@ -39,7 +39,7 @@ PAGES: tuple[PageSpec, ...] = (
              N_("attention alone cannot tell word orders apart"), default=True),
     PageSpec("pages/tour.py", N_("Guided tour"), ":material/tour:",
              N_("Start"),
-             N_("numbered steps: open a page, predict, reveal the live answer"), charts=False),
+             N_("numbered steps: open a page, predict, reveal the live answer")),
     PageSpec("pages/glossary.py", N_("Glossary"), ":material/menu_book:",
              N_("Start"),
              N_("every term of the lesson in a sentence or two"), charts=False),

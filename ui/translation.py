@@ -117,6 +117,13 @@ def words(sentence: str) -> list[str]:
     return translated if len(translated) == len(english) else english
 
 
+def sentence(tokens: list[str]) -> str:
+    """Words of :func:`words` written as the run's language writes a sentence: with
+    spaces in English, run together in Chinese ("狗 咬 人" reads "狗咬人"), so that a
+    toy sentence keeps one token per English word and still reads naturally."""
+    return ("" if lang() == "zh" else " ").join(tokens)
+
+
 def message(msg: Message | str) -> str:
     """A rope_core message (an error's ``.message``) in this run's language."""
     return msg.render(_) if isinstance(msg, Message) else str(msg)
