@@ -13,8 +13,9 @@ import rope_core.teaching.lesson as lesson
 import rope_core.teaching.tour as tour
 import ui
 from ui import i18n
+from ui.controls import undrawn_number
 from ui.i18n import N_, _
-from ui.navigation import by_name
+from ui.navigation import TOUR_STEP_KEY, by_name, tour_query, tour_steps
 
 
 @dataclass(frozen=True)
@@ -255,35 +256,28 @@ def answer(number: int) -> dict:
     return step.answer(step.params)
 
 
-def _go(number: int) -> None:
-    st.session_state["tour_step"] = number
-
-
 ui.settings()
 st.title(_("Guided tour"))
 st.markdown(_(
     "{n} steps through the lesson. Each opens a page with the settings it needs: look at "
     "what the step names, predict the answer, then reveal it, computed live. The step "
     "number is in the address (?tour_step=3), so a link opens any step.").format(n=N))
-number = ui.slider(_("Step"), 1, N, 1, "tour_step")
+# the step lives in the address alone: each move is a link, one history entry per step
+number = undrawn_number(_("Step"), 1, N, 1, TOUR_STEP_KEY)
 st.progress(number / N, text=_("Step {number} of {n}").format(number=number, n=N))
-back, ahead = st.columns(2)
-back.button(_("Previous"), key="tour_previous", on_click=_go, args=(number - 1,),
-            disabled=number == 1, icon=":material/arrow_back:", width="stretch")
-ahead.button(_("Next"), key="tour_next", on_click=_go, args=(number + 1,),
-             disabled=number == N, icon=":material/arrow_forward:", width="stretch")
+tour_steps(number, N)
 
 step = STEPS[number - 1]
 spec = by_name(step.page)
 st.header(f"{number}. {say(step.title)}")
 st.page_link(spec.file, label=_("Open {page} with this step's settings").format(
-    page=_(spec.title)), icon=spec.icon, query_params=step.params)
+    page=_(spec.title)), icon=spec.icon, query_params=tour_query(number, step.params))
 # the link's values as the address carries them: code, the same in both languages
 st.caption(_("Settings: {values}").format(
     values=", ".join(f"`{k} = {v}`" for k, v in step.params.items())))
 st.markdown(_("**Look at:** {look}").format(look=say(step.look)))
-guess = st.radio(_("**Predict:** {prompt}").format(prompt=say(step.prompt)), step.choices,
-                 index=None, format_func=say, key=f"tour_guess_{number}")
+guess = ui.choice(_("**Predict:** {prompt}").format(prompt=say(step.prompt)), step.choices,
+                  None, f"tour_guess_{number}", fmt=say, horizontal=False, in_link=False)
 if st.toggle(_("Reveal the answer"), key=f"tour_reveal_{number}"):
     with ui.friendly_errors():
         result = answer(number)

@@ -14,6 +14,15 @@ of three selections) or raise inside the widget (``inf`` in a number box), so
 each value is checked here *before* the widget is created, and a rejected one
 is removed from the link first.
 
+A link value is the same in both languages: a choice whose options are shown
+translated (``fmt`` gives a label in the run's language) carries its option's English
+label, which for the app's choices is the option's own code (``?decay_axis=log``,
+``?iv_qk=ones``). Streamlit writes a bound widget's shown label into the address and
+keeps it as the widget's value in the browser, so such a choice is bound here instead
+(:func:`_labelled`): the address holds the English label, the widget shows the label in
+the run's language, and after a language switch, or when an address is opened as Back
+and the app's links open it (:mod:`ui.links`), the widget is given the option again.
+
 The sidebar's language switch is one of these widgets (:func:`language_switch`,
 ``?lang=``); app.py draws it first, and it sets the run's language in
 :mod:`ui.translation`.
@@ -21,6 +30,7 @@ The sidebar's language switch is one of these widgets (:func:`language_switch`,
 
 from __future__ import annotations
 
+import contextvars
 import re
 from collections.abc import Callable, Sequence
 
@@ -30,6 +40,42 @@ from .safety import plain, quoted
 from .translation import _RUN_LANG, DEFAULT_LANG, LANG_KEY, LANGUAGES, N_, _, integer, speaking
 
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+# The keys of the link values this run has read (every control checks its link first);
+# the navigation keeps a page's values for its link (ui.navigation.remember).
+_DRAWN: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("drawn", default=None)
+# Whether this run's language differs from the last run's (set by language_switch).
+_LANG_CHANGED: contextvars.ContextVar[bool] = contextvars.ContextVar("lang_changed",
+                                                                     default=False)
+_LANG_SHOWN = "_lang_shown"  # session state: the language of the session's last run
+_CHOSEN = "_chosen"  # session state: key -> option of choices kept out of the link
+
+
+def drawn_keys() -> list[str]:
+    """The keys of the controls drawn so far in this run, in order."""
+    return list(_DRAWN.get() or ())
+
+
+def link_values(keys: Sequence[str]) -> dict[str, str | list[str]]:
+    """What the address carries now for ``keys`` (those it carries), as it writes them."""
+    from streamlit.runtime.state.session_state_proxy import get_session_state
+
+    with get_session_state().query_params() as qp:
+        return {key: qp._query_params[key] for key in keys if key in qp._query_params}
+
+
+def history_navigation() -> bool:
+    """True in a run that opens an address as Back or Forward does (the browser's
+    buttons, and every link of the app, :mod:`ui.links`): the address decides the value
+    of every control, and a control it does not name takes its default."""
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.is_history_navigation)
+
+
+def language_changed() -> bool:
+    """True in the first run after the visitor switched the language."""
+    return _LANG_CHANGED.get()
 
 
 def link_value(key: str) -> list[str] | None:
@@ -74,40 +120,6 @@ def keep_in_link(key: str, value: str | list[str], default: str | list[str]) -> 
             qp._send_query_param_msg()
 
 
-def _translate_link(key: str, options: Sequence, fmt: Callable) -> None:
-    """A link may carry an option's label in the other language (copied before a
-    language switch, or shared across languages): replace it by the same option's
-    label in this run's language before the widget is seeded from the link."""
-    if fmt is str:
-        return
-    values = link_value(key)
-    here = [fmt(o) for o in options]
-    if values is None or all(v in here for v in values):
-        return
-    mapping = {}
-    for code in LANGUAGES:
-        with speaking(code):
-            mapping.update({fmt(o): label for o, label in zip(options, here)})
-    translated = [mapping.get(v, v) for v in values]
-    from streamlit.runtime.state.session_state_proxy import get_session_state
-
-    with get_session_state().query_params() as qp:
-        qp._initial_query_params[key] = translated if len(translated) > 1 else translated[0]
-
-
-def _relabel_link(key: str, fmt: Callable, value, default) -> None:
-    """Keep the link's label in the run's language. Streamlit writes a bound
-    widget's ``fmt(value)`` into the address when the widget changes; a label
-    that is translated (``fmt`` calls ``_``) would otherwise stay in the old
-    language after a language switch, and a copied link would then be refused."""
-    if fmt is str:
-        return
-    if isinstance(value, list):
-        keep_in_link(key, [fmt(v) for v in value], [fmt(d) for d in default])
-    else:
-        keep_in_link(key, fmt(value), fmt(default))
-
-
 def code(text: str) -> str:
     """App-written text as a Markdown code span (a name, a link value); text with
     a backtick is escaped instead."""
@@ -128,6 +140,9 @@ def check_link(key: str, label: str, valid: Callable[[list[str]], str | None],
     """Apply the rule to ``?key=``: ``valid(values)`` returns None when the values
     are allowed, else the sentence 'it must be …'. A rejected value is dropped
     from the link and the visitor is told that the default was kept."""
+    drawn = _DRAWN.get()
+    if drawn is not None:
+        drawn.append(key)
     values = link_value(key)
     if values is None:
         return
@@ -173,16 +188,17 @@ def _integer_in(low: int, high: int, step: int = 1) -> Callable[[list[str]], str
 
 def select_slider(label: str, options: Sequence, default, key: str, *, container=None,
                   fmt: Callable = str, allowed: str | None = None, **kwargs):
-    """A select slider bound to ?key=..., the link carrying ``fmt(option)``."""
-    _translate_link(key, options, fmt)
-    labels = [fmt(o) for o in options]
-    check_link(key, label, one_of(labels, allowed or _("one of {first} … {last}").format(
-        first=code(labels[0]), last=code(labels[-1]))),
-               fmt(default))
-    value = (container or st).select_slider(label, options=options, value=default, key=key,
-                                            format_func=fmt, bind="query-params", **kwargs)
-    _relabel_link(key, fmt, value, default)
-    return value
+    """A select slider bound to ?key=..., the link carrying the option's English label
+    (``fmt`` in English)."""
+    words = _link_words(options, fmt)
+    check_link(key, label, one_of(list(words), allowed or _("one of {first} … {last}").format(
+        first=code(words.texts[0]), last=code(words.texts[-1]))), words.texts[
+                   options.index(default)])
+
+    def draw(initial, **bind):
+        return (container or st).select_slider(label, options=options, value=initial,
+                                                key=key, format_func=fmt, **bind, **kwargs)
+    return _bound(key, options, default, words, draw)
 
 
 def slider(label: str, low: int, high: int, default: int, key: str, *, step: int = 1,
@@ -221,35 +237,130 @@ def _shared_fmt(options: Sequence[str]) -> Callable:
     return str
 
 
-def choice(label: str, options: Sequence[str], default: str, key: str, *, container=None,
-           horizontal: bool = True, fmt: Callable | None = None, segmented: bool = False,
-           **kwargs) -> str:
-    """A radio choice bound to ?key=... (the link carries ``fmt(option)``). Without
-    ``fmt``, options that several pages share (:data:`SHARED_LABELS`: the distance
-    axis's ``linear`` and ``log``) show their translated labels, and any other option
-    itself. A link in English (``?decay_axis=log``) works in every language: Streamlit
-    writes the shown label into the address, and a label of the other language is
-    read as the same option.
+def choice(label: str, options: Sequence[str], default: str | None, key: str, *,
+           container=None, horizontal: bool = True, fmt: Callable | None = None,
+           segmented: bool = False, in_link: bool = True, **kwargs) -> str | None:
+    """A radio choice bound to ?key=... Without ``fmt``, options that several pages
+    share (:data:`SHARED_LABELS`: the distance axis's ``linear`` and ``log``) show their
+    translated labels, and any other option itself. The link carries the option's
+    English label, the same in every language (``?decay_axis=log``); a label of either
+    language is read as the same option.
 
     ``segmented``: a few short options as one row of buttons, one always chosen (a
     segmented control, required), for a choice drawn on every run: Streamlit 1.67's
     radio copies the whole session state into a new dict on every run (``filtered_state``,
-    about 1.3 µs per key; a student who has visited every page holds over 100 keys)."""
+    about 1.3 µs per key; a student who has visited every page holds over 100 keys).
+
+    ``in_link=False``: a choice the address does not carry (a prediction in the tour),
+    which may start with nothing chosen (``default=None``); it keeps its option when the
+    language changes."""
     if fmt is None:
         fmt = _shared_fmt(options)
-    _translate_link(key, options, fmt)
-    labels = [fmt(o) for o in options]
-    check_link(key, label, _one_of_options(labels), fmt(default))
     where = container or st
-    if segmented:
-        value = where.segmented_control(label, options, default=default, key=key,
-                                        format_func=fmt, required=True, bind="query-params",
-                                        width="stretch", **kwargs)
+
+    def draw(initial, **bind):
+        if segmented:
+            return where.segmented_control(label, options, default=initial, key=key,
+                                           format_func=fmt, required=True, width="stretch",
+                                           **bind, **kwargs)
+        index = None if initial is None else list(options).index(initial)
+        return where.radio(label, options, index=index, key=key, horizontal=horizontal,
+                           format_func=fmt, **bind, **kwargs)
+    if not in_link:
+        return _kept(key, default, fmt, draw)
+    words = _link_words(options, fmt)
+    check_link(key, label, _one_of_options(words.texts, accepted=words),
+               words.texts[options.index(default)])
+    return _bound(key, options, default, words, draw)
+
+
+class _Words(dict):
+    """Link text -> option, for every way a link may write each option (its English
+    label first, then its label in every other language); ``texts``: the English labels,
+    in the options' order (what the app writes)."""
+
+    texts: list[str]
+    translated: bool  # the labels differ between languages
+
+
+def _link_words(options: Sequence, fmt: Callable) -> _Words:
+    words = _Words()
+    if fmt is str:
+        words.update((str(o), o) for o in options)
+        words.texts, words.translated = list(words), False
+        return words
+    with speaking(DEFAULT_LANG):
+        words.texts = [fmt(o) for o in options]
+    words.update(zip(words.texts, options))
+    words.translated = False
+    for code_ in LANGUAGES:
+        if code_ == DEFAULT_LANG:
+            continue
+        with speaking(code_):
+            labels = [fmt(o) for o in options]
+        if labels != words.texts:
+            words.translated = True
+            for text, option in zip(labels, options):
+                words.setdefault(text, option)
+    return words
+
+
+def _bound(key: str, options: Sequence, default, words: _Words, draw: Callable,
+           multi: bool = False):
+    """Draw a choice bound to ?key=... whose link value has been checked.
+
+    Labels the same in every language: Streamlit binds the widget to the address itself.
+    Translated labels (:func:`_labelled`): the app binds it, writing English labels."""
+    if not words.translated:
+        return draw(default, bind="query-params")
+    return _labelled(key, options, default, words, draw, multi)
+
+
+def _labelled(key: str, options: Sequence, default, words: _Words, draw: Callable,
+              multi: bool):
+    """A choice with translated labels, bound to the address by the app.
+
+    The widget starts from the link (its English label, or a label of another language)
+    or its default. The option is given to the widget again when the language changes
+    (the browser still holds the old label, which matches no option) and when an address
+    is opened as Back does (the app's links too): then the address decides, and a
+    choice it does not name takes its default. The address then carries the English
+    label (nothing when the choice is at its default)."""
+    values = link_value(key)
+    if values is None:
+        wanted = default
+    elif multi:
+        wanted = [words[v] for v in values]
     else:
-        value = where.radio(label, options, index=list(options).index(default), key=key,
-                            horizontal=horizontal, format_func=fmt, bind="query-params",
-                            **kwargs)
-    _relabel_link(key, fmt, value, default)
+        wanted = words[values[0]]
+    if key not in st.session_state:
+        value = draw(wanted)
+    elif history_navigation() or language_changed():
+        st.session_state[key] = wanted
+        value = draw(None)  # the value is the one just set: no second default
+    else:
+        value = draw(default)
+    text = {option: t for t, option in zip(words.texts, options)}
+    if multi:
+        keep_in_link(key, [text[v] for v in value], [text[d] for d in default])
+    else:
+        keep_in_link(key, text[value], text[default])
+    return value
+
+
+def _kept(key: str, default, fmt: Callable, draw: Callable):
+    """A choice with translated labels that the address does not carry: it keeps its
+    option (kept in the session for this) when the language changes."""
+    chosen = st.session_state.setdefault(_CHOSEN, {})
+    if key not in st.session_state:
+        value = draw(default)
+    elif language_changed() and key in chosen:
+        st.session_state[key] = chosen[key]
+        value = draw(None)
+    else:
+        value = draw(default)
+    if chosen.get(key, default) != value:
+        chosen[key] = value
     return value
 
 
@@ -260,8 +371,20 @@ def undrawn_choice(label: str, options: Sequence[str], default: str, key: str) -
     return (link_value(key) or [default])[0]
 
 
-def _one_of_options(labels: Sequence[str]) -> Callable[[list[str]], str | None]:
-    return one_of(labels, _("one of {values}").format(values=_(", ").join(map(code, labels))))
+def undrawn_number(label: str, low: int, high: int, default: int, key: str) -> int:
+    """A whole number that the address alone sets (``?key=``), drawn by no widget: the
+    tour's step, which the tour's links move (one history entry per step). The rule for
+    links applies as for :func:`number`."""
+    check_link(key, label, _integer_in(low, high), str(default))
+    values = link_value(key)
+    return int(values[0]) if values else default
+
+
+def _one_of_options(labels: Sequence[str], accepted=None) -> Callable[[list[str]], str | None]:
+    """The rule for a choice: one of ``labels`` (as the app writes them; ``accepted``: every
+    spelling read as one of them, the labels of other languages too)."""
+    return one_of(accepted if accepted is not None else labels,
+                  _("one of {values}").format(values=_(", ").join(map(code, labels))))
 
 
 def toggle(label: str, default: bool, key: str, *, container=None, **kwargs) -> bool:
@@ -288,29 +411,34 @@ def text(label: str, default: str, key: str, *, container=None, max_chars: int =
 
 def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
                 max_selections: int, container=None, fmt: Callable = str, **kwargs) -> list:
-    """A multiselect bound to ?key=a&key=b, at most ``max_selections`` distinct items."""
-    _translate_link(key, options, fmt)
-    labels = [fmt(o) for o in options]
-    allowed = set(labels)
+    """A multiselect bound to ?key=a&key=b, at most ``max_selections`` distinct items.
+
+    The limit is in its label ("up to 3"), and the widget keeps to it honestly: no
+    "Select all" row (Streamlit 1.67 offers one that silently keeps the first
+    ``max_selections`` items, and puts it first under a typed filter, so that Enter
+    after typing "5000" chose 5000 and 50000). Enter chooses the first match."""
+    words = _link_words(options, fmt)
 
     def valid(values: list[str]) -> str | None:
         if len(values) > max_selections:
             return _("at most {most} values may be chosen, the link gives {n}").format(
                 most=max_selections, n=len(values))
-        if len(set(values)) != len(values):
+        if len(set(values)) != len(values) or len({words.get(v) for v in values}) != len(values):
             return _("each value may be chosen once")
-        bad = [v for v in values if v not in allowed]
+        bad = [v for v in values if v not in words]
         if bad:
             return _("each value must be one of {first} … {last}").format(
-                first=code(labels[0]), last=code(labels[-1]))
+                first=code(words.texts[0]), last=code(words.texts[-1]))
         return None
-    check_link(key, label, valid, ", ".join(fmt(d) for d in default) or _("none"))
+    check_link(key, label, valid,
+               ", ".join(words.texts[options.index(d)] for d in default) or _("none"))
     kwargs.setdefault("placeholder", _("Choose options"))
-    value = (container or st).multiselect(label, options, default=list(default), key=key,
-                                          max_selections=max_selections, format_func=fmt,
-                                          bind="query-params", **kwargs)
-    _relabel_link(key, fmt, value, default)
-    return value
+
+    def draw(initial, **bind):
+        return (container or st).multiselect(label, options, default=initial, key=key,
+                                             max_selections=max_selections, format_func=fmt,
+                                             select_all=False, **bind, **kwargs)
+    return _bound(key, options, list(default), words, draw, multi=True)
 
 
 # ------------------------------------------------------- the language switch ----
@@ -332,6 +460,7 @@ def language_switch() -> str:
     language, so a shared link opens in it.
     """
     _RUN_LANG.set(None)  # until this run's choice is known
+    _DRAWN.set([])  # the first control of every run
     if LANG_KEY not in st.session_state:
         values = link_value(LANG_KEY)
         valid = values is not None and len(values) == 1 and values[0] in LANGUAGES
@@ -349,4 +478,8 @@ def language_switch() -> str:
                                           width="stretch")
     keep_in_link(LANG_KEY, chosen, None)
     _RUN_LANG.set(chosen if chosen in LANGUAGES else DEFAULT_LANG)
+    shown = st.session_state.get(_LANG_SHOWN)
+    _LANG_CHANGED.set(shown is not None and shown != chosen)
+    if shown != chosen:
+        st.session_state[_LANG_SHOWN] = chosen
     return chosen
