@@ -15,13 +15,13 @@ each value is checked here *before* the widget is created, and a rejected one
 is removed from the link first.
 
 A link value is the same in both languages: a choice whose options are shown
-translated (``fmt`` gives a label in the run's language) carries its option's English
-label, which for the app's choices is the option's own code (``?decay_axis=log``,
-``?iv_qk=ones``). Streamlit writes a bound widget's shown label into the address and
-keeps it as the widget's value in the browser, so such a choice is bound here instead
-(:func:`_labelled`): the address holds the English label, the widget shows the label in
-the run's language, and after a language switch, or when an address is opened as Back
-and the app's links open it (:mod:`ui.links`), the widget is given the option again.
+translated (``fmt`` gives a label in the run's language) carries the option's own code
+(``?decay_axis=log``, ``?task=recall``). Streamlit writes a bound widget's shown label
+into the address and keeps that label as the widget's value in the browser, so such a
+choice is bound here instead (:func:`_labelled`): the address holds the code, the widget
+shows the label in the run's language, and after a language switch, or when an address
+is opened as Back and the app's links open it (:mod:`ui.links`), the widget is given its
+option again.
 
 The sidebar's language switch is one of these widgets (:func:`language_switch`,
 ``?lang=``); app.py draws it first, and it sets the run's language in
@@ -188,8 +188,8 @@ def _integer_in(low: int, high: int, step: int = 1) -> Callable[[list[str]], str
 
 def select_slider(label: str, options: Sequence, default, key: str, *, container=None,
                   fmt: Callable = str, allowed: str | None = None, **kwargs):
-    """A select slider bound to ?key=..., the link carrying the option's English label
-    (``fmt`` in English)."""
+    """A select slider bound to ?key=..., the link carrying ``fmt(option)``, or the
+    option's code where ``fmt`` translates it (:func:`_link_words`)."""
     words = _link_words(options, fmt)
     check_link(key, label, one_of(list(words), allowed or _("one of {first} … {last}").format(
         first=code(words.texts[0]), last=code(words.texts[-1]))), words.texts[
@@ -242,9 +242,9 @@ def choice(label: str, options: Sequence[str], default: str | None, key: str, *,
            segmented: bool = False, in_link: bool = True, **kwargs) -> str | None:
     """A radio choice bound to ?key=... Without ``fmt``, options that several pages
     share (:data:`SHARED_LABELS`: the distance axis's ``linear`` and ``log``) show their
-    translated labels, and any other option itself. The link carries the option's
-    English label, the same in every language (``?decay_axis=log``); a label of either
-    language is read as the same option.
+    translated labels, and any other option itself. The link carries the option's code,
+    the same in every language (``?decay_axis=log``); a label of either language is read
+    as the same option.
 
     ``segmented``: a few short options as one row of buttons, one always chosen (a
     segmented control, required), for a choice drawn on every run: Streamlit 1.67's
@@ -275,9 +275,11 @@ def choice(label: str, options: Sequence[str], default: str | None, key: str, *,
 
 
 class _Words(dict):
-    """Link text -> option, for every way a link may write each option (its English
-    label first, then its label in every other language); ``texts``: the English labels,
-    in the options' order (what the app writes)."""
+    """Link text -> option, for every way a link may write each option; ``texts``: what
+    the app writes, in the options' order. Labels the same in every language are the
+    link texts themselves (Streamlit binds such a widget). Translated labels: the link
+    carries the option's code (``str(option)``, English: ``log``, ``recall``, ``rope``);
+    its label in any language is read as the same option (links written before)."""
 
     texts: list[str]
     translated: bool  # the labels differ between languages
@@ -289,19 +291,17 @@ def _link_words(options: Sequence, fmt: Callable) -> _Words:
         words.update((str(o), o) for o in options)
         words.texts, words.translated = list(words), False
         return words
-    with speaking(DEFAULT_LANG):
-        words.texts = [fmt(o) for o in options]
-    words.update(zip(words.texts, options))
-    words.translated = False
+    labels = {}
     for code_ in LANGUAGES:
-        if code_ == DEFAULT_LANG:
-            continue
         with speaking(code_):
-            labels = [fmt(o) for o in options]
-        if labels != words.texts:
-            words.translated = True
-            for text, option in zip(labels, options):
-                words.setdefault(text, option)
+            labels[code_] = [fmt(o) for o in options]
+    english = labels[DEFAULT_LANG]
+    words.translated = any(other != english for other in labels.values())
+    words.texts = [str(o) for o in options] if words.translated else english
+    words.update(zip(words.texts, options))
+    for shown in labels.values():
+        for text, option in zip(shown, options):
+            words.setdefault(text, option)
     return words
 
 
@@ -310,7 +310,7 @@ def _bound(key: str, options: Sequence, default, words: _Words, draw: Callable,
     """Draw a choice bound to ?key=... whose link value has been checked.
 
     Labels the same in every language: Streamlit binds the widget to the address itself.
-    Translated labels (:func:`_labelled`): the app binds it, writing English labels."""
+    Translated labels (:func:`_labelled`): the app binds it, writing the options' codes."""
     if not words.translated:
         return draw(default, bind="query-params")
     return _labelled(key, options, default, words, draw, multi)
@@ -320,12 +320,12 @@ def _labelled(key: str, options: Sequence, default, words: _Words, draw: Callabl
               multi: bool):
     """A choice with translated labels, bound to the address by the app.
 
-    The widget starts from the link (its English label, or a label of another language)
+    The widget starts from the link (the option's code, or its label in any language)
     or its default. The option is given to the widget again when the language changes
     (the browser still holds the old label, which matches no option) and when an address
     is opened as Back does (the app's links too): then the address decides, and a
-    choice it does not name takes its default. The address then carries the English
-    label (nothing when the choice is at its default)."""
+    choice it does not name takes its default. The address then carries the option's
+    code (nothing when the choice is at its default)."""
     values = link_value(key)
     if values is None:
         wanted = default

@@ -33,6 +33,12 @@ BASE_CSS = """
 [data-testid="stWidgetLabel"][disabled] [data-testid="stMarkdownContainer"] p {
   color: rgba(13, 17, 23, 0.6);
 }
+/* The chosen option of a segmented control (the language, the pair layout, the common
+   bases): Streamlit writes it in the primary colour on the primary colour at 10 %, 4.25:1
+   on the sidebar; a darker blue of the same hue gives 6.2:1. */
+[data-testid="stButtonGroup"] button[data-selected="true"] [data-testid="stMarkdownContainer"] p {
+  color: #0550ae;
+}
 [data-testid="stMarkdownContainer"] table { display: block; overflow-x: auto; max-width: 100%; }
 /* Columns in the page wrap onto a new line when narrower than 14rem (Streamlit
    only stacks them below 640 px, and at 800 px the open sidebar leaves a
