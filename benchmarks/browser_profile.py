@@ -131,7 +131,7 @@ async def main_async(names: list[str], top: int) -> None:
 
 
 def main() -> int:
-    from e2e_server import CHART_PAGES, chromium_missing_reason
+    from e2e_server import CHART_PAGES, browser_missing
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("pages", nargs="+", choices=sorted(CHART_PAGES), metavar="PAGE",
@@ -139,10 +139,8 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=12,
                         help="rows of each breakdown (default 12)")
     args = parser.parse_args()
-    missing = chromium_missing_reason()
-    if missing:
-        print(f"cannot run: {missing}")
-        return 2  # as first_load.py: the check could not run
+    if browser_missing():
+        return 2  # the check could not run
     print(f"first chart in a fresh tab, headless Chromium, JS sampling profiler ({loadavg()})")
     asyncio.run(main_async(args.pages, args.top))
     return 0

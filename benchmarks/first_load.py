@@ -47,7 +47,7 @@ from e2e_server import (  # noqa: E402
     RUN_COUNTER_JS,
     SETTLED_JS,
     StreamlitServer,
-    chromium_missing_reason,
+    browser_missing,
 )
 from load_test import QUIET_MS, _cpu_seconds, _descendants  # noqa: E402
 
@@ -144,10 +144,8 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10,
                         help="cold loads started at once (10)")
     args = parser.parse_args()
-    missing = chromium_missing_reason()
-    if missing:
-        print(f"cannot run: {missing}")
-        return 2
+    if browser_missing():
+        return 2  # the check could not run
     asyncio.run(main_async(args.sessions))
     return 0
 

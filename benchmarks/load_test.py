@@ -68,7 +68,7 @@ from e2e_server import (  # noqa: E402
     RUNS_DONE_JS,
     SETTLED_JS,
     StreamlitServer,
-    chromium_missing_reason,
+    browser_missing,
 )
 from e2e_server import PAGES as ALL_PAGES  # noqa: E402
 
@@ -444,10 +444,8 @@ def main() -> int:
                         help="extra argument for `streamlit run`, repeatable, e.g. "
                              "--server-arg=--server.fileWatcherType=none")
     args = parser.parse_args()
-    missing = chromium_missing_reason()
-    if missing:
-        print(f"cannot run: {missing}")
-        return 2
+    if browser_missing():
+        return 2  # the check could not run
     try:
         return asyncio.run(main_async(args))
     except RuntimeError as err:  # the server did not start

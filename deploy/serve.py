@@ -483,7 +483,7 @@ def main(argv: list[str] | None = None) -> int:
             for u in cluster.upstreams:
                 if _is_public(u.host):
                     print(f"Note: upstream {u} has a public address; let only this machine "
-                          "reach it (README: More than one machine).", flush=True)
+                          "reach it (docs/hosting.md: More than one machine).", flush=True)
             problem = stop.wait(cluster.exited)
         except Stopped:
             problem = None

@@ -4,7 +4,8 @@ Five groups, each built only on those listed before it (each group's ``__init__`
 what it holds and what it may import):
 
 * :mod:`rope_core.support`: argument checks and errors, the device, shared buffers, tidy
-  tables (``to_frame``); imports nothing of rope_core.
+  tables (``to_frame``), messages in the reader's language outside the app
+  (``translation``); imports nothing of rope_core.
 * :mod:`rope_core.rotary`: the rotation itself: frequencies theta_i = base^(-2i/d),
   apply_rope and its dense and complex forms, the sinusoidal table, long-term decay, a toy
   attention head, one pair turning step by step.
@@ -19,7 +20,8 @@ what it holds and what it may import):
   encoding (``alternatives``), the trained tiny models (``tiny_model``) and the intervals
   of their accuracies (``intervals``).
 * :mod:`rope_core.teaching`: the lesson's own data: worked checks (``lesson``), the
-  guided tour's answers (``tour``), the tables behind the lesson's plots (``tables``).
+  guided tour's answers (``tour``), the tables behind the lesson's plots (``tables``),
+  the checks of the exercises notebooks (``exercises``).
 
 ``import rope_core`` gives the functions the pages use (below); the rest is reached
 through its module, e.g. ``from rope_core.models import presets``.

@@ -111,6 +111,22 @@ def warnings(at: AppTest) -> list[str]:
     return [shown(w.value) for w in at.warning]
 
 
+SIDEBAR_KEYS = ("base", "dim", "layout", "lang", "present", "device")
+
+
+def bad_link(page: str, query: dict) -> AppTest:
+    """``page`` opened with a link whose every value in ``query`` is malformed (docs/links.md,
+    "Shareable links"): it runs without an exception, and each parameter is named in a
+    warning that quotes its value: the sidebar's in the first run, the page's own on the
+    page. Returns the AppTest, for the page's own checks that its defaults were kept."""
+    at = run_page(page, query)
+    no_exceptions(at)
+    first, on_page = " ".join(at.first_warnings), " ".join(warnings(at))
+    for key in query:
+        assert f"{key} = “" in (first if key in SIDEBAR_KEYS else on_page), key
+    return at
+
+
 def downloads(at: AppTest) -> list[dict]:
     """Every CSV download button on the page: label, file name, bytes."""
     out = []
@@ -126,6 +142,17 @@ def csv_frame(at: AppTest, index: int = 0) -> tuple[str, pd.DataFrame]:
     """(file name, parsed table) of the index-th download on the page."""
     d = downloads(at)[index]
     return d["file_name"], read_csv(d["bytes"])
+
+
+def csvs_by(at: AppTest, key, expected) -> dict[str, tuple[str, pd.DataFrame]]:
+    """{key(file name): (file name, parsed table)} of the page's first len(expected) CSV
+    downloads, whose keys must be exactly ``expected``."""
+    out = {}
+    for index in range(len(expected)):
+        name, frame = csv_frame(at, index)
+        out[key(name)] = (name, frame)
+    assert set(out) == set(expected)
+    return out
 
 
 def csv_frames(at: AppTest) -> dict[str, pd.DataFrame]:

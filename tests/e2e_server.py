@@ -63,6 +63,15 @@ def chromium_missing_reason() -> str | None:
     return None
 
 
+def browser_missing() -> bool:
+    """For a benchmark script: print why Chromium cannot run here and return True (the
+    script then exits with status 2: the check could not run), else return False."""
+    missing = chromium_missing_reason()
+    if missing:
+        print(f"cannot run: {missing}")
+    return missing is not None
+
+
 def skip_without_browser() -> None:
     """Skip the calling test module when Chromium or Playwright is missing, unless
     ROPE_REQUIRE_BROWSER is set (as .ci/run does): then that is an error."""

@@ -32,6 +32,7 @@ PROPER_NAMES = {
     "nakanishi", "scalable",
     "mamba", "granite", "trinity", "ministral", "gpt-oss", "nano",
     "student", "wilson", "aston", "zhang",
+    "explorer", "jupyter",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)

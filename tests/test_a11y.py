@@ -1,4 +1,4 @@
-"""Accessibility without a browser (README, "Accessibility"): the theme's text
+"""Accessibility without a browser (docs/accessibility.md): the theme's text
 contrast, every chart's text alternative, and the colours of every figure. The
 browser half (axe-core, the keyboard) is tests/test_e2e_a11y.py.
 

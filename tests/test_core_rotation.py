@@ -30,6 +30,13 @@ def vectors(shape):
     return hnp.arrays(np.float64, shape, elements=elements).map(torch.from_numpy)
 
 
+def sequence(data, dim: int, most: int) -> tuple[torch.Tensor, list[int]]:
+    """1 … ``most`` drawn vectors of size ``dim`` (seq, dim) and a position for each."""
+    seq = data.draw(st.integers(1, most))
+    return (data.draw(vectors((seq, dim))),
+            data.draw(st.lists(positions, min_size=seq, max_size=seq)))
+
+
 @st.composite
 def dim_base_vec(draw, n_vectors=1):
     dim = draw(dims)
@@ -172,9 +179,7 @@ def test_layout_against_python_reference(layout, case, m):
 
 @given(dim=dims, base=bases, data=st.data())
 def test_layouts_equivalent_under_permutation(dim, base, data):
-    seq = data.draw(st.integers(1, 4))
-    x = data.draw(vectors((seq, dim)))
-    pos = data.draw(st.lists(positions, min_size=seq, max_size=seq))
+    x, pos = sequence(data, dim, 4)
     th = rc.theta(dim, base)
     perm = rc.layout_permutation(dim, "half")
     lhs = rc.apply_rope(x, pos, th, layout="half")[..., perm]
@@ -210,9 +215,7 @@ def test_relative_position_identity(case, m, n, layout):
 
 @given(dim=dims, base=bases, layout=layouts, data=st.data())
 def test_apply_rope_equals_dense_matrix(dim, base, layout, data):
-    seq = data.draw(st.integers(1, 5))
-    x = data.draw(vectors((seq, dim)))
-    pos = data.draw(st.lists(positions, min_size=seq, max_size=seq))
+    x, pos = sequence(data, dim, 5)
     th = rc.theta(dim, base)
     got = rc.apply_rope(x, pos, th, layout=layout)
     expected = torch.stack([rc.rotation_matrix(p, th, layout=layout) @ x[s]
@@ -223,9 +226,7 @@ def test_apply_rope_equals_dense_matrix(dim, base, layout, data):
 
 @given(dim=dims, base=bases, data=st.data())
 def test_complex_form_built_like_llama(dim, base, data):
-    seq = data.draw(st.integers(1, 5))
-    x = data.draw(vectors((seq, dim)))
-    pos = data.draw(st.lists(positions, min_size=seq, max_size=seq))
+    x, pos = sequence(data, dim, 5)
     th = rc.theta(dim, base)
     # LLaMA's precompute_freqs_cis + apply_rotary_emb, written here:
     freqs = torch.outer(torch.tensor(pos, dtype=torch.float64), th)  # (seq, d/2)

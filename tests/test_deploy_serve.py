@@ -124,7 +124,7 @@ def _health(url: str) -> bool:
         return False
 
 
-SECRET = secrets.token_hex(16)  # one cookie secret on every machine, as README asks
+SECRET = secrets.token_hex(16)  # one cookie secret on every machine, as docs/hosting.md asks
 
 
 @contextlib.contextmanager

@@ -12,7 +12,7 @@ import math
 import re
 
 import pytest
-from apptest_helpers import assert_frozen_once, csv_frame, figure, run_page
+from apptest_helpers import assert_frozen_once, csvs_by, figure, run_page
 from i18n_helpers import untranslated
 
 import rope_core as rc
@@ -22,12 +22,8 @@ PARTS = ("spectra", "decay", "attention", "softmax", "dynamic", "ramps")
 
 
 def csvs(at) -> dict:
-    out = {}
-    for index in range(len(PARTS)):
-        name, frame = csv_frame(at, index)
-        out[name.split("_")[2]] = (name, frame)
-    assert set(out) == set(PARTS)
-    return out
+    """{part: (file name, frame)} of the page's downloads (PARTS)."""
+    return csvs_by(at, lambda name: name.split("_")[2], PARTS)
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,15 @@ import math
 import re
 
 import pytest
-from apptest_helpers import assert_frozen_once, csv_frame, figure, no_exceptions, run_page, shown
+from apptest_helpers import (
+    assert_frozen_once,
+    csv_frame,
+    csvs_by,
+    figure,
+    no_exceptions,
+    run_page,
+    shown,
+)
 from i18n_helpers import untranslated
 
 import rope_core as rc
@@ -20,12 +28,8 @@ UNESCAPED_LINK = re.compile(r"(?<!\\)\]\(")
 
 def csvs(at) -> dict:
     """{'cards' | 'spectra' | 'decay': frame} of the page's three downloads."""
-    out = {}
-    for index in range(3):
-        name, frame = csv_frame(at, index)
-        out[name.split("_")[2].split(".")[0]] = frame
-    assert set(out) == {"cards", "spectra", "decay"}
-    return out
+    return {part: frame for part, (_name, frame) in csvs_by(
+        at, lambda name: name.split("_")[2].split(".")[0], ("cards", "spectra", "decay")).items()}
 
 
 def paste(text: str):

@@ -123,6 +123,58 @@ def test_pages_folder_holds_only_registered_pages():
     assert files == {pathlib.PurePosixPath(spec.file).name for spec in PAGES}
 
 
+# Reworked into this pattern on branches of their own (issues 43 and 44): drop each name
+# when its branch lands, so that the test below holds every page to the pattern.
+PATTERN_PENDING = {"serving", "trained_models"}
+PAGE_LINES = 350  # a page read top to bottom
+
+
+def test_every_page_is_a_lesson_with_its_view():
+    """One pattern for every page (docs/architecture.md): pages/<page>.py reads top to
+    bottom in at most PAGE_LINES lines and defines no function but its @st.fragment
+    sections and its widgets' callbacks (on_click, on_change); its figure builders, cached
+    tables and the sentences written from numbers live in views/<page>.py, the one view it
+    imports. A view serves its own page: what pages share lives in ui/."""
+    import ast
+
+    def view_imports(tree: ast.AST) -> set[str]:
+        return {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                and node.module and node.module.split(".")[0] == "views"}
+
+    problems = []
+    for spec in PAGES:
+        if spec.name in PATTERN_PENDING:
+            continue
+        source = (ROOT / spec.file).read_text(encoding="utf-8")
+        tree = ast.parse(source)
+        if len(source.splitlines()) > PAGE_LINES:
+            problems.append(f"{spec.file}: {len(source.splitlines())} lines")
+        if not (ROOT / "views" / f"{spec.name}.py").is_file():
+            problems.append(f"{spec.file}: no views/{spec.name}.py")
+        if view_imports(tree) != {f"views.{spec.name}"}:
+            problems.append(f"{spec.file} imports {sorted(view_imports(tree))}")
+        callbacks = {kw.value.id for node in ast.walk(tree) if isinstance(node, ast.Call)
+                     for kw in node.keywords
+                     if kw.arg in ("on_click", "on_change") and isinstance(kw.value, ast.Name)}
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef):
+                problems.append(f"{spec.file}: class {node.name}")
+            elif isinstance(node, ast.FunctionDef):
+                fragment = any(ast.unparse(d) in ("st.fragment", "st.fragment()")
+                               for d in node.decorator_list)
+                if not fragment and node.name not in callbacks:
+                    problems.append(f"{spec.file}: def {node.name} (belongs in its view)")
+    pages = {spec.name for spec in PAGES}
+    for view in sorted((ROOT / "views").glob("*.py")):
+        if view.stem == "__init__":
+            continue
+        if view.stem not in pages:
+            problems.append(f"views/{view.name}: no page of that name")
+        others = view_imports(ast.parse(view.read_text(encoding="utf-8")))
+        if others:
+            problems.append(f"views/{view.name} imports {sorted(others)} (share through ui/)")
+    assert not problems, problems
+
 
 def test_views_sit_between_pages_and_ui():
     """views/ holds the figure builders of long pages: a view imports rope_core and ui,
@@ -148,8 +200,8 @@ def test_views_sit_between_pages_and_ui():
 def test_pages_and_views_build_no_plotly_objects():
     """Figures in pages/ and views/ are written as the kept form (ui.kept_figure,
     ui.sketch and ui.kept): no page or view imports Plotly's figure objects, which
-    validate every property (three to five times a figure's CPU, README "Keeping it
-    fast"); its colour helpers (plotly.colors) are plain functions."""
+    validate every property (three to five times a figure's CPU, docs/architecture.md,
+    "Keeping it fast"); its colour helpers (plotly.colors) are plain functions."""
     import ast
 
     found = []
@@ -739,3 +791,18 @@ def test_formulas_are_one_markdown_element_of_display_formulas():
     at = AppTest.from_function(page).run()
     assert not at.latex and len(at.markdown) == 1
     assert at.markdown[0].value == "$$\na = b\n$$\n\n$$\n= c \\\\ d\n$$\n\n$$\ne\n$$"
+
+
+def test_pair_index_keeps_a_pair_the_head_dim_has(monkeypatch):
+    """A pair control offers the pairs of the largest head dim; for a smaller one the page
+    uses its last pair and says so (Derivation, Rotation)."""
+    from ui import controls
+
+    shown = []
+    monkeypatch.setattr(controls.st, "info", lambda text, **kwargs: shown.append(text))
+    note = "{asked} {dim} {last} {pair}"
+    assert ui.pair_index(8, 64, note) == 8 and ui.pair_index(31, 64, note) == 31
+    assert not shown
+    assert ui.pair_index(40, 64, note) == 31  # d = 64: pairs 0 … 31
+    assert ui.pair_index(0, 2, note) == 0
+    assert shown == ["40 64 31 31"]

@@ -21,7 +21,16 @@
 Pages use the names re-exported here (``import ui``; ``ui.slider(...)``).
 """
 
-from .controls import choice, multiselect, number, select_slider, slider, text, toggle
+from .controls import (
+                      choice,
+                      multiselect,
+                      number,
+                      pair_index,
+                      select_slider,
+                      slider,
+                      text,
+                      toggle,
+)
 from .css import page_style
 from .figures import (
                       COLORS,
@@ -71,7 +80,8 @@ from .sidebar import (
 from .tables import MAX_CSV_CELLS, arrow, csv_bytes, download, prose, read_csv, table
 
 __all__ = [
-    "choice", "multiselect", "number", "select_slider", "slider", "text", "toggle",
+    "choice", "multiselect", "number", "pair_index", "select_slider", "slider", "text",
+    "toggle",
     "COLORS", "FONT", "GREY", "Frozen", "at_frame", "colorscale", "figure", "freeze",
     "presented", "relayout", "show", "sketch", "square", "style", "hline", "kept",
     "kept_figure", "typed", "vline",

@@ -1,6 +1,6 @@
 """Widgets bound to the URL, all under one rule for link values.
 
-The rule (README, "Shareable links"): a link value is applied only when it is
+The rule (docs/links.md, "Shareable links"): a link value is applied only when it is
 exactly one of the values the control offers, written the way the app writes
 it into links (``?dim=64``, ``?att_causal=false``, ``?compare=10&compare=20``).
 Anything else (a malformed or out-of-range value, a different spelling such as
@@ -216,6 +216,17 @@ def number(label: str, low: int, high: int, default: int, key: str, *, container
     return int((container or st).number_input(label, min_value=low, max_value=high,
                                               value=default, step=1, key=key,
                                               bind="query-params", **kwargs))
+
+
+def pair_index(asked: int, dim: int, note: str) -> int:
+    """The pair a page's pair control asked for, or the last pair of head dim ``dim`` when
+    it has fewer (the control's range is that of the largest head dim); ``note``, a
+    translated template with {asked}, {dim}, {last} and {pair}, then says which pair is used."""
+    last = dim // 2 - 1
+    pair = min(asked, last)
+    if pair != asked:
+        st.info(note.format(asked=asked, dim=dim, last=last, pair=pair), icon=":material/info:")
+    return pair
 
 
 # Options offered by several pages, shown in the visitor's language wherever they are

@@ -17,7 +17,7 @@ at import time) and translated where it is shown: ``_(spec.title)``. Errors from
 rope_core carry their template (:class:`rope_core.Message`); :func:`message`
 translates them (:func:`ui.i18n.markdown_message` also escapes their values). The
 catalogs live in ``locale/`` and are managed with Babel (``python tools/i18n.py all``;
-README, "Translations"). CSV column names stay
+docs/translating.md). CSV column names stay
 English on purpose: programs read them.
 
 The language is the sidebar's switch (:func:`ui.controls.language_switch`), which sets

@@ -1,19 +1,24 @@
 """The Long context page's figures (pages/long_context.py) and the cached tables and
-helpers that feed them: the largest angle per pair in training and at s·L, the wavelengths
-with the critical dimension, B_m against distance, and which bases pass for a context."""
+sentences that feed them: the largest angle per pair in training and at s·L, the wavelengths
+with the critical dimension, B_m against distance, which bases pass for a context, and the
+verdicts on Liu et al.'s and Men et al.'s bounds and on the presets."""
 
 import math
 
 import pandas as pd
+import pyarrow as pa
 
 import rope_core as rc
 import rope_core.limits.breaks as br
 import ui
+from rope_core.limits import compare
 from rope_core.limits.capacity import BASE_GRID_RATIO
-from ui import i18n
+from ui import constants, i18n
 from ui.i18n import _, ngettext
+from ui.layers import group_label
 
 TWO_PI = 2 * math.pi
+METHODS = [m for m in br.OOD_METHODS if m != "none"]
 
 
 @ui.table
@@ -54,6 +59,48 @@ def first_negative(dim: int, base: float, max_distance: int):
 @ui.table
 def bound(dim: int, context: int) -> dict:
     return br.base_bound(dim, context)
+
+
+@ui.table
+def unseen_counts(dim: int, base: float, train: int, factor: int) -> dict:
+    """Pairs left outside what training covered, per method (every method at once; dynamic
+    NTK with transformers' factor f = 1), and under key "dynamic f = s" dynamic NTK with
+    f = s."""
+    counts = br.ood_unseen_counts(dim, base, train, float(factor), br.OOD_METHODS)
+    counts["dynamic f = s"] = br.ood_unseen_counts(dim, base, train, float(factor),
+                                                   ("dynamic",), float(factor))["dynamic"]
+    return counts
+
+
+@ui.table
+def liu_table() -> pd.DataFrame:
+    return constants.liu_comparison()  # once per process (ui.constants)
+
+
+@ui.table
+def island_table(dim: int, context: int) -> pd.DataFrame:
+    return br.island_table(dim, context)
+
+
+@ui.table
+def men_table(dim: int, contexts: tuple) -> pd.DataFrame:
+    return br.base_bound_table(dim, contexts)
+
+
+@ui.table
+def preset_table() -> pd.DataFrame:
+    return constants.preset_bounds()  # once per process (ui.constants)
+
+
+@ui.table
+def windowed_rows() -> pd.DataFrame:
+    """The rows of :func:`preset_table` whose layers see only a sliding window or an
+    attention chunk (LayerSpec.windowed: a compressed layer's raw window does not count,
+    its compressed keys cover the whole context)."""
+    presets = preset_table()
+    windowed = {(name, group) for name in dict.fromkeys(presets["preset"])
+                for group, g in compare.rotating_groups(rc.PRESETS[name]) if g.spec.windowed}
+    return presets[[row in windowed for row in zip(presets["preset"], presets["group"])]]
 
 
 def method_label(method: str) -> str:
@@ -209,3 +256,269 @@ def island_figure(dim: int, context: int):
         xaxes=dict(ui.LOG_AXIS, range=[math.log10(lo), math.log10(hi)]),
         yaxes=dict(tickvals=[0, 1], range=[-0.6, 1.6]), shapes=tuple(shapes),
         annotations=tuple(notes))
+
+
+
+def tokens(x: float) -> str:
+    n = round(x)
+    return ngettext("{n} token", "{n} tokens", n).format(n=i18n.integer(n))
+
+
+def listing(items) -> str:
+    """Items joined for a sentence ("a, b" / "a、b")."""
+    # Translators: the separator between the items of a list ("1,024, 4,096"); Chinese "、".
+    return _(", ").join(items)
+
+
+def source(paper: dict) -> str:
+    """A paper's citation from breaks, translated (marked there for the catalog)."""
+    citation = paper["citation"]
+    return _(citation)
+
+
+def kept_inside(dim: int, base: float, train: int, factor: int) -> str:
+    """Which methods keep every pair inside what training covered, at these settings."""
+    counts = unseen_counts(dim, base, train, factor)
+    inside = [method_label(m) for m in METHODS if counts[m] == 0]
+    outside = [f"{method_label(m)} ({counts[m]})" for m in METHODS if counts[m] > 0]
+    if not outside:
+        verdict = _("At these settings every method keeps every pair inside.")
+    elif not inside:
+        verdict = _("At these settings no method keeps every pair inside; pairs left outside: "
+                    "{outside}.").format(outside=listing(outside))
+    else:
+        verdict = _("At these settings {inside} keep every pair inside; {outside} leave pairs "
+                    "outside (count in brackets).").format(inside=listing(inside),
+                                                           outside=listing(outside))
+    # dynamic NTK with transformers' factor set to s: α = s² − s + 1 at s·L
+    dynamic = ngettext(
+        "Dynamic NTK runs here with transformers' `factor` f = 1 (α = n/L, YaRN's "
+        "definition); with f = s = {s}, α reaches s² − s + 1 = {alpha} at s·L and {n} pair "
+        "stays outside.",
+        "Dynamic NTK runs here with transformers' `factor` f = 1 (α = n/L, YaRN's "
+        "definition); with f = s = {s}, α reaches s² − s + 1 = {alpha} at s·L and {n} pairs "
+        "stay outside.", counts["dynamic f = s"]).format(
+        s=factor, alpha=factor * factor - factor + 1, n=counts["dynamic f = s"])
+    return verdict + (" " if i18n.lang() != "zh" else "") + dynamic
+
+
+def unseen_notes(dim: int, base: float, train: int, factor: int, method: str,
+                 new_base: int) -> tuple[str, ...]:
+    """The sentences under section 1: how many pairs turn within L and the critical
+    dimension, how many pairs meet unseen angles at s·L with and without the method,
+    which methods keep every pair inside (:func:`kept_inside`), and what Liu et al.'s
+    bound says for the base after tuning."""
+    plain_rows, scaled_rows = ood_columns(dim, base, train, factor, method)
+    liu = liu_summary(dim, base, train, float(new_base))
+    n_plain = int(plain_rows["unseen"].sum())
+    n_scaled = int(scaled_rows["unseen"].sum())
+    turned = int((plain_rows["train max angle [rad]"] >= TWO_PI).sum())
+    if liu["new_base_case"] == "larger":
+        liu_text = _("Liu et al.'s bound: after fine-tuning with a base β larger than the "
+                     "training base, a model whose critical dimension d_extra was set in "
+                     "pre-training extrapolates to 2π·β^(d_extra/d): {at_new_base} with "
+                     "β = {new_base}. At the training base the same expression is {at_base}, "
+                     "the period of the critical pair, not a bound they state.").format(
+            at_base=tokens(liu["limit_at_base"]), at_new_base=tokens(liu["limit_at_new_base"]),
+            new_base=ui.fmt_base(new_base))
+    elif liu["new_base_case"] == "same":
+        liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
+                     "larger than the training base; at the training base the expression is "
+                     "{at_base}, the period of the critical pair, not a bound they state. "
+                     "Choose a larger base after tuning to see their bound.").format(
+            at_base=tokens(liu["limit_at_base"]))
+    else:
+        liu_text = _("Liu et al.'s bound 2π·β^(d_extra/d) is for fine-tuning with a base β "
+                     "larger than the training base. For a smaller base, such as {new_base}, "
+                     "they report the opposite: fine-tuned with base 500, every pair completes "
+                     "a period within the tuning length and the model extrapolates better, so no "
+                     "limit is given.").format(
+            new_base=ui.fmt_base(new_base))
+    return (
+        ngettext("**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
+                 "{pairs} pairs completes at least one turn in training (its angles cover "
+                 "every value mod 2π); the critical dimension is d_extra = {critical} (pair "
+                 "{pair} is the boundary).",
+                 "**What to notice.** With d = {dim}, base {base} and L = {length}, {n} of "
+                 "{pairs} pairs complete at least one turn in training (their angles cover "
+                 "every value mod 2π); the critical dimension is d_extra = {critical} (pair "
+                 "{pair} is the boundary).", turned).format(
+            dim=dim, base=ui.fmt_base(base), length=i18n.integer(train), n=turned,
+            pairs=dim // 2, critical=liu["critical_dimension"], pair=liu["critical_pair"]),
+        ngettext("Running at s·L = {length} tokens without scaling pushes {n} pair past "
+                 "anything it saw (marked ×); with {method} the count is {scaled}.",
+                 "Running at s·L = {length} tokens without scaling pushes {n} pairs past "
+                 "anything they saw (marked ×); with {method} the count is {scaled}.",
+                 n_plain).format(
+            length=i18n.integer(factor * train), n=n_plain, method=method_label(method),
+            scaled=n_scaled),
+        kept_inside(dim, base, train, factor),
+        liu_text)
+
+
+@ui.prose
+def liu_check() -> tuple[pa.Table, str]:
+    """Liu et al.'s critical dimension beside the app's (liu_table) as shown, its columns
+    named in the run's language, and the verdict under it: written once per language, not
+    on every run."""
+    liu_cmp = liu_table()
+    row = liu_cmp.iloc[0]
+    shown = liu_cmp.rename(columns={
+        "model": _("model"), "base": _("base"),
+        "train context L [tokens]": _("train context L [tokens]"),
+        "paper critical dimension": _("paper critical dimension"),
+        "app critical dimension": _("app critical dimension"), "difference": _("difference"),
+        "matches": _("matches")})
+    if row["matches"]:
+        verdict = _("Paper {paper}, app {app}: agrees.").format(
+            paper=row["paper critical dimension"], app=row["app critical dimension"])
+    else:
+        verdict = _("Paper {paper}, app {app}: DIFFERS by {difference}.").format(
+            paper=row["paper critical dimension"], app=row["app critical dimension"],
+            difference=row["difference"])
+    return ui.arrow(shown), verdict
+
+
+@ui.prose
+def cos_sum_notes(dim: int, base: float, bmax: int) -> tuple[str, ...]:
+    """The sentences under B_m: where it starts, where it first turns negative and how
+    densely the curve is sampled, once per setting and language."""
+    bm = bm_table(dim, base, bmax)
+    neg = first_negative(dim, base, bmax)
+    start = f"{bm['B_m'].iloc[0]:.0f}"
+    if neg is not None:
+        where = _("**B_m starts at d/2 = {start}** and, for base {base}, first turns negative "
+                  "at m = {m} (found exactly, integer by integer).").format(
+            start=start, base=ui.fmt_base(base), m=i18n.integer(neg))
+    else:
+        where = _("**B_m starts at d/2 = {start}** and, for base {base}, stays ≥ 0 for every "
+                  "m up to {most} (found exactly, integer by integer).").format(
+            start=start, base=ui.fmt_base(base), most=i18n.integer(bmax))
+    sampled = ""
+    if len(bm) < bmax + 1:
+        sampled = _("The curve is sampled at {n} distances; the crossing is exact.").format(
+            n=i18n.integer(len(bm)))
+    return tuple(t for t in (where, sampled) if t)
+
+
+@ui.prose
+def island_notes(dim: int, target: int) -> tuple[str, str]:
+    """The sentences under the islands: how many there are and the narrowest, and how the
+    search finds them, once per setting and language (a base was found: bound's
+    "smallest" is not None)."""
+    r = bound(dim, target)
+    isl = island_table(dim, target)
+    n = len(isl)
+    if n:
+        narrowest = isl.loc[isl["width below [%]"].idxmin()]
+        k = int(narrowest["grid bases"])
+        narrow = ngettext(
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid base): a bigger base is not "
+            "automatically safe.",
+            "**The passing set is not an interval.** Between the smallest base {small} and the "
+            "threshold {top} lie {n} passing islands with failing bases between them, the "
+            "narrowest under {width}% wide ({k} grid bases): a bigger base is not "
+            "automatically safe.", k).format(
+            small=whole(r["smallest"]), top=whole(r["threshold"]), n=n,
+            width=f"{narrowest['width below [%]']:.1f}", k=k)
+    else:
+        narrow = _("Here the passing set is one interval: every base from {small} on "
+                   "passes.").format(small=whole(r["smallest"]))
+    how = _("How it is found: every base below {proven} fails, proven by a bound on how fast "
+            "B_m can change with the base; from there every base of the grid 1.001^k is "
+            "checked at every m < L, so the smallest base shown is the smallest passing base "
+            "of that grid, 0.1% apart; an island narrower than that, between two grid bases, "
+            "could be missed, and the true smallest base would then be lower. Above the "
+            "threshold every grid base passes, and from {certified} on a simple sufficient "
+            "condition proves that every base does.").format(
+        proven=whole(r["proven_below"]), certified=whole(r["certified_above"]))
+    return narrow, how
+
+
+@ui.prose
+def published_fit(dim: int, contexts: tuple) -> tuple[pa.Table, tuple[str, ...]]:
+    """The fit comparison (men_table) as shown, its columns named in the run's language,
+    and the sentences under it: written once per language, not on every run."""
+    men = men_table(dim, contexts)
+    far = men[(men["ratio app/fit"] < 0.5) | (men["ratio app/fit"] > 2)]
+    shown = men.rename(columns={
+        "dim": _("head dim"), "context L [tokens]": _("context L [tokens]"),
+        "app min base": _("app min base"),
+        "app threshold base": _("app threshold base"),
+        "paper fit base": _("paper fit base"), "ratio app/fit": _("ratio app/fit")})
+    ratios = _("App / fit ratios range from {low} to {high}.").format(
+        low=f"{men['ratio app/fit'].min():.2f}", high=f"{men['ratio app/fit'].max():.2f}")
+    if len(far):
+        differ = ngettext(
+            "{n} context differs by more than a factor 2 (flagged: {contexts}).",
+            "{n} contexts differ by more than a factor 2 (flagged: {contexts}).",
+            len(far)).format(n=len(far), contexts=listing(
+                i18n.integer(int(L)) for L in far["context L [tokens]"]))
+    else:
+        differ = _("None differs by more than a factor 2.")
+    return ui.arrow(shown), (ratios, differ,
+                   _("A fit through a few points is not the exact bound; the app's smallest "
+                     "bases are the smallest passing bases of the grid 1.001^k (0.1% apart; an "
+                     "island narrower than that could be missed)."))
+
+
+@ui.prose
+def preset_bounds() -> tuple[pa.Table, tuple[str, ...], tuple[str, ...]]:
+    """The preset table as shown (layer groups named for people, columns in the run's
+    language), the verdict under it and the notes after it: written once per language,
+    not on every run."""
+    presets = preset_table()
+    # the layer groups named for people (English in the CSV, as rope_core names them)
+    shown = presets.assign(group=[group_label(g) for g in presets["group"]]).rename(columns={
+        "preset": _("preset"), "group": _("layers"), "layers": _("how many"),
+        "rotary dim": _("rotary dim"), "base": _("base"), "method": _("method"),
+        "context L [tokens]": _("distances they meet [tokens]"),
+        "B_0": _("B₀ = d/2"), "min B_m": _("lowest B_m"),
+        "negative distances": _("distances with B_m < 0"),
+        "passes": _("passes"), "first negative distance [tokens]":
+            _("first negative distance [tokens]"), "head dim": _("head dim"),
+        "whole-head B_0": _("whole head: B₀"), "whole-head min B_m": _("whole head: lowest B_m"),
+        "whole-head passes": _("whole head: passes")})
+    fails = presets[~presets["passes"]]
+    scope = _("Each preset's rotating layers, group by group, with the spectrum they use (their "
+              "scaling included) over the distances they meet: their sliding window or attention "
+              "chunk, else the maximum context.")
+    if len(fails):
+        preset_verdict = ngettext(
+            "{scope} {n} of {rows} rows has some B_m < 0 inside that range ({presets}).",
+            "{scope} {n} of {rows} rows have some B_m < 0 inside that range ({presets}).",
+            len(fails)).format(scope=scope, n=len(fails), rows=len(presets),
+                               presets=listing(dict.fromkeys(fails["preset"])))
+        mild = fails.loc[fails["negative distances"].idxmin()]
+        depth = _("How deep and how often matters: {preset}'s B_m dips to {low} against "
+                  "B₀ = {b0} on {n} of {length} distances.").format(
+            preset=mild["preset"], low=f"{mild['min B_m']:.2f}", b0=f"{mild['B_0']:.0f}",
+            n=i18n.integer(int(mild["negative distances"])),
+            length=i18n.integer(int(mild["context L [tokens]"])))
+    else:
+        preset_verdict = _("{scope} 0 of {rows} rows have some B_m < 0 inside that range.").format(
+            scope=scope, rows=len(presets))
+        depth = ""
+    rescued = presets[~presets["passes"] & presets["whole-head passes"]]
+    windowed = windowed_rows()
+    windows = listing(_("{preset} ({n})").format(preset=row["preset"],
+                                                  n=i18n.integer(int(row["context L [tokens]"])))
+                      for _i, row in windowed.drop_duplicates("preset").iterrows())
+    notes = (
+        _("Layers with a window are checked over their window only, since no longer distance "
+          "reaches them: {windows}. A model's other layers are checked over the whole context "
+          "with their own spectrum: Gemma 3's global layers with their linear ×8 scaling, "
+          "Llama 3.1 8B's with its llama3 spectrum at its maximum context.").format(
+            windows=windows) if len(windowed) else "",
+        _("A row with a shallow dip on a few distances is where Men et al.'s expectation "
+          "argument says a similar token is, on average, barely worse placed than a random "
+          "one, not a hard failure."),
+        _("The B_m columns sum over the rotated pairs only. Men et al.'s theorem treats every "
+          "component of the head alike, and a pass-through pair of a partial rotation (θ = 0) "
+          "adds cos 0 = 1 at every distance, so the whole head's B_m is the rotated pairs' "
+          "plus (head dim − rotary dim)/2: the last three columns. Fail over the rotated pairs "
+          "but pass over the whole head: {presets}.").format(
+            presets=listing(dict.fromkeys(rescued["preset"]))) if len(rescued) else "")
+    return ui.arrow(shown), tuple(t for t in (preset_verdict, depth) if t), notes

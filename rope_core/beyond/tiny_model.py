@@ -48,6 +48,7 @@ import hashlib
 import io
 import json
 import math
+import os
 import zipfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -685,6 +686,22 @@ def model_from_row(cfg: TinyConfig, layout: list, row: np.ndarray) -> TinyTransf
     return model.eval()
 
 
+def stored_file(folder: Path | str, name: str) -> Path:
+    """``folder / name``, a file the shipped models are read from (weights, ``models.json``,
+    the stored evaluation). The default folder, :data:`WEIGHTS_DIR`, is ``tiny/weights`` of
+    a RoPE Explorer checkout: rope_core installed on its own (``pip install``) carries no
+    weights, so there the caller names a folder that holds them; without one the error
+    says so (a RopeError naming ``folder``)."""
+    if not isinstance(folder, (str, os.PathLike)):
+        fail("folder", folder, "a path to a folder (str or pathlib.Path)")
+    path = Path(folder) / name
+    if not path.is_file():
+        fail("folder", str(folder), "a folder holding {file}: the tiny models' files are in "
+             "tiny/weights of a RoPE Explorer checkout, and rope_core installed on its own "
+             "has none (pass the folder of a checkout)", file=name)
+    return path
+
+
 def load_models(task: str, encoding: str, folder: Path | str = WEIGHTS_DIR,
                 method: str = "none", seeds=None) -> dict[int, TinyTransformer]:
     """The shipped models of a task and encoding by seed (all, or those in ``seeds``),
@@ -693,7 +710,7 @@ def load_models(task: str, encoding: str, folder: Path | str = WEIGHTS_DIR,
     task = check_choice(task, "task", TASKS)
     encoding = check_choice(encoding, "encoding", ENCODINGS)
     method = check_choice(method, "method", METHODS)
-    stored, layout, rows = read_weights(Path(folder) / weights_file(task, encoding, method))
+    stored, layout, rows = read_weights(stored_file(folder, weights_file(task, encoding, method)))
     cfg = model_config(task, encoding)
     return {int(seed): model_from_row(cfg, layout, row) for seed, row in zip(stored, rows)
             if seeds is None or seed in seeds}
@@ -712,7 +729,7 @@ def round_to_shipped(model: TinyTransformer) -> TinyTransformer:
 
 def read_record(folder: Path | str = WEIGHTS_DIR) -> dict:
     """``models.json``: the training settings and what each model's training did."""
-    return json.loads((Path(folder) / "models.json").read_text())
+    return json.loads(stored_file(folder, "models.json").read_text())
 
 
 @torch.no_grad()
@@ -835,7 +852,7 @@ def read_evaluation(folder: Path | str = WEIGHTS_DIR) -> dict:
     (seeds, seq), "stored": (seeds, J, bins) or absent}}, "pair_norms": {task: (seeds,
     layers, heads, 2, pairs) float32}}``, the counts int64, curves in the order of
     :func:`evaluated_curves` where the file has them all."""
-    with np.load(Path(folder) / EVALUATION_FILE, allow_pickle=False) as archive:
+    with np.load(stored_file(folder, EVALUATION_FILE), allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     curves = {}
     for task, names in json.loads(str(arrays["curves"])).items():
