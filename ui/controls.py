@@ -43,11 +43,11 @@ _INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
 # The keys of the link values this run has read (every control checks its link first);
 # the navigation keeps a page's values for its link (ui.navigation.remember).
 _DRAWN: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("drawn", default=None)
-# Whether this run's language differs from the last run's (set by language_switch).
-_LANG_CHANGED: contextvars.ContextVar[bool] = contextvars.ContextVar("lang_changed",
-                                                                     default=False)
 _LANG_SHOWN = "_lang_shown"  # session state: the language of the session's last run
 _CHOSEN = "_chosen"  # session state: key -> option of choices kept out of the link
+# session state: key -> the language a choice with translated labels was last drawn in
+# (the language of the label the browser holds as its value)
+_DRAWN_IN = "_drawn_in"
 
 
 def drawn_keys() -> list[str]:
@@ -73,9 +73,17 @@ def history_navigation() -> bool:
     return bool(ctx is not None and ctx.is_history_navigation)
 
 
-def language_changed() -> bool:
-    """True in the first run after the visitor switched the language."""
-    return _LANG_CHANGED.get()
+def _relabelled(key: str) -> bool:
+    """Whether the choice ``key`` (translated labels) was last drawn in another language
+    than this run's: the browser then holds a label that matches none of its options.
+    Kept per choice, so that a run interrupted before it is drawn (a rerun asked for
+    meanwhile) leaves it to the next run."""
+    drawn = st.session_state.setdefault(_DRAWN_IN, {})
+    here = _RUN_LANG.get() or DEFAULT_LANG
+    before = drawn.get(key)
+    if before != here:
+        drawn[key] = here
+    return before not in (None, here)
 
 
 def link_value(key: str) -> list[str] | None:
@@ -344,9 +352,10 @@ def _labelled(key: str, options: Sequence, default, words: _Words, draw: Callabl
         wanted = [words[v] for v in values]
     else:
         wanted = words[values[0]]
+    relabelled = _relabelled(key)
     if key not in st.session_state:
         value = draw(wanted)
-    elif history_navigation() or language_changed():
+    elif history_navigation() or relabelled:
         st.session_state[key] = wanted
         value = draw(None)  # the value is the one just set: no second default
     else:
@@ -363,9 +372,10 @@ def _kept(key: str, default, fmt: Callable, draw: Callable):
     """A choice with translated labels that the address does not carry: it keeps its
     option (kept in the session for this) when the language changes."""
     chosen = st.session_state.setdefault(_CHOSEN, {})
+    relabelled = _relabelled(key)
     if key not in st.session_state:
         value = draw(default)
-    elif language_changed() and key in chosen:
+    elif relabelled and key in chosen:
         st.session_state[key] = chosen[key]
         value = draw(None)
     else:
@@ -434,7 +444,8 @@ def multiselect(label: str, options: Sequence, default: Sequence, key: str, *,
         if len(values) > max_selections:
             return _("at most {most} values may be chosen, the link gives {n}").format(
                 most=max_selections, n=len(values))
-        if len(set(values)) != len(values) or len({words.get(v) for v in values}) != len(values):
+        known = [words[v] for v in values if v in words]  # (a label and its code: one value)
+        if len(set(values)) != len(values) or len(set(known)) != len(known):
             return _("each value may be chosen once")
         bad = [v for v in values if v not in words]
         if bad:
@@ -479,6 +490,10 @@ def language_switch() -> str:
         check_link(LANG_KEY, _("Language"),
                             one_of(list(LANGUAGES), _("en or zh")),
                             st.session_state[LANG_KEY])
+    elif st.session_state[LANG_KEY] not in LANGUAGES:
+        # The browser sent the switch with no choice: keep the language of the session's
+        # last run (the switch is required: there is always a language).
+        st.session_state[LANG_KEY] = st.session_state.get(_LANG_SHOWN) or DEFAULT_LANG
     # the switch's label names itself in both languages, so anyone can find it
     label = "Language · 语言"  # i18n: the same in both languages
     # A segmented control, not a radio: the same one choice of two (required: a click on
@@ -487,10 +502,15 @@ def language_switch() -> str:
     chosen = st.sidebar.segmented_control(label, list(LANGUAGES), key=LANG_KEY,
                                           format_func=LANGUAGES.__getitem__, required=True,
                                           width="stretch")
-    keep_in_link(LANG_KEY, chosen, None)
-    _RUN_LANG.set(chosen if chosen in LANGUAGES else DEFAULT_LANG)
     shown = st.session_state.get(_LANG_SHOWN)
-    _LANG_CHANGED.set(shown is not None and shown != chosen)
+    if chosen not in LANGUAGES:
+        # Seen once in a browser test under a load of 18 on 2 cores: a page change (an app
+        # link opened as a history navigation) whose run drew the switch with no choice,
+        # which dropped ?lang= from the new entry (and would have turned a Chinese page
+        # English). Keep the session's language, and its link.
+        chosen = shown or DEFAULT_LANG
+    keep_in_link(LANG_KEY, chosen, None)
+    _RUN_LANG.set(chosen)
     if shown != chosen:
         st.session_state[_LANG_SHOWN] = chosen
     return chosen

@@ -15,10 +15,12 @@ back to that step at its top (:func:`back_to_tour`).
 from __future__ import annotations
 
 import copy
+import functools
 import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+from urllib.parse import urlencode
 
 from .i18n import N_, _, lang
 
@@ -33,7 +35,7 @@ class PageSpec:
     default: bool = False
     charts: bool = True  # the page draws at least one figure (the tour only links)
 
-    @property
+    @functools.cached_property
     def name(self) -> str:
         return PurePosixPath(self.file).stem
 
@@ -155,7 +157,7 @@ def st_pages() -> dict[str, list]:
 
 
 # ------------------------------------------------------------ the navigation ----
-_REMEMBERED = "_page_links"  # session state: page name -> its values when last left
+_REMEMBERED = "_page_links"  # session state: page name -> its query when last left
 
 
 def draw(current: PageSpec) -> None:
@@ -172,29 +174,50 @@ def draw(current: PageSpec) -> None:
     from .links import script
 
     remembered = st.session_state.get(_REMEMBERED, {})
-    st.sidebar.html(_nav_html(lang(), current.name, remembered) + script(),
-                    unsafe_allow_javascript=True)
+    st.sidebar.html(_nav_html(lang(), current.name, tuple(sorted(remembered.items())))
+                    + script(), unsafe_allow_javascript=True)
 
 
-def _nav_html(language: str, current: str, remembered: Mapping[str, Mapping]) -> str:
-    from .links import href
-
-    name = _("Pages")
-    parts = [f'<nav class="rope-nav" aria-label="{html.escape(name)}"><ul>']
-    for number, (section, specs) in enumerate(sections().items()):
-        title = f"rope-nav-{number}"
-        parts.append(f'<li><span class="rope-nav-section" id="{title}">'
-                     f'{html.escape(_(section))}</span><ul aria-labelledby="{title}">')
-        for spec in specs:
-            mark = ' aria-current="page"' if spec.name == current else ""
-            address = html.escape(href(spec.path, remembered.get(spec.name)))
-            icon = spec.icon.removeprefix(":material/").removesuffix(":")
-            parts.append(f'<li><a data-rope-link href="{address}"{mark}>'
-                         f'<span class="rope-icon" aria-hidden="true">{icon}</span>'
-                         f'<span>{html.escape(_(spec.title))}</span></a></li>')
-        parts.append("</ul></li>")
-    parts.append("</ul></nav>")
+@functools.lru_cache(maxsize=256)
+def _nav_html(language: str, current: str, remembered: tuple[tuple[str, str], ...]) -> str:
+    """The navigation in ``language`` with ``current`` marked, each page's link carrying
+    its ``remembered`` query (page name, query string), once per combination."""
+    queries = dict(remembered)
+    head, links, tail = _nav_parts(language)
+    parts = [head]
+    for name, path, before, after in links:
+        if before is None:  # a section's end and the next one's title
+            parts.append(after)
+            continue
+        mark = ' aria-current="page"' if name == current else ""
+        query = queries.get(name)
+        address = html.escape((path or "./") + (f"?{query}" if query else ""))
+        parts.append(f'{before}{address}"{mark}{after}')
+    parts.append(tail)
     return "".join(parts)
+
+
+@functools.cache
+def _nav_parts(language: str) -> tuple[str, tuple, str]:
+    """The navigation's fixed HTML in ``language``, around each link's address and mark:
+    made once per language (the titles are the catalog's)."""
+    from .translation import speaking
+
+    with speaking(language):
+        head = f'<nav class="rope-nav" aria-label="{html.escape(_("Pages"))}"><ul>'
+        links = []
+        for number, (section, specs) in enumerate(sections().items()):
+            title = f"rope-nav-{number}"
+            links.append((None, None, None,
+                          ("</ul></li>" if number else "")
+                          + f'<li><span class="rope-nav-section" id="{title}">'
+                          f'{html.escape(_(section))}</span><ul aria-labelledby="{title}">'))
+            for spec in specs:
+                icon = spec.icon.removeprefix(":material/").removesuffix(":")
+                links.append((spec.name, spec.path, '<li><a data-rope-link href="',
+                              f'><span class="rope-icon" aria-hidden="true">{icon}</span>'
+                              f"<span>{html.escape(_(spec.title))}</span></a></li>"))
+    return head, tuple(links), "</ul></li></ul></nav>"
 
 
 def remember(current: PageSpec) -> None:
@@ -206,10 +229,10 @@ def remember(current: PageSpec) -> None:
     from .links import CARRIED
 
     keys = [key for key in drawn_keys() if key not in CARRIED and key != TOUR_KEY]
-    values = link_values(keys)
+    query = urlencode(link_values(keys), doseq=True)
     remembered = st.session_state.get(_REMEMBERED, {})
-    if remembered.get(current.name) != values:
-        st.session_state[_REMEMBERED] = {**remembered, current.name: values}
+    if remembered.get(current.name, "") != query:
+        st.session_state[_REMEMBERED] = {**remembered, current.name: query}
 
 
 # ------------------------------------------------------------- the tour's links ----
