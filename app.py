@@ -10,6 +10,7 @@ constants computed); ``streamlit run app.py`` is all it takes.
 import streamlit as st
 
 import ui
+from ui import navigation
 from ui.constants import warm_up
 from ui.controls import language_switch
 from ui.hardening import (
@@ -18,7 +19,6 @@ from ui.hardening import (
     refuse_clear_cache,
     serialize_ast_parse,
 )
-from ui.navigation import st_pages
 
 serialize_ast_parse()  # before any thread parses: Streamlit, numpy.load (ui.hardening)
 
@@ -31,11 +31,18 @@ if __name__ == "__main__":  # a visitor's run
                        layout="wide")
 
     language_switch()  # first: every title below is in the chosen language
-    page = st.navigation(st_pages(), expanded=True)  # every page shown: no "View more"
+    # Streamlit's navigation only routes addresses: the app draws its own (ui.navigation)
+    page = st.navigation(navigation.st_pages(), position="hidden")
+    spec = navigation.by_path(page.url_path)
+    navigation.draw(spec)
     settings = ui.sidebar_settings()
     ui.remember(settings)
     ui.page_style(settings.present)
-    page.run()
+    navigation.back_to_tour(spec)
+    try:
+        page.run()
+    finally:  # also when the page stops early (st.stop)
+        navigation.remember(spec)
 else:  # imported once by `streamlit run app.py`, which then serves app.py through `app`
     from ui.startup import lifespan
 

@@ -199,12 +199,10 @@ async def one_session(i: int, browser, url: str, args, run: Run, deadline: float
                     await _settled(page, 1, args.timeout)
                 else:
                     before = await page.evaluate(RUNS_DONE_JS)
-                    link = page.locator(f'[data-testid="stSidebarNavLink"][href$="{path}"]')
-                    more = page.locator('[data-testid="stSidebarNavViewButton"]')
-                    if not await link.first.is_visible() and await more.count():
-                        await more.first.click()  # Streamlit folds a long navigation
+                    # the sidebar's navigation (ui.navigation.draw) lists PAGES in order
+                    link = page.locator("nav.rope-nav a[data-rope-link]").nth(n)
                     t_action = await page.evaluate("performance.now()")
-                    await link.first.click(timeout=args.timeout * 1000)
+                    await link.click(timeout=args.timeout * 1000)
                     await _settled(page, before + 1, args.timeout)
                 phases = await page.evaluate(PHASES_JS, t_action)
                 return await _problems(page), phases

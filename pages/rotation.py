@@ -44,11 +44,9 @@ st.latex(_(r"q'\cdot k' = q^{\top}R\big((n-m)\theta_i\big)\,k = "
 ui.terms("rope", "pair", "theta", "wavelength", "head_dim", "base")
 
 c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-# the options in this run's language (the link carries them); a lookup rather than fmt=_
-# itself, so that formatting later, outside the run (AppTest), keeps the run's language
-mode_names = {option: _(option) for option in MODES}
+# shown in the run's language; the link carries the option itself (ui.controls.choice)
 mode_label = ui.choice(_("Animation"), list(MODES), ADVANCE, "rot_mode",
-                       container=c1, horizontal=False, fmt=mode_names.__getitem__,
+                       container=c1, horizontal=False, fmt=_,
                        help=_("advance the query: k stays at n₀ while m = m₀, m₀+step, … "
                               "shift both together: m and n both move by the step."))
 mode = MODES[mode_label]

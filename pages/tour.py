@@ -9,7 +9,9 @@ part."""
 import streamlit as st
 
 import ui
+from ui.controls import undrawn_number
 from ui.i18n import _
+from ui.navigation import TOUR_STEP_KEY, tour_steps
 from views.tour import (
     HANDOUT_CSS,
     PARTS,
@@ -36,13 +38,9 @@ from views.tour import (
 
 def _move(number: int, recap: int | None = None) -> None:
     """Go to step ``number``; in slide mode with ``recap``, to that part's recap, the
-    slide after its last step."""
-    st.session_state["tour_step"] = number
+    slide after its last step. The step lives in the address alone (?tour_step=)."""
+    st.query_params[TOUR_STEP_KEY] = str(number)
     st.session_state["tour_recap"] = recap
-
-
-def _leave_recap() -> None:
-    st.session_state["tour_recap"] = None
 
 
 def _record(number: int) -> None:
@@ -90,13 +88,15 @@ if not slides and not handout:
 
 body = st.container()  # the step, the recap or the handout; in slide mode the moves below it
 moves = st.container() if slides else screen
-number = ui.slider(_("Step"), 1, N, 1, "tour_step", on_change=_leave_recap,
-                   container=moves.expander(_("All steps")) if slides else moves)
+number = undrawn_number(_("Step"), 1, N, 1, TOUR_STEP_KEY)
 part = part_of(number)
 at_recap = slides and st.session_state.get("tour_recap") == part and number == PARTS[part].last
 moves.progress(number / N, text=where(number))
-back, ahead = moves.columns(2)
+# the modes this visitor chose travel with the step links (the app's links carry only the
+# language and the sidebar's settings)
+kept = {key: "true" for key, on in (("slides", slides), ("handout", handout)) if on}
 if slides:  # the recap of each part is a slide of its own, between its last step and the next
+    back, ahead = moves.columns(2)
     first, last = PARTS[part].first, PARTS[part].last
     before = ((number, None) if at_recap else
               (number - 1, part - 1) if number == first and part > 0 else (number - 1, None))
@@ -105,11 +105,11 @@ if slides:  # the recap of each part is a slide of its own, between its last ste
                 disabled=number == 1 and not at_recap, width="stretch", shortcut="ArrowLeft")
     ahead.button(_("Next"), key="tour_next", on_click=_move, args=after,
                  disabled=at_recap and number == N, width="stretch", shortcut="ArrowRight")
-else:
-    back.button(_("Previous"), key="tour_previous", on_click=_move, args=(number - 1,),
-                disabled=number == 1, icon=":material/arrow_back:", width="stretch")
-    ahead.button(_("Next"), key="tour_next", on_click=_move, args=(number + 1,),
-                 disabled=number == N, icon=":material/arrow_forward:", width="stretch")
+    with moves.expander(_("All steps")):
+        tour_steps(number, N, kept)
+else:  # Previous, every step, Next: links of the app, one history entry per step
+    with moves:
+        tour_steps(number, N, kept)
 
 # ------------------------------------------------------------------ the handout ----
 if handout:

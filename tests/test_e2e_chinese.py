@@ -40,7 +40,7 @@ CJK_FONT = re.compile(r"CJK|Han Sans|Hei|PingFang|Noto Sans SC|WenQuanYi|Droid S
                       re.I)
 TEXT_SELECTOR = ", ".join([
     '[data-testid="stMarkdownContainer"] p', '[data-testid="stMarkdownContainer"] li',
-    "h1", "h2", "h3", '[data-testid="stWidgetLabel"] p', '[data-testid="stSidebarNav"] span',
+    "h1", "h2", "h3", '[data-testid="stWidgetLabel"] p', 'nav.rope-nav span',
     '[data-testid="stMetricLabel"] p', "button p",
     "svg .gtitle", "svg .xtitle", "svg .ytitle", "svg .legendtext",
 ])

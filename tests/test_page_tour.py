@@ -3,22 +3,45 @@ reveals live answers that match closed forms derived here."""
 
 import json
 import math
+import re
 from urllib.parse import parse_qs
 
 import pytest
-from apptest_helpers import run_page, shown, warnings
+from apptest_helpers import APP, TIMEOUT, no_exceptions, run_page, shown, warnings
 from i18n_helpers import long_paragraphs, untranslated
+from streamlit.testing.v1 import AppTest
 
-from ui.navigation import PAGES, by_name
+from ui.links import LESSON
+from ui.navigation import PAGES, TOUR_PAGES, by_name
 from views.tour import PARTS, STEPS
 
 WIDGETS = ("select_slider", "slider", "number_input", "radio", "segmented_control",
            "toggle", "text_input", "multiselect")
 
 
+KEPT = r"(?:\w+=true&amp;)*"  # slide mode and the handout, kept by every step link
+STEP_LINK = re.compile(r'<a data-rope-link href="tour\?' + KEPT + r'tour_step=(\d+)" '
+                       r'aria-label="([^"]*)"'
+                       r'( aria-current="step")?>(\d+)</a>')
+MOVE = re.compile(r'<(a|span) data-rope-link class="rope-move" href="tour\?' + KEPT
+                  + r'tour_step=(\d+)">'
+                  r'|<span class="rope-move rope-off" aria-disabled="true">')
+
+
+def steps_bar(at) -> str:
+    """The tour's moves (ui.navigation.tour_steps): one HTML element."""
+    (bar,) = [h.proto.body for h in at.get("html") if 'class="rope-steps"' in h.proto.body]
+    return bar
+
+
+def current_step(at) -> int:
+    (number,) = [int(m[0]) for m in STEP_LINK.findall(steps_bar(at)) if m[2]]
+    return number
+
+
 def count_steps() -> int:
-    """The number of steps, read from the page: the step slider's largest value."""
-    return int(run_page("tour").slider(key="tour_step").max)
+    """The number of steps, read from the page: the links to every step."""
+    return len(STEP_LINK.findall(steps_bar(run_page("tour"))))
 
 
 N = count_steps()
@@ -37,6 +60,30 @@ def link_of(at):
     return page, parse_qs(link.proto.query_string, keep_blank_values=True)
 
 
+def open_page(page: str, query: dict) -> AppTest:
+    """``pages/<page>.py`` opened directly with ``query`` (a link of the app opens the page
+    itself, not the opening page first as run_page does)."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.switch_page(by_name(page).file)
+    at.run()
+    no_exceptions(at)
+    return at
+
+
+def step_params(at) -> dict[str, str]:
+    """The step's own values, as its caption lists them ("Settings: `k = v`, …")."""
+    (caption,) = [c.value for c in at.caption if c.value.startswith("Settings: ")]
+    return dict(re.findall(r"`(\w+) = ([^`]*)`", caption))
+
+
+def go(at, number: int) -> AppTest:
+    """Follow the link to step ``number`` in the same session (the step is in the address)."""
+    at.query_params["tour_step"] = str(number)
+    return at.run()
+
+
 def as_link(value):
     """A widget's value written the way the app writes it into links."""
     if isinstance(value, bool):
@@ -50,7 +97,7 @@ def as_link(value):
 def test_every_step_renders_and_links_a_page_that_accepts_its_values(number):
     at = run_page("tour", {"tour_step": str(number)})
     assert not warnings(at) and not at.first_warnings
-    assert at.slider(key="tour_step").value == number
+    assert current_step(at) == number
     assert at.header[0].value.startswith(f"{number}. ")
     assert f"Step {number} of {N}" in at.get("progress")[0].proto.text
     radio = at.radio(key=f"tour_guess_{number}")
@@ -58,8 +105,16 @@ def test_every_step_renders_and_links_a_page_that_accepts_its_values(number):
     page, query = link_of(at)
     assert page in {spec.name for spec in PAGES} - {"tour"}
     # the linked page, opened with the link's values: the link rule accepts every one
-    target = run_page(page, {k: v if len(v) > 1 else v[0] for k, v in query.items()})
-    assert not target.first_warnings and not warnings(target), (page, query)
+    assert page == TOUR_PAGES[number - 1]  # ui.navigation's list of the steps' pages
+    # the link names the sidebar's lesson settings (its values or the defaults) and the
+    # step, for the way back
+    assert {k: query[k] for k in LESSON} == {k: [v] for k, v in LESSON.items()} | {
+        k: [v] for k, v in step_params(at).items() if k in LESSON}
+    assert query.pop("tour") == [str(number)]
+    # the linked page, opened with the link's values: the link rule accepts every one
+    target = open_page(page, {k: v if len(v) > 1 else v[0] for k, v in query.items()}
+                       | {"tour": str(number)})
+    assert not warnings(target), (page, query)
     found = {w.key: w.value for kind in WIDGETS for w in target.get(kind) if w.key}
     for key, values in query.items():
         assert key in found, (page, key)
@@ -71,6 +126,10 @@ def test_every_step_renders_and_links_a_page_that_accepts_its_values(number):
     (same,) = [c for c in target.get("plotly_chart") if c.proto.id.endswith(f"-{shows}")]
     assert json.loads(drawn.proto.spec) == json.loads(same.proto.spec), (page, shows)
     assert len(drawn.proto.alt) > 40
+    # and offers the way back to this step, at its top
+    back = target.get("page_link")[0]
+    assert back.proto.label == f"Back to step {number} of the tour"
+    assert back.proto.page == "tour" and back.proto.query_string == f"tour_step={number}"
 
 
 def reveal(number, guess=None):
@@ -148,15 +207,54 @@ def test_bfloat16_and_ntk_answers(titles):
     assert "Answer: The slowest pairs (large i)." in text
 
 
-def test_next_and_previous_change_the_step():
-    at = run_page("tour", {"tour_step": "1"})
-    assert at.button(key="tour_previous").disabled
-    at.button(key="tour_next").click().run()
-    assert at.slider(key="tour_step").value == 2
-    at.button(key="tour_previous").click().run()
-    assert at.slider(key="tour_step").value == 1
+def moves(at) -> tuple[int | None, int | None]:
+    """The steps that Previous and Next link to (None: not a link at this step)."""
+    found = MOVE.findall(steps_bar(at))
+    assert len(found) == 2, found
+    return tuple(int(step) if step else None for _tag, step in found)
+
+
+def test_previous_next_and_every_step_are_links_with_the_current_step_marked():
+    """Each move is a link of the app (ui.links: one history entry per step, Back returns
+    to the step before); the step lives in the address alone, no widget holds it (a
+    button that set it through st.session_state made Streamlit warn that the step's
+    slider had a default value and a value set through the Session State API)."""
+    first = run_page("tour", {"tour_step": "1"})
+    assert moves(first) == (None, 2)
+    steps = STEP_LINK.findall(steps_bar(first))
+    assert [int(s[0]) for s in steps] == list(range(1, N + 1))
+    assert [s[1] for s in steps] == [f"Step {n} of {N}" for n in range(1, N + 1)]
+    assert [s[3] for s in steps] == [str(n) for n in range(1, N + 1)]
+    assert current_step(first) == 1
+    assert moves(run_page("tour", {"tour_step": "5"})) == (4, 6)
     last = run_page("tour", {"tour_step": str(N)})
-    assert last.button(key="tour_next").disabled
+    assert moves(last) == (N - 1, None) and current_step(last) == N
+    assert not last.main.get("slider") and not last.main.get("button")
+
+
+@pytest.mark.parametrize("value", ["0", str(N + 1), "2.0", "two", ""])
+def test_a_step_outside_the_tour_warns_and_opens_step_1(value):
+    at = run_page("tour", {"tour_step": value})
+    assert current_step(at) == 1
+    assert any("tour_step" in w and f"from 1 to {N}" in w for w in warnings(at)), warnings(at)
+
+
+def test_the_way_back_shows_only_on_the_page_of_that_step():
+    """?tour=N is the mark of a page opened by step N: drawn on step N's page only; on
+    another page, or with a step that does not exist, the rule for links drops it."""
+    assert open_page("rotation", {"tour": "4"}).get("page_link")[0].proto.label == (
+        "Back to step 4 of the tour")
+    assert not open_page("rotation", {}).get("page_link")
+    for page, value in (("rotation", "5"), ("rotation", "99"), ("sinusoidal", "4"),
+                        ("serving", "1"), ("rotation", "4.0")):
+        at = open_page(page, {"tour": value})
+        assert not at.get("page_link"), (page, value)
+        assert any("tour" in w and f"“{value}”" in w for w in warnings(at)), warnings(at)
+    both = open_page("frequencies", {"tour": "7"})  # steps 6 and 7 both open Frequencies
+    assert both.get("page_link")[0].proto.query_string == "tour_step=7"
+    chinese = open_page("decay", {"tour": "9", "lang": "zh"})
+    assert chinese.get("page_link")[0].proto.label == "返回导览第 9 步"
+    assert untranslated(chinese) == {}
 
 
 def test_links_use_the_navigation_names():
@@ -247,8 +345,8 @@ def test_score_counts_predictions_right_of_asked_and_the_recap_ends_part_1():
         c.value for c in at.caption]
     # the prediction is locked in once revealed: changing it later changes no score
     assert at.radio(key="tour_guess_7").disabled
-    at.button(key="tour_next").click().run()
-    assert at.slider(key="tour_step").value == 8
+    go(at, 8)
+    assert current_step(at) == 8
     assert "Recap" not in recap_of(at)  # the recap follows the part's last answer
     at.radio(key="tour_guess_8").set_value("1/{keys}, like every key it can see")
     at.toggle(key="tour_reveal_8").set_value(True).run()
@@ -264,14 +362,14 @@ def test_score_counts_predictions_right_of_asked_and_the_recap_ends_part_1():
     assert ("tour", "tour_step=9") in links
     assert {"where_rope_sits", "real_models"} <= {page for page, _q in links}
     # back at step 7: its answer stays revealed with the prediction made then
-    at.button(key="tour_previous").click().run()
+    go(at, 7)
     radio = at.radio(key="tour_guess_7")
     assert radio.value == "All 64" and radio.disabled
     assert at.toggle(key="tour_reveal_7").value
     # start the part again: no score, step 1
-    at.slider(key="tour_step").set_value(8).run()
+    go(at, 8)
     at.button(key="tour_again").click().run()
-    assert at.slider(key="tour_step").value == 1
+    assert current_step(at) == 1
     assert at.session_state["tour_record"] == {}
 
 
@@ -300,7 +398,7 @@ def test_slide_mode_one_picture_a_slide_arrow_keys_and_a_recap_slide():
     assert [h.value for h in at.main.header] == ["Recap: Part 1: the basics"]
     assert not at.get("plotly_chart")
     at.button(key="tour_next").click().run()  # → step 9
-    assert at.slider(key="tour_step").value == 9
+    assert current_step(at) == 9
     assert at.header[0].value.startswith("9. ")
     at.button(key="tour_previous").click().run()  # ← the recap again
     assert [h.value for h in at.main.header] == ["Recap: Part 1: the basics"]
@@ -316,9 +414,17 @@ def test_slide_mode_in_chinese():
     assert long_paragraphs(at) == {}
 
 
-def test_normal_mode_buttons_have_no_shortcut():
+def test_normal_mode_moves_are_links_not_buttons():
+    """Outside slide mode the arrow keys stay the page's (no shortcut is taken): the
+    moves are the links of ui.navigation.tour_steps."""
     at = run_page("tour", {"tour_step": "3"})
-    assert at.button(key="tour_next").proto.shortcut == ""
+    assert not at.main.get("button")
+    assert moves(at) == (2, 4)
+
+
+def test_step_links_keep_slide_mode():
+    at = run_page("tour", {"tour_step": "3", "slides": "true"})
+    assert 'href="tour?slides=true&amp;tour_step=4"' in steps_bar(at)
 
 
 # ---------------------------------------------------------------- handout ----

@@ -25,7 +25,7 @@ from rope_core.limits import compare
 from ui import i18n
 from ui.css import PRESENT_CSS
 from ui.i18n import N_, _, ngettext
-from ui.navigation import by_name
+from ui.navigation import by_name, tour_query
 from views.attention import weights_figure
 from views.context_extension import CUSTOM, ratio_figure
 from views.decay import bound_figure
@@ -496,7 +496,7 @@ def step_link(number: int) -> dict:
     place that builds a step's link."""
     step = STEPS[number - 1]
     spec = by_name(step.page)
-    return dict(page=spec.file, icon=spec.icon, query_params=step.params,
+    return dict(page=spec.file, icon=spec.icon, query_params=tour_query(number, step.params),
                 label=_("Open {page} with this step's settings").format(page=_(spec.title)))
 
 
