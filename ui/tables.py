@@ -28,7 +28,7 @@ import streamlit as st
 # the one CSV writer and reader (rope_core: a notebook writes the same bytes); ui.read_csv
 from rope_core.support.frames import csv_bytes, read_csv  # noqa: F401
 
-from . import cache, formatting
+from . import cache, formatting, record
 from .i18n import _, integer, lang
 
 CACHE_ENTRIES = 32  # results kept per cached function (least recently used goes)
@@ -129,9 +129,12 @@ def download(fn: Callable, *args, filename: str, label: str, key: str,
         raise TypeError(f"{fn!r} is not a @ui.table function")
     df = _result(fn, args, part)
     rows, cols = df.shape
+    offered = rows * cols <= MAX_CSV_CELLS
+    record.note("csv", key, dict(fn=fn, args=args, part=part, filename=filename, label=label,
+                                 offered=offered))
     row = formatting.row(vertical_alignment="center", gap="medium")
     button = _("Download {table} (CSV)").format(table=label)
-    if rows * cols > MAX_CSV_CELLS:
+    if not offered:
         row.button(button, disabled=True, key=f"csv_{key}",
                    help=_("{rows} × {cols} values is more than the {most} one download may "
                           "hold: choose a smaller setting.").format(
