@@ -5,7 +5,7 @@ Three of ui's own elements note what they draw as they draw it, so that no page 
 anything for its notebook: :func:`ui.download` a CSV (its cached function, arguments,
 part, file name and label), :func:`ui.show` a figure (the figure and its text
 alternative), :func:`ui.explain` and :func:`ui.bullets` the explanation (the text as
-shown, in the run's language). A note costs about a microsecond; nothing is computed.
+shown, in the run's language). A note costs a few microseconds; nothing is computed.
 
 app.py starts a :class:`Record` before each full run of a page (:func:`start`). A
 section that is an ``@st.fragment`` reruns alone when its own controls change: its
@@ -43,10 +43,13 @@ def _fragment_id() -> str | None:
 class Record:
     """The notes of one page for one visitor: (kind, key, data) in the page's order,
     kind "csv", "figure" or "text". ``page`` is the page's name (its file's stem),
-    ``title`` its title and ``lang`` the language of the run that started it."""
+    ``title`` its title and ``lang`` the language of the run that started it; ``link``
+    the session's query parameters (Streamlit's, which every control keeps current), read
+    only when the notebook is made (:meth:`query`)."""
 
-    def __init__(self, page: str, title: str, lang: str, query: dict[str, Any]) -> None:
-        self.page, self.title, self.lang, self.query = page, title, lang, query
+    def __init__(self, page: str, title: str, lang: str) -> None:
+        self.page, self.title, self.lang = page, title, lang
+        self.link: Any = None
         self._lock = threading.Lock()
         self._run: object = None  # the run that wrote last (its context's cursors)
         self._fresh: set[str | None] = set()  # the scopes this run has written
@@ -70,6 +73,10 @@ class Record:
                     self._scopes[scope] = []
             self._scopes[scope].append((kind, key, data))
 
+    def query(self) -> dict[str, str | list[str]]:
+        """The page's link now: ``{key: value or values}``."""
+        return dict(getattr(self.link, "_query_params", None) or {})
+
     def entries(self) -> list[tuple[str, str | None, Any]]:
         """Every note, in the page's order (each fragment's latest run in its place)."""
         with self._lock:
@@ -78,11 +85,14 @@ class Record:
                 for entry in (scopes.get(key, []) if kind == "scope" else [(kind, key, data)])]
 
 
-def start(page: str, title: str, lang: str, query: dict[str, Any]) -> Record:
+def start(page: str, title: str, lang: str) -> Record:
     """A fresh record for this run of ``page`` (app.py, before the page runs)."""
     import streamlit as st
+    from streamlit.runtime.state.session_state_proxy import get_session_state
 
-    record = Record(page, title, lang, query)
+    record = Record(page, title, lang)
+    with get_session_state().query_params() as link:
+        record.link = link
     _CURRENT.set(record)
     st.session_state[RECORD_KEY] = record
     return record
