@@ -9,6 +9,7 @@ constants computed); ``streamlit run app.py`` is all it takes.
 
 import streamlit as st
 
+import takehome
 import ui
 from ui.constants import warm_up
 from ui.controls import language_switch
@@ -35,7 +36,7 @@ if __name__ == "__main__":  # a visitor's run
     settings = ui.sidebar_settings()
     ui.remember(settings)
     ui.page_style(settings.present)
-    page.run()
+    takehome.run(page)  # the page, then its notebook's download button (takehome/)
 else:  # imported once by `streamlit run app.py`, which then serves app.py through `app`
     from ui.startup import lifespan
 

@@ -1,0 +1,58 @@
+"""Per-page recipes of the notebooks: one module per page (``takehome/recipes/<page>.py``,
+the page's file name), each a :class:`Recipe` named ``RECIPE``.
+
+What a notebook recomputes, the page itself tells (``ui.record``): each CSV download's
+cached function and its arguments, its file name, and the page's explanations and figure
+titles in the visitor's language. A recipe adds only what the page cannot say:
+
+* ``tables``: the name of the variable that holds each cached function's result in the
+  notebook (``{"theta_tables": "theta"}``; otherwise the function's name without
+  ``_table``);
+* ``figures``: for a figure's ``ui.show`` key (a glob: ``"iv_wave_*"``), the Plotly code
+  that draws it from those variables (:class:`Figure`); a figure without one is
+  left out (a diagram, a figure drawn from numbers the page does not offer);
+* ``code``: for a name the page's functions read from a module of the app (a process
+  constant of ``ui.constants``: ``constants.preset_bounds()``), the function that computes
+  it with rope_core (its source goes into the notebook, and the reading becomes
+  ``preset_bounds()``), or source text;
+* ``settings``: more lines for the settings cell, ``{name: (comment, code)}`` (the
+  comment a catalog message, ``N_``): where the trained tiny models' files are.
+
+A page without a recipe still gets its notebook: its tables, CSV files and explanations.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Figure:
+    """``code`` makes ``fig`` (Plotly: ``px`` is plotly.express, ``go``
+    plotly.graph_objects) from the results of the cached functions ``tables`` (their
+    names; their variables are the recipe's ``tables``). The notebook then gives it the
+    page's title (and, with ``axes``, the page's axis titles) and shows it."""
+
+    code: str
+    tables: tuple[str, ...]
+    axes: bool = True
+
+
+@dataclass(frozen=True)
+class Recipe:
+    tables: dict[str, str] = field(default_factory=dict)
+    figures: dict[str, Figure] = field(default_factory=dict)
+    code: dict[str, object] = field(default_factory=dict)
+    settings: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+
+def recipe(page: str) -> Recipe:
+    """The recipe of ``page`` (its file name without ``.py``); an empty one if it has none."""
+    try:
+        module = importlib.import_module(f"{__name__}.{page}")
+    except ModuleNotFoundError as err:
+        if err.name != f"{__name__}.{page}":
+            raise
+        return Recipe()
+    return module.RECIPE
