@@ -44,6 +44,7 @@ def offer(record: records.Record) -> None:
     """The button that downloads ``record``'s page as a notebook, if it has a CSV."""
     if not any(kind == "csv" for kind, _key, _data in record.entries()):
         return
+    st.divider()  # the page ends here: the button is the whole page's, not its last table's
     st.download_button(
         _("Take this page home: a notebook (.ipynb)"),
         data=functools.partial(ipynb, record), file_name=f"rope_explorer_{record.page}.ipynb",

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import nbformat
 from nbformat import v4
 
-from ui.i18n import _
+from ui.i18n import _, lang
 
 from . import recipes, source
 
@@ -73,7 +73,8 @@ def _figure_text(fig) -> tuple[str, str | None, str | None, bool]:
         node = node.get("text") if isinstance(node, dict) else node
         if not isinstance(node, str):
             return None
-        return re.sub(r"<[^>]+>", "", re.sub(r"\s*<br\s*/?>\s*", " ", node)).strip()
+        joined = re.sub(r"\s*<br\s*/?>\s*", "" if lang() == "zh" else " ", node)  # wrapped
+        return re.sub(r"<[^>]+>", "", joined).strip()
 
     single = not any(re.fullmatch(r"[xy]axis\d+", k) for k in layout)
     return (text(layout) or "", text(layout.get("xaxis", {})),
@@ -201,7 +202,9 @@ def notebook(record) -> nbformat.NotebookNode:
             writes.append(line)
         body = "\n\n\n".join(blocks[id(call)])
         run = f"{call.var} = {call.name}({', '.join(call.params)})"
-        text = (body + "\n\n\n" if body else "") + run + "\n" + "\n".join(writes)
+        part = call.writes[0][0]  # the table shown under the cell: the first it writes
+        shown = call.var if part is None else f"{call.var}[{part!r}]"
+        text = (body + "\n\n\n" if body else "") + "\n".join([run, *writes, shown])
         n = len(done)
         return [v4.new_markdown_cell(f"## {_heading(call.label)}", id=f"table-{n}-about"),
                 v4.new_code_cell(text, id=f"table-{n}")]

@@ -4,8 +4,9 @@ columns and numbers.
 
 For every page that draws a figure (all but the tour), at its defaults and at a corner
 of the sidebar (d = 64, base 5·10⁵, half layout), and for two pages in Chinese too: the
-page runs in AppTest, its CSV downloads are read through the buttons' own data, and its
-notebook is made as a press of its button makes it. Each notebook then runs in a kernel
+page runs in AppTest (one session per setting, going from page to page as a visitor
+does), its CSV downloads are read through the buttons' own data, and its notebook is
+made as a press of its button makes it. Each notebook then runs in a kernel
 (tests/kernel_helpers.py: this environment's Python, the checkout on its path), in a
 folder of its own that starts empty, after ``%reset -f`` (nothing of the notebook before
 it is left); one kernel runs them all, one after the other (a kernel's start and torch's
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import re
 import time
 from pathlib import Path
@@ -26,7 +28,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from apptest_helpers import csv_buttons, downloads, notebook, run_page
+from apptest_helpers import csv_buttons, downloads, no_exceptions, notebook, run_page
 from kernel_helpers import KERNEL
 
 import rope_core as rc
@@ -66,11 +68,17 @@ def runs(kernel, tmp_path_factory):
     root = tmp_path_factory.mktemp("notebooks")
     manager = KernelManager(kernel_name=KERNEL)
     manager.start_kernel(cwd=str(root))
-    out, spent = {}, {"app": 0.0, "kernel": 0.0}
+    out, spent, sessions = {}, {"app": 0.0, "kernel": 0.0}, {}
     try:
         for page, setting, query in CASES:
             start = time.perf_counter()
-            at = run_page(page, query)
+            if setting in sessions:  # a visitor going from page to page at that setting
+                at = sessions[setting]
+                at.switch_page(f"pages/{page}.py")
+                at.run()
+                no_exceptions(at)
+            else:
+                at = sessions[setting] = run_page(page, query)
             made = notebook(at)
             page_csvs = {d["file_name"]: d["bytes"] for d in downloads(at)}
             spent["app"] += time.perf_counter() - start
@@ -88,14 +96,27 @@ def runs(kernel, tmp_path_factory):
                 NotebookClient(run, km=manager, timeout=600).execute()
             except CellExecutionError as err:
                 case["error"] = str(err)[-3000:]
-            spent["kernel"] += time.perf_counter() - start
+            case["seconds"] = time.perf_counter() - start
+            spent["kernel"] += case["seconds"]
             case["run"] = run
             case["written"] = {p.name: p.read_bytes() for p in sorted(folder.glob("*.csv"))}
+        slowest = sorted(out, key=lambda c: -out[c].get("seconds", 0))[:3]
         print(f"\n{len(CASES)} notebooks: pages {spent['app']:.0f} s, kernel "
-              f"{spent['kernel']:.0f} s")
+              f"{spent['kernel']:.0f} s, {_cpu(manager):.0f} s of its CPU (slowest: " + ", ".join(
+                  f"{p} {s} {out[p, s]['seconds']:.1f} s" for p, s in slowest) + ")")
         yield out
     finally:
         manager.shutdown_kernel(now=True)
+
+
+def _cpu(manager) -> float:
+    """CPU seconds the kernel's process has used (Linux; 0 elsewhere)."""
+    try:
+        pid = manager.provisioner.process.pid
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (AttributeError, OSError, ValueError, IndexError):
+        return 0.0
 
 
 def _same_numbers(name: str, page: bytes, written: bytes) -> None:
@@ -120,6 +141,9 @@ def test_notebook_writes_the_csv_files_of_the_page(runs, page, setting):
     assert sorted(case["written"]) == sorted(case["page"])
     for name, data in case["page"].items():
         _same_numbers(name, data, case["written"][name])
+    noisy = [c.id for c in case["run"].cells if c.cell_type == "code"
+             and any(o.get("name") == "stderr" for o in c.outputs)]
+    assert not noisy, f"cells that print to stderr (warnings): {noisy}"
     (end,) = [c for c in case["run"].cells if c.id == "test-end"]
     assert end.outputs[0]["data"]["text/plain"] == "[]", "the notebook imported the app"
 

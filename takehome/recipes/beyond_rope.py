@@ -10,8 +10,9 @@ fig = px.line(scores, x="distance r [tokens]", y="logit", color="encoding")''',
             ("score_table",)),
         "beyond_map_plot": Figure('''
 rope = maps[maps["encoding"] == "rope"]
-fig = px.imshow(np.log10(rope.pivot(index="m [tokens]", columns="n [tokens]", values="weight")),
-                color_continuous_scale="Viridis", labels=dict(color="log10 weight"))''',
+weights = rope.pivot(index="m [tokens]", columns="n [tokens]", values="weight")
+fig = px.imshow(np.log10(weights.where(weights > 0)), color_continuous_scale="Viridis",
+                labels=dict(color="log10 weight"))''',
             ("attention_table",)),
         "beyond_row_plot": Figure('''
 last = maps[maps["m [tokens]"] == maps["m [tokens]"].max()]

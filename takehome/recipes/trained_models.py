@@ -48,7 +48,9 @@ fig = px.line(shown, x="position bin [tokens]", y="accuracy", color="method",
         "attention_plot": Figure('''
 fig = px.imshow(np.stack([head.pivot(index="query m [tokens]", columns="key n [tokens]",
                                      values="weight") for _h, head in attention.groupby("head")]),
-                facet_col=0, color_continuous_scale="Viridis")''', ("attention_table",),
+                facet_col=0, color_continuous_scale="Viridis")
+for panel in fig.layout.annotations:
+    panel.text = f"head {int(panel.text.split('=')[1]) + 1}"''', ("attention_table",),
             axes=False),
         "norms_plot": Figure('''
 fig = px.line(norms.groupby(["layer", "pair i"], as_index=False)["mean |q_i|"].mean(),
