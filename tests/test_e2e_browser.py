@@ -127,6 +127,20 @@ def full_screenshot(page: Page, name: str) -> None:
     full_page_screenshot(page, SHOTS / f"{name}.png")
 
 
+def downloaded(page: Page, button, name: str):
+    """Click the download ``button``: the file arrives, named ``name``, and is kept in
+    artifacts/downloads/ (its path)."""
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    download = info.value
+    assert download.failure() is None
+    assert download.suggested_filename == name
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    path = DOWNLOADS / name
+    download.save_as(path)
+    return path
+
+
 def quick_pick(page: Page, value: int):
     label = {10_000: "10⁴", 500_000: "5·10⁵", 1_000_000: "10⁶"}[value]
     return page.locator(f"{SIDEBAR} .st-key-pick_base button").filter(
@@ -164,15 +178,8 @@ def test_notebook_download_follows_a_section_rerun(page, server):
     wait_url_param(page, "lc_bmax", "4096")
     button = page.locator('[data-testid="stDownloadButton"] button').filter(
         has_text="Take this page home", visible=True)
-    with page.expect_download(timeout=30_000) as info:
-        button.click()
-    download = info.value
-    assert download.failure() is None
-    assert download.suggested_filename == "rope_explorer_long_context.ipynb"
-    DOWNLOADS.mkdir(parents=True, exist_ok=True)
-    path = DOWNLOADS / download.suggested_filename
-    download.save_as(path)
-    nb = nbformat.read(path, as_version=4)
+    nb = nbformat.read(downloaded(page, button, "rope_explorer_long_context.ipynb"),
+                       as_version=4)
     nbformat.validate(nb)
     settings = nb.cells[1].source
     assert "max_distance = 4096" in settings and "lc_bmax=4096" in settings
@@ -246,15 +253,7 @@ def test_rotation_play_button_advances_the_animation(page, server):
 def test_frequencies_csv_download(page, server):
     open_path(page, server, PAGES["frequencies"])
     button = page.locator('[data-testid="stDownloadButton"] button').filter(visible=True).first
-    with page.expect_download(timeout=30_000) as info:
-        button.click()
-    download = info.value
-    assert download.failure() is None
-    assert download.suggested_filename == "theta_dim128_base10000_L4096.csv"
-    DOWNLOADS.mkdir(parents=True, exist_ok=True)
-    path = DOWNLOADS / download.suggested_filename
-    download.save_as(path)
-    df = pd.read_csv(path)
+    df = pd.read_csv(downloaded(page, button, "theta_dim128_base10000_L4096.csv"))
     assert len(df) == 64  # d/2 pairs, one base, no scaling
     assert {"pair i", "theta_i [rad/token]", "wavelength [tokens]", "turns within L",
             "full turn within L", "base", "scaling"} <= set(df.columns), list(df.columns)

@@ -39,6 +39,22 @@ class Figure:
     axes: bool = True
 
 
+def line(table: str, data: str, x: str, y: str, color: str, **options: str) -> Figure:
+    """A Plotly Express line chart of the columns ``x`` and ``y`` of ``data`` (code: a
+    variable, or ``compared["spectra"]``), one line per value of the column ``color``,
+    from the result of the cached function ``table``; ``options``: more arguments of
+    ``px.line``, as code (``log_y="True"``, ``log_x='axis == "log"'``)."""
+    args = [data, f"x={x!r}", f"y={y!r}", f"color={color!r}",
+            *(f"{name}={code}" for name, code in options.items())]
+    lines, current = [], "fig = px.line("
+    for arg in args:
+        if len(current) + len(arg) > 92 and not current.endswith("("):
+            lines.append(current.rstrip())
+            current = " " * len("fig = px.line(")
+        current += arg + ", "
+    return Figure("\n".join([*lines, current[:-2] + ")"]), (table,))
+
+
 @dataclass(frozen=True)
 class Recipe:
     tables: dict[str, str] = field(default_factory=dict)

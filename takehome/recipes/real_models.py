@@ -1,19 +1,14 @@
 """Real models (pages/real_models.py) as a notebook."""
 
-from . import Figure, Recipe
+from functools import partial
 
+from . import Figure, Recipe, line
 
-def _spectrum(column: str) -> Figure:
-    return Figure(f'''
-fig = px.line(compared["spectra"], x="pair", y={column!r}, color="series", markers=True,
-              log_y=True)''', ("comparison",))
-
-
-def _decay(column: str) -> Figure:
-    return Figure(f'''
-fig = px.line(decay["decay"], x="distance [tokens]", y={column!r}, color="series",
-              log_x=axis == "log")''', ("decay_table",))
-
+# the spectra per pair, and the decay against distance, one line per model
+spectrum = partial(line, "comparison", 'compared["spectra"]', "pair", color="series",
+                   markers="True", log_y="True")
+decay = partial(line, "decay_table", 'decay["decay"]', "distance [tokens]", color="series",
+                log_x='axis == "log"')
 
 RECIPE = Recipe(
     tables={"comparison": "compared", "decay_table": "decay"},
@@ -21,9 +16,9 @@ RECIPE = Recipe(
         "rm_stack_plot": Figure('''
 fig = px.scatter(compared["layers"], x="layer", y="model", color="kind", symbol="attention")''',
             ("comparison",)),
-        "rm_theta_plot": _spectrum("theta [rad/token]"),
-        "rm_wave_plot": _spectrum("wavelength [tokens]"),
-        "rm_ratio_plot": _spectrum("ratio theta/theta plain"),
-        "rm_bound_plot": _decay("upper bound / bound(0)"),
-        "rm_score_plot": _decay("score q=k=1 / head_dim"),
+        "rm_theta_plot": spectrum("theta [rad/token]"),
+        "rm_wave_plot": spectrum("wavelength [tokens]"),
+        "rm_ratio_plot": spectrum("ratio theta/theta plain"),
+        "rm_bound_plot": decay("upper bound / bound(0)"),
+        "rm_score_plot": decay("score q=k=1 / head_dim"),
     })
