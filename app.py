@@ -9,6 +9,7 @@ constants computed); ``streamlit run app.py`` is all it takes.
 
 import streamlit as st
 
+import takehome
 import ui
 from ui import navigation
 from ui.constants import warm_up
@@ -40,7 +41,7 @@ if __name__ == "__main__":  # a visitor's run
     ui.page_style(settings.present)
     navigation.back_to_tour(spec)
     try:
-        page.run()
+        takehome.run(page)  # the page, then its notebook's download button (takehome/)
     finally:  # also when the page stops early (st.stop)
         navigation.remember(spec)
 else:  # imported once by `streamlit run app.py`, which then serves app.py through `app`

@@ -4,7 +4,8 @@ Five groups, each built only on those listed before it (each group's ``__init__`
 what it holds and what it may import):
 
 * :mod:`rope_core.support`: argument checks and errors, the device, shared buffers, tidy
-  tables (``to_frame``), messages in the reader's language outside the app
+  tables (``to_frame``) and their CSV files (``csv_bytes``, ``write_csv``,
+  ``read_csv``), messages in the reader's language outside the app
   (``translation``); imports nothing of rope_core.
 * :mod:`rope_core.rotary`: the rotation itself: frequencies theta_i = base^(-2i/d),
   apply_rope and its dense and complex forms, the sinusoidal table, long-term decay, a toy
@@ -156,7 +157,7 @@ from .rotary.sinusoidal import (
 from .rotary.steps import pair_trajectory, positions_per_frame, rope_steps
 from .support._checks import Message, RopeError
 from .support.device import DEVICES, resolve_device
-from .support.frames import to_frame
+from .support.frames import csv_bytes, read_csv, to_frame, write_csv
 from .teaching.tables import (
     attention_table,
     bound_table,
@@ -193,6 +194,7 @@ __all__ = [
     "resolve_params", "rope_steps", "rotation_frames_table", "rotation_matrix", "row_sum_gap",
     "scaled_theta", "score_table", "score_vs_distance", "similarity_table", "sinusoidal_dot",
     "sinusoidal_pe", "step_tables", "theta", "theta_table", "to_frame", "toy_qk",
+    "csv_bytes", "read_csv", "write_csv",
     "turns_within", "wavelength", "yarn_paper_ramp", "yarn_ramp", "yarn_ramp_bounds",
     # alternatives to RoPE
     "alibi_bias", "alibi_logits", "alibi_slopes", "blockwise_causal_mask",

@@ -139,10 +139,26 @@ def bad_link(page: str, query: dict) -> AppTest:
     return at
 
 
+def csv_buttons(at: AppTest) -> list:
+    """The page's CSV download buttons (not the notebook's, takehome/), in page order."""
+    return [b for b in at.get("download_button")
+            if _DEFERRED[b.proto.deferred_file_id][2] == "text/csv"]
+
+
+def notebook(at: AppTest) -> tuple[str, bytes] | None:
+    """(file name, bytes) of the page's notebook (takehome/), made as a click makes it;
+    None when the page offers none."""
+    for button in at.get("download_button"):
+        data_callable, file_name, mimetype = _DEFERRED[button.proto.deferred_file_id]
+        if mimetype == "application/x-ipynb+json":
+            return file_name, data_callable()
+    return None
+
+
 def downloads(at: AppTest) -> list[dict]:
     """Every CSV download button on the page: label, file name, bytes."""
     out = []
-    for button in at.get("download_button"):
+    for button in csv_buttons(at):
         data_callable, file_name, mimetype = _DEFERRED[button.proto.deferred_file_id]
         data = data_callable()
         out.append({"label": button.proto.label, "file_name": file_name, "mimetype": mimetype,
@@ -169,7 +185,7 @@ def csvs_by(at: AppTest, key, expected) -> dict[str, tuple[str, pd.DataFrame]]:
 
 def csv_frames(at: AppTest) -> dict[str, pd.DataFrame]:
     """{file name: parsed table} of every download on the page."""
-    return dict(csv_frame(at, i) for i in range(len(at.get("download_button"))))
+    return dict(csv_frame(at, i) for i in range(len(csv_buttons(at))))
 
 
 def widened(df: pd.DataFrame) -> pd.DataFrame:

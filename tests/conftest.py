@@ -6,11 +6,13 @@ per-example deadline (the first call into torch can be slow, and a deadline
 would make the suite flaky on a busy 2-core machine). And the one fixture every
 browser test module shares, ``browser`` (the rest of their shared pieces are in
 tests/e2e_server.py). Fixtures that belong to one group of tests live in that
-group's own files.
+group's own files, but the Jupyter kernel of the tests that execute notebooks,
+``kernel`` (tests/kernel_helpers.py), which two groups share.
 """
 
 import pytest
 from hypothesis import settings
+from kernel_helpers import kernel  # noqa: F401 (a fixture: the notebooks' kernel)
 
 from ui.hardening import serialize_ast_parse
 

@@ -4,7 +4,8 @@ driven by Playwright through Debian's Chromium (/usr/bin/chromium).
 What AppTest cannot see is checked here: that every page draws its Plotly
 charts in the browser, that the sidebar controls rewrite the URL and the
 charts, that the Play button of an animation runs it, that a CSV download
-arrives as a file, and that deep links work on a freshly started server.
+arrives as a file, that a page's notebook follows a section's own rerun, and that deep
+links work on a freshly started server.
 
 Full-page screenshots land in artifacts/screenshots/<page>.png, downloads in
 artifacts/downloads/, the server logs in artifacts/e2e-*.log (artifacts/ is
@@ -126,6 +127,20 @@ def full_screenshot(page: Page, name: str) -> None:
     full_page_screenshot(page, SHOTS / f"{name}.png")
 
 
+def downloaded(page: Page, button, name: str):
+    """Click the download ``button``: the file arrives, named ``name``, and is kept in
+    artifacts/downloads/ (its path)."""
+    with page.expect_download(timeout=30_000) as info:
+        button.click()
+    download = info.value
+    assert download.failure() is None
+    assert download.suggested_filename == name
+    DOWNLOADS.mkdir(parents=True, exist_ok=True)
+    path = DOWNLOADS / name
+    download.save_as(path)
+    return path
+
+
 def quick_pick(page: Page, value: int):
     label = {10_000: "10⁴", 500_000: "5·10⁵", 1_000_000: "10⁶"}[value]
     return page.locator(f"{SIDEBAR} .st-key-pick_base button").filter(
@@ -142,6 +157,36 @@ def test_page_draws_charts_without_errors(page, server, name):
         assert chart_count(page) >= 1, f"{PAGES[name]} drew no Plotly chart"
     assert not page.locator('[data-testid="stAlertContentWarning"]').count(), \
         texts(page, "stAlertContentWarning")
+
+
+def test_notebook_download_follows_a_section_rerun(page, server):
+    """Long context's B_m section is an @st.fragment: its slider reruns that section alone
+    (the button under the page is not drawn again). The notebook downloaded afterwards
+    (takehome/) has the section's new setting and file name, and its link."""
+    import nbformat
+
+    open_path(page, server, PAGES["long_context"])
+    section = page.locator('[data-testid="stSlider"]').filter(has_text="Largest distance m")
+    thumb = section.locator("input").first
+    assert thumb.get_attribute("aria-valuetext") == "16384"
+
+    def left():
+        thumb.focus()
+        page.keyboard.press("ArrowLeft")
+
+    rerun_after(page, left)
+    wait_url_param(page, "lc_bmax", "4096")
+    button = page.locator('[data-testid="stDownloadButton"] button').filter(
+        has_text="Take this page home", visible=True)
+    nb = nbformat.read(downloaded(page, button, "rope_explorer_long_context.ipynb"),
+                       as_version=4)
+    nbformat.validate(nb)
+    settings = nb.cells[1].source
+    assert "max_distance = 4096" in settings and "lc_bmax=4096" in settings
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "'long_context_bm_dim128_base10000_max4096.csv'" in code
+    assert "max16384" not in code
+    assert_no_errors(page, server)
 
 
 @pytest.mark.parametrize("name", ["overview", "frequencies"])
@@ -208,15 +253,7 @@ def test_rotation_play_button_advances_the_animation(page, server):
 def test_frequencies_csv_download(page, server):
     open_path(page, server, PAGES["frequencies"])
     button = page.locator('[data-testid="stDownloadButton"] button').filter(visible=True).first
-    with page.expect_download(timeout=30_000) as info:
-        button.click()
-    download = info.value
-    assert download.failure() is None
-    assert download.suggested_filename == "theta_dim128_base10000_L4096.csv"
-    DOWNLOADS.mkdir(parents=True, exist_ok=True)
-    path = DOWNLOADS / download.suggested_filename
-    download.save_as(path)
-    df = pd.read_csv(path)
+    df = pd.read_csv(downloaded(page, button, "theta_dim128_base10000_L4096.csv"))
     assert len(df) == 64  # d/2 pairs, one base, no scaling
     assert {"pair i", "theta_i [rad/token]", "wavelength [tokens]", "turns within L",
             "full turn within L", "base", "scaling"} <= set(df.columns), list(df.columns)

@@ -15,8 +15,6 @@ languages, and run by a real kernel.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -25,6 +23,7 @@ import nbformat
 import pytest
 from exercise_mistakes import IN_NOTEBOOK, MISTAKES, define
 from i18n_helpers import english_words
+from kernel_helpers import KERNEL
 
 from rope_core.teaching import exercises as ex
 
@@ -32,7 +31,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
 import make_exercises as make  # noqa: E402 (tools/make_exercises.py)
 
-KERNEL = "rope-explorer-test"
 STUB_LEFT = "mrope_position_ids"  # left unwritten in the mistakes run
 
 
@@ -92,30 +90,6 @@ def test_notebook_examples_are_rope_core_values():
 
 
 # --------------------------------------------------------------- executed notebooks ----
-@pytest.fixture(scope="module")
-def kernel(tmp_path_factory):
-    """A kernelspec for this Python in a temporary Jupyter path, and Jupyter's and
-    IPython's folders there too; the kernel imports rope_core from the checkout."""
-    pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    home = tmp_path_factory.mktemp("jupyter")
-    spec = home / "kernels" / KERNEL
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "RoPE Explorer tests", "language": "python"}))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("JUPYTER_PATH", str(home))
-        mp.setenv("JUPYTER_DATA_DIR", str(home / "data"))
-        mp.setenv("JUPYTER_CONFIG_DIR", str(home / "config"))
-        mp.setenv("JUPYTER_RUNTIME_DIR", str(home / "runtime"))
-        mp.setenv("IPYTHONDIR", str(home / "ipython"))
-        mp.setenv("JUPYTER_PLATFORM_DIRS", "1")
-        mp.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT),
-                                                              os.environ.get("PYTHONPATH")])))
-        yield home
-
-
 def _run(nb, kernel, folder: Path) -> dict[str, str]:
     """Execute ``nb`` in ``folder`` with one kernel; the text each check cell shows."""
     from nbclient import NotebookClient

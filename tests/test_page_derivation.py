@@ -21,7 +21,8 @@ import rope_core as rc
 def test_defaults_render_every_step_with_small_differences():
     at = run_page("derivation")
     assert at.title[0].value == "Derivation: why a rotation"
-    assert len(at.get("plotly_chart")) == 1 and len(at.get("download_button")) == 2
+    # two CSVs and the page's notebook
+    assert len(at.get("plotly_chart")) == 1 and len(at.get("download_button")) == 3
     formulas = [e.value for e in [*at.latex, *at.markdown]]  # ui.formulas: one Markdown
     assert any(r"q\, e^{\iota m\theta}" in f for f in formulas)
     assert not any(r"\mathrm{i}" in f or "e^{i" in f for f in formulas)

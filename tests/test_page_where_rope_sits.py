@@ -11,7 +11,8 @@ import rope_core as rc
 def test_defaults_render_diagram_cache_and_layouts():
     at = run_page("where_rope_sits")
     assert at.title[0].value == "Where RoPE sits in a model"
-    assert len(at.get("plotly_chart")) == 3 and len(at.get("download_button")) == 3
+    # three CSVs and the page's notebook
+    assert len(at.get("plotly_chart")) == 3 and len(at.get("download_button")) == 4
     labels = [a["text"] for a in figure(at, 0)["layout"]["annotations"] if a.get("text")]
     assert "W_v" in labels and "RoPE: R_m q" in labels and "KV cache<br>R_n k_n, v_n" in labels
     text = " ".join(shown(md.value) for md in at.markdown)

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCALE_DIR = ROOT / "locale"
 DOMAIN = "messages"
 POT = LOCALE_DIR / f"{DOMAIN}.pot"
-SOURCES = ("app.py", "pages", "views", "ui", "rope_core")
+SOURCES = ("app.py", "pages", "views", "ui", "takehome", "rope_core")
 KEYWORDS = ("_", "N_", "ngettext:1,2", "fail:3", "RopeError:1", "Message:1")
 TRANSLATOR_TAG = "Translators:"
 

@@ -27,7 +27,7 @@ import streamlit as st
 from plotly.basedatatypes import BaseFigure
 from plotly.subplots import make_subplots
 
-from . import cache, i18n
+from . import cache, i18n, record
 from .i18n import _
 
 TEXT = "#1f2328"  # the app's text colour: 15.8:1 on white (the theme's grey ticks were 3.7:1)
@@ -825,6 +825,7 @@ def show(fig: go.Figure | Frozen, key: str | None = None, *, alt: str,
     screen reader announces with the chart. ``alt`` is required, and says what the
     chart shows; ``table`` names the table of its values shown below it."""
     text = alt_text(alt, table)
+    record.note("figure", key, dict(figure=fig, alt=alt))
     if presenting():
         fig = presented(fig)
     st.plotly_chart(fig, width="stretch", key=key, config=PLOT_CONFIG, alt=text)

@@ -6,6 +6,8 @@ import math
 
 import streamlit as st
 
+from . import record
+
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -31,7 +33,9 @@ def explain(*sentences: str) -> None:
     whose full stop carries its own space."""
     from .i18n import lang
 
-    st.markdown(("" if lang() == "zh" else " ").join(sentences))
+    text = ("" if lang() == "zh" else " ").join(sentences)
+    record.note("text", None, text)
+    st.markdown(text)
 
 
 def paragraphs(*texts: str) -> None:
@@ -60,7 +64,9 @@ def formulas(*lines: str) -> None:
 def bullets(lines) -> None:
     """Points a reader can take one at a time, as one Markdown list (app-written
     Markdown only); empty lines are left out."""
-    st.markdown("\n".join("- " + line for line in lines if line))
+    text = "\n".join("- " + line for line in lines if line)
+    record.note("text", None, text)
+    st.markdown(text)
 
 
 def row(container=None, **options):

@@ -18,7 +18,6 @@ Memory per visitor stays small because nothing is copied per session:
 from __future__ import annotations
 
 import functools
-import io
 from collections.abc import Callable
 
 import numpy as np
@@ -26,7 +25,10 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
-from . import cache, formatting
+# the one CSV writer and reader (rope_core: a notebook writes the same bytes); ui.read_csv
+from rope_core.support.frames import csv_bytes, read_csv  # noqa: F401
+
+from . import cache, formatting, record
 from .i18n import _, integer, lang
 
 CACHE_ENTRIES = 32  # results kept per cached function (least recently used goes)
@@ -72,18 +74,6 @@ def prose(fn: Callable | None = None, *, max_entries: int = CACHE_ENTRIES):
         in_language.clear = lambda: cache.TABLES.clear(name)
         return in_language
     return wrap(fn) if fn is not None else wrap
-
-
-def csv_bytes(df: pd.DataFrame) -> bytes:
-    """UTF-8 CSV with a header row; floats written to full round-trip precision."""
-    buffer = io.StringIO()
-    df.to_csv(buffer, index=False)
-    return buffer.getvalue().encode("utf-8")
-
-
-def read_csv(data: bytes) -> pd.DataFrame:
-    """How a CSV from this app is read back exactly."""
-    return pd.read_csv(io.BytesIO(data))
 
 
 def _cached_csv(name: str, args: tuple, part: str | None) -> bytes:
@@ -139,9 +129,12 @@ def download(fn: Callable, *args, filename: str, label: str, key: str,
         raise TypeError(f"{fn!r} is not a @ui.table function")
     df = _result(fn, args, part)
     rows, cols = df.shape
+    offered = rows * cols <= MAX_CSV_CELLS
+    record.note("csv", key, dict(fn=fn, args=args, part=part, filename=filename, label=label,
+                                 offered=offered))
     row = formatting.row(vertical_alignment="center", gap="medium")
     button = _("Download {table} (CSV)").format(table=label)
-    if rows * cols > MAX_CSV_CELLS:
+    if not offered:
         row.button(button, disabled=True, key=f"csv_{key}",
                    help=_("{rows} × {cols} values is more than the {most} one download may "
                           "hold: choose a smaller setting.").format(

@@ -7,12 +7,18 @@ says what it is and tables for several settings concatenate into one. Column
 names are plain ASCII; a unit is written in square brackets only where there is
 one ("theta_i [rad/token]", "distance [tokens]"; a score has none). Integers are
 stored as integers, and a matrix is stored in long form (one row per cell).
+
+A table leaves as a CSV file through :func:`csv_bytes` (or :func:`write_csv`, which
+writes those bytes to a file) and comes back through :func:`read_csv`: the app's
+download buttons and the notebooks that recompute a page write the same bytes.
 """
 
 from __future__ import annotations
 
+import io
 import math
 from numbers import Integral, Real
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -102,3 +108,26 @@ def to_frame(columns: dict, **settings) -> pd.DataFrame:
         return pd.DataFrame(data)  # pandas says which lengths differ
     rows = lengths.pop()
     return pd.DataFrame({name: _column(v, rows) for name, v in data.items()})
+
+
+def csv_bytes(df: pd.DataFrame) -> bytes:
+    """``df`` as a UTF-8 CSV: a header row, then one line per row, its leading columns the
+    settings that produced it; floats written to full round-trip precision (pandas'
+    ``repr``), no index. Every CSV the app offers is these bytes."""
+    buffer = io.StringIO()
+    df.to_csv(buffer, index=False)
+    return buffer.getvalue().encode("utf-8")
+
+
+def write_csv(df: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``df`` to the file ``path`` as :func:`csv_bytes` writes it (the bytes the
+    app's download button gives for the same table); returns the path."""
+    path = Path(path)
+    path.write_bytes(csv_bytes(df))
+    return path
+
+
+def read_csv(data: bytes) -> pd.DataFrame:
+    """A CSV written by :func:`csv_bytes` read back exactly (the same columns, integers
+    as integers, floats to the last bit)."""
+    return pd.read_csv(io.BytesIO(data))
