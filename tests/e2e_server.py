@@ -22,6 +22,7 @@ import urllib.error
 import urllib.request
 
 from ui.navigation import PAGES as NAV_PAGES
+from ui.navigation import by_path
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
@@ -366,6 +367,7 @@ def full_page_screenshot(page, path: pathlib.Path) -> None:
 FIRST_LOAD_MS = 120_000    # a cold server imports torch and fills its caches
 LOAD_MS = 60_000           # any later page open or rerun
 NO_CHART_GRACE_MS = 5_000  # a page without a chart counts as settled this long after its run
+CHART_PAGE_GRACE_MS = 20_000  # the same, on a page that draws charts (see open_path)
 SHOTS = ARTIFACTS / "screenshots"
 VIEWPORT = {"width": 1400, "height": 900}
 
@@ -380,17 +382,24 @@ def new_page(browser, **context):
     return ctx.new_page()
 
 
-def wait_settled(page, min_done: int = 1, timeout: float = LOAD_MS) -> None:
+def wait_settled(page, min_done: int = 1, timeout: float = LOAD_MS,
+                 grace: float = NO_CHART_GRACE_MS) -> None:
     """Script run number ``min_done`` finished, every chart drew its SVG and the
-    page has been quiet for 150 ms (see SETTLED_JS)."""
-    page.wait_for_function(SETTLED_JS, arg=[min_done, NO_CHART_GRACE_MS, 150],
+    page has been quiet for 150 ms (see SETTLED_JS); a page without a chart counts as
+    settled ``grace`` ms after its run."""
+    page.wait_for_function(SETTLED_JS, arg=[min_done, grace, 150],
                            timeout=timeout, polling=100)
 
 
 def open_path(page, server: StreamlitServer, path: str, timeout: float = LOAD_MS) -> None:
-    """Open ``path`` (with its query) on the server and wait for its first run to settle."""
+    """Open ``path`` (with its query) on the server and wait for its first run to settle.
+    A page that draws charts gets CHART_PAGE_GRACE_MS before none counts as settled: on a
+    loaded machine a rerun the first run asks for (the address's values bound, the
+    language) may start seconds later, and its charts with it."""
     page.goto(server.url + path, timeout=timeout)
-    wait_settled(page, 1, timeout)
+    name = path.lstrip("/").split("?")[0].split("#")[0]
+    charts = name in CHART_PAGES or (name == "" and by_path("").name in CHART_PAGES)
+    wait_settled(page, 1, timeout, CHART_PAGE_GRACE_MS if charts else NO_CHART_GRACE_MS)
 
 
 @contextlib.contextmanager
