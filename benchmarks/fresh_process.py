@@ -1,8 +1,8 @@
 """Time and peak-memory growth of a call, measured in a fresh process per run.
 
-Shared by bench_decay.py and bench_capacity.py. A benchmark script defines
-``CASES`` (name -> description) and ``setup(case) -> Case`` (the call, its
-argument, a tiny warm-up and a sanity check), and hands both to :func:`main`.
+Used by bench_growth.py. A benchmark script defines ``CASES`` (name ->
+description) and ``setup(case) -> Case`` (the call, its argument, a tiny warm-up
+and a sanity check), and hands both to :func:`main`.
 
 Every measurement runs in a FRESH subprocess (the script with ``--child
 CASE``), so allocations made by earlier measurements cannot hide growth. The
