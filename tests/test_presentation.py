@@ -26,7 +26,7 @@ def test_present_spec_scales_a_copy_and_leaves_the_original():
     assert ui.presented(frozen) is shown  # made once, kept on the Frozen
     layout = shown.spec["layout"]
     assert layout["font"]["size"] == 1.5 * ui.FONT["size"]
-    assert layout["height"] == 500
+    assert layout["height"] == (400 + ui.figures.MODE_BAR_PX) * 1.25  # the mode bar strip too
     assert layout["xaxis"]["tickfont"]["size"] >= 18
     assert layout["xaxis"]["tickfont"]["color"] == ui.figures.TEXT
     assert shown.spec["data"][0]["line"]["width"] > 2

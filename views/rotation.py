@@ -178,7 +178,7 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
         shapes=[dict(line=dotted, type="line", x0=0, x1=1, xref="x2 domain", y0=y_line,
                      y1=y_line, yref="y2") for y_line, _text, _anchor in hlines],
         annotations=notes,
-        margin=dict(t=TOP, b=BOTTOM),  # axis titles, Play, slider, legend
+        height=HEIGHT, margin=dict(t=TOP, b=BOTTOM),  # axis titles, Play, slider, legend
         # Play/Pause on a row of their own above a full-width slider, each at a fixed
         # distance in pixels under the plot (the plot's height in pixels is fixed:
         # HEIGHT - TOP - BOTTOM); side by side the buttons covered the slider at 390 px
