@@ -10,6 +10,7 @@ from views.decay import (
     bound_figure,
     bound_notes,
     bound_table,
+    normalised_note,
     sampling_note,
     score_figure,
     score_notes,
@@ -82,7 +83,7 @@ ui.explain(
     *bound_notes(curves, max_distance, axis, s.device),
     _("A larger base slows every pair but the first, so the phases stay aligned longer and "
       "the early decay is slower (compare bases at the same d; a larger d raises the whole "
-      "curve)."))
+      "curve)."), *normalised_note(curves))
 score_args = (s.dim, s.base, max_distance, axis, s.layout, trials, seed, s.device)
 ui.explain(
     *score_notes(*score_args),
