@@ -131,6 +131,13 @@ OVERFLOW_JS = """
                  + `[${Math.round(r.left)}, ${Math.round(r.right)}] outside its slider `
                  + `[${Math.round(box.left)}, ${Math.round(box.right)}]`);
     }
+    // its value stands above its thumb, not on the track (presentation mode, issue 46)
+    const value = parts[1] && parts[1].getBoundingClientRect();
+    const thumb = parts[0].getBoundingClientRect();
+    if (value && value.bottom > thumb.top + 1)
+      out.push(`slider "${slider.innerText.split('\\n')[0].slice(0, 40)}": its value `
+               + `(bottom ${Math.round(value.bottom)}) is drawn over its thumb (top `
+               + `${Math.round(thumb.top)})`);
   }
   // no label is cut short with an ellipsis ("every token has the same …")
   for (const el of inMain('[data-testid="stMarkdownContainer"]')) {

@@ -82,6 +82,10 @@ PRESENT_CSS = """
 [data-testid="stMain"] [data-testid="stCaptionContainer"],
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
+/* A slider's value grows with the text above: it stands on its thumb, anchored by its
+   bottom (Streamlit places it 1.6em of 14 px above the thumb's centre, and a larger
+   value hung down over the track). */
+[data-testid="stMain"] [data-testid="stSliderThumbValue"] { top: auto; bottom: 100%; }
 [data-testid="stMain"] h1 { font-size: 3.2rem; }
 [data-testid="stMain"] h2 { font-size: 2.4rem; }
 [data-testid="stMain"] h3 { font-size: 1.9rem; }
