@@ -329,3 +329,45 @@ def test_presentation_mode_has_large_high_contrast_axis_text(tabs, server, name,
         charts = page.evaluate(CHARTS_JS)
         widest = max(c["width"] for c in charts)
         assert all(c["width"] >= 0.95 * widest for c in charts), charts
+
+
+def test_a_chart_saves_a_projector_png_and_an_svg_from_its_mode_bar(tabs, server):
+    """Issue 46: the camera saves the chart as a PNG 1920 px wide (laid out 960 px wide at
+    twice the pixels, the chart's own height), and the SVG button beside it (ui.figures.
+    EXPORT_SCRIPT, on every chart's mode bar) the same chart as a vector image, 960 px
+    wide; both named after the chart. The SVG button stands in the camera's row (a second
+    row would reach down onto the title) and its tooltip and name are in the page's
+    language."""
+    import pathlib
+    import re
+
+    from PIL import Image
+
+    page = tabs(1400)
+    open_path(page, server, PAGES["frequencies"])
+    charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    for i in range(charts.count()):
+        charts.nth(i).hover()
+        assert charts.nth(i).locator(".modebar .rope-svg-export").count() == 1
+    chart = charts.first
+    height = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullLayout.height")
+    buttons = chart.locator(".modebar-btn")
+    assert buttons.nth(1).get_attribute("data-title") == "Download plot as SVG"
+    assert buttons.nth(1).get_attribute("aria-label") == "Download plot as SVG"
+    chart.hover()
+    camera, svg_button = buttons.nth(0).bounding_box(), buttons.nth(1).bounding_box()
+    assert svg_button["y"] == camera["y"] and svg_button["x"] >= camera["x"] + camera["width"]
+    chart.hover()
+    with page.expect_download() as png:
+        buttons.first.click()
+    assert png.value.suggested_filename == "rope-explorer-theta_plot.png"
+    assert Image.open(png.value.path()).size == (1920, 2 * height)
+    chart.hover()
+    with page.expect_download() as svg:
+        chart.locator(".rope-svg-export").click()
+    assert svg.value.suggested_filename == "rope-explorer-theta_plot.svg"
+    text = pathlib.Path(svg.value.path()).read_text()
+    assert text.startswith("<svg") and re.search(r'width="960" height="(\d+)"', text)
+    open_path(page, server, PAGES["frequencies"] + "?lang=zh")
+    charts.first.hover()
+    assert charts.first.locator(".rope-svg-export").get_attribute("data-title") == "下载 SVG 矢量图"

@@ -57,6 +57,78 @@ PLOT_CONFIG = {"displaylogo": False,
                "modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d", "autoScale2d"],
                "toImageButtonOptions": {"format": "png", "width": EXPORT_WIDTH,
                                         "scale": EXPORT_SCALE}}
+# The mode bar's second export, SVG (a vector image for slides and print). Plotly's config
+# has one camera, of one format, and a button of one's own needs a JavaScript click
+# function, which a config sent as JSON cannot carry. So every page carries this script
+# (ui.page_style sends it with the page's CSS; a browser runs it once per page load): it
+# puts an "SVG" button beside the camera of every chart's mode bar (a MutationObserver
+# finds each new one), which clicks the camera with the format swapped for SVG at scale 1
+# (Plotly reads toImageButtonOptions when the camera is clicked, synchronously, so the
+# chart's own options are back before anything else runs). TITLE is the button's tooltip,
+# a JSON string.
+EXPORT_SCRIPT = """(() => {
+  window.__ropeSvgTitle = TITLE;
+  if (window.__ropeSvgExport) return;
+  window.__ropeSvgExport = true;
+  const NS = 'http://www.w3.org/2000/svg';
+  const add = bar => {
+    const camera = bar.querySelector('.modebar-group .modebar-btn');
+    if (!camera) return;
+    let button = bar.querySelector('.rope-svg-export');
+    if (!button) {
+      const gd = bar.closest('.js-plotly-plot');
+      const colours = (gd._fullLayout && gd._fullLayout.modebar) || {};
+      button = document.createElement('button');  // as Plotly's own: inline, in one row
+      button.type = 'button';
+      button.className = 'modebar-btn rope-svg-export';
+      button.setAttribute('rel', 'tooltip');
+      button.setAttribute('data-gravity', 'n');
+      const icon = document.createElementNS(NS, 'svg');
+      for (const [k, v] of [['viewBox', '0 0 24 24'], ['width', '1em'], ['height', '1em'],
+                            ['class', 'icon']]) icon.setAttribute(k, v);
+      const text = document.createElementNS(NS, 'text');
+      for (const [k, v] of [['x', '12'], ['y', '16'], ['text-anchor', 'middle'],
+                            ['font-size', '10'], ['font-weight', '700']]) text.setAttribute(k, v);
+      text.textContent = 'SVG';
+      // the colours of Plotly's own icons, the darker one under the pointer
+      const paint = active => {
+        text.style.fill = (active ? colours.activecolor : colours.color) || '';
+      };
+      paint(false);
+      button.addEventListener('mouseenter', () => paint(true));
+      button.addEventListener('mouseleave', () => paint(false));
+      icon.appendChild(text);
+      button.appendChild(icon);
+      button.addEventListener('click', () => {
+        const options = gd._context.toImageButtonOptions;
+        gd._context.toImageButtonOptions = Object.assign({}, options, {format: 'svg', scale: 1});
+        try { camera.dispatchEvent(new MouseEvent('click', {bubbles: true})); }
+        finally { gd._context.toImageButtonOptions = options; }
+      });
+      camera.after(button);
+    }
+    button.setAttribute('data-title', window.__ropeSvgTitle);
+    button.setAttribute('aria-label', window.__ropeSvgTitle);
+  };
+  let queued = false;
+  const scan = () => {
+    queued = false;
+    document.querySelectorAll('.js-plotly-plot .modebar').forEach(add);
+  };
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(scan); } })
+    .observe(document.body, {childList: true, subtree: true});
+  scan();
+})();"""
+
+
+@functools.lru_cache(maxsize=4)
+def export_script(lang: str) -> str:
+    """:data:`EXPORT_SCRIPT` with its tooltip in ``lang`` (the run's language)."""
+    with i18n.speaking(lang):
+        title = json.dumps(_("Download plot as SVG"), ensure_ascii=False)
+    return EXPORT_SCRIPT.replace("TITLE", title.replace("</", "<\\/"))
+
+
 FIGURE_ENTRIES = 32  # figures kept per builder function (least recently used goes)
 
 
