@@ -10,6 +10,7 @@ from views.decay import (
     bound_figure,
     bound_notes,
     bound_table,
+    normalised_note,
     sampling_note,
     score_figure,
     score_notes,
@@ -81,7 +82,7 @@ with right:
                   "standard deviation)."), table=_("score table"))
 
 bound_said, other_curves, plateau = bound_notes(curves, max_distance, axis, s.device)
-ui.explain(*bound_said)
+ui.explain(*bound_said, *normalised_note(curves))
 ui.bullets(other_curves)
 st.markdown(_("A larger base slows every pair but the first, so the phases stay aligned longer "
               "and the early decay is slower (compare bases at the same d; a larger d raises "

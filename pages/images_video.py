@@ -77,7 +77,9 @@ def grid_section(s) -> None:
                                 scheme), key=f"iv_grid_{scheme}",
                     alt=_("Heatmap over the image's grid of patches (rows and columns): the score "
                           "of the marked query patch with every patch under this scheme, divided by"
-                          " |q||k|, from −1 (opposite) to 1 (aligned)."), table=_("score table"))
+                          " |q||k|, from −1 (opposite) to 1 (aligned). Under it, the colour scale "
+                          "the three panels share, with the range of this panel's scores boxed."),
+                    table=_("score table"))
     shown, details = grid_notes(s.dim, s.base, s.layout, height, width, row, col, qk, model)
     ui.paragraphs(*shown)
     with st.expander(_("More on these panels: what the colours show, the time pairs, the "

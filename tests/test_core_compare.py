@@ -43,7 +43,7 @@ def test_models_table_hand_values():
     assert t.loc["Qwen2.5 7B (YaRN 128K)", "attention factor"] == pytest.approx(a, rel=1e-12)
     assert t.loc["Qwen2.5 7B (YaRN 128K)", "logit multiplier"] == pytest.approx(a * a)
     assert t.loc["Qwen2.5 7B (YaRN 128K)", "scaling factor"] == 4.0
-    assert (t.loc["GPT-NeoX-20B", "head_dim"], t.loc["GPT-NeoX-20B", "rotary_dim"]) == (96, 24)
+    assert (t.loc["GPT-NeoX-20B", "head dim"], t.loc["GPT-NeoX-20B", "rotary dims"]) == (96, 24)
     assert t.loc["Llama 2 7B", "parameters"] == "none"
 
 
@@ -88,7 +88,7 @@ def test_decay_table_closed_forms():
     for r in (1.0, 5.0, 1000.0):  # 24 of 96 dims rotate: 2 sum cos + 72 unrotated ones
         by_hand = 2 * sum(math.cos(r * 10_000 ** (-2 * i / 24)) for i in range(12)) + 72
         assert neox.loc[r, "score q=k=1"] == pytest.approx(by_hand, abs=1e-9)
-        assert neox.loc[r, "score q=k=1 / head_dim"] == pytest.approx(by_hand / 96, abs=1e-11)
+        assert neox.loc[r, "score q=k=1 / head dim"] == pytest.approx(by_hand / 96, abs=1e-11)
     a = 0.1 * math.log(4) + 1
     yarn = t[t["model"] == "Qwen2.5 7B (YaRN 128K)"]
     assert yarn["score q=k=1"].iloc[0] == pytest.approx(a * a * 128, rel=1e-12)

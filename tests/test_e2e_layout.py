@@ -7,7 +7,8 @@ containers), that no heading, button, label, caption, alert, formula box or
 chart sticks out past the right edge (a formula may scroll inside its own box),
 that a slider's thumb and value stay inside the slider (at its largest value too),
 that no label is cut short with an ellipsis,
-that plot titles and axis titles are drawn inside their chart, that tick labels
+that plot titles and axis titles are drawn inside their chart, that the mode bar of every
+chart, hovered, covers none of its text and no plot area, that tick labels
 have a contrast of at least 4.5:1 against the chart's background, and at 390 px
 that the sidebar is collapsed and plots take the full width (columns stacked).
 ``?present=true`` must draw tick labels of at least 18 px, still at 4.5:1.
@@ -130,6 +131,13 @@ OVERFLOW_JS = """
                  + `[${Math.round(r.left)}, ${Math.round(r.right)}] outside its slider `
                  + `[${Math.round(box.left)}, ${Math.round(box.right)}]`);
     }
+    // its value stands above its thumb, not on the track (presentation mode, issue 46)
+    const value = parts[1] && parts[1].getBoundingClientRect();
+    const thumb = parts[0].getBoundingClientRect();
+    if (value && value.bottom > thumb.top + 1)
+      out.push(`slider "${slider.innerText.split('\\n')[0].slice(0, 40)}": its value `
+               + `(bottom ${Math.round(value.bottom)}) is drawn over its thumb (top `
+               + `${Math.round(thumb.top)})`);
   }
   // no label is cut short with an ellipsis ("every token has the same …")
   for (const el of inMain('[data-testid="stMarkdownContainer"]')) {
@@ -170,6 +178,48 @@ CHARTS_JS = """
 () => Array.from(document.querySelectorAll('[data-testid="stPlotlyChart"]')).map(c => {
   const r = c.getBoundingClientRect(); return {left: r.left, width: r.width}; })
 """
+
+
+# One chart, hovered: the box of Plotly's mode bar (drawn over the chart's top right corner
+# while the pointer is on it), whether it is shown, and every text (title, subplot titles
+# and other annotations, legend, axis titles, tick labels, colour bar) and plot area it
+# overlaps.
+MODE_BAR_JS = """
+(i) => {
+  const gd = document.querySelectorAll('[data-testid="stPlotlyChart"] .js-plotly-plot')[i];
+  const bar = gd.querySelector('.modebar');
+  if (!bar) return {shown: false, covered: []};
+  const m = bar.getBoundingClientRect();
+  const covered = [];
+  const parts = '.gtitle, .annotation-text-g, .legendtext, .g-xtitle, .g-ytitle, .xtick text,'
+    + ' .ytick text, .cbtitle, .colorbar text, .draglayer .nsewdrag';
+  for (const el of gd.querySelectorAll(parts)) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (r.left < m.right && r.right > m.left && r.top < m.bottom && r.bottom > m.top)
+      covered.push(`${el.classList.contains('nsewdrag') ? 'the plot area' : '"'
+                    + el.textContent.slice(0, 50) + '"'} [${Math.round(r.left)}, `
+                   + `${Math.round(r.top)}, ${Math.round(r.right)}, ${Math.round(r.bottom)}]`);
+  }
+  return {shown: parseFloat(getComputedStyle(bar).opacity) > 0.9 && m.width > 0,
+          bar: [m.left, m.top, m.right, m.bottom].map(Math.round), covered};
+}
+"""
+
+
+def mode_bar_report(page: Page) -> list[str]:
+    """Hover every chart in turn; what its mode bar covers (nothing, on every page)."""
+    problems = []
+    charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    for i in range(charts.count()):
+        charts.nth(i).hover()
+        page.wait_for_timeout(350)  # Plotly fades the mode bar in over 0.3 s
+        found = page.evaluate(MODE_BAR_JS, i)
+        if not found["shown"] or found["covered"]:
+            problems.append(f"chart {i}: mode bar {found.get('bar')} shown {found['shown']}, "
+                            f"covers {found['covered']}")
+    page.mouse.move(0, 0)
+    return problems
 
 
 def _rgb(colour: str) -> tuple[float, float, float]:
@@ -227,6 +277,8 @@ def test_page_fits_the_window(tabs, server, name, width):
         for tick in chart["ticks"]:
             assert contrast(tick["fill"], chart["background"]) >= MIN_CONTRAST, (chart["title"],
                                                                                  tick)
+    problems = mode_bar_report(page)
+    assert not problems, f"{PAGES[name]} at {width} px:\n" + "\n".join(problems)
     if width < 640:  # a phone: the sidebar is tucked away, every plot is full width
         box = page.locator('[data-testid="stSidebar"]').bounding_box()
         assert box is None or box["x"] + box["width"] <= 1, f"sidebar open: {box}"
@@ -271,9 +323,51 @@ def test_presentation_mode_has_large_high_contrast_axis_text(tabs, server, name,
             assert tick["size"] >= 0.75 * PRESENT_TICK_PX, (chart["title"], tick)
             assert contrast(tick["fill"], chart["background"]) >= MIN_CONTRAST, (chart["title"],
                                                                                  tick)
-    problems = page.evaluate(OVERFLOW_JS)
+    problems = page.evaluate(OVERFLOW_JS) + mode_bar_report(page)
     assert not problems, f"{PAGES[name]}?present=true at {width} px:\n" + "\n".join(problems)
     if width >= 800:  # plots fill the width: columns of plots are stacked
         charts = page.evaluate(CHARTS_JS)
         widest = max(c["width"] for c in charts)
         assert all(c["width"] >= 0.95 * widest for c in charts), charts
+
+
+def test_a_chart_saves_a_projector_png_and_an_svg_from_its_mode_bar(tabs, server):
+    """Issue 46: the camera saves the chart as a PNG 1920 px wide (laid out 960 px wide at
+    twice the pixels, the chart's own height), and the SVG button beside it (ui.figures.
+    EXPORT_SCRIPT, on every chart's mode bar) the same chart as a vector image, 960 px
+    wide; both named after the chart. The SVG button stands in the camera's row (a second
+    row would reach down onto the title) and its tooltip and name are in the page's
+    language."""
+    import pathlib
+    import re
+
+    from PIL import Image
+
+    page = tabs(1400)
+    open_path(page, server, PAGES["frequencies"])
+    charts = page.locator('[data-testid="stPlotlyChart"] .js-plotly-plot')
+    for i in range(charts.count()):
+        charts.nth(i).hover()
+        assert charts.nth(i).locator(".modebar .rope-svg-export").count() == 1
+    chart = charts.first
+    height = page.evaluate("() => document.querySelector('.js-plotly-plot')._fullLayout.height")
+    buttons = chart.locator(".modebar-btn")
+    assert buttons.nth(1).get_attribute("data-title") == "Download plot as SVG"
+    assert buttons.nth(1).get_attribute("aria-label") == "Download plot as SVG"
+    chart.hover()
+    camera, svg_button = buttons.nth(0).bounding_box(), buttons.nth(1).bounding_box()
+    assert svg_button["y"] == camera["y"] and svg_button["x"] >= camera["x"] + camera["width"]
+    chart.hover()
+    with page.expect_download() as png:
+        buttons.first.click()
+    assert png.value.suggested_filename == "rope-explorer-theta_plot.png"
+    assert Image.open(png.value.path()).size == (1920, 2 * height)
+    chart.hover()
+    with page.expect_download() as svg:
+        chart.locator(".rope-svg-export").click()
+    assert svg.value.suggested_filename == "rope-explorer-theta_plot.svg"
+    text = pathlib.Path(svg.value.path()).read_text()
+    assert text.startswith("<svg") and re.search(r'width="960" height="(\d+)"', text)
+    open_path(page, server, PAGES["frequencies"] + "?lang=zh")
+    charts.first.hover()
+    assert charts.first.locator(".rope-svg-export").get_attribute("data-title") == "下载 SVG 矢量图"

@@ -11,6 +11,7 @@ import math
 
 import pytest
 from apptest_helpers import (
+    array,
     bad_link,
     csvs_by,
     figure,
@@ -23,7 +24,8 @@ from i18n_helpers import untranslated
 from pandas.testing import assert_frame_equal
 
 PAGE = "decay"
-BOUND_COLUMNS = ["base", "dim", "axis", "distance r [tokens]", "upper bound"]
+BOUND_COLUMNS = ["base", "dim", "axis", "distance r [tokens]", "upper bound",
+                 "upper bound / bound(0)"]
 SCORE_COLUMNS = ["base", "dim", "layout", "axis", "trials", "seed", "distance r [tokens]",
                  "score q=k=1", "mean random score", "std random score"]
 
@@ -135,6 +137,40 @@ def test_overlays_and_larger_base_decays_slower():
     # larger base, slower decay: averaged over 100 ... 256 tokens the order is 100 < 10^4 < 5*10^5
     tail = {key: float(c[c.index >= 100].mean()) for key, c in curves.items()}
     assert tail[(100.0, 128)] < tail[(10_000.0, 128)] < tail[(500_000.0, 128)]
+
+
+def test_overlaid_head_dims_are_each_drawn_over_their_value_at_zero():
+    """Head dims 128, 32 and 512 overlaid: each curve is drawn divided by its value at
+    r = 0, bound(0) = (1/(d/2)) sum_j j, summed here by hand; it starts at 1 and equals
+    the hand-computed bound over that everywhere; the CSV keeps both columns, and the
+    y-axis title says so. Same-d overlays keep the bound itself."""
+    at = run_page(PAGE, {"decay_dims": ["32", "512"], "decay_bases": ["500000"]})
+    bound = csvs(at)["bound"][1]
+    fig = figure(at, 0)
+    assert "over its value at r = 0" in fig["layout"]["yaxis"]["title"]["text"]
+    curves = [(10_000, 128), (500_000, 128), (10_000, 32), (10_000, 512)]
+    assert [t["name"] for t in fig["data"]] == ["base 10⁴, d = 128", "base 5·10⁵, d = 128",
+                                                "base 10⁴, d = 32", "base 10⁴, d = 512"]
+    for trace, (base, dim) in zip(fig["data"], curves):
+        at_zero = sum(range(1, dim // 2 + 1)) / (dim // 2)  # every |S_j| = j at r = 0
+        ys, rs = array(trace["y"]).tolist(), array(trace["x"]).tolist()
+        assert rs[0] == 0 and ys[0] == pytest.approx(1.0, abs=1e-6)
+        for index in (1, 7, 100, 256):
+            assert rs[index] == index
+            assert ys[index] == pytest.approx(bound_by_hand(index, dim, base) / at_zero,
+                                              rel=1e-6)  # float32 as sent
+        rows = bound[(bound["base"] == base) & (bound["dim"] == dim)]
+        assert rows["upper bound"].iloc[0] == pytest.approx(at_zero, abs=1e-12)
+        assert (rows["upper bound / bound(0)"] * at_zero).to_numpy() == pytest.approx(
+            rows["upper bound"].to_numpy(), rel=1e-14)
+        assert rows["upper bound / bound(0)"].iloc[100] == pytest.approx(
+            bound_by_hand(100, dim, base) / at_zero, rel=1e-11)
+    text = " ".join(md.value for md in at.markdown)
+    assert "divides each curve by its value at r = 0" in text
+    same_d = run_page(PAGE, {"decay_bases": ["500000"]})  # one d: the bound itself
+    assert figure(same_d, 0)["layout"]["yaxis"]["title"]["text"] == "relative upper bound"
+    assert array(figure(same_d, 0)["data"][0]["y"])[0] == pytest.approx(32.5)
+    assert "divides each curve" not in " ".join(md.value for md in same_d.markdown)
 
 
 def test_log_axis_and_long_linear_range_are_bounded():

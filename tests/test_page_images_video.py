@@ -237,3 +237,36 @@ def test_ones_panels_are_mirror_symmetric_about_the_query():
         assert score.loc[(4, 6), column] == pytest.approx(score.loc[(0, 0), column])
     text = " ".join(shown(m.value) for m in at.markdown)
     assert "mirror-symmetric about the query's row and column" in text
+
+
+def test_each_grid_panel_boxes_its_own_range_on_the_shared_colour_scale():
+    """Issue 46: the M-RoPE panel read as a uniform square. Under each heatmap, the colour
+    scale the three panels share (its axis from the lowest to the highest score among
+    them) with this panel's own range boxed: on the 2 x 4 grid at d = 8, base 100, query
+    (0, 1), every score written out by hand (q = k = ones, |q||k| = 8)."""
+    at = run_page("images_video", {"dim": "8", "base": "100", "iv_h": "2", "iv_w": "4",
+                                   "iv_row": "0", "iv_col": "1"})
+    t = [100 ** (-i / 4) for i in range(4)]  # theta_i = 100^(-2i/8)
+    cells = [(r, c) for r in range(2) for c in range(4)]
+    scores = {  # (Δr, Δc) from the query (0, 1); every pair adds 2 cos(angle)
+        "flat": [2 * sum(math.cos((4 * r + c - 1) * x) for x in t) / 8 for r, c in cells],
+        # 2D axial at d = 8: the row and the column each turn pairs of theta' = (1, 0.1)
+        "axial": [2 * (math.cos(r) + math.cos(0.1 * r) + math.cos(c - 1)
+                       + math.cos(0.1 * (c - 1))) / 8 for r, c in cells],
+        # Qwen2-VL's split at d = 8: pairs t, t, h, w (the time id is the same)
+        "mrope": [2 * (2 + math.cos(t[2] * r) + math.cos(t[3] * (c - 1))) / 8
+                  for r, c in cells]}
+    every = [v for values in scores.values() for v in values]
+    for index, scheme in enumerate(("flat", "axial", "mrope")):
+        layout = figure(at, index)["layout"]
+        assert layout["xaxis2"]["range"] == pytest.approx([min(every), max(every)], abs=1e-12)
+        box = layout["shapes"][0]
+        assert (box["xref"], box["yref"], box["type"]) == ("x2", "y2", "rect")
+        assert [box["x0"], box["x1"]] == pytest.approx(
+            [min(scores[scheme]), max(scores[scheme])], abs=1e-12)
+        assert "this panel's scores" in layout["xaxis2"]["title"]["text"]
+    # the defaults (6 x 8, d = 128): Qwen2-VL's M-RoPE panel spans a sliver of the scale
+    layouts = [figure(run_page("images_video"), i)["layout"] for i in range(3)]
+    share = [(b["x1"] - b["x0"]) / (a["xaxis2"]["range"][1] - a["xaxis2"]["range"][0])
+             for a in layouts for b in [a["shapes"][0]]]
+    assert share[0] == pytest.approx(1.0) and share[2] < 0.01 < share[1]

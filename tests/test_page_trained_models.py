@@ -487,7 +487,7 @@ def test_the_base_statement_counts_pairs_longer_than_the_training_length(page):
     text = page_text(page)
     assert "12 of them (75%) have a wavelength longer than L_train" in text
     assert "23 of 64 do (35.9%)" in text
-    assert "sinusoidal (base 10², like RoPE)" in text
+    assert "sinusoidal (base 100, like RoPE)" in text
     assert "so 8 such pairs still turn in it" in text
 
 

@@ -5,6 +5,7 @@ import copy
 import json
 
 import plotly.graph_objects as go
+import pytest
 from apptest_helpers import figure, no_exceptions, record_shows, run_page
 
 import ui
@@ -26,7 +27,7 @@ def test_present_spec_scales_a_copy_and_leaves_the_original():
     assert ui.presented(frozen) is shown  # made once, kept on the Frozen
     layout = shown.spec["layout"]
     assert layout["font"]["size"] == 1.5 * ui.FONT["size"]
-    assert layout["height"] == 500
+    assert layout["height"] == (400 + ui.figures.MODE_BAR_PX) * 1.25  # the mode bar strip too
     assert layout["xaxis"]["tickfont"]["size"] >= 18
     assert layout["xaxis"]["tickfont"]["color"] == ui.figures.TEXT
     assert shown.spec["data"][0]["line"]["width"] > 2
@@ -75,3 +76,35 @@ def test_present_link_with_a_bad_value_warns():
     at = run_page(None, {"present": "yes"})
     assert any("present = “yes”" in w for w in at.first_warnings), at.first_warnings
     assert at.toggle(key="present").value is False
+
+
+def test_rotation_in_presentation_mode_enlarges_every_title_line_and_keeps_its_bounds_clear():
+    """Issue 46: in presentation mode Rotation's "angle from q′ to k′" and "q′·k′" lines
+    (a smaller span of the title, in every frame) grow with every other font, and the
+    ±|q||k| labels sit in the bands between their dotted lines and the plot's edges, where
+    the curve never goes (|q′·k′| ≤ |q||k|), each band taller than a label's line."""
+    import re
+
+    at = run_page("rotation", {"present": "true"})
+    no_exceptions(at)
+    spec = next(f for f in (figure(at, i) for i in range(len(at.get("plotly_chart"))))
+                if f.get("frames"))
+    layout = spec["layout"]
+    title_size = layout["title"]["font"]["size"]
+    assert title_size == 1.5 * ui.figures.TITLE_SIZE
+    for text in [layout["title"]["text"]] + [f["layout"]["title"]["text"] for f in spec["frames"]]:
+        assert re.findall(r"font-size:([0-9.]+)px", text) == ["22.5"]  # 15 px × 1.5
+        assert "angle from q' to k'" in text and "q'·k' = " in text
+    notes = {n["text"]: n for n in layout["annotations"] if "|q||k|" in n["text"]}
+    low, high = layout["yaxis2"]["range"]
+    bound = high / 1.3
+    assert low == -high
+    plot_px = layout["height"] - layout["margin"]["t"] - layout["margin"]["b"]
+    panel_px = plot_px * (layout["yaxis2"]["domain"][1] - layout["yaxis2"]["domain"][0])
+    band_px = panel_px * (high - bound) / (high - low)
+    line_px = 1.25 * layout["font"]["size"]  # a label's line
+    assert band_px > line_px, (band_px, line_px)
+    for text, side, anchor in (("+|q||k|", 1, "bottom"), ("−|q||k|", -1, "top")):
+        note = notes[text]
+        assert note["y"] == pytest.approx(side * bound) and note["yanchor"] == anchor
+        assert side * note.get("yshift", 0) >= 0  # away from the curve, towards the edge

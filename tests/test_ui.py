@@ -822,3 +822,38 @@ def test_pair_index_keeps_a_pair_the_head_dim_has(monkeypatch):
     assert ui.pair_index(40, 64, note) == 31  # d = 64: pairs 0 … 31
     assert ui.pair_index(0, 2, note) == 0
     assert shown == ["40 64 31 31"]
+
+
+@pytest.mark.parametrize("base, written", [
+    # below 10⁴ the number itself, as a teacher writes it (never "10¹" for ten)
+    (10, "10"), (20, "20"), (500, "500"), (1000, "1000"), (5000, "5000"),
+    (1234.5, "1234.5"),
+    # from 10⁴ on, m·10ᵉ: 10000 = 1 × 10^4, 500000 = 5 × 10^5, 150000 = 1.5 × 10^5
+    (10_000, "10⁴"), (20_000, "2·10⁴"), (50_000, "5·10⁴"), (150_000, "1.5·10⁵"),
+    (500_000, "5·10⁵"), (1_000_000.0, "10⁶"), (5_000_000, "5·10⁶"), (10**8, "10⁸"),
+    (125_000, "1.25·10⁵"),
+    # a mantissa of more than three significant digits: the digits
+    (123_456, "123456"), (1_234_567.5, "1234567.5"),
+])
+def test_bases_are_written_as_a_teacher_writes_them(base, written):
+    assert ui.fmt_base(base) == written
+
+
+def test_every_base_of_the_sidebar_and_the_presets_is_written_plainly_or_as_a_power():
+    """Each base the sidebar offers and each preset's base, written by ui.fmt_base, reads
+    back as that base: the digits below 10⁴, m·10ᵉ (m of up to three significant digits)
+    from 10⁴ on."""
+    import re
+
+    import rope_core as rc
+    from ui.sidebar import BASE_OPTIONS
+
+    powers = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+    for base in [*BASE_OPTIONS, *(c.base for c in rc.PRESETS.values())]:
+        written = ui.fmt_base(base)
+        if base < 10_000:
+            assert written == str(int(base))
+            continue
+        m, e = re.fullmatch(r"(?:([0-9.]+)·)?10([⁰¹²³⁴⁵⁶⁷⁸⁹]+)", written).groups()
+        assert float(m or 1) * 10 ** int(e.translate(powers)) == pytest.approx(base, rel=1e-12)
+        assert 1 <= float(m or 1) < 10 and len((m or "1").replace(".", "")) <= 3

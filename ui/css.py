@@ -2,10 +2,12 @@
 and larger text in presentation mode.
 
 app.py injects it once per run (:func:`page_style`), after the sidebar has
-read the settings. The CSS is a constant of the app: nothing a visitor sends
-reaches it, only the choice between the normal and the presentation sheet.
-``st.html`` with nothing but a ``<style>`` block goes to Streamlit's event
-container, so it takes no space on the page.
+read the settings, with the mode bar's export script (ui.figures.EXPORT_SCRIPT).
+The CSS and the script are constants of the app: nothing a visitor sends reaches
+them, only the choice between the normal and the presentation sheet and the
+language of the script's tooltip. ``st.html`` with a script goes to the page, not
+to Streamlit's event container (where a ``<style>`` alone goes): the sheet hides
+its own element, so it takes no space on the page.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ import streamlit as st
 # resort, when one unbreakable piece is wider than the column. Markdown tables
 # scroll in their box.
 BASE_CSS = """
+/* This sheet and the mode bar's script stand in an element of their own (page_style):
+   it takes no room, not even the gap between elements. */
+[data-testid="stElementContainer"]:has(> [data-testid="stHtml"] > style + script) {
+  display: none;
+}
 [data-testid="stMarkdownContainer"] .katex-display {
   overflow-x: auto; overflow-y: hidden; max-width: 100%;
   padding: 0.15em 0.25em 0.25em;  /* sideways: room for glyphs that jut out by a pixel or two */
@@ -125,6 +132,10 @@ PRESENT_CSS = """
 [data-testid="stMain"] [data-testid="stCaptionContainer"],
 [data-testid="stMain"] [data-testid="stCaptionContainer"] p { font-size: 1.1rem; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.15rem; }
+/* A slider's value grows with the text above: it stands on its thumb, anchored by its
+   bottom (Streamlit places it 1.6em of 14 px above the thumb's centre, and a larger
+   value hung down over the track). */
+[data-testid="stMain"] [data-testid="stSliderThumbValue"] { top: auto; bottom: 100%; }
 [data-testid="stMain"] h1 { font-size: 3.2rem; }
 [data-testid="stMain"] h2 { font-size: 2.4rem; }
 [data-testid="stMain"] h3 { font-size: 1.9rem; }
@@ -143,5 +154,11 @@ def page_css(present: bool) -> str:
 
 
 def page_style(present: bool) -> None:
-    """Inject the app's CSS for this run (app.py calls this once per run)."""
-    st.html(f"<style>{page_css(present)}</style>")
+    """Inject the app's CSS for this run, and the script that gives every chart's mode bar
+    its SVG button (ui.figures.EXPORT_SCRIPT; a browser runs it once per page load): one
+    element, hidden (app.py calls this once per run)."""
+    from .figures import export_script
+    from .i18n import lang
+
+    st.html(f"<style>{page_css(present)}</style><script>{export_script(lang())}</script>",
+            unsafe_allow_javascript=True)

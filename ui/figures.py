@@ -47,7 +47,88 @@ FONT = dict(family=FONT_FAMILY, size=14, color=TEXT)
 # deuteranope.
 COLORS = ["#0072B2", "#D55E00", "#009E73", "#CC79A7", "#7a3b00", "#4b6969"]
 GREY = "#8c8c8c"  # a category of its own (e.g. NoPE layers): 3.4:1 on white
-PLOT_CONFIG = {"displaylogo": False, "toImageButtonOptions": {"scale": 2}}
+# Plotly's mode bar, over the top right corner of every chart while the pointer is on it
+# (after a tap on a phone): the camera saves the chart as a PNG 1920 px wide, for a
+# projector (laid out 960 px wide, at twice the pixels: the fonts a 960 px screen shows),
+# named after the chart; zoom, pan, reset and Streamlit's full screen. Zoom in, zoom out
+# and autoscale go: the box zoom and reset do the same, in a shorter bar.
+EXPORT_WIDTH, EXPORT_SCALE = 960, 2
+PLOT_CONFIG = {"displaylogo": False,
+               "modeBarButtonsToRemove": ["zoomIn2d", "zoomOut2d", "autoScale2d"],
+               "toImageButtonOptions": {"format": "png", "width": EXPORT_WIDTH,
+                                        "scale": EXPORT_SCALE}}
+# The mode bar's second export, SVG (a vector image for slides and print). Plotly's config
+# has one camera, of one format, and a button of one's own needs a JavaScript click
+# function, which a config sent as JSON cannot carry. So every page carries this script
+# (ui.page_style sends it with the page's CSS; a browser runs it once per page load): it
+# puts an "SVG" button beside the camera of every chart's mode bar (a MutationObserver
+# finds each new one), which clicks the camera with the format swapped for SVG at scale 1
+# (Plotly reads toImageButtonOptions when the camera is clicked, synchronously, so the
+# chart's own options are back before anything else runs). TITLE is the button's tooltip,
+# a JSON string.
+EXPORT_SCRIPT = """(() => {
+  window.__ropeSvgTitle = TITLE;
+  if (window.__ropeSvgExport) return;
+  window.__ropeSvgExport = true;
+  const NS = 'http://www.w3.org/2000/svg';
+  const add = bar => {
+    const camera = bar.querySelector('.modebar-group .modebar-btn');
+    if (!camera) return;
+    let button = bar.querySelector('.rope-svg-export');
+    if (!button) {
+      const gd = bar.closest('.js-plotly-plot');
+      const colours = (gd._fullLayout && gd._fullLayout.modebar) || {};
+      button = document.createElement('button');  // as Plotly's own: inline, in one row
+      button.type = 'button';
+      button.className = 'modebar-btn rope-svg-export';
+      button.setAttribute('rel', 'tooltip');
+      button.setAttribute('data-gravity', 'n');
+      const icon = document.createElementNS(NS, 'svg');
+      for (const [k, v] of [['viewBox', '0 0 24 24'], ['width', '1em'], ['height', '1em'],
+                            ['class', 'icon']]) icon.setAttribute(k, v);
+      const text = document.createElementNS(NS, 'text');
+      for (const [k, v] of [['x', '12'], ['y', '16'], ['text-anchor', 'middle'],
+                            ['font-size', '10'], ['font-weight', '700']]) text.setAttribute(k, v);
+      text.textContent = 'SVG';
+      // the colours of Plotly's own icons, the darker one under the pointer
+      const paint = active => {
+        text.style.fill = (active ? colours.activecolor : colours.color) || '';
+      };
+      paint(false);
+      button.addEventListener('mouseenter', () => paint(true));
+      button.addEventListener('mouseleave', () => paint(false));
+      icon.appendChild(text);
+      button.appendChild(icon);
+      button.addEventListener('click', () => {
+        const options = gd._context.toImageButtonOptions;
+        gd._context.toImageButtonOptions = Object.assign({}, options, {format: 'svg', scale: 1});
+        try { camera.dispatchEvent(new MouseEvent('click', {bubbles: true})); }
+        finally { gd._context.toImageButtonOptions = options; }
+      });
+      camera.after(button);
+    }
+    button.setAttribute('data-title', window.__ropeSvgTitle);
+    button.setAttribute('aria-label', window.__ropeSvgTitle);
+  };
+  let queued = false;
+  const scan = () => {
+    queued = false;
+    document.querySelectorAll('.js-plotly-plot .modebar').forEach(add);
+  };
+  new MutationObserver(() => { if (!queued) { queued = true; requestAnimationFrame(scan); } })
+    .observe(document.body, {childList: true, subtree: true});
+  scan();
+})();"""
+
+
+@functools.lru_cache(maxsize=4)
+def export_script(lang: str) -> str:
+    """:data:`EXPORT_SCRIPT` with its tooltip in ``lang`` (the run's language)."""
+    with i18n.speaking(lang):
+        title = json.dumps(_("Download plot as SVG"), ensure_ascii=False)
+    return EXPORT_SCRIPT.replace("TITLE", title.replace("</", "<\\/"))
+
+
 FIGURE_ENTRIES = 32  # figures kept per builder function (least recently used goes)
 
 
@@ -94,9 +175,26 @@ def title_lines(text: str) -> int:
     return text.count("<br>") + 1
 
 
+# The mode bar (above) is drawn 2 to 28 px under the top of the chart, across its right
+# side: on a phone that is most of a title's width, and a title there was covered. Every
+# figure keeps that strip free: its title starts under it, its top margin and its height
+# grow by MODE_BAR_PX, and the plot keeps its size.
+MODE_BAR_PX = 20
+TITLE_TOP = 30  # px from the top of the chart to the top of its title: under the mode bar
+TITLE_SIZE = 16  # px, the size Streamlit's theme gives a chart title, set here to place it
+
+
+def title_pad(title: str, size: float = TITLE_SIZE) -> int:
+    """The ``title.pad.t`` that puts the top of a title of ``size`` px at :data:`TITLE_TOP`:
+    Plotly sets a title of one line by its cap height (its letters rise 0.3 em above
+    the point it is given) and a title of several lines by its first line's baseline (1 em
+    under its top), as measured in Chromium."""
+    return TITLE_TOP + math.ceil(size * (1.0 if title_lines(title) > 1 else 0.3))
+
+
 def top_margin(title: str) -> int:
-    """Room above the plot for a title of this many lines."""
-    return max(60, 34 + 24 * title_lines(title))
+    """Room above the plot for a title of this many lines, under the mode bar."""
+    return max(60, 34 + 24 * title_lines(title)) + MODE_BAR_PX
 
 
 LEGEND_MARGIN = 110  # px under the plot: tick labels, the x-axis title, one legend row
@@ -167,11 +265,13 @@ class _Captured:
 
 def style(fig: go.Figure, *, title: str, x: str, y: str, height: int = 440) -> go.Figure:
     """Titled axes with units, readable high-contrast fonts, legend below the plot.
-    A long title is wrapped onto lines that fit a phone."""
+    A long title is wrapped onto lines that fit a phone, under the strip the mode bar
+    takes: the figure is ``height`` plus :data:`MODE_BAR_PX` tall."""
     title = wrap_title(title)
     layout = dict(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
-                             yanchor="top", pad=dict(t=14)),
-                  font=dict(FONT), height=height,
+                             yanchor="top", pad=dict(t=title_pad(title)),
+                             font=dict(size=TITLE_SIZE)),
+                  font=dict(FONT), height=height + MODE_BAR_PX,
                   margin=dict(l=70, r=20, t=top_margin(title), b=LEGEND_MARGIN),
                   # at the bottom of the figure, under the x-axis title, never on it
                   legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
@@ -190,8 +290,9 @@ def style_validated(fig: go.Figure, *, title: str, x: str, y: str,
     that tests/test_ui.py compares :func:`style` with."""
     title = wrap_title(title)
     fig.update_layout(title=dict(text=title, x=0, xanchor="left", y=1, yref="container",
-                                 yanchor="top", pad=dict(t=14)),
-                      font=FONT, height=height,
+                                 yanchor="top", pad=dict(t=title_pad(title)),
+                                 font=dict(size=TITLE_SIZE)),
+                      font=FONT, height=height + MODE_BAR_PX,
                       margin=dict(l=70, r=20, t=top_margin(title), b=LEGEND_MARGIN),
                       legend=dict(orientation="h", yref="container", yanchor="bottom", y=0,
                                   xanchor="left", x=0),
@@ -688,9 +789,23 @@ def _base_size(layout: dict) -> float:
     return _scaled((layout.get("font") or {}).get("size", _PLOTLY_FONT), FONT_SCALE)
 
 
-def _present_layout(layout: dict, *, whole: bool, base: float | None = None) -> dict:
+_INLINE_SIZE = re.compile(r"font-size:\s*([0-9.]+)px")
+
+
+def _present_text(text):
+    """A title's text with its inline font sizes (``<span style='font-size:15px'>``, the
+    smaller lines of Rotation's title) scaled as every font."""
+    if not isinstance(text, str) or "font-size" not in text:
+        return text
+    return _INLINE_SIZE.sub(lambda m: f"font-size:{_scaled(float(m.group(1)), FONT_SCALE):g}px",
+                            text)
+
+
+def _present_layout(layout: dict, *, whole: bool, base: float | None = None,
+                    title_size: float | None = None) -> dict:
     """Bigger fonts and darker axes; ``whole`` is False for a frame's partial layout
-    (only what it sets is changed there, with the figure's ``base`` font size)."""
+    (only what it sets is changed there, with the figure's ``base`` font size and its
+    title's ``title_size``)."""
     out = dict(layout)
     font = dict(layout.get("font") or {})
     base = base or _base_size(layout)
@@ -698,7 +813,12 @@ def _present_layout(layout: dict, *, whole: bool, base: float | None = None) -> 
         out["font"] = dict(font, size=base)
     if whole or isinstance(layout.get("title"), dict):
         title = layout.get("title") or {}
-        out["title"] = dict(title, font=_sized(title.get("font"), 1.15 * base))
+        out["title"] = dict(title, font=_sized(title.get("font"), title_size or 1.15 * base))
+        if "text" in title:
+            out["title"]["text"] = _present_text(title["text"])
+        if isinstance(title.get("pad"), dict) and "t" in title["pad"]:  # still under the mode bar
+            out["title"]["pad"] = dict(title["pad"], t=title_pad(
+                title.get("text") or "", out["title"]["font"]["size"]))
     if whole or isinstance(layout.get("legend"), dict):
         legend = layout.get("legend") or {}
         out["legend"] = dict(legend, font=_sized(legend.get("font"), 0.9 * base))
@@ -774,8 +894,9 @@ def present_spec(spec: dict) -> dict:
         out["frames"] = [
             dict(frame, **({"data": [_present_trace(t) for t in frame["data"]]}
                            if isinstance(frame.get("data"), list) else {}),
-                 **({"layout": _present_layout(frame["layout"], whole=False,
-                                               base=_base_size(layout))}
+                 **({"layout": _present_layout(
+                     frame["layout"], whole=False, base=_base_size(layout),
+                     title_size=out["layout"]["title"]["font"]["size"])}
                     if isinstance(frame.get("layout"), dict) else {}))
             for frame in spec["frames"]]
     return out
@@ -828,4 +949,12 @@ def show(fig: go.Figure | Frozen, key: str | None = None, *, alt: str,
     record.note("figure", key, dict(figure=fig, alt=alt))
     if presenting():
         fig = presented(fig)
-    st.plotly_chart(fig, width="stretch", key=key, config=PLOT_CONFIG, alt=text)
+    st.plotly_chart(fig, width="stretch", key=key, config=plot_config(key), alt=text)
+
+
+@functools.cache
+def plot_config(key: str | None) -> dict:
+    """:data:`PLOT_CONFIG`, the saved image named after the chart's key (read-only)."""
+    name = "rope-explorer" + (f"-{key}" if key else "")
+    return {**PLOT_CONFIG, "toImageButtonOptions": {**PLOT_CONFIG["toImageButtonOptions"],
+                                                    "filename": name}}

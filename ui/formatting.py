@@ -12,14 +12,20 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def fmt_base(base: float) -> str:
-    """10000 -> '10⁴', 500000 -> '5·10⁵', 1234.5 -> '1234.5'."""
+    """A RoPE base as a teacher writes it: below 10⁴ the number itself (10, 500, 2000),
+    from 10⁴ on a power of ten with a mantissa of up to three significant digits (10⁴,
+    5·10⁵, 1.5·10⁵, 10⁶), any other value as its digits (123456, 1234.5)."""
+    if not math.isfinite(base) or base <= 0:
+        return f"{base:g}"
     exponent = math.floor(math.log10(base) + 1e-12)
-    mantissa = base / 10**exponent
-    sup = str(exponent).translate(_SUPERSCRIPT)
-    if abs(mantissa - round(mantissa)) < 1e-9:
-        m = int(round(mantissa))
-        return f"10{sup}" if m == 1 else f"{m}·10{sup}"
-    return f"{base:g}"
+    if exponent >= 4:
+        mantissa = base / 10**exponent
+        for digits in range(3):  # 5, 1.5, 1.25
+            m = round(mantissa, digits)
+            if abs(mantissa - m) < 1e-9:
+                sup = str(exponent).translate(_SUPERSCRIPT)
+                return f"10{sup}" if m == 1 else f"{m:g}·10{sup}"
+    return f"{base:.15g}"
 
 
 def slug(value: float) -> str:

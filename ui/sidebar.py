@@ -96,7 +96,7 @@ def sidebar_settings() -> Settings:
     if base in BASE_QUICK_PICKS:
         bar.caption(_("base = {value} = {power}: {models}").format(
             value=integer(base), power=fmt_base(base), models=_(BASE_QUICK_PICKS[base])))
-    else:
+    elif fmt_base(base) != f"{base:g}":  # 10⁴ and above: its power of ten too
         bar.caption(_("base = {value} = {power}").format(value=integer(base),
                                                          power=fmt_base(base)))
     # A slider in steps of 2, not a select slider over DIM_OPTIONS: the same values and

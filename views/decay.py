@@ -12,7 +12,7 @@ from ui import i18n
 from ui.i18n import _, ngettext
 
 LINEAR_POINTS = 2_000  # at most this many evenly spaced integer distances
-R_COL, B_COL = "distance r [tokens]", "upper bound"
+R_COL, B_COL, RATIO_COL = "distance r [tokens]", "upper bound", "upper bound / bound(0)"
 
 
 @ui.table
@@ -109,23 +109,48 @@ def as_plotly_writes(fig: ui.Frozen, axis: str) -> ui.Frozen:
                                             **dict(layout, xaxis=xaxis)}))
 
 
+def normalised(curves: tuple) -> bool:
+    """Whether the bound is drawn over its value at r = 0: when the head dims differ
+    (bound(0) = (d/2 + 1)/2 grows with d, and a d = 512 curve squashed a d = 32 one)."""
+    return len({dim for _base, dim in curves}) > 1
+
+
 @ui.figure
 def bound_figure(curves: tuple, max_distance: int, axis: str, device: str) -> ui.Frozen:
     """One line per (base, dim), built as the sent form (ui.kept_figure; trace keys in
-    the order Plotly writes them)."""
+    the order Plotly writes them); each over its value at r = 0 when the head dims
+    differ (:func:`normalised`), the bound itself in the hover."""
     bound = bound_table(curves, max_distance, axis, device)
+    ratio = normalised(curves)
+    label = (_("r={r} tokens<br>bound={bound}<br>bound/bound(0)={value}") if ratio else
+             _("r={r} tokens<br>bound={value}"))
     traces = []
     for n, ((base, dim), block) in enumerate(bound.groupby(["base", "dim"], sort=False)):
         name = curve_name(base, dim)
-        traces.append(dict(hovertemplate=hover(_("r={r} tokens<br>bound={value}")) +
-                           "<extra>" + name + "</extra>",
-                           line=dict(color=ui.COLORS[n % len(ui.COLORS)],
-                                     width=2.5 if n == 0 else 1.6),
-                           mode="lines", name=name, x=block[R_COL].to_numpy(),
-                           y=block[B_COL].to_numpy(), type="scatter"))
+        trace = dict(hovertemplate=label.format(r="%{x:,}", value="%{y:.3f}",
+                                                bound="%{customdata:.3f}") +
+                     "<extra>" + name + "</extra>",
+                     line=dict(color=ui.COLORS[n % len(ui.COLORS)],
+                               width=2.5 if n == 0 else 1.6),
+                     mode="lines", name=name, x=block[R_COL].to_numpy(),
+                     y=block[RATIO_COL if ratio else B_COL].to_numpy(), type="scatter")
+        if ratio:
+            trace["customdata"] = ui.typed(block[B_COL].to_numpy())
+        traces.append(trace)
     fig = ui.kept_figure(traces, title=_("Relative upper bound (RoFormer fig. 2)"),
-                         x=x_title(axis), y=_("relative upper bound"), height=440)
+                         x=x_title(axis), height=440,
+                         y=_("bound(r) / bound(0): each curve over its value at r = 0")
+                         if ratio else _("relative upper bound"))
     return as_plotly_writes(fig, axis)
+
+
+def normalised_note(curves: tuple) -> tuple[str, ...]:
+    """The sentence under the bound when it is drawn over its value at r = 0."""
+    if not normalised(curves):
+        return ()
+    return (_("The head dims differ, so the plot divides each curve by its value at r = 0, "
+              "(d/2 + 1)/2, and every curve starts at 1 (the numbers above are the bound "
+              "itself; the CSV has both)."),)
 
 
 @ui.figure

@@ -61,34 +61,69 @@ VIRIDIS = [[i / (len(pc.sequential.Viridis) - 1), color]
 SCORE_COLUMNS = {"flat": "score flat", "axial": "score axial 2D", "mrope": "score M-RoPE"}
 
 
+def span_digits(low: float, high: float) -> int:
+    """Decimals that tell ``low`` and ``high`` apart (3 to 6): Qwen2-VL's M-RoPE panel
+    can span less than 0.001."""
+    spread = high - low
+    if not spread > 0:
+        return 3
+    return min(6, max(3, 1 - math.floor(math.log10(spread))))
+
+
+# Under each panel's heatmap, the colour scale the three panels share, with the range this
+# panel's scores take boxed on it: Qwen2-VL's M-RoPE panel, one colour to the eye, is a
+# sliver at the scale's end (paper fractions of the plot area: heatmap, strip)
+HEATMAP_DOMAIN, STRIP_DOMAIN = [0.36, 1.0], [0.0, 0.08]
+STRIP_TITLE_CHARS = 34  # a line of the strip's title in a third of the page at 1400 px
+
+
 @ui.figure
 def grid_figure(dim: int, base: float, layout: str, height: int, width: int, row: int,
                 col: int, qk: str, model: str, scheme: str) -> ui.Frozen:
-    """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite).
-    Built as the form Plotly sends (``ui.kept_figure``, arrays through ``ui.typed``):
-    Plotly's validation was most of a figure's cost."""
+    """One scheme's scores on the grid, divided by |q||k| (1 = aligned, -1 = opposite),
+    over the colour scale the three panels share (a strip from the lowest to the highest
+    score among them) with this panel's own range boxed. Built as the form Plotly sends
+    (``ui.kept_figure``, arrays through ``ui.typed``): Plotly's validation was most of a
+    figure's cost."""
     df = grid_table(dim, base, layout, height, width, row, col, qk, model)
     q, k = vectors(dim, qk)
     norm = float(q.norm() * k.norm())
     z = df[SCORE_COLUMNS[scheme]].to_numpy().reshape(height, width) / norm
     every = np.stack([df[c].to_numpy() for c in SCORE_COLUMNS.values()]) / norm  # one scale
     low, high = float(np.nanmin(every)), float(np.nanmax(every))
+    top = high if high > low else low + 1e-9
+    own_low, own_high = float(np.nanmin(z)), float(np.nanmax(z))
     heatmap = dict(
         type="heatmap", z=ui.typed(z), x=ui.typed(np.arange(width)), y=ui.typed(np.arange(height)),
-        colorscale=VIRIDIS,
-        zmin=low,
-        zmax=high if high > low else low + 1e-9,
-        colorbar=dict(title=dict(text=_("score / (|q||k|)"), side="right"), thickness=12),
+        colorscale=VIRIDIS, zmin=low, zmax=top, showscale=False,
         hovertemplate=_("row {row}, column {col}<br>score / (|q||k|) = {score}").format(
             row="%{y}", col="%{x}", score="%{z:.3f}") + "<extra></extra>")
     query = dict(type="scatter", x=[col], y=[row], mode="markers", name=_("query patch"),
                  hoverinfo="skip",
                  marker=dict(symbol="x-thin", size=14, line=dict(width=3, color="black")))
+    scale = np.linspace(low, top, 129)
+    strip = dict(type="heatmap", z=ui.typed(scale[np.newaxis, :]), x=ui.typed(scale),
+                 y=[0], colorscale=VIRIDIS, zmin=low, zmax=top, showscale=False,
+                 hoverinfo="skip", xaxis="x2", yaxis="y2")
+    digits = "0." + "0" * span_digits(own_low, own_high)
+    boxed = dict(type="rect", xref="x2", yref="y2", x0=own_low, x1=own_high, y0=-0.5,
+                 y1=0.5, line=dict(color="black", width=2.5), fillcolor="rgba(0,0,0,0)")
     title = _(SCHEME_TITLES[scheme]).format(model=model_name(model))
-    return ui.kept_figure([heatmap, query], title=title, x=_("column [patches]"),
-                          y=_("row [patches]"), height=380, layout=dict(
-        xaxis=dict(constrain="domain"),
-        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed")))
+    fig = ui.kept_figure([heatmap, query, strip], title=title, x=_("column [patches]"),
+                         y=_("row [patches]"), height=460, shapes=(boxed,), layout=dict(
+        xaxis=dict(constrain="domain", anchor="y"),
+        yaxis=dict(scaleanchor="x", scaleratio=1, constrain="domain", autorange="reversed",
+                   domain=HEATMAP_DOMAIN, anchor="x"),
+        xaxis2=dict(anchor="y2", range=[low, top], showline=False, ticks="outside"),
+        yaxis2=dict(domain=STRIP_DOMAIN, anchor="x2", range=[-0.5, 0.5], visible=False,
+                    fixedrange=True)))
+    strip_axis = fig.spec["layout"]["xaxis2"]  # its own title (ui.style gave every x axis x)
+    strip_axis["title"]["text"] = ui.figures.wrap_title(
+        _("the three panels' colours; boxed: this panel's scores, {low} to {high}").format(
+            low=i18n.number(own_low, digits), high=i18n.number(own_high, digits)),
+        STRIP_TITLE_CHARS)
+    fig.spec["layout"]["yaxis2"]["title"]["text"] = ""
+    return fig
 
 
 @ui.prose

@@ -60,11 +60,11 @@ def summary_rows(configs) -> pd.DataFrame:
     those of the rotating layers with that reach (Gemma 3: its local layers, not its global
     ones); windowed / compressed / full-attention RoPE layers count the rotating layers
     with a window or chunk, with compressed keys beside a raw window (DeepSeek-V4; their
-    tokens per key and raw window beside), and with neither; NoPE reach is the context
-    when there are such layers (a NoPE attention sees every earlier token); other mixers
-    names the token mixers of the layers that do not attend (linear attention, mamba,
-    conv: a recurrence carries its state along the whole input, a short convolution sees
-    a few tokens)."""
+    fewest and most tokens per key and raw window beside), and with neither; NoPE reach is
+    the context when there are such layers (a NoPE attention sees every earlier token);
+    other mixers names the token mixers of the layers that do not attend (linear
+    attention, mamba, conv: a recurrence carries its state along the whole input, a short
+    convolution sees a few tokens)."""
     rows = []
     for cfg in configs:
         groups = cfg.groups()
@@ -75,6 +75,7 @@ def summary_rows(configs) -> pd.DataFrame:
         mixers = sorted({g.spec.mixer for g in groups if g.spec.mixer != "attention"})
         windowed = sum(len(g.layers) for g in rope if g.spec.windowed)
         compressed = [g.spec for g in rope if g.spec.attention == "compressed"]
+        rates = {spec.compress for spec in compressed}
         reach = min(g.spec.reach(cfg.max_context) for g in rope) if rope else math.nan
         shortest = [g for g in rope if g.spec.reach(cfg.max_context) == reach]
         waves, turning = [], []
@@ -92,8 +93,9 @@ def summary_rows(configs) -> pd.DataFrame:
                                                if g.spec.attention == "compressed"),
             "compressed RoPE layers": sum(len(g.layers) for g in rope
                                           if g.spec.attention == "compressed"),
-            "compressed every [tokens]": " ".join(str(c) for c in sorted(
-                {spec.compress for spec in compressed})),
+            # tokens per compressed key: DeepSeek-V4's layers use two rates (4 and 128)
+            "compressed every (fewest) [tokens]": min(rates, default=math.nan),
+            "compressed every (most) [tokens]": max(rates, default=math.nan),
             "compressed raw window [tokens]": max((spec.window for spec in compressed),
                                                   default=math.nan),
             "context [tokens]": cfg.max_context, "RoPE reach [tokens]": reach,
@@ -219,7 +221,8 @@ def reach_sentence(row) -> str:
                  "whole context of {context} tokens ({turning} of {pairs} pairs turn at least "
                  "once)").format(**numbers)
     if row["compressed RoPE layers"] and numbers["windowed"]:
-        every = row["compressed every [tokens]"].split()
+        every = dict.fromkeys((row["compressed every (fewest) [tokens]"],
+                               row["compressed every (most) [tokens]"]))
         return _("{model}: its {windowed} windowed RoPE layers see at most {reach} tokens "
                  "({turning} of {pairs} pairs turn at least once); its {compressed} "
                  "compressed RoPE layers reach the whole context of {context} tokens through "

@@ -160,7 +160,7 @@ def bound_figure(keys: tuple, axis: str) -> ui.Frozen:
 @ui.figure
 def score_figure(keys: tuple, axis: str) -> ui.Frozen:
     """The all-ones score of each model over its head dim."""
-    return decay_lines(keys, axis, "score q=k=1 / head_dim",
+    return decay_lines(keys, axis, "score q=k=1 / head dim",
                        _("score/head_dim={value}").format(value="%{y:.3f}"),
                        _("Score of q = k = all ones / head dim (pass-through dims included)"),
                        "qᵀR_r k / head_dim")
@@ -258,7 +258,7 @@ def group_lines(groups) -> list[str]:
             what = _("RoPE, {span}, base {base}, {method}, {rotary} of {head} dims "
                      "rotated").format(span=span, base=ui.fmt_base(row["base"]),
                                        method=_(rc.SCALING_LABELS[row["method"]]),
-                                       rotary=row["rotary_dim"], head=row["head_dim"])
+                                       rotary=row["rotary dims"], head=row["head dim"])
             lines.append(_("{layers}: {what}; a query sees {reach} tokens, within which "
                            "{turning} of {pairs} pairs turn at least once").format(
                 layers=layers, what=what, reach=reach, pairs=row["pairs"],
@@ -284,12 +284,12 @@ def layer_counts(rope: int, nope: int, other: int) -> str:
 
 def card_lines(m, cfg: rc.RopeConfig, groups) -> list[str]:
     """The lines of a model's card (app-written Markdown; names shown as code)."""
-    dims = dict(head_dim=m["head_dim"], rotary_dim=m["rotary_dim"])
-    if m["rotary_dim"] == m["head_dim"]:
+    dims = dict(head_dim=m["head dim"], rotary_dim=m["rotary dims"])
+    if m["rotary dims"] == m["head dim"]:
         dim_line = _("head dim {head_dim}, rotary dim {rotary_dim}").format(**dims)
     else:
         dim_line = _("head dim {head_dim}, rotary dim {rotary_dim} ({share} rotary; the rest "
-                     "pass through)").format(share=f"{m['rotary_dim'] / m['head_dim']:.0%}",
+                     "pass through)").format(share=f"{m['rotary dims'] / m['head dim']:.0%}",
                                              **dims)
     unused = cfg.layers is not None and not int(m["RoPE layers"])
     lines = [
@@ -454,7 +454,7 @@ def score_sentences(keys: tuple, axis: str) -> tuple[str, ...]:
     decay = decay_table(keys, axis)["decay"]
     score_text = []
     distances = decay["distance [tokens]"].to_numpy()
-    scores = decay["score q=k=1 / head_dim"].to_numpy()
+    scores = decay["score q=k=1 / head dim"].to_numpy()
     for name, rows in compare.label_groups(decay["series"]):
         score, r = scores[rows], distances[rows]
         score_text.append(_("{model} goes from {first} at r = {r_first} to {last} at "

@@ -105,9 +105,11 @@ def frame_titles(df: pd.DataFrame, pair: int) -> list[str]:
 
 
 # The animated figure's vertical layout in pixels (its height is fixed, its width
-# follows the page): under the plot the x-axis title, Play/Pause, the slider (its
-# current value above, its ticks below), then the legend, up to three rows at 390 px.
+# follows the page): above the plot the mode bar's strip and the three-line title (TOP),
+# under it the x-axis title, Play/Pause, the slider (its current value above, its ticks
+# below), then the legend, up to three rows at 390 px.
 HEIGHT, TOP, VSPACE = 1000, 150, 0.22
+BAND = 1.3  # the q'·k' axis spans ±1.3 |q||k|: a band of 0.3 |q||k| (26 px) beyond each bound
 BUTTONS_PX, SLIDER_PX, LEGEND_PX = 62, 104, 75
 BOTTOM = SLIDER_PX + 80 + LEGEND_PX
 
@@ -164,21 +166,23 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
     ui.style(fig, title=titles[0], x=_("pair coordinate x"),
              y=_("pair coordinate y"), height=HEIGHT)
     dotted = dict(color="#888", dash="dot")
-    hlines = [(bound, "+|q||k|", "bottom"), (-bound, "−|q||k|", "top")]  # add_hline's form
-    notes = fig._layout["annotations"] + [
-        dict(showarrow=False, text=text, x=0, xanchor="left", xref="x2 domain", y=y_line,
-             yanchor=anchor, yref="y2") for y_line, text, anchor in hlines]
+    # ±|q||k|, the dot product's bounds: each label in the band between its line and the
+    # plot's edge (BAND of the bound: room for the label in presentation mode too), where
+    # the curve never goes, however q'·k' starts at m = 0
+    hlines = [(bound, "+|q||k|", "bottom", 2), (-bound, "−|q||k|", "top", -2)]
+    labels = [dict(showarrow=False, text=text, x=0, xanchor="left", xref="x2 domain",
+                   y=y_line, yanchor=anchor, yref="y2", yshift=shift)
+              for y_line, text, anchor, shift in hlines]
     ui.relayout(fig, dict(
         xaxis=dict(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
                    constrain="domain"),
         yaxis=dict(range=[-radius, radius], zeroline=True, zerolinecolor="#ccc",
                    scaleanchor="x", scaleratio=1, constrain="domain"),
         xaxis2=dict(title=dict(text=_("query position m [tokens]"))),
-        yaxis2=dict(title=dict(text="q'·k'"), range=[-1.15 * bound, 1.15 * bound]),
+        yaxis2=dict(title=dict(text="q'·k'"), range=[-BAND * bound, BAND * bound]),
         shapes=[dict(line=dotted, type="line", x0=0, x1=1, xref="x2 domain", y0=y_line,
-                     y1=y_line, yref="y2") for y_line, _text, _anchor in hlines],
-        annotations=notes,
-        margin=dict(t=TOP, b=BOTTOM),  # axis titles, Play, slider, legend
+                     y1=y_line, yref="y2") for y_line, *_rest in hlines],
+        height=HEIGHT, margin=dict(t=TOP, b=BOTTOM),  # axis titles, Play, slider, legend
         # Play/Pause on a row of their own above a full-width slider, each at a fixed
         # distance in pixels under the plot (the plot's height in pixels is fixed:
         # HEIGHT - TOP - BOTTOM); side by side the buttons covered the slider at 390 px
@@ -198,7 +202,8 @@ def rotation_figure(q: tuple, k: tuple, pair: int, dim: int, base: float, mode: 
             currentvalue=dict(prefix=_("query position m = "), xanchor="right",
                               font=dict(size=14)),
             transition=dict(duration=0))]),
-        annotations=dict(yshift=8))
+        annotations=dict(yshift=8))  # the panels' titles, clear of their plots
+    fig._layout["annotations"] += labels
     # the legend (ui.style) sits at the bottom of the figure, under the slider, with
     # room for three rows (LEGEND_PX) on a phone
 

@@ -134,16 +134,20 @@ def scaling_factor(cfg: RopeConfig) -> float:
 
 
 def describe_params(cfg: RopeConfig) -> str:
-    """The method's parameters as one line; a per-pair factor list is summarised as
-    'n values from min to max'."""
+    """The method's parameters as one line of a CSV cell; a per-pair factor list is
+    summarised as 'n values from min to max'. Numbers as a program reads them: whole
+    numbers as their digits ("8192", no thousands separator), others to 6 significant
+    digits."""
     parts = []
     for name, value in cfg.params:
         if isinstance(value, tuple):
             parts.append(f"{name}: {len(value)} values from {min(value):.4g} to {max(value):.4g}")
         elif isinstance(value, bool):
             parts.append(f"{name}: {str(value).lower()}")
+        elif isinstance(value, Real) and float(value).is_integer():
+            parts.append(f"{name}: {int(value)}")
         elif isinstance(value, Real):
-            parts.append(f"{name}: {value:,.6g}")
+            parts.append(f"{name}: {value:.6g}")
         else:
             parts.append(f"{name}: {value}")
     return "; ".join(parts) or "none"
@@ -168,12 +172,13 @@ def models_table(configs) -> pd.DataFrame:
             [k for g in cfg.groups() for k in [g.spec.kind] * len(g.layers)]
         reaches = [g.spec.reach(cfg.max_context) for g in cfg.groups() if g.spec.rotates]
         rows.append({
-            "model": cfg.name, "head_dim": cfg.head_dim, "rotary_dim": cfg.rotary_dim,
+            "model": cfg.name, "head dim": cfg.head_dim, "rotary dims": cfg.rotary_dim,
             "base": cfg.base, "layout": cfg.layout, "method": cfg.method,
             "parameters": describe_params(cfg),
             "original context [tokens]": cfg.original_context,
-            "training context [tokens]": (cfg.training_context
-                                          if cfg.training_context is not None else math.nan),
+            # known for a few presets (their source in presets.SOURCES), blank otherwise
+            "training context from source [tokens]": (
+                cfg.training_context if cfg.training_context is not None else math.nan),
             "max context [tokens]": cfg.max_context,
             "scaling factor": scaling_factor(cfg),
             "longest wavelength [tokens]": float(2 * math.pi / theta.min()),
@@ -235,7 +240,7 @@ def group_table(configs) -> pd.DataFrame:
     layers (how many), layer list (their indices, "0-4, 6-10"), attention, window
     [tokens] (NaN without; a compressed layer's raw window), compressed every [tokens]
     (tokens per compressed key, NaN unless compressed), reach [tokens] (tokens a query
-    reaches: the window or chunk, else the max context), head_dim, rotary_dim, rotary
+    reaches: the window or chunk, else the max context), head dim, rotary dims, rotary
     start, base, method, layout,
     longest wavelength [tokens] (2 pi / min_i theta'_i at the max context; NaN when the
     group does not rotate), pairs, pairs turning within reach (#{i : 2 pi / theta'_i <=
@@ -259,8 +264,8 @@ def group_table(configs) -> pd.DataFrame:
                     spec.window if spec.window is not None else math.nan,
                 "compressed every [tokens]":
                     spec.compress if spec.compress is not None else math.nan,
-                "reach [tokens]": reach, "head_dim": spec.head_dim,
-                "rotary_dim": spec.rotary_dim if spec.rotates else 0,
+                "reach [tokens]": reach, "head dim": spec.head_dim,
+                "rotary dims": spec.rotary_dim if spec.rotates else 0,
                 "rotary start": spec.rotary_start, "base": spec.base if spec.rotates else math.nan,
                 "method": spec.method if spec.rotates else "", "layout": spec.layout,
                 "longest wavelength [tokens]": max(waves) if waves else math.nan,
@@ -474,14 +479,15 @@ def decay_table(configs, axis: str = "linear", points: int = MAX_POINTS) -> pd.D
       with bound(0) = (d/2 + 1)/2;
     * score(r) = a^2 sum_i 2 cos(r theta'_i) + (head_dim - d): cos and sin carry a for
       q and for k, the head_dim - d pass-through coordinates add 1 each, unrotated;
-      "score / head_dim" is that divided by |q||k| = head_dim (1 at r = 0 when a = 1)
+      "score q=k=1 / head dim" is that divided by |q||k| = head_dim (1 at r = 0 when
+      a = 1)
       (rope_core.rotary.decay.score_vs_distance).
 
     Groups whose spectra and distances coincide share one evaluation.
 
     Returns:
         rows (model, group, series, method, distance [tokens], upper bound, upper bound /
-        bound(0), score q=k=1, score q=k=1 / head_dim).
+        bound(0), score q=k=1, score q=k=1 / head dim).
     """
     return _frame(_decay_columns(configs, axis, points), ("model",) + GROUP_TEXT + ("method",))
 
@@ -494,7 +500,7 @@ def _decay_columns(configs, axis: str, points: int, per_group: bool = True,
     columns: dict[str, list] = {name: [] for name in (
         ("model",) + (GROUP_TEXT if per_group else ()) +
         ("method", "distance [tokens]", "upper bound", "upper bound / bound(0)",
-         "score q=k=1", "score q=k=1 / head_dim"))}
+         "score q=k=1", "score q=k=1 / head dim"))}
     done: dict[tuple, tuple] = {}  # (spectrum, distances) -> (bound, rotary score)
     for cfg in _configs(configs):
         for group, series, spec in _groups_of(cfg, per_group):
@@ -515,7 +521,7 @@ def _decay_columns(configs, axis: str, points: int, per_group: bool = True,
             for name, values in (("distance [tokens]", r), ("upper bound", bound),
                                  ("upper bound / bound(0)", bound / ((d / 2 + 1) / 2)),
                                  ("score q=k=1", score),
-                                 ("score q=k=1 / head_dim", score / spec.head_dim)):
+                                 ("score q=k=1 / head dim", score / spec.head_dim)):
                 columns[name].append(values.numpy())
     return columns
 

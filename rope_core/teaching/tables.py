@@ -190,13 +190,17 @@ def forms_table(dim: int, base: float) -> pd.DataFrame:
 # ------------------------------------------------------------------- Decay ----
 def bound_table(curves: tuple, max_distance: int, axis: str, device=None) -> pd.DataFrame:
     """RoFormer's relative upper bound on one distance grid, a block of rows per
-    (base, dim) in ``curves``."""
+    (base, dim) in ``curves``: "upper bound" and "upper bound / bound(0)", the bound over
+    its value at r = 0, bound(0) = (d/2 + 1)/2 (every |S_j| = j there; on a log grid,
+    which starts at r = 1, too), so that curves of different d share one scale."""
     r = distance_grid(max_distance, axis).to(torch.float64)  # (R,)
     blocks = []
     for base, dim in curves:
         theta = theta_of(dim, base, device=device)
+        bound = relative_upper_bound(r, theta)  # (R,)
         blocks.append(to_frame({"distance r [tokens]": r.to(torch.int64),
-                                "upper bound": relative_upper_bound(r, theta)},
+                                "upper bound": bound,
+                                "upper bound / bound(0)": bound / ((dim / 2 + 1) / 2)},
                                base=base, dim=dim, axis=axis))
     return pd.concat(blocks, ignore_index=True)
 
