@@ -290,3 +290,66 @@ def test_docs_name_every_check_and_every_engine_behaviour():
         assert f"`{check}`" in text, check
     for source in doctor.SOURCES.values():
         assert source in text, source
+
+
+def test_rope_scaling_and_rope_parameters_that_disagree():
+    """review43 8. transformers 5.24 keeps rope_scaling and drops rope_parameters when a
+    config.json gives both (modeling_rope_utils.py:775-777: rope_scaling wins), checked
+    here on LlamaConfig; the doctor says so; the same scaling twice is no finding."""
+    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+              "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    yarn = {"rope_type": "yarn", "rope_theta": 500000.0, "factor": 4.0,
+            "original_max_position_embeddings": 8192}
+    config = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+              "max_position_embeddings": 32768, "rope_theta": 500000.0,
+              "rope_scaling": llama3, "rope_parameters": yarn}
+    with Warnings():
+        kept = hf(config).rope_parameters
+    assert kept["rope_type"] == "llama3" and kept["factor"] == 8.0
+    found = [f for f in doctor.diagnose(config) if f.check == "scaling_vs_parameters"]
+    assert [f.key for f in found] == ["rope_scaling"]
+    assert "llama3" in str(found[0].problem) and "yarn" in str(found[0].problem)
+    assert "modeling_rope_utils.py:775-777" in found[0].source
+    same = {**config, "rope_scaling": {k: v for k, v in yarn.items() if k != "rope_theta"}}
+    assert "scaling_vs_parameters" not in [c for c, _k in checks(same)]
+
+
+def test_qwen2_vl_top_level_key_is_what_sglang_reads():
+    """review43 11. SGLang 0.5.23 copies onto the outer config only the text_config
+    attributes it lacks (utils/hf_transformers/config.py:258-268) and builds Qwen2-VL's
+    language model from the outer config (models/qwen2_vl.py:478-480): a top-level
+    rope_theta that differs from text_config's is the one SGLang's model reads, while
+    transformers' language model reads text_config's (checked here)."""
+    text = {"model_type": "qwen2_vl_text", "hidden_size": 3584, "num_attention_heads": 28,
+            "max_position_embeddings": 32768,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0,
+                                "mrope_section": [16, 24, 24]}}
+    config = {"model_type": "qwen2_vl", "rope_theta": 10000.0, "text_config": text}
+    assert hf(config).rope_parameters["rope_theta"] == 1000000.0
+    found = [f for f in doctor.diagnose(config) if f.check == "outside_text_config"]
+    assert [f.key for f in found] == ["rope_theta"]
+    assert "builds this model's language model from the outer config" in str(found[0].problem)
+    assert "qwen2_vl.py:478-480" in found[0].source
+    # a model built from text_config (Gemma 3) keeps the transformers-side finding
+    gemma = {**HF_CONFIGS["Gemma 3 4B"], "rope_theta": 10000.0}
+    found = [f for f in doctor.diagnose(gemma) if f.check == "outside_text_config"]
+    assert found and "changes nothing there" in str(found[0].problem)
+
+
+def test_olmo3_flat_rope_parameters_fix_is_rope_scaling():
+    """review43 12. For OLMo 3 the fix is a flat rope_scaling: transformers' Olmo3Config
+    puts it on the full-attention layers only (checked here); SGLang 0.5.23's own flat
+    Olmo3Config reads rope_scaling (configs/olmo3.py:30-100), not a nested
+    rope_parameters, so nesting is not the main fix there."""
+    olmo = copy.deepcopy(HF_CONFIGS["OLMo 3 7B"])
+    scaling = olmo.pop("rope_scaling")
+    flat = {**olmo, "rope_parameters": {**scaling, "rope_theta": 500000}}
+    found = [f for f in doctor.diagnose(flat) if f.check == "global_only"]
+    assert [f.key for f in found] == ["rope_parameters"]
+    fix = str(found[0].fix)
+    assert fix.startswith("Give it as a flat `rope_scaling` instead") and "SGLang" in fix
+    assert "configs/olmo3.py:30-100" in found[0].source
+    with Warnings():
+        params = hf({**olmo, "rope_scaling": scaling}).rope_parameters
+    assert params["full_attention"]["rope_type"] == "yarn"
+    assert params["sliding_attention"]["rope_type"] == "default"
