@@ -193,9 +193,9 @@ else:
             "**Before** is the model as it is, up to R = {reach} tokens (its trained context, "
             "or where its own scaling takes it); **after** is the spectrum every line below "
             "gives, at T = {target}. The largest angle a pair has seen is R·θᵢ or, for a model "
-            "whose source says it was trained at L with the unscaled spectrum (Mistral 7B "
-            "v0.1, Qwen2.5, Qwen3; before their own scaling, Gemma 3 and the Qwen presets "
-            "with YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} "
+            "whose source says it was trained at L with the unscaled spectrum (such as Mistral "
+            "7B v0.1, Qwen2.5 and Qwen3, and, before their own scaling, Gemma 3 and the Qwen "
+            "presets with YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} "
             "pairs never complete a turn within what they have seen; {pushed} of them reach "
             "larger angles at T, angles no training step produced.").format(
             reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,

@@ -462,3 +462,55 @@ def test_doctor_in_chinese():
     no_exceptions(at)
     assert "配置诊断" in [h.value for h in at.header]
     assert any("“rope\\_scaling\\.factor”" in w.value and "修正" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(("preset", "base", "hub"), [
+    ("Qwen2.5 7B (YaRN 128K)", "Qwen2.5 7B", "32,768"),
+    ("Qwen3 8B (YaRN 128K)", "Qwen3 8B", "40,960"),
+])
+def test_card_recipe_context_lines_say_what_they_need(preset, base, hub):
+    """review43 18. The card-recipe presets' plain context lines change no RoPE setting:
+    they run 131,072 tokens only from a config.json (or GGUF) carrying the card's
+    rope_scaling; the Hub's config.json says max_position_embeddings 32,768 (Qwen2.5) and
+    40,960 (Qwen3), which vLLM and SGLang refuse to exceed (vllm/config/model.py:
+    2598-2627; SGLang common.py:677-694) and llama-server caps at (review43 1)."""
+    at = run_page(PAGE, {"sv_model": preset, "sv_target": "131072"})
+    no_exceptions(at)
+    said = [shown(i.value) for i in at.info]
+    assert any(f"This preset is {base}'s config.json" in i and f"max_position_embeddings {hub}"
+               in i for i in said), said
+    at = run_page(PAGE, {"sv_model": base, "sv_target": "131072"})
+    assert not any("This preset is" in shown(i.value) for i in at.info)
+
+
+def test_qwen25_caption_gives_its_training_context():
+    """review43 25. Qwen2.5 7B was trained at 32,768 (its card: the config is set for
+    32,768; the Qwen2.5 report, arXiv:2412.15115: the final pre-training stage at 32,768),
+    as the YaRN preset built from the same card says."""
+    at = run_page(PAGE, {"sv_model": "Qwen2.5 7B", "sv_target": "65536"})
+    assert "the context its source says it was trained at" in captions(at)
+    assert "no source here gives its training context" not in captions(at)
+
+
+def test_angle_explainer_uses_the_trained_spectrum_only_where_a_source_gives_it():
+    """review43 26. Llama 3.1 8B has no training context here, so its largest angle seen
+    is R·θᵢ alone (R = its reach); Qwen2.5 7B's, trained at 32,768 with the plain
+    spectrum, is the larger of that and 32,768·base^(-2i/d)."""
+    import numpy as np
+
+    from rope_core.models import serving
+    from rope_core.models.presets import PRESETS
+    llama = PRESETS["Llama 3.1 8B"]
+    assert llama.training_context is None
+    table = serving.range_table(llama, 262144, "yarn")
+    theta = llama.theta(serving.reach(llama))[0].double().numpy()
+    seen = table["largest angle seen [rad]"].to_numpy()
+    kept = ~table["turned"].to_numpy()
+    assert np.allclose(seen[kept], serving.reach(llama) * theta[kept], rtol=1e-12)
+    qwen = PRESETS["Qwen2.5 7B"]
+    table = serving.range_table(qwen, 131072, "yarn")
+    i = np.arange(qwen.rotary_dim // 2)
+    plain = 32768 * qwen.base ** (-2.0 * i / qwen.rotary_dim)
+    kept = ~table["turned"].to_numpy()
+    assert np.allclose(table["largest angle seen [rad]"].to_numpy()[kept], plain[kept],
+                       rtol=1e-6)
