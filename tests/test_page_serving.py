@@ -514,3 +514,13 @@ def test_angle_explainer_uses_the_trained_spectrum_only_where_a_source_gives_it(
     kept = ~table["turned"].to_numpy()
     assert np.allclose(table["largest angle seen [rad]"].to_numpy()[kept], plain[kept],
                        rtol=1e-6)
+
+
+def test_source_references_show_as_code():
+    """The file and lines a note cites (serving.CHECKED, a rope_core.Code value) are shown
+    as a code span, not as escaped prose, in both languages."""
+    for lang in ("en", "zh"):
+        at = run_page(PAGE, {"lang": lang})
+        raw = [c.value for c in at.caption if "server-context.cpp" in c.value]
+        assert raw and all("`tools/server/server-context.cpp:1190-1216, 4008-4016;" in r
+                           for r in raw), raw

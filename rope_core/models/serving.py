@@ -65,7 +65,7 @@ import pandas as pd
 import torch
 
 from ..rotary.frequencies import theta as plain_theta
-from ..support._checks import Message, check_choice, check_int, fail
+from ..support._checks import Code, Message, check_choice, check_int, fail
 from .config import RopeConfig
 from .families import family
 from .scaling import (
@@ -122,6 +122,9 @@ class Checked:
     engine: str
     where: str
     behaviour: str
+
+    def __post_init__(self) -> None:  # shown as code in the messages that cite it
+        object.__setattr__(self, "where", Code(self.where))
 
 
 # Every engine behaviour the entries and refusals rely on, read in the engines' code (the
