@@ -61,14 +61,16 @@ st.markdown(_(
     "the model's own spectrum otherwise than transformers. The sidebar settings do not apply "
     "here.")
     + " " + _("Checked against the code of vLLM {vllm}, SGLang {sglang}, llama.cpp {llama} "
-              "(the copy in llama-cpp-python {python}) and transformers {transformers}; vLLM "
-              "{vllm} requires transformers {vllm_pin} and SGLang {sglang} pins {sglang_pin}, "
-              "on which the config paths their lines go through were checked too.").format(
+              "(the copy in llama-cpp-python {python}) and transformers {transformers}. vLLM "
+              "{vllm} requires transformers {vllm_pin} and SGLang {sglang} pins {sglang_pin}: "
+              "the transformers code their lines go through does the same in {pinned}, except "
+              "that its `rope_scaling` setter does not complete the dict it is given, so every "
+              "SGLang line writes `rope_type` and `rope_theta` into it.").format(
         transformers=serving.ENGINE_VERSIONS["transformers"],
         vllm=serving.ENGINE_VERSIONS["vLLM"], sglang=serving.ENGINE_VERSIONS["SGLang"],
         llama=serving.ENGINE_VERSIONS["llama.cpp"], python=serving.LLAMA_CPP_PYTHON,
         vllm_pin=serving.ENGINE_TRANSFORMERS["vLLM"],
-        sglang_pin=serving.ENGINE_TRANSFORMERS["SGLang"]))
+        sglang_pin=serving.ENGINE_TRANSFORMERS["SGLang"], pinned=serving.TRANSFORMERS_PINNED))
 
 c1, c2 = st.columns([3, 2])
 model = ui.choice(_("Model"), MODEL_OPTIONS, DEFAULT_MODEL, "sv_model", container=c1)

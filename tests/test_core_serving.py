@@ -1823,6 +1823,34 @@ def test_r17_engine_transformers_pins():
     assert serving.TRANSFORMERS_PINNED == "5.19.0"
 
 
+def test_r17_every_sglang_rope_dict_is_complete_without_the_setter():
+    """review43 17. transformers 5.19.0's rope_scaling setter (configuration_utils.py:
+    588-590) only assigns rope_parameters; 5.24's also standardizes (:724-733), filling
+    rope_theta. SGLang's override sets config.rope_scaling to the merged dict
+    (utils/hf_transformers/config.py:405-422), so on 5.19.0 a dict without rope_type or
+    rope_theta would stay so: every SGLang line's rope dict (each entry of a nested one)
+    names both."""
+    seen = 0
+    for name, cfg in rc.PRESETS.items():
+        for method in serving.METHODS:
+            for target in (2 * cfg.max_context, 1048576):
+                try:
+                    entry = serving.engine_settings(cfg, target, method)["SGLang"]
+                except ValueError:
+                    continue
+                if not entry["supported"]:
+                    continue
+                override = entry["settings"].get("--json-model-override-args") or {}
+                for level in (override, override.get("text_config") or {}):
+                    scaling = level.get("rope_scaling")
+                    if scaling is None:
+                        continue
+                    seen += 1
+                    for d in [v for v in scaling.values() if isinstance(v, dict)] or [scaling]:
+                        assert "rope_type" in d and "rope_theta" in d, (name, method, target)
+    assert seen > 100
+
+
 def test_r20_sglang_gemma3_dynamic_refused_for_what_its_code_does():
     """review43 20. SGLang's Gemma 3 computes dynamic NTK itself, transformers-style, from
     the largest position of the whole batch (gemma3_causal.py:445-502, 649-653), with L =

@@ -48,8 +48,9 @@ config.json transformers 5 moves into ``text_config``) the overrides are nested 
 Versions read (:data:`ENGINE_VERSIONS`): transformers 5.24, vLLM 0.33.0, SGLang 0.5.23 and
 llama.cpp at commit 0c1e57098 (the copy in llama-cpp-python 0.3.36). vLLM 0.33.0 requires
 transformers >= 5.16.1, < 5.21 and SGLang 0.5.23 pins 5.19.0 (:data:`ENGINE_TRANSFORMERS`):
-the transformers paths their lines go through were run on 5.19.0 as well
-(:data:`TRANSFORMERS_PINNED`). Paths in
+the transformers code their lines go through does the same in 5.19.0
+(:data:`TRANSFORMERS_PINNED`) but for the ``rope_scaling`` setter, which there does not
+standardize the dict (every SGLang line's dict names rope_type and rope_theta). Paths in
 :data:`SOURCES` and :data:`CHECKED` are relative to each project (SGLang's under
 ``python/``).
 """
@@ -90,8 +91,11 @@ ENGINE_VERSIONS = {"transformers": TRANSFORMERS_VERSION, "vLLM": "0.33.0", "SGLa
 LLAMA_CPP_PYTHON = "0.3.36"
 # the transformers each engine's wheel requires (its METADATA, Requires-Dist): vLLM 0.33.0
 # transformers<5.21.0,>=5.16.1; SGLang 0.5.23 transformers==5.19.0. Neither runs with the
-# TRANSFORMERS_VERSION the tests use; the config-class paths the vLLM and SGLang lines go
-# through were run on TRANSFORMERS_PINNED too (docs/serving.md, "Engine versions")
+# TRANSFORMERS_VERSION the tests use. The code the vLLM and SGLang lines go through
+# (modeling_rope_utils.py, configuration_utils.py) does the same in TRANSFORMERS_PINNED,
+# except that 5.19.0's rope_scaling setter (configuration_utils.py:588-590) only assigns
+# rope_parameters where 5.24's (:724-733) also standardizes it: every SGLang line writes
+# rope_type and rope_theta into its rope_scaling itself (tests/test_core_serving.py)
 ENGINE_TRANSFORMERS = {"vLLM": ">=5.16.1,<5.21", "SGLang": "==5.19.0"}
 TRANSFORMERS_PINNED = "5.19.0"
 
