@@ -20,6 +20,7 @@ from views.serving import (
     doctor_tables,
     model_caption,
     option,
+    recipe_note,
     show_entries,
     show_findings,
     show_notes,
@@ -52,16 +53,24 @@ st.markdown(_(
     "Choose a model, the context you want it to run at and a context-extension method: "
     "this page writes the settings for Hugging Face transformers (the dict to merge into "
     "`config.json`), vLLM, SGLang and llama.cpp (their command lines), and shows what the "
-    "change does to the model's spectrum. Every line gives the model's RoPE layers the same "
-    "θᵢ, the ones shown below, with the same attention factor and softmax scale; an engine "
-    "that cannot run a choice says so instead of writing a line that does something else. "
-    "A target the model already reaches needs no RoPE change: the page then gives only the "
-    "context flags. The sidebar settings do not apply here.")
-    + " " + _("Checked against the code of transformers {transformers}, vLLM {vllm}, SGLang "
-              "{sglang} and llama.cpp {llama} (the copy in llama-cpp-python {python}).").format(
+    "change does to the model's spectrum. Every line that changes RoPE gives each of the "
+    "model's RoPE layers the θᵢ shown below for it, with the same attention factor and "
+    "softmax scale; an engine whose code would do anything else gets no line and says why. "
+    "A target the model already reaches (or that no RoPE layer of it can meet) needs no RoPE "
+    "change: the page then gives only the context flags, with a note where an engine runs "
+    "the model's own spectrum otherwise than transformers. The sidebar settings do not apply "
+    "here.")
+    + " " + _("Checked against the code of vLLM {vllm}, SGLang {sglang}, llama.cpp {llama} "
+              "(the copy in llama-cpp-python {python}) and transformers {transformers}. vLLM "
+              "{vllm} requires transformers {vllm_pin} and SGLang {sglang} pins {sglang_pin}: "
+              "the transformers code their lines go through does the same in {pinned}, except "
+              "that its `rope_scaling` setter does not complete the dict it is given, so every "
+              "SGLang line writes `rope_type` and `rope_theta` into it.").format(
         transformers=serving.ENGINE_VERSIONS["transformers"],
         vllm=serving.ENGINE_VERSIONS["vLLM"], sglang=serving.ENGINE_VERSIONS["SGLang"],
-        llama=serving.ENGINE_VERSIONS["llama.cpp"], python=serving.LLAMA_CPP_PYTHON))
+        llama=serving.ENGINE_VERSIONS["llama.cpp"], python=serving.LLAMA_CPP_PYTHON,
+        vllm_pin=serving.ENGINE_TRANSFORMERS["vLLM"],
+        sglang_pin=serving.ENGINE_TRANSFORMERS["SGLang"], pinned=serving.TRANSFORMERS_PINNED))
 
 c1, c2 = st.columns([3, 2])
 model = ui.choice(_("Model"), MODEL_OPTIONS, DEFAULT_MODEL, "sv_model", container=c1)
@@ -119,7 +128,6 @@ with st.expander(_("Parameters of the method"), expanded=method in ("dynamic",))
 key = compare.config_key(cfg)
 params_key = tuple(sorted(params.items()))
 plain_reason = serving.no_change(cfg, target)
-counts = serving.layer_counts(cfg)
 if plain_reason is not None:
     # the model reaches T already, or no RoPE layer meets a longer distance: context flags only
     kind, message = plain_reason
@@ -129,6 +137,9 @@ if plain_reason is not None:
         st.caption(_("No {method} line is given for this target: where the window is applied "
                      "it would only change the angles of distances the model was trained "
                      "on.").format(method=method))
+    recipe = recipe_note(None if mine is not None else model)
+    if recipe is not None:
+        st.info(recipe, icon=":material/info:")
     show_entries(serving.context_settings(cfg, target))
     ui.download(context_tables, key, target, filename=f"serve_context_T{target}.csv",
                 label=_("settings table"), key="sv_context_csv", part="settings")
@@ -144,10 +155,7 @@ else:
     except ValueError as err:
         ui.warning(i18n.error_text(err))
         settings = None
-    if settings is not None and counts.layers is not None and counts.rope == 0:
-        st.header(_("The settings"))  # no layer rotates: every engine says so, no spectrum
-        show_entries(settings)
-    elif settings is not None:
+    if settings is not None:
         quoted = summary(key, target, method, params_key)
         L, scale, a, softmax = quoted["L"], quoted["scale"], quoted["a"], quoted["softmax"]
 
@@ -187,8 +195,9 @@ else:
             "**Before** is the model as it is, up to R = {reach} tokens (its trained context, "
             "or where its own scaling takes it); **after** is the spectrum every line below "
             "gives, at T = {target}. The largest angle a pair has seen is R·θᵢ or, for a model "
-            "trained at L with the unscaled spectrum before its own scaling (Gemma 3, Llama "
-            "3.1, Qwen2.5 with YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} "
+            "whose source says it was trained at L with the unscaled spectrum (such as Mistral "
+            "7B v0.1, Qwen2.5 and Qwen3, and, before their own scaling, Gemma 3 and the Qwen "
+            "presets with YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} "
             "pairs never complete a turn within what they have seen; {pushed} of them reach "
             "larger angles at T, angles no training step produced.").format(
             reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,

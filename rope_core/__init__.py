@@ -155,7 +155,7 @@ from .rotary.sinusoidal import (
     sinusoidal_pe,
 )
 from .rotary.steps import pair_trajectory, positions_per_frame, rope_steps
-from .support._checks import Message, RopeError
+from .support._checks import Code, Message, RopeError
 from .support.device import DEVICES, resolve_device
 from .support.frames import csv_bytes, read_csv, to_frame, write_csv
 from .teaching.tables import (
@@ -174,7 +174,7 @@ from .teaching.tables import (
 )
 
 __all__ = [
-    "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "LayerGroup", "LayerSpec", "Message",
+    "Code", "DEFAULT_BASE", "DEVICES", "DTYPES", "LAYOUTS", "LayerGroup", "LayerSpec", "Message",
     "PRESETS", "Param", "RECIPES", "REGIMES", "RopeConfig", "RopeError", "SCALINGS",
     "SCALING_LABELS", "Scaling", "TRANSFORMERS_VERSION", "angle_error", "angles",
     "query_scale",

@@ -61,14 +61,20 @@ def test_type_and_rope_type_that_disagree():
     assert doctor.diagnose(same) == ()
 
 
-def test_type_alone_is_the_legacy_name():
-    """transformers copies type to rope_type; Qwen2-VL's own "type": "mrope" is left alone."""
+def test_type_alone_is_no_mistake():
+    """review43 13. `type` alone is read by every engine: transformers 5.24 copies it to
+    rope_type (checked here), vLLM 0.33.0 too (transformers_utils/config.py:631-633),
+    SGLang 0.5.23's get_rope reads it when rope_type is absent (layers/rotary_embedding/
+    factory.py:191-195) and llama.cpp's converter copies it (conversion/base.py:1372-1373):
+    no finding (the official DeepSeek-V3, Phi-3.5 and Qwen2.5 card configs use it)."""
     config = {**QWEN25, "max_position_embeddings": 131072,
               "rope_scaling": {"type": "yarn", "factor": 4.0,
                                "original_max_position_embeddings": 32768}}
     assert hf(config).rope_parameters["rope_type"] == "yarn"
-    assert ("type_vs_rope_type", "rope_scaling.type") in checks(config)
-    assert ("type_vs_rope_type", "rope_scaling.type") not in checks(HF_CONFIGS["Qwen2-VL 7B"])
+    assert "type_vs_rope_type" not in [c for c, _k in checks(config)]
+    for name in ("DeepSeek-V3", "Phi-3.5 mini", "Qwen2.5 7B (YaRN 128K)", "Qwen2-VL 7B"):
+        assert "type_vs_rope_type" not in [c for c, _k in checks(HF_CONFIGS[name])]
+    assert "type_legacy" not in doctor.SOURCES
 
 
 def test_a_factor_that_disagrees_with_max_over_original():
@@ -162,7 +168,10 @@ def test_rope_keys_outside_text_config(name):
         "rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 262144}}
     with pytest.raises(AttributeError, match="max_position_embeddings"):
         hf(yarn)
-    for config, said in ((linear, "changes nothing there"), (yarn, "AttributeError")):
+    # SGLang 0.5.23 builds Qwen3-VL's dense language model from the outer config
+    # (qwen3_vl.py:1343-1360), where the top-level key is the one read (review item 11)
+    plain = "two models" if name == "Qwen3-VL 8B" else "changes nothing there"
+    for config, said in ((linear, plain), (yarn, "AttributeError")):
         found = [f for f in doctor.diagnose(config) if f.check == "outside_text_config"]
         assert [f.key for f in found] == ["rope_scaling"]
         assert said in str(found[0].problem)
@@ -194,25 +203,26 @@ def test_two_bases():
     assert "10,000" in str(found[0].problem) and "1,000,000" in str(found[0].problem)
 
 
-def test_static_yarn_and_the_presets():
-    """Every preset whose config.json uses YaRN gets the static finding; Qwen2.5's and
-    DeepSeek-V3's legacy "type" is found; no preset has another mistake (the Qwen YaRN
-    presets set max_position_embeddings to factor x original, as the fix says)."""
-    expected = {"Qwen2.5 7B (YaRN 128K)": [("type_vs_rope_type", "rope_scaling.type"),
-                                           ("static_yarn", "rope_scaling")],
-                "Phi-3.5 mini": [("type_vs_rope_type", "rope_scaling.type")],
-                "Phi-4-mini": [("type_vs_rope_type", "rope_scaling.type")],
-                "DeepSeek-V3": [("type_vs_rope_type", "rope_scaling.type"),
-                                ("static_yarn", "rope_scaling")],
-                "Qwen3 8B (YaRN 128K)": [("static_yarn", "rope_scaling")],
-                "gpt-oss-20b": [("static_yarn", "rope_scaling")],
-                "DeepSeek-V4-Flash": [("static_yarn", "rope_scaling")],
-                "OLMo 3 7B": [("static_yarn", "rope_scaling")],
-                "Ministral 3 8B": [("static_yarn", "text_config.rope_parameters")]}
+def test_static_yarn_only_where_it_was_added_at_inference():
+    """review43 7. The static-YaRN finding is for YaRN added at inference: the Qwen YaRN
+    presets (their cards add it for long inputs; trained at 32,768) get it; the model
+    types whose own config.json ships YaRN (DeepSeek-V3, extended with YaRN in training:
+    its report, arXiv:2412.19437, section 4.3; gpt-oss, DeepSeek-V4, OLMo 3, Ministral 3)
+    get none; a model type the doctor does not know gets a finding that says it cannot
+    tell. No preset has another mistake."""
+    expected = {"Qwen2.5 7B (YaRN 128K)": [("static_yarn", "rope_scaling")],
+                "Qwen3 8B (YaRN 128K)": [("static_yarn", "rope_scaling")]}
     for name, config in HF_CONFIGS.items():
         assert checks(config) == expected.get(name, []), name
-    finding = doctor.diagnose(HF_CONFIGS["OLMo 3 7B"])[0]
+    finding = doctor.diagnose(HF_CONFIGS["Qwen3 8B (YaRN 128K)"])[0]
     assert "sglang/issues/6030" in finding.source and "Qwen3/issues/1567" in finding.source
+    assert "adds it at inference" in str(finding.problem)
+    unknown = {**HF_CONFIGS["Llama 2 7B"], "max_position_embeddings": 16384,
+               "rope_scaling": {"rope_type": "yarn", "factor": 4.0,
+                                "original_max_position_embeddings": 4096}}
+    found = [f for f in doctor.diagnose(unknown) if f.check == "static_yarn"]
+    assert len(found) == 1 and "does not know this one" in str(found[0].problem)
+    assert "keep it" in str(found[0].fix)
 
 
 def test_every_finding_has_key_problem_fix_and_source():
@@ -280,3 +290,66 @@ def test_docs_name_every_check_and_every_engine_behaviour():
         assert f"`{check}`" in text, check
     for source in doctor.SOURCES.values():
         assert source in text, source
+
+
+def test_rope_scaling_and_rope_parameters_that_disagree():
+    """review43 8. transformers 5.24 keeps rope_scaling and drops rope_parameters when a
+    config.json gives both (modeling_rope_utils.py:775-777: rope_scaling wins), checked
+    here on LlamaConfig; the doctor says so; the same scaling twice is no finding."""
+    llama3 = {"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+              "high_freq_factor": 4.0, "original_max_position_embeddings": 8192}
+    yarn = {"rope_type": "yarn", "rope_theta": 500000.0, "factor": 4.0,
+            "original_max_position_embeddings": 8192}
+    config = {"model_type": "llama", "hidden_size": 4096, "num_attention_heads": 32,
+              "max_position_embeddings": 32768, "rope_theta": 500000.0,
+              "rope_scaling": llama3, "rope_parameters": yarn}
+    with Warnings():
+        kept = hf(config).rope_parameters
+    assert kept["rope_type"] == "llama3" and kept["factor"] == 8.0
+    found = [f for f in doctor.diagnose(config) if f.check == "scaling_vs_parameters"]
+    assert [f.key for f in found] == ["rope_scaling"]
+    assert "llama3" in str(found[0].problem) and "yarn" in str(found[0].problem)
+    assert "modeling_rope_utils.py:775-777" in found[0].source
+    same = {**config, "rope_scaling": {k: v for k, v in yarn.items() if k != "rope_theta"}}
+    assert "scaling_vs_parameters" not in [c for c, _k in checks(same)]
+
+
+def test_qwen2_vl_top_level_key_is_what_sglang_reads():
+    """review43 11. SGLang 0.5.23 copies onto the outer config only the text_config
+    attributes it lacks (utils/hf_transformers/config.py:258-268) and builds Qwen2-VL's
+    language model from the outer config (models/qwen2_vl.py:478-480): a top-level
+    rope_theta that differs from text_config's is the one SGLang's model reads, while
+    transformers' language model reads text_config's (checked here)."""
+    text = {"model_type": "qwen2_vl_text", "hidden_size": 3584, "num_attention_heads": 28,
+            "max_position_embeddings": 32768,
+            "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0,
+                                "mrope_section": [16, 24, 24]}}
+    config = {"model_type": "qwen2_vl", "rope_theta": 10000.0, "text_config": text}
+    assert hf(config).rope_parameters["rope_theta"] == 1000000.0
+    found = [f for f in doctor.diagnose(config) if f.check == "outside_text_config"]
+    assert [f.key for f in found] == ["rope_theta"]
+    assert "builds this model's language model from the outer config" in str(found[0].problem)
+    assert "qwen2_vl.py:478-480" in found[0].source
+    # a model built from text_config (Gemma 3) keeps the transformers-side finding
+    gemma = {**HF_CONFIGS["Gemma 3 4B"], "rope_theta": 10000.0}
+    found = [f for f in doctor.diagnose(gemma) if f.check == "outside_text_config"]
+    assert found and "changes nothing there" in str(found[0].problem)
+
+
+def test_olmo3_flat_rope_parameters_fix_is_rope_scaling():
+    """review43 12. For OLMo 3 the fix is a flat rope_scaling: transformers' Olmo3Config
+    puts it on the full-attention layers only (checked here); SGLang 0.5.23's own flat
+    Olmo3Config reads rope_scaling (configs/olmo3.py:30-100), not a nested
+    rope_parameters, so nesting is not the main fix there."""
+    olmo = copy.deepcopy(HF_CONFIGS["OLMo 3 7B"])
+    scaling = olmo.pop("rope_scaling")
+    flat = {**olmo, "rope_parameters": {**scaling, "rope_theta": 500000}}
+    found = [f for f in doctor.diagnose(flat) if f.check == "global_only"]
+    assert [f.key for f in found] == ["rope_parameters"]
+    fix = str(found[0].fix)
+    assert fix.startswith("Give it as a flat `rope_scaling` instead") and "SGLang" in fix
+    assert "configs/olmo3.py:30-100" in found[0].source
+    with Warnings():
+        params = hf({**olmo, "rope_scaling": scaling}).rope_parameters
+    assert params["full_attention"]["rope_type"] == "yarn"
+    assert params["sliding_attention"]["rope_type"] == "default"

@@ -150,6 +150,104 @@ def sglang_apply(config, overrides: dict):
     return config.get_text_config()
 
 
+class SGLangOlmo3Config(PreTrainedConfig):
+    """SGLang 0.5.23's own Olmo3Config, the part that holds RoPE
+    (python/sglang/srt/configs/olmo3.py:30-100): a flat config whose __init__ sets
+    rope_theta and rope_scaling (the PreTrainedConfig property, so rope_parameters) AFTER
+    PretrainedConfig.__init__ (olmo3.py:66-90); SGLang loads OLMo 3 with it (its
+    _CONFIG_REGISTRY, utils/hf_transformers/common.py:117-139). Written here because SGLang
+    is not installed; the reviewer's replay loaded the class itself (review43 sg_olmo.py)."""
+
+    model_type = "olmo3"
+
+    def __init__(self, max_position_embeddings=2048, rope_theta=10000.0, rope_scaling=None,
+                 sliding_window=4096, layer_types=None, num_hidden_layers=32, **kwargs):
+        super().__init__(**kwargs)
+        self.max_position_embeddings = max_position_embeddings
+        self.num_hidden_layers = num_hidden_layers
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", FutureWarning)
+            self.rope_theta = rope_theta
+            self.rope_scaling = rope_scaling
+        self.sliding_window = sliding_window
+        self.layer_types = layer_types
+
+
+class EngineChatGLMConfig(PreTrainedConfig):
+    """The ChatGLMConfig of vLLM 0.33.0 and SGLang 0.5.23 (vllm/transformers_utils/configs/
+    chatglm.py:52-54, python/sglang/srt/configs/chatglm.py:55-57): seq_length, copied to
+    max_position_embeddings at load."""
+
+    model_type = "chatglm"
+
+    def __init__(self, seq_length=2048, **kwargs):
+        super().__init__(**kwargs)
+        self.seq_length = seq_length
+        self.max_position_embeddings = seq_length
+
+
+# model types whose SGLang 0.5.23 language model is built from the OUTER config
+# (models/qwen2_vl.py:478-480, qwen2_5_vl.py:720-724, qwen3_vl.py:1343-1360, Qwen3LLMModel)
+SGLANG_OUTER_LM = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl_text")
+
+
+def engine_config(name: str, engine: str):
+    """The config object ``engine`` builds from the preset's config.json: the ChatGLMConfig
+    of vLLM and SGLang for ChatGLM, SGLang's own flat Olmo3Config for OLMo 3; else
+    transformers' own class, onto whose outer config SGLang copies every text_config
+    attribute it lacks (python/sglang/srt/utils/hf_transformers/config.py:258-268)."""
+    d = copy.deepcopy(HF_CONFIGS[name])
+    model_type = d.pop("model_type")
+    if model_type == "chatglm":
+        return EngineChatGLMConfig(**d)
+    if engine == "SGLang" and model_type == "olmo3":
+        return SGLangOlmo3Config(**d)
+    config = AutoConfig.for_model(model_type, **d)
+    text = config.get_text_config()
+    if engine == "SGLang" and text is not config:
+        for key, value in vars(text).items():
+            if not hasattr(config, key) and value is not None:
+                setattr(config, key, value)
+    return config
+
+
+def sglang_rope_config(config) -> tuple:
+    """SGLang 0.5.23's get_rope_config (utils/hf_transformers/common.py:501-517): (base,
+    rope dict) of the config a model reads."""
+    params = getattr(config, "rope_parameters", None)
+    if params is not None:
+        return params.get("rope_theta", getattr(config, "rope_theta", 10000)), params
+    return getattr(config, "rope_theta", 10000), getattr(config, "rope_scaling", None)
+
+
+def sglang_attention(params: dict) -> float:
+    """SGLang 0.5.23's YaRN attention factor (layers/rotary_embedding/yarn.py:27-40, 122-131,
+    mrope.py:442-466): mscale(s, mscale) / mscale(s, mscale_all_dim) with both keys, else
+    0.1 ln s + 1 (always for M-RoPE), times attn_factor; attention_factor is not read; 1 for
+    every other rope type."""
+    if params.get("rope_type", params.get("type")) != "yarn":
+        return 1.0
+    s = params["factor"]
+
+    def m(k):
+        return 1.0 if s <= 1 else 0.1 * k * math.log(s) + 1.0
+    if "mrope_section" not in params and "mscale" in params and "mscale_all_dim" in params:
+        return m(params["mscale"]) / m(params["mscale_all_dim"]) * params.get("attn_factor", 1)
+    return m(1.0) * params.get("attn_factor", 1)
+
+
+def probe_rope(params: dict, base: float, head_dim: int, seq_len: int):
+    """transformers' inv_freq for a flat rope dict at ``base`` (a LlamaConfig of that head
+    dim), attention_factor left out: what SGLang's get_rope builds from the dict a layer of
+    SGLang's OLMo 3 reads (its YaRN inv_freq is transformers'; its attention factor is
+    sglang_attention's)."""
+    keys = {k: v for k, v in params.items() if k not in ("attention_factor", "type")}
+    config = transformers.LlamaConfig(
+        hidden_size=2 * head_dim, num_attention_heads=2, head_dim=head_dim,
+        max_position_embeddings=seq_len, rope_parameters={**keys, "rope_theta": base})
+    return hf_rope(config, None, seq_len)[0]
+
+
 def layer_of(config) -> str | None:
     params = config.rope_parameters
     return "full_attention" if isinstance(params, dict) and "full_attention" in params else None
@@ -201,17 +299,18 @@ def target_for(preset: rc.RopeConfig) -> int | None:
 
 CASES = [(name, method) for name in HF_CONFIGS for method in serving.METHODS
          if method != "longrope" or rc.PRESETS[name].method == "longrope"]
-# transformers refuses these (its own code says so): GPT-J's and ChatGLM's code read no
-# rope_parameters; Phi3Config accepts only "default" and "longrope". No line is written
-# for DeepSeek-V4 (named rope_parameters entries main / compress), for Gemma 4's
-# proportional global layers with any method but linear (transformers' proportional type
-# takes only a factor), nor for Granite 4.0-H, none of whose layers rotates
-# (serving._layer_refusal).
-HF_REFUSED = {"GPT-J 6B": set(serving.METHODS), "ChatGLM3 6B": set(serving.METHODS),
+# transformers refuses these (its own code says so): GPT-J's code reads no rope_parameters,
+# ChatGLM's remote code only rope_ratio (a base: ntk); Phi3Config accepts only "default"
+# and "longrope". No line is written for DeepSeek-V4 (named rope_parameters entries main /
+# compress), for Gemma 4's proportional global layers with any method but linear and ntk
+# (transformers' proportional type takes a factor and a base), nor for Granite 4.0-H,
+# none of whose layers rotates (serving._layer_refusal).
+HF_REFUSED = {"GPT-J 6B": set(serving.METHODS),
+              "ChatGLM3 6B": set(serving.METHODS) - {"ntk"},
               "Phi-3.5 mini": {"yarn", "linear", "dynamic", "llama3"},
               "Phi-4-mini": {"yarn", "linear", "dynamic", "llama3"},
               "DeepSeek-V4-Flash": set(serving.METHODS),
-              "Gemma 4 31B": set(serving.METHODS) - {"linear"},
+              "Gemma 4 31B": set(serving.METHODS) - {"linear", "ntk"},
               "Granite 4.0-H 350M": set(serving.METHODS)}
 
 
@@ -233,6 +332,8 @@ def test_transformers_entry_round_trips_to_rope_core(name, method):
         return
     assert entry["supported"]
     assert json.loads(entry["command"]) == entry["settings"]
+    if preset.family == "chatglm":  # remote code: no class in transformers (test_r10_...)
+        return
     config, merged = merged_config(name, entry["settings"])
     extended = serving.extended_config(preset, target, method)
     assert config.max_position_embeddings == (extended.original_context if method == "dynamic"
@@ -293,16 +394,19 @@ def test_qwen25_card_transformers():
                                                             32768}),
                                              ("Qwen2.5 7B", {})])
 def test_qwen_llama_cpp_recipe(name, params):
-    """The llama.cpp line is the card's and Qwen's guide's, flag for flag."""
+    """The llama.cpp line is the card's and Qwen's guide's, flag for flag, and raises the
+    GGUF's context_length (the guide's line alone is capped at it: test_r1_...)."""
     entry = serving.engine_settings(rc.PRESETS[name], 131072, "yarn", **params)["llama.cpp"]
     assert entry["supported"]
-    assert entry["command"].endswith(QWEN_LLAMA_CPP)
+    assert QWEN_LLAMA_CPP in entry["command"]
     card = flags(QWEN3_LLAMA_SERVER)
     ours = flags(entry["command"])
     assert {k: ours[k] for k in card} == card
     assert ours["-c"] == "131072"
+    arch = {"Qwen3 8B": "qwen3", "Qwen2.5 7B": "qwen2"}[name]
     assert entry["settings"] == {"-c": "131072", "--rope-scaling": "yarn", "--rope-scale": "4",
-                                 "--yarn-orig-ctx": "32768"}
+                                 "--yarn-orig-ctx": "32768",
+                                 "--override-kv": f"{arch}.context_length=int:131072"}
 
 
 def test_qwen3_vllm_and_sglang_recipes():
@@ -404,8 +508,10 @@ def test_what_each_engine_refuses():
     assert gpt_oss["vLLM"]["supported"] and gpt_oss["SGLang"]["supported"]
     sglang = gpt_oss["SGLang"]["settings"]["--json-model-override-args"]["rope_scaling"]
     assert sglang["truncate"] is False
-    assert not gpt_oss["llama.cpp"]["supported"]
-    assert "truncate" in str(gpt_oss["llama.cpp"]["refusal"])
+    assert not gpt_oss["llama.cpp"]["supported"]  # its sliding layers (test_r5_...)
+    no_truncate = serving.engine_settings(rc.PRESETS["Qwen2.5 7B"], 131072, "yarn",
+                                          truncate=False)["llama.cpp"]
+    assert not no_truncate["supported"] and "truncate" in str(no_truncate["refusal"])
     vl = rc.PRESETS["Qwen2-VL 7B"]
     assert supported(vl, 131072, "yarn") == {"transformers": True, "vLLM": True,
                                              "SGLang": True, "llama.cpp": True}
@@ -425,8 +531,9 @@ def test_static_ntk_base_and_linear_scale_by_hand():
                                                                                   rel=1e-11)
     assert got["llama.cpp"]["settings"]["--rope-scaling"] == "none"
     linear = serving.engine_settings(rc.PRESETS["Llama 2 7B"], 16384, "linear")
-    assert linear["llama.cpp"]["settings"] == {"-c": "16384", "--rope-scaling": "linear",
-                                               "--rope-scale": "4"}
+    assert linear["llama.cpp"]["settings"] == {
+        "-c": "16384", "--rope-scaling": "linear", "--rope-scale": "4",
+        "--override-kv": "llama.context_length=int:16384"}
     dyn = serving.engine_settings(rc.PRESETS["Llama 2 7B"], 16384, "dynamic", factor=2.0)
     # transformers' dynamic NTK takes L from max_position_embeddings: it stays 4,096
     assert dyn["transformers"]["settings"]["max_position_embeddings"] == 4096
@@ -604,11 +711,14 @@ SERVED_CASES = [(name, method, engine) for name, method in CASES for engine in S
 
 @pytest.mark.parametrize(("name", "method", "engine"), SERVED_CASES)
 def test_served_overrides_reach_the_language_model(name, method, engine):
-    """Wrong 4, Misleading 5. vLLM's --hf-overrides and SGLang's --json-model-override-args,
-    applied to transformers' own (outer) config object as each engine applies them
-    (vllm_apply, sglang_apply), give the language model the extended spectrum and attention
-    factor and T as max_position_embeddings: Qwen2-VL, Qwen2.5-VL and Qwen3-VL (M-RoPE
-    sections kept for the rope types default and yarn), Gemma 3 4B per layer type."""
+    """Wrong 4, Misleading 5; review43 2 and 3. vLLM's --hf-overrides and SGLang's
+    --json-model-override-args, applied as each engine applies them (vllm_apply,
+    sglang_apply) to the config object it builds (engine_config: SGLang's own Olmo3Config
+    and the engines' ChatGLMConfig, transformers' classes otherwise, with SGLang's copy of
+    text_config onto the outer config), give the config the language model is built from
+    (the outer one for SGLang's Qwen2-VL, Qwen2.5-VL and Qwen3-VL) the extended spectrum and
+    attention factor and T as max_position_embeddings: M-RoPE sections kept for the rope
+    types default and yarn, Gemma 3 4B per layer type, OLMo 3's sliding layers at 500,000."""
     preset = rc.PRESETS[name]
     target = target_for(preset)
     if target is None:
@@ -617,22 +727,38 @@ def test_served_overrides_reach_the_language_model(name, method, engine):
     if not entry["supported"]:
         return
     apply = vllm_apply if engine == "vLLM" else sglang_apply
-    text = apply(outer_config(HF_CONFIGS[name]), overrides(entry))
+    config = engine_config(name, engine)
+    text = apply(config, overrides(entry))
     assert text.max_position_embeddings == target
-    if preset.family in ("chatglm", "gptj"):
-        return
+    lm = config if engine == "SGLang" and preset.family in SGLANG_OUTER_LM else text
+    assert lm.max_position_embeddings == target
     theta, a = serving.extended_config(preset, target, method).theta(target)
-    inv, a_hf = hf_rope(text, layer_of(text), target)
+    if preset.family == "chatglm":  # base 10000 rope_ratio (vLLM chatglm.py:98-102)
+        assert text.seq_length == target
+        torch.testing.assert_close(theta, rc.theta(64, 10000 * text.rope_ratio), rtol=1e-12,
+                                   atol=0)
+        return
+    if preset.family == "gptj":
+        return
+    if isinstance(lm, SGLangOlmo3Config):  # olmo2.py:131-143: full layers get rope_scaling
+        base, params = sglang_rope_config(lm)
+        assert params is lm.rope_scaling
+        inv = probe_rope(params, base, preset.head_dim, target)
+        torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)
+        assert a == pytest.approx(sglang_attention(params), rel=1e-12)
+        assert base == serving.layer_counts(preset).local_base  # the sliding layers' base
+        return
+    inv, a_hf = hf_main_rope(preset, lm, target)
     torch.testing.assert_close(theta, inv, rtol=2e-6, atol=0)
     assert a == pytest.approx(a_hf, rel=1e-6)
-    params = text.rope_parameters
+    params = lm.rope_parameters
     params = params["full_attention"] if "full_attention" in params else params
     if preset.mrope_section is not None:
         assert list(params["mrope_section"]) == list(preset.mrope_section)
     local = serving.layer_counts(preset).local_base
     if local is not None:  # Gemma 3's sliding layers keep base 10^4
         assert local == preset.layer(0).base
-        assert text.rope_parameters["sliding_attention"]["rope_theta"] == local
+        assert lm.rope_parameters["sliding_attention"]["rope_theta"] == local
 
 
 @pytest.mark.parametrize("name", list(HF_CONFIGS))
@@ -1083,9 +1209,9 @@ def test_item2_ministral3_yarn_runs_in_llama_cpp():
     own = HF_CONFIGS["Ministral 3 8B"]["text_config"]["rope_parameters"]
     got = serving.engine_settings(preset, 524288, "yarn")
     assert got["llama.cpp"]["supported"]
-    assert flags(got["llama.cpp"]["command"]) == {"-m": "MODEL.gguf", "-c": "524288",
-                                                  "--rope-scaling": "yarn", "--rope-scale": "32",
-                                                  "--yarn-orig-ctx": "16384"}
+    assert flags(got["llama.cpp"]["command"]) == {
+        "-m": "MODEL.gguf", "-c": "524288", "--rope-scaling": "yarn", "--rope-scale": "32",
+        "--yarn-orig-ctx": "16384", "--override-kv": "mistral3.context_length=int:524288"}
     a_cpp = llama_cpp_attention_factor(32.0, own["mscale_all_dim"], deepseek=False)
     config, _ = merged_config("Ministral 3 8B", got["transformers"]["settings"])
     _inv, a_hf = hf_rope(config, None, 524288)
@@ -1161,7 +1287,8 @@ def test_item9_mistral_v01_needs_no_rope_change_to_32k():
     preset = rc.PRESETS["Mistral 7B v0.1"]
     kind, message = serving.no_change(preset, 32768)
     assert kind == "windows" and "window of 4,096 tokens" in str(message)
-    assert serving.no_change(preset, 65536) is None  # past its configured context
+    # past its configured context too (review43 16: test_r16_...)
+    assert serving.no_change(preset, 65536)[0] == "windows"
     got = serving.context_settings(preset, 32768)
     assert got["transformers"]["supported"] and got["transformers"]["settings"] == {}
     assert got["vLLM"]["settings"] == {"--max-model-len": 32768}
@@ -1202,22 +1329,26 @@ def test_item11_static_note_quotes_qwen_for_yarn_only():
 @pytest.mark.parametrize("name", list(HF_CONFIGS))
 def test_item12_a_target_reached_gets_the_context_flags(name):
     """T <= the context a model reaches: no RoPE change, each engine's context flag set to T
-    (vLLM's refusal above Ministral 3's query-scale length, llama.cpp's for GPT-J)."""
+    (llama.cpp's refusal for GPT-J; SGLang's and llama.cpp's for Mistral 7B v0.1, whose
+    window they drop, past 4,096: review43 16). Llama 4 Scout past the 131,072 tokens its
+    llama3 x16 is built for: no RoPE layer meets a longer distance (its 8,192-token chunks:
+    review43 15)."""
     preset = rc.PRESETS[name]
     target = min(serving.reach(preset), 8_388_608)
     kind, _message = serving.no_change(preset, target)
-    assert kind == "reached"
+    assert kind == ("windows" if name == "Llama 4 Scout" else "reached")
     got = serving.context_settings(preset, target)
     assert got["transformers"]["supported"] and got["transformers"]["command"] == ""
-    if got["vLLM"]["supported"]:
-        assert flags(got["vLLM"]["command"])["--max-model-len"] == str(target)
+    assert flags(got["vLLM"]["command"])["--max-model-len"] == str(target)
+    dropped = name == "Mistral 7B v0.1"
+    if dropped:
+        assert not got["SGLang"]["supported"] and not got["llama.cpp"]["supported"]
     else:
-        assert name == "Ministral 3 8B"
-    assert flags(got["SGLang"]["command"])["--context-length"] == str(target)
+        assert flags(got["SGLang"]["command"])["--context-length"] == str(target)
     if got["llama.cpp"]["supported"]:
         assert got["llama.cpp"]["settings"] == {"-c": str(target)}
     else:
-        assert preset.family == "gptj"
+        assert preset.family == "gptj" or dropped
     with pytest.raises(ValueError, match="target_context=0"):
         serving.context_settings(preset, 0)
     beyond = serving.reach(preset) + 1
@@ -1240,7 +1371,7 @@ def test_item13_gemma4_linear_is_proportional_with_a_factor():
     assert not got["vLLM"]["supported"] and not got["SGLang"]["supported"]
     assert flags(got["llama.cpp"]["command"])["--rope-scale"] == "2"
     assert "proportional" in dict(serving.serving_notes(preset, 524288, "linear"))
-    for method in ("yarn", "ntk", "dynamic", "llama3"):
+    for method in ("yarn", "dynamic", "llama3"):  # ntk, a base change: test_r9_...
         assert not serving.engine_settings(preset, 524288, method)["transformers"]["supported"]
 
 
@@ -1262,7 +1393,11 @@ def sglang_context_length(text_config) -> int:
         factor = scaling.get("factor", 1)
         if "original_max_position_embeddings" in scaling or scaling.get("rope_type") == "llama3":
             factor = 1
-    return int(factor * text_config.max_position_embeddings)
+    for key in ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
+                "max_position_embeddings"):  # CONTEXT_LENGTH_KEYS, in SGLang's order
+        if getattr(text_config, key, None) is not None:
+            return int(factor * getattr(text_config, key))
+    return 2048
 
 
 @pytest.mark.parametrize(("name", "method"), CASES)
@@ -1274,12 +1409,12 @@ def test_item15_sglang_lines_need_no_environment_variable(name, method):
     assert "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN" in behaviour and "raises" in behaviour
     preset = rc.PRESETS[name]
     target = target_for(preset)
-    if target is None or preset.family == "chatglm":
+    if target is None:
         pytest.skip(f"{name}: no SGLang line to check")
     entry = serving.engine_settings(preset, target, method)["SGLang"]
     if not entry["supported"]:
         return
-    text = sglang_apply(outer_config(HF_CONFIGS[name]), overrides(entry))
+    text = sglang_apply(engine_config(name, "SGLang"), overrides(entry))
     assert sglang_context_length(text) >= entry["settings"]["--context-length"] == target
 
 
@@ -1300,3 +1435,477 @@ def test_llama_cpp_refuses_gptj_and_rope_layers_it_keeps():
     assert not gptj["supported"] and "no converter" in str(gptj["refusal"])
     trinity = serving.engine_settings(rc.PRESETS["Trinity Nano"], 262144, "yarn")["llama.cpp"]
     assert not trinity["supported"] and "no flag changes its RoPE" in str(trinity["refusal"])
+
+
+# --- the expert review of issue 43's first pass (review43: 26 findings) ---------------------
+
+# Per preset: the architecture its config.json names, the GGUF architecture llama.cpp
+# 0c1e57098's converter writes for it (the class registered for that architecture and its
+# model_arch, named in gguf-py/gguf/constants.py MODEL_ARCH_NAMES) and the context_length it
+# writes. Read in the converters, cited line by line; test_r1_arch_names_match_the_converters
+# checks the names against a llama.cpp checkout where LLAMA_CPP_DIR names one.
+GGUF = {
+    # conversion/llama.py:15-34 LlamaModel (LlamaForCausalLM, MistralForCausalLM):
+    # MODEL_ARCH.LLAMA, constants.py:1260 "llama"
+    "Llama 2 7B": ("LlamaForCausalLM", "llama", 4096),
+    "Llama 3.1 8B": ("LlamaForCausalLM", "llama", 131072),
+    "Llama 3.2 1B": ("LlamaForCausalLM", "llama", 131072),
+    "Mistral 7B v0.1": ("MistralForCausalLM", "llama", 32768),
+    "Mistral 7B v0.3": ("MistralForCausalLM", "llama", 32768),
+    # conversion/qwen.py:48-58 Qwen2Model: QWEN2, constants.py:1283 "qwen2"
+    "Qwen2.5 7B": ("Qwen2ForCausalLM", "qwen2", 32768),
+    "Qwen2.5 7B (YaRN 128K)": ("Qwen2ForCausalLM", "qwen2", 131072),
+    # conversion/gemma.py:76-77, 87 Gemma2Model: GEMMA2, constants.py:1307 "gemma2"
+    "Gemma 2 9B": ("Gemma2ForCausalLM", "gemma2", 8192),
+    # conversion/gemma.py:128-129, 146 Gemma3Model: GEMMA3, constants.py:1308 "gemma3"
+    "Gemma 3 4B": ("Gemma3ForConditionalGeneration", "gemma3", 131072),
+    # conversion/phi.py:41-42, 153-158 Phi3MiniModel: PHI3, constants.py:1296 "phi3"
+    "Phi-3.5 mini": ("Phi3ForCausalLM", "phi3", 131072),
+    "Phi-4-mini": ("Phi3ForCausalLM", "phi3", 131072),
+    # conversion/deepseek.py:225-237 DeepseekV2Model: DEEPSEEK2, constants.py:1334
+    "DeepSeek-V3": ("DeepseekV3ForCausalLM", "deepseek2", 163840),
+    # conversion/gptneox.py:17-21 GPTNeoXModel: GPTNEOX, constants.py:1268 "gptneox"
+    "GPT-NeoX-20B": ("GPTNeoXForCausalLM", "gptneox", 2048),
+    # no converter registers GPTJForCausalLM (conversion/__init__.py TEXT_MODEL_MAP)
+    "GPT-J 6B": ("GPTJForCausalLM", None, None),
+    # conversion/chatglm.py:11-14, 140 ChatGLMModel: CHATGLM, constants.py:1338; seq_length
+    "ChatGLM3 6B": ("ChatGLMModel", "chatglm", 8192),
+    # conversion/qwenvl.py:21-22 Qwen2VLModel: QWEN2VL, constants.py:1285 "qwen2vl"
+    "Qwen2-VL 7B": ("Qwen2VLForConditionalGeneration", "qwen2vl", 32768),
+    "Qwen2.5-VL 7B": ("Qwen2_5_VLForConditionalGeneration", "qwen2vl", 128000),
+    # conversion/llama.py:373-380 Llama4Model: LLAMA4, constants.py:1261 "llama4"
+    "Llama 4 Scout": ("Llama4ForConditionalGeneration", "llama4", 10485760),
+    # conversion/qwen.py:159-162 Qwen3Model: QWEN3, constants.py:1286 "qwen3"
+    "Qwen3 8B": ("Qwen3ForCausalLM", "qwen3", 40960),
+    "Qwen3 8B (YaRN 128K)": ("Qwen3ForCausalLM", "qwen3", 131072),
+    # conversion/gpt_oss.py:13-16 GptOssModel: GPT_OSS, constants.py:1379 "gpt-oss"
+    "gpt-oss-20b": ("GptOssForCausalLM", "gpt-oss", 131072),
+    # conversion/glm.py:17-20 Glm4Model: GLM4, constants.py:1339 "glm4"
+    "GLM-4-9B-0414": ("Glm4ForCausalLM", "glm4", 32768),
+    # conversion/command_r.py:34-38 Cohere2Model: COHERE2, constants.py:1324 "cohere2"
+    "Command R7B": ("Cohere2ForCausalLM", "cohere2", 132096),
+    # conversion/llama.py:424-428 SmolLM3Model: SMOLLM3, constants.py:1378 "smollm3"
+    "SmolLM3 3B": ("SmolLM3ForCausalLM", "smollm3", 65536),
+    # conversion/qwen3vl.py:279-283 Qwen3VLTextModel: QWEN3VL, constants.py:1290 "qwen3vl"
+    "Qwen3-VL 8B": ("Qwen3VLForConditionalGeneration", "qwen3vl", 262144),
+    # conversion/gemma.py:634-635 Gemma4Model: GEMMA4, constants.py:1310 "gemma4"
+    "Gemma 4 31B": ("Gemma4ForConditionalGeneration", "gemma4", 262144),
+    # conversion/deepseek.py:525-528 DeepseekV4Model: DEEPSEEK4, constants.py:1337
+    "DeepSeek-V4-Flash": ("DeepseekV4ForCausalLM", "deepseek4", 1048576),
+    # conversion/qwen.py:370-373 Qwen3NextModel: QWEN3NEXT, constants.py:1288 "qwen3next"
+    "Qwen3-Next-80B-A3B": ("Qwen3NextForCausalLM", "qwen3next", 262144),
+    # conversion/qwen.py:652-655 Qwen3_5TextModel: QWEN35, constants.py:1292 "qwen35"
+    "Qwen3.5-27B": ("Qwen3_5ForConditionalGeneration", "qwen35", 262144),
+    # conversion/exaone.py:63-66 Exaone4Model: EXAONE4, constants.py:1352 "exaone4"
+    "EXAONE 4.0 32B": ("Exaone4ForCausalLM", "exaone4", 131072),
+    # conversion/olmo.py:49-52 Olmo2Model (Olmo3ForCausalLM): OLMO2, constants.py:1328
+    "OLMo 3 7B": ("Olmo3ForCausalLM", "olmo2", 65536),
+    # conversion/glm.py:111-114 Glm4MoeModel: GLM4_MOE, constants.py:1340 "glm4moe"
+    "GLM-4.5-Air": ("Glm4MoeForCausalLM", "glm4moe", 131072),
+    # conversion/minimax.py:122-124 MiniMaxM2Model: MINIMAXM2, constants.py:1390
+    "MiniMax-M2": ("MiniMaxM2ForCausalLM", "minimax-m2", 196608),
+    # conversion/mistral3.py:14-21 Ministral3Model: MISTRAL3, constants.py:1395 "mistral3"
+    "Ministral 3 8B": ("Mistral3ForConditionalGeneration", "mistral3", 262144),
+    # conversion/afmoe.py:15-18 AfmoeModel: AFMOE, constants.py:1368 "afmoe"
+    "Trinity Nano": ("AfmoeForCausalLM", "afmoe", 131072),
+    # conversion/lfm2.py:15-18 LFM2Model: LFM2, constants.py:1380 "lfm2"
+    "LFM2-350M": ("Lfm2ForCausalLM", "lfm2", 128000),
+    # conversion/granite.py:391-396 GraniteHybridModel: GRANITE_HYBRID, constants.py:1356;
+    # its attention without RoPE beside Mamba layers: context_length 2**20 (granite.py:515-521)
+    "Granite 4.0-H 350M": ("GraniteMoeHybridForCausalLM", "granitehybrid", 2 ** 20),
+}
+
+
+def llama_cpp_override(entry: dict):
+    """(arch, T) of a llama.cpp line's --override-kv <arch>.context_length=int:T, or None."""
+    value = entry["settings"].get("--override-kv")
+    if value is None:
+        return None
+    key, typed = value.split("=")
+    kind, number = typed.split(":")
+    arch, suffix = key.rsplit(".", 1)
+    assert suffix == "context_length" and kind == "int"
+    return arch, int(number)
+
+
+@pytest.mark.parametrize("name", list(HF_CONFIGS))
+def test_r1_llama_cpp_lines_raise_the_ggufs_context(name):
+    """review43 1. llama-server caps every slot at min(-c, the GGUF's context_length)
+    (tools/server/server-context.cpp:4008-4016), which the converter writes from
+    max_position_embeddings (conversion/base.py:1436-1439; GGUF above): every llama.cpp
+    line whose T exceeds it raises it with --override-kv <arch>.context_length=int:T (an
+    int override sets the uint32 key: src/llama-model-loader.cpp:225-234), the arch the
+    model's converter writes; a line within it needs none."""
+    preset = rc.PRESETS[name]
+    _hf_arch, arch, gguf = GGUF[name]
+    for target in (serving.reach(preset), 4 * serving.reach(preset)):
+        if target > 10_000_000:
+            continue
+        if serving.no_change(preset, target) is not None:
+            entries = [serving.context_settings(preset, target)["llama.cpp"]]
+        else:
+            entries = [serving.engine_settings(preset, target, m)["llama.cpp"]
+                       for m in serving.METHODS
+                       if m != "longrope" or preset.method == "longrope"]
+        for entry in entries:
+            if not entry["supported"]:
+                continue
+            assert arch is not None
+            assert flags(entry["command"])["-c"] == str(target)
+            expected = (arch, target) if target > gguf else None
+            assert llama_cpp_override(entry) == expected, (name, target)
+            if expected:
+                assert any("--override-kv" in str(n) and "capped" not in str(n)
+                           and f"{gguf:,}" in str(n) for n in entry["notes"])
+
+
+def test_r1_the_cap_and_the_fix_cited():
+    checked = serving.CHECKED["llama_cpp_context"]
+    assert "server-context.cpp:1190-1216, 4008-4016" in checked.where
+    assert "common/arg.cpp:2935-2945" in checked.where
+    entry = serving.engine_settings(rc.PRESETS["Llama 2 7B"], 16384, "yarn")["llama.cpp"]
+    assert llama_cpp_override(entry) == ("llama", 16384)
+    note = str(entry["notes"][0])
+    assert "4,096" in note and "Converting again" in note
+
+
+@pytest.mark.skipif(not __import__("os").environ.get("LLAMA_CPP_DIR"),
+                    reason="LLAMA_CPP_DIR (a llama.cpp checkout at 0c1e57098) not set")
+def test_r1_arch_names_match_the_converters():
+    """The GGUF table against the converters themselves: llama.cpp's conversion package's
+    class for each architecture and its model_arch's name."""
+    import os
+    import sys
+    root = os.environ["LLAMA_CPP_DIR"]
+    sys.path[:0] = [os.path.join(root, "gguf-py"), root]
+    try:
+        import gguf
+        from conversion import get_model_class
+        for name, (hf_arch, arch, _gguf) in GGUF.items():
+            if arch is None:
+                with pytest.raises(NotImplementedError):
+                    get_model_class(hf_arch)
+                continue
+            assert gguf.MODEL_ARCH_NAMES[get_model_class(hf_arch).model_arch] == arch, name
+            assert serving._GGUF_ARCH[rc.PRESETS[name].family] == arch, name
+    finally:
+        del sys.path[:2]
+
+
+def test_r2_sglang_olmo3_reads_a_flat_override():
+    """review43 2. SGLang 0.5.23 reads OLMo 3 with its own flat Olmo3Config
+    (SGLangOlmo3Config above): the first pass's nested override, merged into that flat dict
+    ({**current, **value}, utils/hf_transformers/config.py:405-422), left factor 8 for
+    olmo2.py's full layers (models/olmo2.py:131-143); the flat override gives factor 16
+    from 8,192, and the sliding layers keep base 500,000 (their base is get_rope_config's,
+    the same dict's: static NTK, a new base, is refused)."""
+    preset = rc.PRESETS["OLMo 3 7B"]
+    got = serving.engine_settings(preset, 131072, "yarn")
+    nested = copy.deepcopy(got["vLLM"]["settings"]["--hf-overrides"])  # the nested form
+    nested["rope_scaling"] = nested.pop("rope_parameters")
+    old = engine_config("OLMo 3 7B", "SGLang")
+    sglang_apply(old, nested)
+    assert old.rope_scaling["factor"] == 8.0  # the first pass's line: no effect
+    config = engine_config("OLMo 3 7B", "SGLang")
+    sglang_apply(config, overrides(got["SGLang"]))
+    base, params = sglang_rope_config(config)
+    assert (params["rope_type"], params["factor"], params["original_max_position_embeddings"],
+            base) == ("yarn", 16.0, 8192, 500000)
+    assert sglang_attention(params) == pytest.approx(0.1 * math.log(16) + 1, rel=1e-12)
+    ntk = serving.engine_settings(preset, 131072, "ntk")["SGLang"]
+    assert not ntk["supported"] and "olmo2.py" in str(ntk["refusal"])
+    assert "500000" in str(ntk["refusal"])
+
+
+@pytest.mark.parametrize("name", ["Qwen2-VL 7B", "Qwen2.5-VL 7B", "Qwen3-VL 8B"])
+def test_r3_sglang_vl_overrides_reach_the_outer_config(name):
+    """review43 3. SGLang copies text_config's attributes onto the outer config at load
+    (utils/hf_transformers/config.py:258-268: the same rope dict) and builds these models'
+    language model from the outer one (models/qwen2_vl.py:478-480, qwen2_5_vl.py:720-724,
+    qwen3_vl.py:1343-1360): an override of text_config alone replaced text_config's dict and
+    left the outer one as it was; the lines now set both, and the outer config holds the new
+    scaling, base and sections."""
+    preset = rc.PRESETS[name]
+    target = 4 * serving.reach(preset)
+    for method in ("yarn", "ntk"):
+        ov = overrides(serving.engine_settings(preset, target, method)["SGLang"])
+        assert ov["text_config"]["rope_scaling"] == ov["rope_scaling"]
+        old = engine_config(name, "SGLang")
+        before = dict(sglang_rope_config(old)[1])
+        sglang_apply(old, {"text_config": ov["text_config"]})
+        assert dict(sglang_rope_config(old)[1]) == before  # text_config alone: no effect
+        config = engine_config(name, "SGLang")
+        text = sglang_apply(config, ov)
+        base, outer = sglang_rope_config(config)
+        inner = text.rope_parameters
+        assert base == inner["rope_theta"]
+        for key in ("rope_type", "factor", "original_max_position_embeddings",
+                    "mrope_section", "mrope_interleaved"):
+            assert outer.get(key) == inner.get(key), (method, key)
+        assert config.max_position_embeddings == text.max_position_embeddings == target
+
+
+def test_r4_llama_cpp_refuses_olmo3_ntk():
+    """review43 4. llama.cpp's olmo2.cpp rotates the sliding layers with the flags' base at
+    scale 1 (src/models/olmo2.cpp:115-131): --rope-freq-base would reach its 24 sliding
+    layers; yarn and linear leave them unscaled at the GGUF's base."""
+    preset = rc.PRESETS["OLMo 3 7B"]
+    assert serving.layer_counts(preset).local == 24
+    ntk = serving.engine_settings(preset, 131072, "ntk")["llama.cpp"]
+    assert not ntk["supported"] and "olmo2.cpp" in str(ntk["refusal"])
+    for method in ("yarn", "linear"):
+        assert serving.engine_settings(preset, 131072, method)["llama.cpp"]["supported"]
+
+
+def test_r5_llama_cpp_refuses_windowed_layers_it_would_mis_scale():
+    """review43 5 (and 19, Gemma 2). gpt-oss's and Gemma 2's sliding layers keep the GGUF's
+    base and scale while ext_factor and the attention factor follow the flags
+    (src/models/openai-moe.cpp:11-12, 78-103; gemma2.cpp:8-9, 79-101; llama-context.cpp:
+    172-174): gpt-oss with --rope-scaling linear or none runs them as plain interpolation
+    by 32 with a = 1; Gemma 2's stay unscaled where the spectrum shown scales them. No line
+    for either; Gemma 3's local layers, which every line keeps unscaled, are served; the
+    layers note no longer says llama.cpp keeps the angles they were trained with."""
+    for name, target in (("gpt-oss-20b", 262144), ("Gemma 2 9B", 16384)):
+        preset = rc.PRESETS[name]
+        for method in serving.METHODS:
+            if method == "longrope":
+                continue
+            entry = serving.engine_settings(preset, target, method)["llama.cpp"]
+            assert not entry["supported"], (name, method)
+        refusal = str(serving.engine_settings(preset, target, "linear")["llama.cpp"]["refusal"])
+        assert serving.CHECKED["llama_cpp_swa"].where in refusal
+        notes = " ".join(str(m) for _k, m in serving.serving_notes(preset, target, "linear"))
+        assert "angles they were trained with" not in notes
+    assert "1/32, its own yarn" in str(serving.engine_settings(
+        rc.PRESETS["gpt-oss-20b"], 262144, "ntk")["llama.cpp"]["refusal"])
+    gemma3 = rc.PRESETS["Gemma 3 4B"]
+    for method in ("linear", "ntk", "yarn"):
+        assert serving.engine_settings(gemma3, 262144, method)["llama.cpp"]["supported"]
+
+
+def test_r6_vllm_ministral3_gets_its_query_scale_from_the_overrides():
+    """review43 6. vLLM runs Ministral3ForCausalLM as MistralForCausalLM from text_config
+    (registry.py:178, mistral3.py:497-502), whose attention scales its queries when the
+    config has llama_4_scaling (getattr, mistral.py:106-115: original_max_position_embeddings
+    and beta). The lines add it under text_config with config.json's values (L = 16,384,
+    beta = 0.1) and keep vLLM on config.json (--config-format hf --load-format hf); applied
+    as vLLM applies --hf-overrides, the text config carries it."""
+    preset = rc.PRESETS["Ministral 3 8B"]
+    own = HF_CONFIGS["Ministral 3 8B"]["text_config"]["rope_parameters"]
+    expected = {"original_max_position_embeddings": own["original_max_position_embeddings"],
+                "beta": own["llama_4_scaling_beta"]}
+    lines = [serving.engine_settings(preset, 524288, m)["vLLM"] for m in ("yarn", "ntk")]
+    lines.append(serving.context_settings(preset, 262144)["vLLM"])
+    for entry in lines:
+        assert entry["supported"]
+        ours = flags(entry["command"])
+        assert (ours["--config-format"], ours["--load-format"]) == ("hf", "hf")
+        text = vllm_apply(outer_config(HF_CONFIGS["Ministral 3 8B"]),
+                          entry["settings"]["--hf-overrides"])
+        assert text.llama_4_scaling == expected
+        assert any("params.json" in str(n) for n in entry["notes"])
+    assert "vllm/model_executor/models/registry.py:178" in serving.CHECKED[
+        "vllm_ministral3"].where
+
+
+def test_r9_gemma4_base_change_reaches_its_global_layers():
+    """review43 9. Every engine reads the base of Gemma 4's proportional RoPE (transformers'
+    _compute_proportional_rope_parameters, modeling_rope_utils.py:240-267; vLLM's and
+    SGLang's Gemma4RotaryEmbedding from rope_parameters[layer_type]['rope_theta'];
+    llama.cpp's --rope-freq-base on the global layers only): static NTK is base' =
+    10^6 s^(512/510) over the head's 512-dim spectrum, the 64 rotated pairs
+    base'^(-2i/512), rope type still proportional; the sliding layers keep 10,000."""
+    preset = rc.PRESETS["Gemma 4 31B"]
+    s = 524288 / 262144
+    base = 1e6 * s ** (512 / 510)
+    got = serving.engine_settings(preset, 524288, "ntk")
+    assert all(entry["supported"] for entry in got.values())
+    config, _ = merged_config("Gemma 4 31B", got["transformers"]["settings"])
+    inv, a = hf_main_rope(preset, config)
+    i = torch.arange(64, dtype=torch.float64)
+    torch.testing.assert_close(inv, base ** (-2 * i / 512), rtol=2e-6, atol=0)
+    assert a == 1.0
+    for engine in SERVED:
+        full = overrides(got[engine])["text_config"]
+        full = full.get("rope_parameters", full.get("rope_scaling"))
+        assert full["full_attention"]["rope_type"] == "proportional"
+        assert full["full_attention"]["rope_theta"] == pytest.approx(base, rel=1e-12)
+        assert full["sliding_attention"]["rope_theta"] == 10000.0
+    assert float(got["llama.cpp"]["settings"]["--rope-freq-base"]) == pytest.approx(base,
+                                                                                  rel=1e-11)
+
+
+def test_r10_chatglm_base_change_through_rope_ratio():
+    """review43 10. ChatGLM's code rotates half of each head (64 dims) at base 10000 x
+    rope_ratio (vLLM chatglm.py:97-115, SGLang chatglm.py:101-110, THUDM's
+    modeling_chatglm.py): static NTK to 32,768 from 8,192 is rope_ratio = 4^(64/62), with
+    seq_length (and, for vLLM's and SGLang's ChatGLMConfig, max_position_embeddings) set to
+    T; no other method reaches it."""
+    preset = rc.PRESETS["ChatGLM3 6B"]
+    got = serving.engine_settings(preset, 32768, "ntk")
+    ratio = 4 ** (64 / 62)
+    assert got["transformers"]["settings"]["rope_ratio"] == pytest.approx(ratio, rel=1e-12)
+    assert got["transformers"]["settings"]["seq_length"] == 32768
+    assert any("rope_ratio" in str(n) for n in got["transformers"]["notes"])
+    for engine in SERVED:
+        ov = overrides(got[engine])
+        assert ov["rope_ratio"] == pytest.approx(ratio, rel=1e-12)
+        assert ov["seq_length"] == ov["max_position_embeddings"] == 32768
+    assert float(got["llama.cpp"]["settings"]["--rope-freq-base"]) == pytest.approx(
+        1e4 * ratio, rel=1e-11)
+    for method in ("yarn", "linear", "dynamic", "llama3"):
+        entries = serving.engine_settings(preset, 32768, method)
+        assert not any(entries[e]["supported"] for e in ("transformers", "vLLM", "SGLang"))
+
+
+def test_r14_longrope_note_keeps_the_per_pair_factors():
+    """review43 14. Phi-3.5's and Phi-4-mini's config.json name no factor (LongRoPE's is
+    max / original = 32); the per-pair factors stay, only the attention factor changes."""
+    for name in ("Phi-3.5 mini", "Phi-4-mini"):
+        assert "factor" not in HF_CONFIGS[name]["rope_scaling"]
+        note = str(dict(serving.serving_notes(rc.PRESETS[name], 262144,
+                                              "longrope"))["built_in"])
+        assert "factor 32 in its" not in note and "names no `factor`" in note
+        assert "keep those per-pair factors" in note and "short inputs" in note
+
+
+def test_r15_scout_llama3_is_built_for_131072():
+    """review43 15. Llama 4 Scout's llama3 x16 from 8,192 is built for 131,072 tokens (Meta's
+    apply_scaling; HF_CONFIGS factor and original); its configured 10,485,760 is reached
+    because its RoPE layers attend within 8,192-token chunks (the NoPE layers see the
+    whole context): no_change says so past 131,072, and nothing says llama3 takes it to
+    10,485,760."""
+    preset = rc.PRESETS["Llama 4 Scout"]
+    scaling = HF_CONFIGS["Llama 4 Scout"]["text_config"]["rope_scaling"]
+    assert serving.built_context(preset) == scaling["factor"] * scaling[
+        "original_max_position_embeddings"] == 131072
+    kind, message = serving.no_change(preset, 1048576)
+    assert kind == "windows" and "8,192" in str(message) and "131,072" in str(message)
+    kind, message = serving.no_change(preset, 65536)
+    assert kind == "reached" and "built for 131,072" in str(message)
+    assert "where its own scaling takes it" not in str(message)
+
+
+@pytest.mark.parametrize(("name", "target", "arch"), [("Mistral 7B v0.1", 65536, "llama"),
+                                                      ("Command R7B", 262144, "cohere2"),
+                                                      ("EXAONE 4.0 32B", 262144, "exaone4"),
+                                                      ("Trinity Nano", 262144, "afmoe")])
+def test_r16_window_capped_models_get_context_lines_at_every_target(name, target, arch):
+    """review43 16. Every RoPE layer of these models attends within a window no longer than
+    L (layer_counts against transformers' classes: test_layer_counts_and_notes_...): past
+    their configured context too, only the context flags and max_position_embeddings = T
+    (vLLM refuses --max-model-len above it, config/model.py:2656-2676; llama-server caps at
+    the GGUF's context_length). SGLang and llama.cpp, which run Mistral 7B v0.1 without its
+    window, get no line past the 4,096-token window, at 8,192 as at 65,536."""
+    preset = rc.PRESETS[name]
+    kind, _message = serving.no_change(preset, target)
+    assert kind == "windows"
+    got = serving.context_settings(preset, target)
+    assert got["transformers"]["settings"] == {"max_position_embeddings": target}
+    assert got["vLLM"]["settings"] == {"--hf-overrides": {"max_position_embeddings": target},
+                                       "--max-model-len": target}
+    if name == "Mistral 7B v0.1":
+        for at in (8192, target):
+            context = serving.context_settings(preset, at)
+            assert not context["SGLang"]["supported"] and not context["llama.cpp"]["supported"]
+        context = serving.context_settings(preset, 4096)
+        assert context["SGLang"]["supported"] and context["llama.cpp"]["supported"]
+        return
+    assert got["SGLang"]["settings"]["--json-model-override-args"] == {
+        "max_position_embeddings": target}
+    assert llama_cpp_override(got["llama.cpp"]) == (arch, target)
+
+
+def test_r17_engine_transformers_pins():
+    """review43 17. vLLM 0.33.0's wheel requires transformers<5.21.0,>=5.16.1 and SGLang
+    0.5.23's pins transformers==5.19.0 (their METADATA, Requires-Dist)."""
+    assert serving.ENGINE_TRANSFORMERS == {"vLLM": ">=5.16.1,<5.21", "SGLang": "==5.19.0"}
+    assert serving.TRANSFORMERS_PINNED == "5.19.0"
+
+
+def test_r17_every_sglang_rope_dict_is_complete_without_the_setter():
+    """review43 17. transformers 5.19.0's rope_scaling setter (configuration_utils.py:
+    588-590) only assigns rope_parameters; 5.24's also standardizes (:724-733), filling
+    rope_theta. SGLang's override sets config.rope_scaling to the merged dict
+    (utils/hf_transformers/config.py:405-422), so on 5.19.0 a dict without rope_type or
+    rope_theta would stay so: every SGLang line's rope dict (each entry of a nested one)
+    names both."""
+    seen = 0
+    for name, cfg in rc.PRESETS.items():
+        for method in serving.METHODS:
+            for target in (2 * cfg.max_context, 1048576):
+                try:
+                    entry = serving.engine_settings(cfg, target, method)["SGLang"]
+                except ValueError:
+                    continue
+                if not entry["supported"]:
+                    continue
+                override = entry["settings"].get("--json-model-override-args") or {}
+                for level in (override, override.get("text_config") or {}):
+                    scaling = level.get("rope_scaling")
+                    if scaling is None:
+                        continue
+                    seen += 1
+                    for d in [v for v in scaling.values() if isinstance(v, dict)] or [scaling]:
+                        assert "rope_type" in d and "rope_theta" in d, (name, method, target)
+    assert seen > 100
+
+
+def test_r20_sglang_gemma3_dynamic_refused_for_what_its_code_does():
+    """review43 20. SGLang's Gemma 3 computes dynamic NTK itself, transformers-style, from
+    the largest position of the whole batch (gemma3_causal.py:445-502, 649-653), with L =
+    max_position_embeddings: not the rope_variant.py class the generic refusal cites."""
+    entry = serving.engine_settings(rc.PRESETS["Gemma 3 4B"], 262144, "dynamic")["SGLang"]
+    refusal = str(entry["refusal"])
+    assert not entry["supported"] and "gemma3_causal.py" in refusal
+    assert "rope_variant.py" not in refusal and "batch" in refusal
+
+
+def test_r21_checked_says_what_the_code_does():
+    """review43 21."""
+    log_mul = serving.CHECKED["llama_cpp_log_mul"].behaviour
+    assert "conversion/mistral.py:96-110" in log_mul and "apply_scale" in log_mul
+    yarn = serving.CHECKED["llama_cpp_yarn"].behaviour
+    assert "never read" in yarn and "--yarn-attn-factor is overwritten" in yarn
+    backend = serving.CHECKED["vllm_transformers_backend"].behaviour
+    assert all(arch in backend for arch in ("Olmo3ForCausalLM", "SmolLM3ForCausalLM",
+                                            "GPTNeoXForCausalLM"))
+
+
+@pytest.mark.parametrize("name", ["Phi-3.5 mini", "Phi-4-mini"])
+def test_r22_llama_cpp_chooses_longrope_factors_by_its_context(name):
+    """review43 22. llama.cpp picks the long factors when n_ctx_seq (-c) exceeds the GGUF's
+    original context (src/llama-model.cpp:2337-2350): said on its context line past 4,096
+    and in its LongRoPE refusal; not at 4,096."""
+    preset = rc.PRESETS[name]
+    line = serving.context_settings(preset, 131072)["llama.cpp"]
+    assert any("long factors" in str(n) for n in line["notes"])
+    assert not any("long factors" in str(n)
+                   for n in serving.context_settings(preset, 4096)["llama.cpp"]["notes"])
+    refusal = serving.engine_settings(preset, 262144, "longrope")["llama.cpp"]["refusal"]
+    assert "src/llama-model.cpp:2337-2350" in str(refusal)
+
+
+def test_r23_gpt_oss_context_line_says_llama_cpp_truncates():
+    """review43 23. No converter writes gpt-oss's truncate: false and ggml rounds the ramp's
+    bounds (ggml.c ggml_rope_yarn_corr_dims: floorf, ceilf): said on its context line."""
+    line = serving.context_settings(rc.PRESETS["gpt-oss-20b"], 131072)["llama.cpp"]
+    assert line["supported"] and any("truncate" in str(n) for n in line["notes"])
+    plain = serving.context_settings(rc.PRESETS["Qwen2.5 7B"], 32768)["llama.cpp"]
+    assert not plain["notes"]
+
+
+def test_r24_granite_gets_plain_context_lines():
+    """review43 24. Granite 4.0-H's attention has no RoPE (position_embedding_type nope,
+    test_item4_...): any target gets the context flags, max_position_embeddings raised;
+    its GGUF's context_length is 2**20 (conversion/granite.py:515-521), so llama.cpp needs
+    an override only past 1,048,576."""
+    preset = rc.PRESETS["Granite 4.0-H 350M"]
+    kind, message = serving.no_change(preset, 131072)
+    assert kind == "no_rope" and "none of Granite 4.0-H 350M's 32 layers" in str(message)
+    got = serving.context_settings(preset, 131072)
+    assert all(entry["supported"] for entry in got.values())
+    assert got["transformers"]["settings"] == {"max_position_embeddings": 131072}
+    assert got["llama.cpp"]["settings"] == {"-c": "131072"}
+    far = serving.context_settings(preset, 2 ** 21)["llama.cpp"]
+    assert llama_cpp_override(far) == ("granitehybrid", 2 ** 21)

@@ -20,7 +20,8 @@ from apptest_helpers import (
 )
 
 PAGE = "serving"
-QWEN_LLAMA_CPP = "-c 131072 --rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768"
+QWEN_LLAMA_CPP = ("-c 131072 --rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768 "
+                  "--override-kv qwen2.context_length=int:131072")  # review 43 item 1
 
 
 def codes(at) -> list[str]:
@@ -80,7 +81,8 @@ def test_csvs_lead_with_the_choice(default_page):
     assert all(c.isascii() for c in settings.columns)
     llama = settings[settings["engine"] == "llama.cpp"].set_index("setting")["value"]
     assert llama.astype(str).to_dict() == {"-c": "131072", "--rope-scaling": "yarn",
-                                           "--rope-scale": "4", "--yarn-orig-ctx": "32768"}
+                                           "--rope-scale": "4", "--yarn-orig-ctx": "32768",
+                                           "--override-kv": "qwen2.context_length=int:131072"}
     pairs = frames["serve_yarn_T131072_L32768_pairs.csv"]
     assert len(pairs) == 64 and pairs["pair"].tolist() == list(range(64))
     assert pairs["theta before [rad/token]"].iloc[10] == pytest.approx(1e6 ** (-20 / 128),
@@ -119,7 +121,6 @@ def captions(at) -> str:
 @pytest.mark.parametrize(("query", "target", "reached"), [
     ({"sv_model": "Qwen2.5 7B (YaRN 128K)"}, 131072, "131,072"),
     ({"sv_target": "4096"}, 4096, "32,768"),
-    ({"sv_model": "Llama 4 Scout", "sv_target": "8388608"}, 8388608, "10,485,760"),
 ])
 def test_a_target_already_reached_gets_the_context_flags(query, target, reached):
     """Item 12 (and 11: Scout's 8,388,608 is below its 10,485,760): no RoPE change, the
@@ -220,7 +221,7 @@ def test_chinese():
 def test_intro_names_the_versions_and_the_layers(default_page):
     """Misleading 4 and 7: the lines give the RoPE layers the same θᵢ; the versions read."""
     text = " ".join(m.value for m in default_page.markdown)
-    assert "RoPE layers the same θᵢ" in text
+    assert "RoPE layers the θᵢ shown below for it" in text
     for version in ("transformers 5.24", "vLLM 0.33.0", "SGLang 0.5.23",
                     "llama.cpp 0c1e57098", "llama-cpp-python 0.3.36"):
         assert version in text, version
@@ -268,7 +269,12 @@ def test_windowed_rope_layers_are_warned():
     """Misleading 3: Command R7B rotates only in its sliding layers (window 4,096)."""
     at = run_page(PAGE, {"sv_model": "Command R7B", "sv_target": "262144"})
     assert not errors(at)
-    assert any(w.startswith("Every RoPE layer of Command R7B") for w in warnings(at))
+    # review 43 item 16: past its configured 132,096, context flags with
+    # max_position_embeddings raised, no RoPE line
+    assert any("window of 4,096 tokens" in m and "No RoPE change is needed" in m
+               for m in successes(at))
+    assert codes(at)[1] == ("vllm serve MODEL --hf-overrides '{\"max_position_embeddings\": "
+                            "262144}' --max-model-len 262144")
     at = run_page(PAGE, {"sv_model": "SmolLM3 3B", "sv_target": "262144"})
     assert any("9 layers without RoPE" in i for i in infos(at))
 
@@ -312,16 +318,24 @@ def test_mistral_v01_to_32k_needs_no_rope_change():
     assert not at.get("plotly_chart")
 
 
-def test_granite_without_rope_layers_is_refused_by_every_engine():
-    """Item 4: no layer of Granite 4.0-H rotates: each engine refuses, saying so; no
-    spectrum is drawn."""
-    at = run_page(PAGE, {"sv_model": "Granite 4.0-H 350M"})
+def test_granite_without_rope_layers_gets_context_lines():
+    """Item 4 and review 43 item 24: no layer of Granite 4.0-H rotates: no RoPE line and no
+    spectrum, but the plain context flags, max_position_embeddings raised past its 32,768
+    (vLLM's and SGLang's length checks read it); llama.cpp's converter writes
+    context_length 2**20 for a hybrid without RoPE (conversion/granite.py:514-521), so -c
+    alone is not capped."""
+    at = run_page(PAGE, {"sv_model": "Granite 4.0-H 350M", "sv_target": "65536"})
     no_exceptions(at)
-    refused = warnings(at)
-    for engine in ("transformers", "vLLM", "SGLang", "llama.cpp"):
-        assert any(w.startswith(f"{engine} is not given a line for yarn: none of Granite "
-                                f"4.0-H 350M's 32 layers rotates") for w in refused), refused
-    assert not codes(at) and not at.get("plotly_chart")
+    assert any(m.startswith("No RoPE change is possible or needed: none of Granite 4.0-H "
+                            "350M's 32 layers rotates") for m in successes(at)), successes(at)
+    override = '{"max_position_embeddings": 65536}'
+    assert codes(at) == [
+        '{\n  "max_position_embeddings": 65536\n}',
+        f"vllm serve MODEL --hf-overrides '{override}' --max-model-len 65536",
+        f"python -m sglang.launch_server --model-path MODEL --json-model-override-args "
+        f"'{override}' --context-length 65536",
+        "llama-server -m MODEL.gguf -c 65536"]
+    assert not at.get("plotly_chart")
     assert "none of its 32 layers rotates" in captions(at)
 
 
@@ -352,7 +366,7 @@ def test_gemma4_linear_is_proportional_with_a_factor():
     assert full == {"rope_type": "proportional", "rope_theta": 1e6, "factor": 2.0,
                     "partial_rotary_factor": 0.25}
     assert blocks[1] == ("llama-server -m MODEL.gguf -c 524288 --rope-scaling linear "
-                         "--rope-scale 2")
+                         "--rope-scale 2 --override-kv gemma4.context_length=int:524288")
     assert any(w.startswith("vLLM cannot run linear for this model's proportional RoPE")
                for w in warnings(at))
     assert any("proportional RoPE" in i and "`inv_freq /= factor`" not in i and
@@ -381,9 +395,11 @@ def test_ministral3_yarn_lines():
     params = json.loads(blocks[0])["text_config"]["rope_parameters"]
     assert params["llama_4_scaling_beta"] == 0.1 and params["mscale_all_dim"] == 1.0
     assert blocks[-1] == ("llama-server -m MODEL.gguf -c 524288 --rope-scaling yarn "
-                          "--rope-scale 32 --yarn-orig-ctx 16384")
-    assert any(w.startswith("vLLM is not given a line for yarn") and "params.json" in w
-               for w in warnings(at))
+                          "--rope-scale 32 --yarn-orig-ctx 16384 --override-kv "
+                          "mistral3.context_length=int:524288")
+    # review 43 item 6: vLLM reads llama_4_scaling from the text config (mistral.py:106-115)
+    assert len(blocks) == 4 and '"llama_4_scaling": {"original_max_position_embeddings": ' \
+        '16384, "beta": 0.1}' in blocks[1]
     assert metrics(at)["attention factor a at T"] == "1.0000"
 
 
@@ -403,12 +419,13 @@ def test_doctor_lists_findings_and_a_csv():
     no_exceptions(at)
     found = [w for w in warnings(at) if "Fix:" in w]
     keys = [w.split(":")[0].strip("*") for w in found]
-    assert keys == ["“rope_scaling.type”", "“rope_scaling.factor”", "“rope_scaling”"]
-    assert "github.com/vllm-project/vllm/issues/10293" in found[0]
+    # review 43 item 13: the legacy type alone is read by every engine: no finding
+    assert keys == ["“rope_scaling.factor”", "“rope_scaling”"]
+    assert "vllm/config/model.py:2598-2627" in found[0]
     frames = csv_frames(at)
     table = frames["config_doctor.csv"]
     assert list(table.columns) == ["check", "key", "problem", "fix", "source"]
-    assert list(table["check"]) == ["type_vs_rope_type", "factor", "static_yarn"]
+    assert list(table["check"]) == ["factor", "static_yarn"]
 
 
 def test_doctor_says_when_it_finds_nothing_and_survives_junk():
@@ -444,4 +461,66 @@ def test_doctor_in_chinese():
     at.run()
     no_exceptions(at)
     assert "配置诊断" in [h.value for h in at.header]
-    assert any("“rope\\_scaling\\.type”" in w.value and "修正" in w.value for w in at.warning)
+    assert any("“rope\\_scaling\\.factor”" in w.value and "修正" in w.value for w in at.warning)
+
+
+@pytest.mark.parametrize(("preset", "base", "hub"), [
+    ("Qwen2.5 7B (YaRN 128K)", "Qwen2.5 7B", "32,768"),
+    ("Qwen3 8B (YaRN 128K)", "Qwen3 8B", "40,960"),
+])
+def test_card_recipe_context_lines_say_what_they_need(preset, base, hub):
+    """review43 18. The card-recipe presets' plain context lines change no RoPE setting:
+    they run 131,072 tokens only from a config.json (or GGUF) carrying the card's
+    rope_scaling; the Hub's config.json says max_position_embeddings 32,768 (Qwen2.5) and
+    40,960 (Qwen3), which vLLM and SGLang refuse to exceed (vllm/config/model.py:
+    2598-2627; SGLang common.py:677-694) and llama-server caps at (review43 1)."""
+    at = run_page(PAGE, {"sv_model": preset, "sv_target": "131072"})
+    no_exceptions(at)
+    said = [shown(i.value) for i in at.info]
+    assert any(f"This preset is {base}'s config.json" in i and f"max_position_embeddings {hub}"
+               in i for i in said), said
+    at = run_page(PAGE, {"sv_model": base, "sv_target": "131072"})
+    assert not any("This preset is" in shown(i.value) for i in at.info)
+
+
+def test_qwen25_caption_gives_its_training_context():
+    """review43 25. Qwen2.5 7B was trained at 32,768 (its card: the config is set for
+    32,768; the Qwen2.5 report, arXiv:2412.15115: the final pre-training stage at 32,768),
+    as the YaRN preset built from the same card says."""
+    at = run_page(PAGE, {"sv_model": "Qwen2.5 7B", "sv_target": "65536"})
+    assert "the context its source says it was trained at" in captions(at)
+    assert "no source here gives its training context" not in captions(at)
+
+
+def test_angle_explainer_uses_the_trained_spectrum_only_where_a_source_gives_it():
+    """review43 26. Llama 3.1 8B has no training context here, so its largest angle seen
+    is R·θᵢ alone (R = its reach); Qwen2.5 7B's, trained at 32,768 with the plain
+    spectrum, is the larger of that and 32,768·base^(-2i/d)."""
+    import numpy as np
+
+    from rope_core.models import serving
+    from rope_core.models.presets import PRESETS
+    llama = PRESETS["Llama 3.1 8B"]
+    assert llama.training_context is None
+    table = serving.range_table(llama, 262144, "yarn")
+    theta = llama.theta(serving.reach(llama))[0].double().numpy()
+    seen = table["largest angle seen [rad]"].to_numpy()
+    kept = ~table["turned"].to_numpy()
+    assert np.allclose(seen[kept], serving.reach(llama) * theta[kept], rtol=1e-12)
+    qwen = PRESETS["Qwen2.5 7B"]
+    table = serving.range_table(qwen, 131072, "yarn")
+    i = np.arange(qwen.rotary_dim // 2)
+    plain = 32768 * qwen.base ** (-2.0 * i / qwen.rotary_dim)
+    kept = ~table["turned"].to_numpy()
+    assert np.allclose(table["largest angle seen [rad]"].to_numpy()[kept], plain[kept],
+                       rtol=1e-6)
+
+
+def test_source_references_show_as_code():
+    """The file and lines a note cites (serving.CHECKED, a rope_core.Code value) are shown
+    as a code span, not as escaped prose, in both languages."""
+    for lang in ("en", "zh"):
+        at = run_page(PAGE, {"lang": lang})
+        raw = [c.value for c in at.caption if "server-context.cpp" in c.value]
+        assert raw and all("`tools/server/server-context.cpp:1190-1216, 4008-4016;" in r
+                           for r in raw), raw

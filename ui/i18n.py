@@ -9,7 +9,7 @@ words: controls -> safety -> translation, and i18n -> safety -> translation.
 
 from __future__ import annotations
 
-from rope_core import Message
+from rope_core import Code, Message
 
 from .safety import plain
 from .translation import (
@@ -43,9 +43,11 @@ __all__ = [
 def markdown_message(msg: Message | str) -> str:
     """A rope_core message as Markdown in this run's language: its template (the app's own
     text, code names in backticks) translated, each value escaped to plain text (a value
-    may come from a visitor's config.json)."""
+    may come from a visitor's config.json), a :class:`rope_core.Code` value (the app's own
+    file and line references) as a code span."""
     if not isinstance(msg, Message):
         return plain(str(msg))
-    values = {k: markdown_message(v) if isinstance(v, Message) else plain(str(v))
+    values = {k: markdown_message(v) if isinstance(v, Message) else
+              "`" + v.replace("`", "") + "`" if isinstance(v, Code) else plain(str(v))
               for k, v in msg.params.items()}
     return _(msg.template).format(**values)

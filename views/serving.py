@@ -10,7 +10,7 @@ import rope_core as rc
 import ui
 from rope_core.limits import compare
 from rope_core.models import doctor, serving
-from rope_core.models.presets import NOTES
+from rope_core.models.presets import CARD_RECIPES, NOTES, PRESETS
 from ui import i18n
 from ui.i18n import N_, _
 
@@ -21,7 +21,8 @@ DOCTOR_TABLE_ENTRIES = 4  # pasted texts whose findings are kept (each text up t
 
 # What the config doctor checks, one line each (rope_core.models.doctor.CHECKS, in order)
 DOCTOR_CHECKS = (
-    N_("`type` and `rope_type` that disagree, or the legacy `type` alone;"),
+    N_("`type` and `rope_type` that disagree;"),
+    N_("`rope_scaling` and `rope_parameters` that mean different scalings;"),
     N_("a YaRN `factor` that disagrees with `max_position_embeddings` / "
        "`original_max_position_embeddings`;"),
     N_("`dynamic` put in place of a model's own llama3 or YaRN scaling;"),
@@ -29,7 +30,8 @@ DOCTOR_CHECKS = (
        "`rope_parameters` or scaled sliding-window layers;"),
     N_("a vision-language model's RoPE keys outside `text_config`;"),
     N_("`rope_parameters` without `rope_theta` and no base elsewhere, or two bases;"),
-    N_("static YaRN, which short inputs run with too."),
+    N_("YaRN added at inference, which short inputs run with too (told apart by "
+       "`model_type` from a model that ships with it)."),
 )
 
 
@@ -138,8 +140,12 @@ def model_caption(cfg: rc.RopeConfig, name: str, preset: str | None) -> str:
             layers=counts.layers, **dims)
     elif cfg.method != "none":
         text = _("{model}: rotary dim {rotary} of head dim {head}, base {base}; its own "
-                 "scaling, {method}, takes it from L = {length} to {reach} tokens.").format(
-            method=_(rc.SCALING_LABELS[cfg.method]), **dims)
+                 "scaling, {method} ×{factor} from L = {length}, is built for {built} tokens; "
+                 "configured for {configured} tokens (`max_position_embeddings`).").format(
+            method=_(rc.SCALING_LABELS[cfg.method]),
+            factor=f"{serving.built_context(cfg) / cfg.original_context:g}",
+            built=i18n.integer(serving.built_context(cfg)),
+            configured=i18n.integer(cfg.max_context), **dims)
         if cfg.training_context is not None and cfg.training_context != cfg.original_context:
             text += " " + _("Its source gives a training context of {n} tokens.").format(
                 n=i18n.integer(cfg.training_context))
@@ -155,6 +161,26 @@ def model_caption(cfg: rc.RopeConfig, name: str, preset: str | None) -> str:
     if preset is not None and preset in NOTES:
         text += " " + _(NOTES[preset])
     return text
+
+
+def recipe_note(preset: str | None) -> str | None:
+    """For a preset that is a model card's recipe merged into config.json
+    (presets.CARD_RECIPES), what its plain context lines need; else None."""
+    if preset not in CARD_RECIPES:
+        return None
+    base = CARD_RECIPES[preset]
+    return _("This preset is {base}'s `config.json` with its model card's long-context "
+             "recipe merged in ({method}, `max_position_embeddings` {configured}). These lines "
+             "change no RoPE setting, so they serve that context only from a `config.json` (or "
+             "a GGUF converted from it) that already carries the recipe. From the Hub's "
+             "`config.json` (`max_position_embeddings` {hub}) vLLM and SGLang refuse a longer "
+             "context, and a GGUF converted from it, as the model's own GGUF is "
+             "(`context_length` {hub}, no scaling), is capped there: choose {base} and "
+             "{method} at {configured} tokens, whose lines write the "
+             "recipe.").format(
+        base=base, method=PRESETS[preset].method,
+        configured=i18n.integer(PRESETS[preset].max_context),
+        hub=i18n.integer(PRESETS[base].max_context))
 
 
 def show_notes(notes) -> None:

@@ -8,8 +8,11 @@ its source: a report in an engine's issue tracker and the engine code that does 
 as in :data:`rope_core.models.serving.CHECKED`). The checks (:data:`CHECKS`):
 
 * ``type_vs_rope_type``: a rope dict whose legacy ``type`` and ``rope_type`` disagree
-  (transformers uses ``rope_type``, vLLM refuses the config), or that names its scaling with
-  ``type`` alone;
+  (transformers uses ``rope_type``, vLLM refuses the config); ``type`` alone is no mistake
+  (transformers 5.24, vLLM 0.33.0, SGLang 0.5.23 and llama.cpp's converter all read it);
+* ``scaling_vs_parameters``: ``rope_scaling`` and ``rope_parameters`` both given and
+  meaning different scalings: transformers' config classes (which vLLM and SGLang load)
+  take ``rope_scaling``, llama.cpp's converter ``rope_parameters``;
 * ``factor``: a YaRN ``factor`` that disagrees with ``max_position_embeddings`` /
   ``original_max_position_embeddings`` (transformers warns and uses the factor; vLLM and
   SGLang serve at most ``max_position_embeddings``);
@@ -18,12 +21,16 @@ as in :data:`rope_core.models.serving.CHECKED`). The checks (:data:`CHECKS`):
 * ``global_only``: a model whose scaling belongs to its global layers only (Gemma 3,
   OLMo 3): a flat ``rope_parameters`` (transformers 5.24 ignores it there) or a scaled
   ``sliding_attention`` entry;
-* ``outside_text_config``: a vision-language model's RoPE keys at the top level, where the
-  language model (``text_config``) does not read them;
+* ``outside_text_config``: a vision-language model's RoPE keys at the top level, where
+  transformers' language model (``text_config``) does not read them, and SGLang's, for
+  Qwen2-VL, Qwen2.5-VL and dense Qwen3-VL, reads them instead of text_config's;
 * ``rope_theta``: ``rope_parameters`` without ``rope_theta`` and no base anywhere (the
   class default, 10,000 in vLLM's ``get_rope``, takes its place), or two different bases;
-* ``static_yarn``: YaRN, which transformers, vLLM, SGLang and llama.cpp apply to every input,
-  the shortest too.
+* ``static_yarn``: YaRN added at inference, which transformers, vLLM, SGLang and llama.cpp
+  apply to every input, the shortest too. Told apart by model type only: Qwen's (whose
+  cards add it at inference) get the finding, the model types whose own config.json ships
+  YaRN (DeepSeek-V2/V3/V4, gpt-oss, OLMo 3, Ministral 3) none, any other a finding that says
+  it cannot tell.
 
 Bounded: only the known keys of the top level and of ``text_config`` are read, no
 recursion; the text is at most :data:`rope_core.models.config.MAX_JSON_BYTES`.
@@ -42,8 +49,8 @@ from ..support._checks import Message, fail
 from . import families
 from .config import parse_json
 
-CHECKS = ("type_vs_rope_type", "factor", "dynamic_over_own", "global_only",
-          "outside_text_config", "rope_theta", "static_yarn")
+CHECKS = ("type_vs_rope_type", "scaling_vs_parameters", "factor", "dynamic_over_own",
+          "global_only", "outside_text_config", "rope_theta", "static_yarn")
 
 _ROPE_KEYS = ("rope_scaling", "rope_parameters")
 # legacy type and rope_type pairs that mean the same (vLLM's patch_legacy_rope_type)
@@ -53,6 +60,19 @@ _OTHER_KEYS = {"low_freq_factor": "llama3", "high_freq_factor": "llama3", "beta_
                "beta_slow": "yarn", "mscale": "yarn", "mscale_all_dim": "yarn",
                "attention_factor": "yarn", "short_factor": "longrope",
                "long_factor": "longrope"}
+# model types whose own (published) config.json ships YaRN as the model's long-context
+# setting: DeepSeek-V3 was extended with it in training (DeepSeek-AI 2024, DeepSeek-V3
+# Technical Report, arXiv:2412.19437, section 4.3); the static-YaRN finding's advice (drop
+# it for short inputs) would run them with a spectrum they were never run with
+_YARN_SHIPPED = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "deepseek_v4", "gpt_oss",
+                 "olmo3", "ministral3")
+# model types whose model cards add YaRN at inference only, for long inputs (Qwen2.5's and
+# Qwen3's "Processing Long Texts"; Qwen2.5-VL's likewise)
+_YARN_ADDED = ("qwen2", "qwen2_moe", "qwen3", "qwen3_moe", "qwen2_vl", "qwen2_5_vl",
+               "qwen2_5_vl_text", "qwen2_vl_text")
+# model types whose SGLang 0.5.23 language model reads the OUTER config (serving.CHECKED
+# sglang_outer_lm), where a top-level key of config.json stays the one it reads
+_OUTER_LM = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl")
 # the top-level keys of a language model's RoPE
 _TEXT_KEYS = ("rope_scaling", "rope_parameters", "rope_theta", "max_position_embeddings",
               "original_max_position_embeddings")
@@ -62,9 +82,9 @@ SOURCES = {
     "type_conflict": "github.com/vllm-project/vllm/pull/10471; transformers 5.24 "
                      "src/transformers/modeling_rope_utils.py:825; vLLM 0.33.0 "
                      "vllm/transformers_utils/config.py:617-628",
-    "type_legacy": "github.com/vllm-project/vllm/issues/10293; vLLM 0.33.0 "
-                   "vllm/transformers_utils/config.py:631-633; transformers 5.24 "
-                   "src/transformers/modeling_rope_utils.py:825",
+    "scaling_vs_parameters": "github.com/vllm-project/vllm/pull/28542; transformers 5.24 "
+                             "src/transformers/modeling_rope_utils.py:775-777; llama.cpp "
+                             "0c1e57098 conversion/base.py:1359",
     "factor": "github.com/huggingface/transformers/issues/38224; transformers 5.24 "
               "src/transformers/modeling_rope_utils.py:1001-1014; vLLM 0.33.0 "
               "vllm/config/model.py:2598-2627, 2656-2676",
@@ -78,12 +98,17 @@ SOURCES = {
                         "dynamic_ntk_scaling_rope.py:53-63",
     "global_flat": "transformers 5.24 src/transformers/models/gemma3/"
                    "configuration_gemma3.py:132-159, models/olmo3/"
-                   "configuration_olmo3.py:100-125",
+                   "configuration_olmo3.py:100-125; SGLang 0.5.23 "
+                   "python/sglang/srt/configs/olmo3.py:30-100",
     "global_sliding": "transformers 5.24 src/transformers/models/gemma3/"
                       "configuration_gemma3.py:132-159; Gemma Team 2025, Gemma 3 Technical "
                       "Report (arXiv:2503.19786)",
     "outside_text_config": "github.com/sgl-project/sglang/issues/27974; transformers 5.24 "
                            "src/transformers/configuration_utils.py:1519 (get_text_config)",
+    "outside_outer_lm": "github.com/sgl-project/sglang/issues/27974; SGLang 0.5.23 "
+                        "python/sglang/srt/utils/hf_transformers/config.py:258-268, "
+                        "python/sglang/srt/models/qwen2_vl.py:478-480; transformers 5.24 "
+                        "src/transformers/configuration_utils.py:1519 (get_text_config)",
     "rope_theta_missing": "github.com/vllm-project/vllm/pull/28542; vLLM 0.33.0 "
                           "vllm/model_executor/layers/rotary_embedding/__init__.py:63-64, "
                           "vllm/config/model.py:555-570; transformers 5.24 "
@@ -182,15 +207,34 @@ def _type_findings(path: str, d: Mapping) -> list[Finding]:
             legacy=_shown(legacy), modern=_shown(modern)), Message(
             "Keep one key, `rope_type`, with the scaling you mean, and delete `type`."),
             SOURCES["type_conflict"])]
-    if legacy == "mrope" and "mrope_section" in d:
-        return []  # Qwen2-VL's own config.json: mrope is rope type default with sections
-    return [Finding("type_vs_rope_type", f"{path}.type", Message(
-        "The scaling is named by the legacy key `type` = {legacy} alone: transformers 5.24 "
-        "and vLLM 0.33.0 copy it to `rope_type`, but vLLM's maintainers answered a YaRN "
-        "config written this way that did not take effect by asking for `rope_type`.",
-        legacy=_shown(legacy)), Message(
-        "Rename `type` to `rope_type` (the key transformers 5 and vLLM's documentation "
-        "use)."), SOURCES["type_legacy"])]
+    return []  # type alone: transformers, vLLM, SGLang and llama.cpp's converter all read it
+
+
+_NOT_SCALING = ("type", "rope_type", "rope_theta", "partial_rotary_factor")
+
+
+def _both_findings(level: Mapping, prefix: str) -> list[Finding]:
+    """rope_scaling and rope_parameters at one level that mean different scalings."""
+    scaling, params = level.get("rope_scaling"), level.get("rope_parameters")
+    if not isinstance(scaling, Mapping) or not scaling or not isinstance(params, Mapping):
+        return []
+    if "full_attention" in params and isinstance(params["full_attention"], Mapping):
+        params = params["full_attention"]  # where a config class puts rope_scaling
+    if any(isinstance(v, Mapping) for v in params.values()):
+        return []  # named entries (DeepSeek-V4's main / compress): not compared here
+
+    def meaning(d: Mapping) -> tuple:
+        return _type(d), {k: v for k, v in d.items() if k not in _NOT_SCALING}
+    if meaning(scaling) == meaning(params):
+        return []
+    return [Finding("scaling_vs_parameters", f"{prefix}rope_scaling", Message(
+        "`rope_scaling` ({scaling}) and `rope_parameters` ({params}) are both given and "
+        "mean different scalings: transformers 5.24's config classes, which vLLM 0.33.0 and "
+        "SGLang 0.5.23 load too, take `rope_scaling` and drop `rope_parameters`, while "
+        "llama.cpp's converter takes `rope_parameters`: one `config.json`, two spectra.",
+        scaling=_shown(_type(scaling)), params=_shown(_type(params))), Message(
+        "Keep one: the scaling you mean in `rope_parameters` (transformers 5's key) and "
+        "`rope_scaling` deleted or set to null."), SOURCES["scaling_vs_parameters"])]
 
 
 def _factor_findings(path: str, d: Mapping, level: Mapping, prefix: str) -> list[Finding]:
@@ -261,11 +305,18 @@ def _global_only_findings(level: Mapping, prefix: str, types: list) -> list[Find
         kind = _type(raw)
         if kind in ("default", "mrope"):
             return []
+        olmo = "olmo3" in types
         return [Finding("global_only", f"{prefix}rope_parameters", Message(
             "A flat `rope_parameters` with rope type {kind} on a model whose scaling belongs "
             "to its global layers: transformers 5.24's config class creates `full_attention` "
             "and `sliding_attention` entries beside it, both without scaling, and the layers "
-            "read only those, so the scaling is silently dropped.", kind=_shown(kind)), Message(
+            "read only those, so the scaling is silently dropped.", kind=_shown(kind)),
+            Message(
+            "Give it as a flat `rope_scaling` instead, which transformers' Olmo3Config puts "
+            "on the full-attention layers only and SGLang 0.5.23's own flat Olmo3Config and "
+            "llama.cpp's converter read too. (Nested under `rope_parameters.full_attention` "
+            "it works in transformers and vLLM, but SGLang's Olmo3Config drops a nested "
+            "`rope_parameters`: no scaling, base 10,000.)") if olmo else Message(
             "Move it under `rope_parameters.full_attention` and keep `sliding_attention` "
             "unscaled at its own base, or give it as `rope_scaling`, which the config class "
             "puts on the full-attention layers only."), SOURCES["global_flat"])]
@@ -288,24 +339,41 @@ def _outside_findings(config: Mapping) -> list[Finding]:
     if not isinstance(text, Mapping):
         return []
     out = []
+    outer_lm = config.get("model_type") in _OUTER_LM
     for key in _TEXT_KEYS:
         if key in config and config[key] is not None and text.get(key) != config[key]:
             value = config[key]
-            if key in _ROPE_KEYS and isinstance(value, Mapping) and \
-                    _type(value) in ("yarn", "llama3", "longrope"):
+            fails = key in _ROPE_KEYS and isinstance(value, Mapping) and \
+                _type(value) in ("yarn", "llama3", "longrope")
+            if outer_lm and not fails:
+                out.append(Finding("outside_text_config", key, Message(
+                    "{key} is at the top level and differs from `text_config`'s: transformers "
+                    "5.24 and vLLM 0.33.0 give the language model `text_config`'s, but SGLang "
+                    "0.5.23 builds this model's language model from the outer config, onto "
+                    "which it copies only the `text_config` keys the top level lacks: there "
+                    "the top-level {key} is what the model reads (and `text_config`'s what its "
+                    "context check reads). One `config.json`, two models.", key=key), Message(
+                    "Set {key} in `text_config` and delete it at the top level (SGLang then "
+                    "copies `text_config`'s), or keep the two equal.", key=key),
+                    SOURCES["outside_outer_lm"]))
+                continue
+            if fails:
                 problem = Message(
                     "{key} is at the top level of a config whose language model sits under "
                     "`text_config`: transformers 5.24's outer config class fails to load it "
                     "(for rope type {kind} it looks for `max_position_embeddings`, which only "
-                    "`text_config` has: `AttributeError`), and an engine override written this "
-                    "way does not reach the language model (SGLang's report: a silent no-op).",
+                    "`text_config` has: `AttributeError`), and for models whose language "
+                    "model is built from `text_config` an engine override written this way "
+                    "does not reach it (SGLang's report for Qwen3.5-MoE and Qwen3-VL-MoE: a "
+                    "silent no-op).",
                     key=key, kind=_shown(_type(value)))
             else:
                 problem = Message(
                     "{key} is at the top level of a config whose language model sits under "
                     "`text_config`: transformers' outer config class keeps it apart and the "
                     "language model reads `text_config` only, so it changes nothing there "
-                    "(SGLang's report: such an override is a silent no-op).", key=key)
+                    "(SGLang's report for Qwen3.5-MoE and Qwen3-VL-MoE: such an override is a "
+                    "silent no-op).", key=key)
             out.append(Finding("outside_text_config", key, problem, Message(
                 "Move {key} into `text_config` (merge it key by key, keeping the other "
                 "fields there).", key=key), SOURCES["outside_text_config"]))
@@ -343,18 +411,36 @@ def _theta_findings(level: Mapping, prefix: str) -> list[Finding]:
     return out
 
 
-def _static_findings(path: str, d: Mapping) -> list[Finding]:
-    if _type(d) != "yarn":
+def _static_findings(path: str, d: Mapping, types: list) -> list[Finding]:
+    """YaRN added at inference: said for Qwen's model types, whose cards add it so; not for
+    a model type whose own config.json ships it; conditionally for any other (the doctor
+    tells them apart by model type only)."""
+    if _type(d) != "yarn" or any(t in _YARN_SHIPPED for t in types):
         return []
-    return [Finding("static_yarn", path, Message(
+    known = any(t in _YARN_ADDED for t in types)
+    reports = Message(
+        "Users report worse results with YaRN added so: looping on short prompts (SGLang's "
+        "tracker) and a lower `Arena-Hard` score for Qwen3-8B in vLLM (Qwen3's tracker); "
+        "Qwen's model cards advise adding it only when long inputs are expected.")
+    fix = Message(
+        "Serve long inputs with this scaling and short ones without it, or choose the factor "
+        "for the typical length (Qwen3's card: 2.0 for 65,536 tokens from 32,768).")
+    static = Message(
         "YaRN here is static: transformers, vLLM, SGLang and llama.cpp build one spectrum and "
         "one attention factor for every input, so a 500-token prompt runs with the scaled θᵢ "
-        "too. Users report worse results with it: looping on short prompts (SGLang's "
-        "tracker) and a lower `Arena-Hard` score for Qwen3-8B in vLLM (Qwen3's tracker); Qwen's "
-        "model cards advise adding it only when long inputs are expected."),
-        Message(
-        "Serve long inputs with this scaling and short ones without it, or choose the factor "
-        "for the typical length (Qwen3's card: 2.0 for 65,536 tokens from 32,768)."),
+        "too.")
+    if known:
+        return [Finding("static_yarn", path, Message(
+            "{static} This model's card adds it at inference, for long inputs; it was "
+            "trained without it. {reports}", static=static, reports=reports), fix,
+            SOURCES["static_yarn"])]
+    return [Finding("static_yarn", path, Message(
+        "{static} If YaRN was added at inference, as Qwen's model cards add it: {reports} If "
+        "the model was trained or released with it, as DeepSeek-V3, gpt-oss, OLMo 3 and "
+        "Ministral 3 ship it in their own `config.json`, it is the spectrum the model runs "
+        "at every length and belongs there. The doctor tells the two apart only by "
+        "`model_type`, and does not know this one.", static=static, reports=reports), Message(
+        "If it was added at inference: {fix} If the model ships with it: keep it.", fix=fix),
         SOURCES["static_yarn"])]
 
 
@@ -384,11 +470,12 @@ def diagnose(config) -> tuple[Finding, ...]:
     for prefix, level in _levels(config):
         level_types = ([level.get("model_type")] if isinstance(level.get("model_type"), str)
                        else []) + types
+        found["scaling_vs_parameters"] += _both_findings(level, prefix)
         for path, _key, d in _rope_dicts(level, prefix):
             found["type_vs_rope_type"] += _type_findings(path, d)
             found["factor"] += _factor_findings(path, d, level, prefix)
             found["dynamic_over_own"] += _dynamic_findings(path, d)
-            found["static_yarn"] += _static_findings(path, d)
+            found["static_yarn"] += _static_findings(path, d, level_types)
         found["global_only"] += _global_only_findings(level, prefix, level_types)
         found["rope_theta"] += _theta_findings(level, prefix)
     found["outside_text_config"] += _outside_findings(config)

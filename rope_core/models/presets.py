@@ -410,7 +410,10 @@ SOURCES: dict[str, str] = {
                        "Jiang et al. 2023, Mistral 7B (arXiv:2310.06825), Table 1 "
                        "(model architecture, context_len 8192)",
     "Mistral 7B v0.3": "Hub mistralai/Mistral-7B-v0.3, config.json",
-    "Qwen2.5 7B": "Hub Qwen/Qwen2.5-7B-Instruct, config.json",
+    "Qwen2.5 7B": "Hub Qwen/Qwen2.5-7B-Instruct, config.json; context 32,768: its README.md "
+                  "(Processing Long Texts: the config is set for 32,768 tokens) and Qwen Team "
+                  "2024, Qwen2.5 Technical Report (arXiv:2412.15115): the context extended "
+                  "from 4,096 to 32,768 tokens in the final pre-training stage",
     "Qwen2.5 7B (YaRN 128K)": "Hub Qwen/Qwen2.5-7B-Instruct, README.md (Processing Long "
                               "Texts: config.json is set for 32,768 tokens; add this "
                               "rope_scaling to handle longer inputs)",
@@ -573,10 +576,18 @@ TRAINING: dict[str, int] = {
     # from 32,768 for longer inputs; config.json's 128,000 is only max_position_embeddings
     "Qwen2.5-VL 7B": 32768,
     # the cards: 32,768 natively, YaRN x4 added at inference for longer texts (the L of the
-    # rope_scaling these presets add stays 32,768 either way)
+    # rope_scaling these presets add stays 32,768 either way); the Qwen2.5 report: the final
+    # pre-training stage runs at 32,768
+    "Qwen2.5 7B": 32768,
     "Qwen2.5 7B (YaRN 128K)": 32768,
     "Qwen3 8B (YaRN 128K)": 32768,
 }
+
+# Presets that are a model card's long-context recipe merged into the model's config.json,
+# and the preset of that config.json as the Hub has it: a line that changes no RoPE setting
+# runs the recipe only from a config.json (or GGUF) that already carries it.
+CARD_RECIPES: dict[str, str] = {"Qwen2.5 7B (YaRN 128K)": "Qwen2.5 7B",
+                                "Qwen3 8B (YaRN 128K)": "Qwen3 8B"}
 
 # Notes shown with a preset (English; a page translates them).
 NOTES: dict[str, str] = {

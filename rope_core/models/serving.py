@@ -46,7 +46,11 @@ config.json transformers 5 moves into ``text_config``) the overrides are nested 
 ``"text_config"`` too.
 
 Versions read (:data:`ENGINE_VERSIONS`): transformers 5.24, vLLM 0.33.0, SGLang 0.5.23 and
-llama.cpp at commit 0c1e57098 (the copy in llama-cpp-python 0.3.36). Paths in
+llama.cpp at commit 0c1e57098 (the copy in llama-cpp-python 0.3.36). vLLM 0.33.0 requires
+transformers >= 5.16.1, < 5.21 and SGLang 0.5.23 pins 5.19.0 (:data:`ENGINE_TRANSFORMERS`):
+the transformers code their lines go through does the same in 5.19.0
+(:data:`TRANSFORMERS_PINNED`) but for the ``rope_scaling`` setter, which there does not
+standardize the dict (every SGLang line's dict names rope_type and rope_theta). Paths in
 :data:`SOURCES` and :data:`CHECKED` are relative to each project (SGLang's under
 ``python/``).
 """
@@ -62,7 +66,7 @@ import pandas as pd
 import torch
 
 from ..rotary.frequencies import theta as plain_theta
-from ..support._checks import Message, check_choice, check_int, fail
+from ..support._checks import Code, Message, check_choice, check_int, fail
 from .config import RopeConfig
 from .families import family
 from .scaling import (
@@ -85,6 +89,15 @@ ENGINE_VERSIONS = {"transformers": TRANSFORMERS_VERSION, "vLLM": "0.33.0", "SGLa
                    "llama.cpp": "0c1e57098"}
 # where that llama.cpp commit was read: the copy vendored in this release (its CHANGELOG)
 LLAMA_CPP_PYTHON = "0.3.36"
+# the transformers each engine's wheel requires (its METADATA, Requires-Dist): vLLM 0.33.0
+# transformers<5.21.0,>=5.16.1; SGLang 0.5.23 transformers==5.19.0. Neither runs with the
+# TRANSFORMERS_VERSION the tests use. The code the vLLM and SGLang lines go through
+# (modeling_rope_utils.py, configuration_utils.py) does the same in TRANSFORMERS_PINNED,
+# except that 5.19.0's rope_scaling setter (configuration_utils.py:588-590) only assigns
+# rope_parameters where 5.24's (:724-733) also standardizes it: every SGLang line writes
+# rope_type and rope_theta into its rope_scaling itself (tests/test_core_serving.py)
+ENGINE_TRANSFORMERS = {"vLLM": ">=5.16.1,<5.21", "SGLang": "==5.19.0"}
+TRANSFORMERS_PINNED = "5.19.0"
 
 SOURCES = {
     "transformers": "transformers 5.24: src/transformers/modeling_rope_utils.py "
@@ -113,6 +126,9 @@ class Checked:
     engine: str
     where: str
     behaviour: str
+
+    def __post_init__(self) -> None:  # shown as code in the messages that cite it
+        object.__setattr__(self, "where", Code(self.where))
 
 
 # Every engine behaviour the entries and refusals rely on, read in the engines' code (the
@@ -211,16 +227,20 @@ CHECKED = {
         "llama.cpp", "src/llama-context.cpp:115, 172-214, ggml/src/ggml-cpu/ops.cpp:6187-6202",
         "YaRN's attention factor: mscale(s, m) / mscale(s, k) when the GGUF's "
         "yarn_log_multiplier k is non-zero (m = k on DeepSeek2 when k != 1, else 1), else "
-        "0.1 ln s + 1, times the GGUF's rope attn_factor; a yarn attn_factor a converter "
-        "wrote (conversion/base.py:1477-1478, OLMo 3's attention_factor) is overwritten; "
-        "the ramp's bounds always floored and ceiled"),
+        "0.1 ln s + 1, times the GGUF's rope attn_factor; the yarn_attn_factor a converter "
+        "writes (conversion/base.py:1477-1478, OLMo 3's attention_factor) is never read (no "
+        "get_key for it), and a --yarn-attn-factor is overwritten whenever YaRN is active; "
+        "the ramp's bounds always floored and ceiled (truncate is not read)"),
     "llama_cpp_log_mul": Checked(
         "llama.cpp", "conversion/deepseek.py:382-386; conversion/mistral3.py:24-30; "
                      "src/models/deepseek2.cpp:34-38; src/models/mistral3.cpp:3-19",
         "the converters that write yarn_log_multiplier: DeepSeek's (0.1 mscale_all_dim, read "
-        "back divided by 0.1) and Ministral 3's (mscale_all_dim, with llama_4_scaling_beta "
-        "as the attention temperature, its floor the GGUF's original context); no other "
-        "converter writes one (base.py:1483 leaves it out)"),
+        "back divided by 0.1), Ministral 3's from config.json (mscale_all_dim, with "
+        "llama_4_scaling_beta as the attention temperature, its floor the GGUF's original "
+        "context) and the Mistral-format one (conversion/mistral.py:96-110: 1 or 0 as "
+        "params.json's yarn apply_scale is false or true, so a Ministral 3 GGUF converted "
+        "from params.json can get another attention factor); no other converter writes one "
+        "(base.py:1483 leaves it out)"),
     "llama_cpp_no_gptj": Checked(
         "llama.cpp", "conversion/__init__.py; src/llama-model.cpp:3023-3030",
         "no converter registers GPTJForCausalLM and no graph builds GPT-J (its arch name "
@@ -250,14 +270,24 @@ CHECKED = {
         "longrope and mrope / default excepted); type alone is copied to rope_type"),
     "vllm_gemma4": Checked(
         "vLLM", "vllm/model_executor/layers/rotary_embedding/__init__.py:156-165, "
-                "gemma4_rope.py:30-37",
-        "rope type proportional builds Gemma4RotaryEmbedding, which takes no factor"),
+                "gemma4_rope.py:30-56; vllm/model_executor/models/gemma4.py:455-497",
+        "rope type proportional builds Gemma4RotaryEmbedding from the base of "
+        "rope_parameters[layer_type] (rope_theta), which takes no factor"),
     "vllm_ministral3": Checked(
         "vLLM", "vllm/model_executor/models/mistral.py:106-137; "
-                "vllm/transformers_utils/configs/mistral.py:58-67",
-        "MistralAttention scales its queries only when the config has llama_4_scaling, "
-        "which vLLM sets from a Mistral-format params.json; config.json's "
-        "rope_parameters.llama_4_scaling_beta is not read"),
+                "vllm/model_executor/models/registry.py:178; "
+                "vllm/model_executor/models/mistral3.py:497-502; "
+                "vllm/transformers_utils/configs/mistral.py:58-67; "
+                "vllm/transformers_utils/config.py:889-900; "
+                "vllm/model_executor/model_loader/default_loader.py:168-197, 236-254",
+        "Ministral3ForCausalLM runs as MistralForCausalLM, built from text_config, whose "
+        "MistralAttention scales its queries only when the config has llama_4_scaling "
+        "(original_max_position_embeddings, beta), which vLLM sets itself from a Mistral-format "
+        "params.json only (config.json's rope_parameters.llama_4_scaling_beta is not read): "
+        "--hf-overrides can add it to text_config; --config-format auto reads params.json "
+        "where the repository has it and consolidated*.safetensors, --config-format hf "
+        "--load-format hf keep config.json and its weights (the index filters out the "
+        "consolidated file)"),
     "sglang_mistral_window": Checked(
         "SGLang", "python/sglang/srt/models/mistral.py:33-34; "
                   "python/sglang/srt/models/llama.py:233-241",
@@ -265,8 +295,10 @@ CHECKED = {
         "sliding window: every layer attends to the whole context"),
     "sglang_gemma4": Checked(
         "SGLang", "python/sglang/srt/layers/rotary_embedding/factory.py:428-436, "
-                  "rope_variant.py:895",
-        "rope type proportional builds Gemma4RotaryEmbedding, which takes no factor"),
+                  "rope_variant.py:895; python/sglang/srt/models/gemma4_causal.py:388-423; "
+                  "python/sglang/srt/models/gemma4_mm.py:242-244",
+        "rope type proportional builds Gemma4RotaryEmbedding from text_config's "
+        "rope_parameters[layer_type] rope_theta, which takes no factor"),
     "sglang_ministral3": Checked(
         "SGLang", "python/sglang/srt/models/ministral3.py:60, 82-96, 117-128",
         "queries scaled by 1 + beta ln(1 + floor(p / L)), beta = rope_parameters["
@@ -307,7 +339,74 @@ CHECKED = {
                      "src/models/openai-moe.cpp:10-13, 77-97; src/models/afmoe.cpp:15-21, "
                      "129-130; src/models/llama4.cpp:13-23",
         "sliding-window (and Llama 4's chunked) layers of Gemma 2, Gemma 3, gpt-oss, Trinity "
-        "(afmoe) and Llama 4 rotate with the base and scale of the GGUF, whatever the flags"),
+        "(afmoe) and Llama 4 rotate with the base and scale of the GGUF, whatever the flags, "
+        "while ext_factor and the attention factor are the flags' for every layer "
+        "(src/llama-context.cpp:172-214): gpt-oss's with --rope-scaling linear or none run "
+        "plain interpolation by its GGUF's 32 with a = 1"),
+    "llama_cpp_swa_base": Checked(
+        "llama.cpp", "src/models/olmo2.cpp:3-16, 115-131",
+        "OLMo 3 (GGUF arch olmo2) rotates its sliding-window layers with the flags' "
+        "freq_base at scale 1, ext_factor 0 and attention factor 1: --rope-freq-base reaches "
+        "them too"),
+    "llama_cpp_context": Checked(
+        "llama.cpp", "tools/server/server-context.cpp:1190-1216, 4008-4016; "
+                     "src/llama-model.cpp:1321, 1410-1411; conversion/base.py:1436-1439; "
+                     "common/arg.cpp:2935-2945; src/llama-model-loader.cpp:225-234",
+        "llama-server caps every slot at the GGUF's context_length (n_ctx_train, which the "
+        "converters write from max_position_embeddings) whatever -c says, only warning "
+        "\"capping\"; --override-kv <arch>.context_length=int:T raises it (an int override "
+        "sets any integer key); the GGUF's rope.scaling.original_context_length, else "
+        "context_length, is YaRN's default original context"),
+    "llama_cpp_longrope": Checked(
+        "llama.cpp", "src/llama-model.cpp:2337-2350",
+        "LongRoPE's long factors are used when n_ctx_seq (the context of -c) exceeds the "
+        "GGUF's original context, the short ones otherwise: chosen once per context, not per "
+        "input"),
+    "sglang_olmo3": Checked(
+        "SGLang", "python/sglang/srt/configs/olmo3.py:30-100; "
+                  "python/sglang/srt/utils/hf_transformers/common.py:117-139; "
+                  "python/sglang/srt/models/olmo2.py:103-143",
+        "SGLang reads OLMo 3 with its own flat Olmo3Config (rope_theta, rope_scaling): an "
+        "override of rope_scaling is merged into that one dict ({**current, **value}), a "
+        "nested one adds keys nothing reads; olmo2.py gives the full-attention layers that "
+        "dict and the sliding ones rope type default, both at the base of get_rope_config"),
+    "sglang_outer_lm": Checked(
+        "SGLang", "python/sglang/srt/utils/hf_transformers/config.py:258-268; "
+                  "python/sglang/srt/models/qwen2_vl.py:478-480; "
+                  "python/sglang/srt/models/qwen2_5_vl.py:720-724; "
+                  "python/sglang/srt/models/qwen3_vl.py:1343-1360; "
+                  "python/sglang/srt/models/qwen2.py:273; "
+                  "python/sglang/srt/models/qwen3.py:375-385",
+        "at load SGLang copies every text_config attribute the outer config lacks onto it "
+        "(the same rope dict); the language model of Qwen2-VL, Qwen2.5-VL and dense Qwen3-VL "
+        "is built from the outer config, so an override of text_config alone leaves it the "
+        "old rope dict (the context length is read from text_config)"),
+    "sglang_gemma3_dynamic": Checked(
+        "SGLang", "python/sglang/srt/models/gemma3_causal.py:415-502, 649-653",
+        "Gemma 3's rotary embedding is transformers' ROPE_INIT_FUNCTIONS with a "
+        "transformers-style dynamic update from torch.max(position_ids) + 1 over the whole "
+        "batch's positions (one row), L = max_position_embeddings"),
+    "vllm_chatglm": Checked(
+        "vLLM", "vllm/model_executor/models/chatglm.py:97-115; "
+                "vllm/transformers_utils/configs/chatglm.py:52-54; "
+                "vllm/transformers_utils/model_arch_config_convertor.py:374-398",
+        "ChatGLM rotates half of each head with base 10000 x rope_ratio, rope type default, "
+        "for seq_length positions; its config copies seq_length to max_position_embeddings "
+        "at load, and max_model_len is the smallest of those keys"),
+    "sglang_chatglm": Checked(
+        "SGLang", "python/sglang/srt/models/chatglm.py:101-110; "
+                  "python/sglang/srt/configs/chatglm.py:55-57; "
+                  "python/sglang/srt/utils/hf_transformers/common.py:660-694",
+        "ChatGLM rotates half of each head with base 10000 x rope_ratio for seq_length "
+        "positions; the context length is read from seq_length (before "
+        "max_position_embeddings)"),
+    "vllm_transformers_backend": Checked(
+        "vLLM", "vllm/model_executor/models/registry.py:747-768",
+        "GPTNeoXForCausalLM, Olmo3ForCausalLM and SmolLM3ForCausalLM are listed among the "
+        "models vLLM runs with its Transformers backend (TransformersForCausalLM), whose "
+        "rotation is transformers' own (the --hf-overrides reach transformers' config "
+        "class), not vLLM's get_rope: the get_rope entries above (YaRN's attention factor, "
+        "dynamic) do not apply to them, with the same result for these lines"),
 }
 
 # rope_core parameters that are not keys of transformers' rope_parameters
@@ -333,9 +432,11 @@ _TEXT_SUBCONFIG = ("qwen2_vl", "qwen2_5_vl")
 _LLAMA_CPP_ROPE_FREQS = ("llama", "mistral", "mixtral", "llama4", "llama4_text", "arcee",
                          "apertus", "exaone", "exaone4")
 # model types whose llama.cpp graph keeps the sliding layers' GGUF base and scale
-# (CHECKED llama_cpp_swa)
+# (CHECKED llama_cpp_swa; Gemma 4's: llama_cpp_gemma4); ext_factor and the attention factor
+# are the flags' for every layer (llama-context.cpp:172-214), so windowed layers that the
+# spectrum shown scales (Gemma 2, gpt-oss) get no line (_llama_cpp_window_refusal)
 _LLAMA_CPP_SWA_KEPT = ("gemma2", "gemma3", "gemma3_text", "gpt_oss", "afmoe", "llama4",
-                       "llama4_text")
+                       "llama4_text", "gemma4", "gemma4_text")
 # model types that llama.cpp has no converter (or graph) for (CHECKED llama_cpp_no_gptj)
 _LLAMA_CPP_NONE = ("gptj",)
 # model types whose llama.cpp converter writes yarn_log_multiplier from mscale_all_dim
@@ -354,6 +455,42 @@ _SGLANG_BASE_ONLY = ("gemma2", "gptj")
 # "rope_scaling": null erases them (Gemma4TextConfig; tests/test_core_serving.py): their
 # entry leaves rope_scaling out (their config.json has none: it keeps rope_parameters)
 _NO_NULL_ROPE_SCALING = ("gemma4", "gemma4_text")
+# the GGUF architecture (general.architecture, the prefix of its keys such as
+# <arch>.context_length) that llama.cpp's converter writes for each model type: the class
+# registered for the model's architecture in conversion/ and its model_arch, named in
+# gguf-py/gguf/constants.py MODEL_ARCH_NAMES (CHECKED llama_cpp_context)
+_GGUF_ARCH = {
+    "llama": "llama", "mistral": "llama", "qwen2": "qwen2", "gemma2": "gemma2",
+    "gemma3": "gemma3", "gemma3_text": "gemma3", "phi3": "phi3", "deepseek_v2": "deepseek2",
+    "deepseek_v3": "deepseek2", "gpt_neox": "gptneox", "chatglm": "chatglm",
+    "qwen2_vl": "qwen2vl", "qwen2_5_vl": "qwen2vl", "llama4": "llama4",
+    "llama4_text": "llama4", "qwen3": "qwen3", "gpt_oss": "gpt-oss", "glm4": "glm4",
+    "cohere2": "cohere2", "smollm3": "smollm3", "qwen3_vl": "qwen3vl",
+    "qwen3_vl_text": "qwen3vl", "gemma4": "gemma4", "gemma4_text": "gemma4",
+    "deepseek_v4": "deepseek4", "qwen3_next": "qwen3next", "qwen3_5": "qwen35",
+    "qwen3_5_text": "qwen35", "exaone4": "exaone4", "olmo3": "olmo2", "glm4_moe": "glm4moe",
+    "minimax_m2": "minimax-m2", "ministral3": "mistral3", "afmoe": "afmoe", "lfm2": "lfm2",
+    "granitemoehybrid": "granitehybrid"}
+# the context_length Granite's hybrid converter writes when its attention uses no RoPE
+# (conversion/granite.py:515-521: 2**20), instead of max_position_embeddings
+_GGUF_NO_ROPE_CONTEXT = {"granitemoehybrid": 2 ** 20}
+# model types whose llama.cpp graph rotates the sliding layers with the flags' base but
+# scale 1, no YaRN ramp and attention factor 1 (src/models/olmo2.cpp:115-131, OLMo 3):
+# a new base reaches them too (CHECKED llama_cpp_swa_base)
+_LLAMA_CPP_SWA_FLAG_BASE = ("olmo3",)
+# model types that SGLang 0.5.23 reads with a flat config class of its own, whose
+# rope_scaling (a single dict) the full-attention layers take and the sliding ones replace
+# by the plain rotation at the same base (configs/olmo3.py, models/olmo2.py:104, 131-143;
+# CHECKED sglang_olmo3)
+_SGLANG_FLAT_ROPE = ("olmo3",)
+# model types whose SGLang language model is built from the OUTER config, onto which SGLang
+# copied text_config's attributes at load (utils/hf_transformers/config.py:258-268): an
+# override must set the outer keys, and text_config's for the context length (CHECKED
+# sglang_outer_lm)
+_SGLANG_OUTER_LM = ("qwen2_vl", "qwen2_5_vl", "qwen3_vl_text")
+# model types whose SGLang Gemma 3 code recomputes dynamic NTK itself, per batch
+# (CHECKED sglang_gemma3_dynamic)
+_SGLANG_GEMMA3 = ("gemma3", "gemma3_text")
 # the largest extension factor s among the published recipes read here: DeepSeek-V3's YaRN,
 # factor 40 from 4,096 (its config.json; its model card's needle-in-a-haystack test runs
 # to 128K tokens); a larger s is warned about (serving_notes, "extreme")
@@ -458,6 +595,27 @@ def _local_base(cfg: RopeConfig) -> float | None:
     return None
 
 
+def _own_factor(cfg: RopeConfig) -> float | None:
+    """The factor of the model's own scaling: its ``factor``, else (LongRoPE)
+    max_position_embeddings / original_max_position_embeddings; None without one."""
+    if cfg.method == "none":
+        return None
+    own = resolve_params(cfg.method, cfg.rotary_dim, cfg.params_dict)
+    factor = own.get("factor")
+    if factor is None and own.get("max_position_embeddings") is not None:
+        factor = own["max_position_embeddings"] / own["original_max_position_embeddings"]
+    return factor
+
+
+def built_context(config: RopeConfig) -> int | None:
+    """The context the model's own scaling is built for, f L (its factor f times its L,
+    ``original_context``): Llama 4 Scout's llama3 x16 from 8,192 is built for 131,072, not
+    its configured 10,485,760; None for a model without scaling of its own."""
+    _check_config(config)
+    factor = _own_factor(config)
+    return None if factor is None else int(round(factor * config.original_context))
+
+
 def _proportional(cfg: RopeConfig) -> bool:
     """Whether the main spectrum is Gemma 4's proportional RoPE: theta_i over the whole head
     dim, of which only the first pairs rotate."""
@@ -491,13 +649,14 @@ def _layer_refusal(cfg: RopeConfig, engine: str, method: str) -> dict | None:
             "RoPE from named entries of `rope_parameters` ({labels}), which these settings do "
             "not write.", engine=engine, method=method,
             labels=", ".join(dict.fromkeys(v for _k, v in labels))))
-    if _proportional(cfg) and method != "linear":
+    if _proportional(cfg) and method not in ("linear", "ntk"):
         return _refusal(engine, Message(
             "{engine} is not given a line for {method} here: this model's global layers use "
             "proportional RoPE (θᵢ over the whole head dim {theta_dim}, of which {rotary} "
-            "dims rotate). transformers' `proportional` type takes only a `factor`, which "
-            "divides every θᵢ (linear: choose `linear`); {method} would compute θᵢ over the "
-            "{rotary} rotated dims instead.", engine=engine, method=method,
+            "dims rotate). transformers' `proportional` type takes a `factor`, which "
+            "divides every θᵢ (choose `linear`), and a base, `rope_theta` (choose `ntk`), "
+            "and nothing else; {method} would compute θᵢ over the {rotary} rotated dims "
+            "instead.", engine=engine, method=method,
             theta_dim=cfg.theta_dim, rotary=cfg.rotary_dim))
     return None
 
@@ -576,8 +735,9 @@ def _plan(config, target_context, method, params: dict) -> _Plan:
         merged["original_max_position_embeddings"] = original
     resolved = resolve_params(method, config.rotary_dim, merged)  # names, ranges, cross rules
     base = config.base
-    if method == "ntk" and config.rotary_dim > 2:
-        base = config.base * scale ** (config.rotary_dim / (config.rotary_dim - 2))
+    d = config.theta_dim or config.rotary_dim  # proportional RoPE: the whole head's spectrum
+    if method == "ntk" and d > 2:
+        base = config.base * scale ** (d / (d - 2))
     return _Plan(config, target, method, original, scale, merged, resolved, named, base,
                  dropped)
 
@@ -613,8 +773,10 @@ def _rope_parameters(plan: _Plan) -> dict:
             else:
                 out[name] = _number(value)
     cfg = plan.config
-    if m == "linear" and _proportional(cfg):
-        out["rope_type"] = "proportional"  # Gemma 4: inv_freq /= factor over the head's spectrum
+    if m in ("linear", "ntk") and _proportional(cfg):
+        # Gemma 4: base^(-2i/head_dim) over the head's spectrum, inv_freq /= factor (linear)
+        # or at base' (ntk: a change of rope_theta)
+        out["rope_type"] = "proportional"
     if cfg.rotary_dim < cfg.head_dim and cfg.family not in _OWN_ROTARY_FIELD:
         out["partial_rotary_factor"] = cfg.rotary_dim / cfg.head_dim
     query_length = _query_scale_length(cfg)
@@ -786,11 +948,19 @@ def _transformers(plan: _Plan) -> dict:
             "and reads no `rope_parameters`.",
             engine="transformers", method=m))
     if cfg.family == "chatglm":
-        return _refusal("transformers", Message(
-            "{engine} cannot run {method} for ChatGLM: ChatGLM runs as remote code "
-            "(`modeling_chatglm.py`), whose base is 10000 · `rope_ratio`, and reads no rope "
-            "scaling keys.",
-            engine="transformers", method=m))
+        if m != "ntk":
+            return _refusal("transformers", Message(
+                "{engine} cannot run {method} for ChatGLM: ChatGLM runs as remote code "
+                "(`modeling_chatglm.py`), whose base is 10000 · `rope_ratio` and which reads no "
+                "rope scaling keys: only static `ntk`, a change of base, reaches it.",
+                engine="transformers", method=m))
+        settings = _chatglm_keys(plan)
+        return _entry("transformers", settings, _pretty(settings), (Message(
+            "ChatGLM runs as remote code, the `modeling_chatglm.py` shipped with the "
+            "checkpoint: the one of chatglm3-6b-32k (which vLLM's and SGLang's `chatglm.py` "
+            "cite) rotates with base 10000 · `rope_ratio` and builds its rotation for "
+            "`seq_length` positions; a copy that hard-codes base 10000 (early chatglm3-6b "
+            "files) ignores `rope_ratio`: use one that reads it."),))
     dims = _rope_parameters(plan)
     allowed = _HF_TYPES_ONLY.get(cfg.family)
     if allowed is not None and dims["rope_type"] not in allowed:
@@ -826,60 +996,122 @@ def _transformers(plan: _Plan) -> dict:
     return _entry("transformers", settings, _pretty(settings), notes)
 
 
+def _chatglm_keys(plan: _Plan, engine: str = "transformers") -> dict:
+    """ChatGLM's keys for static NTK: its code rotates with base 10000 · ``rope_ratio`` (vLLM
+    chatglm.py:98-102, SGLang chatglm.py:101-107, THUDM's modeling_chatglm.py), so
+    rope_ratio = base' / 10000; its context is ``seq_length``, and vLLM and SGLang also
+    read ``max_position_embeddings``, which their ChatGLMConfig copies from it at load
+    (vLLM serves at most the smaller of the two: CHECKED chatglm_rope_ratio)."""
+    keys = {"rope_ratio": plan.base / 10000.0, "seq_length": plan.target}
+    if engine != "transformers":
+        keys["max_position_embeddings"] = plan.target
+    return keys
+
+
 def _served_json(plan: _Plan, engine: str) -> dict:
     """The overrides vLLM (``rope_parameters``) or SGLang (``rope_scaling`` as Qwen's cards
     write it, plus ``rope_theta``) apply, under "text_config" where that is what the engine
-    reads (:func:`_nested`)."""
+    reads (:func:`_nested`); for SGLang's Qwen2-VL, Qwen2.5-VL and Qwen3-VL, whose language
+    model reads the outer config, at the top level as well (CHECKED sglang_outer_lm); for
+    SGLang's OLMo 3 flat (its own config class: CHECKED sglang_olmo3); for vLLM's Ministral 3
+    with the ``llama_4_scaling`` its attention reads (CHECKED vllm_ministral3)."""
+    cfg = plan.config
+    if cfg.family == "chatglm":
+        return _chatglm_keys(plan, engine)
     dims = _rope_parameters(plan)
     key = "rope_parameters" if engine == "vLLM" else "rope_scaling"
-    keys = {key: _per_layer_type(plan, dims), "max_position_embeddings": plan.target}
-    counts = layer_counts(plan.config)
-    if engine == "SGLang" and counts.local_base is None:
+    flat = engine == "SGLang" and cfg.family in _SGLANG_FLAT_ROPE
+    keys = {key: dims if flat else _per_layer_type(plan, dims),
+            "max_position_embeddings": plan.target}
+    counts = layer_counts(cfg)
+    if engine == "SGLang" and (counts.local_base is None or flat):
         # transformers 4 (SGLang's models then read the top-level rope_theta) and 5 alike
         keys["rope_theta"] = plan.base
     if plan.method in ("yarn", "llama3", "longrope") or (
-            engine == "SGLang" and _query_scale_length(plan.config) is not None):
+            engine == "SGLang" and _query_scale_length(cfg) is not None):
         # (SGLang's Ministral 3 takes its query scale's L from this key, 16384 when absent:
         # CHECKED sglang_ministral3)
         keys["original_max_position_embeddings"] = plan.original
-    return {"text_config": keys} if _nested(plan, engine) else keys
+    if engine == "vLLM":
+        keys.update(_llama_4_scaling(cfg))
+    if not _nested(plan, engine):
+        return keys
+    if engine == "SGLang" and cfg.family in _SGLANG_OUTER_LM:
+        return {**keys, "text_config": dict(keys)}
+    return {"text_config": keys}
 
 
-def _query_scale_refusal(cfg: RopeConfig, engine: str, target: int, what: Message) -> \
-        dict | None:
-    """vLLM's refusal for a model whose queries carry Mistral's llama_4_scaling_beta at a
-    target past its L: vLLM reads that scale only from a Mistral-format params.json
-    (CHECKED vllm_ministral3). ``what`` names what is refused."""
+def _llama_4_scaling(cfg: RopeConfig) -> dict:
+    """The key vLLM's MistralAttention reads for Mistral's query scale 1 + beta ln(1 +
+    floor(p / L)) (``getattr(config, "llama_4_scaling")``, mistral.py:106-115), which it sets
+    itself only from a Mistral-format params.json: ``{"llama_4_scaling":
+    {"original_max_position_embeddings": L, "beta": beta}}``, or {} for a model without
+    that scale (CHECKED vllm_ministral3)."""
     length = _query_scale_length(cfg)
-    if engine != "vLLM" or length is None or target <= length:
-        return None
-    return _refusal(engine, Message(
-        "{engine} is not given {what}: {model} multiplies its queries by 1 + β ln(1 + ⌊p / "
-        "{length}⌋) outside RoPE (`llama_4_scaling_beta`), which vLLM {version} applies only "
-        "to a model read from a Mistral-format `params.json` ({where}); from `config.json` it "
-        "would run positions past {length} without that scale.", engine=engine, what=what,
-        model=cfg.name, length=f"{length:,}", version=ENGINE_VERSIONS["vLLM"],
-        where=CHECKED["vllm_ministral3"].where))
+    if length is None:
+        return {}
+    return {"llama_4_scaling": {"original_max_position_embeddings": length,
+                                "beta": _number(cfg.query_scale[2])}}
+
+
+# vLLM flags that keep it on config.json (and its weights) where a repository also holds a
+# Mistral-format params.json, which --config-format auto would read instead (vLLM 0.33.0
+# transformers_utils/config.py:889-900, model_loader/default_loader.py:168-181)
+_VLLM_HF_FORMAT = (("--config-format", "hf"), ("--load-format", "hf"))
+
+
+def _vllm_format(cfg: RopeConfig) -> tuple:
+    """The format flags of :data:`_VLLM_HF_FORMAT` for a model whose lines add
+    ``llama_4_scaling`` to config.json's settings, else ()."""
+    return _VLLM_HF_FORMAT if _query_scale_length(cfg) is not None else ()
+
+
+def _vllm_format_note(cfg: RopeConfig) -> tuple:
+    """Why a Ministral 3 line names its formats and adds ``llama_4_scaling``."""
+    length = _query_scale_length(cfg)
+    if length is None:
+        return ()
+    return (Message(
+        "vLLM {version} applies {model}'s query scale 1 + β ln(1 + ⌊p / {length}⌋) when its "
+        "config has `llama_4_scaling` (`MistralAttention`, {where}), which it sets itself "
+        "only from a Mistral-format `params.json`: the line adds it to `config.json`'s "
+        "settings, and `--config-format hf --load-format hf` keep vLLM on `config.json` "
+        "where the repository also holds `params.json` and `consolidated*.safetensors` "
+        "(which `auto` would read instead, as vLLM's own recipe for the Ministral 3 family "
+        "does with `--tokenizer-mode mistral --config-format mistral --load-format "
+        "mistral`).", version=ENGINE_VERSIONS["vLLM"], model=cfg.name, length=f"{length:,}",
+        where=CHECKED["vllm_ministral3"].where),)
 
 
 def _served_refusal(plan: _Plan, engine: str) -> dict | None:
     """The reason vLLM or SGLang cannot run the plan, or None."""
     cfg, m = plan.config, plan.method
-    refusal = _layer_refusal(cfg, engine, m) or _query_scale_refusal(
-        cfg, engine, plan.target, Message("a line for {method}", method=m))
+    refusal = _layer_refusal(cfg, engine, m)
     if refusal is not None:
         return refusal
-    if _proportional(cfg):  # Gemma 4 with linear (every other method: _layer_refusal)
+    if _proportional(cfg) and m == "linear":  # Gemma 4 (ntk: its base, read; the others:
+        # _layer_refusal)
         where = CHECKED["vllm_gemma4" if engine == "vLLM" else "sglang_gemma4"].where
         return _refusal(engine, Message(
             "{engine} cannot run {method} for this model's proportional RoPE: its `get_rope` "
             "builds `Gemma4RotaryEmbedding` for the rope type `proportional` ({where}), which "
-            "takes no `factor`, so the global layers would keep their θᵢ.",
+            "takes the base but no `factor`, so the global layers would keep their θᵢ. A "
+            "change of base (`ntk`) reaches them.",
             engine=engine, method=m, where=where))
-    if cfg.family == "chatglm":
+    if engine == "SGLang" and cfg.family in _SGLANG_FLAT_ROPE and m == "ntk":
+        counts = layer_counts(cfg)
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for {model}: it runs OLMo 3 with its `olmo2.py`, "
+            "which rotates the sliding-window layers with the same base as the full ones "
+            "({where}), so a new base would reach its {local} sliding layers too, which every "
+            "other line keeps at {base}.", engine=engine, method=m, model=cfg.name,
+            local=counts.local, base=f"{counts.local_base:g}",
+            where=CHECKED["sglang_olmo3"].where))
+    if cfg.family == "chatglm" and m != "ntk":
         return _refusal(engine, Message(
             "{engine} cannot run {method} for ChatGLM: its `chatglm.py` builds the rotation from "
-            "base 10000 · `rope_ratio` and reads no rope scaling keys.",
+            "base 10000 · `rope_ratio` and reads no rope scaling keys: only static `ntk`, a "
+            "change of base (`rope_ratio`), reaches it.",
             engine=engine, method=m))
     if cfg.family in _DEEPSEEK and m not in ("yarn", "ntk"):
         where = CHECKED["vllm_deepseek" if engine == "vLLM" else "sglang_deepseek"].where
@@ -919,6 +1151,15 @@ def _served_refusal(plan: _Plan, engine: str) -> dict | None:
             "which defaults to P, so the base stays as it is: the plain spectrum at every "
             "length, no NTK at all.",
             engine=engine, method=m, where=CHECKED["vllm_dynamic"].where))
+    if m == "dynamic" and cfg.family in _SGLANG_GEMMA3:
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for Gemma 3 as transformers does: its Gemma 3 code "
+            "({where}) recomputes the base the way transformers does, but from the largest "
+            "position among all the requests of the batch it runs (one row of positions), so "
+            "one request's spectrum depends on the others served beside it; and it takes L "
+            "from `max_position_embeddings`, so its context check allows no `--context-length` "
+            "above L without `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`.",
+            engine=engine, method=m, where=CHECKED["sglang_gemma3_dynamic"].where))
     if m == "dynamic":
         return _refusal(engine, Message(
             "{engine} has no dynamic NTK: its rope type `dynamic` "
@@ -952,16 +1193,25 @@ def _served(plan: _Plan, engine: str) -> dict:
     refused = _served_refusal(plan, engine)
     if refused is not None:
         return refused
-    overrides = _served_json(plan, engine)
+    return _served_line(plan.config, engine, _served_json(plan, engine), plan.target)
+
+
+def _served_line(cfg: RopeConfig, engine: str, overrides: dict | None, target: int,
+                 notes=()) -> dict:
+    """vLLM's or SGLang's entry: the overrides (None: none) and the context flag set to
+    ``target``; vLLM's Ministral 3 lines also name their formats (:func:`_vllm_format`)."""
     if engine == "vLLM":
-        settings = {"--hf-overrides": overrides, "--max-model-len": plan.target}
-        command = (f"{COMMANDS['vLLM']} --hf-overrides '{_json(overrides)}' "
-                   f"--max-model-len {plan.target}")
+        flags = dict(_vllm_format(cfg))
+        if overrides:
+            flags["--hf-overrides"] = overrides
+        flags["--max-model-len"] = target
+        notes = tuple(notes) + _vllm_format_note(cfg)
     else:
-        settings = {"--json-model-override-args": overrides, "--context-length": plan.target}
-        command = (f"{COMMANDS['SGLang']} --json-model-override-args '{_json(overrides)}' "
-                   f"--context-length {plan.target}")
-    return _entry(engine, settings, command)
+        flags = {"--json-model-override-args": overrides} if overrides else {}
+        flags["--context-length"] = target
+    words = [COMMANDS[engine]] + [f"{flag} '{_json(value)}'" if isinstance(value, dict)
+                                  else f"{flag} {value}" for flag, value in flags.items()]
+    return _entry(engine, flags, " ".join(words), notes)
 
 
 def _llama_cpp_refusal(cfg: RopeConfig, what: Message, rope: bool = True) -> dict | None:
@@ -986,11 +1236,44 @@ def _llama_cpp_refusal(cfg: RopeConfig, what: Message, rope: bool = True) -> dic
     return None
 
 
+def _llama_cpp_window_refusal(plan: _Plan) -> dict | None:
+    """llama.cpp's refusal where its graph gives windowed layers another spectrum than the
+    one shown: layers that keep the GGUF's base and scale (while ext_factor and the attention
+    factor follow the flags for every layer) although the spectrum shown scales them (Gemma
+    2, gpt-oss: CHECKED llama_cpp_swa), or sliding layers that take the flags' base although
+    they keep their own (OLMo 3 with ntk: CHECKED llama_cpp_swa_base)."""
+    cfg, m = plan.config, plan.method
+    engine = "llama.cpp"
+    counts = layer_counts(cfg)
+    if cfg.family in _LLAMA_CPP_SWA_KEPT and counts.windowed > counts.local:
+        own = _own_factor(cfg)
+        return _refusal(engine, Message(
+            "{engine} is not given a line for {method}: {windowed} of {model}'s {rope} RoPE "
+            "layers attend within a window of {window} tokens, and llama.cpp rotates those "
+            "with the GGUF's base and scale ({scale}) whatever the flags, while the YaRN ramp "
+            "(ext_factor) and the attention factor follow the flags for every layer "
+            "({where}): no flags give them the spectrum shown, which transformers gives every "
+            "RoPE layer.", engine=engine, method=m, windowed=counts.windowed, model=cfg.name,
+            rope=counts.rope, window=f"{counts.window:,}",
+            scale=Message("1/{factor}, its own {own}", factor=f"{own:g}", own=cfg.method)
+            if own else Message("1: unscaled"),
+            where=CHECKED["llama_cpp_swa"].where))
+    if cfg.family in _LLAMA_CPP_SWA_FLAG_BASE and counts.local and m == "ntk":
+        return _refusal(engine, Message(
+            "{engine} cannot run {method} for {model}: its graph rotates the {local} "
+            "sliding-window layers with the flags' base (at scale 1, without YaRN: "
+            "{where}), so `--rope-freq-base` would give them the new base too, which every "
+            "other line keeps at {base}.", engine=engine, method=m, model=cfg.name,
+            local=counts.local, base=f"{counts.local_base:g}",
+            where=CHECKED["llama_cpp_swa_base"].where))
+    return None
+
+
 def _llama_cpp(plan: _Plan) -> dict:
     cfg, m = plan.config, plan.method
     engine = "llama.cpp"
     refusal = _layer_refusal(cfg, engine, m) or _llama_cpp_refusal(
-        cfg, Message("a line for {method}", method=m))
+        cfg, Message("a line for {method}", method=m)) or _llama_cpp_window_refusal(plan)
     if refusal is not None:
         return refusal
     if m == "dynamic":
@@ -1018,8 +1301,10 @@ def _llama_cpp(plan: _Plan) -> dict:
             "{engine} has no {method} scaling on its command line (`--rope-scaling` takes `none`, "
             "`linear` or `yarn`): `convert_hf_to_gguf.py` writes the per-pair factors and the "
             "attention factor into the GGUF. Merge the transformers entry into `config.json` and "
-            "convert again.",
-            engine=engine, method=m))
+            "convert again; llama.cpp then uses the long factors whenever `-c` exceeds L "
+            "({where}), for every input, a short one too, where transformers chooses them by "
+            "each input's length.",
+            engine=engine, method=m, where=CHECKED["llama_cpp_longrope"].where))
     if cfg.method == "llama3" and m != cfg.method and cfg.family in _LLAMA_CPP_ROPE_FREQS:
         return _refusal(engine, Message(
             "{engine} would stack {method} on this model's own {own} factors: its GGUF carries "
@@ -1033,7 +1318,8 @@ def _llama_cpp(plan: _Plan) -> dict:
             "{engine} would stack {method} on this model's own {own} factors: its GGUF carries "
             "them as tensors, which llama.cpp applies before any `--rope-scaling`.",
             engine=engine, method=m, own=cfg.method))
-    args = [("-c", str(plan.target))]
+    context, notes = _llama_cpp_context(cfg, plan.target)
+    args = context[:1]  # -c T, the RoPE flags, then --override-kv where the GGUF needs it
     if m == "linear":
         refused = _factor_refusal(plan, engine, CHECKED["llama_cpp_deepseek"].where)
         if refused is not None:
@@ -1058,8 +1344,52 @@ def _llama_cpp(plan: _Plan) -> dict:
             value = plan.params.get(name)
             if value is not None and value != _YARN_DEFAULTS[name]:
                 args.append((flag, _flag_number(value)))
+    args += context[1:]
     command = " ".join([COMMANDS[engine]] + [f"{flag} {value}" for flag, value in args])
-    return _entry(engine, dict(args), command)
+    return _entry(engine, dict(args), command, notes)
+
+
+def _gguf_context(cfg: RopeConfig) -> int:
+    """The context_length llama.cpp's converter writes into the model's GGUF: its
+    ``max_position_embeddings`` (``seq_length`` for ChatGLM; conversion/base.py:1436-1439,
+    chatglm.py:140, gemma.py:146), or 2**20 for Granite's hybrid without RoPE
+    (conversion/granite.py:515-521)."""
+    counts = layer_counts(cfg)
+    if cfg.family in _GGUF_NO_ROPE_CONTEXT and counts.layers and \
+            counts.layers > counts.rope + counts.nope:  # mamba layers beside attention
+        return _GGUF_NO_ROPE_CONTEXT[cfg.family]
+    return cfg.max_context
+
+
+def _llama_cpp_context(cfg: RopeConfig, target: int) -> tuple[list, list]:
+    """llama.cpp's context flags for ``target`` tokens, and their notes: ``-c T`` and,
+    past the GGUF's context_length (:func:`_gguf_context`), which llama-server caps every
+    slot at whatever ``-c`` says (CHECKED llama_cpp_context), ``--override-kv
+    <arch>.context_length=int:T`` with the architecture its converter writes (ARCH, said
+    in the note, for a model type not read here)."""
+    args, notes = [("-c", str(target))], []
+    gguf = _gguf_context(cfg)
+    if target > gguf:
+        arch = _GGUF_ARCH.get(cfg.family, "ARCH")
+        args.append(("--override-kv", f"{arch}.context_length=int:{target}"))
+        same = gguf == cfg.max_context
+        notes.append(Message(
+            "llama-server caps every slot at the GGUF's `context_length`, {gguf} for this "
+            "model ({why}), whatever `-c` says ({where}); `--override-kv` raises it to "
+            "{target}.{arch}{reconvert}", gguf=f"{gguf:,}", target=f"{target:,}",
+            why=Message("its converter writes `seq_length`") if cfg.family == "chatglm" else
+            Message("its converter writes `max_position_embeddings`") if same else
+            Message("Granite's hybrid converter writes 2²⁰ when its attention has no RoPE"),
+            where=CHECKED["llama_cpp_context"].where,
+            arch="" if arch != "ARCH" else Message(
+                " ARCH is the GGUF's `general.architecture`, which llama-server prints when "
+                "it loads the model (its converter for {family} is not read here).",
+                family=cfg.family or cfg.name),
+            reconvert="" if not same else Message(
+                " Converting again from the `config.json` with the transformers entry merged "
+                "in gives a GGUF whose `context_length` is {target} already.",
+                target=f"{target:,}")))
+    return args, notes
 
 
 def engine_settings(config: RopeConfig, target_context: int, method: str, **params) -> dict:
@@ -1111,51 +1441,76 @@ def _check_target(config, target_context) -> int:
     return int(target_context)
 
 
-def _window_caps(config: RopeConfig, target: int) -> bool:
-    """Whether every RoPE layer of ``config`` attends within a window no longer than L and
-    ``target`` is within the configured context: then no RoPE layer meets a distance it was
-    not trained on, at any target (Mistral 7B v0.1)."""
+def _window_caps(config: RopeConfig) -> bool:
+    """Whether every RoPE layer of ``config`` attends within a window (or chunk) no longer
+    than L: then, where the window is applied, no RoPE layer meets a distance it was not
+    trained on, at any target (Mistral 7B v0.1, Command R7B, EXAONE 4, Trinity, Llama 4
+    Scout)."""
     counts = layer_counts(config)
     return bool(counts.rope) and counts.windowed == counts.rope and \
-        counts.window is not None and counts.window <= config.original_context and \
-        target <= config.max_context
+        counts.window is not None and counts.window <= config.original_context
+
+
+def _no_rope(config: RopeConfig) -> bool:
+    """Whether the config gives layers and none of them rotates (Granite 4.0-H)."""
+    counts = layer_counts(config)
+    return counts.layers is not None and counts.rope == 0
 
 
 def no_change(config: RopeConfig, target_context: int) -> tuple[str, Message] | None:
     """Why ``config`` needs no RoPE change to run at ``target_context`` tokens, as
     ``(kind, Message)``, or None when it does.
 
-    * "reached": T <= :func:`reach` (its trained context, or where its own scaling takes it);
-    * "windows": every RoPE layer attends within a window no longer than L and T is within
-      the configured context (``max_position_embeddings``): where the window is applied no
+    * "reached": T <= :func:`reach` (its trained context, or its configured context where
+      its own scaling configures it);
+    * "windows": every RoPE layer attends within a window no longer than L (at any T past
+      the reach, or past what its own scaling is built for): where the window is applied no
       query-key distance reaches the window, so a scaling would only change the angles of
-      distances it was trained on (Mistral 7B v0.1 at 32,768: window 4,096, L = 8,192).
+      distances it was trained on (Mistral 7B v0.1: window 4,096, L = 8,192; Llama 4
+      Scout's chunks of 8,192 up to its configured 10,485,760);
+    * "no_rope": none of its layers rotates (Granite 4.0-H): no RoPE setting changes it.
 
     Raises:
         RopeError: for a target that is not an integer from 1 to 10^7.
     """
     target = _check_target(config, target_context)
     already = reach(config)
-    if target <= already:
+    built = built_context(config)
+    counts = layer_counts(config)
+    names = dict(model=config.name, reach=f"{already:,}", target=f"{target:,}",
+                 original=f"{config.original_context:,}", configured=f"{config.max_context:,}")
+    if target <= already and (built is None or target <= built or not _window_caps(config)):
+        if config.method == "none":
+            what = Message("its L, where it was trained") if config.training_context is not \
+                None else Message("its configured context, `max_position_embeddings`")
+        else:
+            what = Message("its configured context, `max_position_embeddings`; its own "
+                           "{method} scaling, ×{factor} from L = {original}, is built for "
+                           "{built} tokens", method=config.method,
+                           factor=f"{_own_factor(config):g}", built=f"{built:,}", **names)
         return "reached", Message(
             "No RoPE change is needed: {model} already reaches {reach} tokens ({what}), so "
-            "only the engines' context length goes up to {target}.",
-            model=config.name, reach=f"{already:,}", target=f"{target:,}",
-            what=Message("where its own scaling takes it") if config.method != "none" else
-            Message("its L, where it was trained") if config.training_context is not None
-            else Message("its configured context, `max_position_embeddings`"))
-    if _window_caps(config, target):
-        counts = layer_counts(config)
+            "only the engines' context length goes up to {target}.", what=what, **names)
+    if _no_rope(config):
+        return "no_rope", Message(
+            "No RoPE change is possible or needed: none of {model}'s {layers} layers rotates "
+            "its queries and keys, so no RoPE setting changes it, and what limits its "
+            "context is not RoPE. The lines below only raise the engines' context length to "
+            "{target} (its configuration says {configured}); whether the model holds up "
+            "that far is not a question of RoPE.", layers=counts.layers, **names)
+    if _window_caps(config):
+        own = "" if built is None else Message(
+            " Its own {method} scaling, ×{factor} from L = {original}, is built for {built} "
+            "tokens.", method=config.method, factor=f"{_own_factor(config):g}",
+            built=f"{built:,}", **names)
         return "windows", Message(
             "No RoPE change is needed: every RoPE layer of {model} attends within a window of "
-            "{window} tokens, no longer than L = {original}, and its `config.json` already "
-            "allows {configured} tokens. Where the window is applied, no query–key distance "
-            "reaches {window} at any length, so a scaling would only change the angles of "
-            "distances it was trained on (YaRN would also multiply every rotated logit by "
-            "a²); only the context length goes up to {target}.",
-            model=config.name, window=f"{counts.window:,}",
-            original=f"{config.original_context:,}", configured=f"{config.max_context:,}",
-            target=f"{target:,}")
+            "{window} tokens, no longer than L = {original}. Where the window is applied, no "
+            "query–key distance reaches {window} at any length, so a scaling would only change "
+            "the angles of distances it was trained on (YaRN would also multiply every rotated "
+            "logit by a²); only the context length goes up to {target}, with "
+            "`max_position_embeddings` raised where its `config.json` allows fewer "
+            "({configured}).{own}", window=f"{counts.window:,}", own=own, **names)
     return None
 
 
@@ -1164,17 +1519,18 @@ def context_settings(config: RopeConfig, target_context: int) -> dict:
     (where :func:`no_change` says none is needed), per engine, entries as
     :func:`engine_settings` gives them: transformers nothing, or
     ``max_position_embeddings`` = T where the config allows fewer; vLLM ``--max-model-len``
-    (refused past Ministral 3's query-scale length, CHECKED vllm_ministral3), SGLang
-    ``--context-length``, llama.cpp ``-c``; where every RoPE layer is windowed, an engine
-    that runs the model without its window (SGLang's and llama.cpp's Llama / Mistral code)
-    refuses, since there every distance up to T is met."""
+    (and ``--hf-overrides`` for ``max_position_embeddings`` where the config allows fewer;
+    Ministral 3's ``llama_4_scaling``), SGLang ``--context-length`` likewise, llama.cpp
+    ``-c`` (and ``--override-kv`` past the GGUF's context_length). Where every RoPE layer
+    is windowed, an engine that runs the model without its window (SGLang's and llama.cpp's
+    Llama / Mistral code) refuses any target past the window, since there every distance
+    up to T is met."""
     target = _check_target(config, target_context)
     reason = no_change(config, target)
     if reason is None:
         fail("target_context", target, "a target {model} runs at without a RoPE change "
              "(at most the {reach} tokens it reaches)", model=config.name,
              reach=reach(config))
-    kind, _message = reason
     raise_max = target > config.max_context
     keys = {"max_position_embeddings": target}
     nested = config.text_config or config.family in _TEXT_SUBCONFIG
@@ -1186,35 +1542,55 @@ def context_settings(config: RopeConfig, target_context: int) -> dict:
         out["transformers"] = _entry("transformers", {}, "", (Message(
             "Nothing to change: its `max_position_embeddings` is {configured}, at least "
             "{target}.", configured=f"{config.max_context:,}", target=f"{target:,}"),))
-    what = Message("a context line")
-    overrides = {"text_config": keys} if nested else dict(keys)
-    refused = _query_scale_refusal(config, "vLLM", target, what)
-    if refused is not None:
-        out["vLLM"] = refused
-    else:
-        flags = {"--hf-overrides": overrides} if raise_max else {}
-        flags["--max-model-len"] = target
-        command = COMMANDS["vLLM"] + (f" --hf-overrides '{_json(overrides)}'" if raise_max
-                                      else "") + f" --max-model-len {target}"
-        out["vLLM"] = _entry("vLLM", flags, command)
-    if kind == "windows" and config.family in _SGLANG_NO_WINDOW:
+    counts = layer_counts(config)
+    dropped = _window_caps(config) and target > counts.window
+    vllm = dict(keys) if raise_max else {}
+    vllm.update(_llama_4_scaling(config))
+    out["vLLM"] = _served_line(config, "vLLM", (({"text_config": vllm} if nested else vllm)
+                                                if vllm else None), target)
+    if dropped and config.family in _SGLANG_NO_WINDOW:
         out["SGLang"] = _no_window_refusal(config, "SGLang", target, "sglang_mistral_window")
     else:
-        flags = {"--json-model-override-args": overrides} if raise_max else {}
-        flags["--context-length"] = target
-        command = COMMANDS["SGLang"] + (f" --json-model-override-args '{_json(overrides)}'"
-                                        if raise_max else "") + f" --context-length {target}"
-        out["SGLang"] = _entry("SGLang", flags, command)
-    refused = _llama_cpp_refusal(config, what, rope=False)
+        sglang = ({"text_config": keys} if nested else dict(keys)) if raise_max else None
+        if sglang and config.family in _SGLANG_OUTER_LM:
+            sglang = {**keys, **sglang}
+        out["SGLang"] = _served_line(config, "SGLang", sglang, target)
+    refused = _llama_cpp_refusal(config, Message("a context line"), rope=False)
     if refused is not None:
         out["llama.cpp"] = refused
-    elif kind == "windows" and config.family in _LLAMA_CPP_NO_WINDOW:
+    elif dropped and config.family in _LLAMA_CPP_NO_WINDOW:
         out["llama.cpp"] = _no_window_refusal(config, "llama.cpp", target,
                                               "llama_cpp_mistral_window")
     else:
-        out["llama.cpp"] = _entry("llama.cpp", {"-c": str(target)},
-                                  f"{COMMANDS['llama.cpp']} -c {target}")
+        args, notes = _llama_cpp_context(config, target)
+        out["llama.cpp"] = _entry("llama.cpp", dict(args), " ".join(
+            [COMMANDS["llama.cpp"]] + [f"{flag} {value}" for flag, value in args]),
+            notes + _llama_cpp_context_notes(config, target))
     return out
+
+
+def _llama_cpp_context_notes(config: RopeConfig, target: int) -> list:
+    """What llama.cpp's plain context line does otherwise than transformers at the model's
+    own spectrum: LongRoPE's factor set chosen by ``-c``, not by each input's length
+    (CHECKED llama_cpp_longrope); YaRN's ramp bounds rounded although the model's
+    ``truncate`` is false (CHECKED llama_cpp_yarn)."""
+    notes = []
+    if config.method == "longrope" and target > config.original_context:
+        notes.append(Message(
+            "llama.cpp chooses LongRoPE's long or short factors once, from the context of "
+            "`-c` ({where}: the long ones when it exceeds L = {original}), not from each "
+            "input's length as transformers does: with `-c {target}` every input, a short "
+            "one too, runs with the long factors.", where=CHECKED["llama_cpp_longrope"].where,
+            original=f"{config.original_context:,}", target=target))
+    if config.method == "yarn" and config.params_dict.get("truncate") is False:
+        notes.append(Message(
+            "{model}'s YaRN has `truncate` = `false`, which llama.cpp does not read: it "
+            "always rounds the ramp's bounds down and up (`ggml_rope_yarn_corr_dims`), so "
+            "the pairs at the two ends of the ramp rotate "
+            "slightly otherwise than in transformers, vLLM and SGLang, at every length; "
+            "that is how any GGUF of it runs, not something these lines change.",
+            model=config.name))
+    return notes
 
 
 def _no_window_refusal(config: RopeConfig, engine: str, target: int, checked: str) -> dict:
@@ -1314,17 +1690,11 @@ def _layer_notes(plan: _Plan) -> list:
             "layers (window {window} tokens) rotate with their own base {local}, unscaled, "
             "and every line keeps it.", local=f"{counts.local_base:g}", **names)))
     elif counts.windowed:
-        kept = Message(
-            " llama.cpp keeps them at the base and scale of its GGUF whatever the flags "
-            "(`get_rope_freq_base` and `get_rope_freq_scale` in `src/llama-model.cpp`), so "
-            "there they keep the angles they were trained with.") \
-            if cfg.family in _LLAMA_CPP_SWA_KEPT else ""
         notes.append(("layers", Message(
             "{windowed} of {model}'s {rope} RoPE layers attend within a window of {window} "
             "tokens: their query–key distances stay below {window} at any target, so the new "
             "spectrum changes their angles without giving them longer distances; the longer "
-            "context reaches only its {full} full-attention RoPE layers.{kept}",
-            kept=kept, **names)))
+            "context reaches only its {full} full-attention RoPE layers.", **names)))
     if counts.nope and not any(kind == "windows" for kind, _m in notes):
         notes.append(("layers", Message(
             "{model}'s {nope} layers without RoPE (of {layers}) are untouched by every line: "
@@ -1423,10 +1793,7 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
         names = dict(model=cfg.name, own=cfg.method, original=n(cfg.original_context),
                      configured=n(cfg.max_context), target=n(plan.target), method=m,
                      new_original=n(plan.original), scale=f"{s:.6g}")
-        own = resolve_params(cfg.method, cfg.rotary_dim, cfg.params_dict)
-        own_factor = own.get("factor")
-        if own_factor is None and own.get("max_position_embeddings") is not None:
-            own_factor = own["max_position_embeddings"] / own["original_max_position_embeddings"]
+        own_factor = _own_factor(cfg)
         if m == cfg.method and own_factor is not None and plan.original == \
                 cfg.original_context and abs(own_factor - s) <= _RELATIVE * s:
             pushed, _never = _pushed(plan)
@@ -1445,26 +1812,37 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
                                "no pair goes past the largest angle it has seen (in training "
                                "at L with the unscaled spectrum, or within {configured} "
                                "tokens).", **names)
+        elif m == cfg.method == "longrope":
+            text = Message("{model} already scales its RoPE with longrope from L = {original}: "
+                           "its per-pair factors (short up to L, long beyond) were searched "
+                           "for its configured {configured} tokens, and its `config.json` "
+                           "names no `factor` (transformers takes {configured} / {original} "
+                           "= {own_factor}). The settings here keep those per-pair factors; "
+                           "the target {target} changes only LongRoPE's attention factor "
+                           "√(1 + ln s / ln L), now with s = {target} / {original} = {scale}, "
+                           "which multiplies cos and sin at every length, short inputs "
+                           "included.", own_factor=f"{own_factor:g}", **names)
         elif m == cfg.method:
             trained = Message(
                 " Its source says it was trained at {trained} tokens.",
                 trained=n(cfg.training_context)) if cfg.training_context is not None else ""
-            text = Message("{model} already scales its RoPE with {own} from L = {original} "
-                           "to {configured} tokens, with factor {own_factor} in its "
-                           "`config.json`. The settings here keep its other parameters with "
+            text = Message("{model} already scales its RoPE with {own} from L = {original}, "
+                           "with factor {own_factor} in its `config.json`. The settings here "
+                           "keep its other parameters with "
                            "factor s = {target} / {new_original} = {scale}: that changes its "
                            "interpolated pairs at every length, short inputs included, from "
                            "those of factor {own_factor}.{trained}",
                            own_factor=f"{own_factor:g}" if own_factor is not None else "?",
                            trained=trained, **names)
         else:
-            text = Message("{model} already scales its RoPE with {own} (from L = {original} "
-                           "to {configured} tokens). A config holds one scaling per "
+            text = Message("{model} already scales its RoPE with {own} (×{own_factor} from "
+                           "L = {original}). A config holds one scaling per "
                            "spectrum: these settings replace {own} with {method}, applied to "
                            "the plain spectrum from L = {new_original}; they do not stack "
                            "{method} on top of {own}. Stacking (scaling the already-scaled "
                            "spectrum again) is what llama.cpp would do with a GGUF whose "
                            "factors are tensors, and none of these configs can write it.",
+                           own_factor=f"{own_factor:g}" if own_factor is not None else "?",
                            **names)
         notes.append(("built_in", text))
     for _name, value in plan.dropped:  # attention_factor: YaRN's rule for the old factor
@@ -1494,7 +1872,8 @@ def serving_notes(config: RopeConfig, target_context: int, method: str,
             "Outside RoPE, {model} multiplies its queries at position p by 1 + {beta} ln(1 + "
             "⌊p / {length}⌋) (`llama_4_scaling_beta`): transformers and SGLang read it from "
             "`config.json` (the lines keep both keys), llama.cpp from the GGUF its converter "
-            "wrote; vLLM {version} only from a Mistral-format `params.json`.",
+            "wrote; vLLM {version} from a Mistral-format `params.json` or from the "
+            "`llama_4_scaling` its line adds.",
             model=cfg.name, beta=f"{cfg.query_scale[2]:g}", length=n(length),
             version=ENGINE_VERSIONS["vLLM"])))
     if _proportional(cfg):
@@ -1636,8 +2015,9 @@ def context_table(config: RopeConfig, target_context: int) -> pd.DataFrame:
     return _settings_frame(settings, lead)
 
 
-__all__ = ["CHECKED", "ENGINES", "ENGINE_VERSIONS", "LLAMA_CPP_PYTHON", "METHODS",
-           "NOTE_KINDS", "PUBLISHED_MAX_FACTOR", "SOURCES", "STATIC", "WARNING_KINDS",
-           "Checked", "LayerCounts", "context_settings", "context_table", "engine_settings",
-           "extended_config", "layer_counts", "no_change", "range_table", "reach",
-           "serving_notes", "settings_table"]
+__all__ = ["CHECKED", "ENGINES", "ENGINE_TRANSFORMERS", "ENGINE_VERSIONS", "LLAMA_CPP_PYTHON",
+           "METHODS", "NOTE_KINDS", "PUBLISHED_MAX_FACTOR", "SOURCES", "STATIC",
+           "TRANSFORMERS_PINNED", "WARNING_KINDS", "Checked", "LayerCounts", "built_context",
+           "context_settings", "context_table", "engine_settings", "extended_config",
+           "layer_counts", "no_change", "range_table", "reach", "serving_notes",
+           "settings_table"]

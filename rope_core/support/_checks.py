@@ -67,6 +67,13 @@ class Message:
         return f"Message({self.template!r}, **{self.params!r})"
 
 
+class Code(str):
+    """A value of a :class:`Message` that is code, not prose (a file and its lines, a
+    flag): its text unchanged, which a user interface shows as a code span."""
+
+    __slots__ = ()
+
+
 class RopeError(ValueError):
     """rope_core's ValueError: ``str(err)`` is the English message and
     ``err.message`` the :class:`Message` to translate."""
