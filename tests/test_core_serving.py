@@ -1758,6 +1758,24 @@ def test_r10_chatglm_base_change_through_rope_ratio():
         assert not any(entries[e]["supported"] for e in ("transformers", "vLLM", "SGLang"))
 
 
+def test_chatglm_lines_trust_the_checkpoints_code():
+    """ChatGLM's tokenizer exists only as the checkpoint's code (THUDM/chatglm3-6b's
+    tokenizer_config.json: auto_map -> tokenization_chatglm.ChatGLMTokenizer), which vLLM and
+    SGLang load only with --trust-remote-code: every line they are given for ChatGLM carries
+    the flag (as a bare flag), and says why; no other model's does."""
+    for target, method in ((16384, "ntk"), (32768, "ntk"), (8192, None)):
+        preset = rc.PRESETS["ChatGLM3 6B"]
+        got = (serving.engine_settings(preset, target, method) if method else
+               serving.context_settings(preset, target))
+        for engine in SERVED:
+            entry = got[engine]
+            assert entry["supported"], (engine, target)
+            assert shlex.split(entry["command"]).count("--trust-remote-code") == 1
+            assert any("tokenization_chatglm.py" in str(n) for n in entry["notes"])
+    other = serving.engine_settings(rc.PRESETS["Qwen2.5 7B"], 131072, "yarn")
+    assert not any("--trust-remote-code" in other[e]["command"] for e in SERVED)
+
+
 def test_r14_longrope_note_keeps_the_per_pair_factors():
     """review43 14. Phi-3.5's and Phi-4-mini's config.json name no factor (LongRoPE's is
     max / original = 32); the per-pair factors stay, only the attention factor changes."""

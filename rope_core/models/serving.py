@@ -1209,7 +1209,16 @@ def _served_line(cfg: RopeConfig, engine: str, overrides: dict | None, target: i
     else:
         flags = {"--json-model-override-args": overrides} if overrides else {}
         flags["--context-length"] = target
-    words = [COMMANDS[engine]] + [f"{flag} '{_json(value)}'" if isinstance(value, dict)
+    if cfg.family == "chatglm":
+        # the engines read ChatGLM's config with a class of their own, but its tokenizer
+        # exists only as the checkpoint's code (tokenization_chatglm.py, via auto_map)
+        flags["--trust-remote-code"] = True
+        notes = tuple(notes) + (Message(
+            "`--trust-remote-code`: {engine} reads ChatGLM's config with a class of its own, "
+            "but its tokenizer exists only as the checkpoint's code "
+            "(`tokenization_chatglm.py`, named in `auto_map`).", engine=engine),)
+    words = [COMMANDS[engine]] + [flag if value is True else
+                                  f"{flag} '{_json(value)}'" if isinstance(value, dict)
                                   else f"{flag} {value}" for flag, value in flags.items()]
     return _entry(engine, flags, " ".join(words), notes)
 
