@@ -291,7 +291,7 @@ def save(room: Room | None, question: str, choice: str | None) -> None:
         if _call("answer", room.code, room.student, question, choice) is FAILED:
             return
         saved[(room.code, question)] = choice
-    st.caption(_(":material/cloud_done: Saved: the class has your prediction."))
+    st.caption(_("Saved: the class has your prediction."))
 
 
 def _bars(tallies: dict[str, int], labels: dict[str, str], right: str | None) -> None:
