@@ -37,12 +37,14 @@ step), the costs behind the latencies. Exit status 1 unless every answer was sto
 
     .venv/bin/python benchmarks/bench_class_load.py               # 60 students, one run
     .venv/bin/python benchmarks/bench_class_load.py --runs 3 --json out.json
+    .venv/bin/python benchmarks/bench_class_load.py --postgres   # PostgreSQL instead
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -435,11 +437,23 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=1)
     parser.add_argument("--db", default=None,
                         help="ROPE_CLASS_DB for the app (default: a fresh SQLite file)")
+    parser.add_argument("--postgres", action="store_true",
+                        help="the class database on a PostgreSQL server started for the run "
+                             "in a temporary folder (tests/postgres_server.py)")
     parser.add_argument("--solo", type=int, default=20,
                         help="steps of each kind timed one at a time for their server CPU "
                              "(0: none)")
     parser.add_argument("--json", default=None)
     args = parser.parse_args()
+    with contextlib.ExitStack() as stack:
+        if args.postgres:
+            from postgres_server import PostgresServer
+
+            args.db = stack.enter_context(PostgresServer()).url
+        return measure(args)
+
+
+def measure(args) -> int:
     print(f"{args.students} students answer within {args.within:g} s; {args.runs} run(s); "
           f"{loadavg()}")
     results = []
