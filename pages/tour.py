@@ -3,12 +3,14 @@ picture (its page's figure at the step's settings), says what to look at, asks f
 prediction, then reveals the answer, computed live with rope_core.teaching.tour from the
 step's own settings. Each part ends with a recap and the student's score. Slide mode
 (?slides=true) makes it a deck for the projector; the handout (?handout=true) prints a
-part."""
+part. A teacher can run it as a class (ui.classroom): students join with ?class=CODE,
+their predictions are counted live, and the teacher reveals each answer on every screen."""
 
 
 import streamlit as st
 
 import ui
+from ui import classroom
 from ui.controls import undrawn_number
 from ui.i18n import _
 from ui.navigation import TOUR_STEP_KEY, tour_steps
@@ -80,6 +82,9 @@ elif st.session_state.get("tour_slides_shown"):  # leaving slide mode: the sideb
 st.session_state["tour_slides_shown"] = slides
 if handout:
     st.html(f"<style>{HANDOUT_CSS}</style>")
+room = classroom.joined()  # ?class=CODE: this browser answers with its class
+if not handout:
+    classroom.panel(room, screen)
 if not slides and not handout:
     screen.markdown(_(
         "{n} steps in two parts, the basics and research level. Each step shows one "
@@ -95,6 +100,7 @@ moves.progress(number / N, text=where(number))
 # the modes this visitor chose travel with the step links (the app's links carry only the
 # language and the sidebar's settings)
 kept = {key: "true" for key, on in (("slides", slides), ("handout", handout)) if on}
+kept |= classroom.kept(room)
 if slides:  # the recap of each part is a slide of its own, between its last step and the next
     back, ahead = moves.columns(2)
     first, last = PARTS[part].first, PARTS[part].last
@@ -140,6 +146,11 @@ if handout:
 
 # ------------------------------------------------------------------ the step ----
 step = STEPS[number - 1]
+asked = f"tour-{number}"  # the class's name of this question; a choice's is its index
+classroom.ask(room, asked)
+revealed = asked in classroom.revealed(room)  # by the class's teacher, on every screen
+if revealed and number not in record:
+    record[number] = st.session_state.get(f"tour_guess_{number}")
 locked = number in record  # revealed once: the prediction counts as it was
 if not at_recap:
     with body:
@@ -156,16 +167,24 @@ if not at_recap:
         guess = st.radio(_("**Predict:** {prompt}").format(prompt=say(step.prompt)),
                          step.choices, index=None, format_func=say, key=f"tour_guess_{number}",
                          disabled=locked)
-        if st.toggle(_("Reveal the answer"), value=locked, key=f"tour_reveal_{number}",
-                     on_change=_record, args=(number,)):
+        if room is not None:  # the teacher reveals; the class's answers live beside it
+            classroom.save(room, asked, None if guess is None else str(step.choices.index(guess)))
+            with ui.friendly_errors():
+                right_index = str(step.choices.index(right_choice(number)))
+            classroom.live(room, asked, {str(k): say(c) for k, c in enumerate(step.choices)},
+                           right_index)
+        if revealed if room is not None else st.toggle(
+                _("Reveal the answer"), value=locked, key=f"tour_reveal_{number}",
+                on_change=_record, args=(number,)):
             with ui.friendly_errors():
                 result = answer(number)
             right_one = right_choice(number)
             st.markdown(_("**Answer: {answer}.** {reveal}").format(answer=say(right_one),
                                                                   reveal=step.reveal(result)))
-            kind, verdict = judged(record[number] if locked else guess, right_one)
-            (st.success if kind == "success" else st.info)(verdict)
-            st.caption(score_line(tally(record, part)))
+            if room is None or not room.teacher:
+                kind, verdict = judged(record[number] if locked else guess, right_one)
+                (st.success if kind == "success" else st.info)(verdict)
+                st.caption(score_line(tally(record, part)))
         details = st.expander(_("Open the page of this step")) if slides else st.container()
         details.page_link(**step_link(number))
         details.caption(settings_note(number))

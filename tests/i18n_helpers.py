@@ -33,6 +33,7 @@ PROPER_NAMES = {
     "mamba", "granite", "trinity", "ministral", "gpt-oss", "nano",
     "student", "wilson", "aston", "zhang",
     "explorer", "jupyter",
+    "sqlite", "postgresql",  # the class database's engines, and its URLs' schemes
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)

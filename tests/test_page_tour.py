@@ -229,7 +229,8 @@ def test_previous_next_and_every_step_are_links_with_the_current_step_marked():
     assert moves(run_page("tour", {"tour_step": "5"})) == (4, 6)
     last = run_page("tour", {"tour_step": str(N)})
     assert moves(last) == (N - 1, None) and current_step(last) == N
-    assert not last.main.get("slider") and not last.main.get("button")
+    assert not last.main.get("slider")  # no button moves: the class's own are not moves
+    assert [b.key for b in last.main.get("button")] == ["class_start"]
 
 
 @pytest.mark.parametrize("value", ["0", str(N + 1), "2.0", "two", ""])
@@ -392,7 +393,7 @@ def test_slide_mode_one_picture_a_slide_arrow_keys_and_a_recap_slide():
     assert at.button(key="tour_previous").proto.shortcut == "left"
     # the page behind the slide: in a closed expander
     assert [e.proto.label for e in at.get("expander")] == [
-        "Open the page of this step", "All steps"]
+        "Teach it as a class", "Open the page of this step", "All steps"]
     assert long_paragraphs(at) == {}
     at.button(key="tour_next").click().run()  # → the recap of part 1, a slide of its own
     assert [h.value for h in at.main.header] == ["Recap: Part 1: the basics"]
@@ -418,7 +419,7 @@ def test_normal_mode_moves_are_links_not_buttons():
     """Outside slide mode the arrow keys stay the page's (no shortcut is taken): the
     moves are the links of ui.navigation.tour_steps."""
     at = run_page("tour", {"tour_step": "3"})
-    assert not at.main.get("button")
+    assert [b.key for b in at.main.get("button")] == ["class_start"]  # no move
     assert moves(at) == (2, 4)
 
 

@@ -7,8 +7,9 @@
 
 Each step is one ``pybabel`` command (printed before it runs), so a translator
 can also run it by hand. The keywords say which calls hold messages:
-``_``, ``N_``, ``ngettext`` in the UI, and rope_core's error templates
-(``fail``'s third argument, ``RopeError`` and ``Message``).
+``_``, ``N_``, ``ngettext`` in the UI, rope_core's error templates
+(``fail``'s third argument, ``RopeError`` and ``Message``) and the class store's
+refusals (``ClassroomError`` and its subclasses).
 """
 
 from __future__ import annotations
@@ -22,8 +23,13 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCALE_DIR = ROOT / "locale"
 DOMAIN = "messages"
 POT = LOCALE_DIR / f"{DOMAIN}.pot"
-SOURCES = ("app.py", "pages", "views", "ui", "takehome", "rope_core")
-KEYWORDS = ("_", "N_", "ngettext:1,2", "fail:3", "RopeError:1", "Message:1")
+SOURCES = ("app.py", "pages", "views", "ui", "takehome", "rope_core", "classroom")
+# the class store's refusals: ClassroomError and its subclasses, whose first argument
+# is the template the app shows translated (ui.classroom.refusal)
+CLASSROOM_ERRORS = ("ClassroomError", "InvalidValue", "UnknownClass", "WrongKey", "Closed",
+                    "Full", "Unavailable")
+KEYWORDS = ("_", "N_", "ngettext:1,2", "fail:3", "RopeError:1", "Message:1",
+            *(f"{name}:1" for name in CLASSROOM_ERRORS))
 TRANSLATOR_TAG = "Translators:"
 
 

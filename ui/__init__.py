@@ -19,6 +19,8 @@
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
 * :mod:`ui.hardening`: server limits a config file cannot set
 * :mod:`ui.constants`: process constants, computed once per process in the background
+* :mod:`ui.classroom`: a class that answers together (the Guided tour's predictions,
+  collected live, revealed by the teacher on every screen), over the store ``classroom``
 
 Pages use the names re-exported here (``import ui``; ``ui.slider(...)``).
 """
