@@ -164,9 +164,10 @@ if not at_recap:
         st.markdown(_("**Look:** {look}").format(look=say(step.look)))
         if locked:  # the prediction as it was when the answer was first revealed
             st.session_state[f"tour_guess_{number}"] = record[number]
-        guess = st.radio(_("**Predict:** {prompt}").format(prompt=say(step.prompt)),
-                         step.choices, index=None, format_func=say, key=f"tour_guess_{number}",
-                         disabled=locked)
+        # a choice no link carries, kept chosen when the language changes (ui.choice)
+        guess = ui.choice(_("**Predict:** {prompt}").format(prompt=say(step.prompt)),
+                          step.choices, None, f"tour_guess_{number}", fmt=say,
+                          horizontal=False, in_link=False, disabled=locked)
         if room is not None:  # the teacher reveals; the class's answers live beside it
             classroom.save(room, asked, None if guess is None else str(step.choices.index(guess)))
             with ui.friendly_errors():

@@ -102,7 +102,7 @@ def test_cuda_choice_without_gpu_falls_back_with_warning():
     if not torch.cuda.is_available():
         assert any("No CUDA GPU" in w.value for w in at.sidebar.warning)
         assert not any(r.key == "device" for r in at.radio)  # nothing to choose
-        assert not at.expander  # no "Advanced" section for an empty choice
+        assert not at.sidebar.expander  # no "Advanced" section for an empty choice
 
 
 def test_without_gpu_there_is_no_device_control_and_links_still_follow_the_rule(monkeypatch):
@@ -110,7 +110,7 @@ def test_without_gpu_there_is_no_device_control_and_links_still_follow_the_rule(
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     at = run_page()
-    assert not any(r.key == "device" for r in at.radio) and not at.expander
+    assert not any(r.key == "device" for r in at.radio) and not at.sidebar.expander
     assert not at.sidebar.warning
     for asked in ("auto", "cpu"):  # a link from a server with a GPU: nothing to say
         at = run_page(None, {"device": asked})
@@ -126,7 +126,7 @@ def test_with_gpu_the_device_is_a_choice_under_advanced(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     at = run_page(None, {"device": "cpu"})  # computes on the CPU: no GPU needed here
     assert at.radio(key="device").value == "cpu"
-    assert [e.label for e in at.expander] == ["Advanced"]
+    assert [e.label for e in at.sidebar.expander] == ["Advanced"]
     assert any(c.value == "Computing on cpu." for c in at.sidebar.caption)
 
 

@@ -76,7 +76,8 @@ def test_precision_relative_sentence_follows_the_recipe():
            "alone, in every dtype" in text
     # each product m·θᵢ rounded on its own: every dtype but float64 leaves the bound
     text = page_text(run_page("precision", {"pr_recipe": "product"}))
-    assert "above it, so depending on more than n − m: float32, float16, bfloat16" in text
+    assert "float32, float16, bfloat16 go above it, so their scores depend on more than " \
+           "n − m" in text
 
 
 def test_precision_splits_the_float32_error_into_offset_and_rounding():
@@ -128,7 +129,7 @@ def test_context_extension_evaluates_every_method_at_one_n():
     text = page_text(run_page("context_extension", {"ce_model": "Gemma 3 4B"}))
     assert "every one evaluated at n = s·L = 262,144 tokens" in text
     assert "s·L = 131,072" not in text
-    assert f"dynamic {ratio:.3g}" in text and "(1/s = 0.125)" in text
+    assert f"| dynamic | {ratio:.3g} |" in text and "(1/s = 0.125)" in text
     assert "at n = 262,144 α = n/L = 8" in text
 
 
@@ -297,7 +298,8 @@ def test_nope_reads_position_only_from_tokens_that_differ():
     assert "a run of identical tokens gives no such signal" in beyond
     layers = page_text(run_page("layers_without_rope"))
     assert "meets nothing new when the input grows" not in layers
-    assert "What does grow is the number of keys a far query spreads its attention" in layers
+    assert ("What does grow with the input is the number of keys a far query spreads its "
+            "attention") in layers
     assert "a query far into a long input spreads its attention over ever more keys" in layers
     models = page_text(run_page("real_models", {"rm_models": ["Llama 4 Scout"]}))
     assert "carry retrieval across the whole context" not in models

@@ -35,7 +35,8 @@ import rope_core as rc
 from takehome import source
 from ui.navigation import PAGES
 
-COMPUTED = [spec.name for spec in PAGES if spec.charts]  # the tour only links to pages
+# the pages that compute (the tour, a lesson over other pages, offers no notebook)
+COMPUTED = [spec.name for spec in PAGES if spec.charts and spec.name != "tour"]
 CORNER = {"dim": "64", "base": "500000", "layout": "half"}
 CHINESE = ("frequencies", "context_extension")
 CASES = ([(page, "defaults", {}) for page in COMPUTED]
