@@ -69,10 +69,16 @@ def test_slides_fold_the_sidebar_show_one_figure_and_move_with_the_arrow_keys(
         assert "tour_step=3" in page.url and "slides=true" in page.url
         press(page, "ArrowLeft")
         assert step_header(page).startswith("2. ")
-        # a control with the focus keeps its arrow keys: the step's slider moves by one,
-        # the slide does not move a second time
+        # every step is a link under "All steps", and slide mode stays on
         page.get_by_text("All steps" if lang == "en" else "所有步骤").click()
-        page.locator('[data-testid="stMain"] [data-testid="stSlider"] input').focus()
+        done = page.evaluate(e2e.RUNS_DONE_JS)
+        page.locator('[data-testid="stMain"] .rope-steps ol li:nth-child(3) a').click()
+        e2e.wait_settled(page, done + 1)
+        assert step_header(page).startswith("3. ")
+        assert "tour_step=3" in page.url and "slides=true" in page.url
+        # a control with the focus keeps its arrow keys: the prediction's radio moves to
+        # its next option, the slide does not move
+        page.locator('[data-testid="stMain"] [data-testid="stRadio"] input').first.focus()
         press(page, "ArrowRight")
         assert step_header(page).startswith("3. ")
         # leaving slide mode brings the sidebar back
