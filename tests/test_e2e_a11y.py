@@ -325,7 +325,7 @@ def test_tab_reaches_every_page_link_and_enter_opens_it(tab, server):
         "() => Array.from(document.querySelectorAll('nav.rope-nav a span:last-child'))"
         ".map(s => s.innerText)")]
     assert names == titles and len(names) == len(PAGES), names
-    link = tab.locator('nav.rope-nav a[href^="frequencies"]')
+    link = tab.locator('nav.rope-nav a[href*="/frequencies"]')  # links.js writes full addresses
     link.focus()
     entries = tab.evaluate("() => history.length")
     done = tab.evaluate("() => window.__stRuns.done")

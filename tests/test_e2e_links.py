@@ -282,7 +282,7 @@ def test_a_page_opened_by_the_tour_leads_back_to_its_step(page, server):
 TRANSLATED_CHOICES = (
     ("decay", "decay_axis", "log", "log", "对数"),
     ("overview", "why_sentence", "alice gave bob a book", "alice gave bob a book",
-     "爱丽丝 给了 鲍勃 一本 书"),
+     "爱丽丝给了鲍勃一本书"),
     ("rotation", "rot_mode", "shift both together", "shift both together", "两者一起平移"),
     ("trained_models", "task", "recall", "Recall", "召回"),
 )
