@@ -31,7 +31,7 @@ PROPER_NAMES = {
     "scout", "command", "cohere", "smollm", "yang",
     "nakanishi", "scalable",
     "mamba", "granite", "trinity", "ministral", "gpt-oss", "nano",
-    "student", "wilson", "aston", "zhang",
+    "student", "wilson", "aston", "zhang", "holm", "clopper", "pearson",
 }
 _LATEX_TEXT = re.compile(r"\\(?:text|textrm|textit|textbf|mathrm|operatorname)\s*\{([^{}]*)\}")
 _MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
