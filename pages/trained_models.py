@@ -72,8 +72,8 @@ st.header(_("RoPE past L_train, run other ways"))
 ui.show(v.methods_figure(task, measure), key="methods_plot",
         alt=_("Chart: accuracy per group of the RoPE models as trained, with a sliding window, "
               "with position interpolation, NTK-aware scaling and YaRN applied without "
-              "training, two analyses of YaRN, and after a short fine-tune with and without "
-              "position interpolation, with intervals (95%)."),
+              "training, and two analyses (YaRN without its attention factor, interpolation "
+              "of the slow pairs only), with intervals (95%)."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(*v.methods_notes(task, label))
 

@@ -17,7 +17,6 @@ L = tm.TRAINING["length"]
 # a quick configuration for CI: half the width, a high learning rate, a few steps
 SMALL = dict(copy.deepcopy(tm.TRAINING), batch=16, warmup=5, lr=1e-2, check_every=10)
 SMALL["model"].update(d_model=32, d_mlp=64, n_heads=1)
-SMALL["pi_fine_tune"].update(steps=3, batch=2)
 
 
 # --- the rotation and the encodings ------------------------------------------------------
@@ -409,8 +408,6 @@ def test_inference_settings_are_rope_cores():
     assert tm.inference_settings(cfg, "window") == {"window": L}
     linear = tm.inference_settings(cfg, "linear")
     assert torch.allclose(linear["theta"], plain / 8) and linear["attention_factor"] == 1.0
-    tuned = tm.inference_settings(cfg, "linear_finetuned")
-    assert torch.allclose(tuned["theta"], plain / 8)
     ntk = tm.inference_settings(cfg, "ntk")["theta"]  # base' = base 8^(32/30)
     i = torch.arange(16, dtype=torch.float64)
     assert torch.allclose(ntk, (100 * 8 ** (32 / 30)) ** (-2 * i / 32))
@@ -462,12 +459,6 @@ def test_a_few_training_steps_lower_the_loss_and_are_deterministic():
     assert info["steps"] == 40 and not model.training
     assert all(v.dtype == torch.float32 for v in model.state_dict().values())
     assert all(torch.equal(v, v.half().float()) for v in model.state_dict().values())
-    tuned, ft = tiny_train.fine_tune(model, "recall", 0, SMALL)
-    assert ft["steps"] == 3 and ft["length"] == 8 * L
-    assert not torch.equal(tuned.embed.weight, model.embed.weight)
-    # the control: the same fine-tune with the frequencies unchanged, another result
-    direct, ft2 = tiny_train.fine_tune(model, "recall", 0, SMALL, interpolate=False)
-    assert ft2["steps"] == 3 and not torch.equal(direct.embed.weight, tuned.embed.weight)
 
 
 def test_the_criterion_keeps_the_weights_of_its_first_check_and_changes_nothing():
@@ -495,7 +486,7 @@ def test_shipped_weights_load_and_give_the_recorded_scores():
     assert record["training"] == tm.TRAINING and record["eval"] == tm.EVAL
     shipped = sorted(p.name for p in tm.WEIGHTS_DIR.iterdir()
                      if p.name not in ("models.json", tm.EVALUATION_FILE))
-    assert shipped == sorted({tm.weights_file(*curve) for curve in tm.shipped_curves()})
+    assert shipped == sorted({tm.weights_file(t, a) for t, a, _m in tm.shipped_curves()})
     size = sum(p.stat().st_size for p in tm.WEIGHTS_DIR.iterdir())
     assert size <= 25_000_000  # 25 MB, models.json and evaluation.npz included
     answers = tm.TRAINING["check_sequences"] * (L - 3)  # local has the most answers
@@ -509,8 +500,6 @@ def test_shipped_weights_load_and_give_the_recorded_scores():
                 _loss, acc = tm.check_scores(model, task, seed)
                 # two answers may flip on another CPU
                 assert abs(acc - want["check_accuracy"]) <= 2 / answers, (task, encoding)
-        for method in tm.FINE_TUNED:
-            assert sorted(tm.load_models(task, "rope", method=method)) == tm.TRAINING["seeds"]
     for task in tm.TASKS:
         for arm, (_e, _c, tasks) in tm.CONTROLS.items():
             assert (arm in record["controls"].get(task, {})) == (task in tasks)
@@ -547,15 +536,10 @@ def test_weights_round_trip_exactly_in_float16(tmp_path):
         assert {archive[k].dtype.kind for k in archive.files} <= {"u", "i", "U"}
 
 
-def test_load_models_reads_the_weights_of_a_method():
-    assert tm.weights_file("local", "rope", "finetuned") == "local_rope_finetuned.npz"
-    assert tm.weights_file("recall", "rope", "linear_finetuned") == \
-        "recall_rope_pi_finetuned.npz"
-    assert tm.weights_file("local", "rope", "yarn") == "local_rope.npz"
+def test_load_models_reads_the_seeds_asked_for():
+    assert tm.weights_file("local", "rope") == "local_rope.npz"
     plain = tm.load_models("local", "rope", seeds=(2,))
-    tuned = tm.load_models("local", "rope", method="finetuned", seeds=(2,))
-    assert list(plain) == [2] and not torch.equal(plain[2].embed.weight, tuned[2].embed.weight)
-    assert tm.inference_settings(plain[2].cfg, "finetuned") == {}
+    assert list(plain) == [2] and plain[2].cfg == tm.model_config("local", "rope")
 
 
 def test_holding_the_sinusoidal_position_repeats_the_last_row():
@@ -597,11 +581,11 @@ def test_the_check_sample_covers_every_part():
 
 # --- the stored evaluation (tiny/weights/evaluation.npz) -----------------------------------
 # A sample re-evaluated here, each model of one seed on its fresh sequences: per task three
-# encodings or methods, every seed among them, every kind of weights file (as trained,
-# fine-tuned), a window, a scaling, chunked attention, a NoPE layer, the held sinusoid.
+# encodings or methods, every seed among them, a window, scalings, chunked attention, a NoPE
+# layer, the held sinusoid.
 EVALUATION_SAMPLE = [("local", "rope", "none", 0), ("local", "irope", "none", 1),
                      ("local", "rope", "yarn", 2), ("recall", "hybrid", "none", 3),
-                     ("recall", "rope", "window", 4), ("recall", "rope", "linear_finetuned", 0),
+                     ("recall", "rope", "window", 4), ("recall", "rope", "pi_slow_pairs", 0),
                      ("recall", "sinusoidal", "held", 1)]
 
 
@@ -615,7 +599,7 @@ def test_the_stored_evaluation_equals_a_live_one(task, arm, method, seed):
     stored = tm.read_evaluation()
     row = stored["seeds"].index(seed)
     want = {kind: value[row] for kind, value in stored["curves"][task, arm, method].items()}
-    model = tm.load_models(task, arm, method=method, seeds=(seed,))[seed]
+    model = tm.load_models(task, arm, seeds=(seed,))[seed]
     tokens, answers = tm.eval_sequences(task, seed)
     settings_ = tm.inference_settings(model.cfg, method)
     with torch.no_grad():
@@ -655,7 +639,7 @@ def test_the_evaluation_was_made_from_the_shipped_weights():
     import numpy as np
 
     stored = tm.read_evaluation()
-    files = {tm.weights_file(*curve) for curve in tm.shipped_curves()}
+    files = {tm.weights_file(t, a) for t, a, _m in tm.shipped_curves()}
     assert set(stored["weights_sha256"]) == files
     for name in sorted(files):
         digest = hashlib.sha256((tm.WEIGHTS_DIR / name).read_bytes()).hexdigest()

@@ -77,7 +77,7 @@ def test_the_family_of_comparisons():
     assert ("local", ("alibi_unscaled", "none"), ("nope", "none")) in family
     assert ("recall", ("rope_base5", "none"), ("rope", "none")) in family
     assert ("local", ("rope_base5", "none"), ("rope", "none")) not in family  # recall only
-    assert ("recall", ("rope", "linear_finetuned"), ("rope", "finetuned")) in family
+    assert ("recall", ("rope", "yarn"), ("rope", "none")) in family
     assert tr.compared_groups("local") == ("96-127",)
     assert tr.compared_groups("recall") == ("distance 96-121", "depth 96-118")
 

@@ -23,10 +23,6 @@ The parts (``--parts``; CPU seconds of each in models.json's "cpu_seconds"):
 
 * ``models``: every task, main arm (one per encoding) and seed. Shipped; their criterion
   weights are evaluated and recorded, not shipped.
-* ``finetunes``: each RoPE model's position interpolation with a fine-tune (Chen et al.
-  2023: its frequencies divided by s, trained briefly on sequences of s L_train tokens;
-  :func:`fine_tune`), and its control, the same fine-tune with the frequencies unchanged
-  (Chen et al.'s "direct fine-tuning"). Shipped.
 * ``controls``: every task, control arm (rope_core.beyond.tiny_model.CONTROLS) and seed,
   trained exactly as the main arms; evaluated as trained (and the base-5 RoPE control
   with a window and the scalings); recorded, not shipped.
@@ -47,7 +43,6 @@ import copy
 import json
 import math
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -61,7 +56,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
 
 from rope_core.beyond import tiny_model as tm  # noqa: E402
 
-PARTS = ("models", "finetunes", "controls")
+PARTS = ("models", "controls")
 # --check (the sample): one main arm per task, a hybrid, a control of each kind that
 # changes the model's shape or its frequencies (about 90 s with the evaluation)
 CHECK_SAMPLE = {"models": [("local", "rope", 0), ("recall", "hybrid", 1)],
@@ -149,47 +144,6 @@ def train(task: str, arm: str, seed: int, settings: dict = tm.TRAINING, *,
     return model, info, at_criterion
 
 
-@_one_thread
-def fine_tune(model: tm.TinyTransformer, task: str, seed: int,
-              settings: dict = tm.TRAINING, *, interpolate: bool = True,
-              steps: int | None = None, log=None) -> tuple[tm.TinyTransformer, dict]:
-    """A short fine-tune on sequences of s L_train tokens (AdamW, betas 0.9 and 0.95, no
-    weight decay, linear warm-up, then a constant learning rate), as Chen et al. (2023)
-    fine-tune: with position interpolation (theta / s) or, their control, with the
-    frequencies unchanged (``interpolate=False``). Both read the same sequences.
-
-    Returns a fine-tuned copy (float16-rounded, eval mode) and steps, accuracy at
-    s L_train on the check sequences' seed, train_cpu_seconds."""
-    start = time.process_time()
-    ft = settings["pi_fine_tune"]
-    steps = ft["steps"] if steps is None else steps
-    tuned = copy.deepcopy(model).train()
-    theta = tm.model_theta(tuned.cfg) / ft["factor"] if interpolate else None  # (d_head/2,)
-    length = ft["factor"] * settings["length"]
-    opt = torch.optim.AdamW(tuned.parameters(), lr=ft["lr"], betas=(0.9, 0.95), weight_decay=0.0)
-    data = torch.Generator().manual_seed(_seed_of(task, seed) + 50)
-    loss = torch.tensor(math.nan)
-    for step in range(1, steps + 1):
-        for group in opt.param_groups:  # from 10% of the rate up, then constant
-            group["lr"] = ft["lr"] * min(1.0, 0.1 + 0.9 * (step - 1) / ft["warmup"])
-        tokens, answers = tm.task_batch(task, ft["batch"], length, data)
-        logits = tuned(tokens, theta=theta)
-        loss = F.cross_entropy(logits.flatten(0, 1), answers.flatten(), ignore_index=-1)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    tm.round_to_shipped(tuned)
-    tokens, answers = tm.sequences(task, settings["check_sequences"], length,
-                                   tm.CHECK_SEED + 100 * tm.TASKS.index(task) + seed + 50)
-    acc = tm.accuracy(tuned, tokens, answers, theta=theta)
-    if log:
-        log(f"  {task} {'PI ' if interpolate else 'direct '}fine-tune seed {seed}: {steps} "
-            f"steps, loss {loss.item():.4f}, accuracy at {length} tokens {acc:.4f}")
-    return tuned, {"steps": steps, "accuracy_at_length": round(acc, 6), "length": length,
-                   "final_loss": round(loss.item(), 6),
-                   "train_cpu_seconds": round(time.process_time() - start, 1)}
-
-
 def summary(task: str, counts: dict[int, dict]) -> list[float]:
     """Accuracy per group (seeds and sequences pooled) of one curve's counts."""
     hits = np.stack([c["hits"] for c in counts.values()])  # (S, J, bins or N)
@@ -226,23 +180,6 @@ def part_models(args, settings, record, recorded) -> None:
                       "criterion: no curve at the criterion")
 
 
-def part_finetunes(args, settings, record, recorded) -> None:
-    """Position interpolation fine-tuned, and its control, of the RoPE models in --out."""
-    for key in ("pi_finetuned", "direct_finetuned"):
-        record.setdefault(key, {})
-    for task in args.tasks:
-        tuned_states = {"linear_finetuned": {}, "finetuned": {}}
-        for seed, model in tm.load_models(task, "rope", args.out, seeds=args.seeds).items():
-            for method, key, interpolate in (("linear_finetuned", "pi_finetuned", True),
-                                             ("finetuned", "direct_finetuned", False)):
-                tuned, ft = fine_tune(model, task, seed, settings, interpolate=interpolate,
-                                      log=print)
-                record[key].setdefault(task, {})[str(seed)] = ft
-                tuned_states[method][seed] = tm.half_state(tuned)
-        for method, states in tuned_states.items():
-            tm.save_weights(args.out / tm.weights_file(task, "rope", method), states)
-
-
 def control_methods(arm: str) -> tuple[str, ...]:
     return ("none", *tm.CONTROL_METHODS) if arm == "rope_base5" else ("none",)
 
@@ -265,15 +202,14 @@ def part_controls(args, settings, record, recorded) -> None:
                 _print_groups(f"{task} {arm} {method}", task, summary(task, by_seed))
 
 
-PART_FUNCTIONS = {"models": part_models, "finetunes": part_finetunes,
-                  "controls": part_controls}
+PART_FUNCTIONS = {"models": part_models, "controls": part_controls}
 
 
 # --- the stored evaluation --------------------------------------------------------------------
 
 def weights_digests(folder: Path = tm.WEIGHTS_DIR) -> dict[str, str]:
     """The SHA-256 of every weights file the shipped curves read."""
-    files = sorted({tm.weights_file(*curve) for curve in tm.shipped_curves()})
+    files = sorted({tm.weights_file(task, arm) for task, arm, _m in tm.shipped_curves()})
     return {name: tm.file_sha256(Path(folder) / name) for name in files}
 
 
@@ -284,10 +220,10 @@ def evaluate_shipped(folder: Path = tm.WEIGHTS_DIR, log=None) -> dict:
     out, loaded = {}, {}
     for curve in tm.shipped_curves():
         task, arm, method = curve
-        name = tm.weights_file(*curve)
+        name = tm.weights_file(task, arm)
         if name not in loaded:
             loaded.clear()
-            loaded[name] = tm.load_models(task, arm, folder, method=method)
+            loaded[name] = tm.load_models(task, arm, folder)
         out[curve] = {seed: tm.evaluation_counts(model, task, seed, method)
                       for seed, model in loaded[name].items()}
         if log:
@@ -425,8 +361,10 @@ def check_trained(part: str, pairs, args, settings) -> int:
             shipped = tm.load_models(task, arm, seeds=(seed,))[seed]
             same = tm.state_sha256(tm.half_state(model)) == \
                 tm.state_sha256(tm.half_state(shipped))
+            # the run stopped at the criterion, where one is recorded (every seed reached it,
+            # and its weights were kept: docs/tiny-models.md)
             runs = {"at_criterion": (_rounded(model.cfg, crit), tm.state_sha256(crit))} \
-                if crit is not None else {}
+                if crit is not None and (task, arm, "at_criterion") in stored["curves"] else {}
             want_info = record["models"][task][arm][str(seed)]
         else:
             same = tm.state_sha256(tm.half_state(model)) == \
@@ -449,28 +387,6 @@ def check_trained(part: str, pairs, args, settings) -> int:
     return failures
 
 
-def check_finetunes(args, settings) -> int:
-    """Fine-tune the shipped RoPE models again (both ways) and compare the weights with the
-    shipped fine-tunes, bit for bit."""
-    scratch = Path(tempfile.mkdtemp(prefix="tiny_check_"))
-    for task in args.tasks:
-        source = tm.WEIGHTS_DIR / tm.weights_file(task, "rope")
-        (scratch / source.name).write_bytes(source.read_bytes())
-    part_finetunes(argparse.Namespace(**{**vars(args), "out": scratch}), settings, {}, {})
-    failures = 0
-    for task in args.tasks:
-        for method in tm.FINE_TUNED:
-            again = tm.load_models(task, "rope", scratch, method=method, seeds=args.seeds)
-            shipped = tm.load_models(task, "rope", method=method, seeds=args.seeds)
-            for seed in again:
-                same = tm.state_sha256(tm.half_state(again[seed])) == \
-                    tm.state_sha256(tm.half_state(shipped[seed]))
-                failures += not same
-                print(f"{task} {method} seed {seed}: weights "
-                      f"{'identical' if same else 'DIFFER'}")
-    return failures
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS)
@@ -478,7 +394,7 @@ def main(argv=None) -> int:
     parser.add_argument("--arms", nargs="+", default=list(tm.ARMS), choices=list(tm.ARMS))
     parser.add_argument("--seeds", nargs="+", type=int, default=tm.TRAINING["seeds"])
     parser.add_argument("--steps", type=int, default=None,
-                        help="override the steps of training and of the fine-tunes (a try)")
+                        help="override the steps of training (a try)")
     parser.add_argument("--out", type=Path, default=tm.WEIGHTS_DIR)
     parser.add_argument("--check", nargs="?", const="sample", default=None,
                         choices=["sample", "evaluation", *PARTS],
@@ -496,14 +412,12 @@ def main(argv=None) -> int:
         if args.out.resolve() == tm.WEIGHTS_DIR.resolve():
             parser.error("--steps trains models the evaluation does not describe: give --out")
         settings["steps"] = args.steps
-        settings["pi_fine_tune"]["steps"] = min(args.steps, settings["pi_fine_tune"]["steps"])
     if args.check is not None:
         start = time.process_time()
-        if args.check == "finetunes":
-            failures = check_finetunes(args, settings)
-        elif args.check in ("models", "controls"):
+        if args.check in ("models", "controls"):
             pairs = [(t, a, s) for t in args.tasks for a in args.arms for s in args.seeds
-                     if (a in tm.ENCODINGS) == (args.check == "models")]
+                     if (a in tm.ENCODINGS) == (args.check == "models")
+                     and (a in tm.ENCODINGS or t in tm.CONTROLS[a][2])]
             failures = check_trained(args.check, pairs, args, settings)
         else:
             failures = check_evaluation(args.out)
@@ -529,7 +443,7 @@ def main(argv=None) -> int:
     merge_record(args.out, mine, cpu, settings)
     if recorded:
         save_recorded(args.out, recorded)
-    if all((args.out / tm.weights_file(*curve)).exists() for curve in tm.shipped_curves()):
+    if all((args.out / tm.weights_file(t, a)).exists() for t, a, _m in tm.shipped_curves()):
         write_evaluation(args.out)  # the weights changed: so may the evaluation
     return 0
 

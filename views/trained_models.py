@@ -40,8 +40,6 @@ METHOD_NAMES = {"none": N_("as trained"),
                 "linear": N_("+ position interpolation"), "ntk": N_("+ NTK-aware"),
                 "yarn": N_("+ YaRN"), "yarn_no_factor": N_("+ YaRN without its attention factor"),
                 "pi_slow_pairs": N_("+ interpolation of the slow pairs only"),
-                "linear_finetuned": N_("+ position interpolation after fine-tuning"),
-                "finetuned": N_("after the same fine-tuning, no interpolation"),
                 "held": N_("with its signal held at PE[L_train − 1]"),
                 "at_criterion": N_("stopped at the loss criterion")}
 # Translators: the two tasks (a choice, and "{task} task" in titles).
@@ -57,10 +55,9 @@ STYLE["p_rope"] = (PALETTE[tm.ENCODINGS.index("p_rope")], "dot")
 METHOD_STYLE = {"none": (PALETTE[2], "solid"), "window": ("#555555", "dash"),
                 "linear": (PALETTE[0], "dash"), "ntk": (PALETTE[3], "dash"),
                 "yarn": (PALETTE[4], "dash"), "yarn_no_factor": (PALETTE[4], "dot"),
-                "pi_slow_pairs": (PALETTE[5], "dashdot"), "linear_finetuned": (PALETTE[0], "solid"),
-                "finetuned": (PALETTE[1], "solid")}
-METHOD_SYMBOL = {"linear": "circle-open", "linear_finetuned": "circle", "finetuned": "square",
-                 "yarn_no_factor": "diamond", "pi_slow_pairs": "triangle-up"}
+                "pi_slow_pairs": (PALETTE[5], "dashdot")}
+METHOD_SYMBOL = {"linear": "circle-open", "yarn_no_factor": "diamond",
+                 "pi_slow_pairs": "triangle-up"}
 # the curves of the controls figure: each control beside the main arm it changes (on
 # recall, the base-5 RoPE model also with YaRN, beside RoPE with YaRN)
 CONTROL_CURVES = {"local": (("alibi", "none"), ("alibi_8_heads", "none"),
@@ -179,7 +176,7 @@ def arms_table() -> pd.DataFrame:
 @ui.table
 def training_table() -> pd.DataFrame:
     """What each model's training did (tiny/weights/models.json): one row per task, arm
-    and seed, then the fine-tunes of the RoPE models."""
+    and seed."""
     record = constants.tiny_record()
     rows = []
     for key in ("models", "controls"):
@@ -195,16 +192,6 @@ def training_table() -> pd.DataFrame:
                                      info.get("criterion_check_loss", np.nan),
                                  "length [tokens]": L_TRAIN,
                                  "train CPU [s]": info["train_cpu_seconds"]})
-    for stage, key in (("pi_finetune", "pi_finetuned"), ("direct_finetune", "direct_finetuned")):
-        for task, by_seed in record[key].items():
-            for seed, info in by_seed.items():
-                rows.append({"task": task, "arm": "rope", "stage": stage, "seed": int(seed),
-                             "steps": info["steps"], "criterion step": np.nan,
-                             "held-out loss [nats]": np.nan,
-                             "held-out accuracy": info["accuracy_at_length"],
-                             "held-out loss at the criterion [nats]": np.nan,
-                             "length [tokens]": info["length"],
-                             "train CPU [s]": info["train_cpu_seconds"]})
     df = pd.DataFrame(rows)
     df["criterion step"] = df["criterion step"].astype("Int64")
     return df
@@ -624,16 +611,27 @@ def group_words(task: str, label: str) -> str:
 def sensitivity_note() -> str:
     """The sensitivity run in one sentence: how many of the comparisons of each main arm at
     the criterion against trained to the end are resolved, the largest difference, and the
-    kinds with a seed that never reached the criterion (no curve at it)."""
+    kinds without a curve at it: a seed never reached the criterion, or (every seed
+    reached it, models.json says) the weights at it were not kept."""
     df = comparisons_table()
     rows = df[df["a"].str.endswith("/at_criterion")]
     results = constants.tiny_evaluation()
-    missing = _(", ").join(_("{model} on the {task} task").format(
-        model=curve_label(e), task=_(TASK_WORDS[t]))
-        for t in tm.TASKS for e in tm.ENCODINGS if (t, e, "at_criterion") not in results)
+    record = constants.tiny_record()["models"]
+    never, lost = [], []
+    for t in tm.TASKS:
+        for e in tm.ENCODINGS:
+            if (t, e, "at_criterion") not in results:
+                reached = all(i["criterion_step"] for i in record[t][e].values())
+                (lost if reached else never).append(_("{model} on the {task} task").format(
+                    model=curve_label(e), task=_(TASK_WORDS[t])))
     tail = _(" Some seed of {missing} never reached the criterion in {steps} steps, so those "
              "kinds have no run stopped at it.").format(
-        missing=missing, steps=i18n.integer(tm.TRAINING["steps"])) if missing else ""
+        missing=_(", ").join(never), steps=i18n.integer(tm.TRAINING["steps"])) if never else ""
+    if lost:
+        tail += _(" The runs of {lost} reached it on every seed, but were trained by a session "
+                  "that was interrupted before it kept their weights at the criterion, and "
+                  "training them again did not fit the time left: no run stopped at it is "
+                  "shown for them.").format(lost=_(", ").join(lost))
     if not len(rows):
         return _("No kind reached the loss criterion on every seed.") + tail
     sure = rows[rows["p_holm"] < paired.ALPHA]
@@ -822,19 +820,14 @@ def rc_failure() -> float:
 
 @ui.prose
 def methods_notes(task: str, label: str) -> tuple[str, ...]:
-    pairs = tuple((("rope", m), ("rope", "none")) for m in tm.ROPE_METHODS) + (
-        (("rope", "linear_finetuned"), ("rope", "finetuned")),)
+    pairs = tuple((("rope", m), ("rope", "none")) for m in tm.ROPE_METHODS)
     return (
         _("The RoPE models' weights unchanged: every layer cut to a sliding window of the last "
           "L_train keys; rope_core's scalings for s = {s} (original_max_position_embeddings "
           "= L_train), set once for {longest} tokens as a model's config sets them, so they "
           "apply within L_train too; and two analyses, YaRN without its attention factor and "
-          "interpolation of only the pairs whose wavelength exceeds L_train. Then two "
-          "fine-tunes of {ft} steps at a tenth of the peak learning rate on sequences of "
-          "{longest} tokens (Chen et al.'s recipe, scaled down): with position interpolation, "
-          "and its control, the same fine-tune on the same sequences with the frequencies "
-          "unchanged; both are measured at the length they were fine-tuned at.").format(
-              s=FACTOR, longest=LONGEST, ft=tm.TRAINING["pi_fine_tune"]["steps"]),
+          "interpolation of only the pairs whose wavelength exceeds L_train.").format(
+              s=FACTOR, longest=LONGEST),
         _("In {where}, paired by seed:").format(where=group_words(task, label)),
         *versus(task, label, pairs),
     )
@@ -871,11 +864,10 @@ def training_notes(task: str) -> tuple[str, ...]:
           "first reached the criterion, on this task: {reached}.").format(
               steps=i18n.integer(tm.TRAINING["steps"]), reached=reached),
         _("Training took {total} s of CPU on one thread: {models} s for the {n} shipped "
-          "models, {ft} s for their fine-tunes, {controls} s for the controls.").format(
+          "models, {controls} s for the controls.").format(
               total=i18n.integer(round(record["train_cpu_seconds_total"])),
               models=i18n.integer(round(cpu["models"])),
               n=len(tm.TASKS) * len(tm.ENCODINGS) * len(SEEDS),
-              ft=i18n.integer(round(cpu["finetunes"])),
               controls=i18n.integer(round(cpu["controls"]))),
     )
 
@@ -967,8 +959,8 @@ def findings() -> tuple[str, ...]:
               base=ui.fmt_base(MODEL["base"]), test=versus_line("recall", dist, base5, rope),
               yarn=versus_line("recall", dist, ("rope_base5", "yarn"), base5)),
         _("**The iRoPE-like model's chunks.** With chunks of {small} ({n} within L_train instead "
-          "of {m}) it keeps {chunk4} of the local task in {where}, {word} with chunks of "
-          "{chunk} ({irope}): {test}").format(
+          "of {m}) it keeps {chunk4} of the local task in {where}, {word} the model with "
+          "chunks of {chunk} ({irope}): {test}").format(
               small=tm.CONTROLS["irope_chunk4"][1]["chunk"],
               n=L_TRAIN // tm.CONTROLS["irope_chunk4"][1]["chunk"], m=L_TRAIN // MODEL["chunk"],
               chunk4=with_interval("local", "irope_chunk4", "none", loc),
@@ -1004,15 +996,12 @@ def papers() -> tuple[str, ...]:
           "task: {local} On recall: {recall}").format(
               local=versus_line("local", loc, ("nope", "none"), ("rope", "none")),
               recall=versus_line("recall", dist, ("nope", "none"), ("rope", "none"))),
-        _("**Position interpolation** (Chen et al. 2023): after 200 fine-tuning steps LLaMA 7B "
-          "found passkeys anywhere in the extended window, while direct fine-tuning, without "
-          "interpolation, extended its window only a little in more than 10,000 steps. *Here*, "
-          "fine-tuned {ft} steps at {longest} tokens and measured there, against the same "
-          "fine-tune without interpolation: {local} On recall: {recall}").format(
-              ft=tm.TRAINING["pi_fine_tune"]["steps"], longest=LONGEST,
-              local=versus_line("local", loc, ("rope", "linear_finetuned"), ("rope", "finetuned")),
-              recall=versus_line("recall", dist, ("rope", "linear_finetuned"),
-                                 ("rope", "finetuned"))),
+        _("**Position interpolation** (Chen et al. 2023): LLaMA 7B (L = 2,048) extrapolating "
+          "reached perplexity above 10³ at 8,192 tokens, and below 20 with interpolated "
+          "positions before any fine-tuning (they then fine-tune it, which these models were "
+          "not). *Here*, untrained, on the local task: {local} On recall: {recall}").format(
+              local=versus_line("local", loc, ("rope", "linear"), ("rope", "none")),
+              recall=versus_line("recall", dist, ("rope", "linear"), ("rope", "none"))),
         _("**YaRN** (Peng et al. 2023) leaves the fast pairs as trained and interpolates the "
           "slow ones. *Here*, untrained, on recall: {yarn} Without its attention factor: "
           "{nofactor}").format(

@@ -101,15 +101,13 @@ ARMS = {**{e: (e, {}) for e in ENCODINGS}, **{c: v[:2] for c, v in CONTROLS.item
 # sensitivity run: recorded, not shipped). A RoPE model: every layer cut to a sliding
 # window of L_train keys; frequencies scaled for s = EVAL["factor"] without training
 # (position interpolation, NTK-aware, YaRN); two analyses, YaRN without its attention
-# factor and position interpolation of the slow pairs only; position interpolation after
-# a short fine-tune at the longer length (Chen et al. 2023); and its control, the same
-# fine-tune with the frequencies unchanged (Chen et al.'s "direct fine-tuning"). A
-# sinusoidal model: "held", its signal held at PE[L_train - 1] past L_train.
+# factor and position interpolation of the slow pairs only. A sinusoidal model: "held",
+# its signal held at PE[L_train - 1] past L_train. (The first version also fine-tuned
+# position interpolation, Chen et al. 2023; cut from this one to fit the training budget:
+# docs/tiny-models.md.)
 METHODS = ("none", "window", "linear", "ntk", "yarn", "yarn_no_factor", "pi_slow_pairs",
-           "linear_finetuned", "finetuned", "held", "at_criterion")
-ROPE_METHODS = METHODS[1:9]
-# The methods that run weights of their own: the suffix of their weights file.
-FINE_TUNED = {"linear_finetuned": "_pi_finetuned", "finetuned": "_finetuned"}
+           "held", "at_criterion")
+ROPE_METHODS = METHODS[1:7]
 SCALINGS = ("linear", "ntk", "yarn")  # rope_core.models.scaling names
 MAX_LENGTH = 4096  # tokens of one evaluated sequence (a bounded demo)
 MAX_BATCH = 4096
@@ -137,14 +135,6 @@ TRAINING = {
     "check_every": 50,  # steps between checks
     "check_sequences": 256,  # fixed held-out sequences of L_train tokens
     "seeds": [0, 1, 2, 3, 4],
-    # position interpolation fine-tuned at the longer length as Chen et al. (2023) do
-    # (and its control, "direct fine-tuning": the same with theta unchanged):
-    # theta / factor on sequences of factor * L_train tokens; AdamW betas 0.9, 0.95, no
-    # weight decay, warm-up over 20 steps from 10% of the learning rate, then constant;
-    # the same tokens per step as training; 200 steps (in their passkey test PI reaches
-    # the whole extended window after 200 steps); at a tenth of the peak learning rate, as
-    # they fine-tune LLaMA 7B at 2e-5, a fifteenth of its pre-training's peak, 3e-4
-    "pi_fine_tune": {"factor": 8, "steps": 200, "batch": 8, "lr": 3e-4, "warmup": 20},
 }
 # The evaluation: sequences of factor * L_train tokens, fresh for every seed. Local: J =
 # "sequences" per seed, every position answered. Recall: "per_cell" sequences per seed in
@@ -726,9 +716,7 @@ def inference_settings(cfg: TinyConfig, method: str) -> dict:
     attention factor for s = EVAL["factor"], original_max_position_embeddings = L_train,
     set once for a target context s L_train, as a model's config sets it (so they apply
     at L_train too); "yarn_no_factor": YaRN's frequencies with the attention factor 1;
-    "pi_slow_pairs": :func:`slow_pairs_interpolated`; "linear_finetuned": theta / s (its
-    weights were fine-tuned so); "finetuned": as trained (its weights were fine-tuned at
-    s L_train unscaled).
+    "pi_slow_pairs": :func:`slow_pairs_interpolated`.
     """
     method = check_choice(method, "method", METHODS)
     if method in ("none", "at_criterion"):
@@ -743,14 +731,10 @@ def inference_settings(cfg: TinyConfig, method: str) -> dict:
              none="'none'", encoding=cfg.encoding)
     if method == "window":
         return {"window": TRAINING["length"]}
-    if method == "finetuned":
-        return {}
     if method == "pi_slow_pairs":
         return {"theta": slow_pairs_interpolated(cfg)}
-    factor = EVAL["factor"] if method != "linear_finetuned" \
-        else TRAINING["pi_fine_tune"]["factor"]
-    name = {"linear_finetuned": "linear", "yarn_no_factor": "yarn"}.get(method, method)
-    params = {"factor": float(factor)}
+    name = {"yarn_no_factor": "yarn"}.get(method, method)
+    params = {"factor": float(EVAL["factor"])}
     if name == "yarn":
         params["original_max_position_embeddings"] = TRAINING["length"]
     theta, attention_factor = scaled_theta(cfg.d_head, cfg.base, name, **params)
@@ -882,12 +866,10 @@ def model_config(task: str, arm: str) -> TinyConfig:
                       **{**TRAINING["model"], **changes})
 
 
-def weights_file(task: str, arm: str, method: str = "none") -> str:
-    """``<task>_<arm>.npz``, the weights a method runs with: for a fine-tuned
-    method (:data:`FINE_TUNED`) ``<task>_rope_pi_finetuned.npz`` (position
-    interpolation) or ``<task>_rope_finetuned.npz`` (its control). Each holds every
-    seed's weights (:func:`save_weights`)."""
-    return f"{task}_{arm}{FINE_TUNED.get(method, '')}.npz"
+def weights_file(task: str, arm: str) -> str:
+    """``<task>_<arm>.npz``, the weights of a task and arm (every method runs them),
+    every seed's (:func:`save_weights`)."""
+    return f"{task}_{arm}.npz"
 
 
 def save_weights(path: Path | str, states: dict[int, dict[str, torch.Tensor]]) -> None:
@@ -936,14 +918,12 @@ def model_from_row(cfg: TinyConfig, layout: list, row: np.ndarray) -> TinyTransf
 
 
 def load_models(task: str, arm: str, folder: Path | str = WEIGHTS_DIR,
-                method: str = "none", seeds=None) -> dict[int, TinyTransformer]:
+                seeds=None) -> dict[int, TinyTransformer]:
     """The models of a task and arm by seed (all, or those in ``seeds``) from ``folder``
-    (the shipped ones by default), float32, eval mode; for a fine-tuned method
-    (:data:`FINE_TUNED`) the RoPE models it fine-tuned."""
+    (the shipped ones by default), float32, eval mode."""
     task = check_choice(task, "task", TASKS)
     arm = check_choice(arm, "arm", tuple(ARMS))
-    method = check_choice(method, "method", METHODS)
-    stored, layout, rows = read_weights(Path(folder) / weights_file(task, arm, method))
+    stored, layout, rows = read_weights(Path(folder) / weights_file(task, arm))
     cfg = model_config(task, arm)
     return {int(seed): model_from_row(cfg, layout, row) for seed, row in zip(stored, rows)
             if seeds is None or seed in seeds}
