@@ -740,7 +740,7 @@ def differences() -> tuple[str, ...]:
               base=ui.fmt_base(MODEL["base"]), long=long_pairs(DH_, MODEL["base"], L_TRAIN),
               half=DH_ // 2, share=pct(long_pairs(DH_, MODEL["base"], L_TRAIN) / (DH_ // 2)),
               llama=long_pairs(128, 1e4, 2048), llama_share=pct(long_pairs(128, 1e4, 2048) / 64),
-              low=ui.fmt_base(tm.CONTROLS["rope_base5"][1]["base"]),
+              low=f"{tm.CONTROLS['rope_base5'][1]['base']:g}",
               low_long=long_pairs(DH_, tm.CONTROLS["rope_base5"][1]["base"], L_TRAIN),
               low_share=pct(long_pairs(DH_, tm.CONTROLS["rope_base5"][1]["base"], L_TRAIN)
                             / (DH_ // 2))),

@@ -1123,8 +1123,8 @@ def read_evaluation(folder: Path | str = WEIGHTS_DIR) -> dict:
                 kind: arrays[f"{task}.{kind}"][i].astype(np.int64)
                 for kind in ("hits", "positions", "stored") if f"{task}.{kind}" in arrays}
     order = evaluated_curves()
-    if set(curves) == set(order):
-        curves = {c: curves[c] for c in order}
+    if set(curves) <= set(order):
+        curves = {c: curves[c] for c in order if c in curves}
     recorded = {tuple(key.split(" ")): {int(k): v for k, v in by_seed.items()}
                 for key, by_seed in json.loads(str(arrays["recorded_sha256"])).items()}
     return {"seeds": arrays["seeds"].tolist(), "curves": curves,
