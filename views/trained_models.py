@@ -52,7 +52,7 @@ MEASURES = {"local": ("position",), "recall": ("distance", "depth")}
 PALETTE = [*ui.COLORS, "#000000"]  # seven encodings: the app's six colours and black
 STYLE = {e: (PALETTE[i], "solid") for i, e in enumerate(tm.ENCODINGS)}
 STYLE["p_rope"] = (PALETTE[tm.ENCODINGS.index("p_rope")], "dot")
-METHOD_STYLE = {"none": (PALETTE[2], "solid"), "window": ("#555555", "dash"),
+METHOD_STYLE = {"none": (PALETTE[2], "solid"), "window": (PALETTE[1], "dash"),
                 "linear": (PALETTE[0], "dash"), "ntk": (PALETTE[3], "dash"),
                 "yarn": (PALETTE[4], "dash"), "yarn_no_factor": (PALETTE[4], "dot"),
                 "pi_slow_pairs": (PALETTE[5], "dashdot")}
