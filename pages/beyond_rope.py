@@ -113,8 +113,9 @@ def score_section() -> None:
                   " marks each curve's value at r = L."), table=_("score table"))
     settings = (vectors, s.dim, s.base, train, reach, p, exponent, seed, s.layout, s.device)
     ui.bullets(score_notes(*settings))
-    if max_distance >= alt.SCORE_POINTS:
-        st.caption(sampling_note(*settings))
+    note = sampling_note(*settings)
+    if note:
+        st.caption(note)
 
     st.header(_("Past the training length L"))
     full = facts["kept_full_turn"]

@@ -19,8 +19,9 @@ what it holds and what it may import):
   (``capacity``, ``breaks`` with its precomputed table), low precision (``precision``),
   side-by-side tables of models and extension methods (``compare``).
 * :mod:`rope_core.beyond`: beyond RoPE: ALiBi, p-RoPE, xPos, NoPE and the additive
-  encoding (``alternatives``), the trained tiny models (``tiny_model``) and the intervals
-  of their accuracies (``intervals``).
+  encoding (``alternatives``), the trained tiny models (``tiny_model``), the intervals
+  of their accuracies (``intervals``), paired comparisons (``paired``) and their results
+  (``tiny_results``).
 * :mod:`rope_core.teaching`: the lesson's own data: worked checks (``lesson``), the
   guided tour's answers (``tour``), the tables behind the lesson's plots (``tables``),
   the checks of the exercises notebooks (``exercises``).

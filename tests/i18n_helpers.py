@@ -31,7 +31,7 @@ PROPER_NAMES = {
     "scout", "command", "cohere", "smollm", "yang",
     "nakanishi", "scalable",
     "mamba", "granite", "trinity", "ministral", "gpt-oss", "nano",
-    "student", "wilson", "aston", "zhang",
+    "student", "wilson", "aston", "zhang", "holm", "clopper", "pearson",
     "explorer", "jupyter",
     "sqlite", "postgresql",  # the class database's engines, and its URLs' schemes
 }

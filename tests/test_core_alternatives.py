@@ -371,7 +371,10 @@ def test_causal_weights():
 def test_tables_settings_first_and_complete():
     df = alternatives.distance_table("random q, k", 16, 1e4, 1000, p=0.5, slope=1 / 8, seed=3)
     assert list(df.columns[:4]) == ["vectors", "dim", "base", "layout"]
-    assert list(df.columns[-3:]) == ["encoding", "distance r [tokens]", "logit"]
+    assert list(df.columns[-5:]) == ["encoding", "distance r [tokens]", "logit", "drawn logit",
+                                     "envelope +- [logit]"]
+    assert df["pairs too fast to draw"].iloc[0] == alternatives.unresolved_pairs(16, 1e4,
+                                                                                  1000 / 599)
     assert list(df["encoding"].unique()) == ["RoPE", "p-RoPE", "xPos", "ALiBi", "NoPE",
                                              "sinusoidal"]
     assert len(df) == 6 * 600 and df["distance r [tokens]"].max() == 1000
@@ -384,6 +387,62 @@ def test_tables_settings_first_and_complete():
     assert (att["n [tokens]"] <= att["m [tokens]"]).all()
     sums = att.groupby(["encoding", "m [tokens]"])["weight"].sum()
     assert ((sums - 1).abs() < 1e-12).all()
+
+
+def test_pairs_too_fast_for_the_samples_by_hand():
+    """theta_i = base^(-2i/d) > 2 pi / (4 step): d = 64, base 10^4, step 2048 / 599 =
+    3.419 tokens: 2 pi / 13.68 = 0.4593; theta_1 = 10^(-1/8) = 0.750, theta_2 = 10^(-1/4)
+    = 0.562, theta_3 = 10^(-3/8) = 0.422: pairs 0, 1, 2 (3 of them)."""
+    assert alternatives.unresolved_pairs(64, 1e4, 2048 / 599) == 3
+    # one token apart, even pair 0 (theta 1, a turn every 6.28 tokens) is drawn
+    assert alternatives.unresolved_pairs(64, 1e4, 1.0) == 0
+    with pytest.raises(RopeError, match="samples"):
+        alternatives.unresolved_pairs(64, 1e4, 2.0, samples=1)
+
+
+@pytest.mark.parametrize("vectors, dim, base, max_distance", [
+    ("q = k", 64, 1e4, 2048), ("random q, k", 128, 500.0, 20_000), ("random q, k", 16, 1e4, 599)])
+def test_the_envelope_holds_the_exact_logit_at_every_distance(vectors, dim, base,
+                                                              max_distance):
+    """Every integer distance, sampled or not: |logit - drawn logit| <= envelope, the sum
+    of the left-out pairs' amplitudes (a cos x + b sin x never exceeds sqrt(a^2 + b^2)); a
+    bound, reached only where their phases align (a single pair: at every crest)."""
+    df = alternatives.distance_table(vectors, dim, base, max_distance, p=0.5, slope=0.1,
+                                     seed=3)
+    fast = int(df["pairs too fast to draw"].iloc[0])
+    r = torch.arange(0, max_distance + 1)
+    common = dict(p=0.5, seed=3, query_position=max_distance)
+    exact = alternatives.distance_logits(vectors, dim, base, r, slope=0.1, **common)
+    drawn = alternatives.distance_logits(vectors, dim, base, r, slope=0.1, first_pair=fast,
+                                         **common)
+    envelope = alternatives.ripple_envelope(vectors, dim, base, r, first_pair=fast, **common)
+    for e in exact:
+        assert ((exact[e] - drawn[e]).abs() <= envelope[e] + 1e-12).all(), e
+    if fast:
+        assert float((exact["rope"] - drawn["rope"]).abs().max()) > 0  # ripples left out
+        assert float(envelope["alibi"].abs().max()) == float(envelope["nope"].abs().max()) == 0
+    else:
+        assert float(df["envelope +- [logit]"].abs().max()) == 0.0
+        assert (df["drawn logit"] == df["logit"]).all()
+    # the table's columns are these, at its samples
+    sampled = df[df["encoding"] == "RoPE"]
+    at = torch.as_tensor(sampled["distance r [tokens]"].to_numpy())
+    assert torch.allclose(torch.as_tensor(sampled["drawn logit"].to_numpy()), drawn["rope"][at])
+    assert torch.allclose(torch.as_tensor(sampled["envelope +- [logit]"].to_numpy()),
+                          envelope["rope"][at])
+
+
+def test_leaving_out_pairs_removes_exactly_their_terms():
+    """first_pair = k: RoPE's drawn logit is the sum over pairs k ... d/2 - 1 of the pair
+    terms (pair_terms), by a second formulation."""
+    q, k = alternatives.score_vectors("random q, k", 16, 4)
+    r = torch.arange(0, 50)
+    th = rc.theta(16, 1e4)
+    terms = alternatives.pair_terms(q, k, r, th)  # (R, 8)
+    want = terms[:, 3:].sum(-1) / math.sqrt(16)
+    got = alternatives.distance_logits("random q, k", 16, 1e4, r, p=1.0, slope=0.1, seed=4,
+                                       query_position=49, first_pair=3)["rope"]
+    torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)
 
 
 # ---------------------------------------------------------------- validation

@@ -183,3 +183,28 @@ def test_every_encoding_has_its_own_colour_dash_and_marker():
     assert len({t["marker"]["symbol"] for t in last_row["data"]}) == 6
     marks = figure(at, 0)["data"][-1]["marker"]  # the values at r = L
     assert len(set(marks["symbol"])) == len(set(marks["color"])) == 6
+
+
+def test_pairs_too_fast_for_the_samples_are_drawn_as_an_envelope():
+    """Issue 44, item 8: samples 2048 / 599 = 3.42 tokens apart would alias the fastest pairs
+    (theta_i = 10^(-i/16) > 2 pi / (4 x 3.42) = 0.459 for i <= 5: 6 pairs) into slower
+    ripples. The lines leave them out; a band of +- the sum of their amplitudes around each
+    rippling line (RoPE, p-RoPE, xPos, sinusoidal) holds the exact logit; the caption says
+    so."""
+    at = run_page("beyond_rope")
+    df = csv_frames(at)[SCORES]
+    assert (df["pairs too fast to draw"] == 6).all()
+    fig = figure(at, 0)
+    bands = [t for t in fig["data"] if t.get("fill") == "toself"]
+    lines = [t for t in fig["data"] if "lines" in t.get("mode", "")]
+    assert len(bands) == 4 and len(lines) == 6
+    rope = df[df["encoding"] == "RoPE"]
+    np.testing.assert_allclose(array(lines[0]["y"]), rope["drawn logit"], rtol=1e-6)
+    upper = array(bands[0]["y"])[:600]
+    np.testing.assert_allclose(upper, rope["drawn logit"] + rope["envelope +- [logit]"],
+                               rtol=1e-6, atol=1e-6)
+    assert ((rope["logit"] - rope["drawn logit"]).abs()
+            <= rope["envelope +- [logit]"] + 1e-12).all()
+    text = " ".join(c.value for c in at.caption)
+    assert "the fastest 6 pairs turn once in fewer than 4 samples" in text
+    assert "holds the exact logit at every distance" in text

@@ -29,7 +29,7 @@ import logging
 import os
 import threading
 from collections.abc import Callable
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -125,14 +125,14 @@ def compute_now() -> None:
 
 
 # ------------------------------------------------------------- the constants ----
-# Trained tiny models (pages/trained_models.py). The evaluation of the shipped weights is
-# not run here: tiny/train.py --evaluate ran it once and stored its integer counts and the
-# RoPE models' pair norms in tiny/weights/evaluation.npz (rope_core.beyond.tiny_model
-# .read_evaluation), which one constant reads (about 30 KB); the page's accuracies,
-# intervals and tables are computed from them as from a live evaluation.
+# Trained tiny models (pages/trained_models.py). The evaluation of the models is not run
+# here: tiny/train.py ran it once and stored its integer counts and the RoPE models' pair
+# norms in tiny/weights/evaluation.npz (rope_core.beyond.tiny_model.read_evaluation), which
+# one constant reads (about 60 KB); the page's accuracies, intervals and paired comparisons
+# are computed from them (rope_core.beyond.tiny_results) once per process.
 def tiny_curves() -> tuple[tuple[str, str, str], ...]:
-    """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
-    trained, then the RoPE model with each inference method."""
+    """The evaluated curves as ``(task, arm, method)``: the shipped models', then the
+    recorded ones' (rope_core.beyond.tiny_model.evaluated_curves)."""
     from rope_core.beyond import tiny_model as tm
 
     return tm.evaluated_curves()
@@ -188,58 +188,23 @@ def tiny_pair_bands() -> dict:
     return out
 
 
-TINY_COLUMNS = ("task", "encoding", "method", "seed", "position bin [tokens]", "accuracy",
-                "ci_low", "ci_high")
+@constant
+def tiny_evaluation() -> dict:
+    """Every curve's :class:`rope_core.beyond.tiny_results.Curve` (accuracy per seed and
+    group, its interval), in the order of :func:`tiny_curves`, from the stored evaluation
+    (:func:`tiny_stored`)."""
+    from rope_core.beyond import tiny_results
 
-
-class TinyCurve(NamedTuple):
-    """One evaluated curve (:func:`tiny_evaluation`). J sequences per seed."""
-
-    bins: np.ndarray  # (seeds, J, bins): the accuracy of each sequence in each position bin
-    positions: np.ndarray  # (seeds, seq): accuracy per position over the J (NaN: no answer)
-    rows: pd.DataFrame  # the CSV's rows: each seed, then "all", per bin, with the interval
-    stored: np.ndarray | None  # recall, like bins: the share of answers that are a stored value
-    student: np.ndarray  # (bins, 2): Student's interval over the seed means, unclipped
-    wilson: np.ndarray  # (bins, 2): Wilson's over the pooled sequences
-
-
-def tiny_curve(task: str, encoding: str, method: str, counts: dict,
-               seeds: list[int]) -> TinyCurve:
-    """One curve from its stored counts (tiny_model.evaluation_counts of every
-    seed): the shares are counts / answers, as the live evaluation's means were; the "all"
-    rows' interval joins the two parts of :func:`rope_core.intervals.seed_interval_parts`,
-    kept for the page's account of which part sets it."""
-    from rope_core.beyond import intervals
-    from rope_core.beyond import tiny_model as tm
-
-    width = np.array(tm.answers_per_bin(task))  # (bins,)
-    bins = counts["hits"] / width  # (seeds, J, bins)
-    answered = np.arange(tm.eval_length()) >= tm.first_answered(task)  # (seq,)
-    positions = np.where(answered, counts["positions"] / bins.shape[1], np.nan)  # (seeds, seq)
-    edges = tm.bin_edges(task)
-    rows, student, wilson = [], [], []
-    for b, (low_edge, high_edge) in enumerate(zip(edges[:-1], edges[1:])):
-        label = f"{low_edge}-{high_edge - 1}"
-        parts = intervals.seed_interval_parts(bins[:, :, b])
-        student.append(parts[0])
-        wilson.append(parts[1])
-        cells = [(str(seed), bins[i, :, b], intervals.sequence_interval(bins[i, :, b]))
-                 for i, seed in enumerate(seeds)]
-        cells.append(("all", bins[:, :, b], intervals.joined(*parts)))
-        rows += [(task, encoding, method, seed, label, float(values.mean()), low, high)
-                 for seed, values, (low, high) in cells]
-    stored = counts["stored"] / width if "stored" in counts else None
-    return TinyCurve(bins, positions, pd.DataFrame(rows, columns=list(TINY_COLUMNS)), stored,
-                     np.array(student), np.array(wilson))
+    return tiny_results.curves(tiny_stored())
 
 
 @constant
-def tiny_evaluation() -> dict:
-    """Every curve's :class:`TinyCurve`, in the order of :func:`tiny_curves`, from the
-    stored evaluation (:func:`tiny_stored`)."""
-    stored = tiny_stored()
-    return {curve: tiny_curve(*curve, stored["curves"][curve], stored["seeds"])
-            for curve in tiny_curves()}
+def tiny_comparisons() -> pd.DataFrame:
+    """The paired comparisons across seeds, Holm-corrected together
+    (rope_core.beyond.tiny_results.comparison_table of :func:`tiny_evaluation`)."""
+    from rope_core.beyond import tiny_results
+
+    return tiny_results.comparison_table(tiny_evaluation())
 
 
 # Long context (pages/long_context.py)

@@ -93,13 +93,16 @@ def y_range(logits: np.ndarray) -> list[float]:
 def score_summary(vectors: str, dim: int, base: float, max_distance: int, p: float,
                   slope: float, seed: int, layout: str, device: str) -> dict:
     """What the text quotes from the score table, once per setting: how many distances it
-    samples, and the first distance where ALiBi's line leaves the plot at the bottom
-    (y_range; None: it stays inside)."""
+    samples, the first distance where ALiBi's line leaves the plot at the bottom
+    (y_range; None: it stays inside), and how many pairs are too fast for the samples
+    and how far they reach (the envelope's widest half-width)."""
     df = score_table(vectors, dim, base, max_distance, p, slope, seed, layout, device)
     logits = by_encoding(df, "logit")  # (6, R)
     r = df[R_COL].to_numpy()[:logits.shape[1]]
     below = r[logits[ENCODINGS.index("alibi")] < y_range(logits)[0]]
-    return {"points": len(r), "alibi_exit": int(below[0]) if len(below) else None}
+    return {"points": len(r), "alibi_exit": int(below[0]) if len(below) else None,
+            "fast": int(df["pairs too fast to draw"].iloc[0]),
+            "widest": float(df["envelope +- [logit]"].max())}
 
 
 @ui.figure
@@ -110,15 +113,24 @@ def score_figure(vectors: str, dim: int, base: float, train: int, reach: int, p:
     (``ui.kept_figure``): validating the traces was most of the figure's cost."""
     max_distance = train * reach
     df = score_table(vectors, dim, base, max_distance, p, slope, seed, layout, device)
-    logits = by_encoding(df, "logit")  # (6, R)
+    logits = by_encoding(df, "drawn logit")  # (6, R): the pairs the samples resolve
+    spread = by_encoding(df, "envelope +- [logit]")  # (6, R): the faster pairs' reach
     r = df[R_COL].to_numpy()[:logits.shape[1]]  # (R,)
     marks = at_training_length(vectors, dim, base, train, max_distance, p, slope, seed, layout,
                                device)["logit"]
-    hover = _("r={r} tokens<br>logit={value}").format(r="%{x:,}", value="%{y:.3f}")
-    traces = [dict(type="scatter", x=r, y=logits[j], mode="lines", name=name(e),
-                   line=dict(color=COLOR[e], width=WIDTH[e], dash=DASH[e]),
-                   hovertemplate=hover + "<extra>" + name(e) + "</extra>")
-              for j, e in enumerate(ENCODINGS)]
+    exact = by_encoding(df, "logit")  # (6, R): what the hover reads
+    hover = _("r={r} tokens<br>logit={value}").format(r="%{x:,}", value="%{customdata:.3f}")
+    # the envelope of the pairs too fast for the samples: a band (upper edge, then the
+    # lower edge filled up to it) around each line that has one
+    traces = [dict(type="scatter", x=np.concatenate([r, r[::-1]]),
+                   y=np.concatenate([logits[j] + spread[j], (logits[j] - spread[j])[::-1]]),
+                   fill="toself", fillcolor=COLOR[e], opacity=0.15, line=dict(width=0),
+                   name=name(e), hoverinfo="skip", showlegend=False, mode="none")
+              for j, e in enumerate(ENCODINGS) if spread[j].max() > 0]
+    traces += [dict(type="scatter", x=r, y=logits[j], mode="lines", name=name(e),
+                    line=dict(color=COLOR[e], width=WIDTH[e], dash=DASH[e]),
+                    customdata=exact[j], hovertemplate=hover + "<extra>" + name(e) + "</extra>")
+               for j, e in enumerate(ENCODINGS)]
     traces.append(dict(
         type="scatter",
         x=[train] * len(ENCODINGS), y=[marks[e] for e in ENCODINGS], mode="markers",
@@ -310,14 +322,27 @@ def score_notes(vectors: str, dim: int, base: float, train: int, reach: int, p: 
 
 def sampling_note(vectors: str, dim: int, base: float, train: int, reach: int, p: float,
                   exponent: int, seed: int, layout: str, device: str) -> str:
-    """The caption under logits sampled more sparsely than every token."""
+    """The caption under logits sampled too sparsely for the fastest pairs ("": none is)."""
     max_distance = train * reach
     sampled = score_summary(vectors, dim, base, max_distance, p, 2.0 ** -exponent, seed, layout,
                             device)
-    return _("Sampled at {count} distances (every ≈{step} tokens): RoPE's fastest pair turns "
-             "every 2π ≈ 6.3 tokens, so its ripples between samples are not drawn.").format(
-        count=i18n.integer(sampled["points"]),
-        step=i18n.integer(round(max_distance / (alt.SCORE_POINTS - 1))))
+    if not sampled["fast"]:
+        return ""
+    return ngettext(
+        "Sampled at {count} distances (every ≈{step} tokens): the fastest pair turns once "
+        "in fewer than 4 samples, and a line through the samples would alias it into a "
+        "slower ripple that is not there. The lines leave it out; the shaded band around "
+        "each line, ± its amplitude (at most {widest} here), holds the exact logit at "
+        "every distance (the hover reads the exact logit).",
+        "Sampled at {count} distances (every ≈{step} tokens): the fastest {fast} pairs "
+        "turn once in fewer than 4 samples, and a line through the samples would alias "
+        "them into slower ripples that are not there. The lines leave those pairs out; "
+        "the shaded band around each line, ± the sum of their amplitudes (at most {widest} "
+        "here), holds the exact logit at every distance (the hover reads the exact "
+        "logit).", sampled["fast"]).format(
+            count=i18n.integer(sampled["points"]),
+            step=i18n.integer(round(max_distance / (alt.SCORE_POINTS - 1))),
+            fast=sampled["fast"], widest=f"{sampled['widest']:.2f}")
 
 
 def look_back_note(dim: int, base: float, seq: int, start: int, seed: int, same: bool, p: float,

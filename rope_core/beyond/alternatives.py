@@ -564,7 +564,7 @@ def score_vectors(vectors: str, dim: int, seed: int, *, device=None) -> tuple[to
 def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float, slope: float,
                     seed: int, query_position: int, gamma: float = XPOS_GAMMA,
                     scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
-                    device=None) -> dict[str, torch.Tensor]:
+                    first_pair: int = 0, device=None) -> dict[str, torch.Tensor]:
     """Every encoding's logit against distance r = m - n for the vectors of
     :func:`score_vectors` (the sinusoidal one with the query at ``query_position``).
 
@@ -587,6 +587,10 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     about 1e-10. Formed a few rows at a time (:data:`_SCRATCH`): at d = 1024 and 600
     distances a quarter of the cost of whole (R, dim/2) arrays.
 
+    ``first_pair`` > 0 leaves out the r-dependent terms of pairs 0 ... first_pair - 1 (each
+    turns about 0 with mean 0 over a turn): what a plot sampled too sparsely for those
+    pairs can draw (:func:`ripple_envelope` bounds what they add).
+
     Returns:
         dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
     """
@@ -601,11 +605,14 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
              m=query_position)
     zeta = xpos_zeta(dim, gamma, device=q.device)  # (dim/2,)
     scale_base = _check_scale_base(scale_base)
+    first_pair = check_int(first_pair, "first_pair", 0, dim // 2)
     root = math.sqrt(dim)
     q_a, q_b = pair_views(q, layout)  # (dim/2,) each
     k_a, k_b = pair_views(k, layout)
     along, across = q_a * k_a + q_b * k_b, q_a * k_b - q_b * k_a  # (dim/2,)
     still = along[kept:].sum()  # the unrotated pairs of p-RoPE
+    drop = torch.arange(th.numel(), device=q.device) < first_pair  # (dim/2,) left out
+    along, across = along.masked_fill(drop, 0.0), across.masked_fill(drop, 0.0)
     log_zeta = zeta.log()
     # the sinusoidal logit, u = q + PE_m; PE rows pair (sin, cos), interleaved
     u = q + sinusoidal_rows([query_position], dim, base, device=q.device)[0]  # (dim,)
@@ -613,6 +620,7 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     m_angle = query_position * th  # (dim/2,)
     s_m, c_m = m_angle.sin(), m_angle.cos()
     u_cos, u_sin, k_u = u_a * s_m + u_b * c_m, u_b * s_m - u_a * c_m, k @ u
+    u_cos, u_sin = u_cos.masked_fill(drop, 0.0), u_sin.masked_fill(drop, 0.0)
     curves = torch.empty(4, r.numel(), dtype=torch.float64, device=q.device)
     rows = max(1, _SCRATCH // th.numel())
     for start in range(0, r.numel(), rows):  # a few rows at a time: see _SCRATCH
@@ -638,26 +646,91 @@ def distance_logits(vectors: str, dim: int, base: float, distances, *, p: float,
     }
 
 
+def unresolved_pairs(dim: int, base: float, step: float, samples: int = 4) -> int:
+    """How many of the fastest pairs turn once in fewer than ``samples`` samples ``step``
+    tokens apart: theta_i > 2 pi / (samples step), i.e. a wavelength under ``samples``
+    steps. Drawn through such samples a pair's cosine aliases into a slower ripple that
+    is not there (below 2 samples a turn, Nyquist) or loses its shape."""
+    step = check_positive_float(step, "step", float(MAX_POSITION))
+    samples = check_int(samples, "samples", 2, 1000)
+    th = theta(dim, check_base(base))  # (dim/2,) decreasing
+    return int((th > 2 * math.pi / (samples * step)).sum())
+
+
+def ripple_envelope(vectors: str, dim: int, base: float, distances, *, p: float, seed: int,
+                    query_position: int, first_pair: int, gamma: float = XPOS_GAMMA,
+                    scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                    device=None) -> dict[str, torch.Tensor]:
+    """How far pairs 0 ... first_pair - 1 can move each encoding's logit at distance r:
+    the sum of their amplitudes (a cos(r theta) + b sin(r theta) lies within
+    +- sqrt(a^2 + b^2)), so :func:`distance_logits` with ``first_pair`` +- this holds the
+    exact logit at every r:
+
+    * RoPE: sum_i sqrt(along_i^2 + across_i^2) / sqrt(d) (along, across of
+      :func:`distance_logits`);
+    * p-RoPE: the same over the rotated pairs among them;
+    * xPos: each amplitude times zeta_i^(r/B);
+    * sinusoidal: sum_i sqrt(u_cos_i^2 + u_sin_i^2) / sqrt(d), the terms in r of
+      PE_n.(q + PE_m) (:func:`distance_logits`);
+    * ALiBi, NoPE: 0 (no ripple).
+
+    Returns:
+        dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
+    """
+    q, k = score_vectors(vectors, dim, seed, device=device)
+    base = check_base(base)
+    first_pair = check_int(first_pair, "first_pair", 0, dim // 2)
+    kept = p_rope_pairs(dim, p)
+    r = _distances(distances, q.device).to(torch.float64)  # (R,)
+    root = math.sqrt(dim)
+    q_a, q_b = pair_views(q, layout)  # (dim/2,) each
+    k_a, k_b = pair_views(k, layout)
+    amplitude = torch.hypot(q_a * k_a + q_b * k_b, q_a * k_b - q_b * k_a)[:first_pair]
+    u = q + sinusoidal_rows([check_int(query_position, "query_position", 0, MAX_POSITION)],
+                            dim, base, device=q.device)[0]  # (dim,)
+    u_a, u_b = u[0::2], u[1::2]
+    sinusoidal = torch.hypot(u_a, u_b)[:first_pair]  # |(u_cos, u_sin)| = |(u_a, u_b)|
+    decay = torch.outer(r / _check_scale_base(scale_base),
+                        xpos_zeta(dim, gamma, device=q.device)[:first_pair].log()).exp()
+    ones = torch.ones_like(r)
+    return {"rope": ones * amplitude.sum() / root,
+            "p_rope": ones * amplitude[:kept].sum() / root,
+            "xpos": decay @ amplitude / root,
+            "alibi": torch.zeros_like(r), "nope": torch.zeros_like(r),
+            "sinusoidal": ones * sinusoidal.sum() / root}
+
+
 def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p: float,
                    slope: float, seed: int, gamma: float = XPOS_GAMMA,
                    scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
                    points: int = SCORE_POINTS, device=None) -> pd.DataFrame:
     """Tidy table of :func:`distance_logits` at ``points`` evenly spaced integer
     distances 0 ... max_distance (rope_core.distance_grid), the query at
-    m = max_distance: settings first, then encoding, distance r [tokens], logit.
+    m = max_distance: settings first (with the pairs too fast for that spacing,
+    :func:`unresolved_pairs`), then encoding, distance r [tokens], logit (exact), drawn
+    logit (without those pairs' ripples) and envelope (:func:`ripple_envelope`: the exact
+    logit lies within drawn logit +- envelope at every distance, sampled or not).
     """
     max_distance = check_int(max_distance, "max_distance", 1, MAX_POSITION)
     r = distance_grid(max_distance, "linear", linear_points=points)  # (R,)
-    logits = distance_logits(vectors, dim, base, r, p=p, slope=slope, seed=seed,
-                             query_position=max_distance, gamma=gamma, scale_base=scale_base,
-                             layout=layout, device=device)
+    step = max_distance / max(1, r.numel() - 1)
+    fast = unresolved_pairs(dim, base, step) if r.numel() > 1 else 0
+    common = dict(p=p, seed=seed, query_position=max_distance, gamma=gamma,
+                  scale_base=scale_base, layout=layout, device=device)
+    logits = distance_logits(vectors, dim, base, r, slope=slope, **common)
+    drawn = distance_logits(vectors, dim, base, r, slope=slope, first_pair=fast, **common) \
+        if fast else logits
+    envelope = ripple_envelope(vectors, dim, base, r, first_pair=fast, **common)
     settings = {"vectors": vectors, "dim": dim, "base": base, "layout": layout, "p": p,
                 "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base,
-                "seed": seed, "query position m [tokens]": max_distance}
+                "seed": seed, "query position m [tokens]": max_distance,
+                "pairs too fast to draw": fast}
     names = labels([ENCODING_NAMES_EN[e] for e in logits],
                    np.repeat(np.arange(len(logits)), r.numel()))  # (6 R,)
     return to_frame({"encoding": names, "distance r [tokens]": r.repeat(len(logits)),
-                     "logit": torch.cat(list(logits.values()))}, **settings)
+                     "logit": torch.cat(list(logits.values())),
+                     "drawn logit": torch.cat(list(drawn.values())),
+                     "envelope +- [logit]": torch.cat(list(envelope.values()))}, **settings)
 
 
 def _window_logits(q: torch.Tensor, k: torch.Tensor, pos: torch.Tensor, *, base: float,

@@ -13,7 +13,10 @@ Where position enters depends on ``encoding``:
 * ``"rope"``: q and k of every head rotated by m theta_i,
   theta_i = base^(-2i/d_head) (Su et al. 2021), in the interleaved layout.
 * ``"alibi"``: the bias -slope_h (m - n) added to the logit of query m and key n
-  (Press et al. 2022), slopes :func:`~rope_core.beyond.alternatives.alibi_slopes`.
+  (Press et al. 2022), slopes :func:`~rope_core.beyond.alternatives.alibi_slopes` times
+  ``alibi_scale``: Press et al. chose their slopes for sequences of hundreds of tokens
+  (L = 512: the two-head slopes 1/16 and 1/256 span 32 and 2 logits over it); times
+  512 / L_train they span over L_train what they span over 512.
 * ``"p_rope"``: RoPE on the highest-frequency fraction p of the pairs only, the
   other pairs unrotated (theta = 0, :func:`~rope_core.beyond.alternatives.p_rope_theta`;
   Barbero et al. 2024).
@@ -30,10 +33,14 @@ The tasks (:func:`task_batch`), each sequence starting with a BOS token:
 
 * ``"local"``: random symbols; at every position m >= k + 1 the answer is the
   symbol k places back, x[m - k]. A fixed short offset: a recency prior helps.
-* ``"recall"`` (associative recall): after BOS, ``pairs`` key-value pairs
-  k_1 v_1 ... k_N v_N (distinct keys, distinct values), then queries only: at each
-  later position a stored key, whose answer is its value. A value appears only in
-  the store, so the answer at position m lies at least m - 2N tokens back.
+* ``"recall"`` (associative recall with the store at a random depth, passkey-style):
+  filler symbols (never a key or a value), and somewhere among them a store of
+  ``pairs`` key-value pairs k_1 v_1 ... k_N v_N (distinct keys, distinct values); after
+  the store each stored key is asked once, in a random order, at random positions among
+  the filler, and the answer at a query is the value stored with its key. Keys and
+  values appear nowhere else, so each key occurs exactly twice in a sequence (in the
+  store and at its query), whatever its length. Evaluated by store depth and by distance
+  from the store (:func:`recall_cells`).
 
 At inference the RoPE layers can run with other frequencies (a context-extension
 scaling from :mod:`rope_core.models.scaling`: ``theta`` and ``attention_factor`` of
@@ -68,55 +75,79 @@ from .alternatives import alibi_slopes, p_rope_theta
 
 ENCODINGS = ("nope", "sinusoidal", "rope", "alibi", "p_rope", "hybrid", "irope")
 TASKS = ("local", "recall")
-# How the RoPE model is run beyond L_train: as trained; every layer cut to a sliding
+# The controls: trained exactly as the main arms (one per encoding, named after it), with
+# one setting of TRAINING["model"] changed, on the task where that setting matters.
+# Recorded (their evaluation is stored), not shipped: tiny/train.py --check controls trains
+# them again and compares. name -> (encoding, changes, tasks)
+CONTROLS = {
+    # ALiBi as its authors configured it: 8 heads (of d_model / 8 dimensions), the slopes
+    # Press et al. give 8 heads, unscaled (1/2 ... 1/256); local, where the main arm's
+    # scaled slopes are compared with the paper's (recall too was planned: cut to fit the
+    # training budget, docs/tiny-models.md)
+    "alibi_8_heads": ("alibi", {"n_heads": 8, "alibi_scale": 1.0}, ("local",)),
+    # the main arm's ALiBi with the slopes unscaled (1/16, 1/256): what the first version
+    # of this experiment trained
+    "alibi_unscaled": ("alibi", {"alibi_scale": 1.0}, ("local",)),
+    # base 5: 6 of 16 pairs (37.5%) turn less than once within L_train, as 23 of 64 (36%)
+    # do in LLaMA (base 10^4, heads of 128, L = 2,048); recall, where RoPE fails
+    "rope_base5": ("rope", {"base": 5.0}, ("recall",)),
+    # iRoPE-like with chunks of 4 tokens: 4 chunks within L_train instead of 2; local,
+    # where the chunk starts cost the iRoPE-like models answers
+    "irope_chunk4": ("irope", {"chunk": 4}, ("local",)),
+}
+# every trained family: the main arms (an encoding each), then the controls
+ARMS = {**{e: (e, {}) for e in ENCODINGS}, **{c: v[:2] for c, v in CONTROLS.items()}}
+# How a model is run beyond L_train. Any model: "none", as trained; "at_criterion", the
+# same run's weights at the first check whose held-out loss reached the criterion (the
+# sensitivity run: recorded, not shipped). A RoPE model: every layer cut to a sliding
 # window of L_train keys; frequencies scaled for s = EVAL["factor"] without training
-# (position interpolation, NTK-aware, YaRN); position interpolation after a short
-# fine-tune at the longer length (Chen et al. 2023); and its control, the same
-# fine-tune with the frequencies unchanged (Chen et al.'s "direct fine-tuning").
-METHODS = ("none", "window", "linear", "ntk", "yarn", "linear_finetuned", "finetuned")
-# The methods that run weights of their own: the suffix of their weights file.
-FINE_TUNED = {"linear_finetuned": "_pi_finetuned", "finetuned": "_finetuned"}
+# (position interpolation, NTK-aware, YaRN); two analyses, YaRN without its attention
+# factor and position interpolation of the slow pairs only. A sinusoidal model: "held",
+# its signal held at PE[L_train - 1] past L_train. (The first version also fine-tuned
+# position interpolation, Chen et al. 2023; cut from this one to fit the training budget:
+# docs/tiny-models.md.)
+METHODS = ("none", "window", "linear", "ntk", "yarn", "yarn_no_factor", "pi_slow_pairs",
+           "held", "at_criterion")
+ROPE_METHODS = METHODS[1:7]
 SCALINGS = ("linear", "ntk", "yarn")  # rope_core.models.scaling names
 MAX_LENGTH = 4096  # tokens of one evaluated sequence (a bounded demo)
 MAX_BATCH = 4096
 WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "tiny" / "weights"
 
-# How tiny/train.py trains every model: the same for every encoding, task and seed.
+# How tiny/train.py trains every model: the same for every arm, task and seed.
 TRAINING = {
     "model": {"d_model": 64, "n_heads": 2, "n_layers": 4, "d_mlp": 128, "base": 100.0,
-              "p": 0.75, "chunk": 8, "nope_interval": 4, "floor_scale": 8, "attn_scale": 0.1},
+              "p": 0.75, "chunk": 8, "nope_interval": 4, "floor_scale": 8, "attn_scale": 0.1,
+              "alibi_scale": 32.0},  # ALiBi's slopes times 512 / L_train (module docstring)
     "length": 16,  # L_train, tokens per training sequence, BOS included
-    "tasks": {"local": {"symbols": 16, "k": 2}, "recall": {"symbols": 16, "pairs": 4}},
+    "tasks": {"local": {"symbols": 16, "k": 2},
+              "recall": {"symbols": 16, "pairs": 3, "filler": 16}},
     "batch": 64,
     "lr": 3e-3,
     "warmup": 100,
     "weight_decay": 0.01,
-    "max_steps": 3000,  # the cap
-    # stop at the first check whose held-out loss (mean cross-entropy per answer, nats)
-    # is at most this: on average at least 99% probability on the right answer
+    # every model trains exactly this many steps: a linear warm-up, then a cosine decay
+    # that reaches zero at the last step (the same schedule for every arm)
+    "steps": 500,
+    # the sensitivity run: the weights at the first check (every check_every steps) whose
+    # held-out loss (mean cross-entropy per answer, nats) is at most this (on average at
+    # least 99% probability on the right answer), kept aside from the same run
     "criterion_loss": 0.01,
     "check_every": 50,  # steps between checks
     "check_sequences": 256,  # fixed held-out sequences of L_train tokens
     "seeds": [0, 1, 2, 3, 4],
-    # position interpolation fine-tuned at the longer length as Chen et al. (2023) do
-    # (and its control, "direct fine-tuning": the same with theta unchanged):
-    # theta / factor on sequences of factor * L_train tokens; AdamW betas 0.9, 0.95, no
-    # weight decay, warm-up over 20 steps from 10% of the learning rate, then constant;
-    # the same tokens per step as training; 200 steps (in their passkey test PI reaches
-    # the whole extended window after 200 steps); at the learning rate training ran at
-    # when it stopped (within 5% of lr: the cosine over the cap has barely begun), as
-    # they fine-tune LLaMA 7B at 2e-5, near the 3e-5 its pre-training ended with
-    "pi_fine_tune": {"factor": 8, "steps": 200, "batch": 8, "lr": 3e-3, "warmup": 20},
-    # not shipped, recorded in models.json and quoted by the page (tiny/train.py --check
-    # <part> reproduces them): a sensitivity run, this seed's model of every task and
-    # encoding trained on to the cap without stopping at the criterion (the same data
-    # and schedule: the same run continued); ALiBi with this many heads (slopes 1/2 ...
-    # 1/256 for 8) instead of n_heads, every seed, both tasks
-    "sensitivity_seed": 0,
-    "alibi_heads": 8,
 }
-# The live evaluation: sequences of factor * L_train tokens, fresh for every seed.
-EVAL = {"factor": 8, "sequences": 52, "chunk": 64}  # 5 seeds x 52 = 260 sequences a curve
+# The evaluation: sequences of factor * L_train tokens, fresh for every seed. Local: J =
+# "sequences" per seed, every position answered. Recall: "per_cell" sequences per seed in
+# each cell of :func:`recall_cells` (the store's depth, the queries' distance from it).
+EVAL = {"factor": 8, "sequences": 52, "chunk": 64,
+        "recall": {"per_cell": 20,
+                   # the depth slice: queries 1 ... near - 1 tokens after the store's last
+                   # token (the distances training shows), the store at depth [a, b)
+                   "near": 10, "depth_edges": (8, 16, 24, 32, 48, 64, 96, 120),
+                   # the distance slice: the store at depth 1 ... shallow - 1 (the depths
+                   # training shows), queries at a distance [a, b) from its last token
+                   "shallow": 8, "distance_edges": (10, 16, 24, 32, 48, 64, 96, 122)}}
 # Generator seeds of the sequences: training data, checks and evaluation never meet.
 DATA_SEED, CHECK_SEED, EVAL_SEED, EXAMPLE_SEED = 10_000, 20_000, 30_000, 40_000
 
@@ -137,6 +168,7 @@ class TinyConfig:
     nope_interval: int = 4  # iRoPE: every nope_interval-th layer is NoPE
     floor_scale: float = 8  # iRoPE: NoPE query temperature, Llama 4's floor_scale
     attn_scale: float = 0.1  # ... and attn_scale
+    alibi_scale: float = 1.0  # ALiBi: the slopes of alibi_slopes(n_heads) times this
     max_length: int = MAX_LENGTH  # longest sequence the sinusoidal table covers
 
     def __post_init__(self):
@@ -154,6 +186,7 @@ class TinyConfig:
         check_int(self.nope_interval, "nope_interval", 1, 16)
         check_positive_float(self.floor_scale, "floor_scale", 1e9)
         check_positive_float(self.attn_scale, "attn_scale", 100.0)
+        check_positive_float(self.alibi_scale, "alibi_scale", 1024.0)
         check_int(self.max_length, "max_length", 1, MAX_LENGTH)
 
     @property
@@ -185,16 +218,16 @@ class TinyConfig:
         return self.encoding == "irope" and self.layer_encoding(layer) == "none"
 
 
-def learning_rate(step: int, cap: int, settings: dict = TRAINING) -> float:
-    """The learning rate of training step ``step`` (1, 2, ...) under a step cap ``cap``:
-    a linear warm-up, then a cosine decay that reaches zero at the cap,
+def learning_rate(step: int, steps: int, settings: dict = TRAINING) -> float:
+    """The learning rate of training step ``step`` (1, 2, ..., ``steps``): a linear
+    warm-up, then a cosine decay that would reach zero one step after the last,
 
-        lr min(1, step / warmup) (1 + cos(pi (step - 1) / cap)) / 2.
+        lr min(1, step / warmup) (1 + cos(pi (step - 1) / steps)) / 2.
     """
     step = check_int(step, "step", 1, 10**7)
-    cap = check_int(cap, "cap", 1, 10**7)
+    steps = check_int(steps, "steps", 1, 10**7)
     warm = min(1.0, step / settings["warmup"])
-    return settings["lr"] * warm * 0.5 * (1 + math.cos(math.pi * (step - 1) / cap))
+    return settings["lr"] * warm * 0.5 * (1 + math.cos(math.pi * (step - 1) / steps))
 
 
 def rotate_pairs(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.Tensor:
@@ -267,7 +300,8 @@ class TinyTransformer(nn.Module):
         self.ln_f = nn.LayerNorm(cfg.d_model)
         self.unembed = nn.Linear(cfg.d_model, cfg.vocab)
         self.register_buffer("theta", model_theta(cfg), persistent=False)  # (d_head/2,)
-        self.register_buffer("slopes", alibi_slopes(cfg.n_heads).float(), persistent=False)
+        self.register_buffer("slopes", (alibi_slopes(cfg.n_heads) * cfg.alibi_scale).float(),
+                             persistent=False)  # (heads,)
         self.d_head = cfg.d_head
 
     def positional(self, seq: int) -> torch.Tensor:
@@ -407,9 +441,12 @@ def rope_cos_sin(seq: int, theta: torch.Tensor, attention_factor: float = 1.0):
 # --- the tasks ---------------------------------------------------------------------------
 
 def vocab_size(task: str) -> int:
-    """Symbols of the task plus BOS: local 16 + 1; recall 16 keys + 16 values + 1."""
+    """Symbols of the task plus BOS: local 16 + 1; recall 16 keys + 16 values + 16 filler
+    symbols + 1."""
     spec = TRAINING["tasks"][check_choice(task, "task", TASKS)]
-    return spec["symbols"] + 1 if task == "local" else 2 * spec["symbols"] + 1
+    if task == "local":
+        return spec["symbols"] + 1
+    return 2 * spec["symbols"] + spec["filler"] + 1
 
 
 def bos(task: str) -> int:
@@ -418,9 +455,17 @@ def bos(task: str) -> int:
 
 
 def first_answered(task: str) -> int:
-    """The first position with an answer: k + 1 (local), 2 pairs + 1 (recall)."""
+    """The first position that can have an answer: k + 1 (local); 2 pairs + 1 (recall,
+    the store right after BOS)."""
     spec = TRAINING["tasks"][check_choice(task, "task", TASKS)]
     return spec["k"] + 1 if task == "local" else 2 * spec["pairs"] + 1
+
+
+def shortest(task: str) -> int:
+    """The shortest sequence of a task: one answer (local); BOS, the store and its
+    queries (recall: 1 + 3 N)."""
+    spec = TRAINING["tasks"][check_choice(task, "task", TASKS)]
+    return spec["k"] + 2 if task == "local" else 1 + 3 * spec["pairs"]
 
 
 def chance(task: str, kind: str = "any") -> float:
@@ -435,6 +480,50 @@ def chance(task: str, kind: str = "any") -> float:
     return 1 / spec["pairs"] if kind == "stored" else 1 / spec["symbols"]
 
 
+def recall_sequences(depth: torch.Tensor, allowed: torch.Tensor,
+                     generator: torch.Generator):
+    """Recall sequences with the store at a given depth and the queries at random allowed
+    positions.
+
+    Every position holds a filler symbol (uniform over the F filler symbols 2S ... 2S+F-1)
+    except: BOS at 0; the store k_1 v_1 ... k_N v_N at depth d ... d + 2N - 1 (keys drawn
+    without replacement from 0 ... S-1, values likewise from S ... 2S-1); and N queries,
+    each stored key once in a random order, at N distinct positions drawn uniformly from
+    those ``allowed`` after the store, whose answer is the key's value.
+
+    Args:
+        depth: ``(batch,)`` int64, the store's first position d >= 1.
+        allowed: ``(batch, length)`` bool, where a query may sit (only positions after
+            the store count; at least N per row).
+    Returns:
+        ``(tokens, answers)``, each ``(batch, length)`` int64, answers -1 where none.
+    """
+    spec = TRAINING["tasks"]["recall"]
+    symbols, pairs = spec["symbols"], spec["pairs"]
+    batch, length = allowed.shape
+    pos = torch.arange(length)
+    after = pos.view(1, -1) >= (depth + 2 * pairs).view(-1, 1)  # (batch, length)
+    allowed = allowed & after
+    if bool((allowed.sum(1) < pairs).any()) or bool((depth < 1).any()):
+        fail("allowed", int(allowed.sum(1).min()), "at least {n} positions after the store "
+             "in every row", n=pairs)
+    tokens = torch.randint(2 * symbols, 2 * symbols + spec["filler"], (batch, length),
+                           generator=generator)
+    tokens[:, 0] = bos("recall")
+    answers = torch.full((batch, length), -1, dtype=torch.long)
+    keys = torch.rand(batch, symbols, generator=generator).argsort(-1)[:, :pairs]  # (b, N)
+    values = torch.rand(batch, symbols, generator=generator).argsort(-1)[:, :pairs] + symbols
+    slots = depth.view(-1, 1) + 2 * torch.arange(pairs).view(1, -1)  # (b, N) key positions
+    tokens.scatter_(1, slots, keys)
+    tokens.scatter_(1, slots + 1, values)
+    scores = torch.rand(batch, length, generator=generator).masked_fill(~allowed, 2.0)
+    queries = scores.topk(pairs, dim=1, largest=False).indices.sort(dim=1).values  # (b, N)
+    order = torch.rand(batch, pairs, generator=generator).argsort(-1)  # (b, N): key asked
+    tokens.scatter_(1, queries, keys.gather(1, order))
+    answers.scatter_(1, queries, values.gather(1, order))
+    return tokens, answers
+
+
 def task_batch(task: str, batch: int, length: int, generator: torch.Generator):
     """``batch`` sequences of ``length`` tokens of ``task`` and their answers
     (-1 where a position has none).
@@ -442,56 +531,53 @@ def task_batch(task: str, batch: int, length: int, generator: torch.Generator):
     local: tokens = BOS, x_1 ... x_{length-1} uniform over the symbols;
     answer[m] = tokens[m - k] for m >= k + 1.
 
-    recall: tokens = BOS, k_1, v_1, ..., k_N, v_N, q_{2N+1}, ..., q_{length-1}: keys
-    k_i drawn without replacement from the key symbols 0 ... S-1, values v_i likewise
-    from S ... 2S-1, queries q_m uniform over the N stored keys; answer[m] = the value
-    stored with q_m, for m >= 2N + 1.
+    recall (:func:`recall_sequences`): the store at a depth d uniform over 1 ... length -
+    3N (every depth that leaves room for the N queries after it), the queries at N
+    positions uniform among those after the store.
 
     Returns:
         ``(tokens, answers)``, each ``(batch, length)`` int64.
     """
     task = check_choice(task, "task", TASKS)
     batch = check_int(batch, "batch", 1, MAX_BATCH)
-    length = check_int(length, "length", first_answered(task) + 1, MAX_LENGTH)
+    length = check_int(length, "length", shortest(task), MAX_LENGTH)
     spec = TRAINING["tasks"][task]
-    symbols = spec["symbols"]
+    if task == "recall":
+        spare = length - shortest(task)  # filler tokens: 0 ... spare of them before the store
+        depth = 1 + torch.randint(0, spare + 1, (batch,), generator=generator)  # (batch,)
+        return recall_sequences(depth, torch.ones(batch, length, dtype=torch.bool), generator)
     tokens = torch.full((batch, length), bos(task), dtype=torch.long)
     answers = torch.full((batch, length), -1, dtype=torch.long)
-    if task == "local":
-        k = spec["k"]
-        tokens[:, 1:] = torch.randint(0, symbols, (batch, length - 1), generator=generator)
-        answers[:, k + 1:] = tokens[:, 1:length - k]
-        return tokens, answers
-    pairs = spec["pairs"]
-    keys = torch.rand(batch, symbols, generator=generator).argsort(-1)[:, :pairs]  # (b, N)
-    values = torch.rand(batch, symbols, generator=generator).argsort(-1)[:, :pairs] + symbols
-    tokens[:, 1:2 * pairs + 1:2] = keys
-    tokens[:, 2:2 * pairs + 2:2] = values
-    which = torch.randint(0, pairs, (batch, length - 2 * pairs - 1), generator=generator)
-    tokens[:, 2 * pairs + 1:] = keys.gather(1, which)
-    answers[:, 2 * pairs + 1:] = values.gather(1, which)
+    k = spec["k"]
+    tokens[:, 1:] = torch.randint(0, spec["symbols"], (batch, length - 1), generator=generator)
+    answers[:, k + 1:] = tokens[:, 1:length - k]
     return tokens, answers
+
+
+def store_depth(tokens: torch.Tensor) -> torch.Tensor:
+    """Recall: the store's first position d in each sequence (the first key), ``(batch,)``."""
+    return (tokens < TRAINING["tasks"]["recall"]["symbols"]).int().argmax(1)
 
 
 def answer_sources(task: str, tokens: torch.Tensor) -> torch.Tensor:
     """Where each answer can be read: the position n of the token that answers
     position m, ``(batch, seq)`` int64, -1 where m has no answer.
 
-    local: n = m - k for m >= k + 1. recall: n = the store position 2i + 2 of the
-    value v_i whose key k_i (at 2i + 1) is the query at m, for m >= 2N + 1."""
+    local: n = m - k for m >= k + 1. recall: at a query (a key that occurred before),
+    n = the position of that key in the store plus one, its value."""
     task = check_choice(task, "task", TASKS)
     batch, length = tokens.shape
-    m = torch.arange(length).expand(batch, length)  # (batch, seq)
-    first = first_answered(task)
+    m = torch.arange(length)
     out = torch.full((batch, length), -1, dtype=torch.long)
     if task == "local":
-        out[:, first:] = m[:, first:] - TRAINING["tasks"]["local"]["k"]
+        first = first_answered(task)
+        out[:, first:] = m[first:] - TRAINING["tasks"]["local"]["k"]
         return out
-    pairs = TRAINING["tasks"]["recall"]["pairs"]
-    keys = tokens[:, 1:2 * pairs + 1:2]  # (batch, N)
-    match = tokens[:, first:, None] == keys[:, None, :]  # (batch, queries, N)
-    out[:, first:] = 2 * match.int().argmax(-1) + 2
-    return out
+    is_key = tokens < TRAINING["tasks"]["recall"]["symbols"]  # (batch, seq)
+    earlier = (tokens[:, :, None] == tokens[:, None, :]) \
+        & (m.view(-1, 1) > m.view(1, -1))  # (batch, m, n): the same token before m
+    asked = is_key & earlier.any(-1)
+    return torch.where(asked, earlier.int().argmax(-1) + 1, out)
 
 
 def sequences(task: str, count: int, length: int, seed: int):
@@ -540,40 +626,121 @@ def bin_edges(task: str) -> tuple[int, ...]:
     return tuple(e for e in edges if e <= eval_length())
 
 
+def recall_cells() -> tuple[tuple[str, int, int], ...]:
+    """The cells of the recall evaluation, ``(kind, a, b)``:
+
+    * ``("train", 1, L_train)``: sequences drawn as in training (L_train tokens, the store
+      at depth 1 ... L_train - 3N, the queries anywhere after it), then filler to the
+      evaluated length: the reference, in distribution.
+    * ``("depth", a, b)``: the store at a depth d uniform over a ... b - 1 (at most
+      eval_length - 3N - 1), the queries 1 ... near - 1 tokens after its last token (the
+      distances training shows): does the model find a store it never saw so deep?
+    * ``("distance", a, b)``: the store at a depth 1 ... shallow - 1 (the depths training
+      shows), the queries a ... b - 1 tokens after its last token: does it reach so far?
+    """
+    r = EVAL["recall"]
+    depth, distance = r["depth_edges"], r["distance_edges"]
+    return (("train", 1, TRAINING["length"]),
+            *(("depth", a, b) for a, b in zip(depth[:-1], depth[1:])),
+            *(("distance", a, b) for a, b in zip(distance[:-1], distance[1:])))
+
+
+def recall_eval_sequences(generator: torch.Generator):
+    """Every cell's EVAL["recall"]["per_cell"] sequences of eval_length tokens, cell after
+    cell (:func:`recall_cells`): ``(tokens, answers)``, each ``(cells * per_cell, seq)``."""
+    per, length = EVAL["recall"]["per_cell"], eval_length()
+    spec, r = TRAINING["tasks"]["recall"], EVAL["recall"]
+    last = 2 * spec["pairs"] - 1  # the store's last token, from its first
+    pos = torch.arange(length).view(1, -1)
+    out = []
+    for kind, a, b in recall_cells():
+        if kind == "train":
+            tokens, answers = task_batch("recall", per, TRAINING["length"], generator)
+            tail = length - TRAINING["length"]
+            filler = torch.randint(2 * spec["symbols"], 2 * spec["symbols"] + spec["filler"],
+                                   (per, tail), generator=generator)
+            out.append((torch.cat([tokens, filler], 1),
+                        torch.cat([answers, torch.full((per, tail), -1)], 1)))
+            continue
+        if kind == "depth":
+            deepest = length - shortest("recall")  # room for the store and its queries
+            depth = torch.randint(a, min(b, deepest + 1), (per,), generator=generator)
+            near = (1, r["near"])
+        else:
+            depth = torch.randint(1, r["shallow"], (per,), generator=generator)
+            near = (a, b)
+        gap = pos - (depth + last).view(-1, 1)  # (per, seq): tokens after the store's end
+        out.append(recall_sequences(depth, (gap >= near[0]) & (gap < near[1]), generator))
+    return torch.cat([t for t, _a in out]), torch.cat([a for _t, a in out])
+
+
 def eval_sequences(task: str, seed: int):
-    """The fresh evaluation sequences of the models of ``seed``: EVAL["sequences"]
-    sequences of :func:`eval_length` tokens, never those of training or checks."""
-    return sequences(task, EVAL["sequences"], eval_length(),
-                     EVAL_SEED + 100 * TASKS.index(task) + seed)
+    """The fresh evaluation sequences of the models of ``seed``, of :func:`eval_length`
+    tokens, never those of training or checks: local, EVAL["sequences"] of them; recall,
+    :func:`recall_eval_sequences`. The same for every arm: models of one seed are compared
+    on the same sequences."""
+    generator = torch.Generator().manual_seed(EVAL_SEED + 100 * TASKS.index(task) + seed)
+    if check_choice(task, "task", TASKS) == "recall":
+        return recall_eval_sequences(generator)
+    return task_batch(task, EVAL["sequences"], eval_length(), generator)
+
+
+def recall_design(tokens: torch.Tensor, answers: torch.Tensor) -> dict[str, np.ndarray]:
+    """Where each recall sequence put its store and its queries: "depth" ``(J,)``, the
+    store's first position; "queries" ``(J, N)``, the query positions in order;
+    "distance" ``(J, N)``, each query's distance from the store's last token,
+    query - (depth + 2N - 1)."""
+    pairs = TRAINING["tasks"]["recall"]["pairs"]
+    depth = store_depth(tokens)  # (J,)
+    queries = (answers >= 0).int().argsort(dim=1, descending=True, stable=True)[:, :pairs]
+    queries = queries.sort(1).values  # (J, N)
+    distance = queries - (depth + 2 * pairs - 1).view(-1, 1)
+    return {"depth": depth.numpy(), "queries": queries.numpy(), "distance": distance.numpy()}
+
+
+def slow_pairs_interpolated(cfg: TinyConfig) -> torch.Tensor:
+    """Position interpolation of the pairs whose wavelength 2 pi / theta_i exceeds L_train
+    only, theta_i / s; the faster pairs, which turn through every angle within L_train,
+    as trained (a hard-edged form of YaRN's ramp), ``(d_head/2,)``."""
+    theta = model_theta(cfg)  # (d_head/2,)
+    slow = 2 * math.pi / theta > TRAINING["length"]
+    return torch.where(slow, theta / EVAL["factor"], theta)
 
 
 def inference_settings(cfg: TinyConfig, method: str) -> dict:
-    """The forward arguments of an inference method (:data:`METHODS`) for a RoPE model.
+    """The forward arguments of an inference method (:data:`METHODS`).
 
-    "none": as trained. "window": every layer cut to the last L_train keys.
-    "linear", "ntk", "yarn": rope_core.models.scaling's frequencies and attention factor
-    for s = EVAL["factor"], original_max_position_embeddings = L_train, set once for
-    a target context s L_train, as a model's config sets it (so they apply at
-    L_train too). "linear_finetuned": theta / s (its weights were fine-tuned so).
-    "finetuned": as trained (its weights were fine-tuned at s L_train unscaled).
+    Any model: "none", as trained; "at_criterion", as trained (its weights are those of
+    the run at the criterion). A sinusoidal model: "held", its signal held at
+    PE[L_train - 1] from L_train on. A RoPE model: "window", every layer cut to the last
+    L_train keys; "linear", "ntk", "yarn": rope_core.models.scaling's frequencies and
+    attention factor for s = EVAL["factor"], original_max_position_embeddings = L_train,
+    set once for a target context s L_train, as a model's config sets it (so they apply
+    at L_train too); "yarn_no_factor": YaRN's frequencies with the attention factor 1;
+    "pi_slow_pairs": :func:`slow_pairs_interpolated`.
     """
     method = check_choice(method, "method", METHODS)
-    if method == "none":
+    if method in ("none", "at_criterion"):
         return {}
+    if method == "held":
+        if cfg.encoding != "sinusoidal":
+            fail("method", method, "{none} for a {encoding} model", none="'none'",
+                 encoding=cfg.encoding)
+        return {"hold_position": TRAINING["length"]}
     if cfg.encoding != "rope":
         fail("method", method, "{none} for a model without full RoPE ({encoding})",
              none="'none'", encoding=cfg.encoding)
     if method == "window":
         return {"window": TRAINING["length"]}
-    if method == "finetuned":
-        return {}
-    factor = EVAL["factor"] if method != "linear_finetuned" \
-        else TRAINING["pi_fine_tune"]["factor"]
-    name = "linear" if method == "linear_finetuned" else method
-    params = {"factor": float(factor)}
+    if method == "pi_slow_pairs":
+        return {"theta": slow_pairs_interpolated(cfg)}
+    name = {"yarn_no_factor": "yarn"}.get(method, method)
+    params = {"factor": float(EVAL["factor"])}
     if name == "yarn":
         params["original_max_position_embeddings"] = TRAINING["length"]
     theta, attention_factor = scaled_theta(cfg.d_head, cfg.base, name, **params)
+    if method == "yarn_no_factor":
+        attention_factor = 1.0
     return {"theta": theta, "attention_factor": attention_factor}
 
 
@@ -597,11 +764,12 @@ def hits(model: TinyTransformer, tokens: torch.Tensor, answers: torch.Tensor,
 
 def stored_values(task: str, tokens: torch.Tensor) -> torch.Tensor:
     """The recall task's N stored values of each sequence, ``(batch, N)``: the tokens at
-    positions 2, 4, ..., 2N."""
+    d + 1, d + 3, ..., d + 2N - 1 (d: :func:`store_depth`)."""
     if check_choice(task, "task", TASKS) != "recall":
         fail("task", task, "{recall}", recall="'recall'")
     pairs = TRAINING["tasks"]["recall"]["pairs"]
-    return tokens[:, 2:2 * pairs + 1:2]
+    slots = store_depth(tokens).view(-1, 1) + 1 + 2 * torch.arange(pairs).view(1, -1)
+    return tokens.gather(1, slots)
 
 
 def in_store(task: str, tokens: torch.Tensor, guesses: torch.Tensor) -> torch.Tensor:
@@ -622,23 +790,87 @@ def binned(right: torch.Tensor, task: str) -> np.ndarray:
 
 
 def answers_per_bin(task: str) -> tuple[int, ...]:
-    """Answers per sequence in each bin: its width."""
+    """Answers per sequence in each group (:func:`group_labels`): a local bin's width; N
+    in every recall cell (each sequence lies in one cell)."""
+    if check_choice(task, "task", TASKS) == "recall":
+        return (TRAINING["tasks"]["recall"]["pairs"],) * len(recall_cells())
     edges = bin_edges(task)
     return tuple(b - a for a, b in zip(edges[:-1], edges[1:]))
 
 
+def group_labels(task: str) -> tuple[str, ...]:
+    """The groups a task's accuracy is reported in: local, the position bins "a-b"
+    (b included); recall, the cells (:func:`recall_cells`): "train", "depth a-b",
+    "distance a-b"."""
+    return tuple(g["label"] for g in groups(task))
+
+
+def groups(task: str) -> tuple[dict, ...]:
+    """Each group of a task (:func:`group_labels`) with what it spans, as the CSVs write
+    it: "label", "kind" ("position", or a recall cell's kind), "position" (local: "a-b",
+    the answers' positions), "depth" (recall: "a-b", the store's first token), "distance"
+    (recall: "a-b", the queries' distance from the store's last token), "" where a column
+    does not apply, each range with its end included; "span" ``(a, b)``, the range along
+    the axis a figure draws the group on (b excluded), and "answers", per sequence."""
+    task = check_choice(task, "task", TASKS)
+    if task == "local":
+        edges = bin_edges(task)
+        return tuple({"label": f"{a}-{b - 1}", "kind": "position", "position": f"{a}-{b - 1}",
+                      "depth": "", "distance": "", "span": (a, b), "answers": b - a}
+                     for a, b in zip(edges[:-1], edges[1:]))
+    r, spec = EVAL["recall"], TRAINING["tasks"]["recall"]
+    shallow, near = f"1-{r['shallow'] - 1}", f"1-{r['near'] - 1}"
+    deepest = eval_length() - shortest(task)  # the deepest store that fits
+    out = []
+    for kind, a, b in recall_cells():
+        if kind == "train":
+            depth, distance, span = shallow, near, (1, r["near"])
+        elif kind == "depth":
+            depth, distance, span = f"{a}-{min(b, deepest + 1) - 1}", near, (a, b)
+        else:
+            depth, distance, span = shallow, f"{a}-{b - 1}", (a, b)
+        label = "train" if kind == "train" else f"{kind} {a}-{b - 1}"
+        if kind == "depth":
+            label = f"depth {depth}"
+        out.append({"label": label,
+                    "kind": kind, "position": "", "depth": depth, "distance": distance,
+                    "span": span, "answers": spec["pairs"]})
+    return tuple(out)
+
+
+def group_accuracies(task: str, hits: np.ndarray) -> list[np.ndarray]:
+    """Each group's per-sequence accuracies from stored counts, ``[(S, J_g), ...]``.
+
+    local: ``hits`` ``(S, J, bins)``, right answers per sequence and bin; group b is
+    hits[..., b] / width_b (every sequence has answers in every bin). recall: ``hits``
+    ``(S, J, N)``, 0 or 1 per query; cell c holds sequences c P ... (c + 1) P - 1 (P =
+    EVAL["recall"]["per_cell"]), each the mean of its N queries."""
+    hits = np.asarray(hits)
+    if check_choice(task, "task", TASKS) == "local":
+        width = answers_per_bin(task)
+        return [hits[..., b] / width[b] for b in range(len(width))]
+    per = EVAL["recall"]["per_cell"]
+    return [hits[:, c * per:(c + 1) * per, :].mean(-1) for c in range(len(recall_cells()))]
+
+
 # --- shipped models ----------------------------------------------------------------------
 
-def model_config(task: str, encoding: str) -> TinyConfig:
-    return TinyConfig(encoding=encoding, vocab=vocab_size(task), **TRAINING["model"])
+def arm_encoding(arm: str) -> str:
+    """The position encoding of an arm (:data:`ARMS`)."""
+    return ARMS[check_choice(arm, "arm", tuple(ARMS))][0]
 
 
-def weights_file(task: str, encoding: str, method: str = "none") -> str:
-    """``<task>_<encoding>.npz``, the weights a method runs with: for a fine-tuned
-    method (:data:`FINE_TUNED`) ``<task>_rope_pi_finetuned.npz`` (position
-    interpolation) or ``<task>_rope_finetuned.npz`` (its control). Each holds every
-    seed's weights (:func:`save_weights`)."""
-    return f"{task}_{encoding}{FINE_TUNED.get(method, '')}.npz"
+def model_config(task: str, arm: str) -> TinyConfig:
+    """An arm's model for a task: TRAINING["model"] with the arm's changes."""
+    encoding, changes = ARMS[check_choice(arm, "arm", tuple(ARMS))]
+    return TinyConfig(encoding=encoding, vocab=vocab_size(task),
+                      **{**TRAINING["model"], **changes})
+
+
+def weights_file(task: str, arm: str) -> str:
+    """``<task>_<arm>.npz``, the weights of a task and arm (every method runs them),
+    every seed's (:func:`save_weights`)."""
+    return f"{task}_{arm}.npz"
 
 
 def save_weights(path: Path | str, states: dict[int, dict[str, torch.Tensor]]) -> None:
@@ -702,16 +934,14 @@ def stored_file(folder: Path | str, name: str) -> Path:
     return path
 
 
-def load_models(task: str, encoding: str, folder: Path | str = WEIGHTS_DIR,
-                method: str = "none", seeds=None) -> dict[int, TinyTransformer]:
-    """The shipped models of a task and encoding by seed (all, or those in ``seeds``),
-    float32, eval mode; for a fine-tuned method (:data:`FINE_TUNED`) the RoPE models
-    it fine-tuned."""
+def load_models(task: str, arm: str, folder: Path | str = WEIGHTS_DIR,
+                seeds=None) -> dict[int, TinyTransformer]:
+    """The models of a task and arm by seed (all, or those in ``seeds``) from ``folder``
+    (the shipped ones by default), float32, eval mode."""
     task = check_choice(task, "task", TASKS)
-    encoding = check_choice(encoding, "encoding", ENCODINGS)
-    method = check_choice(method, "method", METHODS)
-    stored, layout, rows = read_weights(stored_file(folder, weights_file(task, encoding, method)))
-    cfg = model_config(task, encoding)
+    arm = check_choice(arm, "arm", tuple(ARMS))
+    stored, layout, rows = read_weights(stored_file(folder, weights_file(task, arm)))
+    cfg = model_config(task, arm)
     return {int(seed): model_from_row(cfg, layout, row) for seed, row in zip(stored, rows)
             if seeds is None or seed in seeds}
 
@@ -762,44 +992,67 @@ def pair_norms(model: TinyTransformer, task: str, seed: int = 0) -> torch.Tensor
 
 
 # --- the stored evaluation ---------------------------------------------------------------
-# The evaluation of every shipped model is deterministic given its weights and the fixed
-# evaluation sequences: tiny/train.py --evaluate runs it once and stores its integer counts
-# here, with the SHA-256 of each weights file it read; the page reads them.
+# The evaluation of every model is deterministic given its weights and the fixed evaluation
+# sequences: tiny/train.py evaluates the recorded (unshipped) models as it trains them and
+# tiny/train.py --evaluate the shipped ones, and stores the integer counts here, with the
+# SHA-256 of each weights file (and of each recorded model's weights) they came from; the
+# page reads them.
 EVALUATION_FILE = "evaluation.npz"
+CONTROL_METHODS = ("window", "linear", "ntk", "yarn")  # the base-5 RoPE control, run so
+
+
+def shipped_curves() -> tuple[tuple[str, str, str], ...]:
+    """The curves of the shipped weights, ``(task, arm, method)``: per task, each main arm
+    as trained, the RoPE model with each of :data:`ROPE_METHODS`, and the sinusoidal
+    model held at PE[L_train - 1]."""
+    return tuple(curve for t in TASKS
+                 for curve in [(t, e, "none") for e in ENCODINGS]
+                 + [(t, "rope", m) for m in ROPE_METHODS] + [(t, "sinusoidal", "held")])
+
+
+def recorded_curves() -> tuple[tuple[str, str, str], ...]:
+    """The curves of the models trained but not shipped, ``(task, arm, method)``: per
+    task, each main arm at the criterion, each control (:data:`CONTROLS`) as trained, and
+    the base-5 RoPE control with each of :data:`CONTROL_METHODS`."""
+    return tuple(curve for t in TASKS
+                 for curve in [(t, e, "at_criterion") for e in ENCODINGS]
+                 + [(t, c, "none") for c, v in CONTROLS.items() if t in v[2]]
+                 + [(t, "rope_base5", m) for m in CONTROL_METHODS
+                    if t in CONTROLS["rope_base5"][2]])
 
 
 def evaluated_curves() -> tuple[tuple[str, str, str], ...]:
-    """The evaluated curves as ``(task, encoding, method)``: per task, each encoding as
-    trained, then the RoPE model with each inference method (:data:`METHODS`)."""
-    return tuple(curve for t in TASKS
-                 for curve in [(t, e, "none") for e in ENCODINGS]
-                 + [(t, "rope", m) for m in METHODS[1:]])
+    """Every curve of the stored evaluation: :func:`shipped_curves`, then
+    :func:`recorded_curves`."""
+    return shipped_curves() + recorded_curves()
 
 
 @torch.no_grad()
 def evaluation_counts(model: TinyTransformer, task: str, seed: int,
                       method: str = "none") -> dict[str, np.ndarray]:
     """One model's evaluation on the fresh sequences of ``seed`` (:func:`eval_sequences`,
-    J of them, :func:`eval_length` tokens), as integer counts:
+    J of them, :func:`eval_length` tokens), as integer counts.
 
-    * "hits" ``(J, bins)``: right answers of each sequence in each position bin
-      (:func:`bin_edges`); its accuracy there is hits / :func:`answers_per_bin`.
-    * "positions" ``(seq,)``: at each position, the sequences answered right (0 where
-      no position is answered, before :func:`first_answered`); accuracy hits / J.
-    * "stored" ``(J, bins)``, recall only: answers that are one of the sequence's stored
-      values, right or not (:func:`in_store`).
+    local: "hits" ``(J, bins)``, right answers of each sequence in each position bin
+    (:func:`bin_edges`; its accuracy there is hits / :func:`answers_per_bin`);
+    "positions" ``(seq,)``, at each position the sequences answered right (0 before
+    :func:`first_answered`). recall: "hits" ``(J, N)``, 1 where query n of sequence j is
+    answered right (queries in order of position); "stored" ``(J, N)``, 1 where the
+    answer is one of the sequence's stored values, right or not (:func:`in_store`).
+    ``method=="at_criterion"`` evaluates as "none" (the weights differ, not the run).
     """
     tokens, answers = eval_sequences(task, seed)
     guesses = predictions(model, tokens, method)  # (J, seq)
     right = guesses == answers  # (J, seq); False where there is no answer
-    edges = bin_edges(task)
-
-    def per_bin(flags: torch.Tensor) -> np.ndarray:  # (J, seq) bool -> (J, bins) int
-        return np.stack([flags[:, a:b].sum(1).numpy() for a, b in zip(edges[:-1], edges[1:])],
-                        axis=1)
-    out = {"hits": per_bin(right), "positions": right.sum(0).numpy()}
     if task == "recall":
-        out["stored"] = per_bin(in_store(task, tokens, guesses))
+        queries = torch.from_numpy(recall_design(tokens, answers)["queries"])  # (J, N)
+        out = {"hits": right.gather(1, queries).numpy(),
+               "stored": in_store(task, tokens, guesses).gather(1, queries).numpy()}
+    else:
+        edges = bin_edges(task)
+        out = {"hits": np.stack([right[:, a:b].sum(1).numpy()
+                                 for a, b in zip(edges[:-1], edges[1:])], axis=1),
+               "positions": right.sum(0).numpy()}
     return {k: v.astype(np.int64) for k, v in out.items()}
 
 
@@ -808,26 +1061,51 @@ def file_sha256(path: Path | str) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
+def state_sha256(state: dict[str, torch.Tensor]) -> str:
+    """The SHA-256 of a model's float16 weights (:func:`half_state`), every tensor's
+    bytes in the state dict's order: a recorded model's fingerprint."""
+    digest = hashlib.sha256()
+    for tensor in state.values():
+        digest.update(tensor.detach().to(torch.float16).contiguous().numpy().tobytes())
+    return digest.hexdigest()
+
+
+def eval_design(seeds) -> dict[str, np.ndarray]:
+    """The recall evaluation's design for each seed (:func:`recall_design`): "depth"
+    ``(S, J)`` and "distance" ``(S, J, N)``."""
+    designs = [recall_design(*eval_sequences("recall", seed)) for seed in seeds]
+    return {k: np.stack([d[k] for d in designs]) for k in ("depth", "distance")}
+
+
 def save_evaluation(path: Path | str, counts: dict, digests: dict[str, str],
-                    norms: dict[str, dict[int, torch.Tensor]]) -> None:
+                    norms: dict[str, dict[int, torch.Tensor]],
+                    recorded: dict[tuple[str, str, str], dict[int, str]]) -> None:
     """Store :func:`evaluation_counts` of every curve and seed in one NumPy archive.
 
-    ``counts``: ``{(task, encoding, method): {seed: evaluation_counts(...)}}``, every curve
-    with the same seeds. Per task, "<task>.hits" ``(curves, seeds, J, bins)``,
-    "<task>.positions" ``(curves, seeds, seq)`` and for recall "<task>.stored", uint8
-    (each count is at most J = EVAL["sequences"] or a bin's width); "curves" (JSON: each
-    task's curves in order), "seeds", and "weights_sha256" (JSON ``{file: hex}``: the
-    weights the counts came from). ``norms``: per task and seed, the RoPE model's
-    :func:`pair_norms` ``(layers, heads, 2, pairs)``, stored as they are (float32) in
-    "<task>.rope_pair_norms" ``(seeds, layers, heads, 2, pairs)``. The bytes are the same
-    for the same values (fixed member dates), so an unchanged evaluation leaves the file
-    unchanged. No pickle."""
+    ``counts``: ``{(task, arm, method): {seed: evaluation_counts(...)}}``, every curve
+    with the same seeds. Per task, "<task>.hits" ``(curves, seeds, J, bins or N)``,
+    "local.positions" ``(curves, seeds, seq)`` and "recall.stored", uint8 (each count is
+    at most J or a bin's width); "recall.depth" ``(seeds, J)`` and "recall.distance"
+    ``(seeds, J, N)``, the design (:func:`eval_design`); "curves" (JSON: each task's
+    curves in order), "seeds", "weights_sha256" (JSON ``{file: hex}``: the shipped
+    weights the counts came from) and "recorded_sha256" (JSON ``{"task arm method":
+    {seed: hex}}``: :func:`state_sha256` of each recorded model). ``norms``: per task
+    and seed, the RoPE model's :func:`pair_norms` ``(layers, heads, 2, pairs)``, stored
+    as they are (float32) in "<task>.rope_pair_norms" ``(seeds, layers, heads, 2,
+    pairs)``. The bytes are the same for the same values (fixed member dates), so an
+    unchanged evaluation leaves the file unchanged. No pickle."""
     seeds = sorted(next(iter(counts.values())))
     by_task = {t: [c for c in counts if c[0] == t] for t in TASKS}
+    design = eval_design(seeds)
     arrays = {"seeds": np.array(seeds, dtype=np.int64),
               "curves": np.array(json.dumps({t: [list(c[1:]) for c in cs]
                                              for t, cs in by_task.items()})),
-              "weights_sha256": np.array(json.dumps(dict(sorted(digests.items()))))}
+              "weights_sha256": np.array(json.dumps(dict(sorted(digests.items())))),
+              "recorded_sha256": np.array(json.dumps(
+                  {" ".join(c): {str(k): v for k, v in sorted(by_seed.items())}
+                   for c, by_seed in recorded.items()})),
+              "recall.depth": design["depth"].astype(np.uint8),
+              "recall.distance": design["distance"].astype(np.uint8)}
     for task, curves in by_task.items():
         for kind in ("hits", "positions", "stored"):
             if kind in counts[curves[0]][seeds[0]]:
@@ -848,21 +1126,27 @@ def save_evaluation(path: Path | str, counts: dict, digests: dict[str, str],
 
 def read_evaluation(folder: Path | str = WEIGHTS_DIR) -> dict:
     """What :func:`save_evaluation` wrote: ``{"seeds": [...], "weights_sha256": {...},
-    "curves": {(task, encoding, method): {"hits": (seeds, J, bins), "positions":
-    (seeds, seq), "stored": (seeds, J, bins) or absent}}, "pair_norms": {task: (seeds,
-    layers, heads, 2, pairs) float32}}``, the counts int64, curves in the order of
-    :func:`evaluated_curves` where the file has them all."""
+    "recorded_sha256": {(task, arm, method): {seed: hex}}, "curves": {(task, arm,
+    method): {"hits": (seeds, J, bins or N), "positions" (local) or "stored" (recall):
+    ...}}, "design": {"depth": (seeds, J), "distance": (seeds, J, N)}, "pair_norms":
+    {task: (seeds, layers, heads, 2, pairs) float32}}``, the counts int64, curves in the
+    order of :func:`evaluated_curves` where the file has them all."""
     with np.load(stored_file(folder, EVALUATION_FILE), allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     curves = {}
     for task, names in json.loads(str(arrays["curves"])).items():
-        for i, (encoding, method) in enumerate(names):
-            curves[task, encoding, method] = {
+        for i, (arm, method) in enumerate(names):
+            curves[task, arm, method] = {
                 kind: arrays[f"{task}.{kind}"][i].astype(np.int64)
                 for kind in ("hits", "positions", "stored") if f"{task}.{kind}" in arrays}
     order = evaluated_curves()
-    if set(curves) == set(order):
-        curves = {c: curves[c] for c in order}
+    if set(curves) <= set(order):
+        curves = {c: curves[c] for c in order if c in curves}
+    recorded = {tuple(key.split(" ")): {int(k): v for k, v in by_seed.items()}
+                for key, by_seed in json.loads(str(arrays["recorded_sha256"])).items()}
     return {"seeds": arrays["seeds"].tolist(), "curves": curves,
+            "design": {k: arrays[f"recall.{k}"].astype(np.int64)
+                       for k in ("depth", "distance")},
             "pair_norms": {t: arrays[f"{t}.rope_pair_norms"] for t in TASKS},
-            "weights_sha256": json.loads(str(arrays["weights_sha256"]))}
+            "weights_sha256": json.loads(str(arrays["weights_sha256"])),
+            "recorded_sha256": recorded}

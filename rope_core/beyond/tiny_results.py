@@ -1,0 +1,201 @@
+"""The tiny models' results, from their stored evaluation: each curve's accuracy per seed
+and group, its 95% interval over seeds and sequences (:mod:`.intervals`), and the paired
+comparisons (:mod:`.paired`) that every comparative sentence of the page comes from, one
+family corrected together by Holm's method.
+
+A curve is ``(task, arm, method)`` (:func:`rope_core.beyond.tiny_model.evaluated_curves`);
+a group is a local position bin or a recall cell (:func:`~rope_core.beyond.tiny_model
+.groups`). Everything here is computed from the integer counts that
+:func:`~rope_core.beyond.tiny_model.read_evaluation` returns, in a few milliseconds.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from ..support._checks import check_choice
+from . import paired
+from . import tiny_model as tm
+from .intervals import seed_interval
+
+# the CSVs' columns that say which group a row is (English, units in brackets)
+GROUP_COLUMNS = ("group", "position bin [tokens]", "store depth [tokens]",
+                 "distance from the store [tokens]")
+
+
+class Curve(NamedTuple):
+    """One evaluated curve. G groups, S seeds."""
+
+    per_sequence: list[np.ndarray]  # G arrays (S, J_g): each sequence's accuracy
+    seed_means: np.ndarray  # (S, G): each seed's accuracy in each group
+    accuracy: np.ndarray  # (G,): seeds and sequences pooled
+    low: np.ndarray  # (G,): 95% interval (intervals.seed_interval)
+    high: np.ndarray  # (G,)
+    stored: np.ndarray | None  # recall (G,): the share of answers that are a stored value
+
+
+def curve(task: str, counts: dict) -> Curve:
+    """A curve from its stored counts (``{"hits": (S, J, ...), ...}`` of read_evaluation)."""
+    groups = tm.groups(task)
+    per = tm.group_accuracies(task, counts["hits"])  # G x (S, J_g)
+    bounds = [seed_interval(a, g["answers"]) for a, g in zip(per, groups)]
+    stored = None
+    if "stored" in counts:
+        stored = np.array([float(a.mean()) for a in tm.group_accuracies(task, counts["stored"])])
+    return Curve(per, np.stack([a.mean(axis=1) for a in per], axis=1),
+                 np.array([float(a.mean()) for a in per]),
+                 np.array([lo for lo, _hi in bounds]), np.array([hi for _lo, hi in bounds]),
+                 stored)
+
+
+def curves(stored: dict) -> dict[tuple[str, str, str], Curve]:
+    """Every curve of a stored evaluation (:func:`~rope_core.beyond.tiny_model
+    .read_evaluation`), in its order."""
+    return {key: curve(key[0], counts) for key, counts in stored["curves"].items()}
+
+
+def _group_cells(group: dict) -> tuple:
+    return (group["label"], group["position"], group["depth"], group["distance"])
+
+
+def seed_table(results: dict, seeds: list[int]) -> pd.DataFrame:
+    """One row per curve, seed and group: task, arm, method, seed, the group's columns,
+    sequences, answers, right (answers right) and accuracy (right / answers)."""
+    rows = []
+    for (task, arm, method), c in results.items():
+        for g, group in enumerate(tm.groups(task)):
+            per = c.per_sequence[g]  # (S, J_g)
+            for i, seed in enumerate(seeds):
+                answers = per.shape[1] * group["answers"]
+                right = int(round(float(per[i].sum()) * group["answers"]))
+                rows.append((task, arm, method, seed, *_group_cells(group), per.shape[1],
+                             answers, right, right / answers))
+    return pd.DataFrame(rows, columns=["task", "arm", "method", "seed", *GROUP_COLUMNS,
+                                       "sequences", "answers", "right", "accuracy"])
+
+
+def aggregate_table(results: dict) -> pd.DataFrame:
+    """One row per curve and group, seeds pooled: task, arm, method, the group's columns,
+    seeds, sequences (all seeds), accuracy and its 95% interval (ci_low, ci_high)."""
+    rows = []
+    for (task, arm, method), c in results.items():
+        for g, group in enumerate(tm.groups(task)):
+            seeds, per_seed = c.per_sequence[g].shape
+            rows.append((task, arm, method, *_group_cells(group), seeds, seeds * per_seed,
+                         float(c.accuracy[g]), float(c.low[g]), float(c.high[g])))
+    return pd.DataFrame(rows, columns=["task", "arm", "method", *GROUP_COLUMNS, "seeds",
+                                       "sequences", "accuracy", "ci_low", "ci_high"])
+
+
+# --- the comparisons --------------------------------------------------------------------
+
+def compared_groups(task: str) -> tuple[str, ...]:
+    """The groups where arms are compared: the farthest of each measure (local: the last
+    position bin; recall: the deepest store, the farthest query)."""
+    labels = tm.group_labels(check_choice(task, "task", tm.TASKS))
+    if task == "local":
+        return (labels[-1],)
+    return tuple(next(lab for lab in reversed(labels) if lab.startswith(kind))
+                 for kind in ("distance", "depth"))
+
+
+def comparisons() -> tuple[tuple[str, tuple[str, str], tuple[str, str]], ...]:
+    """The family of paired comparisons, ``(task, (arm, method) a, (arm, method) b)``, each
+    made in every group of :func:`compared_groups`: every pair of main arms; the RoPE
+    model run each other way against as trained; the sinusoidal model held against as
+    trained; each main arm at the criterion (where recorded) against trained to the end;
+    each control against its main arm (the unscaled ALiBi against NoPE too; the base-5
+    RoPE run each way against as trained)."""
+    out = []
+    recorded = set(tm.recorded_curves())
+    for task in tm.TASKS:
+        main = [(e, "none") for e in tm.ENCODINGS]
+        out += [(task, main[i], main[j]) for i in range(len(main))
+                for j in range(i + 1, len(main))]
+        out += [(task, ("rope", m), ("rope", "none")) for m in tm.ROPE_METHODS]
+        out.append((task, ("sinusoidal", "held"), ("sinusoidal", "none")))
+        out += [(task, (e, "at_criterion"), (e, "none")) for e in tm.ENCODINGS
+                if (task, e, "at_criterion") in recorded]
+        for arm, (encoding, _changes, _tasks) in tm.CONTROLS.items():
+            if (task, arm, "none") in recorded:
+                out.append((task, (arm, "none"), (encoding, "none")))
+        if (task, "alibi_unscaled", "none") in recorded:  # is it NoPE in disguise?
+            out.append((task, ("alibi_unscaled", "none"), ("nope", "none")))
+        if (task, "rope_base5", "none") in recorded:
+            out += [(task, ("rope_base5", m), ("rope_base5", "none"))
+                    for m in tm.CONTROL_METHODS]
+    return tuple(out)
+
+
+def curve_name(arm: str, method: str) -> str:
+    """A curve's name in the CSVs: the arm, "/method" unless "none"."""
+    return arm if method == "none" else f"{arm}/{method}"
+
+
+def comparison_table(results: dict) -> pd.DataFrame:
+    """Every comparison of :func:`comparisons` whose two curves ``results`` holds, in
+    every compared group: task, the group's columns, a, b, the paired difference a - b
+    across seeds with its 95% interval (ci_low, ci_high), t, p and p_holm (Holm's
+    correction over every row), and seeds_a_higher."""
+    rows = []
+    for task, a, b in comparisons():
+        ka, kb = (task, *a), (task, *b)
+        if ka not in results or kb not in results:
+            continue
+        labels = tm.group_labels(task)
+        for label in compared_groups(task):
+            g = labels.index(label)
+            test = paired.paired_difference(results[ka].per_sequence[g],
+                                            results[kb].per_sequence[g])
+            rows.append((task, *_group_cells(tm.groups(task)[g]), curve_name(*a),
+                         curve_name(*b), test["difference"], test["ci_low"], test["ci_high"],
+                         test["t"], test["p"], test["seeds_a_higher"]))
+    df = pd.DataFrame(rows, columns=["task", *GROUP_COLUMNS, "a", "b", "difference",
+                                     "ci_low", "ci_high", "t", "p", "seeds_a_higher"])
+    df.insert(df.columns.get_loc("p") + 1, "p_holm", paired.holm(df["p"].to_numpy()))
+    return df
+
+
+# --- what differs between the arms --------------------------------------------------------
+
+def arms_table() -> pd.DataFrame:
+    """What each arm's model is, from its config (:func:`~rope_core.beyond.tiny_model
+    .model_config`): one row per arm and layer where something differs between layers,
+    English (a CSV): arm, control of (the main arm a control changes), tasks, layer,
+    position in the layer (what encodes position there), attention (full, or chunked to
+    c tokens), query temperature (Llama 4's, or none), heads, head dim, ALiBi slopes,
+    base, rotated pairs, steps. Everything else (sizes, optimiser, data, initial weights
+    of a seed, steps, schedule) is the same for every arm."""
+    rows = []
+    for arm, (encoding, _changes) in tm.ARMS.items():
+        cfg = tm.model_config("local", arm)
+        main = arm in tm.ENCODINGS
+        tasks = tm.TASKS if main else tm.CONTROLS[arm][2]
+        slopes = ""
+        if encoding == "alibi":
+            from .alternatives import alibi_slopes
+            slopes = " ".join(f"{float(v):g}" for v in alibi_slopes(cfg.n_heads) * cfg.alibi_scale)
+        for layer in range(cfg.n_layers):
+            kind = cfg.layer_encoding(layer)
+            where = {"rope": "q and k rotated (RoPE)", "p_rope": "q and k rotated (p-RoPE)",
+                     "alibi": "bias -slope (m - n) on the logits", "none": "none"}[kind]
+            if encoding == "sinusoidal":
+                where = "PE added to the token embedding (below layer 1)" if layer == 0 \
+                    else "none (PE from the embedding)"
+            chunked = cfg.layer_attention(layer) == "chunked"
+            rotated = int((tm.model_theta(cfg) > 0).sum()) if kind in ("rope", "p_rope") else 0
+            rows.append((arm, "" if main else encoding, " ".join(tasks), layer + 1, where,
+                         f"chunked, {cfg.chunk} tokens" if chunked else "full causal",
+                         f"1 + {cfg.attn_scale:g} ln(1 + floor((m + 1) / {cfg.floor_scale:g}))"
+                         if cfg.layer_temperature(layer) else "none",
+                         cfg.n_heads, cfg.d_head, slopes if kind == "alibi" else "",
+                         cfg.base if rotated else float("nan"), rotated,
+                         tm.TRAINING["steps"]))
+    return pd.DataFrame(rows, columns=["arm", "control of", "tasks", "layer",
+                                       "position in the layer", "attention",
+                                       "query temperature", "heads", "head dim [dims]",
+                                       "alibi slopes [logits/token]", "base", "rotated pairs",
+                                       "steps"])
