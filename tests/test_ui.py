@@ -149,8 +149,16 @@ def test_every_page_is_a_lesson_with_its_view():
     import ast
 
     def view_imports(tree: ast.AST) -> set[str]:
-        return {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
-                and node.module and node.module.split(".")[0] == "views"}
+        found = set()
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.ImportFrom) or not node.module or \
+                    node.module.split(".")[0] != "views":
+                continue
+            if node.module == "views":  # from views import trained_models as v
+                found |= {f"views.{alias.name}" for alias in node.names}
+            else:
+                found.add(node.module)
+        return found
 
     problems = []
     for spec in PAGES:

@@ -20,5 +20,5 @@ fig = px.scatter(compared["layers"], x="layer", y="model", color="kind", symbol=
         "rm_wave_plot": spectrum("wavelength [tokens]"),
         "rm_ratio_plot": spectrum("ratio theta/theta plain"),
         "rm_bound_plot": decay("upper bound / bound(0)"),
-        "rm_score_plot": decay("score q=k=1 / head_dim"),
+        "rm_score_plot": decay("score q=k=1 / head dim"),
     })

@@ -1,10 +1,10 @@
-"""Trained tiny models (pages/trained_models.py) as a notebook: kept simple, the page and
-its models are being reworked (issue 44).
+"""Trained tiny models (pages/trained_models.py) as a notebook.
 
 The page reads the shipped models and their stored evaluation once per process
 (``ui.constants``); the notebook reads them from ``folder``, the ``tiny/weights`` folder
 of a copy of RoPE Explorer (``rope_core.beyond.tiny_model`` takes it as an argument), and
-computes the curves as the page does (``ui.constants.tiny_evaluation``, taken as it is).
+computes the curves and the paired comparisons as the page does (``ui.constants``'
+``tiny_evaluation`` and ``tiny_comparisons``, taken as they are).
 """
 
 from rope_core.beyond import tiny_model as tm
@@ -33,18 +33,14 @@ def tiny_models() -> dict:
 
 
 RECIPE = Recipe(
-    tables={"accuracy_table": "accuracy", "training_table": "training",
-            "recorded_table": "recorded", "attention_table": "attention",
+    tables={"accuracy_table": "accuracy", "seed_accuracy_table": "accuracy_seeds",
+            "comparisons_table": "comparisons", "arms_table": "arms",
+            "training_table": "training", "attention_table": "attention",
             "norms_table": "norms"},
     figures={
         "encodings_plot": Figure('''
-shown = accuracy[(accuracy["seed"] == "all") & (accuracy["method"] == "none")]
-fig = px.line(shown, x="position bin [tokens]", y="accuracy", color="encoding",
-              facet_col="task", markers=True)''', ("accuracy_table",), axes=False),
-        "methods_plot": Figure('''
-shown = accuracy[(accuracy["seed"] == "all") & (accuracy["encoding"] == "rope")]
-fig = px.line(shown, x="position bin [tokens]", y="accuracy", color="method",
-              facet_col="task", markers=True)''', ("accuracy_table",), axes=False),
+shown = accuracy[accuracy["method"] == "none"]  # every arm as trained, each group of answers
+fig = px.line(shown, x="group", y="accuracy", color="arm", facet_row="task", markers=True)''', ("accuracy_table",), axes=False),
         "attention_plot": Figure('''
 fig = px.imshow(np.stack([head.pivot(index="query m [tokens]", columns="key n [tokens]",
                                      values="weight") for _h, head in attention.groupby("head")]),
@@ -58,7 +54,9 @@ fig = px.line(norms.groupby(["layer", "pair i"], as_index=False)["mean |q_i|"].m
     },
     code={"tiny_record": tiny_record, "tiny_stored": tiny_stored, "tiny_models": tiny_models,
           "tiny_evaluation": constants.tiny_evaluation,
-          "tiny_pair_norms": constants.tiny_pair_norms},
+          "tiny_comparisons": constants.tiny_comparisons,
+          "tiny_pair_norms": constants.tiny_pair_norms,
+          "tiny_pair_bands": constants.tiny_pair_bands},
     settings={"folder": (N_("The trained tiny models' files (their weights, models.json and "
                             "evaluation.npz) are in tiny/weights of your copy of RoPE "
                             "Explorer: rope_core finds that folder when it runs from your "
