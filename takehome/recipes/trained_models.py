@@ -40,7 +40,8 @@ RECIPE = Recipe(
     figures={
         "encodings_plot": Figure('''
 shown = accuracy[accuracy["method"] == "none"]  # every arm as trained, each group of answers
-fig = px.line(shown, x="group", y="accuracy", color="arm", facet_row="task", markers=True)''', ("accuracy_table",), axes=False),
+fig = px.line(shown, x="group", y="accuracy", color="arm", facet_row="task", markers=True)''',
+                                 ("accuracy_table",), axes=False),
         "attention_plot": Figure('''
 fig = px.imshow(np.stack([head.pivot(index="query m [tokens]", columns="key n [tokens]",
                                      values="weight") for _h, head in attention.groupby("head")]),
