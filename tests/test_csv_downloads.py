@@ -28,8 +28,10 @@ NAME = re.compile(r"[ -~]+")  # printable ASCII
 GROUPED = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?![\d])")  # 8,192 or 1,048,576.5
 UNIT = re.compile(r"\[[^\]]+\]")
 # A column with a unit that holds a label, not a number: the Trained tiny models page's
-# bins of positions ("3-15"), one per row.
-LABELS = {"position bin [tokens]"}
+# bins of positions, store depths and distances from the store ("3-15"), one per row, and
+# each arm's ALiBi slopes, one per head ("2 0.125").
+LABELS = {"position bin [tokens]", "store depth [tokens]", "distance from the store [tokens]",
+          "alibi slopes [logits/token]"}
 
 
 def test_the_separator_pattern():

@@ -211,7 +211,9 @@ def test_llama32_extension_runs_to_s_l_past_its_configured_context():
 
 
 def test_configured_context_is_not_called_training():
-    at = run_page(PAGE, {"ce_model": "Qwen2.5 7B"})
+    # Mistral 7B v0.3: no source gives a training context (presets.TRAINING)
+    assert rc.PRESETS["Mistral 7B v0.3"].training_context is None
+    at = run_page(PAGE, {"ce_model": "Mistral 7B v0.3"})
     assert not at.error
     text = " ".join(m.value for m in at.caption)
     assert ("L = 32,768 tokens, its configured context (its `config.json` names no "

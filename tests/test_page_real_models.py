@@ -249,7 +249,9 @@ def test_layer_stack_and_hybrid_cards():
 
 
 def test_configured_context_is_not_called_training():
-    at = run_page(PAGE, {"rm_models": ["Qwen2.5 7B"]})
+    # Mistral 7B v0.3: no source gives a training context (presets.TRAINING)
+    assert rc.PRESETS["Mistral 7B v0.3"].training_context is None
+    at = run_page(PAGE, {"rm_models": ["Mistral 7B v0.3"]})
     text = " ".join(shown_markdown(at))
     assert "L: its configured context, 32,768 tokens (its `config.json` names no other)" \
         in text

@@ -428,7 +428,7 @@ def forest_figure(task: str, measure: str) -> ui.Frozen:
         shapes=(ui.vline(0, "black"),),
         title=_("{task} task, {where}: paired differences across {n} seeds").format(
             task=_(TASK_NAMES[task]), where=where, n=len(SEEDS)),
-        x=_("difference a − b [percentage points]"), y="", height=max(320, 22 * len(rows) + 140))
+        x=_("a − b [points]"), y="", height=max(320, 22 * len(rows) + 140))
 
 
 def split(name: str) -> tuple[str, str]:
