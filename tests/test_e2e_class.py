@@ -19,7 +19,7 @@ import classroom
 
 e2e.skip_without_browser()
 
-REFRESH_MS = 12_000  # two 2-second refreshes, with room for a busy machine
+REFRESH_MS = 30_000  # two 2-second refreshes, with room for a busy CI machine
 
 
 @pytest.fixture(scope="module")
