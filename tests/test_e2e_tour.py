@@ -102,9 +102,12 @@ def test_the_handout_prints_every_figure_of_its_part(browser, server, part):
         # eight figures drawn cold: a busy machine needs longer than one page's wait
         e2e.open_path(page, server, f"/tour?tour_step={first}&handout=true",
                       timeout=3 * e2e.LOAD_MS)
-        page.wait_for_function(  # a busy machine draws late
-            f"() => document.querySelectorAll('{CHART} .main-svg').length >= "
-            f"{last - first + 1}", timeout=3 * e2e.LOAD_MS)
+        # a busy machine draws late; a drawn chart holds several .main-svg layers, so count
+        # the charts that hold one, not the layers
+        page.wait_for_function(
+            f"() => Array.from(document.querySelectorAll('{CHART}'))"
+            f".filter(c => c.querySelector('.main-svg')).length >= {last - first + 1}",
+            timeout=3 * e2e.LOAD_MS)
         titles = page.evaluate(
             "() => Array.from(document.querySelectorAll('.js-plotly-plot'))"
             ".map(gd => gd._fullLayout.title.text.replace(/<[^>]+>/g, ' ').trim())")
