@@ -194,31 +194,76 @@ def machine_busy() -> tuple[float, float]:
     return ws_load.machine_busy_seconds()
 
 
+async def warm_up(kind, url: str, query: str, page: str) -> None:
+    """One visit before the measured ones (the server's imports and caches); ``kind`` is
+    Screen or ws_load.Session."""
+    warm = kind(-1, namespace(url, query), ws_load.Run(), random.Random(0))
+    await warm.load(ws_load.Step(-1, 0, "load", page, 0.0, 0.0), page)
+    await warm.close()
+
+
+async def arrived(kind, url: str, query: str, page: str, run, args, seed: int) -> list:
+    """``--students`` sessions of ``kind`` (ids 0, 1, ...; session i draws from
+    Random(seed · 1000 + i)) that open ``page?query``, each at a moment drawn in ``--ramp`` s."""
+    sessions = [kind(i, namespace(url, query), run, random.Random(seed * 1000 + i))
+                for i in range(args.students)]
+
+    async def arrive(s) -> None:
+        await asyncio.sleep(s.rng.uniform(0, args.ramp))
+        await s.load(ws_load.Step(s.sid, 0, "load", page, 0.0, 0.0), page)
+
+    await asyncio.gather(*(arrive(s) for s in sessions))
+    return sessions
+
+
+async def crowd_step(args, seed: int, proc, url: str, kind, query: str, page: str,
+                     label: str, step) -> dict:
+    """The students open ``page?query`` on the server ``proc`` (after one warm-up visit) and
+    each takes ``step(session)`` once, at a moment drawn in ``--within`` s, timed from that
+    moment until its run has finished; the server is stopped after. The times' median, p95
+    and max, and the failures (named ``label`` and the session's id)."""
+    latencies: list[float] = []
+    failures: list[str] = []
+    try:
+        await warm_up(kind, url, query, page)
+        sessions = await arrived(kind, url, query, page, ws_load.Run(pid=proc.pid), args, seed)
+
+        async def timed(s) -> None:
+            await asyncio.sleep(s.rng.uniform(0, args.within))
+            t = time.perf_counter()
+            try:
+                await step(s)
+            except Exception as err:
+                failures.append(f"{label} {s.sid}: {err}"[:200])
+                return
+            latencies.append(time.perf_counter() - t)
+
+        await asyncio.gather(*(timed(s) for s in sessions))
+        for s in sessions:
+            await s.close()
+    finally:
+        ws_load.stop_server(proc)
+    return {"median": statistics.median(latencies) if latencies else float("nan"),
+            "p95": p95(latencies), "max": max(latencies, default=float("nan")),
+            "failures": failures}
+
+
 # ----------------------------------------------------------------- the class ----
 async def class_run(args, seed: int) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="rope-class-load-"))
     db = args.db or f"sqlite://{tmp / 'class.sqlite3'}"
     env = {**os.environ, classroom.ENV: db}
     proc, url = await served(ROOT, env)
-    rng = random.Random(seed)
     try:
-        warm = Screen(-1, namespace(url, "tour_step=1"), ws_load.Run(), rng)
-        await warm.load(ws_load.Step(-1, 0, "load", "tour", 0.0, 0.0), "tour")
-        await warm.close()
+        await warm_up(Screen, url, "tour_step=1", "tour")
         with classroom.open_store(db) as store:
             code, key = store.create_class()
         run = ws_load.Run(pid=proc.pid)
         teacher = Screen(-2, namespace(url, urllib.parse.urlencode(
             {"class": code, "key": key, "tour_step": 1})), run, random.Random(seed + 1))
         await teacher.load(ws_load.Step(-2, 0, "load", "tour", 0.0, 0.0), "tour")
-        students = [Screen(i, namespace(url, f"class={code}&tour_step=1"), run,
-                           random.Random(seed * 1000 + i)) for i in range(args.students)]
-
-        async def arrive(s: Screen) -> None:
-            await asyncio.sleep(s.rng.uniform(0, args.ramp))
-            await s.load(ws_load.Step(s.sid, 0, "load", "tour", 0.0, 0.0), "tour")
-
-        await asyncio.gather(*(arrive(s) for s in students))
+        students = await arrived(Screen, url, f"class={code}&tour_step=1", "tour", run, args,
+                                 seed)
         assert teacher.fragment and all(s.fragment for s in students), "no 2-second fragment"
         stop = asyncio.Event()
         pollers = [asyncio.create_task(s.poll_forever(stop)) for s in (teacher, *students)]
@@ -295,83 +340,24 @@ async def tour_run(args, seed: int) -> dict:
     store, no 2-second refresh): what the tour's own step costs under this load."""
     tmp = Path(tempfile.mkdtemp(prefix="rope-class-load-"))
     proc, url = await served(ROOT, {**os.environ, classroom.ENV: f"sqlite://{tmp / 'c.sqlite3'}"})
-    latencies: list[float] = []
-    failures: list[str] = []
-    try:
-        warm = Screen(-1, namespace(url, "tour_step=1"), ws_load.Run(), random.Random(0))
-        await warm.load(ws_load.Step(-1, 0, "load", "tour", 0.0, 0.0), "tour")
-        await warm.close()
-        run = ws_load.Run(pid=proc.pid)
-        students = [Screen(i, namespace(url, "tour_step=1"), run,
-                           random.Random(seed * 1000 + i)) for i in range(args.students)]
 
-        async def one(s: Screen) -> None:
-            await asyncio.sleep(s.rng.uniform(0, args.ramp))
-            await s.load(ws_load.Step(s.sid, 0, "load", "tour", 0.0, 0.0), "tour")
+    async def predict(s: Screen) -> None:
+        radio = s.radios[RADIO]
+        s.states[radio.id] = WidgetState(id=radio.id, string_value=s.rng.choice(
+            list(radio.options)))
+        await s.rerun(ws_load.Step(s.sid, 1, "predict", "tour", 0.0, 0.0))
 
-        await asyncio.gather(*(one(s) for s in students))
-
-        async def predict(s: Screen) -> None:
-            await asyncio.sleep(s.rng.uniform(0, args.within))
-            radio = s.radios[RADIO]
-            s.states[radio.id] = WidgetState(id=radio.id, string_value=s.rng.choice(
-                list(radio.options)))
-            t = time.perf_counter()
-            try:
-                await s.rerun(ws_load.Step(s.sid, 1, "predict", "tour", 0.0, 0.0))
-            except Exception as err:
-                failures.append(f"tour {s.sid}: {err}"[:200])
-                return
-            latencies.append(time.perf_counter() - t)
-
-        await asyncio.gather(*(predict(s) for s in students))
-        for s in students:
-            await s.close()
-    finally:
-        ws_load.stop_server(proc)
-    return {"median": statistics.median(latencies) if latencies else float("nan"),
-            "p95": p95(latencies), "max": max(latencies, default=float("nan")),
-            "failures": failures}
+    return await crowd_step(args, seed, proc, url, Screen, "tour_step=1", "tour", "tour",
+                            predict)
 
 
 # ----------------------------------------------------------------- the floor ----
 async def floor_run(args, seed: int) -> dict:
-    folder = floor_app()
-    proc, url = await served(folder, dict(os.environ))
-    latencies: list[float] = []
-    failures: list[str] = []
-    try:
-        warm = ws_load.Session(-1, namespace(url, ""), ws_load.Run(), random.Random(0))
-        await warm.load(ws_load.Step(-1, 0, "load", "overview", 0.0, 0.0), "overview")
-        await warm.close()
-        run = ws_load.Run(pid=proc.pid)
-        sessions = [ws_load.Session(i, namespace(url, ""), run, random.Random(seed * 1000 + i))
-                    for i in range(args.students)]
-
-        async def one(s) -> None:
-            await asyncio.sleep(s.rng.uniform(0, args.ramp))
-            await s.load(ws_load.Step(s.sid, 0, "load", "overview", 0.0, 0.0), "overview")
-
-        await asyncio.gather(*(one(s) for s in sessions))
-
-        async def step(s) -> None:
-            await asyncio.sleep(s.rng.uniform(0, args.within))
-            t = time.perf_counter()
-            try:
-                await s.change(ws_load.Step(s.sid, 1, "change", "overview", 0.0, 0.0))
-            except Exception as err:
-                failures.append(f"floor {s.sid}: {err}"[:200])
-                return
-            latencies.append(time.perf_counter() - t)
-
-        await asyncio.gather(*(step(s) for s in sessions))
-        for s in sessions:
-            await s.close()
-    finally:
-        ws_load.stop_server(proc)
-    return {"median": statistics.median(latencies) if latencies else float("nan"),
-            "p95": p95(latencies), "max": max(latencies, default=float("nan")),
-            "failures": failures}
+    """As many sessions of the floor app, each moving its slider once: the floor's step."""
+    proc, url = await served(floor_app(), dict(os.environ))
+    return await crowd_step(args, seed, proc, url, ws_load.Session, "", "overview", "floor",
+                            lambda s: s.change(ws_load.Step(s.sid, 1, "change", "overview",
+                                                            0.0, 0.0)))
 
 
 # --------------------------------------------------- one step at a time ----
