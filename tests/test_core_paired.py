@@ -73,6 +73,102 @@ def test_holm_is_between_the_raw_p_and_bonferroni(p):
     assert (np.diff(got[order]) >= -1e-15).all()  # monotone in the raw p
 
 
+def test_simultaneous_intervals_from_the_closed_form():
+    """Bonferroni's level for m = 102 comparisons, 1 - 0.05/102; with three seeds (df 2)
+    Student's P(|T| <= t) = t / sqrt(2 + t^2) = L gives t = L sqrt(2 / (1 - L^2)), so the
+    interval is mean d -+ that t times se. With five seeds (df 4), P(|T| <= t) =
+    sin u (1 + cos^2 u / 2), u = atan(t / 2), is L at the interval's t: 10.359 (the
+    review's 10.36)."""
+    level = paired.simultaneous_level(102)
+    assert level == 1 - 0.05 / 102
+    d = np.array([0.10, 0.30, 0.20])  # mean 0.2, sd 0.1
+    b = np.tile(np.array([[0.5], [0.4], [0.6]]), (1, 4))
+    r = paired.paired_difference(b + d[:, None], b, level=level)
+    t = level * math.sqrt(2 / (1 - level**2))
+    se = 0.1 / math.sqrt(3)
+    assert math.isclose(r["ci_low"], 0.2 - t * se, rel_tol=1e-9)
+    assert math.isclose(r["ci_high"], 0.2 + t * se, rel_tol=1e-9)
+    d5 = np.array([0.10, 0.12, 0.08, 0.11, 0.09])
+    b5 = np.tile(np.array([[0.5], [0.4], [0.6], [0.3], [0.7]]), (1, 8))
+    r5 = paired.paired_difference(b5 + d5[:, None], b5, level=level)
+    t5 = (r5["ci_high"] - r5["difference"]) / (math.sqrt(0.001 / 4) / math.sqrt(5))
+    u = math.atan(t5 / 2)
+    assert math.isclose(math.sin(u) * (1 + math.cos(u) ** 2 / 2), level, rel_tol=1e-10)
+    assert abs(t5 - 10.36) < 5e-3
+    # the default is the 95% interval
+    assert paired.paired_difference(b5 + d5[:, None], b5) == paired.paired_difference(
+        b5 + d5[:, None], b5, level=0.95)
+    with pytest.raises(RopeError, match="comparisons"):
+        paired.simultaneous_level(0)
+    with pytest.raises(RopeError, match="level"):
+        paired.paired_difference(b5, b5, level=1.0)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), m=st.integers(2, 40))
+def test_a_simultaneous_interval_clear_of_0_is_a_holm_resolved_difference(seed, m):
+    """A family of m paired comparisons: an interval at Bonferroni's level excludes 0
+    exactly when m p < 0.05, and then Holm's corrected p is below 0.05."""
+    rng = np.random.default_rng(seed)
+    level = paired.simultaneous_level(m)
+    rows = []
+    for _ in range(m):
+        b = rng.uniform(0.2, 0.8, (5, 6))
+        a = np.clip(b + rng.normal(rng.uniform(-0.3, 0.3), rng.uniform(0.005, 0.1), (5, 1)),
+                    0, 1)
+        rows.append(paired.paired_difference(a, b, level=level))
+    p = np.array([r["p"] for r in rows])
+    corrected = paired.holm(p)
+    for r, p_holm in zip(rows, corrected):
+        clear = r["ci_low"] > 0 or r["ci_high"] < 0
+        if abs(m * r["p"] - 0.05) > 1e-9:  # away from the tie, where rounding decides
+            assert clear == (m * r["p"] < 0.05)
+        if clear:
+            assert p_holm < 0.05
+
+
+def test_the_coverage_grid_and_its_cases():
+    """2 designs x 11 pairs of arms x 3 seed spreads x 2 correlations x 2 sequence
+    spreads = 264 points, seeded by their index; the cases by hand."""
+    grid = paired.coverage_grid()
+    assert len(grid) == 264 and [p["seed"] for p in grid] == list(range(264))
+    assert {p["case"] for p in grid} == set(paired.COVERAGE)
+    assert paired.coverage_case(4.0, 2.0, 1.0) == paired.NEAR  # arm a at 6: 99.75%
+    assert paired.coverage_case(4.0, 2.0, 0.5) == paired.AWAY  # the seeds agree
+    assert paired.coverage_case(0.0, 1.0, 1.5) == paired.AWAY  # 50% against 73%
+
+
+# the grid's points (their seeds) where benchmarks/interval_coverage.py found the lowest and
+# highest coverage of each case, and the lowest and highest rejection rate at no difference
+ENDS = {paired.AWAY: (97, 170), paired.NEAR: (106, 172)}
+REJECTED_ENDS = (172, 153)
+
+
+def grid_point(seed: int) -> tuple[float, float]:
+    p = paired.coverage_grid()[seed]
+    return paired.coverage(p["difference_logit"], p["seed_sd"], p["sequence_sd"],
+                           correlation=p["correlation"], sequences=p["sequences"],
+                           answers=p["answers"], mu_logit=p["mu_logit"],
+                           reps=paired.COVERAGE_REPS, seed=p["seed"])
+
+
+@pytest.mark.parametrize("case", list(paired.COVERAGE))
+def test_the_stated_coverage_is_what_the_simulations_give(case):
+    """Review of issue 44, finding 16: the ends of each stated range, recomputed at the
+    grid's points where the benchmark found them (same seeds, same experiments)."""
+    lowest, highest = ENDS[case]
+    grid = paired.coverage_grid()
+    assert grid[lowest]["case"] == grid[highest]["case"] == case
+    assert (grid_point(lowest)[0], grid_point(highest)[0]) == paired.COVERAGE[case]
+
+
+def test_the_stated_rejection_rate_at_no_difference():
+    lowest, highest = REJECTED_ENDS
+    grid = paired.coverage_grid()
+    assert grid[lowest]["difference_logit"] == grid[highest]["difference_logit"] == 0
+    assert (grid_point(lowest)[1], grid_point(highest)[1]) == paired.REJECTED_AT_ZERO
+
+
 @pytest.mark.parametrize("difference, mu, sequences, answers", [
     (0.0, 0.0, 52, 13),    # no difference: about 5% of the tests reject
     (1.0, 0.0, 52, 13),    # a difference at 50%

@@ -11,17 +11,31 @@ and tested across the S seeds (the unit of replication: a new seed is a new pair
 models), by Student's paired t test:
 
     mean d = (1/S) sum_s d_s,   se = sd(d_s) / sqrt(S),   t = mean d / se,  df = S - 1,
-    p = P(|T_{S-1}| >= |t|),   95% interval  mean d -+ t_{S-1} se.
+    p = P(|T_{S-1}| >= |t|),   95% interval  mean d -+ t_{S-1} se,
+
+t_{S-1} the two-sided 95% quantile (2.776 for five seeds).
 
 Where all S differences are equal (se = 0) the interval is that point and p is 1 if they
 are 0 and 0 otherwise. With five seeds the smallest p a sign-flip (permutation) test can
 give is 2/32 = 0.0625, so the t test it is; it assumes the d_s roughly normal, which
-:func:`coverage` checks on simulated pairs.
+:func:`coverage` checks on simulated pairs (:data:`COVERAGE_GRID`): the interval holds the
+true difference in about 95 of 100 experiments where both arms are below 95% or the seeds
+agree, in fewer where an arm is near 100% and the seeds spread (the differences are then
+skewed, as the accuracies are: :mod:`.intervals`), and the test rejects a difference of 0
+in at most about 5% (:data:`COVERAGE`, :data:`REJECTED_AT_ZERO`).
 
 Many comparisons are made at once, so each p is corrected by Holm's step-down method
 (:func:`holm`), which holds the chance of any false claim among the m comparisons at 5%:
 with p_(1) <= ... <= p_(m), p_holm_(i) = max_{k <= i} min(1, (m - k + 1) p_(k)). A
 difference is called resolved when its corrected p is below 0.05.
+
+Intervals for such a family hold all m differences together, at 95%, when each is
+Bonferroni's, at level 1 - 0.05/m (:func:`simultaneous_level`; ``level`` of
+:func:`paired_difference`): t_{S-1} at 1 - 0.025/m (10.36 for five seeds and m = 102).
+One excludes 0 exactly when m p < 0.05, and then Holm's corrected p, never above m p, is
+below 0.05 too: every difference such an interval resolves, Holm's method resolves. Holm's step-down
+method resolves a few more (those with 0.05/m <= p < 0.05/(m - k + 1) at the k-th smallest
+p, every smaller one resolved), whose simultaneous interval still touches 0.
 """
 
 from __future__ import annotations
@@ -30,18 +44,29 @@ import math
 
 import numpy as np
 
-from ..support._checks import check_int, fail
-from .intervals import MAX_REPS, _logistic_array, t_p_value, t_quantile, true_mean
+from ..support._checks import N_, check_int, check_positive_float, fail
+from .intervals import LEVEL, MAX_REPS, _logistic_array, t_p_value, t_quantile, true_mean
 
 ALPHA = 0.05
 
 
-def paired_difference(a, b) -> dict[str, float]:
+def simultaneous_level(comparisons: int, alpha: float = ALPHA) -> float:
+    """Bonferroni's level for each of ``comparisons`` intervals that hold together with
+    probability at least 1 - ``alpha``: 1 - alpha / m (0.99951 for m = 102)."""
+    m = check_int(comparisons, "comparisons", 1, 10**5)
+    alpha = check_positive_float(alpha, "alpha", 0.5)
+    return 1 - alpha / m
+
+
+def paired_difference(a, b, level: float = LEVEL) -> dict[str, float]:
     """Student's paired t test of arm a against arm b across seeds (see the module).
 
-    ``a``, ``b``: ``(S, J)`` per-sequence accuracies on the same sequences (row s: seed s).
-    Returns ``difference`` (mean d), ``ci_low``, ``ci_high`` (95%), ``t``, ``df``, ``p``
-    (two-sided, uncorrected) and ``seeds_a_higher`` (how many d_s > 0)."""
+    ``a``, ``b``: ``(S, J)`` per-sequence accuracies on the same sequences (row s: seed s);
+    ``level``: the interval's, 0.95 unless a family's (:func:`simultaneous_level`).
+    Returns ``difference`` (mean d), ``ci_low``, ``ci_high`` (mean d -+ t se, t the
+    two-sided ``level`` quantile of T_{S-1}), ``t``, ``df``, ``p`` (two-sided,
+    uncorrected) and ``seeds_a_higher`` (how many d_s > 0)."""
+    level = check_positive_float(level, "level", 0.999999)
     a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     if a.ndim != 2 or a.shape != b.shape or a.shape[0] < 2:
         fail("a", a.shape, "two arrays (seeds, sequences) of the same shape, 2 seeds or more")
@@ -54,7 +79,7 @@ def paired_difference(a, b) -> dict[str, float]:
         half = 0.0
     else:
         t = mean / se
-        half = t_quantile(s - 1) * se
+        half = t_quantile(s - 1, level) * se
     return {"difference": mean, "ci_low": mean - half, "ci_high": mean + half, "t": t,
             "df": s - 1, "p": t_p_value(t, s - 1), "seeds_a_higher": int((d > 0).sum())}
 
@@ -102,6 +127,49 @@ def coverage(difference_logit: float, seed_sd: float, sequence_sd: float, *,
         held += r["ci_low"] <= truth <= r["ci_high"]
         rejected += r["p"] < ALPHA
     return held / reps, rejected / reps
+
+
+# The grid the paired interval's coverage is measured on (benchmarks/interval_coverage.py
+# runs all of it): the two designs (intervals.COVERAGE_GRID), arm b's log-odds and the
+# difference a - b (chance against chance, at 50%, 95% and 99.75%; differences of 1 to 7
+# logits, one arm near 100% in several), seed spreads 0.5 to 1.5 logits, the two arms'
+# seed effects independent or correlated 0.5, sequence spreads 0.5 and 1.
+COVERAGE_GRID = {"designs": ((52, 32), (20, 3)),
+                 "arms": ((-2.7, 0.0), (0.0, 0.0), (3.0, 0.0), (6.0, 0.0), (0.0, 1.0),
+                          (-2.7, 2.7), (2.0, 2.0), (2.0, 4.0), (4.0, 2.0), (-2.7, 7.0),
+                          (6.0, -3.0)),
+                 "seed_sd": (0.5, 1.0, 1.5),
+                 "correlation": (0.0, 0.5),
+                 "sequence_sd": (0.5, 1.0)}
+COVERAGE_REPS = 2000
+AWAY = N_("both arms below 95%, or seeds spread by at most 0.5 logit")
+NEAR = N_("an arm near 100% (95% to 99.75%), seeds spread by 1 to 1.5 logits")
+
+
+def coverage_case(mu_logit: float, difference_logit: float, seed_sd: float) -> str:
+    """Which :data:`COVERAGE` range a point of the grid belongs to."""
+    near = max(mu_logit, mu_logit + difference_logit) >= 3 and seed_sd >= 1
+    return NEAR if near else AWAY
+
+
+def coverage_grid() -> list[dict]:
+    """Every point of :data:`COVERAGE_GRID`, in order, with its case
+    (:func:`coverage_case`) and the simulation's seed (its index)."""
+    g = COVERAGE_GRID
+    points = [dict(sequences=j, answers=w, mu_logit=mu, difference_logit=dl, seed_sd=ss,
+                   correlation=corr, sequence_sd=qs)
+              for j, w in g["designs"] for mu, dl in g["arms"] for ss in g["seed_sd"]
+              for corr in g["correlation"] for qs in g["sequence_sd"]]
+    return [dict(p, case=coverage_case(p["mu_logit"], p["difference_logit"], p["seed_sd"]),
+                 seed=i) for i, p in enumerate(points)]
+
+
+# Measured by benchmarks/interval_coverage.py: over the grid's points of each case, the
+# lowest and highest share of COVERAGE_REPS experiments whose 95% interval holds the true
+# difference, and over the points with no difference, the share whose uncorrected p is
+# below 0.05.
+COVERAGE = {AWAY: (0.913, 0.996), NEAR: (0.778, 0.9985)}
+REJECTED_AT_ZERO = (0.0015, 0.06)
 
 
 def ranked_groups(means, resolved) -> tuple[list[list[int]], list[bool]]:
