@@ -421,15 +421,135 @@ def test_the_envelope_holds_the_exact_logit_at_every_distance(vectors, dim, base
     if fast:
         assert float((exact["rope"] - drawn["rope"]).abs().max()) > 0  # ripples left out
         assert float(envelope["alibi"].abs().max()) == float(envelope["nope"].abs().max()) == 0
-    else:
+    else:  # every distance sampled: nothing left out, no chord to miss anything
         assert float(df["envelope +- [logit]"].abs().max()) == 0.0
         assert (df["drawn logit"] == df["logit"]).all()
-    # the table's columns are these, at its samples
+    # the table's columns are these, at its samples (the envelope with the chords' allowance)
     sampled = df[df["encoding"] == "RoPE"]
-    at = torch.as_tensor(sampled["distance r [tokens]"].to_numpy())
-    assert torch.allclose(torch.as_tensor(sampled["drawn logit"].to_numpy()), drawn["rope"][at])
-    assert torch.allclose(torch.as_tensor(sampled["envelope +- [logit]"].to_numpy()),
-                          envelope["rope"][at])
+    at = torch.tensor(sampled["distance r [tokens]"].to_numpy())
+    assert torch.allclose(torch.tensor(sampled["drawn logit"].to_numpy()), drawn["rope"][at])
+    chord = alternatives.chord_allowance(vectors, dim, base, at, first_pair=fast, **common)
+    assert torch.allclose(torch.tensor(sampled["envelope +- [logit]"].to_numpy()),
+                          envelope["rope"][at] + chord["rope"])
+
+
+def test_the_chords_allowance_by_hand():
+    """d = 2 (one pair, theta_0 = 1), q = k: the pair's term is |q|^2 cos r, A = |q|^2,
+    |f''| <= A / sqrt(2). Samples 0, 3, 5, 6: gaps of 3, 2, 1 tokens, whose integers
+    inside lie at most floor(h/2) ceil(h/2) / 2 = 1, 1/2, 0 from the chord's error bound
+    (r - a)(b - r)/2: at the samples the larger gap beside each, 1, 1, 1/2, 0 times
+    A / sqrt(2). xPos: A zeta^(a/B) (kappa^2 + 1) on the gap from a, zeta = 0.4 / 1.4,
+    kappa = ln(3.5) / 512. ALiBi and NoPE are straight: 0."""
+    q, _k = alternatives.score_vectors("q = k", 2, 7)
+    amp = float(q @ q)
+    r = torch.tensor([0, 3, 5, 6])
+    got = alternatives.chord_allowance("q = k", 2, 1e4, r, p=1.0, seed=7, query_position=6,
+                                       first_pair=0)
+    want = torch.tensor([1.0, 1.0, 0.5, 0.0], dtype=torch.float64) * amp / math.sqrt(2)
+    torch.testing.assert_close(got["rope"], want, rtol=1e-12, atol=1e-15)
+    torch.testing.assert_close(got["p_rope"], want, rtol=1e-12, atol=1e-15)
+    kappa = math.log(3.5) / 512
+    gap = [amp * (2 / 7) ** (a / 512) * (kappa**2 + 1) * f / math.sqrt(2)
+           for a, f in ((0, 1.0), (3, 0.5), (5, 0.0))]
+    xpos = torch.tensor([gap[0], max(gap[0], gap[1]), max(gap[1], gap[2]), gap[2]],
+                        dtype=torch.float64)
+    torch.testing.assert_close(got["xpos"], xpos, rtol=1e-12, atol=1e-15)
+    assert float(got["alibi"].abs().max()) == float(got["nope"].abs().max()) == 0.0
+    # p = 0: no pair rotates, p-RoPE is flat; every pair left out: nothing drawn to miss
+    flat = alternatives.chord_allowance("q = k", 2, 1e4, r, p=0.0, seed=7, query_position=6,
+                                        first_pair=0)
+    assert float(flat["p_rope"].abs().max()) == 0.0
+    none = alternatives.chord_allowance("q = k", 2, 1e4, r, p=1.0, seed=7, query_position=6,
+                                        first_pair=1)
+    assert all(float(v.abs().max()) == 0.0 for v in none.values())
+    with pytest.raises(RopeError, match="distances"):
+        alternatives.chord_allowance("q = k", 2, 1e4, [0, 3, 3], p=1.0, seed=7,
+                                     query_position=6, first_pair=0)
+
+
+def exact_rope_logits(q: np.ndarray, k: np.ndarray, base: float, m: int) -> np.ndarray:
+    """RoPE's logit with the query at m and the key at every n = m ... 0 (r = 0 ... m), by
+    rotating each (interleaved) pair of q by m theta_i and of k by n theta_i and taking the
+    dot product: the dense formulation, in numpy, apart from rope_core."""
+    d = q.size
+    th = base ** (-np.arange(0, d, 2) / d)  # (d/2,)
+    n = m - np.arange(m + 1)  # (R,)
+    qa, qb, ka, kb = q[0::2], q[1::2], k[0::2], k[1::2]
+    cq, sq = np.cos(m * th), np.sin(m * th)
+    rqa, rqb = qa * cq - qb * sq, qa * sq + qb * cq  # (d/2,)
+    ang = np.outer(n, th)  # (R, d/2)
+    ck, sk = np.cos(ang), np.sin(ang)
+    return ((rqa * (ka * ck - kb * sk) + rqb * (ka * sk + kb * ck)).sum(1)) / math.sqrt(d)
+
+
+CORNERS = [(dim, base, train, reach) for dim in (32, 64, 128) for base in (1e4, 5e5)
+           for train, reach in ((64, 2), (512, 4), (1024, 8))] + [
+    (32, 1e4, 8192, 8), (32, 5e5, 8192, 8)]  # the farthest reach, 65,536 tokens
+
+
+@pytest.mark.parametrize("dim, base, train, reach", CORNERS)
+def test_the_drawn_band_holds_the_exact_logit_at_every_distance(dim, base, train, reach):
+    """Review of issue 44, finding 20: the page draws each line and its band straight
+    between the samples (Plotly's linear segments). At the sidebar's corners (d 32, 64,
+    128; base 10^4 and 5 10^5) and the page's training lengths and reaches, every integer
+    distance's exact logit lies inside that band: RoPE's by the dense formulation above,
+    p-RoPE's, xPos's and the sinusoid's by their own functions (rope_logits with
+    p_rope_theta, xpos_logits, sinusoidal_logits), ALiBi's and NoPE's straight lines."""
+    md = train * reach
+    p, slope, seed = 0.75, 1 / 16, 0
+    df = alternatives.distance_table("random q, k", dim, base, md, p=p, slope=slope,
+                                     seed=seed)
+    q, k = alternatives.score_vectors("random q, k", dim, seed)
+    r = torch.arange(md + 1)
+    exact = {"rope": exact_rope_logits(q.numpy(), k.numpy(), base, md),
+             "p_rope": rc.rope_logits(q, k, r, rc.p_rope_theta(dim, base, p)).numpy(),
+             "xpos": rc.xpos_logits(q, k, r, rc.theta(dim, base)).numpy(),
+             "alibi": rc.alibi_logits(q, k, r, slope).numpy(),
+             "nope": rc.nope_logits(q, k, r).numpy(),
+             "sinusoidal": alternatives.sinusoidal_logits(q, k, r, md, base).numpy()}
+    np.testing.assert_allclose(exact["rope"], rc.rope_logits(q, k, r, rc.theta(dim, base)),
+                               rtol=1e-9, atol=1e-9)
+    for e, label in zip(alternatives.ENCODINGS, df["encoding"].unique()):
+        rows = df[df["encoding"] == label]
+        x = rows["distance r [tokens]"].to_numpy()
+        drawn, band = rows["drawn logit"].to_numpy(), rows["envelope +- [logit]"].to_numpy()
+        upper = np.interp(r.numpy(), x, drawn + band)  # the band as drawn, at every r
+        lower = np.interp(r.numpy(), x, drawn - band)
+        assert (exact[e] <= upper + 1e-9).all() and (exact[e] >= lower - 1e-9).all(), e
+
+
+def test_without_the_chords_allowance_the_band_would_miss():
+    """The review's setting d 32, base 5 10^5, L 512 x 4: drawn straight between samples 3.42
+    tokens apart, the resolved pairs' line strays from the exact logit between samples by
+    more than the left-out pairs' amplitudes (the band before finding 20's fix)."""
+    md = 2048
+    df = alternatives.distance_table("random q, k", 32, 5e5, md, p=0.75, slope=1 / 16, seed=0)
+    rows = df[df["encoding"] == "RoPE"]
+    x = rows["distance r [tokens]"].to_numpy()
+    fast = int(df["pairs too fast to draw"].iloc[0])
+    q, k = alternatives.score_vectors("random q, k", 32, 0)
+    exact = exact_rope_logits(q.numpy(), k.numpy(), 5e5, md)
+    ripple = alternatives.ripple_envelope("random q, k", 32, 5e5, torch.tensor(x), p=0.75,
+                                          seed=0, query_position=md, first_pair=fast)["rope"]
+    r = np.arange(md + 1)
+    upper = np.interp(r, x, rows["drawn logit"].to_numpy() + ripple.numpy())
+    lower = np.interp(r, x, rows["drawn logit"].to_numpy() - ripple.numpy())
+    assert ((exact > upper + 1e-9) | (exact < lower - 1e-9)).any()
+
+
+def test_at_the_pages_lengths_a_band_always_comes_with_its_caption():
+    """The page captions the band when a pair is too fast for the samples
+    (views.beyond_rope.sampling_note). At every reach of the page (L 64 ... 8192 times
+    2, 4, 8: pages/beyond_rope.py) either every distance is sampled (no band) or the
+    samples are more than pi/2 tokens apart, so pair 0 (theta 1, a turn in 2 pi tokens) is
+    too fast: the chords' allowance never draws a band alone."""
+    for max_distance in sorted({t * m for t in (64, 128, 256, 512, 1024, 2048, 4096, 8192)
+                                for m in (2, 4, 8)}):
+        df = alternatives.distance_table("q = k", 16, 1e4, max_distance, p=0.5, slope=0.1,
+                                         seed=0)
+        band = float(df["envelope +- [logit]"].max()) > 0
+        assert band == (int(df["pairs too fast to draw"].iloc[0]) > 0), max_distance
+        assert band == (max_distance >= alternatives.SCORE_POINTS)
 
 
 def test_leaving_out_pairs_removes_exactly_their_terms():

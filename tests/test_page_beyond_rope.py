@@ -188,9 +188,11 @@ def test_every_encoding_has_its_own_colour_dash_and_marker():
 def test_pairs_too_fast_for_the_samples_are_drawn_as_an_envelope():
     """Issue 44, item 8: samples 2048 / 599 = 3.42 tokens apart would alias the fastest pairs
     (theta_i = 10^(-i/16) > 2 pi / (4 x 3.42) = 0.459 for i <= 5: 6 pairs) into slower
-    ripples. The lines leave them out; a band of +- the sum of their amplitudes around each
-    rippling line (RoPE, p-RoPE, xPos, sinusoidal) holds the exact logit; the caption says
-    so."""
+    ripples. The lines leave them out; a band of +- the sum of their amplitudes, plus what
+    a straight segment between samples can miss of the pairs drawn, around each rippling
+    line (RoPE, p-RoPE, xPos, sinusoidal) holds the exact logit at every distance, as
+    Plotly draws it (straight between samples; review of issue 44, finding 20): RoPE's by
+    hand here at every integer 0 ... 2048. The caption says so."""
     at = run_page("beyond_rope")
     df = csv_frames(at)[SCORES]
     assert (df["pairs too fast to draw"] == 6).all()
@@ -205,6 +207,13 @@ def test_pairs_too_fast_for_the_samples_are_drawn_as_an_envelope():
                                rtol=1e-6, atol=1e-6)
     assert ((rope["logit"] - rope["drawn logit"]).abs()
             <= rope["envelope +- [logit]"] + 1e-12).all()
+    x = array(lines[0]["x"])
+    lower = array(bands[0]["y"])[600:][::-1]  # the band's lower edge, drawn back
+    q, _k = draw(128, 0)  # q = k, the page's default
+    every = np.arange(2049)
+    exact = np.array([rope_by_hand(q, q, r, 1e4)[0] for r in every])
+    assert (exact <= np.interp(every, x, upper) + 1e-9).all()
+    assert (exact >= np.interp(every, x, lower) - 1e-9).all()
     text = " ".join(c.value for c in at.caption)
     assert "the fastest 6 pairs turn once in fewer than 4 samples" in text
     assert "holds the exact logit at every distance" in text

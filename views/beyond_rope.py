@@ -332,14 +332,16 @@ def sampling_note(vectors: str, dim: int, base: float, train: int, reach: int, p
         "Sampled at {count} distances (every ≈{step} tokens): the fastest pair turns once "
         "in fewer than 4 samples, and a line through the samples would alias it into a "
         "slower ripple that is not there. The lines leave it out; the shaded band around "
-        "each line, ± its amplitude (at most {widest} here), holds the exact logit at "
-        "every distance (the hover reads the exact logit).",
+        "each line, ± its amplitude plus the most a straight segment between two samples "
+        "can miss of the pairs drawn (at most {widest} here), holds the exact logit at "
+        "every distance, sampled or not (the hover reads the exact logit).",
         "Sampled at {count} distances (every ≈{step} tokens): the fastest {fast} pairs "
         "turn once in fewer than 4 samples, and a line through the samples would alias "
         "them into slower ripples that are not there. The lines leave those pairs out; "
-        "the shaded band around each line, ± the sum of their amplitudes (at most {widest} "
-        "here), holds the exact logit at every distance (the hover reads the exact "
-        "logit).", sampled["fast"]).format(
+        "the shaded band around each line, ± the sum of their amplitudes plus the most a "
+        "straight segment between two samples can miss of the pairs drawn (at most "
+        "{widest} here), holds the exact logit at every distance, sampled or not (the "
+        "hover reads the exact logit).", sampled["fast"]).format(
             count=i18n.integer(sampled["points"]),
             step=i18n.integer(round(max_distance / (alt.SCORE_POINTS - 1))),
             fast=sampled["fast"], widest=f"{sampled['widest']:.2f}")

@@ -657,6 +657,22 @@ def unresolved_pairs(dim: int, base: float, step: float, samples: int = 4) -> in
     return int((th > 2 * math.pi / (samples * step)).sum())
 
 
+def _amplitudes(vectors: str, dim: int, base: float, seed: int, query_position: int,
+                layout: str, device) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each pair's amplitude in r, ``(dim/2,)`` twice: RoPE's
+    sqrt(along_i^2 + across_i^2) (:func:`distance_logits`; a cos x + b sin x never exceeds
+    sqrt(a^2 + b^2)) and the sinusoid's |(u_cos, u_sin)_i| = |(u_a, u_b)_i|, u = q + PE_m,
+    the terms in r of PE_n.u."""
+    q, k = score_vectors(vectors, dim, seed, device=device)
+    base = check_base(base)
+    q_a, q_b = pair_views(q, layout)  # (dim/2,) each
+    k_a, k_b = pair_views(k, layout)
+    u = q + sinusoidal_rows([check_int(query_position, "query_position", 0, MAX_POSITION)],
+                            dim, base, device=q.device)[0]  # (dim,)
+    return (torch.hypot(q_a * k_a + q_b * k_b, q_a * k_b - q_b * k_a),
+            torch.hypot(u[0::2], u[1::2]))
+
+
 def ripple_envelope(vectors: str, dim: int, base: float, distances, *, p: float, seed: int,
                     query_position: int, first_pair: int, gamma: float = XPOS_GAMMA,
                     scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
@@ -677,27 +693,84 @@ def ripple_envelope(vectors: str, dim: int, base: float, distances, *, p: float,
     Returns:
         dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
     """
-    q, k = score_vectors(vectors, dim, seed, device=device)
-    base = check_base(base)
     first_pair = check_int(first_pair, "first_pair", 0, dim // 2)
     kept = p_rope_pairs(dim, p)
-    r = _distances(distances, q.device).to(torch.float64)  # (R,)
+    amplitude, sinusoidal = (a[:first_pair] for a in _amplitudes(
+        vectors, dim, base, seed, query_position, layout, device))
+    r = _distances(distances, amplitude.device).to(torch.float64)  # (R,)
     root = math.sqrt(dim)
-    q_a, q_b = pair_views(q, layout)  # (dim/2,) each
-    k_a, k_b = pair_views(k, layout)
-    amplitude = torch.hypot(q_a * k_a + q_b * k_b, q_a * k_b - q_b * k_a)[:first_pair]
-    u = q + sinusoidal_rows([check_int(query_position, "query_position", 0, MAX_POSITION)],
-                            dim, base, device=q.device)[0]  # (dim,)
-    u_a, u_b = u[0::2], u[1::2]
-    sinusoidal = torch.hypot(u_a, u_b)[:first_pair]  # |(u_cos, u_sin)| = |(u_a, u_b)|
     decay = torch.outer(r / _check_scale_base(scale_base),
-                        xpos_zeta(dim, gamma, device=q.device)[:first_pair].log()).exp()
+                        xpos_zeta(dim, gamma, device=r.device)[:first_pair].log()).exp()
     ones = torch.ones_like(r)
     return {"rope": ones * amplitude.sum() / root,
             "p_rope": ones * amplitude[:kept].sum() / root,
             "xpos": decay @ amplitude / root,
             "alibi": torch.zeros_like(r), "nope": torch.zeros_like(r),
             "sinusoidal": ones * sinusoidal.sum() / root}
+
+
+def chord_allowance(vectors: str, dim: int, base: float, distances, *, p: float, seed: int,
+                    query_position: int, first_pair: int, gamma: float = XPOS_GAMMA,
+                    scale_base: float = XPOS_SCALE_BASE, layout: str = "interleaved",
+                    device=None) -> dict[str, torch.Tensor]:
+    """How far a straight segment between two samples can miss the drawn curve
+    (:func:`distance_logits` with ``first_pair``) at an integer distance between them.
+
+    Between samples a < b (h = b - a tokens), a curve f and its chord differ at r by at
+    most (r - a)(b - r)/2 max |f''| (the interpolation error of a straight line), so at
+    the integers between them by at most floor(h/2) ceil(h/2)/2 max_[a,b] |f''| (0 for
+    h = 1), with max |f''| over the pairs drawn, i >= first_pair:
+
+    * RoPE: sum_i A_i theta_i^2 / sqrt(d), A_i = sqrt(along_i^2 + across_i^2)
+      (:func:`ripple_envelope`); p-RoPE: the same over its rotated pairs among them;
+    * xPos: each term A_i zeta_i^(r/B) cos(r theta_i + phi_i) has
+      |f''| <= A_i zeta_i^(r/B) (kappa_i^2 + theta_i^2), kappa_i = |ln zeta_i| / B,
+      largest at r = a (zeta_i < 1);
+    * sinusoidal: sum_i |(u_a, u_b)_i| theta_i^2 / sqrt(d) (its terms in r, as in
+      :func:`ripple_envelope`);
+    * ALiBi, NoPE: 0 (straight lines).
+
+    ``distances``: the samples, increasing. Returns, at each sample, the larger of the two
+    gaps' allowances beside it, so a band drawn straight between samples at drawn logit
+    +- (:func:`ripple_envelope` + this) holds the exact logit at every integer distance
+    between them: the drawn curve is within this of its chord, and the left-out pairs
+    within the ripple envelope, which is constant, or for xPos convex and so below its
+    chord.
+
+    Returns:
+        dict encoding -> ``(R,)`` float64 tensor, in :data:`ENCODINGS` order.
+    """
+    first_pair = check_int(first_pair, "first_pair", 0, dim // 2)
+    kept = p_rope_pairs(dim, p)
+    amplitude, sinusoidal = (a[first_pair:] for a in _amplitudes(
+        vectors, dim, base, seed, query_position, layout, device))  # (P,) the drawn pairs
+    device = amplitude.device
+    r = _distances(distances, device)  # (R,)
+    if r.numel() > 1 and bool((r[1:] <= r[:-1]).any()):
+        fail("distances", r, "increasing, each distance once")
+    th = theta(dim, base, device=device).to(torch.float64)[first_pair:]  # (P,)
+    root = math.sqrt(dim)
+    log_zeta = xpos_zeta(dim, gamma, device=device)[first_pair:].log()  # (P,) <= 0
+    scale_base = _check_scale_base(scale_base)
+    kappa = log_zeta.abs() / scale_base
+    rotated = torch.arange(first_pair, dim // 2, device=device) < kept  # (P,)
+    left, h = r[:-1], r[1:] - r[:-1]  # (R - 1,) each gap's start and width
+    half = torch.floor(h / 2)
+    factor = half * (h - half) / 2  # max over the integers inside of (r - a)(b - r)/2
+    xpos = torch.exp(torch.outer(left / scale_base, log_zeta)) @ (
+        amplitude * (kappa**2 + th**2))  # (R - 1,) max |f''| on each gap
+    per_gap = {"rope": factor * (amplitude * th**2).sum() / root,
+               "p_rope": factor * (amplitude * th**2)[rotated].sum() / root,
+               "xpos": factor * xpos / root,
+               "alibi": torch.zeros_like(h), "nope": torch.zeros_like(h),
+               "sinusoidal": factor * (sinusoidal * th**2).sum() / root}
+    out = {}
+    for e in ENCODINGS:
+        gaps = per_gap[e]
+        side = torch.zeros(r.numel() + 1, dtype=torch.float64, device=device)
+        side[1:-1] = gaps  # (R + 1,): the gap before sample k is side[k], after it side[k+1]
+        out[e] = torch.maximum(side[:-1], side[1:])
+    return out
 
 
 def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p: float,
@@ -708,8 +781,10 @@ def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p:
     distances 0 ... max_distance (rope_core.distance_grid), the query at
     m = max_distance: settings first (with the pairs too fast for that spacing,
     :func:`unresolved_pairs`), then encoding, distance r [tokens], logit (exact), drawn
-    logit (without those pairs' ripples) and envelope (:func:`ripple_envelope`: the exact
-    logit lies within drawn logit +- envelope at every distance, sampled or not).
+    logit (without those pairs' ripples) and envelope (:func:`ripple_envelope` plus
+    :func:`chord_allowance`: with the drawn logit and the band drawn straight between the
+    samples, the exact logit lies within drawn logit +- envelope at every integer
+    distance, sampled or not).
     """
     max_distance = check_int(max_distance, "max_distance", 1, MAX_POSITION)
     r = distance_grid(max_distance, "linear", linear_points=points)  # (R,)
@@ -721,6 +796,8 @@ def distance_table(vectors: str, dim: int, base: float, max_distance: int, *, p:
     drawn = distance_logits(vectors, dim, base, r, slope=slope, first_pair=fast, **common) \
         if fast else logits
     envelope = ripple_envelope(vectors, dim, base, r, first_pair=fast, **common)
+    chord = chord_allowance(vectors, dim, base, r, first_pair=fast, **common)
+    envelope = {e: envelope[e] + chord[e] for e in envelope}
     settings = {"vectors": vectors, "dim": dim, "base": base, "layout": layout, "p": p,
                 "alibi slope": slope, "xpos gamma": gamma, "xpos scale base": scale_base,
                 "seed": seed, "query position m [tokens]": max_distance,
