@@ -38,11 +38,11 @@ No interval that is monotone, and narrow where the seeds agree, does better ther
 lower end never rises when a right answer becomes wrong, the lower end of any table is at
 least that of the table in which every seed scores what the worst seed scores; if that
 one's interval is narrow, the lower end cannot reach far below the worst seed, and misses
-the mean whenever it lies further below all five. An interval that reaches below the worst seed by the seeds' spread
-(Student's t over the seeds, on any scale) widens as one seed moves up away from the
-others, and then more right answers can raise its lower end: seeds at 100, 90, 90, 90 and
-90% get 86.4% from Student's t over the seed means, seeds at 99, 90, 90, 90 and 90% get
-86.8%.
+the mean whenever it lies further below all five. An interval that reaches below the
+worst seed by the seeds' spread (Student's t over the seeds, on any scale) widens as one
+seed moves up away from the others, and then more right answers can raise its lower end:
+seeds at 100, 90, 90, 90 and 90% get 86.4% from Student's t over the seed means, seeds at
+99, 90, 90, 90 and 90% get 86.8%.
 
 :func:`coverage` checks the interval on simulated data: seed s has log-odds
 mu_logit + seed_sd z_s, sequence j of it log-odds + sequence_sd z_sj, and w answers drawn
