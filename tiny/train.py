@@ -157,7 +157,8 @@ def _print_groups(label: str, task: str, values) -> None:
 # --- the parts ------------------------------------------------------------------------------
 
 def part_models(args, settings, record, recorded) -> None:
-    """Main arms: shipped weights, and the criterion weights evaluated (recorded)."""
+    """Main arms: shipped weights, and every seed's sensitivity run (:func:`sensitivity_model`)
+    evaluated and recorded (not shipped)."""
     record.setdefault("models", {})
     for task in args.tasks:
         for arm in [a for a in args.arms if a in tm.ENCODINGS]:
@@ -165,19 +166,23 @@ def part_models(args, settings, record, recorded) -> None:
             for seed in args.seeds:
                 model, info, crit = train(task, arm, seed, settings, log=print)
                 states[seed], infos[str(seed)] = tm.half_state(model), info
-                if crit is not None:
-                    counts[seed] = tm.evaluation_counts(_rounded(model.cfg, crit), task, seed,
-                                                        "at_criterion")
-                    digests[seed] = tm.state_sha256(crit)
+                stopped = sensitivity_model(model, crit)
+                counts[seed] = tm.evaluation_counts(stopped, task, seed, "at_criterion")
+                digests[seed] = tm.state_sha256(tm.half_state(stopped))
             tm.save_weights(args.out / tm.weights_file(task, arm), states)
             record["models"].setdefault(task, {})[arm] = infos
-            if len(counts) == len(args.seeds):
-                recorded[task, arm, "at_criterion"] = (counts, digests)
-                _print_groups(f"{task} {arm} at the criterion", task, summary(task, counts))
-            else:
-                recorded.pop((task, arm, "at_criterion"), None)
-                print(f"{task} {arm}: {len(args.seeds) - len(counts)} seeds never reached the "
-                      "criterion: no curve at the criterion")
+            recorded[task, arm, "at_criterion"] = (counts, digests)
+            reached = sum(info["criterion_step"] is not None for info in infos.values())
+            _print_groups(f"{task} {arm} at the criterion ({reached} of {len(infos)} seeds "
+                          "reached it; the others at the end of the budget)", task,
+                          summary(task, counts))
+
+
+def sensitivity_model(model: tm.TinyTransformer, crit: dict | None) -> tm.TinyTransformer:
+    """The sensitivity run "at_criterion" of one seed: the run stopped at its first check
+    that reached the criterion (the float16 weights ``crit`` kept there), or, where no check
+    did, at the end of the budget: the shipped weights ``model`` themselves."""
+    return model if crit is None else _rounded(model.cfg, crit)
 
 
 def control_methods(arm: str) -> tuple[str, ...]:
