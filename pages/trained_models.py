@@ -90,7 +90,10 @@ ui.download(v.seed_accuracy_table, filename=f"tiny_accuracy_per_seed_Ltrain{L_TR
             label=_("accuracy table, seed by seed"), key="accuracy_seeds")
 
 st.header(_("How the models trained"))
-ui.explain(*v.training_notes(task), v.sensitivity_note())
+ui.explain(*v.training_notes(task))
+ui.paragraphs(*v.sensitivity_notes())
+if changes := v.criterion_changes():
+    ui.bullets(changes)
 ui.download(v.training_table, filename="tiny_training.csv", label=_("training record"),
             key="training")
 
