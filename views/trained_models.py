@@ -641,13 +641,14 @@ def sensitivity_notes() -> tuple[str, ...]:
     if not len(against):
         return (what,)
     big = against.iloc[int(np.argmax(np.abs(against["difference"].to_numpy())))]
+    task, label = big["task"], big["group"]
     first = _("Against the same runs trained to the end, paired by seed in the farthest "
               "groups, {n} of {total} differences are resolved after correction; the largest "
               "is {model} on the {task} task, {where}: {quoted}.").format(
         n=int((against["p_holm"] < paired.ALPHA).sum()), total=len(against),
-        model=curve_label(split(big["a"])[0]), task=_(TASK_WORDS[big["task"]]),
-        where=group_words(big["task"], big["group"]),
-        quoted=quoted(comparison(big["task"], big["group"], split(big["a"]), split(big["b"]))))
+        model=curve_label(split(big["a"])[0]), task=_(TASK_WORDS[task]),
+        where=group_words(task, label),
+        quoted=quoted(comparison(task, label, split(big["a"]), split(big["b"]))))
     pairs = tr.criterion_pairs(comparisons_table())
     main = pairs[pairs["p_holm"] < paired.ALPHA]
     changed = main[~main["kept"]]
