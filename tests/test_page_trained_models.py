@@ -354,8 +354,20 @@ def test_the_sensitivity_text_is_the_csv(page, frames):
             fresh += 1
     assert f"the same groups: {fresh} difference" in text
     assert f"Of the {resolved} difference" in text and f"resolve, {kept} keep" in text
-    lines = re.findall(r"(\S[^.]*?) against ([^,]+), (?:local|recall) task, [^:]+: trained "
-                       r"to the end", text)
+    lines = re.findall(r"(NoPE|sinusoidal|RoPE|ALiBi|p-RoPE|hybrid 1:1|iRoPE-like) against "
+                       r"([^,]+), (local|recall) task, [^:]+: trained to the end ([+−]?[\d.]+) "
+                       r"points, [^;]+; both stopped at the criterion ([+−]?[\d.]+) points",
+                       text)
     assert len(lines) == len(changed)
+    names = {"NoPE": "nope", "sinusoidal": "sinusoidal", "RoPE": "rope", "ALiBi": "alibi",
+             "p-RoPE": "p_rope", "hybrid 1:1": "hybrid", "iRoPE-like": "irope"}
+    for a, b, task, trained, stopped in lines:
+        pair = df[(df["task"] == task) & (df["a"] == names[a]) & (df["b"] == names[b])]
+        assert any(abs(100 * d - float(trained.replace("−", "-"))) < 0.051
+                   for d in pair["difference"]), (a, b)
+        pair = df[(df["task"] == task) & (df["a"] == names[a] + "/at_criterion")
+                  & (df["b"] == names[b] + "/at_criterion")]
+        assert any(abs(100 * d - float(stopped.replace("−", "-"))) < 0.051
+                   for d in pair["difference"]), (a, b)
     if not changed:
         assert "None changes." in text
