@@ -60,9 +60,10 @@ ui.explain(*v.encodings_notes(task, measure))
 
 st.header(_("Paired comparisons"))
 ui.show(v.forest_figure(task, measure), key="forest_plot",
-        alt=_("Chart: one row per paired comparison in the farthest group, the difference "
-              "between two kinds in percentage points with its interval (95%); filled markers "
-              "where the corrected p-value is below 0.05, open ones elsewhere."),
+        alt=_("Chart: one row per paired comparison of the models as trained in the farthest "
+              "group, the difference between two kinds in percentage points with its interval "
+              "(95%); filled markers where the corrected p-value is below 0.05, open ones "
+              "elsewhere."),
         table=_("the comparisons (CSV below)"))
 ui.explain(*v.statistics_notes())
 ui.download(v.comparisons_table, filename="tiny_comparisons.csv",
@@ -90,7 +91,10 @@ ui.download(v.seed_accuracy_table, filename=f"tiny_accuracy_per_seed_Ltrain{L_TR
             label=_("accuracy table, seed by seed"), key="accuracy_seeds")
 
 st.header(_("How the models trained"))
-ui.explain(*v.training_notes(task), v.sensitivity_note())
+ui.explain(*v.training_notes(task))
+ui.paragraphs(*v.sensitivity_notes())
+if changes := v.criterion_changes():
+    ui.bullets(changes)
 ui.download(v.training_table, filename="tiny_training.csv", label=_("training record"),
             key="training")
 

@@ -478,6 +478,11 @@ def test_the_criterion_keeps_the_weights_of_its_first_check_and_changes_nothing(
     loss, _acc = tm.check_scores(kept, "local", 0)
     assert round(loss, 6) == info["criterion_check_loss"]
     assert not torch.equal(kept.embed.weight, model.embed.weight)
+    # the sensitivity run: these weights where a check reached the criterion, else the run
+    # stopped at the end of the budget (the final weights themselves)
+    stopped = tiny_train.sensitivity_model(model, crit)
+    assert tm.state_sha256(tm.half_state(stopped)) == tm.state_sha256(crit)
+    assert tiny_train.sensitivity_model(plain, none) is plain
 
 
 # --- the shipped weights ------------------------------------------------------------------
@@ -650,7 +655,7 @@ def test_the_evaluation_was_made_from_the_shipped_weights():
             "python tiny/train.py --evaluate")
     recorded = [c for c in tm.recorded_curves() if c in stored["curves"]]
     assert tuple(stored["curves"]) == tm.shipped_curves() + tuple(recorded)
-    assert {c for c in tm.recorded_curves() if c[2] != "at_criterion"} <= set(recorded)
+    assert set(tm.recorded_curves()) == set(recorded)  # every sensitivity run too
     assert set(stored["recorded_sha256"]) == set(recorded)
     assert stored["seeds"] == tm.TRAINING["seeds"]
     seeds = len(tm.TRAINING["seeds"])
@@ -675,6 +680,34 @@ def test_the_evaluation_was_made_from_the_shipped_weights():
     assert all(np.array_equal(design[k], stored["design"][k]) for k in design)
     for task in tm.TASKS:
         assert stored["pair_norms"][task].shape == (seeds, 4, 2, 2, 16)
+
+
+def test_every_seed_has_a_sensitivity_run_and_those_never_stopped_are_the_shipped_ones():
+    """The sensitivity run ("at_criterion") is recorded for every main arm, task and seed:
+    where models.json says no check reached the criterion, its fingerprint is that of the
+    shipped weights and its counts are those of the shipped curve; where one did (a step
+    before the last), the weights differ from the shipped ones."""
+    import numpy as np
+
+    stored, record = tm.read_evaluation(), tm.read_record()
+    ended = 0
+    for task in tm.TASKS:
+        for arm in tm.ENCODINGS:
+            digests = stored["recorded_sha256"][task, arm, "at_criterion"]
+            shipped = {seed: tm.state_sha256(tm.half_state(model))
+                       for seed, model in tm.load_models(task, arm).items()}
+            stopped = stored["curves"][task, arm, "at_criterion"]
+            trained = stored["curves"][task, arm, "none"]
+            for row, seed in enumerate(stored["seeds"]):
+                step = record["models"][task][arm][str(seed)]["criterion_step"]
+                if step is None:
+                    ended += 1
+                    assert digests[seed] == shipped[seed], (task, arm, seed)
+                    assert all(np.array_equal(stopped[k][row], trained[k][row])
+                               for k in trained)
+                else:
+                    assert step < tm.TRAINING["steps"] and digests[seed] != shipped[seed]
+    assert 0 < ended < len(tm.TASKS) * len(tm.ENCODINGS) * len(stored["seeds"])
 
 
 def test_evaluation_round_trip_is_exact_and_reproducible(tmp_path):

@@ -100,11 +100,12 @@ def test_accuracies_are_counts_over_answers_and_the_intervals_are_recomputed(fra
 def test_the_comparisons_csv_is_paired_by_seed_and_holm_corrected(frames):
     """Each row recomputed from the per-seed table: the seed-by-seed differences' mean and
     Student's paired interval (t_4 from the table), p from the closed form of T_4, and
-    Holm's step-down correction over every row."""
+    Holm's step-down correction over the rows of each family on its own."""
     df, per_seed = frames[COMPARISONS], frames[PER_SEED]
-    assert list(df.columns[:7]) == ["task", "group", "position bin [tokens]",
+    assert list(df.columns[:8]) == ["family", "task", "group", "position bin [tokens]",
                                     "store depth [tokens]", "distance from the store [tokens]",
                                     "a", "b"]
+    assert list(dict.fromkeys(df["family"])) == ["main", "criterion sensitivity"]
     index = per_seed.set_index(["task", "arm", "method", "group", "seed"])["accuracy"]
 
     def seeds_of(task, name, group):
@@ -119,15 +120,18 @@ def test_the_comparisons_csv_is_paired_by_seed_and_holm_corrected(frames):
             u = math.atan(abs(t) / 2)
             assert row.p == pytest.approx(1 - math.sin(u) * (1 + math.cos(u) ** 2 / 2), abs=1e-9)
             assert row.ci_low == pytest.approx(d.mean() - T975_4 * se, abs=1e-5)
-    p = df["p"].to_numpy()
-    order = np.argsort(p, kind="stable")
-    holm = np.maximum.accumulate(np.minimum(1, (len(p) - np.arange(len(p))) * p[order]))
-    assert np.allclose(df["p_holm"].to_numpy()[order], holm)
+    for family in ("main", "criterion sensitivity"):
+        rows = df[df["family"] == family]
+        p = rows["p"].to_numpy()
+        order = np.argsort(p, kind="stable")
+        holm = np.maximum.accumulate(np.minimum(1, (len(p) - np.arange(len(p))) * p[order]))
+        assert np.allclose(rows["p_holm"].to_numpy()[order], holm), family
 
 
 def test_the_forest_figure_draws_the_comparisons(page, frames):
+    """The main family's comparisons (the sensitivity run's are in the CSV and the text)."""
     df = frames[COMPARISONS]
-    rows = df[(df["task"] == "local") & (df["group"] == "96-127")]
+    rows = df[(df["task"] == "local") & (df["group"] == "96-127") & (df["family"] == "main")]
     fig = figure(page, 1)
     drawn = sum(len(array(t["x"])) for t in fig["data"])
     assert drawn == len(rows)
@@ -300,5 +304,61 @@ def test_the_chinese_page_writes_the_same_numbers():
 def test_the_interval_helpers_agree_with_the_page(page):
     assert "Student's t over the 5 seed means" in page_text(page)
     assert f"{100 * intervals.unseen_failure_bound(5):.1f}%" in page_text(page)
-    assert f"makes {len(tr.comparison_table(tr.curves(tm.read_evaluation())))} such " \
-           "comparisons" in page_text(page)
+    table = tr.comparison_table(tr.curves(tm.read_evaluation()))
+    assert f"makes {(table['family'] == 'main').sum()} such comparisons of the models as " \
+           "trained" in page_text(page)
+
+
+def test_the_sensitivity_text_is_the_csv(page, frames):
+    """The loss criterion's sensitivity run, recomputed here from the comparisons CSV and
+    the training CSV: how many runs ended without reaching the criterion; how many of the
+    comparisons at the criterion against trained to the end are resolved and the largest;
+    of the resolved differences between two kinds (main family), how many keep their sign
+    and stay resolved with both stopped at the criterion; each that does not, named."""
+    df, training = frames[COMPARISONS], frames["tiny_training.csv"]
+    text = page_text(page)
+    main_runs = training[training["arm"].isin(tm.ENCODINGS)]
+    assert (f"each of the {len(main_runs)} runs of the shipped models" in text)
+    assert f"({int(main_runs['criterion step'].isna().sum())} runs), at the end" in text
+    sens = df[df["family"] == "criterion sensitivity"]
+    against = sens[~sens["b"].str.contains("/")]
+    assert len(against) == sum(len(tr.compared_groups(t)) for t in tm.TASKS) * 7
+    n = int((against["p_holm"] < 0.05).sum())
+    assert f"farthest groups, {n} of {len(against)} differences are resolved" in text
+    big = against.loc[against["difference"].abs().idxmax()]
+    value = re.search(r"the largest is [^:]+: ([+−]?[\d.]+) points", text).group(1)
+    assert float(value.replace("−", "-")) == pytest.approx(100 * big["difference"], abs=0.051)
+    at = {(r.task, r.group, r.a.split("/")[0], r.b.split("/")[0]): r
+          for r in sens[sens["b"].str.contains("/")].itertuples()}
+    resolved = kept = fresh = 0
+    changed = []
+    for r in df[(df["family"] == "main") & df["a"].isin(tm.ENCODINGS)
+                & df["b"].isin(tm.ENCODINGS)].itertuples():
+        s = at[r.task, r.group, r.a, r.b]
+        if r.p_holm < 0.05:
+            resolved += 1
+            if s.p_holm < 0.05 and (s.difference > 0) == (r.difference > 0):
+                kept += 1
+            else:
+                changed.append((r.a, r.b))
+        elif s.p_holm < 0.05:
+            fresh += 1
+    assert f"the same groups: {fresh} difference" in text
+    assert f"Of the {resolved} difference" in text and f"resolve, {kept} keep" in text
+    lines = re.findall(r"(NoPE|sinusoidal|RoPE|ALiBi|p-RoPE|hybrid 1:1|iRoPE-like) against "
+                       r"([^,]+), (local|recall) task, [^:]+: trained to the end ([+−]?[\d.]+) "
+                       r"points, [^;]+; both stopped at the criterion ([+−]?[\d.]+) points",
+                       text)
+    assert len(lines) == len(changed)
+    names = {"NoPE": "nope", "sinusoidal": "sinusoidal", "RoPE": "rope", "ALiBi": "alibi",
+             "p-RoPE": "p_rope", "hybrid 1:1": "hybrid", "iRoPE-like": "irope"}
+    for a, b, task, trained, stopped in lines:
+        pair = df[(df["task"] == task) & (df["a"] == names[a]) & (df["b"] == names[b])]
+        assert any(abs(100 * d - float(trained.replace("−", "-"))) < 0.051
+                   for d in pair["difference"]), (a, b)
+        pair = df[(df["task"] == task) & (df["a"] == names[a] + "/at_criterion")
+                  & (df["b"] == names[b] + "/at_criterion")]
+        assert any(abs(100 * d - float(stopped.replace("−", "-"))) < 0.051
+                   for d in pair["difference"]), (a, b)
+    if not changed:
+        assert "None changes." in text

@@ -16,13 +16,15 @@ optimiser, learning rate, schedule and number of steps (rope_core.beyond.tiny_mo
 shapes) and reads the same batches, so arms are compared paired by seed. Every
 ``check_every`` steps the held-out loss on fixed sequences of L_train tokens is measured;
 the weights at the first check that reaches the criterion are kept aside (the sensitivity
-run "at_criterion": the same run, stopped early) and evaluated. The weights are shipped
-in float16 and every recorded accuracy is that of the float16 (shipped) weights.
+run "at_criterion": the same run, stopped early; where no check reaches it, stopped at the
+end of the budget, so its weights are the shipped ones) and evaluated for every seed.
+The weights are shipped in float16 and every recorded accuracy is that of the float16
+(shipped) weights.
 
 The parts (``--parts``; CPU seconds of each in models.json's "cpu_seconds"):
 
-* ``models``: every task, main arm (one per encoding) and seed. Shipped; their criterion
-  weights are evaluated and recorded, not shipped.
+* ``models``: every task, main arm (one per encoding) and seed. Shipped; every seed's
+  sensitivity run (:func:`sensitivity_model`) is evaluated and recorded, not shipped.
 * ``controls``: every task, control arm (rope_core.beyond.tiny_model.CONTROLS) and seed,
   trained exactly as the main arms; evaluated as trained (and the base-5 RoPE control
   with a window and the scalings); recorded, not shipped.
@@ -58,8 +60,10 @@ from rope_core.beyond import tiny_model as tm  # noqa: E402
 
 PARTS = ("models", "controls")
 # --check (the sample): one main arm per task, a hybrid, a control of each kind that
-# changes the model's shape or its frequencies (about 90 s with the evaluation)
-CHECK_SAMPLE = {"models": [("local", "rope", 0), ("recall", "hybrid", 1)],
+# changes the model's shape or its frequencies (about 90 s with the evaluation); of the
+# main arms' sensitivity runs, one stopped at the criterion (local RoPE seed 0, step 100)
+# and one that never reached it (recall hybrid seed 3: the shipped weights)
+CHECK_SAMPLE = {"models": [("local", "rope", 0), ("recall", "hybrid", 3)],
                 "controls": [("recall", "rope_base5", 0), ("local", "alibi_8_heads", 2)]}
 
 
@@ -157,7 +161,8 @@ def _print_groups(label: str, task: str, values) -> None:
 # --- the parts ------------------------------------------------------------------------------
 
 def part_models(args, settings, record, recorded) -> None:
-    """Main arms: shipped weights, and the criterion weights evaluated (recorded)."""
+    """Main arms: shipped weights, and every seed's sensitivity run (:func:`sensitivity_model`)
+    evaluated and recorded (not shipped)."""
     record.setdefault("models", {})
     for task in args.tasks:
         for arm in [a for a in args.arms if a in tm.ENCODINGS]:
@@ -165,19 +170,23 @@ def part_models(args, settings, record, recorded) -> None:
             for seed in args.seeds:
                 model, info, crit = train(task, arm, seed, settings, log=print)
                 states[seed], infos[str(seed)] = tm.half_state(model), info
-                if crit is not None:
-                    counts[seed] = tm.evaluation_counts(_rounded(model.cfg, crit), task, seed,
-                                                        "at_criterion")
-                    digests[seed] = tm.state_sha256(crit)
+                stopped = sensitivity_model(model, crit)
+                counts[seed] = tm.evaluation_counts(stopped, task, seed, "at_criterion")
+                digests[seed] = tm.state_sha256(tm.half_state(stopped))
             tm.save_weights(args.out / tm.weights_file(task, arm), states)
             record["models"].setdefault(task, {})[arm] = infos
-            if len(counts) == len(args.seeds):
-                recorded[task, arm, "at_criterion"] = (counts, digests)
-                _print_groups(f"{task} {arm} at the criterion", task, summary(task, counts))
-            else:
-                recorded.pop((task, arm, "at_criterion"), None)
-                print(f"{task} {arm}: {len(args.seeds) - len(counts)} seeds never reached the "
-                      "criterion: no curve at the criterion")
+            recorded[task, arm, "at_criterion"] = (counts, digests)
+            reached = sum(info["criterion_step"] is not None for info in infos.values())
+            _print_groups(f"{task} {arm} at the criterion ({reached} of {len(infos)} seeds "
+                          "reached it; the others at the end of the budget)", task,
+                          summary(task, counts))
+
+
+def sensitivity_model(model: tm.TinyTransformer, crit: dict | None) -> tm.TinyTransformer:
+    """The sensitivity run "at_criterion" of one seed: the run stopped at its first check
+    that reached the criterion (the float16 weights ``crit`` kept there), or, where no check
+    did, at the end of the budget: the shipped weights ``model`` themselves."""
+    return model if crit is None else _rounded(model.cfg, crit)
 
 
 def control_methods(arm: str) -> tuple[str, ...]:
@@ -349,8 +358,9 @@ def check_evaluation(folder: Path = tm.WEIGHTS_DIR) -> int:
 
 def check_trained(part: str, pairs, args, settings) -> int:
     """Train ``pairs`` (task, arm, seed) of a part again and compare with what is stored:
-    a main arm's weights with the shipped ones (bit for bit) and its criterion counts; a
-    control's weights' SHA-256 and counts. Returns the number of differences."""
+    a main arm's weights with the shipped ones (bit for bit), its sensitivity run's
+    SHA-256 and counts; a control's weights' SHA-256 and counts. Returns the number of
+    differences."""
     stored, record = tm.read_evaluation(), tm.read_record()
     seeds = stored["seeds"]
     failures = 0
@@ -361,10 +371,10 @@ def check_trained(part: str, pairs, args, settings) -> int:
             shipped = tm.load_models(task, arm, seeds=(seed,))[seed]
             same = tm.state_sha256(tm.half_state(model)) == \
                 tm.state_sha256(tm.half_state(shipped))
-            # the run stopped at the criterion, where one is recorded (every seed reached it,
-            # and its weights were kept: docs/tiny-models.md)
-            runs = {"at_criterion": (_rounded(model.cfg, crit), tm.state_sha256(crit))} \
-                if crit is not None and (task, arm, "at_criterion") in stored["curves"] else {}
+            # the sensitivity run: stopped at the criterion, or at the end where no check
+            # reached it
+            stopped = sensitivity_model(model, crit)
+            runs = {"at_criterion": (stopped, tm.state_sha256(tm.half_state(stopped)))}
             want_info = record["models"][task][arm][str(seed)]
         else:
             same = tm.state_sha256(tm.half_state(model)) == \

@@ -1,8 +1,9 @@
 """The Trained tiny models page's figures (pages/trained_models.py), the tables behind its
 CSVs, and the sentences it writes from the stored evaluation. The numbers come from
 rope_core.beyond.tiny_results: each curve's accuracy per seed and group, its 95% interval
-over seeds and sequences, and the paired comparisons across seeds, Holm-corrected together;
-every comparative sentence here quotes one of those comparisons."""
+over seeds and sequences, and the paired comparisons across seeds, Holm-corrected within
+each family (the main comparisons; the loss criterion's sensitivity run apart); every
+comparative sentence here quotes one of those comparisons."""
 
 
 import numpy as np
@@ -163,7 +164,7 @@ def seed_accuracy_table() -> pd.DataFrame:
 
 @ui.table
 def comparisons_table() -> pd.DataFrame:
-    """Every paired comparison, Holm-corrected together."""
+    """Every paired comparison, with its family; Holm-corrected within each family."""
     return constants.tiny_comparisons()
 
 
@@ -244,8 +245,14 @@ def quoted(test: dict) -> str:
         p=p_text(test["p_holm"]), **values)
 
 
-def family_size() -> int:
-    return len(comparisons_table())
+def family_rows(family: str = tr.FAMILIES[0]) -> pd.DataFrame:
+    """The comparisons of one family (rope_core.beyond.tiny_results.FAMILIES)."""
+    df = comparisons_table()
+    return df[df["family"] == family]
+
+
+def family_size(family: str = tr.FAMILIES[0]) -> int:
+    return len(family_rows(family))
 
 
 @ui.prose
@@ -386,10 +393,11 @@ def controls_figure(task: str, measure: str) -> ui.Frozen:
 
 @ui.figure
 def forest_figure(task: str, measure: str) -> ui.Frozen:
-    """Every paired comparison of the task in the measure's compared group: the difference
-    a − b in points with its 95% interval; a filled marker where the corrected p is below
-    0.05 (the sentences call those resolved), an open one otherwise."""
-    df = comparisons_table()
+    """Every paired comparison of the main family of the task in the measure's compared
+    group: the difference a − b in points with its 95% interval; a filled marker where the
+    corrected p is below 0.05 (the sentences call those resolved), an open one otherwise.
+    (The sensitivity run's family is in the CSV and :func:`sensitivity_notes`.)"""
+    df = family_rows()
     labels = tr.compared_groups(task)
     label = labels[0] if task == "local" else next(lab for lab in labels
                                                    if lab.startswith(measure))
@@ -608,47 +616,80 @@ def group_words(task: str, label: str) -> str:
 
 
 @ui.prose
-def sensitivity_note() -> str:
-    """The sensitivity run in one sentence: how many of the comparisons of each main arm at
-    the criterion against trained to the end are resolved, the largest difference, and the
-    kinds without a curve at it: a seed never reached the criterion, or (every seed
-    reached it, models.json says) the weights at it were not kept."""
-    df = comparisons_table()
-    rows = df[df["a"].str.endswith("/at_criterion")]
-    results = constants.tiny_evaluation()
+def sensitivity_notes() -> tuple[str, ...]:
+    """The loss criterion's sensitivity run (rope_core.beyond.tiny_results.FAMILIES[1]):
+    what it is; how many of the comparisons of each main arm at the criterion against
+    trained to the end are resolved, and the largest; then, of the main family's resolved
+    differences between two main arms, how many keep their direction and stay resolved
+    with both arms stopped at the criterion (those that do not: :func:`criterion_changes`),
+    and how many it leaves open become resolved."""
+    rows = family_rows(tr.FAMILIES[1])
     record = constants.tiny_record()["models"]
-    never, lost = [], []
-    for t in tm.TASKS:
-        for e in tm.ENCODINGS:
-            if (t, e, "at_criterion") not in results:
-                reached = all(i["criterion_step"] for i in record[t][e].values())
-                (lost if reached else never).append(_("{model} on the {task} task").format(
-                    model=curve_label(e), task=_(TASK_WORDS[t])))
-    tail = _(" Some seed of {missing} never reached the criterion in {steps} steps, so those "
-             "kinds have no run stopped at it.").format(
-        missing=_(", ").join(never), steps=i18n.integer(tm.TRAINING["steps"])) if never else ""
-    if lost:
-        tail += _(" The runs of {lost} reached it on every seed, but were trained by a session "
-                  "that was interrupted before it kept their weights at the criterion, and "
-                  "training them again did not fit the time left: no run stopped at it is "
-                  "shown for them.").format(lost=_(", ").join(lost))
-    if not len(rows):
-        return _("No kind reached the loss criterion on every seed.") + tail
-    sure = rows[rows["p_holm"] < paired.ALPHA]
-    big = rows.iloc[int(np.argmax(np.abs(rows["difference"].to_numpy())))]
-    arm, _m = split(big["a"])
-    where = big["task"]
-    return _("Stopped at the loss criterion instead of trained to the end, the same runs "
-             "(every seed; the weights of the first check, every {every} steps, whose held-out "
-             "loss is at most {criterion} nats) differ from the shipped models, paired by seed "
-             "in the farthest groups, in {n} of {total} comparisons after correction; the "
-             "largest difference is {model} on the {task} task, {where}: {quoted}.").format(
-        every=tm.TRAINING["check_every"],
-        criterion=i18n.number(tm.TRAINING["criterion_loss"], "0.##"), n=len(sure),
-        total=len(rows), model=curve_label(arm), task=_(TASK_WORDS[where]),
-        where=group_words(big["task"], big["group"]),
-        quoted=quoted(comparison(big["task"], big["group"], split(big["a"]),
-                                 split(big["b"])))) + tail
+    runs = [info for by_arm in record.values() for by_seed in by_arm.values()
+            for info in by_seed.values()]
+    ended = sum(info["criterion_step"] is None for info in runs)
+    what = _("The sensitivity run stops each of the {runs} runs of the shipped models at its "
+             "first check (every {every} steps) whose held-out loss is at most {criterion} "
+             "nats, or, where no check reached it in {steps} steps ({ended} runs), at the end: "
+             "its weights are then the shipped ones. Its comparisons are a family of their "
+             "own, corrected apart (Holm), so adding them moves no corrected p-value of the "
+             "main comparisons.").format(
+        runs=len(runs), every=tm.TRAINING["check_every"],
+        criterion=i18n.number(tm.TRAINING["criterion_loss"], "0.##"),
+        steps=i18n.integer(tm.TRAINING["steps"]), ended=ended)
+    against = rows[rows["b"].map(lambda name: split(name)[1] == "none")]
+    if not len(against):
+        return (what,)
+    big = against.iloc[int(np.argmax(np.abs(against["difference"].to_numpy())))]
+    task, label = big["task"], big["group"]
+    first = _("Against the same runs trained to the end, paired by seed in the farthest "
+              "groups, {n} of {total} differences are resolved after correction; the largest "
+              "is {model} on the {task} task, {where}: {quoted}.").format(
+        n=int((against["p_holm"] < paired.ALPHA).sum()), total=len(against),
+        model=curve_label(split(big["a"])[0]), task=_(TASK_WORDS[task]),
+        where=group_words(task, label),
+        quoted=quoted(comparison(task, label, split(big["a"]), split(big["b"]))))
+    pairs = tr.criterion_pairs(comparisons_table())
+    main = pairs[pairs["p_holm"] < paired.ALPHA]
+    changed = main[~main["kept"]]
+    fresh = pairs[(pairs["p_holm"] >= paired.ALPHA)
+                  & (pairs["p_holm_at_criterion"] < paired.ALPHA)]
+    kept = int(main["kept"].sum())
+    second = i18n.sentence([  # run together in Chinese, as ui.explain does
+        ngettext("Every pair of kinds compared again with both stopped at the criterion, in "
+                 "the same groups: {n} difference that the main comparisons leave open is "
+                 "resolved there.",
+                 "Every pair of kinds compared again with both stopped at the criterion, in "
+                 "the same groups: {n} differences that the main comparisons leave open are "
+                 "resolved there.", len(fresh)).format(n=len(fresh)),
+        ngettext("Of the {n} difference between kinds that they resolve,",
+                 "Of the {n} differences between kinds that they resolve,",
+                 len(main)).format(n=len(main)),
+        ngettext("{n} keeps its direction and stays resolved.",
+                 "{n} keep their direction and stay resolved.", kept).format(n=kept),
+        _("None changes.") if not len(changed) else ngettext(
+            "The one that does not:", "The {n} that do not:", len(changed)).format(
+                n=len(changed))])
+    return (what, first, second)
+
+
+@ui.prose
+def criterion_changes() -> tuple[str, ...]:
+    """One line for each difference between two main arms that the main family resolves
+    and that does not keep its direction and stay resolved with both arms stopped at the
+    criterion (:func:`rope_core.beyond.tiny_results.criterion_pairs`): both comparisons
+    quoted."""
+    pairs = tr.criterion_pairs(comparisons_table())
+    changed = pairs[(pairs["p_holm"] < paired.ALPHA) & ~pairs["kept"]]
+    return tuple(_("{a} against {b}, {task} task, {where}: trained to the end {main}; both "
+                    "stopped at the criterion {stopped}, {verdict}.").format(
+        a=curve_label(r.a), b=curve_label(r.b), task=_(TASK_WORDS[r.task]),
+        where=group_words(r.task, r.group),
+        main=quoted(comparison(r.task, r.group, (r.a, "none"), (r.b, "none"))),
+        stopped=quoted(comparison(r.task, r.group, (r.a, "at_criterion"),
+                                  (r.b, "at_criterion"))),
+        verdict=verdict({"p_holm": r.p_holm_at_criterion}))
+        for r in changed.itertuples(index=False))
 
 
 # --- the page's fixed sentences, with their numbers ---------------------------------------------
@@ -792,11 +833,11 @@ def statistics_notes() -> tuple[str, ...]:
     return (
         _("Each row compares two kinds seed by seed, on the same sequences: the mean of the "
           "{n} differences, its interval (95%; Student's paired t, {df} degrees of freedom) "
-          "and its p-value. The page makes {m} such comparisons in all and corrects them together "
-          "(Holm): a difference is called resolved when its corrected p is below 0.05. No "
-          "sentence on this page ranks two kinds otherwise; an unresolved difference is not "
-          "evidence that two kinds are alike.").format(n=len(SEEDS), df=len(SEEDS) - 1,
-                                                       m=family_size()),
+          "and its p-value. The page makes {m} such comparisons of the models as trained and "
+          "corrects them together (Holm): a difference is called resolved when its corrected p "
+          "is below 0.05. No sentence on this page ranks two kinds otherwise; an unresolved "
+          "difference is not evidence that two kinds are alike.").format(
+              n=len(SEEDS), df=len(SEEDS) - 1, m=family_size()),
         _("Each accuracy's interval is over seeds and sequences: Student's t over the {n} seed "
           "means (for this balanced design, the interval of a mixed model with a random "
           "effect per seed), joined with the same interval on the log-odds scale, which holds "

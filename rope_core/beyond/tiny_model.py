@@ -98,8 +98,9 @@ CONTROLS = {
 # every trained family: the main arms (an encoding each), then the controls
 ARMS = {**{e: (e, {}) for e in ENCODINGS}, **{c: v[:2] for c, v in CONTROLS.items()}}
 # How a model is run beyond L_train. Any model: "none", as trained; "at_criterion", the
-# same run's weights at the first check whose held-out loss reached the criterion (the
-# sensitivity run: recorded, not shipped). A RoPE model: every layer cut to a sliding
+# same run's weights at the first check whose held-out loss reached the criterion, or at
+# the end of the budget where none did (the sensitivity run: recorded, not shipped). A RoPE
+# model: every layer cut to a sliding
 # window of L_train keys; frequencies scaled for s = EVAL["factor"] without training
 # (position interpolation, NTK-aware, YaRN); two analyses, YaRN without its attention
 # factor and position interpolation of the slow pairs only. A sinusoidal model: "held",
@@ -131,7 +132,8 @@ TRAINING = {
     "steps": 500,
     # the sensitivity run: the weights at the first check (every check_every steps) whose
     # held-out loss (mean cross-entropy per answer, nats) is at most this (on average at
-    # least 99% probability on the right answer), kept aside from the same run
+    # least 99% probability on the right answer), kept aside from the same run; where no
+    # check reaches it, the run stops at the end of the budget (the shipped weights)
     "criterion_loss": 0.01,
     "check_every": 50,  # steps between checks
     "check_sequences": 256,  # fixed held-out sequences of L_train tokens
@@ -711,7 +713,7 @@ def inference_settings(cfg: TinyConfig, method: str) -> dict:
     """The forward arguments of an inference method (:data:`METHODS`).
 
     Any model: "none", as trained; "at_criterion", as trained (its weights are those of
-    the run at the criterion). A sinusoidal model: "held", its signal held at
+    the run stopped at the criterion, or at the end where it never reached it). A sinusoidal model: "held", its signal held at
     PE[L_train - 1] from L_train on. A RoPE model: "window", every layer cut to the last
     L_train keys; "linear", "ntk", "yarn": rope_core.models.scaling's frequencies and
     attention factor for s = EVAL["factor"], original_max_position_embeddings = L_train,
@@ -1012,8 +1014,9 @@ def shipped_curves() -> tuple[tuple[str, str, str], ...]:
 
 def recorded_curves() -> tuple[tuple[str, str, str], ...]:
     """The curves of the models trained but not shipped, ``(task, arm, method)``: per
-    task, each main arm at the criterion, each control (:data:`CONTROLS`) as trained, and
-    the base-5 RoPE control with each of :data:`CONTROL_METHODS`."""
+    task, each main arm's sensitivity run (at the criterion, every seed), each control
+    (:data:`CONTROLS`) as trained, and the base-5 RoPE control with each of
+    :data:`CONTROL_METHODS`."""
     return tuple(curve for t in TASKS
                  for curve in [(t, e, "at_criterion") for e in ENCODINGS]
                  + [(t, c, "none") for c, v in CONTROLS.items() if t in v[2]]

@@ -1,7 +1,7 @@
 """The tiny models' results, from their stored evaluation: each curve's accuracy per seed
 and group, its 95% interval over seeds and sequences (:mod:`.intervals`), and the paired
-comparisons (:mod:`.paired`) that every comparative sentence of the page comes from, one
-family corrected together by Holm's method.
+comparisons (:mod:`.paired`) that every comparative sentence of the page comes from, in two
+families (:data:`FAMILIES`), each corrected by Holm's method on its own.
 
 A curve is ``(task, arm, method)`` (:func:`rope_core.beyond.tiny_model.evaluated_curves`);
 a group is a local position bin or a recall cell (:func:`~rope_core.beyond.tiny_model
@@ -102,23 +102,40 @@ def compared_groups(task: str) -> tuple[str, ...]:
                  for kind in ("distance", "depth"))
 
 
-def comparisons() -> tuple[tuple[str, tuple[str, str], tuple[str, str]], ...]:
-    """The family of paired comparisons, ``(task, (arm, method) a, (arm, method) b)``, each
-    made in every group of :func:`compared_groups`: every pair of main arms; the RoPE
-    model run each other way against as trained; the sinusoidal model held against as
-    trained; each main arm at the criterion (where recorded) against trained to the end;
-    each control against its main arm (the unscaled ALiBi against NoPE too; the base-5
-    RoPE run each way against as trained)."""
+# The families of comparisons, each corrected by Holm's method on its own: "main", the
+# pre-specified comparisons of the models as trained (and run other ways); "criterion
+# sensitivity", the sensitivity run (each seed stopped at the loss criterion, or at the end
+# of the budget where no check reached it: rope_core.beyond.tiny_model.TRAINING) against
+# the main runs and between arms. Apart, so that adding the sensitivity analysis moves no
+# main conclusion.
+FAMILIES = ("main", "criterion sensitivity")
+
+
+def comparisons(family: str = "main") -> tuple[tuple[str, tuple[str, str], tuple[str, str]], ...]:
+    """One family of paired comparisons (:data:`FAMILIES`), ``(task, (arm, method) a, (arm,
+    method) b)``, each made in every group of :func:`compared_groups`.
+
+    "main": every pair of main arms; the RoPE model run each other way against as
+    trained; the sinusoidal model held against as trained; each control against its main
+    arm (the unscaled ALiBi against NoPE too; the base-5 RoPE run each way against as
+    trained). "criterion sensitivity": each main arm at the criterion against trained to
+    the end; then every pair of main arms again, both at the criterion (in the main
+    family's order)."""
+    family = check_choice(family, "family", FAMILIES)
     out = []
     recorded = set(tm.recorded_curves())
     for task in tm.TASKS:
+        if family == "criterion sensitivity":
+            stopped = [(e, "at_criterion") for e in tm.ENCODINGS]
+            out += [(task, (e, "at_criterion"), (e, "none")) for e in tm.ENCODINGS]
+            out += [(task, stopped[i], stopped[j]) for i in range(len(stopped))
+                    for j in range(i + 1, len(stopped))]
+            continue
         main = [(e, "none") for e in tm.ENCODINGS]
         out += [(task, main[i], main[j]) for i in range(len(main))
                 for j in range(i + 1, len(main))]
         out += [(task, ("rope", m), ("rope", "none")) for m in tm.ROPE_METHODS]
         out.append((task, ("sinusoidal", "held"), ("sinusoidal", "none")))
-        out += [(task, (e, "at_criterion"), (e, "none")) for e in tm.ENCODINGS
-                if (task, e, "at_criterion") in recorded]
         for arm, (encoding, _changes, _tasks) in tm.CONTROLS.items():
             if (task, arm, "none") in recorded:
                 out.append((task, (arm, "none"), (encoding, "none")))
@@ -136,27 +153,62 @@ def curve_name(arm: str, method: str) -> str:
 
 
 def comparison_table(results: dict) -> pd.DataFrame:
-    """Every comparison of :func:`comparisons` whose two curves ``results`` holds, in
-    every compared group: task, the group's columns, a, b, the paired difference a - b
-    across seeds with its 95% interval (ci_low, ci_high), t, p and p_holm (Holm's
-    correction over every row), and seeds_a_higher."""
+    """Every comparison of each family of :func:`comparisons` whose two curves ``results``
+    holds, in every compared group: family, task, the group's columns, a, b, the paired
+    difference a - b across seeds with its 95% interval (ci_low, ci_high), t, p, p_holm
+    (Holm's correction over the rows of its family: :func:`paired.holm`) and
+    seeds_a_higher. The main family's rows come first; their p_holm do not depend on the
+    other family's rows."""
     rows = []
-    for task, a, b in comparisons():
-        ka, kb = (task, *a), (task, *b)
-        if ka not in results or kb not in results:
-            continue
-        labels = tm.group_labels(task)
-        for label in compared_groups(task):
-            g = labels.index(label)
-            test = paired.paired_difference(results[ka].per_sequence[g],
-                                            results[kb].per_sequence[g])
-            rows.append((task, *_group_cells(tm.groups(task)[g]), curve_name(*a),
-                         curve_name(*b), test["difference"], test["ci_low"], test["ci_high"],
-                         test["t"], test["p"], test["seeds_a_higher"]))
-    df = pd.DataFrame(rows, columns=["task", *GROUP_COLUMNS, "a", "b", "difference",
+    for family in FAMILIES:
+        for task, a, b in comparisons(family):
+            ka, kb = (task, *a), (task, *b)
+            if ka not in results or kb not in results:
+                continue
+            labels = tm.group_labels(task)
+            for label in compared_groups(task):
+                g = labels.index(label)
+                test = paired.paired_difference(results[ka].per_sequence[g],
+                                                results[kb].per_sequence[g])
+                rows.append((family, task, *_group_cells(tm.groups(task)[g]), curve_name(*a),
+                             curve_name(*b), test["difference"], test["ci_low"],
+                             test["ci_high"], test["t"], test["p"], test["seeds_a_higher"]))
+    df = pd.DataFrame(rows, columns=["family", "task", *GROUP_COLUMNS, "a", "b", "difference",
                                      "ci_low", "ci_high", "t", "p", "seeds_a_higher"])
-    df.insert(df.columns.get_loc("p") + 1, "p_holm", paired.holm(df["p"].to_numpy()))
+    holm = np.empty(len(df))
+    for family in FAMILIES:
+        mask = (df["family"] == family).to_numpy()
+        if mask.any():
+            holm[mask] = paired.holm(df.loc[mask, "p"].to_numpy())
+    df.insert(df.columns.get_loc("p") + 1, "p_holm", holm)
     return df
+
+
+def criterion_pairs(table: pd.DataFrame) -> pd.DataFrame:
+    """Each main-family comparison of two main arms as trained beside the same pair
+    compared again with both stopped at the criterion (the "criterion sensitivity"
+    family), from :func:`comparison_table`'s ``table``: task, the group's columns, a, b
+    (the arms), difference and p_holm (main), difference_at_criterion and
+    p_holm_at_criterion, and kept: resolved in the main family (p_holm < ALPHA) and, at
+    the criterion, resolved in its own family with a difference of the same sign. Rows
+    in the main family's order; a pair whose runs at the criterion ``table`` lacks is left
+    out."""
+    sens = table[table["family"] == FAMILIES[1]].set_index(["task", "group", "a", "b"])
+    rows = []
+    for r in table[table["family"] == FAMILIES[0]].itertuples(index=False):
+        if r.a not in tm.ENCODINGS or r.b not in tm.ENCODINGS:
+            continue
+        key = (r.task, r.group, curve_name(r.a, "at_criterion"), curve_name(r.b, "at_criterion"))
+        if key not in sens.index:
+            continue
+        at = sens.loc[key]
+        kept = bool(r.p_holm < paired.ALPHA and at["p_holm"] < paired.ALPHA
+                    and np.sign(at["difference"]) == np.sign(r.difference))
+        rows.append((r.task, *r[2:6], r.a, r.b, r.difference, r.p_holm,
+                     float(at["difference"]), float(at["p_holm"]), kept))
+    return pd.DataFrame(rows, columns=["task", *GROUP_COLUMNS, "a", "b", "difference",
+                                       "p_holm", "difference_at_criterion",
+                                       "p_holm_at_criterion", "kept"])
 
 
 # --- what differs between the arms --------------------------------------------------------
