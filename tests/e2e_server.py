@@ -347,10 +347,18 @@ def chromium(**launch):
             browser.close()
 
 
+SCREENSHOTS = os.environ.get("ROPE_SCREENSHOTS", "") not in ("", "0")
+
+
 def full_page_screenshot(page, path: pathlib.Path) -> None:
     """The whole page: the window is made as tall as the content for the shot
     (Streamlit scrolls inside its own containers, which a full-page shot would
-    cut), then given back its size."""
+    cut), then given back its size. Only with ROPE_SCREENSHOTS=1 (docs/testing.md):
+    the shots are for a person to look at, nothing asserts on them, and making the
+    window tall and back redraws every chart twice (a quarter of the layout tests'
+    time: 254 s with the shots, 185 s without, for nine of them on one machine)."""
+    if not SCREENSHOTS:
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
     viewport = page.viewport_size
     height = page.evaluate(

@@ -13,8 +13,9 @@ have a contrast of at least 4.5:1 against the chart's background, and at 390 px
 that the sidebar is collapsed and plots take the full width (columns stacked).
 ``?present=true`` must draw tick labels of at least 18 px, still at 4.5:1.
 
-Full-page screenshots: artifacts/screenshots/<page>-<width>.png and
-<page>-present-<width>.png. One server and one browser for the module, one
+With ROPE_SCREENSHOTS=1, full-page screenshots for a person to look at:
+artifacts/screenshots/<page>-<width>.png and <page>-present-<width>.png.
+One server and one browser for the module, one
 browser tab per width reused for every page. Skipped when Chromium or
 Playwright is missing, unless ROPE_REQUIRE_BROWSER is set (then an error).
 
