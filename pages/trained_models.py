@@ -52,9 +52,9 @@ label = v.compared_label(task, measure)
 st.header(_("The seven encodings"))
 ui.show(v.encodings_figure(task, measure), key="encodings_plot",
         alt=_("Chart: accuracy of each of the seven position encodings per group of answers "
-              "(position bins, or recall's cells), a marker with its interval (95%) per group, "
-              "averaged over the seeds; lines join only the groups past the range training "
-              "shows; dotted lines mark that range's end and chance."),
+              "(position bins, or recall's cells), a marker per group, averaged over the "
+              "seeds, with a bar over the seeds' accuracies; lines join only the groups past "
+              "the range training shows; dotted lines mark that range's end and chance."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(*v.encodings_notes(task, measure))
 
@@ -74,7 +74,7 @@ ui.show(v.methods_figure(task, measure), key="methods_plot",
         alt=_("Chart: accuracy per group of the RoPE models as trained, with a sliding window, "
               "with position interpolation, NTK-aware scaling and YaRN applied without "
               "training, and two analyses (YaRN without its attention factor, interpolation "
-              "of the slow pairs only), with intervals (95%)."),
+              "of the slow pairs only), each with a bar over the seeds' accuracies."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(*v.methods_notes(task, label))
 
@@ -82,7 +82,7 @@ st.header(_("Controls"))
 ui.show(v.controls_figure(task, measure), key="controls_plot",
         alt=_("Chart: accuracy per group of each control (ALiBi with other slopes or heads, "
               "RoPE with base 5, also with YaRN, the iRoPE-like hybrid with smaller chunks) beside "
-              "the kind it changes, with intervals (95%)."),
+              "the kind it changes, each with a bar over the seeds' accuracies."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(*v.controls_notes(task, label))
 ui.download(v.accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",

@@ -57,8 +57,8 @@ def test_tables_count_answers_and_never_mix_seeds_with_all():
     assert first["answers"] == PER * 3 and first["sequences"] == PER
     pooled = tr.aggregate_table(results)
     assert "seed" not in pooled.columns and (pooled["seeds"] == len(SEEDS)).all()
-    assert ((pooled["ci_low"] <= pooled["accuracy"])
-            & (pooled["accuracy"] <= pooled["ci_high"])).all()
+    assert ((pooled["seeds_low"] <= pooled["accuracy"])
+            & (pooled["accuracy"] <= pooled["seeds_high"])).all()
     row = pooled[(pooled["task"] == "local") & (pooled["group"] == "96-127")].iloc[0]
     assert row["position bin [tokens]"] == "96-127" and row["store depth [tokens]"] == ""
     row = pooled[pooled["group"] == "depth 96-118"].iloc[0]

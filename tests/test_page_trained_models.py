@@ -93,8 +93,8 @@ def test_accuracies_are_counts_over_answers_and_the_intervals_are_recomputed(fra
         means = per.mean(1)
         b = 0.025 ** (1 / (per.shape[1] * w))
         want = (min(means.min(), b), max(means.max(), 1 - b))
-        assert row["ci_low"] == pytest.approx(want[0], abs=2e-6)
-        assert row["ci_high"] == pytest.approx(want[1], abs=2e-6)
+        assert row["seeds_low"] == pytest.approx(want[0], abs=2e-6)
+        assert row["seeds_high"] == pytest.approx(want[1], abs=2e-6)
 
 
 def test_the_comparisons_csv_is_paired_by_seed_and_holm_corrected(frames):
@@ -302,7 +302,14 @@ def test_the_chinese_page_writes_the_same_numbers():
 
 
 def test_the_interval_helpers_agree_with_the_page(page):
-    assert "Student's t over the 5 seed means" in page_text(page)
+    text = page_text(page)
+    assert "the range of the 5 seeds' accuracies, not a confidence interval at 95%" in text
+    assert "95% interval" not in text
+    assert "about 95 of 100" not in text and "interval (95%)" not in text
+    low, high = intervals.MEDIAN_COVERAGE
+    assert f"median seed's accuracy in {100 * low:.0f}%–{100 * high:.0f}% of" in text
+    for case, (low, high) in intervals.COVERAGE.items():
+        assert f"{100 * low:.0f}%–{100 * high:.0f}% where {case}" in text
     assert f"{100 * intervals.unseen_failure_bound(5):.1f}%" in page_text(page)
     table = tr.comparison_table(tr.curves(tm.read_evaluation()))
     assert f"makes {(table['family'] == 'main').sum()} such comparisons of the models as " \

@@ -1,9 +1,10 @@
 """The Trained tiny models page's figures (pages/trained_models.py), the tables behind its
 CSVs, and the sentences it writes from the stored evaluation. The numbers come from
-rope_core.beyond.tiny_results: each curve's accuracy per seed and group, its 95% interval
-over seeds and sequences, and the paired comparisons across seeds, Holm-corrected within
-each family (the main comparisons; the loss criterion's sensitivity run apart); every
-comparative sentence here quotes one of those comparisons."""
+rope_core.beyond.tiny_results: each curve's accuracy per seed and group, the range of its
+seeds' accuracies (rope_core.beyond.intervals.seed_interval), and the paired comparisons
+across seeds, Holm-corrected within each family (the main comparisons; the loss criterion's
+sensitivity run apart), printed with Bonferroni's simultaneous interval of their family;
+every comparative sentence here quotes one of those comparisons."""
 
 
 import numpy as np
@@ -152,7 +153,7 @@ def trained_edge(task: str, measure: str) -> float:
 
 @ui.table
 def accuracy_table() -> pd.DataFrame:
-    """Every curve and group, seeds pooled, with its 95% interval."""
+    """Every curve and group, seeds pooled, with the range of the seeds' accuracies."""
     return tr.aggregate_table(constants.tiny_evaluation())
 
 
@@ -201,16 +202,17 @@ def training_table() -> pd.DataFrame:
 # --- the numbers the sentences quote -------------------------------------------------------------
 
 def value(task: str, arm: str, method: str, label: str) -> tuple[float, float, float]:
-    """A curve's accuracy in a group (by label) and its 95% interval."""
+    """A curve's accuracy in a group (by label) and the range of its seeds' accuracies
+    (rope_core.beyond.intervals.seed_interval)."""
     c = constants.tiny_evaluation()[task, arm, method]
     g = tm.group_labels(task).index(label)
     return float(c.accuracy[g]), float(c.low[g]), float(c.high[g])
 
 
 def with_interval(task: str, arm: str, method: str, label: str) -> str:
-    """"93.4% (90.1–95.8%)": an accuracy and its 95% interval."""
+    """"93.4% (seeds: 90.1%–95.8%)": an accuracy and the range of its seeds' accuracies."""
     acc, low, high = value(task, arm, method, label)
-    return _("{acc} ({low}–{high})").format(acc=pct(acc), low=pct(low), high=pct(high))
+    return _("{acc} (seeds: {low}–{high})").format(acc=pct(acc), low=pct(low), high=pct(high))
 
 
 def comparison(task: str, label: str, a: tuple[str, str], b: tuple[str, str]) -> dict:
@@ -282,7 +284,8 @@ def ranking(task: str, label: str) -> str:
 
 def curve_traces(task: str, measure: str, curves: list[tuple[str, str]],
                  styles: list[tuple[str, str]], symbols: list[str] | None = None) -> list[dict]:
-    """One trace per curve: a marker per group with its 95% interval as an error bar, a line
+    """One trace per curve: a marker per group with the range of its seeds' accuracies
+    (rope_core.beyond.intervals.seed_interval) as an error bar, a line
     only between the groups past training's range (none from the in-distribution group:
     nothing is measured between), each curve shifted a little along the log axis so that
     the bars do not hide one another."""
@@ -293,7 +296,7 @@ def curve_traces(task: str, measure: str, curves: list[tuple[str, str]],
 
     def spread(values) -> np.ndarray:
         return np.array([np.nan if b is None else values[b] for b in gap], dtype=np.float64)
-    hover = _("{group}<br>accuracy {acc}<br>interval (95%): {low} … {high}").format(
+    hover = _("{group}<br>accuracy {acc}<br>seeds' range: {low} … {high}").format(
         group="%{customdata[0]}", acc="%{y:.3f}", low="%{customdata[1]:.3f}",
         high="%{customdata[2]:.3f}")
     traces = []
@@ -367,7 +370,7 @@ def curves_figure(task: str, measure: str, curves, styles, symbols, what: str) -
 
 @ui.figure
 def encodings_figure(task: str, measure: str) -> ui.Frozen:
-    """The seven main arms (mean over seeds, 95% interval)."""
+    """The seven main arms (mean over seeds, the seeds' range)."""
     return curves_figure(task, measure, [(e, "none") for e in tm.ENCODINGS],
                          [STYLE[e] for e in tm.ENCODINGS], None,
                          _("{n} seeds per encoding").format(n=len(SEEDS)))
@@ -817,8 +820,8 @@ def encodings_notes(task: str, measure: str) -> tuple[str, ...]:
                                             stored=pct(tm.chance(task, "stored"), "0.##"),
                                             n=SPEC["recall"]["pairs"]))
     return (
-        _("{first}, averaged over {n} seeds; the bar through it is its interval (95%) over "
-          "seeds and sequences. The leftmost point is measured as in training; lines join "
+        _("{first}, averaged over {n} seeds; the bar through it spans the seeds' accuracies "
+          "(below: what it holds). The leftmost point is measured as in training; lines join "
           "only the points past it.").format(first=first, n=len(SEEDS)),
         chance,
         _("In {where}, from highest to lowest; a bracket holds kinds that no corrected paired "
@@ -838,19 +841,31 @@ def statistics_notes() -> tuple[str, ...]:
           "is below 0.05. No sentence on this page ranks two kinds otherwise; an unresolved "
           "difference is not evidence that two kinds are alike.").format(
               n=len(SEEDS), df=len(SEEDS) - 1, m=family_size()),
-        _("Each accuracy's interval is over seeds and sequences: Student's t over the {n} seed "
-          "means (for this balanced design, the interval of a mixed model with a random "
-          "effect per seed), joined with the same interval on the log-odds scale, which holds "
-          "where accuracies crowd against 0 or 100%; where every answer is right, the exact "
-          "binomial interval with each sequence as one trial. On simulated experiments of "
-          "this design it holds the true mean in about 95 of 100 experiments (down to about 91 "
-          "where five seeds spread widely near 100%: `docs/tiny-models.md`).").format(
-              n=len(SEEDS)),
+        _("Each accuracy's bar is the range of the {n} seeds' accuracies, not a confidence "
+          "interval at 95%. Where the seeds crowd closer to 100% than one seed's answers can "
+          "tell, it reaches down to Clopper and Pearson's 95% bound for one seed whose "
+          "answers are all right (and as far up from 0).").format(n=len(SEEDS)),
+        coverage_note(),
         _("The intervals cover the training seed and the sampled sequences, not the choices "
           "held fixed (sizes, learning rate, steps, base, chunk). Where all {n} seeds agree, "
           "{n} successes in {n} still allow a failure rate of up to {fail} per seed (one-sided, "
           "95%).").format(n=len(SEEDS), fail=pct(rc_failure())),
     )
+
+
+def coverage_note() -> str:
+    """What the seeds' range holds on simulated experiments of this design
+    (rope_core.beyond.intervals.MEDIAN_COVERAGE and COVERAGE, measured by
+    benchmarks/interval_coverage.py)."""
+    from rope_core.beyond import intervals
+
+    def span(bounds: tuple[float, float]) -> str:
+        return _("{low}–{high}").format(low=pct(bounds[0], "0"), high=pct(bounds[1], "0"))
+    cases = _("; ").join(_("{share} where {case}").format(share=span(bounds), case=_(case))
+                         for case, bounds in intervals.COVERAGE.items())
+    return _("On simulated experiments of this design it holds the median seed's accuracy "
+             "in {median} of experiments; the mean over seeds in {cases}.").format(
+                 median=span(intervals.MEDIAN_COVERAGE), cases=cases)
 
 
 def rc_failure() -> float:

@@ -712,14 +712,15 @@ def slow_pairs_interpolated(cfg: TinyConfig) -> torch.Tensor:
 def inference_settings(cfg: TinyConfig, method: str) -> dict:
     """The forward arguments of an inference method (:data:`METHODS`).
 
-    Any model: "none", as trained; "at_criterion", as trained (its weights are those of
-    the run stopped at the criterion, or at the end where it never reached it). A sinusoidal model: "held", its signal held at
-    PE[L_train - 1] from L_train on. A RoPE model: "window", every layer cut to the last
-    L_train keys; "linear", "ntk", "yarn": rope_core.models.scaling's frequencies and
-    attention factor for s = EVAL["factor"], original_max_position_embeddings = L_train,
-    set once for a target context s L_train, as a model's config sets it (so they apply
-    at L_train too); "yarn_no_factor": YaRN's frequencies with the attention factor 1;
-    "pi_slow_pairs": :func:`slow_pairs_interpolated`.
+    Any model: "none", as trained; "at_criterion", as trained (its weights are those of the
+    run stopped at the criterion, or at the end where it never reached it). A sinusoidal
+    model: "held", its signal held at PE[L_train - 1] from L_train on. A RoPE model:
+    "window", every layer cut to the last L_train keys; "linear", "ntk", "yarn":
+    rope_core.models.scaling's frequencies and attention factor for s = EVAL["factor"],
+    original_max_position_embeddings = L_train, set once for a target context s L_train, as
+    a model's config sets it (so they apply at L_train too); "yarn_no_factor": YaRN's
+    frequencies with the attention factor 1; "pi_slow_pairs":
+    :func:`slow_pairs_interpolated`.
     """
     method = check_choice(method, "method", METHODS)
     if method in ("none", "at_criterion"):

@@ -1,5 +1,5 @@
 """The tiny models' results, from their stored evaluation: each curve's accuracy per seed
-and group, its 95% interval over seeds and sequences (:mod:`.intervals`), and the paired
+and group, the range of its seeds' accuracies (:func:`.intervals.seed_interval`), and the paired
 comparisons (:mod:`.paired`) that every comparative sentence of the page comes from, in two
 families (:data:`FAMILIES`), each corrected by Holm's method on its own.
 
@@ -32,8 +32,10 @@ class Curve(NamedTuple):
     per_sequence: list[np.ndarray]  # G arrays (S, J_g): each sequence's accuracy
     seed_means: np.ndarray  # (S, G): each seed's accuracy in each group
     accuracy: np.ndarray  # (G,): seeds and sequences pooled
-    low: np.ndarray  # (G,): 95% interval (intervals.seed_interval)
-    high: np.ndarray  # (G,)
+    # (G,) each: the range of the seeds' accuracies, widened to Clopper-Pearson's bound for
+    # one seed's answers all right (or all wrong) at 100% (or 0): intervals.seed_interval
+    low: np.ndarray
+    high: np.ndarray
     stored: np.ndarray | None  # recall (G,): the share of answers that are a stored value
 
 
@@ -79,7 +81,9 @@ def seed_table(results: dict, seeds: list[int]) -> pd.DataFrame:
 
 def aggregate_table(results: dict) -> pd.DataFrame:
     """One row per curve and group, seeds pooled: task, arm, method, the group's columns,
-    seeds, sequences (all seeds), accuracy and its 95% interval (ci_low, ci_high)."""
+    seeds, sequences (all seeds), accuracy, and the range of the seeds' accuracies
+    (seeds_low, seeds_high: :func:`.intervals.seed_interval`, widened to Clopper-Pearson's
+    bound for one seed's answers all right, or all wrong)."""
     rows = []
     for (task, arm, method), c in results.items():
         for g, group in enumerate(tm.groups(task)):
@@ -87,7 +91,7 @@ def aggregate_table(results: dict) -> pd.DataFrame:
             rows.append((task, arm, method, *_group_cells(group), seeds, seeds * per_seed,
                          float(c.accuracy[g]), float(c.low[g]), float(c.high[g])))
     return pd.DataFrame(rows, columns=["task", "arm", "method", *GROUP_COLUMNS, "seeds",
-                                       "sequences", "accuracy", "ci_low", "ci_high"])
+                                       "sequences", "accuracy", "seeds_low", "seeds_high"])
 
 
 # --- the comparisons --------------------------------------------------------------------
