@@ -61,9 +61,9 @@ ui.explain(*v.encodings_notes(task, measure))
 st.header(_("Paired comparisons"))
 ui.show(v.forest_figure(task, measure), key="forest_plot",
         alt=_("Chart: one row per paired comparison of the models as trained in the farthest "
-              "group, the difference between two kinds in percentage points with its interval "
-              "(95%); filled markers where the corrected p-value is below 0.05, open ones "
-              "elsewhere."),
+              "group, the difference between two kinds in percentage points with its "
+              "simultaneous interval (all hold together at 95%); filled markers where the "
+              "corrected p-value is below 0.05, open ones elsewhere."),
         table=_("the comparisons (CSV below)"))
 ui.explain(*v.statistics_notes())
 ui.download(v.comparisons_table, filename="tiny_comparisons.csv",

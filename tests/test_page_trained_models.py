@@ -137,6 +137,11 @@ def test_the_forest_figure_draws_the_comparisons(page, frames):
     assert drawn == len(rows)
     filled = next(t for t in fig["data"] if t["marker"]["symbol"] == "circle")
     assert len(array(filled["x"])) == int((rows["p_holm"] < 0.05).sum())
+    for trace in fig["data"]:  # the bars are the family's simultaneous intervals
+        x = array(trace["x"]).astype(float)
+        lows = sorted(np.round(x - array(trace["error_x"]["arrayminus"]).astype(float), 2))
+        pick = rows[(rows["p_holm"] < 0.05) == (trace["marker"]["symbol"] == "circle")]
+        assert np.allclose(lows, sorted(np.round(100 * pick["ci_low_family"], 2)), atol=0.02)
 
 
 def test_training_csv_is_the_record(frames):
@@ -243,11 +248,38 @@ def test_the_pair_norms_figure_draws_the_heads_mean_of_the_csv(page, recall_page
 
 # --- every sentence written from the results ----------------------------------------------------
 
+QUOTED = (r"([^.:;]+?) against ([^:]+): ([+−]?[\d.]+) points, simultaneous CI ([+−]?[\d.]+) to "
+          r"([+−]?[\d.]+), corrected p [=<] [^;]+; (resolved|not resolved with 5 seeds)")
+
+
 def quoted_tests(text: str) -> list[tuple[str, str, str, str]]:
-    """Every "a against b: +x points, 95% CI lo to hi, corrected p = p; verdict" the page
-    writes: (a, b, difference, verdict)."""
-    return re.findall(r"([^.:;]+?) against ([^:]+): ([+−]?[\d.]+) points, 95% CI [^,]+, "
-                      r"corrected p [=<] [^;]+; (resolved|not resolved with 5 seeds)", text)
+    """Every "a against b: +x points, simultaneous CI lo to hi, corrected p = p; verdict"
+    the page writes: (a, b, difference, verdict)."""
+    return [(a, b, d, v) for a, b, d, _lo, _hi, v in re.findall(QUOTED, text)]
+
+
+def number(text: str) -> float:
+    return float(text.replace("−", "-"))
+
+
+@pytest.mark.parametrize("fixture", ["page", "recall_page", "depth_page"])
+def test_no_interval_clear_of_zero_beside_not_resolved(fixture, request, frames):
+    """Every quoted comparison prints its family's simultaneous interval (the CSV's
+    ci_low_family, ci_high_family, to the printed rounding); beside "not resolved" it
+    never clears 0."""
+    text = page_text(request.getfixturevalue(fixture))
+    found = re.findall(QUOTED, text)
+    assert len(found) >= 5
+    df = frames[COMPARISONS]
+    for _a, _b, diff, low, high, verdict in found:
+        d, lo, hi = number(diff) / 100, number(low) / 100, number(high) / 100
+        if verdict != "resolved":
+            assert lo <= 0 <= hi, (diff, low, high)
+        match = [r for r in df.itertuples() for sign in (1, -1)
+                 if abs(sign * r.difference - d) < 0.0006
+                 and abs(min(sign * r.ci_low_family, sign * r.ci_high_family) - lo) < 0.0006
+                 and abs(max(sign * r.ci_low_family, sign * r.ci_high_family) - hi) < 0.0006]
+        assert match, (diff, low, high)
 
 
 @pytest.mark.parametrize("fixture", ["page", "recall_page", "depth_page"])

@@ -217,7 +217,9 @@ def with_interval(task: str, arm: str, method: str, label: str) -> str:
 
 def comparison(task: str, label: str, a: tuple[str, str], b: tuple[str, str]) -> dict:
     """The paired comparison of curve a against b in a group, as a - b (the table may
-    hold it as b - a: then negated): difference, ci_low, ci_high, p, p_holm."""
+    hold it as b - a: then negated): difference, ci_low, ci_high (its own 95% interval),
+    ci_low_family, ci_high_family (Bonferroni's simultaneous interval of its family), p,
+    p_holm."""
     df = comparisons_table()
     names = tr.curve_name(*a), tr.curve_name(*b)
     for (x, y), sign in ((names, 1.0), (names[::-1], -1.0)):
@@ -225,8 +227,10 @@ def comparison(task: str, label: str, a: tuple[str, str], b: tuple[str, str]) ->
         if len(hit):
             row = hit.iloc[0]
             low, high = sign * row["ci_low"], sign * row["ci_high"]
+            f_low, f_high = sign * row["ci_low_family"], sign * row["ci_high_family"]
             return {"difference": sign * float(row["difference"]), "ci_low": min(low, high),
-                    "ci_high": max(low, high), "p": float(row["p"]),
+                    "ci_high": max(low, high), "ci_low_family": min(f_low, f_high),
+                    "ci_high_family": max(f_low, f_high), "p": float(row["p"]),
                     "p_holm": float(row["p_holm"])}
     raise KeyError((task, label, a, b))
 
@@ -236,14 +240,16 @@ def resolved(test: dict) -> bool:
 
 
 def quoted(test: dict) -> str:
-    """A comparison as the sentences quote it: "+12.3 points, 95% CI +8.1 to +16.5,
-    Holm-corrected p = 0.004"."""
-    values = dict(diff=points(test["difference"]), low=points(test["ci_low"]),
-                  high=points(test["ci_high"]))
+    """A comparison as the sentences quote it: "+12.3 points, simultaneous CI −2.1 to
+    +26.7, corrected p = 0.004": the interval is Bonferroni's over the comparison's family
+    (all hold together at 95%), the p Holm's; Holm's p alone says resolved or not (it may
+    resolve a difference whose simultaneous interval touches 0, never the reverse)."""
+    values = dict(diff=points(test["difference"]), low=points(test["ci_low_family"]),
+                  high=points(test["ci_high_family"]))
     if test["p_holm"] < 0.001:
-        return _("{diff} points, 95% CI {low} to {high}, corrected p < {p}").format(
+        return _("{diff} points, simultaneous CI {low} to {high}, corrected p < {p}").format(
             p=i18n.number(0.001, "0.###"), **values)
-    return _("{diff} points, 95% CI {low} to {high}, corrected p = {p}").format(
+    return _("{diff} points, simultaneous CI {low} to {high}, corrected p = {p}").format(
         p=p_text(test["p_holm"]), **values)
 
 
@@ -397,7 +403,8 @@ def controls_figure(task: str, measure: str) -> ui.Frozen:
 @ui.figure
 def forest_figure(task: str, measure: str) -> ui.Frozen:
     """Every paired comparison of the main family of the task in the measure's compared
-    group: the difference a − b in points with its 95% interval; a filled marker where the
+    group: the difference a − b in points with Bonferroni's simultaneous interval of the
+    family (the CSV's ci_low_family, ci_high_family); a filled marker where the
     corrected p is below 0.05 (the sentences call those resolved), an open one otherwise.
     (The sensitivity run's family is in the CSV and :func:`sensitivity_notes`.)"""
     df = family_rows()
@@ -408,10 +415,11 @@ def forest_figure(task: str, measure: str) -> ui.Frozen:
     names = [_("{a} − {b}").format(a=curve_label(*split(a)), b=curve_label(*split(b)))
              for a, b in zip(rows["a"], rows["b"])]
     diff = 100 * rows["difference"].to_numpy()
-    low, high = 100 * rows["ci_low"].to_numpy(), 100 * rows["ci_high"].to_numpy()
+    low = 100 * rows["ci_low_family"].to_numpy()
+    high = 100 * rows["ci_high_family"].to_numpy()
     sure = rows["p_holm"].to_numpy() < paired.ALPHA
     y = np.arange(len(rows))[::-1]
-    hover = _("{pair}<br>difference {diff} points<br>95% CI {low} … {high}<br>p {p}, "
+    hover = _("{pair}<br>difference {diff} points<br>simultaneous CI {low} … {high}<br>p {p}, "
               "corrected {holm}").format(pair="%{customdata[0]}", diff="%{x:.1f}",
                                          low="%{customdata[1]:.1f}",
                                          high="%{customdata[2]:.1f}", p="%{customdata[3]:.3g}",
@@ -593,8 +601,8 @@ def verdict(test: dict) -> str:
 
 @ui.prose
 def versus(task: str, label: str, pairs: tuple) -> tuple[str, ...]:
-    """One line per comparison ``(a, b)`` in a group: "a against b: +12.3 points (95% CI
-    ..., corrected p = ...), resolved"."""
+    """One line per comparison ``(a, b)`` in a group: "a against b: +12.3 points,
+    simultaneous CI ..., corrected p = ...; resolved" (:func:`quoted`)."""
     out = []
     for a, b in pairs:
         test = comparison(task, label, a, b)
@@ -835,12 +843,19 @@ def encodings_notes(task: str, measure: str) -> tuple[str, ...]:
 def statistics_notes() -> tuple[str, ...]:
     return (
         _("Each row compares two kinds seed by seed, on the same sequences: the mean of the "
-          "{n} differences, its interval (95%; Student's paired t, {df} degrees of freedom) "
-          "and its p-value. The page makes {m} such comparisons of the models as trained and "
-          "corrects them together (Holm): a difference is called resolved when its corrected p "
-          "is below 0.05. No sentence on this page ranks two kinds otherwise; an unresolved "
-          "difference is not evidence that two kinds are alike.").format(
+          "{n} differences and its p-value (Student's paired t, {df} degrees of freedom). The "
+          "page makes {m} such comparisons of the models as trained and corrects them together "
+          "(Holm): a difference is called resolved when its corrected p is below 0.05. No "
+          "sentence on this page ranks two kinds otherwise; an unresolved difference is not "
+          "evidence that two kinds are alike.").format(
               n=len(SEEDS), df=len(SEEDS) - 1, m=family_size()),
+        _("The interval printed and drawn with each difference is simultaneous: all {m} hold "
+          "together at 95% (Bonferroni: t at 1 − 0.025/{m}, {t_family}, against {t_one} for "
+          "one alone; the CSV has both). It never clears 0 where the corrected p is 0.05 or "
+          "more; Holm's correction can resolve a difference whose simultaneous interval still "
+          "touches 0: the corrected p decides.").format(
+              m=family_size(), t_family=i18n.number(t_family(), "0.##"),
+              t_one=i18n.number(t_one(), "0.###")),
         _("Each accuracy's bar is the range of the {n} seeds' accuracies, not a confidence "
           "interval at 95%. Where the seeds crowd closer to 100% than one seed's answers can "
           "tell, it reaches down to Clopper and Pearson's 95% bound for one seed whose "
@@ -851,6 +866,20 @@ def statistics_notes() -> tuple[str, ...]:
           "{n} successes in {n} still allow a failure rate of up to {fail} per seed (one-sided, "
           "95%).").format(n=len(SEEDS), fail=pct(rc_failure())),
     )
+
+
+def t_family(family: str = tr.FAMILIES[0]) -> float:
+    """Student's t quantile of a family's simultaneous intervals (paired.simultaneous_level)."""
+    from rope_core.beyond import intervals
+
+    return intervals.t_quantile(len(SEEDS) - 1, paired.simultaneous_level(family_size(family)))
+
+
+def t_one() -> float:
+    """Student's t quantile of one comparison's own 95% interval."""
+    from rope_core.beyond import intervals
+
+    return intervals.t_quantile(len(SEEDS) - 1)
 
 
 def coverage_note() -> str:

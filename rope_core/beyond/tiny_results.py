@@ -159,11 +159,16 @@ def curve_name(arm: str, method: str) -> str:
 def comparison_table(results: dict) -> pd.DataFrame:
     """Every comparison of each family of :func:`comparisons` whose two curves ``results``
     holds, in every compared group: family, task, the group's columns, a, b, the paired
-    difference a - b across seeds with its 95% interval (ci_low, ci_high), t, p, p_holm
-    (Holm's correction over the rows of its family: :func:`paired.holm`) and
-    seeds_a_higher. The main family's rows come first; their p_holm do not depend on the
-    other family's rows."""
-    rows = []
+    difference a - b across seeds with its own 95% interval (ci_low, ci_high), t, p,
+    p_holm (Holm's correction over the rows of its family: :func:`paired.holm`),
+    seeds_a_higher, and Bonferroni's simultaneous interval of its family (ci_low_family,
+    ci_high_family: level :func:`paired.simultaneous_level`(m), m the family's rows, so
+    that all m hold together at 95%; t_{S-1} at 1 - 0.025/m). The main family's rows come
+    first; their p_holm and family intervals do not depend on the other family's rows.
+
+    Holm's p decides "resolved"; a difference that Holm resolves may still have a family
+    interval that touches 0, never the reverse (:mod:`.paired`)."""
+    rows, pairs = [], []
     for family in FAMILIES:
         for task, a, b in comparisons(family):
             ka, kb = (task, *a), (task, *b)
@@ -174,6 +179,7 @@ def comparison_table(results: dict) -> pd.DataFrame:
                 g = labels.index(label)
                 test = paired.paired_difference(results[ka].per_sequence[g],
                                                 results[kb].per_sequence[g])
+                pairs.append((results[ka].per_sequence[g], results[kb].per_sequence[g]))
                 rows.append((family, task, *_group_cells(tm.groups(task)[g]), curve_name(*a),
                              curve_name(*b), test["difference"], test["ci_low"],
                              test["ci_high"], test["t"], test["p"], test["seeds_a_higher"]))
@@ -185,6 +191,11 @@ def comparison_table(results: dict) -> pd.DataFrame:
         if mask.any():
             holm[mask] = paired.holm(df.loc[mask, "p"].to_numpy())
     df.insert(df.columns.get_loc("p") + 1, "p_holm", holm)
+    sizes = df["family"].map(df["family"].value_counts()).to_numpy()  # (rows,) m of each
+    family = [paired.paired_difference(a, b, level=paired.simultaneous_level(int(m)))
+              for (a, b), m in zip(pairs, sizes)]
+    df["ci_low_family"] = [f["ci_low"] for f in family]
+    df["ci_high_family"] = [f["ci_high"] for f in family]
     return df
 
 
