@@ -29,11 +29,11 @@ RECALL = tm.EVAL["recall"]
 MAP_LENGTHS = (16, 32, 64)  # attention-map examples (a heatmap per head: small)
 # Translators: names of position encodings in a legend and a choice.
 ENCODING_NAMES = {"nope": N_("NoPE"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"),
-                  "alibi": N_("ALiBi"), "p_rope": N_("p-RoPE"), "hybrid": N_("hybrid 1:1"),
+                  "alibi": N_("ALiBi ×32"), "p_rope": N_("p-RoPE"), "hybrid": N_("hybrid 1:1"),
                   "irope": N_("iRoPE-like")}
 # Translators: the control arms (a legend): one setting of a main arm changed.
-CONTROL_NAMES = {"alibi_8_heads": N_("ALiBi, 8 heads, paper's slopes"),
-                 "alibi_unscaled": N_("ALiBi, 2 heads, paper's slopes"),
+CONTROL_NAMES = {"alibi_8_heads": N_("ALiBi as Press et al. configure it (8 heads)"),
+                 "alibi_unscaled": N_("ALiBi, 2 heads, slopes unscaled"),
                  "rope_base5": N_("RoPE, base 5"),
                  "irope_chunk4": N_("iRoPE-like, chunks of 4")}
 # Translators: how a model is run past its training length (legend entries).
@@ -722,7 +722,8 @@ def task_lines() -> tuple[str, ...]:
           "from it (the store as shallow as in training), {per} sequences a seed for each "
           "range.").format(n=n, deep=L_TRAIN - 3 * n, near=RECALL["near"] - 1,
                            per=RECALL["per_cell"]),
-        _("**Encodings**: NoPE, sinusoidal (base {base}, like RoPE), RoPE, ALiBi, p-RoPE "
+        _("**Encodings**: NoPE, sinusoidal (base {base}, like RoPE), RoPE, ALiBi ×32 (its "
+          "slopes scaled to L_train: this lab's adaptation), p-RoPE "
           "(p = {p}: the slowest {dropped} pairs unrotated), a 1:1 hybrid (RoPE and NoPE "
           "layers alternating) and an iRoPE-like hybrid after Llama 4; and four controls, "
           "each one of them with one setting changed.").format(
@@ -754,13 +755,14 @@ def differences() -> tuple[str, ...]:
           "layer. **p-RoPE** rotates only the fastest {kept} pairs. The **1:1 hybrid** rotates "
           "in layers 1 and 3 and adds nothing in 2 and 4.").format(
               kept=int((tm.model_theta(tm.model_config("local", "p_rope")) > 0).sum())),
-        _("**ALiBi** adds −slope·(m − n) to each head's logits in every layer, with slopes "
-          "{s1} and {s2}: Press et al.'s slopes for two heads ({p1}, {p2}) times 512/{train} "
-          "= {scale}, so that over L_train they span what they span over the paper's 512 "
-          "tokens ({w1} and {w2} logits from a training sequence's first token to its last). "
-          "Unscaled, over L_train they would span only {u1} and {u2}. Controls keep the "
-          "paper's slopes: with two heads, and with 8 heads of {d8} dimensions (slopes "
-          "{m1} … {m2}).").format(
+        _("**ALiBi ×32** adds −slope·(m − n) to each head's logits in every layer, with "
+          "slopes {s1} and {s2}: Press et al.'s slopes for two heads ({p1}, {p2}) times "
+          "512/{train} = {scale}, this lab's adaptation, so that over L_train they span what "
+          "they span over 512 tokens ({w1} and {w2} logits); unscaled, only {u1} and {u2}. "
+          "Press et al.'s slopes depend on the number of heads alone: they trained WikiText-103 "
+          "models at L = 64 to 3,072 with the same slopes. Controls keep them: with two heads, "
+          "and with 8 heads of {d8} dimensions (slopes {m1} … {m2}), the paper's "
+          "configuration.").format(
               s1=f"{float(scaled[0]):g}", s2=f"{float(scaled[1]):g}",
               p1=f"1/{round(1 / float(slopes[0]))}", p2=f"1/{round(1 / float(slopes[1]))}",
               train=L_TRAIN, scale=i18n.number(MODEL["alibi_scale"], "0.#"),
@@ -1026,9 +1028,9 @@ def findings() -> tuple[str, ...]:
               far=with_interval("recall", "rope", "none", depth),
               where=group_words("recall", depth),
               test=versus_line("recall", depth, ("rope", "yarn"), rope)),
-        _("**ALiBi as designed.** With the slopes scaled to L_train, ALiBi keeps {alibi} of the "
-          "local task in {where}, {word} NoPE ({nope}): {test} With the paper's two-head slopes "
-          "unscaled it keeps {unscaled}, {word2} NoPE: {test2}").format(
+        _("**ALiBi ×32, this lab's adaptation.** With the slopes scaled to L_train, it keeps "
+          "{alibi} of the local task in {where}, {word} NoPE ({nope}): {test} With the paper's "
+          "two-head slopes unscaled it keeps {unscaled}, {word2} NoPE: {test2}").format(
               alibi=with_interval("local", "alibi", "none", loc), where=group_words("local", loc),
               word=said[direction("local", loc, ("alibi", "none"), ("nope", "none"))],
               nope=with_interval("local", "nope", "none", loc),
@@ -1067,10 +1069,14 @@ def papers() -> tuple[str, ...]:
     loc, dist = far["position"], far["distance"]
     return (
         _("**ALiBi** (Press et al. 2022): language models with ALiBi keep their perplexity on "
-          "inputs longer than those they were trained on (WikiText-103, L = 512 and more, at "
-          "least 8 heads). *Here*, in {where}: {local} On recall: {recall}").format(
+          "inputs longer than those they were trained on (WikiText-103, L = 64 to 3,072, 8 "
+          "heads, slopes set by the number of heads alone). *Here*, as they configure it, in "
+          "{where}: {paper} With this lab's slopes ×32: {local}").format(
               where=group_words("local", loc),
-              local=versus_line("local", loc, ("alibi", "none"), ("rope", "none")),
+              paper=versus_line("local", loc, ("alibi_8_heads", "none"), ("alibi", "none")),
+              local=versus_line("local", loc, ("alibi", "none"), ("rope", "none"))),
+        _("**ALiBi on recall**: only the slopes ×32 were trained on recall (no arm with the "
+          "paper's slopes): {recall}").format(
               recall=versus_line("recall", dist, ("alibi", "none"), ("rope", "none"))),
         _("**Sinusoidal** (Vaswani et al. 2017): Press et al. found its perplexity stopped "
           "improving a few dozen tokens past L. *Here*, held at PE[L_train − 1] past L_train "
