@@ -413,3 +413,44 @@ def test_alibi_is_named_as_this_labs_adaptation(page, recall_page):
     assert "ALiBi as Press et al. configure it (8 heads) against ALiBi ×32:" in text
     assert "ALiBi ×32 against RoPE" in page_text(recall_page)
     assert "no arm with the paper's slopes" in text
+
+
+def test_yarn_with_the_papers_ramp(page):
+    """The page's YaRN-with-the-paper's-ramp accuracies, recomputed on the shipped RoPE
+    models and their evaluation sequences, the ramp written here from the paper (Peng et
+    al. 2023, section 3.2): r_i = L theta_i / (2 pi), gamma = clamp((r - 1) / (32 - 1), 0,
+    1), theta'_i = (1 - gamma) theta_i / s + gamma theta_i, attention factor 0.1 ln s + 1;
+    no pair turns 32 times within L_train = 16, the fastest 16 / (2 pi) times."""
+    import torch
+
+    from views import trained_models as v
+
+    cfg = tm.model_config("local", "rope")
+    s = tm.EVAL["factor"]
+    i = torch.arange(cfg.d_head // 2, dtype=torch.float64)
+    theta = cfg.base ** (-2 * i / cfg.d_head)  # (pairs,)
+    turns = L * theta / (2 * math.pi)
+    assert float(turns.max()) == pytest.approx(16 / (2 * math.pi)) and (turns < 32).all()
+    gamma = ((turns - 1) / 31).clamp(0, 1)
+    paper = (1 - gamma) * theta / s + gamma * theta
+    factor = 0.1 * math.log(s) + 1
+    cells = tm.recall_cells()
+    per = tm.EVAL["recall"]["per_cell"]
+    cell = cells.index(("distance", 96, 122))
+    for task in tm.TASKS:
+        accs = []
+        for seed, model in tm.load_models(task, "rope").items():
+            tokens, answers = tm.eval_sequences(task, seed)
+            if task == "recall":
+                queries = torch.from_numpy(tm.recall_design(tokens, answers)["queries"])
+                rows = slice(cell * per, (cell + 1) * per)
+                tokens, answers, queries = tokens[rows], answers[rows], queries[rows]
+            right = tm.predictions(model, tokens, "none", theta=paper,
+                                   attention_factor=factor) == answers
+            accs.append(float(right[:, 96:128].float().mean()) if task == "local"
+                        else float(right.gather(1, queries).float().mean()))
+        assert v.YARN_PAPER_RAMP[task] == pytest.approx(np.mean(accs), abs=5e-5), task
+    text = page_text(page)
+    assert "the fastest turns 2.55 times" in text
+    assert (f"score {100 * v.YARN_PAPER_RAMP['local']:.1f}% on the local task" in text
+            and f"and {100 * v.YARN_PAPER_RAMP['recall']:.1f}% on recall" in text)

@@ -40,7 +40,8 @@ CONTROL_NAMES = {"alibi_8_heads": N_("ALiBi as Press et al. configure it (8 head
 METHOD_NAMES = {"none": N_("as trained"),
                 "window": N_("with a sliding window of L_train keys"),
                 "linear": N_("+ position interpolation"), "ntk": N_("+ NTK-aware"),
-                "yarn": N_("+ YaRN"), "yarn_no_factor": N_("+ YaRN without its attention factor"),
+                "yarn": N_("+ YaRN (transformers' ramp)"),
+                "yarn_no_factor": N_("+ YaRN without its attention factor"),
                 "pi_slow_pairs": N_("+ interpolation of the slow pairs only"),
                 "held": N_("with its signal held at PE[L_train − 1]"),
                 "at_criterion": N_("stopped at the loss criterion")}
@@ -76,6 +77,23 @@ CONTROL_STYLE = {("alibi", "none"): (PALETTE[3], "solid"),
                  ("rope_base5", "none"): (PALETTE[2], "dash"),
                  ("rope", "yarn"): (PALETTE[4], "solid"),
                  ("rope_base5", "yarn"): (PALETTE[4], "dash")}
+
+
+# YaRN with the paper's ramp (linear in turns: rope_core.models.scaling.yarn_paper_ramp)
+# and its attention factor, s = EVAL["factor"], on the shipped RoPE models and their stored
+# evaluation sequences: the mean accuracy over seeds in the compared groups (local
+# positions 96-127, recall distance 96-121). Measured by the issue 44 review and
+# recomputed by tests/test_page_trained_models.py::test_yarn_with_the_papers_ramp.
+YARN_PAPER_RAMP = {"local": 0.0657, "recall": 0.6233}
+
+
+def yarn_beta_fast() -> float:
+    """β_fast of rope_core's YaRN (the default of rope_core.models.scaling.yarn_ramp)."""
+    import inspect
+
+    from rope_core.models import scaling
+
+    return float(inspect.signature(scaling.yarn_ramp).parameters["beta_fast"].default)
 
 
 def pct(value: float, pattern: str = "0.#") -> str:
@@ -1093,12 +1111,25 @@ def papers() -> tuple[str, ...]:
           "not). *Here*, untrained, on the local task: {local} On recall: {recall}").format(
               local=versus_line("local", loc, ("rope", "linear"), ("rope", "none")),
               recall=versus_line("recall", dist, ("rope", "linear"), ("rope", "none"))),
-        _("**YaRN** (Peng et al. 2023) leaves the fast pairs as trained and interpolates the "
-          "slow ones. *Here*, untrained, on recall: {yarn} Without its attention factor: "
+        _("**YaRN** (Peng et al. 2023) keeps the pairs that turn more than β_fast = {beta} "
+          "times within L and interpolates those that turn less than once. *Here*, untrained, "
+          "as transformers implements it, on recall: {yarn} Without its attention factor: "
           "{nofactor}").format(
+              beta=i18n.number(yarn_beta_fast(), "0"),
               yarn=versus_line("recall", dist, ("rope", "yarn"), ("rope", "none")),
               nofactor=versus_line("recall", dist, ("rope", "yarn_no_factor"),
                                    ("rope", "none"))),
+        _("**YaRN's ramp at L_train = {train}**: no pair turns {beta} times (the fastest turns "
+          "{turns} times), so the paper's ramp, linear in turns, interpolates every pair; "
+          "transformers' ramp, linear in the pair index, keeps pair 0 only because its lower "
+          "end is clamped to 0. With the paper's ramp the same models score {local} on the "
+          "local task in {lwhere} and {recall} on recall in {rwhere} (measured once on the "
+          "shipped models).").format(
+              train=L_TRAIN, beta=i18n.number(yarn_beta_fast(), "0"),
+              turns=i18n.number(L_TRAIN * float(rc.theta(DH_, MODEL["base"])[0]) / (2 * np.pi),
+                                "0.##"),
+              local=pct(YARN_PAPER_RAMP["local"]), lwhere=group_words("local", loc),
+              recall=pct(YARN_PAPER_RAMP["recall"]), rwhere=group_words("recall", dist)),
         _("**p-RoPE** (Barbero et al. 2024) leaves the slowest pairs unrotated, and reported a "
           "slightly better perplexity at the training length, not past it. *Here*, past it, on "
           "recall: {test}").format(
