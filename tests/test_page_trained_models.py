@@ -454,3 +454,22 @@ def test_yarn_with_the_papers_ramp(page):
     assert "the fastest turns 2.55 times" in text
     assert (f"score {100 * v.YARN_PAPER_RAMP['local']:.1f}% on the local task" in text
             and f"and {100 * v.YARN_PAPER_RAMP['recall']:.1f}% on recall" in text)
+
+
+def test_base5_says_which_seeds_learned_and_llama_is_named(recall_page, page):
+    """The base-5 control: its in-distribution accuracy and the seeds whose held-out
+    accuracy at the end is below 90% (models.json); the unseen-pair counts of LLaMA 1 and
+    Llama 3 by the page's rule, wavelength 2 pi base^(2i/d) > L, counted here by hand
+    (review of issue 44, findings 8, 9)."""
+    text = page_text(recall_page)
+    record = json.loads((tm.WEIGHTS_DIR / "models.json").read_text())
+    checks = [v["check_accuracy"] for v in record["controls"]["recall"]["rope_base5"].values()]
+    failed = sum(a < 0.9 for a in checks)
+    assert f"{failed} of its 5 seeds did not learn recall within L_train" in text
+    assert "as many unseen pairs as LLaMA" not in text
+
+    def unseen(d, base, length):
+        return sum(2 * math.pi * base ** (2 * i / d) > length for i in range(d // 2))
+    assert (unseen(128, 1e4, 2048), unseen(128, 5e5, 8192)) == (23, 29)
+    assert "against 23 of 64 (35.9%) in LLaMA 1" in page_text(page)
+    assert "29 of 64 (45.3%) in Llama 3" in page_text(page)

@@ -804,14 +804,18 @@ def differences() -> tuple[str, ...]:
               later=LONGEST // MODEL["chunk"] - 1,
               small=tm.CONTROLS["irope_chunk4"][1]["chunk"],
               small_chunks=L_TRAIN // tm.CONTROLS["irope_chunk4"][1]["chunk"]),
-        _("**Base**: with base {base}, {long} of the {half} pairs ({share}) turn less than once "
-          "within L_train, against {llama} of 64 ({llama_share}) in LLaMA (base 10⁴, heads of "
-          "128, L = 2,048): far more angles past L_train are new here than in a language model. "
-          "The base-{low} controls have {low_long} of {half} ({low_share}), as in "
-          "LLaMA.").format(
+        _("**Base**: a pair counts as unseen here when its wavelength 2π/θᵢ exceeds L_train "
+          "(it never completes a turn within training). With base {base}, {long} of the {half} "
+          "pairs ({share}) are unseen, against {llama} of 64 ({llama_share}) in LLaMA 1 (base "
+          "{b1}, heads of 128, L = {l1}) and {llama3} of 64 ({llama3_share}) in Llama 3 (base "
+          "{b3}, L = {l3}): far more angles past L_train are new here than in a language model. "
+          "The base-{low} controls have {low_long} of {half} ({low_share}).").format(
               base=ui.fmt_base(MODEL["base"]), long=long_pairs(DH_, MODEL["base"], L_TRAIN),
               half=DH_ // 2, share=pct(long_pairs(DH_, MODEL["base"], L_TRAIN) / (DH_ // 2)),
-              llama=long_pairs(128, 1e4, 2048), llama_share=pct(long_pairs(128, 1e4, 2048) / 64),
+              llama=long_pairs(*LLAMA_1), llama_share=pct(long_pairs(*LLAMA_1) / 64),
+              b1=ui.fmt_base(LLAMA_1[1]), l1=i18n.integer(LLAMA_1[2]),
+              llama3=long_pairs(*LLAMA_3), llama3_share=pct(long_pairs(*LLAMA_3) / 64),
+              b3=ui.fmt_base(LLAMA_3[1]), l3=i18n.integer(LLAMA_3[2]),
               low=f"{tm.CONTROLS['rope_base5'][1]['base']:g}",
               low_long=long_pairs(DH_, tm.CONTROLS["rope_base5"][1]["base"], L_TRAIN),
               low_share=pct(long_pairs(DH_, tm.CONTROLS["rope_base5"][1]["base"], L_TRAIN)
@@ -820,10 +824,16 @@ def differences() -> tuple[str, ...]:
 
 
 DH_ = MODEL["d_model"] // MODEL["n_heads"]
+# (head dim, base, training length) of LLaMA 1 (Touvron et al. 2023) and of Llama 3 before
+# its long-context extension (Meta's Llama 3 config: rope_theta 5e5, 8,192 tokens)
+LLAMA_1 = (128, 1e4, 2048)
+LLAMA_3 = (128, 5e5, 8192)
+LEARNED = 0.9  # a recall model learned its task: held-out accuracy at the end at least this
 
 
 def long_pairs(dim: int, base: float, length: int) -> int:
-    """Pairs whose wavelength 2π/θᵢ exceeds ``length``: past it they reach unseen angles."""
+    """Pairs whose wavelength 2π/θᵢ exceeds ``length`` (the page's rule for "unseen": the
+    pair never completes a turn within training), which past it reach unseen angles."""
     return int((rc.wavelength(rc.theta(dim, base)) > length).sum())
 
 
@@ -1056,8 +1066,9 @@ def findings() -> tuple[str, ...]:
               unscaled=with_interval("local", "alibi_unscaled", "none", loc),
               word2=said[direction("local", loc, ("alibi_unscaled", "none"), ("nope", "none"))],
               test2=versus_line("local", loc, ("alibi_unscaled", "none"), ("nope", "none"))),
-        _("**Base 5 (as many unseen pairs as LLaMA).** On recall RoPE with base 5 keeps {far} "
-          "in {where}, {word} RoPE with base {base}: {test} With YaRN: {yarn}").format(
+        base5_learning(),
+        _("**Base 5 past L_train.** On recall RoPE with base 5 keeps {far} in {where}, {word} "
+          "RoPE with base {base}: {test} With YaRN: {yarn}").format(
               far=with_interval("recall", "rope_base5", "none", dist),
               where=group_words("recall", dist),
               word=said[direction("recall", dist, base5, rope)],
@@ -1077,6 +1088,31 @@ def findings() -> tuple[str, ...]:
           "one size, one L_train ({train} tokens), {seeds} seeds, and the accuracy of the most "
           "likely answer rather than perplexity.").format(train=L_TRAIN, seeds=len(SEEDS)),
     )
+
+
+def base5_learning() -> str:
+    """The base-5 control's in-distribution accuracy and how many of its seeds learned
+    recall within L_train (held-out accuracy at the end, tiny/weights/models.json)."""
+    train = tm.group_labels("recall")[0]
+    checks = [info["check_accuracy"] for info in
+              constants.tiny_record()["controls"]["recall"]["rope_base5"].values()]
+    failed = [a for a in checks if a < LEARNED]
+    if not failed:
+        return _("**Base 5 learned.** As in training it keeps {train}; every seed's held-out "
+                 "accuracy at the end is at least {cut}.").format(
+            train=with_interval("recall", "rope_base5", "none", train), cut=pct(LEARNED))
+    most = 2 * len(failed) > len(checks)
+    return (_("**Base 5 did not always learn.** As in training it keeps {train}; {n} of its "
+              "{seeds} seeds did not learn recall within L_train (held-out accuracy at the end "
+              "{low}, below {cut}; the others {high}), so most seeds' comparisons with base {base} "
+              "below set a model that did not learn against one that did.") if most else
+            _("**Base 5 did not always learn.** As in training it keeps {train}; {n} of its "
+              "{seeds} seeds did not learn recall within L_train (held-out accuracy at the end "
+              "{low}, below {cut}; the others {high}).")).format(
+        train=with_interval("recall", "rope_base5", "none", train), n=len(failed),
+        seeds=len(checks), cut=pct(LEARNED), base=ui.fmt_base(MODEL["base"]),
+        low=_(", ").join(pct(a) for a in failed),
+        high=_(", ").join(pct(a) for a in checks if a >= LEARNED))
 
 
 @ui.prose
