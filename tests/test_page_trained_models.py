@@ -473,3 +473,23 @@ def test_base5_says_which_seeds_learned_and_llama_is_named(recall_page, page):
     assert (unseen(128, 1e4, 2048), unseen(128, 5e5, 8192)) == (23, 29)
     assert "against 23 of 64 (35.9%) in LLaMA 1" in page_text(page)
     assert "29 of 64 (45.3%) in Llama 3" in page_text(page)
+
+
+def test_chunk_starts_from_the_per_position_counts(page):
+    """The iRoPE-like models at chunk starts (m mod c < k = 2) and elsewhere, positions
+    96-127 and 3-15, recomputed position by position from the stored counts (review of
+    issue 44, finding 13)."""
+    stored = tm.read_evaluation()["curves"]
+    text = page_text(page)
+    assert "less than the model with chunks of" not in text
+    for arm, chunk in (("irope", 8), ("irope_chunk4", 4)):
+        right = stored["local", arm, "none"]["positions"].sum(0)  # (seq,) over 5 seeds
+        for first, last in ((96, 127), (3, 15)):
+            starts = [m for m in range(first, last + 1) if m % chunk < 2]
+            acc = sum(right[m] for m in starts) / (5 * 52 * len(starts))
+            assert f"{100 * acc:.1f}%" in text, (arm, first)
+        others = [m for m in range(96, 128) if m % chunk >= 2]
+        acc = sum(right[m] for m in others) / (5 * 52 * len(others))
+        assert f"{100 * acc:.1f}% elsewhere" in text or f"elsewhere {100 * acc:.1f}%" in text
+    assert tr.chunk_start_accuracy(stored["local", "irope", "none"]["positions"], 52, 8, 2,
+                                   96, 127)[0] < 0.1

@@ -226,6 +226,27 @@ def criterion_pairs(table: pd.DataFrame) -> pd.DataFrame:
                                        "p_holm_at_criterion", "kept"])
 
 
+# --- where a chunked model loses answers ----------------------------------------------------
+
+def chunk_start_accuracy(positions: np.ndarray, sequences: int, chunk: int, k: int,
+                         first: int, last: int) -> tuple[float, float]:
+    """A local curve's accuracy at chunk starts and at the other positions m = first ...
+    last, seeds and sequences pooled: ``(starts, others)``.
+
+    A chunk start is a position whose answer, k tokens back, lies in the previous chunk:
+    floor((m - k) / chunk) != floor(m / chunk), that is m mod chunk < k (a chunked RoPE
+    layer cannot see it there). ``positions``: ``(S, seq)``, at each position the
+    sequences answered right (read_evaluation's "positions"); ``sequences``: J per seed.
+    """
+    positions = np.asarray(positions)
+    m = np.arange(first, last + 1)  # (n,)
+    start = m % chunk < k  # (n,)
+    right = positions[:, first:last + 1].sum(axis=0)  # (n,) over seeds
+    total = positions.shape[0] * sequences
+    return (float(right[start].sum() / (total * start.sum())),
+            float(right[~start].sum() / (total * (~start).sum())))
+
+
 # --- what differs between the arms --------------------------------------------------------
 
 def arms_table() -> pd.DataFrame:
