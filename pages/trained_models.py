@@ -20,7 +20,8 @@ st.markdown(_(
     "Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
     "on one CPU core): {layers} layers, d_model = {d}, {heads} heads of {dh} dimensions "
     "({pairs} RoPE pairs, base {base}). Each kind is trained on each of two tasks from "
-    "{seeds} seeds for exactly {steps} steps (warm-up, then a cosine decay to zero), on "
+    "{seeds} seeds for exactly {steps} steps (a linear warm-up multiplied by a cosine decay: "
+    "the learning rate peaks at {peak} at step {warmup}), on "
     "sequences of L_train = {train} tokens that start with a BOS token. Within a task and "
     "a seed every kind starts from the same initial weights, reads the same batches and is "
     "evaluated on the same fresh sequences of {longest} tokens: kinds are compared seed by "
@@ -30,7 +31,10 @@ st.markdown(_(
     "counts.").format(
         layers=MODEL["n_layers"], d=MODEL["d_model"], heads=MODEL["n_heads"], dh=DH,
         pairs=DH // 2, base=ui.fmt_base(MODEL["base"]), seeds=len(SEEDS),
-        steps=i18n.integer(tm.TRAINING["steps"]), train=L_TRAIN, longest=v.LONGEST))
+        steps=i18n.integer(tm.TRAINING["steps"]), train=L_TRAIN, longest=v.LONGEST,
+        peak=i18n.number(tm.learning_rate(tm.TRAINING["warmup"], tm.TRAINING["steps"]),
+                         "0.####"),
+        warmup=tm.TRAINING["warmup"]))
 ui.bullets(v.task_lines())
 st.caption(_("The sidebar's base and head dim do not apply here: these models were trained "
              "with base {base} and heads of {dh} dimensions.").format(

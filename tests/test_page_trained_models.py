@@ -493,3 +493,17 @@ def test_chunk_starts_from_the_per_position_counts(page):
         assert f"{100 * acc:.1f}% elsewhere" in text or f"elsewhere {100 * acc:.1f}%" in text
     assert tr.chunk_start_accuracy(stored["local", "irope", "none"]["positions"], 52, 8, 2,
                                    96, 127)[0] < 0.1
+
+
+def test_temperature_sinusoid_and_schedule_lines(page):
+    """Llama 4's temperature acts inside training here (floor_scale scaled with the chunk),
+    no QK-norm; the sinusoidal line quotes recall depth; the schedule's peak, by hand:
+    lr min(1, 100/100) (1 + cos(pi 99 / 500)) / 2 (review of issue 44, 14, 15, 18)."""
+    text = page_text(page)
+    assert "so unlike in Llama 4 it acts inside training; no QK-norm" in text
+    assert "Llama 4: 8,192 for 8,192" in text
+    assert re.search(r"on recall with the store at depth 96–118[^:]*: sinusoidal with its "
+                     r"signal held at PE\[L_train − 1\] against sinusoidal", text)
+    peak = tm.TRAINING["lr"] * (1 + math.cos(math.pi * 99 / 500)) / 2
+    assert f"the learning rate peaks at {peak:.4f} at step 100" in text
+    assert "warm-up, then a cosine decay" not in text

@@ -16,6 +16,7 @@ from rope_core.beyond import paired
 from rope_core.beyond import tiny_model as tm
 from rope_core.beyond import tiny_results as tr
 from rope_core.beyond.alternatives import alibi_slopes
+from rope_core.models import presets
 from ui import constants, i18n
 from ui.i18n import N_, _, ngettext
 
@@ -791,17 +792,22 @@ def differences() -> tuple[str, ...]:
               m1=f"1/{round(1 / float(many[0]))}", m2=f"1/{round(1 / float(many[-1]))}"),
         _("**The iRoPE-like hybrid differs in three ways, not one**: layer {nope} has no "
           "position encoding (layers {rope} rotate); the rotating layers attend only within "
-          "chunks of {chunk} tokens (a query sees the keys of its own chunk); and layer "
-          "{nope} multiplies its query at position m by 1 + {scale}·ln(1 + ⌊(m + 1)/{floor}⌋), "
-          "Llama 4's temperature, in training too, as transformers applies it. With "
-          "L_train = {train} and chunks of {chunk}, a training sequence holds at most "
-          "{chunks} chunks: the unrotated layer only ever had to reach into the previous chunk "
-          "when exactly one existed; at {longest} tokens up to {later} precede a query's. A "
-          "control with chunks of {small} has {small_chunks} within L_train.").format(
+          "chunks of {chunk} tokens (a query sees the keys of its own chunk); and layer {nope} "
+          "multiplies its query at position m by 1 + {scale}·ln(1 + ⌊(m + 1)/{floor}⌋), Llama "
+          "4's formula as transformers applies it, with floor_scale scaled with the chunk "
+          "({floor} for {chunk}; Llama 4: {l4_floor} for {l4_chunk}), so unlike in Llama 4 it "
+          "acts inside training; no QK-norm.").format(
               nope=", ".join(map(str, nope_layer)), rope=", ".join(map(str, rope_layers)),
               chunk=MODEL["chunk"], scale=MODEL["attn_scale"], floor=MODEL["floor_scale"],
-              train=L_TRAIN, chunks=L_TRAIN // MODEL["chunk"], longest=LONGEST,
-              later=LONGEST // MODEL["chunk"] - 1,
+              l4_floor=i18n.integer(LLAMA_4["floor_scale"]),
+              l4_chunk=i18n.integer(LLAMA_4["attention_chunk_size"])),
+        _("**Chunks in training**: with L_train = {train} and chunks of {chunk}, a training "
+          "sequence holds at most {chunks} chunks: the unrotated layer only ever had to reach "
+          "into the previous chunk when exactly one existed; at {longest} tokens up to {later} "
+          "precede a query's. A control with chunks of {small} has {small_chunks} within "
+          "L_train.").format(
+              chunk=MODEL["chunk"], train=L_TRAIN, chunks=L_TRAIN // MODEL["chunk"],
+              longest=LONGEST, later=LONGEST // MODEL["chunk"] - 1,
               small=tm.CONTROLS["irope_chunk4"][1]["chunk"],
               small_chunks=L_TRAIN // tm.CONTROLS["irope_chunk4"][1]["chunk"]),
         _("**Base**: a pair counts as unseen here when its wavelength 2π/θᵢ exceeds L_train "
@@ -827,6 +833,7 @@ DH_ = MODEL["d_model"] // MODEL["n_heads"]
 # (head dim, base, training length) of LLaMA 1 (Touvron et al. 2023) and of Llama 3 before
 # its long-context extension (Meta's Llama 3 config: rope_theta 5e5, 8,192 tokens)
 LLAMA_1 = (128, 1e4, 2048)
+LLAMA_4 = presets.HF_CONFIGS["Llama 4 Scout"]["text_config"]  # its chunk and floor_scale
 LLAMA_3 = (128, 5e5, 8192)
 LEARNED = 0.9  # a recall model learned its task: held-out accuracy at the end at least this
 
@@ -1152,8 +1159,16 @@ def papers() -> tuple[str, ...]:
               recall=versus_line("recall", dist, ("alibi", "none"), ("rope", "none"))),
         _("**Sinusoidal** (Vaswani et al. 2017): Press et al. found its perplexity stopped "
           "improving a few dozen tokens past L. *Here*, held at PE[L_train − 1] past L_train "
-          "(an analysis of the shipped models): {test}").format(
-              test=versus_line("local", loc, ("sinusoidal", "held"), ("sinusoidal", "none"))),
+          "(an analysis of the shipped models), on recall with {where}: {test} On the local "
+          "task, in {local_where}, held and as trained keep {held} and {none} (chance "
+          "{chance}).").format(
+              where=group_words("recall", far["depth"]),
+              test=versus_line("recall", far["depth"], ("sinusoidal", "held"),
+                               ("sinusoidal", "none")),
+              local_where=group_words("local", loc),
+              held=pct(value("local", "sinusoidal", "held", loc)[0]),
+              none=pct(value("local", "sinusoidal", "none", loc)[0]),
+              chance=pct(tm.chance("local"), "0.##")),
         _("**NoPE** (Kazemnejad et al. 2023) generalised to longer inputs better than explicit "
           "encodings in small models on reasoning and arithmetic tasks. *Here*, on the local "
           "task: {local} On recall: {recall}").format(

@@ -131,7 +131,7 @@ TRAINING = {
     "lr": 3e-3,
     "warmup": 100,
     "weight_decay": 0.01,
-    # every model trains exactly this many steps: a linear warm-up, then a cosine decay
+    # every model trains exactly this many steps: a linear warm-up multiplied by a cosine decay
     # that reaches zero at the last step (the same schedule for every arm)
     "steps": 500,
     # the sensitivity run: the weights at the first check (every check_every steps) whose
@@ -226,7 +226,8 @@ class TinyConfig:
 
 def learning_rate(step: int, steps: int, settings: dict = TRAINING) -> float:
     """The learning rate of training step ``step`` (1, 2, ..., ``steps``): a linear
-    warm-up, then a cosine decay that would reach zero one step after the last,
+    warm-up multiplied by a cosine decay that would reach zero one step after the last (so
+    the cosine decays during the warm-up too, and the peak, at step warmup, is below lr),
 
         lr min(1, step / warmup) (1 + cos(pi (step - 1) / steps)) / 2.
     """
