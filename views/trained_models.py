@@ -775,12 +775,11 @@ def differences() -> tuple[str, ...]:
           "in layers 1 and 3 and adds nothing in 2 and 4.").format(
               kept=int((tm.model_theta(tm.model_config("local", "p_rope")) > 0).sum())),
         _("**ALiBi ×32** adds −slope·(m − n) to each head's logits in every layer, with "
-          "slopes {s1} and {s2}: Press et al.'s slopes for two heads ({p1}, {p2}) times "
-          "512/{train} = {scale}, this lab's adaptation, so that over L_train they span what "
-          "they span over 512 tokens ({w1} and {w2} logits); unscaled, only {u1} and {u2}. "
-          "Press et al.'s slopes depend on the number of heads alone: they trained WikiText-103 "
-          "models at L = 64 to 3,072 with the same slopes. Controls keep them: with two heads, "
-          "and with 8 heads of {d8} dimensions (slopes {m1} … {m2}), the paper's "
+          "slopes {s1} and {s2}: Press et al.'s two-head slopes ({p1}, {p2}) times 512/{train} "
+          "= {scale}, this lab's adaptation (over L_train they span {w1} and {w2} logits; "
+          "unscaled, {u1} and {u2}). Press et al.'s slopes depend on the heads alone; they "
+          "trained WikiText-103 models at L = 64 to 3,072 with them. Controls keep them: two "
+          "heads, and 8 heads of {d8} dimensions ({m1} … {m2}), the paper's "
           "configuration.").format(
               s1=f"{float(scaled[0]):g}", s2=f"{float(scaled[1]):g}",
               p1=f"1/{round(1 / float(slopes[0]))}", p2=f"1/{round(1 / float(slopes[1]))}",
@@ -792,7 +791,7 @@ def differences() -> tuple[str, ...]:
               m1=f"1/{round(1 / float(many[0]))}", m2=f"1/{round(1 / float(many[-1]))}"),
         _("**The iRoPE-like hybrid differs in three ways, not one**: layer {nope} has no "
           "position encoding (layers {rope} rotate); the rotating layers attend only within "
-          "chunks of {chunk} tokens (a query sees the keys of its own chunk); and layer {nope} "
+          "their own chunk of {chunk} tokens; and layer {nope} "
           "multiplies its query at position m by 1 + {scale}·ln(1 + ⌊(m + 1)/{floor}⌋), Llama "
           "4's formula as transformers applies it, with floor_scale scaled with the chunk "
           "({floor} for {chunk}; Llama 4: {l4_floor} for {l4_chunk}), so unlike in Llama 4 it "
@@ -1063,9 +1062,9 @@ def findings() -> tuple[str, ...]:
               far=with_interval("recall", "rope", "none", depth),
               where=group_words("recall", depth),
               test=versus_line("recall", depth, ("rope", "yarn"), rope)),
-        _("**ALiBi ×32, this lab's adaptation.** With the slopes scaled to L_train, it keeps "
-          "{alibi} of the local task in {where}, {word} NoPE ({nope}): {test} With the paper's "
-          "two-head slopes unscaled it keeps {unscaled}, {word2} NoPE: {test2}").format(
+        _("**ALiBi ×32, this lab's adaptation**, keeps {alibi} of the local task in {where}, "
+          "{word} NoPE ({nope}): {test} With the two-head slopes unscaled it keeps {unscaled}, "
+          "{word2} NoPE: {test2}").format(
               alibi=with_interval("local", "alibi", "none", loc), where=group_words("local", loc),
               word=said[direction("local", loc, ("alibi", "none"), ("nope", "none"))],
               nope=with_interval("local", "nope", "none", loc),
@@ -1147,10 +1146,10 @@ def papers() -> tuple[str, ...]:
     far = far_labels()
     loc, dist = far["position"], far["distance"]
     return (
-        _("**ALiBi** (Press et al. 2022): language models with ALiBi keep their perplexity on "
+        _("**ALiBi** (Press et al. 2022): ALiBi language models keep their perplexity on "
           "inputs longer than those they were trained on (WikiText-103, L = 64 to 3,072, 8 "
-          "heads, slopes set by the number of heads alone). *Here*, as they configure it, in "
-          "{where}: {paper} With this lab's slopes ×32: {local}").format(
+          "heads). *Here*, as they configure it, in {where}: {paper} With slopes ×32: "
+          "{local}").format(
               where=group_words("local", loc),
               paper=versus_line("local", loc, ("alibi_8_heads", "none"), ("alibi", "none")),
               local=versus_line("local", loc, ("alibi", "none"), ("rope", "none"))),
@@ -1158,10 +1157,9 @@ def papers() -> tuple[str, ...]:
           "paper's slopes): {recall}").format(
               recall=versus_line("recall", dist, ("alibi", "none"), ("rope", "none"))),
         _("**Sinusoidal** (Vaswani et al. 2017): Press et al. found its perplexity stopped "
-          "improving a few dozen tokens past L. *Here*, held at PE[L_train − 1] past L_train "
-          "(an analysis of the shipped models), on recall with {where}: {test} On the local "
-          "task, in {local_where}, held and as trained keep {held} and {none} (chance "
-          "{chance}).").format(
+          "improving a few dozen tokens past L. *Here*, held at PE[L_train − 1] past L_train, "
+          "on recall with {where}: {test} On the local task ({local_where}) held and as "
+          "trained keep {held} and {none} (chance {chance}).").format(
               where=group_words("recall", far["depth"]),
               test=versus_line("recall", far["depth"], ("sinusoidal", "held"),
                                ("sinusoidal", "none")),
@@ -1188,12 +1186,12 @@ def papers() -> tuple[str, ...]:
               yarn=versus_line("recall", dist, ("rope", "yarn"), ("rope", "none")),
               nofactor=versus_line("recall", dist, ("rope", "yarn_no_factor"),
                                    ("rope", "none"))),
-        _("**YaRN's ramp at L_train = {train}**: no pair turns {beta} times (the fastest turns "
-          "{turns} times), so the paper's ramp, linear in turns, interpolates every pair; "
-          "transformers' ramp, linear in the pair index, keeps pair 0 only because its lower "
-          "end is clamped to 0. With the paper's ramp the same models score {local} on the "
-          "local task in {lwhere} and {recall} on recall in {rwhere} (measured once on the "
-          "shipped models).").format(
+        _("**YaRN's ramp at L_train = {train}**: no pair turns {beta} times (the fastest "
+          "{turns}), so the paper's ramp, linear in turns, interpolates every pair; "
+          "transformers' ramp, linear in the pair index, keeps pair 0 only because it clamps "
+          "its lower end to 0. With the paper's ramp the same models score {local} on the "
+          "local task in {lwhere} and {recall} on recall in {rwhere} (measured on the shipped "
+          "models).").format(
               train=L_TRAIN, beta=i18n.number(yarn_beta_fast(), "0"),
               turns=i18n.number(L_TRAIN * float(rc.theta(DH_, MODEL["base"])[0]) / (2 * np.pi),
                                 "0.##"),
