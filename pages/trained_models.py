@@ -20,7 +20,8 @@ st.markdown(_(
     "Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
     "on one CPU core): {layers} layers, d_model = {d}, {heads} heads of {dh} dimensions "
     "({pairs} RoPE pairs, base {base}). Each kind is trained on each of two tasks from "
-    "{seeds} seeds for exactly {steps} steps (warm-up, then a cosine decay to zero), on "
+    "{seeds} seeds for exactly {steps} steps (a linear warm-up multiplied by a cosine decay: "
+    "the learning rate peaks at {peak} at step {warmup}), on "
     "sequences of L_train = {train} tokens that start with a BOS token. Within a task and "
     "a seed every kind starts from the same initial weights, reads the same batches and is "
     "evaluated on the same fresh sequences of {longest} tokens: kinds are compared seed by "
@@ -30,7 +31,10 @@ st.markdown(_(
     "counts.").format(
         layers=MODEL["n_layers"], d=MODEL["d_model"], heads=MODEL["n_heads"], dh=DH,
         pairs=DH // 2, base=ui.fmt_base(MODEL["base"]), seeds=len(SEEDS),
-        steps=i18n.integer(tm.TRAINING["steps"]), train=L_TRAIN, longest=v.LONGEST))
+        steps=i18n.integer(tm.TRAINING["steps"]), train=L_TRAIN, longest=v.LONGEST,
+        peak=i18n.number(tm.learning_rate(tm.TRAINING["warmup"], tm.TRAINING["steps"]),
+                         "0.####"),
+        warmup=tm.TRAINING["warmup"]))
 ui.bullets(v.task_lines())
 st.caption(_("The sidebar's base and head dim do not apply here: these models were trained "
              "with base {base} and heads of {dh} dimensions.").format(
@@ -52,18 +56,18 @@ label = v.compared_label(task, measure)
 st.header(_("The seven encodings"))
 ui.show(v.encodings_figure(task, measure), key="encodings_plot",
         alt=_("Chart: accuracy of each of the seven position encodings per group of answers "
-              "(position bins, or recall's cells), a marker with its interval (95%) per group, "
-              "averaged over the seeds; lines join only the groups past the range training "
-              "shows; dotted lines mark that range's end and chance."),
+              "(position bins, or recall's cells), a marker per group, averaged over the "
+              "seeds, with a bar over the seeds' accuracies; lines join only the groups past "
+              "the range training shows; dotted lines mark that range's end and chance."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(*v.encodings_notes(task, measure))
 
 st.header(_("Paired comparisons"))
 ui.show(v.forest_figure(task, measure), key="forest_plot",
         alt=_("Chart: one row per paired comparison of the models as trained in the farthest "
-              "group, the difference between two kinds in percentage points with its interval "
-              "(95%); filled markers where the corrected p-value is below 0.05, open ones "
-              "elsewhere."),
+              "group, the difference between two kinds in percentage points with its "
+              "simultaneous interval (all hold together at 95%); filled markers where the "
+              "corrected p-value is below 0.05, open ones elsewhere."),
         table=_("the comparisons (CSV below)"))
 ui.explain(*v.statistics_notes())
 ui.download(v.comparisons_table, filename="tiny_comparisons.csv",
@@ -74,7 +78,7 @@ ui.show(v.methods_figure(task, measure), key="methods_plot",
         alt=_("Chart: accuracy per group of the RoPE models as trained, with a sliding window, "
               "with position interpolation, NTK-aware scaling and YaRN applied without "
               "training, and two analyses (YaRN without its attention factor, interpolation "
-              "of the slow pairs only), with intervals (95%)."),
+              "of the slow pairs only), each with a bar over the seeds' accuracies."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(*v.methods_notes(task, label))
 
@@ -82,7 +86,7 @@ st.header(_("Controls"))
 ui.show(v.controls_figure(task, measure), key="controls_plot",
         alt=_("Chart: accuracy per group of each control (ALiBi with other slopes or heads, "
               "RoPE with base 5, also with YaRN, the iRoPE-like hybrid with smaller chunks) beside "
-              "the kind it changes, with intervals (95%)."),
+              "the kind it changes, each with a bar over the seeds' accuracies."),
         table=_("the accuracy table (CSV below)"))
 ui.explain(*v.controls_notes(task, label))
 ui.download(v.accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",

@@ -57,8 +57,8 @@ def test_tables_count_answers_and_never_mix_seeds_with_all():
     assert first["answers"] == PER * 3 and first["sequences"] == PER
     pooled = tr.aggregate_table(results)
     assert "seed" not in pooled.columns and (pooled["seeds"] == len(SEEDS)).all()
-    assert ((pooled["ci_low"] <= pooled["accuracy"])
-            & (pooled["accuracy"] <= pooled["ci_high"])).all()
+    assert ((pooled["seeds_low"] <= pooled["accuracy"])
+            & (pooled["accuracy"] <= pooled["seeds_high"])).all()
     row = pooled[(pooled["task"] == "local") & (pooled["group"] == "96-127")].iloc[0]
     assert row["position bin [tokens]"] == "96-127" and row["store depth [tokens]"] == ""
     row = pooled[pooled["group"] == "depth 96-118"].iloc[0]
@@ -107,7 +107,8 @@ def test_the_comparison_table_is_paired_and_holm_corrected():
     assert list(df.columns) == ["family", "task", "group", "position bin [tokens]",
                                 "store depth [tokens]", "distance from the store [tokens]",
                                 "a", "b", "difference", "ci_low", "ci_high", "t", "p",
-                                "p_holm", "seeds_a_higher"]
+                                "p_holm", "seeds_a_higher", "ci_low_family",
+                                "ci_high_family"]
     assert np.allclose(df["p_holm"], paired.holm(df["p"].to_numpy()))
     row = df[(df["a"] == "nope") & (df["b"] == "rope")].iloc[0]
     want = paired.paired_difference(results["local", "nope", "none"].per_sequence[-1],
@@ -249,3 +250,34 @@ def test_every_stored_curve_and_comparison():
                                                      for t, _a, _b in made)
     assert ((df["ci_low"] <= df["difference"] + 1e-12)
             & (df["difference"] <= df["ci_high"] + 1e-12)).all()
+
+
+def t4_quantile(p: float) -> float:
+    """Student's T_4 quantile in closed form (Shaw 2006, "Sampling Student's T
+    distribution", nu = 4): a = 4p(1 - p), q = cos(arccos(sqrt(a)) / 3) / sqrt(a),
+    t = sign(p - 1/2) 2 sqrt(q - 1)."""
+    a = 4 * p * (1 - p)
+    q = math.cos(math.acos(math.sqrt(a)) / 3) / math.sqrt(a)
+    return math.copysign(2 * math.sqrt(q - 1), p - 0.5)
+
+
+def test_the_family_interval_is_bonferronis_from_the_closed_form():
+    """Each row's family interval: mean d -+ t_4(1 - 0.025/m) sd(d)/sqrt(5), m its family's
+    rows (21 here), t_4 from Shaw's closed form; it holds the per-comparison 95% interval
+    (t_4(0.975) = 2.776445, the table's), and where it clears 0 Holm resolves the row."""
+    assert t4_quantile(0.975) == pytest.approx(2.776445, abs=1e-6)
+    rng = np.random.default_rng(4)
+    results = {("local", e, "none"): tr.curve("local", local_counts(rng, level))
+               for e, level in zip(tm.ENCODINGS, np.linspace(0.3, 0.7, len(tm.ENCODINGS)))}
+    df = tr.comparison_table(results)
+    m = len(df)
+    t_family = t4_quantile(1 - 0.025 / m)
+    for r in df.itertuples(index=False):
+        d = (results["local", r.a, "none"].per_sequence[-1]
+             - results["local", r.b, "none"].per_sequence[-1]).mean(axis=1)  # (5,)
+        half = t_family * d.std(ddof=1) / math.sqrt(5)
+        assert r.ci_low_family == pytest.approx(d.mean() - half, abs=1e-9)
+        assert r.ci_high_family == pytest.approx(d.mean() + half, abs=1e-9)
+        assert r.ci_low_family <= r.ci_low <= r.ci_high <= r.ci_high_family
+        if r.ci_low_family > 0 or r.ci_high_family < 0:
+            assert r.p_holm < paired.ALPHA

@@ -1,9 +1,10 @@
 """The Trained tiny models page's figures (pages/trained_models.py), the tables behind its
 CSVs, and the sentences it writes from the stored evaluation. The numbers come from
-rope_core.beyond.tiny_results: each curve's accuracy per seed and group, its 95% interval
-over seeds and sequences, and the paired comparisons across seeds, Holm-corrected within
-each family (the main comparisons; the loss criterion's sensitivity run apart); every
-comparative sentence here quotes one of those comparisons."""
+rope_core.beyond.tiny_results: each curve's accuracy per seed and group, the range of its
+seeds' accuracies (rope_core.beyond.intervals.seed_interval), and the paired comparisons
+across seeds, Holm-corrected within each family (the main comparisons; the loss criterion's
+sensitivity run apart), printed with Bonferroni's simultaneous interval of their family;
+every comparative sentence here quotes one of those comparisons."""
 
 
 import numpy as np
@@ -15,6 +16,7 @@ from rope_core.beyond import paired
 from rope_core.beyond import tiny_model as tm
 from rope_core.beyond import tiny_results as tr
 from rope_core.beyond.alternatives import alibi_slopes
+from rope_core.models import presets
 from ui import constants, i18n
 from ui.i18n import N_, _, ngettext
 
@@ -28,18 +30,19 @@ RECALL = tm.EVAL["recall"]
 MAP_LENGTHS = (16, 32, 64)  # attention-map examples (a heatmap per head: small)
 # Translators: names of position encodings in a legend and a choice.
 ENCODING_NAMES = {"nope": N_("NoPE"), "sinusoidal": N_("sinusoidal"), "rope": N_("RoPE"),
-                  "alibi": N_("ALiBi"), "p_rope": N_("p-RoPE"), "hybrid": N_("hybrid 1:1"),
+                  "alibi": N_("ALiBi ×32"), "p_rope": N_("p-RoPE"), "hybrid": N_("hybrid 1:1"),
                   "irope": N_("iRoPE-like")}
 # Translators: the control arms (a legend): one setting of a main arm changed.
-CONTROL_NAMES = {"alibi_8_heads": N_("ALiBi, 8 heads, paper's slopes"),
-                 "alibi_unscaled": N_("ALiBi, 2 heads, paper's slopes"),
+CONTROL_NAMES = {"alibi_8_heads": N_("ALiBi as Press et al. configure it (8 heads)"),
+                 "alibi_unscaled": N_("ALiBi, 2 heads, slopes unscaled"),
                  "rope_base5": N_("RoPE, base 5"),
                  "irope_chunk4": N_("iRoPE-like, chunks of 4")}
 # Translators: how a model is run past its training length (legend entries).
 METHOD_NAMES = {"none": N_("as trained"),
                 "window": N_("with a sliding window of L_train keys"),
                 "linear": N_("+ position interpolation"), "ntk": N_("+ NTK-aware"),
-                "yarn": N_("+ YaRN"), "yarn_no_factor": N_("+ YaRN without its attention factor"),
+                "yarn": N_("+ YaRN (transformers' ramp)"),
+                "yarn_no_factor": N_("+ YaRN without its attention factor"),
                 "pi_slow_pairs": N_("+ interpolation of the slow pairs only"),
                 "held": N_("with its signal held at PE[L_train − 1]"),
                 "at_criterion": N_("stopped at the loss criterion")}
@@ -75,6 +78,23 @@ CONTROL_STYLE = {("alibi", "none"): (PALETTE[3], "solid"),
                  ("rope_base5", "none"): (PALETTE[2], "dash"),
                  ("rope", "yarn"): (PALETTE[4], "solid"),
                  ("rope_base5", "yarn"): (PALETTE[4], "dash")}
+
+
+# YaRN with the paper's ramp (linear in turns: rope_core.models.scaling.yarn_paper_ramp)
+# and its attention factor, s = EVAL["factor"], on the shipped RoPE models and their stored
+# evaluation sequences: the mean accuracy over seeds in the compared groups (local
+# positions 96-127, recall distance 96-121). Measured by the issue 44 review and
+# recomputed by tests/test_page_trained_models.py::test_yarn_with_the_papers_ramp.
+YARN_PAPER_RAMP = {"local": 0.0657, "recall": 0.6233}
+
+
+def yarn_beta_fast() -> float:
+    """β_fast of rope_core's YaRN (the default of rope_core.models.scaling.yarn_ramp)."""
+    import inspect
+
+    from rope_core.models import scaling
+
+    return float(inspect.signature(scaling.yarn_ramp).parameters["beta_fast"].default)
 
 
 def pct(value: float, pattern: str = "0.#") -> str:
@@ -152,7 +172,7 @@ def trained_edge(task: str, measure: str) -> float:
 
 @ui.table
 def accuracy_table() -> pd.DataFrame:
-    """Every curve and group, seeds pooled, with its 95% interval."""
+    """Every curve and group, seeds pooled, with the range of the seeds' accuracies."""
     return tr.aggregate_table(constants.tiny_evaluation())
 
 
@@ -201,21 +221,24 @@ def training_table() -> pd.DataFrame:
 # --- the numbers the sentences quote -------------------------------------------------------------
 
 def value(task: str, arm: str, method: str, label: str) -> tuple[float, float, float]:
-    """A curve's accuracy in a group (by label) and its 95% interval."""
+    """A curve's accuracy in a group (by label) and the range of its seeds' accuracies
+    (rope_core.beyond.intervals.seed_interval)."""
     c = constants.tiny_evaluation()[task, arm, method]
     g = tm.group_labels(task).index(label)
     return float(c.accuracy[g]), float(c.low[g]), float(c.high[g])
 
 
 def with_interval(task: str, arm: str, method: str, label: str) -> str:
-    """"93.4% (90.1–95.8%)": an accuracy and its 95% interval."""
+    """"93.4% (seeds: 90.1%–95.8%)": an accuracy and the range of its seeds' accuracies."""
     acc, low, high = value(task, arm, method, label)
-    return _("{acc} ({low}–{high})").format(acc=pct(acc), low=pct(low), high=pct(high))
+    return _("{acc} (seeds: {low}–{high})").format(acc=pct(acc), low=pct(low), high=pct(high))
 
 
 def comparison(task: str, label: str, a: tuple[str, str], b: tuple[str, str]) -> dict:
     """The paired comparison of curve a against b in a group, as a - b (the table may
-    hold it as b - a: then negated): difference, ci_low, ci_high, p, p_holm."""
+    hold it as b - a: then negated): difference, ci_low, ci_high (its own 95% interval),
+    ci_low_family, ci_high_family (Bonferroni's simultaneous interval of its family), p,
+    p_holm."""
     df = comparisons_table()
     names = tr.curve_name(*a), tr.curve_name(*b)
     for (x, y), sign in ((names, 1.0), (names[::-1], -1.0)):
@@ -223,8 +246,10 @@ def comparison(task: str, label: str, a: tuple[str, str], b: tuple[str, str]) ->
         if len(hit):
             row = hit.iloc[0]
             low, high = sign * row["ci_low"], sign * row["ci_high"]
+            f_low, f_high = sign * row["ci_low_family"], sign * row["ci_high_family"]
             return {"difference": sign * float(row["difference"]), "ci_low": min(low, high),
-                    "ci_high": max(low, high), "p": float(row["p"]),
+                    "ci_high": max(low, high), "ci_low_family": min(f_low, f_high),
+                    "ci_high_family": max(f_low, f_high), "p": float(row["p"]),
                     "p_holm": float(row["p_holm"])}
     raise KeyError((task, label, a, b))
 
@@ -234,14 +259,16 @@ def resolved(test: dict) -> bool:
 
 
 def quoted(test: dict) -> str:
-    """A comparison as the sentences quote it: "+12.3 points, 95% CI +8.1 to +16.5,
-    Holm-corrected p = 0.004"."""
-    values = dict(diff=points(test["difference"]), low=points(test["ci_low"]),
-                  high=points(test["ci_high"]))
+    """A comparison as the sentences quote it: "+12.3 points, simultaneous CI −2.1 to
+    +26.7, corrected p = 0.004": the interval is Bonferroni's over the comparison's family
+    (all hold together at 95%), the p Holm's; Holm's p alone says resolved or not (it may
+    resolve a difference whose simultaneous interval touches 0, never the reverse)."""
+    values = dict(diff=points(test["difference"]), low=points(test["ci_low_family"]),
+                  high=points(test["ci_high_family"]))
     if test["p_holm"] < 0.001:
-        return _("{diff} points, 95% CI {low} to {high}, corrected p < {p}").format(
+        return _("{diff} points, simultaneous CI {low} to {high}, corrected p < {p}").format(
             p=i18n.number(0.001, "0.###"), **values)
-    return _("{diff} points, 95% CI {low} to {high}, corrected p = {p}").format(
+    return _("{diff} points, simultaneous CI {low} to {high}, corrected p = {p}").format(
         p=p_text(test["p_holm"]), **values)
 
 
@@ -282,7 +309,8 @@ def ranking(task: str, label: str) -> str:
 
 def curve_traces(task: str, measure: str, curves: list[tuple[str, str]],
                  styles: list[tuple[str, str]], symbols: list[str] | None = None) -> list[dict]:
-    """One trace per curve: a marker per group with its 95% interval as an error bar, a line
+    """One trace per curve: a marker per group with the range of its seeds' accuracies
+    (rope_core.beyond.intervals.seed_interval) as an error bar, a line
     only between the groups past training's range (none from the in-distribution group:
     nothing is measured between), each curve shifted a little along the log axis so that
     the bars do not hide one another."""
@@ -293,7 +321,7 @@ def curve_traces(task: str, measure: str, curves: list[tuple[str, str]],
 
     def spread(values) -> np.ndarray:
         return np.array([np.nan if b is None else values[b] for b in gap], dtype=np.float64)
-    hover = _("{group}<br>accuracy {acc}<br>interval (95%): {low} … {high}").format(
+    hover = _("{group}<br>accuracy {acc}<br>seeds' range: {low} … {high}").format(
         group="%{customdata[0]}", acc="%{y:.3f}", low="%{customdata[1]:.3f}",
         high="%{customdata[2]:.3f}")
     traces = []
@@ -367,7 +395,7 @@ def curves_figure(task: str, measure: str, curves, styles, symbols, what: str) -
 
 @ui.figure
 def encodings_figure(task: str, measure: str) -> ui.Frozen:
-    """The seven main arms (mean over seeds, 95% interval)."""
+    """The seven main arms (mean over seeds, the seeds' range)."""
     return curves_figure(task, measure, [(e, "none") for e in tm.ENCODINGS],
                          [STYLE[e] for e in tm.ENCODINGS], None,
                          _("{n} seeds per encoding").format(n=len(SEEDS)))
@@ -394,7 +422,8 @@ def controls_figure(task: str, measure: str) -> ui.Frozen:
 @ui.figure
 def forest_figure(task: str, measure: str) -> ui.Frozen:
     """Every paired comparison of the main family of the task in the measure's compared
-    group: the difference a − b in points with its 95% interval; a filled marker where the
+    group: the difference a − b in points with Bonferroni's simultaneous interval of the
+    family (the CSV's ci_low_family, ci_high_family); a filled marker where the
     corrected p is below 0.05 (the sentences call those resolved), an open one otherwise.
     (The sensitivity run's family is in the CSV and :func:`sensitivity_notes`.)"""
     df = family_rows()
@@ -405,10 +434,11 @@ def forest_figure(task: str, measure: str) -> ui.Frozen:
     names = [_("{a} − {b}").format(a=curve_label(*split(a)), b=curve_label(*split(b)))
              for a, b in zip(rows["a"], rows["b"])]
     diff = 100 * rows["difference"].to_numpy()
-    low, high = 100 * rows["ci_low"].to_numpy(), 100 * rows["ci_high"].to_numpy()
+    low = 100 * rows["ci_low_family"].to_numpy()
+    high = 100 * rows["ci_high_family"].to_numpy()
     sure = rows["p_holm"].to_numpy() < paired.ALPHA
     y = np.arange(len(rows))[::-1]
-    hover = _("{pair}<br>difference {diff} points<br>95% CI {low} … {high}<br>p {p}, "
+    hover = _("{pair}<br>difference {diff} points<br>simultaneous CI {low} … {high}<br>p {p}, "
               "corrected {holm}").format(pair="%{customdata[0]}", diff="%{x:.1f}",
                                          low="%{customdata[1]:.1f}",
                                          high="%{customdata[2]:.1f}", p="%{customdata[3]:.3g}",
@@ -590,8 +620,8 @@ def verdict(test: dict) -> str:
 
 @ui.prose
 def versus(task: str, label: str, pairs: tuple) -> tuple[str, ...]:
-    """One line per comparison ``(a, b)`` in a group: "a against b: +12.3 points (95% CI
-    ..., corrected p = ...), resolved"."""
+    """One line per comparison ``(a, b)`` in a group: "a against b: +12.3 points,
+    simultaneous CI ..., corrected p = ...; resolved" (:func:`quoted`)."""
     out = []
     for a, b in pairs:
         test = comparison(task, label, a, b)
@@ -711,7 +741,8 @@ def task_lines() -> tuple[str, ...]:
           "from it (the store as shallow as in training), {per} sequences a seed for each "
           "range.").format(n=n, deep=L_TRAIN - 3 * n, near=RECALL["near"] - 1,
                            per=RECALL["per_cell"]),
-        _("**Encodings**: NoPE, sinusoidal (base {base}, like RoPE), RoPE, ALiBi, p-RoPE "
+        _("**Encodings**: NoPE, sinusoidal (base {base}, like RoPE), RoPE, ALiBi ×32 (its "
+          "slopes scaled to L_train: this lab's adaptation), p-RoPE "
           "(p = {p}: the slowest {dropped} pairs unrotated), a 1:1 hybrid (RoPE and NoPE "
           "layers alternating) and an iRoPE-like hybrid after Llama 4; and four controls, "
           "each one of them with one setting changed.").format(
@@ -743,13 +774,13 @@ def differences() -> tuple[str, ...]:
           "layer. **p-RoPE** rotates only the fastest {kept} pairs. The **1:1 hybrid** rotates "
           "in layers 1 and 3 and adds nothing in 2 and 4.").format(
               kept=int((tm.model_theta(tm.model_config("local", "p_rope")) > 0).sum())),
-        _("**ALiBi** adds −slope·(m − n) to each head's logits in every layer, with slopes "
-          "{s1} and {s2}: Press et al.'s slopes for two heads ({p1}, {p2}) times 512/{train} "
-          "= {scale}, so that over L_train they span what they span over the paper's 512 "
-          "tokens ({w1} and {w2} logits from a training sequence's first token to its last). "
-          "Unscaled, over L_train they would span only {u1} and {u2}. Controls keep the "
-          "paper's slopes: with two heads, and with 8 heads of {d8} dimensions (slopes "
-          "{m1} … {m2}).").format(
+        _("**ALiBi ×32** adds −slope·(m − n) to each head's logits in every layer, with "
+          "slopes {s1} and {s2}: Press et al.'s two-head slopes ({p1}, {p2}) times 512/{train} "
+          "= {scale}, this lab's adaptation (over L_train they span {w1} and {w2} logits; "
+          "unscaled, {u1} and {u2}). Press et al.'s slopes depend on the heads alone; they "
+          "trained WikiText-103 models at L = 64 to 3,072 with them. Controls keep them: two "
+          "heads, and 8 heads of {d8} dimensions ({m1} … {m2}), the paper's "
+          "configuration.").format(
               s1=f"{float(scaled[0]):g}", s2=f"{float(scaled[1]):g}",
               p1=f"1/{round(1 / float(slopes[0]))}", p2=f"1/{round(1 / float(slopes[1]))}",
               train=L_TRAIN, scale=i18n.number(MODEL["alibi_scale"], "0.#"),
@@ -760,27 +791,36 @@ def differences() -> tuple[str, ...]:
               m1=f"1/{round(1 / float(many[0]))}", m2=f"1/{round(1 / float(many[-1]))}"),
         _("**The iRoPE-like hybrid differs in three ways, not one**: layer {nope} has no "
           "position encoding (layers {rope} rotate); the rotating layers attend only within "
-          "chunks of {chunk} tokens (a query sees the keys of its own chunk); and layer "
-          "{nope} multiplies its query at position m by 1 + {scale}·ln(1 + ⌊(m + 1)/{floor}⌋), "
-          "Llama 4's temperature, in training too, as transformers applies it. With "
-          "L_train = {train} and chunks of {chunk}, a training sequence holds at most "
-          "{chunks} chunks: the unrotated layer only ever had to reach into the previous chunk "
-          "when exactly one existed; at {longest} tokens up to {later} precede a query's. A "
-          "control with chunks of {small} has {small_chunks} within L_train.").format(
+          "their own chunk of {chunk} tokens; and layer {nope} "
+          "multiplies its query at position m by 1 + {scale}·ln(1 + ⌊(m + 1)/{floor}⌋), Llama "
+          "4's formula as transformers applies it, with floor_scale scaled with the chunk "
+          "({floor} for {chunk}; Llama 4: {l4_floor} for {l4_chunk}), so unlike in Llama 4 it "
+          "acts inside training; no QK-norm.").format(
               nope=", ".join(map(str, nope_layer)), rope=", ".join(map(str, rope_layers)),
               chunk=MODEL["chunk"], scale=MODEL["attn_scale"], floor=MODEL["floor_scale"],
-              train=L_TRAIN, chunks=L_TRAIN // MODEL["chunk"], longest=LONGEST,
-              later=LONGEST // MODEL["chunk"] - 1,
+              l4_floor=i18n.integer(LLAMA_4["floor_scale"]),
+              l4_chunk=i18n.integer(LLAMA_4["attention_chunk_size"])),
+        _("**Chunks in training**: with L_train = {train} and chunks of {chunk}, a training "
+          "sequence holds at most {chunks} chunks: the unrotated layer only ever had to reach "
+          "into the previous chunk when exactly one existed; at {longest} tokens up to {later} "
+          "precede a query's. A control with chunks of {small} has {small_chunks} within "
+          "L_train.").format(
+              chunk=MODEL["chunk"], train=L_TRAIN, chunks=L_TRAIN // MODEL["chunk"],
+              longest=LONGEST, later=LONGEST // MODEL["chunk"] - 1,
               small=tm.CONTROLS["irope_chunk4"][1]["chunk"],
               small_chunks=L_TRAIN // tm.CONTROLS["irope_chunk4"][1]["chunk"]),
-        _("**Base**: with base {base}, {long} of the {half} pairs ({share}) turn less than once "
-          "within L_train, against {llama} of 64 ({llama_share}) in LLaMA (base 10⁴, heads of "
-          "128, L = 2,048): far more angles past L_train are new here than in a language model. "
-          "The base-{low} controls have {low_long} of {half} ({low_share}), as in "
-          "LLaMA.").format(
+        _("**Base**: a pair counts as unseen here when its wavelength 2π/θᵢ exceeds L_train "
+          "(it never completes a turn within training). With base {base}, {long} of the {half} "
+          "pairs ({share}) are unseen, against {llama} of 64 ({llama_share}) in LLaMA 1 (base "
+          "{b1}, heads of 128, L = {l1}) and {llama3} of 64 ({llama3_share}) in Llama 3 (base "
+          "{b3}, L = {l3}): far more angles past L_train are new here than in a language model. "
+          "The base-{low} controls have {low_long} of {half} ({low_share}).").format(
               base=ui.fmt_base(MODEL["base"]), long=long_pairs(DH_, MODEL["base"], L_TRAIN),
               half=DH_ // 2, share=pct(long_pairs(DH_, MODEL["base"], L_TRAIN) / (DH_ // 2)),
-              llama=long_pairs(128, 1e4, 2048), llama_share=pct(long_pairs(128, 1e4, 2048) / 64),
+              llama=long_pairs(*LLAMA_1), llama_share=pct(long_pairs(*LLAMA_1) / 64),
+              b1=ui.fmt_base(LLAMA_1[1]), l1=i18n.integer(LLAMA_1[2]),
+              llama3=long_pairs(*LLAMA_3), llama3_share=pct(long_pairs(*LLAMA_3) / 64),
+              b3=ui.fmt_base(LLAMA_3[1]), l3=i18n.integer(LLAMA_3[2]),
               low=f"{tm.CONTROLS['rope_base5'][1]['base']:g}",
               low_long=long_pairs(DH_, tm.CONTROLS["rope_base5"][1]["base"], L_TRAIN),
               low_share=pct(long_pairs(DH_, tm.CONTROLS["rope_base5"][1]["base"], L_TRAIN)
@@ -789,10 +829,17 @@ def differences() -> tuple[str, ...]:
 
 
 DH_ = MODEL["d_model"] // MODEL["n_heads"]
+# (head dim, base, training length) of LLaMA 1 (Touvron et al. 2023) and of Llama 3 before
+# its long-context extension (Meta's Llama 3 config: rope_theta 5e5, 8,192 tokens)
+LLAMA_1 = (128, 1e4, 2048)
+LLAMA_4 = presets.HF_CONFIGS["Llama 4 Scout"]["text_config"]  # its chunk and floor_scale
+LLAMA_3 = (128, 5e5, 8192)
+LEARNED = 0.9  # a recall model learned its task: held-out accuracy at the end at least this
 
 
 def long_pairs(dim: int, base: float, length: int) -> int:
-    """Pairs whose wavelength 2π/θᵢ exceeds ``length``: past it they reach unseen angles."""
+    """Pairs whose wavelength 2π/θᵢ exceeds ``length`` (the page's rule for "unseen": the
+    pair never completes a turn within training), which past it reach unseen angles."""
     return int((rc.wavelength(rc.theta(dim, base)) > length).sum())
 
 
@@ -817,8 +864,8 @@ def encodings_notes(task: str, measure: str) -> tuple[str, ...]:
                                             stored=pct(tm.chance(task, "stored"), "0.##"),
                                             n=SPEC["recall"]["pairs"]))
     return (
-        _("{first}, averaged over {n} seeds; the bar through it is its interval (95%) over "
-          "seeds and sequences. The leftmost point is measured as in training; lines join "
+        _("{first}, averaged over {n} seeds; the bar through it spans the seeds' accuracies "
+          "(below: what it holds). The leftmost point is measured as in training; lines join "
           "only the points past it.").format(first=first, n=len(SEEDS)),
         chance,
         _("In {where}, from highest to lowest; a bracket holds kinds that no corrected paired "
@@ -832,25 +879,58 @@ def encodings_notes(task: str, measure: str) -> tuple[str, ...]:
 def statistics_notes() -> tuple[str, ...]:
     return (
         _("Each row compares two kinds seed by seed, on the same sequences: the mean of the "
-          "{n} differences, its interval (95%; Student's paired t, {df} degrees of freedom) "
-          "and its p-value. The page makes {m} such comparisons of the models as trained and "
-          "corrects them together (Holm): a difference is called resolved when its corrected p "
-          "is below 0.05. No sentence on this page ranks two kinds otherwise; an unresolved "
-          "difference is not evidence that two kinds are alike.").format(
+          "{n} differences and its p-value (Student's paired t, {df} degrees of freedom). The "
+          "page makes {m} such comparisons of the models as trained and corrects them together "
+          "(Holm): a difference is called resolved when its corrected p is below 0.05. No "
+          "sentence on this page ranks two kinds otherwise; an unresolved difference is not "
+          "evidence that two kinds are alike.").format(
               n=len(SEEDS), df=len(SEEDS) - 1, m=family_size()),
-        _("Each accuracy's interval is over seeds and sequences: Student's t over the {n} seed "
-          "means (for this balanced design, the interval of a mixed model with a random "
-          "effect per seed), joined with the same interval on the log-odds scale, which holds "
-          "where accuracies crowd against 0 or 100%; where every answer is right, the exact "
-          "binomial interval with each sequence as one trial. On simulated experiments of "
-          "this design it holds the true mean in about 95 of 100 experiments (down to about 91 "
-          "where five seeds spread widely near 100%: `docs/tiny-models.md`).").format(
-              n=len(SEEDS)),
+        _("The interval printed and drawn with each difference is simultaneous: all {m} hold "
+          "together at 95% (Bonferroni: t at 1 − 0.025/{m}, {t_family}, against {t_one} for "
+          "one alone; the CSV has both). It never clears 0 where the corrected p is 0.05 or "
+          "more; Holm's correction can resolve a difference whose simultaneous interval still "
+          "touches 0: the corrected p decides.").format(
+              m=family_size(), t_family=i18n.number(t_family(), "0.##"),
+              t_one=i18n.number(t_one(), "0.###")),
+        _("Each accuracy's bar is the range of the {n} seeds' accuracies, not a confidence "
+          "interval at 95%. Where the seeds crowd closer to 100% than one seed's answers can "
+          "tell, it reaches down to Clopper and Pearson's 95% bound for one seed whose "
+          "answers are all right (and as far up from 0).").format(n=len(SEEDS)),
+        coverage_note(),
         _("The intervals cover the training seed and the sampled sequences, not the choices "
           "held fixed (sizes, learning rate, steps, base, chunk). Where all {n} seeds agree, "
           "{n} successes in {n} still allow a failure rate of up to {fail} per seed (one-sided, "
           "95%).").format(n=len(SEEDS), fail=pct(rc_failure())),
     )
+
+
+def t_family(family: str = tr.FAMILIES[0]) -> float:
+    """Student's t quantile of a family's simultaneous intervals (paired.simultaneous_level)."""
+    from rope_core.beyond import intervals
+
+    return intervals.t_quantile(len(SEEDS) - 1, paired.simultaneous_level(family_size(family)))
+
+
+def t_one() -> float:
+    """Student's t quantile of one comparison's own 95% interval."""
+    from rope_core.beyond import intervals
+
+    return intervals.t_quantile(len(SEEDS) - 1)
+
+
+def coverage_note() -> str:
+    """What the seeds' range holds on simulated experiments of this design
+    (rope_core.beyond.intervals.MEDIAN_COVERAGE and COVERAGE, measured by
+    benchmarks/interval_coverage.py)."""
+    from rope_core.beyond import intervals
+
+    def span(bounds: tuple[float, float]) -> str:
+        return _("{low}–{high}").format(low=pct(bounds[0], "0"), high=pct(bounds[1], "0"))
+    cases = _("; ").join(_("{share} where {case}").format(share=span(bounds), case=_(case))
+                         for case, bounds in intervals.COVERAGE.items())
+    return _("On simulated experiments of this design it holds the median seed's accuracy "
+             "in {median} of experiments; the mean over seeds in {cases}.").format(
+                 median=span(intervals.MEDIAN_COVERAGE), cases=cases)
 
 
 def rc_failure() -> float:
@@ -982,9 +1062,9 @@ def findings() -> tuple[str, ...]:
               far=with_interval("recall", "rope", "none", depth),
               where=group_words("recall", depth),
               test=versus_line("recall", depth, ("rope", "yarn"), rope)),
-        _("**ALiBi as designed.** With the slopes scaled to L_train, ALiBi keeps {alibi} of the "
-          "local task in {where}, {word} NoPE ({nope}): {test} With the paper's two-head slopes "
-          "unscaled it keeps {unscaled}, {word2} NoPE: {test2}").format(
+        _("**ALiBi ×32, this lab's adaptation**, keeps {alibi} of the local task in {where}, "
+          "{word} NoPE ({nope}): {test} With the two-head slopes unscaled it keeps {unscaled}, "
+          "{word2} NoPE: {test2}").format(
               alibi=with_interval("local", "alibi", "none", loc), where=group_words("local", loc),
               word=said[direction("local", loc, ("alibi", "none"), ("nope", "none"))],
               nope=with_interval("local", "nope", "none", loc),
@@ -992,27 +1072,71 @@ def findings() -> tuple[str, ...]:
               unscaled=with_interval("local", "alibi_unscaled", "none", loc),
               word2=said[direction("local", loc, ("alibi_unscaled", "none"), ("nope", "none"))],
               test2=versus_line("local", loc, ("alibi_unscaled", "none"), ("nope", "none"))),
-        _("**Base 5 (as many unseen pairs as LLaMA).** On recall RoPE with base 5 keeps {far} "
-          "in {where}, {word} RoPE with base {base}: {test} With YaRN: {yarn}").format(
+        base5_learning(),
+        _("**Base 5 past L_train.** On recall RoPE with base 5 keeps {far} in {where}, {word} "
+          "RoPE with base {base}: {test} With YaRN: {yarn}").format(
               far=with_interval("recall", "rope_base5", "none", dist),
               where=group_words("recall", dist),
               word=said[direction("recall", dist, base5, rope)],
               base=ui.fmt_base(MODEL["base"]), test=versus_line("recall", dist, base5, rope),
               yarn=versus_line("recall", dist, ("rope_base5", "yarn"), base5)),
-        _("**The iRoPE-like model's chunks.** With chunks of {small} ({n} within L_train instead "
-          "of {m}) it keeps {chunk4} of the local task in {where}, {word} the model with "
-          "chunks of {chunk} ({irope}): {test}").format(
-              small=tm.CONTROLS["irope_chunk4"][1]["chunk"],
-              n=L_TRAIN // tm.CONTROLS["irope_chunk4"][1]["chunk"], m=L_TRAIN // MODEL["chunk"],
-              chunk4=with_interval("local", "irope_chunk4", "none", loc),
-              where=group_words("local", loc),
-              word=said[direction("local", loc, ("irope_chunk4", "none"), ("irope", "none"))],
-              chunk=MODEL["chunk"], irope=with_interval("local", "irope", "none", loc),
-              test=versus_line("local", loc, ("irope_chunk4", "none"), ("irope", "none"))),
+        chunk_starts_line(loc),
         _("**They do not show** how these encodings do in language models: two synthetic tasks, "
           "one size, one L_train ({train} tokens), {seeds} seeds, and the accuracy of the most "
           "likely answer rather than perplexity.").format(train=L_TRAIN, seeds=len(SEEDS)),
     )
+
+
+def chunk_starts_line(label: str) -> str:
+    """The iRoPE-like models (chunks of 8 and of 4) at chunk starts and elsewhere, past
+    L_train (the local group ``label``) and within it, from the stored per-position counts
+    (rope_core.beyond.tiny_results.chunk_start_accuracy)."""
+    stored = constants.tiny_stored()["curves"]
+    span = tm.groups("local")[tm.group_labels("local").index(label)]["span"]
+    k, sequences = SPEC["local"]["k"], tm.EVAL["sequences"]
+    small = tm.CONTROLS["irope_chunk4"][1]["chunk"]
+    share = {}
+    for arm, chunk in (("irope", MODEL["chunk"]), ("irope_chunk4", small)):
+        positions = stored["local", arm, "none"]["positions"]
+        share[arm] = (tr.chunk_start_accuracy(positions, sequences, chunk, k, span[0],
+                                              span[1] - 1),
+                      tr.chunk_start_accuracy(positions, sequences, chunk, k, k + 1,
+                                              L_TRAIN - 1))
+    (far8, in8), (far4, in4) = share["irope"], share["irope_chunk4"]
+    return _("**The iRoPE-like model's chunks.** At a chunk start (m mod chunk < {k}: the "
+             "answer lies in the previous chunk) it answers {s8} in {where} and {i8} within "
+             "L_train; elsewhere {o8}: its loss past L_train is all at chunk starts (chance "
+             "{chance}). With chunks of {small}: {s4} and {i4} at chunk starts, {o4} elsewhere; "
+             "its lower total comes from chunk starts being twice as common, and it does not "
+             "show that seeing more chunks in training fails to transfer.").format(
+        k=k, where=group_words("local", label), s8=pct(far8[0]), i8=pct(in8[0]),
+        o8=pct(far8[1]), small=small, s4=pct(far4[0]), i4=pct(in4[0]), o4=pct(far4[1]),
+        chance=pct(tm.chance("local"), "0.##"))
+
+
+def base5_learning() -> str:
+    """The base-5 control's in-distribution accuracy and how many of its seeds learned
+    recall within L_train (held-out accuracy at the end, tiny/weights/models.json)."""
+    train = tm.group_labels("recall")[0]
+    checks = [info["check_accuracy"] for info in
+              constants.tiny_record()["controls"]["recall"]["rope_base5"].values()]
+    failed = [a for a in checks if a < LEARNED]
+    if not failed:
+        return _("**Base 5 learned.** As in training it keeps {train}; every seed's held-out "
+                 "accuracy at the end is at least {cut}.").format(
+            train=with_interval("recall", "rope_base5", "none", train), cut=pct(LEARNED))
+    most = 2 * len(failed) > len(checks)
+    return (_("**Base 5 did not always learn.** As in training it keeps {train}; {n} of its "
+              "{seeds} seeds did not learn recall within L_train (held-out accuracy at the end "
+              "{low}, below {cut}; the others {high}), so most seeds' comparisons with base {base} "
+              "below set a model that did not learn against one that did.") if most else
+            _("**Base 5 did not always learn.** As in training it keeps {train}; {n} of its "
+              "{seeds} seeds did not learn recall within L_train (held-out accuracy at the end "
+              "{low}, below {cut}; the others {high}).")).format(
+        train=with_interval("recall", "rope_base5", "none", train), n=len(failed),
+        seeds=len(checks), cut=pct(LEARNED), base=ui.fmt_base(MODEL["base"]),
+        low=_(", ").join(pct(a) for a in failed),
+        high=_(", ").join(pct(a) for a in checks if a >= LEARNED))
 
 
 @ui.prose
@@ -1022,16 +1146,27 @@ def papers() -> tuple[str, ...]:
     far = far_labels()
     loc, dist = far["position"], far["distance"]
     return (
-        _("**ALiBi** (Press et al. 2022): language models with ALiBi keep their perplexity on "
-          "inputs longer than those they were trained on (WikiText-103, L = 512 and more, at "
-          "least 8 heads). *Here*, in {where}: {local} On recall: {recall}").format(
+        _("**ALiBi** (Press et al. 2022): ALiBi language models keep their perplexity on "
+          "inputs longer than those they were trained on (WikiText-103, L = 64 to 3,072, 8 "
+          "heads). *Here*, as they configure it, in {where}: {paper} With slopes ×32: "
+          "{local}").format(
               where=group_words("local", loc),
-              local=versus_line("local", loc, ("alibi", "none"), ("rope", "none")),
+              paper=versus_line("local", loc, ("alibi_8_heads", "none"), ("alibi", "none")),
+              local=versus_line("local", loc, ("alibi", "none"), ("rope", "none"))),
+        _("**ALiBi on recall**: only the slopes ×32 were trained on recall (no arm with the "
+          "paper's slopes): {recall}").format(
               recall=versus_line("recall", dist, ("alibi", "none"), ("rope", "none"))),
         _("**Sinusoidal** (Vaswani et al. 2017): Press et al. found its perplexity stopped "
-          "improving a few dozen tokens past L. *Here*, held at PE[L_train − 1] past L_train "
-          "(an analysis of the shipped models): {test}").format(
-              test=versus_line("local", loc, ("sinusoidal", "held"), ("sinusoidal", "none"))),
+          "improving a few dozen tokens past L. *Here*, held at PE[L_train − 1] past L_train, "
+          "on recall with {where}: {test} On the local task ({local_where}) held and as "
+          "trained keep {held} and {none} (chance {chance}).").format(
+              where=group_words("recall", far["depth"]),
+              test=versus_line("recall", far["depth"], ("sinusoidal", "held"),
+                               ("sinusoidal", "none")),
+              local_where=group_words("local", loc),
+              held=pct(value("local", "sinusoidal", "held", loc)[0]),
+              none=pct(value("local", "sinusoidal", "none", loc)[0]),
+              chance=pct(tm.chance("local"), "0.##")),
         _("**NoPE** (Kazemnejad et al. 2023) generalised to longer inputs better than explicit "
           "encodings in small models on reasoning and arithmetic tasks. *Here*, on the local "
           "task: {local} On recall: {recall}").format(
@@ -1043,12 +1178,25 @@ def papers() -> tuple[str, ...]:
           "not). *Here*, untrained, on the local task: {local} On recall: {recall}").format(
               local=versus_line("local", loc, ("rope", "linear"), ("rope", "none")),
               recall=versus_line("recall", dist, ("rope", "linear"), ("rope", "none"))),
-        _("**YaRN** (Peng et al. 2023) leaves the fast pairs as trained and interpolates the "
-          "slow ones. *Here*, untrained, on recall: {yarn} Without its attention factor: "
+        _("**YaRN** (Peng et al. 2023) keeps the pairs that turn more than β_fast = {beta} "
+          "times within L and interpolates those that turn less than once. *Here*, untrained, "
+          "as transformers implements it, on recall: {yarn} Without its attention factor: "
           "{nofactor}").format(
+              beta=i18n.number(yarn_beta_fast(), "0"),
               yarn=versus_line("recall", dist, ("rope", "yarn"), ("rope", "none")),
               nofactor=versus_line("recall", dist, ("rope", "yarn_no_factor"),
                                    ("rope", "none"))),
+        _("**YaRN's ramp at L_train = {train}**: no pair turns {beta} times (the fastest "
+          "{turns}), so the paper's ramp, linear in turns, interpolates every pair; "
+          "transformers' ramp, linear in the pair index, keeps pair 0 only because it clamps "
+          "its lower end to 0. With the paper's ramp the same models score {local} on the "
+          "local task in {lwhere} and {recall} on recall in {rwhere} (measured on the shipped "
+          "models).").format(
+              train=L_TRAIN, beta=i18n.number(yarn_beta_fast(), "0"),
+              turns=i18n.number(L_TRAIN * float(rc.theta(DH_, MODEL["base"])[0]) / (2 * np.pi),
+                                "0.##"),
+              local=pct(YARN_PAPER_RAMP["local"]), lwhere=group_words("local", loc),
+              recall=pct(YARN_PAPER_RAMP["recall"]), rwhere=group_words("recall", dist)),
         _("**p-RoPE** (Barbero et al. 2024) leaves the slowest pairs unrotated, and reported a "
           "slightly better perplexity at the training length, not past it. *Here*, past it, on "
           "recall: {test}").format(

@@ -14,9 +14,12 @@ Where position enters depends on ``encoding``:
   theta_i = base^(-2i/d_head) (Su et al. 2021), in the interleaved layout.
 * ``"alibi"``: the bias -slope_h (m - n) added to the logit of query m and key n
   (Press et al. 2022), slopes :func:`~rope_core.beyond.alternatives.alibi_slopes` times
-  ``alibi_scale``: Press et al. chose their slopes for sequences of hundreds of tokens
-  (L = 512: the two-head slopes 1/16 and 1/256 span 32 and 2 logits over it); times
-  512 / L_train they span over L_train what they span over 512.
+  ``alibi_scale``. Press et al.'s slopes depend on the number of heads only
+  (fairseq's ``get_slopes(attn_heads)``): they trained WikiText-103 models at L = 64 to
+  3,072 with the same slopes. The main arm's scale 512 / L_train = 32 is this lab's
+  adaptation, not the paper's design: over L_train the two-head slopes 1/16 and 1/256
+  times 32 span what they span unscaled over 512 tokens (32 and 2 logits). The control
+  ``alibi_8_heads`` (8 heads, unscaled) is the paper's configuration.
 * ``"p_rope"``: RoPE on the highest-frequency fraction p of the pairs only, the
   other pairs unrotated (theta = 0, :func:`~rope_core.beyond.alternatives.p_rope_theta`;
   Barbero et al. 2024).
@@ -80,16 +83,17 @@ TASKS = ("local", "recall")
 # Recorded (their evaluation is stored), not shipped: tiny/train.py --check controls trains
 # them again and compares. name -> (encoding, changes, tasks)
 CONTROLS = {
-    # ALiBi as its authors configured it: 8 heads (of d_model / 8 dimensions), the slopes
-    # Press et al. give 8 heads, unscaled (1/2 ... 1/256); local, where the main arm's
-    # scaled slopes are compared with the paper's (recall too was planned: cut to fit the
-    # training budget, docs/tiny-models.md)
+    # ALiBi as its authors configured it: 8 heads (of d_model / 8 dimensions; their
+    # WikiText-103 model has 8 heads), the slopes Press et al. give 8 heads, unscaled
+    # (1/2 ... 1/256); local, where the main arm's slopes x32 (this lab's adaptation) are
+    # compared with the paper's (recall too was planned: cut to fit the training budget,
+    # docs/tiny-models.md; no recall arm with the paper's slopes was trained)
     "alibi_8_heads": ("alibi", {"n_heads": 8, "alibi_scale": 1.0}, ("local",)),
     # the main arm's ALiBi with the slopes unscaled (1/16, 1/256): what the first version
     # of this experiment trained
     "alibi_unscaled": ("alibi", {"alibi_scale": 1.0}, ("local",)),
-    # base 5: 6 of 16 pairs (37.5%) turn less than once within L_train, as 23 of 64 (36%)
-    # do in LLaMA (base 10^4, heads of 128, L = 2,048); recall, where RoPE fails
+    # base 5: 6 of 16 pairs (37.5%) have a wavelength over L_train, as 23 of 64 (36%) do in
+    # LLaMA 1 (base 10^4, heads of 128, L = 2,048); recall, where RoPE fails
     "rope_base5": ("rope", {"base": 5.0}, ("recall",)),
     # iRoPE-like with chunks of 4 tokens: 4 chunks within L_train instead of 2; local,
     # where the chunk starts cost the iRoPE-like models answers
@@ -119,7 +123,7 @@ WEIGHTS_DIR = Path(__file__).resolve().parents[2] / "tiny" / "weights"
 TRAINING = {
     "model": {"d_model": 64, "n_heads": 2, "n_layers": 4, "d_mlp": 128, "base": 100.0,
               "p": 0.75, "chunk": 8, "nope_interval": 4, "floor_scale": 8, "attn_scale": 0.1,
-              "alibi_scale": 32.0},  # ALiBi's slopes times 512 / L_train (module docstring)
+              "alibi_scale": 32.0},  # ALiBi's slopes x 512 / L_train: our adaptation (module doc)
     "length": 16,  # L_train, tokens per training sequence, BOS included
     "tasks": {"local": {"symbols": 16, "k": 2},
               "recall": {"symbols": 16, "pairs": 3, "filler": 16}},
@@ -127,7 +131,7 @@ TRAINING = {
     "lr": 3e-3,
     "warmup": 100,
     "weight_decay": 0.01,
-    # every model trains exactly this many steps: a linear warm-up, then a cosine decay
+    # every model trains exactly this many steps: a linear warm-up multiplied by a cosine decay
     # that reaches zero at the last step (the same schedule for every arm)
     "steps": 500,
     # the sensitivity run: the weights at the first check (every check_every steps) whose
@@ -222,7 +226,8 @@ class TinyConfig:
 
 def learning_rate(step: int, steps: int, settings: dict = TRAINING) -> float:
     """The learning rate of training step ``step`` (1, 2, ..., ``steps``): a linear
-    warm-up, then a cosine decay that would reach zero one step after the last,
+    warm-up multiplied by a cosine decay that would reach zero one step after the last (so
+    the cosine decays during the warm-up too, and the peak, at step warmup, is below lr),
 
         lr min(1, step / warmup) (1 + cos(pi (step - 1) / steps)) / 2.
     """

@@ -1,5 +1,5 @@
 """The tiny models' results, from their stored evaluation: each curve's accuracy per seed
-and group, its 95% interval over seeds and sequences (:mod:`.intervals`), and the paired
+and group, the range of its seeds' accuracies (:func:`.intervals.seed_interval`), and the paired
 comparisons (:mod:`.paired`) that every comparative sentence of the page comes from, in two
 families (:data:`FAMILIES`), each corrected by Holm's method on its own.
 
@@ -32,8 +32,10 @@ class Curve(NamedTuple):
     per_sequence: list[np.ndarray]  # G arrays (S, J_g): each sequence's accuracy
     seed_means: np.ndarray  # (S, G): each seed's accuracy in each group
     accuracy: np.ndarray  # (G,): seeds and sequences pooled
-    low: np.ndarray  # (G,): 95% interval (intervals.seed_interval)
-    high: np.ndarray  # (G,)
+    # (G,) each: the range of the seeds' accuracies, widened to Clopper-Pearson's bound for
+    # one seed's answers all right (or all wrong) at 100% (or 0): intervals.seed_interval
+    low: np.ndarray
+    high: np.ndarray
     stored: np.ndarray | None  # recall (G,): the share of answers that are a stored value
 
 
@@ -79,7 +81,9 @@ def seed_table(results: dict, seeds: list[int]) -> pd.DataFrame:
 
 def aggregate_table(results: dict) -> pd.DataFrame:
     """One row per curve and group, seeds pooled: task, arm, method, the group's columns,
-    seeds, sequences (all seeds), accuracy and its 95% interval (ci_low, ci_high)."""
+    seeds, sequences (all seeds), accuracy, and the range of the seeds' accuracies
+    (seeds_low, seeds_high: :func:`.intervals.seed_interval`, widened to Clopper-Pearson's
+    bound for one seed's answers all right, or all wrong)."""
     rows = []
     for (task, arm, method), c in results.items():
         for g, group in enumerate(tm.groups(task)):
@@ -87,7 +91,7 @@ def aggregate_table(results: dict) -> pd.DataFrame:
             rows.append((task, arm, method, *_group_cells(group), seeds, seeds * per_seed,
                          float(c.accuracy[g]), float(c.low[g]), float(c.high[g])))
     return pd.DataFrame(rows, columns=["task", "arm", "method", *GROUP_COLUMNS, "seeds",
-                                       "sequences", "accuracy", "ci_low", "ci_high"])
+                                       "sequences", "accuracy", "seeds_low", "seeds_high"])
 
 
 # --- the comparisons --------------------------------------------------------------------
@@ -155,11 +159,16 @@ def curve_name(arm: str, method: str) -> str:
 def comparison_table(results: dict) -> pd.DataFrame:
     """Every comparison of each family of :func:`comparisons` whose two curves ``results``
     holds, in every compared group: family, task, the group's columns, a, b, the paired
-    difference a - b across seeds with its 95% interval (ci_low, ci_high), t, p, p_holm
-    (Holm's correction over the rows of its family: :func:`paired.holm`) and
-    seeds_a_higher. The main family's rows come first; their p_holm do not depend on the
-    other family's rows."""
-    rows = []
+    difference a - b across seeds with its own 95% interval (ci_low, ci_high), t, p,
+    p_holm (Holm's correction over the rows of its family: :func:`paired.holm`),
+    seeds_a_higher, and Bonferroni's simultaneous interval of its family (ci_low_family,
+    ci_high_family: level :func:`paired.simultaneous_level`(m), m the family's rows, so
+    that all m hold together at 95%; t_{S-1} at 1 - 0.025/m). The main family's rows come
+    first; their p_holm and family intervals do not depend on the other family's rows.
+
+    Holm's p decides "resolved"; a difference that Holm resolves may still have a family
+    interval that touches 0, never the reverse (:mod:`.paired`)."""
+    rows, pairs = [], []
     for family in FAMILIES:
         for task, a, b in comparisons(family):
             ka, kb = (task, *a), (task, *b)
@@ -170,6 +179,7 @@ def comparison_table(results: dict) -> pd.DataFrame:
                 g = labels.index(label)
                 test = paired.paired_difference(results[ka].per_sequence[g],
                                                 results[kb].per_sequence[g])
+                pairs.append((results[ka].per_sequence[g], results[kb].per_sequence[g]))
                 rows.append((family, task, *_group_cells(tm.groups(task)[g]), curve_name(*a),
                              curve_name(*b), test["difference"], test["ci_low"],
                              test["ci_high"], test["t"], test["p"], test["seeds_a_higher"]))
@@ -181,6 +191,11 @@ def comparison_table(results: dict) -> pd.DataFrame:
         if mask.any():
             holm[mask] = paired.holm(df.loc[mask, "p"].to_numpy())
     df.insert(df.columns.get_loc("p") + 1, "p_holm", holm)
+    sizes = df["family"].map(df["family"].value_counts()).to_numpy()  # (rows,) m of each
+    family = [paired.paired_difference(a, b, level=paired.simultaneous_level(int(m)))
+              for (a, b), m in zip(pairs, sizes)]
+    df["ci_low_family"] = [f["ci_low"] for f in family]
+    df["ci_high_family"] = [f["ci_high"] for f in family]
     return df
 
 
@@ -209,6 +224,27 @@ def criterion_pairs(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["task", *GROUP_COLUMNS, "a", "b", "difference",
                                        "p_holm", "difference_at_criterion",
                                        "p_holm_at_criterion", "kept"])
+
+
+# --- where a chunked model loses answers ----------------------------------------------------
+
+def chunk_start_accuracy(positions: np.ndarray, sequences: int, chunk: int, k: int,
+                         first: int, last: int) -> tuple[float, float]:
+    """A local curve's accuracy at chunk starts and at the other positions m = first ...
+    last, seeds and sequences pooled: ``(starts, others)``.
+
+    A chunk start is a position whose answer, k tokens back, lies in the previous chunk:
+    floor((m - k) / chunk) != floor(m / chunk), that is m mod chunk < k (a chunked RoPE
+    layer cannot see it there). ``positions``: ``(S, seq)``, at each position the
+    sequences answered right (read_evaluation's "positions"); ``sequences``: J per seed.
+    """
+    positions = np.asarray(positions)
+    m = np.arange(first, last + 1)  # (n,)
+    start = m % chunk < k  # (n,)
+    right = positions[:, first:last + 1].sum(axis=0)  # (n,) over seeds
+    total = positions.shape[0] * sequences
+    return (float(right[start].sum() / (total * start.sum())),
+            float(right[~start].sum() / (total * (~start).sum())))
 
 
 # --- what differs between the arms --------------------------------------------------------
