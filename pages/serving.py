@@ -53,24 +53,28 @@ st.markdown(_(
     "Choose a model, the context you want it to run at and a context-extension method: "
     "this page writes the settings for Hugging Face transformers (the dict to merge into "
     "`config.json`), vLLM, SGLang and llama.cpp (their command lines), and shows what the "
-    "change does to the model's spectrum. Every line that changes RoPE gives each of the "
-    "model's RoPE layers the θᵢ shown below for it, with the same attention factor and "
-    "softmax scale; an engine whose code would do anything else gets no line and says why. "
-    "A target the model already reaches (or that no RoPE layer of it can meet) needs no RoPE "
-    "change: the page then gives only the context flags, with a note where an engine runs "
-    "the model's own spectrum otherwise than transformers. The sidebar settings do not apply "
-    "here.")
-    + " " + _("Checked against the code of vLLM {vllm}, SGLang {sglang}, llama.cpp {llama} "
-              "(the copy in llama-cpp-python {python}) and transformers {transformers}. vLLM "
-              "{vllm} requires transformers {vllm_pin} and SGLang {sglang} pins {sglang_pin}: "
-              "the transformers code their lines go through does the same in {pinned}, except "
-              "that its `rope_scaling` setter does not complete the dict it is given, so every "
-              "SGLang line writes `rope_type` and `rope_theta` into it.").format(
-        transformers=serving.ENGINE_VERSIONS["transformers"],
-        vllm=serving.ENGINE_VERSIONS["vLLM"], sglang=serving.ENGINE_VERSIONS["SGLang"],
-        llama=serving.ENGINE_VERSIONS["llama.cpp"], python=serving.LLAMA_CPP_PYTHON,
-        vllm_pin=serving.ENGINE_TRANSFORMERS["vLLM"],
-        sglang_pin=serving.ENGINE_TRANSFORMERS["SGLang"], pinned=serving.TRANSFORMERS_PINNED))
+    "change does to the model's spectrum. The sidebar settings do not apply here."))
+st.markdown(_(
+    "Every line that changes RoPE gives each of the model's RoPE layers the θᵢ shown below "
+    "for it, with the same attention factor and softmax scale; an engine whose code would do "
+    "anything else gets no line and says why."))
+with st.expander(_("When no RoPE change is needed, and which engine versions were checked")):
+    ui.paragraphs(
+        _("A target the model already reaches (or that no RoPE layer of it can meet) needs no "
+          "RoPE change: the page then gives only the context flags, with a note where an "
+          "engine runs the model's own spectrum otherwise than transformers."),
+        _("Checked against the code of vLLM {vllm}, SGLang {sglang}, llama.cpp {llama} "
+          "(the copy in llama-cpp-python {python}) and transformers {transformers}. vLLM "
+          "{vllm} requires transformers {vllm_pin} and SGLang {sglang} pins {sglang_pin}: "
+          "the transformers code their lines go through does the same in {pinned}, except "
+          "that its `rope_scaling` setter does not complete the dict it is given, so every "
+          "SGLang line writes `rope_type` and `rope_theta` into it.").format(
+            transformers=serving.ENGINE_VERSIONS["transformers"],
+            vllm=serving.ENGINE_VERSIONS["vLLM"], sglang=serving.ENGINE_VERSIONS["SGLang"],
+            llama=serving.ENGINE_VERSIONS["llama.cpp"], python=serving.LLAMA_CPP_PYTHON,
+            vllm_pin=serving.ENGINE_TRANSFORMERS["vLLM"],
+            sglang_pin=serving.ENGINE_TRANSFORMERS["SGLang"],
+            pinned=serving.TRANSFORMERS_PINNED))
 
 c1, c2 = st.columns([3, 2])
 model = ui.choice(_("Model"), MODEL_OPTIONS, DEFAULT_MODEL, "sv_model", container=c1)
@@ -191,17 +195,20 @@ else:
                           "the pair index i, coloured by whether the pair turns within R, stays "
                           "inside the angles seen, or is pushed past them; a line marks 1."),
                     table=_("per-pair table"))
-        ui.explain(_(
-            "**Before** is the model as it is, up to R = {reach} tokens (its trained context, "
-            "or where its own scaling takes it); **after** is the spectrum every line below "
-            "gives, at T = {target}. The largest angle a pair has seen is R·θᵢ or, for a model "
-            "whose source says it was trained at L with the unscaled spectrum (such as Mistral "
-            "7B v0.1, Qwen2.5 and Qwen3, and, before their own scaling, Gemma 3 and the Qwen "
-            "presets with YaRN), the larger of that and L·base^(−2i/d). {never} of {pairs} "
-            "pairs never complete a turn within what they have seen; {pushed} of them reach "
-            "larger angles at T, angles no training step produced.").format(
-            reach=i18n.integer(reach), target=i18n.integer(target), never=never, pairs=pairs,
-            pushed=pushed))
+        ui.explain(
+            _("**Before** is the model as it is, up to R = {reach} tokens (its trained "
+              "context, or where its own scaling takes it); **after** is the spectrum every "
+              "line below gives, at T = {target}.").format(
+                reach=i18n.integer(reach), target=i18n.integer(target)),
+            _("{never} of {pairs} pairs never complete a turn within what they have seen; "
+              "{pushed} of them reach larger angles at T, angles no training step "
+              "produced.").format(never=never, pairs=pairs, pushed=pushed))
+        with st.expander(_("The largest angle a pair has seen")):
+            ui.explain(_(
+                "The largest angle a pair has seen is R·θᵢ or, for a model whose source says "
+                "it was trained at L with the unscaled spectrum (such as Mistral 7B v0.1, "
+                "Qwen2.5 and Qwen3, and, before their own scaling, Gemma 3 and the Qwen "
+                "presets with YaRN), the larger of that and L·base^(−2i/d)."))
 
         if notes:
             st.header(_("Before you copy"))

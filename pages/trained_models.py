@@ -16,25 +16,29 @@ DH = MODEL["d_model"] // MODEL["n_heads"]
 ui.settings()
 st.title(_("Trained tiny models"))
 record = constants.tiny_record()
-st.markdown(_(
-    "Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
-    "on one CPU core): {layers} layers, d_model = {d}, {heads} heads of {dh} dimensions "
-    "({pairs} RoPE pairs, base {base}). Each kind is trained on each of two tasks from "
-    "{seeds} seeds for exactly {steps} steps (a linear warm-up multiplied by a cosine decay: "
-    "the learning rate peaks at {peak} at step {warmup}), on "
-    "sequences of L_train = {train} tokens that start with a BOS token. Within a task and "
-    "a seed every kind starts from the same initial weights, reads the same batches and is "
-    "evaluated on the same fresh sequences of {longest} tokens: kinds are compared seed by "
-    "seed. `tiny/train.py` stores every model's right answers per sequence in "
-    "`tiny/weights/evaluation.npz`; the page reads them, and `tiny/train.py --check` "
-    "evaluates every shipped model again and retrains a sample, and finds the same "
-    "counts.").format(
+ui.paragraphs(
+    _("Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
+      "on one CPU core): {layers} layers, d_model = {d}, {heads} heads of {dh} dimensions "
+      "({pairs} RoPE pairs, base {base}).").format(
         layers=MODEL["n_layers"], d=MODEL["d_model"], heads=MODEL["n_heads"], dh=DH,
-        pairs=DH // 2, base=ui.fmt_base(MODEL["base"]), seeds=len(SEEDS),
-        steps=i18n.integer(tm.TRAINING["steps"]), train=L_TRAIN, longest=v.LONGEST,
+        pairs=DH // 2, base=ui.fmt_base(MODEL["base"])),
+    _("Each kind is trained on each of two tasks from {seeds} seeds for exactly {steps} steps "
+      "(a linear warm-up multiplied by a cosine decay: the learning rate peaks at {peak} at "
+      "step {warmup}), on sequences of L_train = {train} tokens that start with a BOS "
+      "token.").format(
+        seeds=len(SEEDS), steps=i18n.integer(tm.TRAINING["steps"]), train=L_TRAIN,
         peak=i18n.number(tm.learning_rate(tm.TRAINING["warmup"], tm.TRAINING["steps"]),
                          "0.####"),
-        warmup=tm.TRAINING["warmup"]))
+        warmup=tm.TRAINING["warmup"]),
+    _("Within a task and a seed every kind starts from the same initial weights, reads the "
+      "same batches and is evaluated on the same fresh sequences of {longest} tokens: kinds "
+      "are compared seed by seed.").format(longest=v.LONGEST))
+with st.expander(_("Where the results are stored, and how they are checked")):
+    st.markdown(_(
+        "`tiny/train.py` stores every model's right answers per sequence in "
+        "`tiny/weights/evaluation.npz`; the page reads them, and `tiny/train.py --check` "
+        "evaluates every shipped model again and retrains a sample, and finds the same "
+        "counts."))
 ui.bullets(v.task_lines())
 st.caption(_("The sidebar's base and head dim do not apply here: these models were trained "
              "with base {base} and heads of {dh} dimensions.").format(
@@ -60,7 +64,8 @@ ui.show(v.encodings_figure(task, measure), key="encodings_plot",
               "seeds, with a bar over the seeds' accuracies; lines join only the groups past "
               "the range training shows; dotted lines mark that range's end and chance."),
         table=_("the accuracy table (CSV below)"))
-ui.explain(*v.encodings_notes(task, measure))
+for note in v.encodings_notes(task, measure):
+    ui.explain(note)
 
 st.header(_("Paired comparisons"))
 ui.show(v.forest_figure(task, measure), key="forest_plot",
@@ -69,7 +74,11 @@ ui.show(v.forest_figure(task, measure), key="forest_plot",
               "simultaneous interval (all hold together at 95%); filled markers where the "
               "corrected p-value is below 0.05, open ones elsewhere."),
         table=_("the comparisons (CSV below)"))
-ui.explain(*v.statistics_notes())
+what, *details = v.statistics_notes()
+ui.explain(what)
+with st.expander(_("The intervals and bars: what they hold")):
+    for note in details:
+        ui.explain(note)
 ui.download(v.comparisons_table, filename="tiny_comparisons.csv",
             label=_("paired comparisons"), key="comparisons")
 
@@ -80,7 +89,10 @@ ui.show(v.methods_figure(task, measure), key="methods_plot",
               "training, and two analyses (YaRN without its attention factor, interpolation "
               "of the slow pairs only), each with a bar over the seeds' accuracies."),
         table=_("the accuracy table (CSV below)"))
-ui.explain(*v.methods_notes(task, label))
+what, where, *compared = v.methods_notes(task, label)
+ui.explain(what)
+ui.explain(where)
+ui.bullets(compared)
 
 st.header(_("Controls"))
 ui.show(v.controls_figure(task, measure), key="controls_plot",
@@ -88,14 +100,17 @@ ui.show(v.controls_figure(task, measure), key="controls_plot",
               "RoPE with base 5, also with YaRN, the iRoPE-like hybrid with smaller chunks) beside "
               "the kind it changes, each with a bar over the seeds' accuracies."),
         table=_("the accuracy table (CSV below)"))
-ui.explain(*v.controls_notes(task, label))
+where, *compared = v.controls_notes(task, label)
+ui.explain(where)
+ui.bullets(compared)
 ui.download(v.accuracy_table, filename=f"tiny_accuracy_Ltrain{L_TRAIN}.csv",
             label=_("accuracy table, seeds pooled"), key="accuracy")
 ui.download(v.seed_accuracy_table, filename=f"tiny_accuracy_per_seed_Ltrain{L_TRAIN}.csv",
             label=_("accuracy table, seed by seed"), key="accuracy_seeds")
 
 st.header(_("How the models trained"))
-ui.explain(*v.training_notes(task))
+for note in v.training_notes(task):
+    ui.explain(note)
 ui.paragraphs(*v.sensitivity_notes())
 if changes := v.criterion_changes():
     ui.bullets(changes)
@@ -148,6 +163,7 @@ ui.show(v.norms_figure(task), key="norms_plot",
               "(solid) and key (dashed) pairs per pair index and layer, heads averaged; the "
               "fastest pair on the left."),
         table=_("the pair norms (CSV below)"))
-ui.explain(*v.norms_notes())
+for note in v.norms_notes():
+    ui.explain(note)
 ui.download(v.norms_table, task, filename=f"tiny_pair_norms_{task}_rope.csv",
             label=_("pair norms"), key="norms")

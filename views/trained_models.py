@@ -735,12 +735,12 @@ def task_lines() -> tuple[str, ...]:
         _("**Recall**, passkey-style: filler symbols, and somewhere among them a store of {n} "
           "key–value pairs; after it each stored key is asked once, at random positions among "
           "the filler, and the answer is its value. Keys and values appear nowhere else, so "
-          "each key occurs exactly twice in a sequence, however long. Training puts the store "
-          "at depth 1 … {deep} and asks at most {near} tokens after its last token; the "
-          "evaluation moves the store deeper (queries as near as in training) or asks farther "
-          "from it (the store as shallow as in training), {per} sequences a seed for each "
-          "range.").format(n=n, deep=L_TRAIN - 3 * n, near=RECALL["near"] - 1,
-                           per=RECALL["per_cell"]),
+          "each key occurs exactly twice in a sequence, however long.").format(n=n),
+        _("**Recall's ranges**: training puts the store at depth 1 … {deep} and asks at most "
+          "{near} tokens after its last token; the evaluation moves the store deeper (queries "
+          "as near as in training) or asks farther from it (the store as shallow as in "
+          "training), {per} sequences a seed for each range.").format(
+              deep=L_TRAIN - 3 * n, near=RECALL["near"] - 1, per=RECALL["per_cell"]),
         _("**Encodings**: NoPE, sinusoidal (base {base}, like RoPE), RoPE, ALiBi ×32 (its "
           "slopes scaled to L_train: this lab's adaptation), p-RoPE "
           "(p = {p}: the slowest {dropped} pairs unrotated), a 1:1 hybrid (RoPE and NoPE "
