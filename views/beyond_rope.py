@@ -328,23 +328,26 @@ def sampling_note(vectors: str, dim: int, base: float, train: int, reach: int, p
                             device)
     if not sampled["fast"]:
         return ""
-    return ngettext(
+    fast = sampled["fast"]
+    sampling = ngettext(
         "Sampled at {count} distances (every ≈{step} tokens): the fastest pair turns once "
         "in fewer than 4 samples, and a line through the samples would alias it into a "
-        "slower ripple that is not there. The lines leave it out; the shaded band around "
-        "each line, ± its amplitude plus the most a straight segment between two samples "
-        "can miss of the pairs drawn (at most {widest} here), holds the exact logit at "
-        "every distance, sampled or not (the hover reads the exact logit).",
+        "slower ripple that is not there, so the lines leave it out.",
         "Sampled at {count} distances (every ≈{step} tokens): the fastest {fast} pairs "
         "turn once in fewer than 4 samples, and a line through the samples would alias "
-        "them into slower ripples that are not there. The lines leave those pairs out; "
-        "the shaded band around each line, ± the sum of their amplitudes plus the most a "
-        "straight segment between two samples can miss of the pairs drawn (at most "
-        "{widest} here), holds the exact logit at every distance, sampled or not (the "
-        "hover reads the exact logit).", sampled["fast"]).format(
-            count=i18n.integer(sampled["points"]),
-            step=i18n.integer(round(max_distance / (alt.SCORE_POINTS - 1))),
-            fast=sampled["fast"], widest=f"{sampled['widest']:.2f}")
+        "them into slower ripples that are not there, so the lines leave those pairs out.",
+        fast).format(count=i18n.integer(sampled["points"]),
+                     step=i18n.integer(round(max_distance / (alt.SCORE_POINTS - 1))), fast=fast)
+    band = ngettext(
+        "The shaded band around each line, ± the left-out pair's amplitude plus the most a "
+        "straight segment between two samples can miss of the pairs drawn (at most {widest} "
+        "here), holds the exact logit at every distance, sampled or not (the hover reads the "
+        "exact logit).",
+        "The shaded band around each line, ± the sum of the left-out pairs' amplitudes plus "
+        "the most a straight segment between two samples can miss of the pairs drawn (at "
+        "most {widest} here), holds the exact logit at every distance, sampled or not (the "
+        "hover reads the exact logit).", fast).format(widest=f"{sampled['widest']:.2f}")
+    return sampling + "\n\n" + band
 
 
 def look_back_note(dim: int, base: float, seq: int, start: int, seed: int, same: bool, p: float,
