@@ -16,13 +16,13 @@ from views.attention import (
 )
 
 s = ui.settings()
-st.title(_("Attention with and without RoPE"))
-st.markdown(_(
-    "One attention head on a toy sequence: token m has a query qₘ and token n a key kₙ "
-    "(entries drawn from N(0, 1); at first the same q and k at every position). The logit "
-    "of query m for key n is their scaled dot product; softmax along each row turns the "
-    "logits into weights. RoPE rotates qₘ by Rₘ and kₙ by Rₙ before the dot product, and "
-    "nothing else changes."))
+ui.intro(
+    _("Attention with and without RoPE"),
+    _("One attention head on a toy sequence: token m has a query qₘ and token n a key kₙ "
+      "(entries drawn from N(0, 1); at first the same q and k at every position). The logit "
+      "of query m for key n is their scaled dot product; softmax along each row turns the "
+      "logits into weights. RoPE rotates qₘ by Rₘ and kₙ by Rₙ before the dot product, and "
+      "nothing else changes."))
 # Translators: a LaTeX formula; translate only the words inside \text{…}.
 mask = _(r"\text{causal mask: } \ell_{mn} = -\infty \ \text{ for } n > m "
          r"\quad\Rightarrow\quad a_{mn} = \frac{e^{-\infty}}{\sum_{n'} "

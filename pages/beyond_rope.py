@@ -31,12 +31,12 @@ START_OPTIONS = [0, 64, 512, 4096, 32768, 262144]  # first position of the atten
 
 
 s = ui.settings()
-st.title(_("Beyond RoPE: ALiBi, NoPE, xPos, p-RoPE"))
-st.markdown(_(
-    "RoPE is one answer to “where is this token?”. Here are the others a student meets in "
-    "papers and models, each drawn on RoPE's axes: the logit ℓ of a query at position m for a "
-    "key at position n, against their distance r = m − n, and the softmax weights of one toy "
-    "head. Every formula below is what the plots compute."))
+ui.intro(
+    _("Beyond RoPE: ALiBi, NoPE, xPos, p-RoPE"),
+    _("RoPE is one answer to “where is this token?”. Here are the others a student meets in "
+      "papers and models, each drawn on RoPE's axes: the logit ℓ of a query at position m for a "
+      "key at position n, against their distance r = m − n, and the softmax weights of one toy "
+      "head. Every formula below is what the plots compute."))
 ui.terms("alibi", "nope", "xpos", "p_rope", "sinusoidal", "l_train")
 
 with st.expander(_("The six formulas"), expanded=True):

@@ -50,8 +50,8 @@ DYNAMIC_FACTORS = [1, 2, 4, 8, 16, 32]
 
 
 s = ui.settings()
-st.title(_("Context extension"))
-ui.paragraphs(
+ui.intro(
+    _("Context extension"),
     _("A model trained on L tokens meets angles mθᵢ it never saw once the input is longer. "
       "Context-extension methods change θᵢ (and sometimes the attention temperature) to "
       "carry it to s·L tokens; not all of them keep every angle s·L·θ′ᵢ inside what "

@@ -25,8 +25,8 @@ MAX_TRIALS = 256
 
 
 s = ui.settings()
-st.title(_("Long-term decay"))
-ui.paragraphs(
+ui.intro(
+    _("Long-term decay"),
     _("RoFormer argues that RoPE makes attention fade with distance. It writes the score of a "
       "query and a key r tokens apart as a sum over pairs of complex numbers hᵢ and, summing "
       "by parts, bounds it by two factors: a prefactor, the largest step maxᵢ|hᵢ₊₁ − hᵢ| "

@@ -27,13 +27,13 @@ ARTICLE_002 = N_("RoFormer: Enhanced Transformer with Rotary Position Embedding"
 
 
 s = ui.settings()
-st.title(_("Derivation: why a rotation"))
-st.markdown(_(
-    "RoFormer (Su et al.; §3.2 states RoPE, §3.4.1 derives it) asks for a way f to put a "
-    "position into a query q and a key k such that their dot product only sees the "
-    "*difference* of the positions, and finds that the simplest answer is a rotation. Each "
-    "step below is checked on the app's own RoPE, for a random q and k, the position m of "
-    "the query and n of the key you pick."))
+ui.intro(
+    _("Derivation: why a rotation"),
+    _("RoFormer (Su et al.; §3.2 states RoPE, §3.4.1 derives it) asks for a way f to put a "
+      "position into a query q and a key k such that their dot product only sees the "
+      "*difference* of the positions, and finds that the simplest answer is a rotation. Each "
+      "step below is checked on the app's own RoPE, for a random q and k, the position m of "
+      "the query and n of the key you pick."))
 ui.formulas(r"\langle f(q, m),\, f(k, n)\rangle = g(q, k, m - n)",
             r"f(q, 0) = q,\qquad f(k, 0) = k")
 ui.terms("position", "score", "pair", "theta", "rotation_matrix")

@@ -9,11 +9,11 @@ from ui.i18n import _
 from views.glossary import entries, jump_links
 
 ui.settings()
-st.title(_("Glossary"))
-st.markdown(_(
-    "One short definition for every term the lesson uses, in the order the pages meet them, "
-    "and the page where each matters most. Each page also explains its own terms in a box, "
-    "*Terms on this page*, under its introduction."))
+ui.intro(
+    _("Glossary"),
+    _("One short definition for every term the lesson uses, in the order the pages meet them, "
+      "and the page where each matters most. Each page also explains its own terms in a box, "
+      "*Terms on this page*, under its introduction."))
 st.markdown(jump_links())
 for section, items in entries():
     st.header(section)

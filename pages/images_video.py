@@ -196,13 +196,14 @@ def sequence_section(s) -> None:
 
 
 s = ui.settings()
-st.title(_("Images and video"))
-st.markdown(_("Vision-language models carry RoPE into two and three dimensions. This page "
-              "follows Qwen2-VL's multimodal RoPE (M-RoPE) and the 2D RoPE of its vision "
-              "encoder; the position ids are those of get_rope_index, by default as Qwen2-VL "
-              "and Qwen2.5-VL were released and trained, or, as an option, as transformers "
-              "{version} lays them out. The sidebar's base, head dim and pair layout apply "
-              "throughout.").format(version=rc.TRANSFORMERS_VERSION))
+ui.intro(
+    _("Images and video"),
+    _("Vision-language models carry RoPE into two and three dimensions. This page "
+      "follows Qwen2-VL's multimodal RoPE (M-RoPE) and the 2D RoPE of its vision "
+      "encoder; the position ids are those of get_rope_index, by default as Qwen2-VL "
+      "and Qwen2.5-VL were released and trained, or, as an option, as transformers "
+      "{version} lays them out. The sidebar's base, head dim and pair layout apply "
+      "throughout.").format(version=rc.TRANSFORMERS_VERSION))
 ui.terms("patch", "rope_2d", "mrope", "pair", "theta", "wavelength")
 grid_section(s)
 sequence_section(s)

@@ -27,14 +27,14 @@ MAX_MODELS = 4
 
 
 ui.settings()
-st.title(_("Layers without RoPE"))
-st.markdown(_(
-    "Many open models of 2024–2026 rotate queries and keys in only some of their layers. "
-    "Some leave chosen attention layers without any positional encoding (NoPE), some rotate "
-    "only in their sliding-window layers, and some attend in only a few layers while the "
-    "others mix tokens without attention. Everything here is read from each model's "
-    "`config.json` the way transformers {version} builds the model; the sidebar settings do "
-    "not apply.").format(version=rc.TRANSFORMERS_VERSION))
+ui.intro(
+    _("Layers without RoPE"),
+    _("Many open models of 2024–2026 rotate queries and keys in only some of their layers. "
+      "Some leave chosen attention layers without any positional encoding (NoPE), some rotate "
+      "only in their sliding-window layers, and some attend in only a few layers while the "
+      "others mix tokens without attention. Everything here is read from each model's "
+      "`config.json` the way transformers {version} builds the model; the sidebar settings do "
+      "not apply.").format(version=rc.TRANSFORMERS_VERSION))
 ui.terms("nope", "hybrid", "window", "chunk", "l_train", "wavelength")
 with st.expander(_("Which models do which")):
     st.markdown(_(

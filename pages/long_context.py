@@ -177,8 +177,8 @@ def smallest_base_section(s) -> None:
 
 
 s = ui.settings()
-st.title(_("Long context: where RoPE breaks"))
-ui.paragraphs(
+ui.intro(
+    _("Long context: where RoPE breaks"),
     _("A model trained on L tokens has seen each pair's angle m·θᵢ only for m < L. Run it at "
       "s·L tokens and the slow pairs, the ones that never completed a turn in training, meet "
       "angles they never saw. Context-extension methods shrink θᵢ to bring those angles back; "

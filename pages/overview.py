@@ -35,11 +35,11 @@ MAX_SEED = 1000
 
 
 s = ui.settings()
-st.title(_("Why attention needs positions"))
-st.markdown(_(
-    "An attention head compares every token with every other one, but nothing in the "
-    "comparison says *where* a token sits. Give it a sentence, then the same words in "
-    "another order, and watch what it does."))
+ui.intro(
+    _("Why attention needs positions"),
+    _("An attention head compares every token with every other one, but nothing in the "
+      "comparison says *where* a token sits. Give it a sentence, then the same words in "
+      "another order, and watch what it does."))
 st.latex(r"\operatorname{out}(x) = \operatorname{softmax}\!\big(QK^{\top}/\sqrt{d}\big)\,V")
 st.latex(r"Q = xW_q^{\top},\ K = xW_k^{\top},\ V = xW_v^{\top}")
 c1, c2 = st.columns([2, 1])

@@ -34,13 +34,13 @@ DEFAULT_RECIPE = "product"
 
 
 s = ui.settings()
-st.title(_("Precision: RoPE in float16 and bfloat16"))
-st.markdown(_(
-    "A float with p significant bits holds every integer up to 2ᵖ and then only multiples of "
-    "a growing spacing. Real code builds RoPE's positions, θᵢ, the angles m·θᵢ or the "
-    "cos/sin cache in the model's dtype, or forms the angles in float32 and casts only "
-    "cos/sin to it: five recipes, each rounding a different quantity. Errors below are "
-    "measured against float64."))
+ui.intro(
+    _("Precision: RoPE in float16 and bfloat16"),
+    _("A float with p significant bits holds every integer up to 2ᵖ and then only multiples of "
+      "a growing spacing. Real code builds RoPE's positions, θᵢ, the angles m·θᵢ or the "
+      "cos/sin cache in the model's dtype, or forms the angles in float32 and casts only "
+      "cos/sin to it: five recipes, each rounding a different quantity. Errors below are "
+      "measured against float64."))
 ui.terms("bfloat16", "theta", "score", "position")
 c1, c2 = st.columns(2)
 max_position = ui.select_slider(_("Largest position m [tokens]"), MAX_OPTIONS, 1_000_000,

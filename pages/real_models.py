@@ -33,13 +33,13 @@ DEFAULT_AXIS = AXES[0]  # "linear", a link value
 
 
 s = ui.settings()
-st.title(_("Real models"))
-st.markdown(_(
-    "How published models configure RoPE, from their `config.json`: how many coordinates of "
-    "a head rotate, the base, the pair layout, and the context-extension method with its "
-    "parameters. Everything is computed from those fields with the formulas of Hugging Face "
-    "transformers {version}; the sidebar settings do not apply here.").format(
-    version=rc.TRANSFORMERS_VERSION))
+ui.intro(
+    _("Real models"),
+    _("How published models configure RoPE, from their `config.json`: how many coordinates of "
+      "a head rotate, the base, the pair layout, and the context-extension method with its "
+      "parameters. Everything is computed from those fields with the formulas of Hugging Face "
+      "transformers {version}; the sidebar settings do not apply here."
+      ).format(version=rc.TRANSFORMERS_VERSION))
 ui.terms("partial", "base", "layout", "l_train", "factor", "attention_factor", "window", "chunk",
          "hybrid", "nope")
 

@@ -28,12 +28,12 @@ MODES = {ADVANCE: "advance", SHIFT: "shift"}
 
 
 s = ui.settings()
-st.title(_("Rotation of one pair"))
-st.markdown(_(
-    "RoPE splits q and k into d/2 two-dimensional pairs and turns pair i of a vector at "
-    "position m by the angle m·θᵢ. Here you watch **one pair**: the query's pair is turned by "
-    "m·θᵢ, the key's by n·θᵢ, and their dot product is the contribution of this pair to the "
-    "attention score."))
+ui.intro(
+    _("Rotation of one pair"),
+    _("RoPE splits q and k into d/2 two-dimensional pairs and turns pair i of a vector at "
+      "position m by the angle m·θᵢ. Here you watch **one pair**: the query's pair is turned by "
+      "m·θᵢ, the key's by n·θᵢ, and their dot product is the contribution of this pair to the "
+      "attention score."))
 st.latex(r"q' = R(m\theta_i)\,q,\qquad k' = R(n\theta_i)\,k,\qquad "
          r"R(\alpha) = \begin{bmatrix}\cos\alpha & -\sin\alpha\\ "
          r"\sin\alpha & \cos\alpha\end{bmatrix}")

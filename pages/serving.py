@@ -48,12 +48,12 @@ METHOD_PARAMS = {"yarn": (("beta_fast", BETA_FAST, "sv_beta_fast"),
 
 
 s = ui.settings()
-st.title(_("Serve it longer"))
-st.markdown(_(
-    "Choose a model, the context you want it to run at and a context-extension method: "
-    "this page writes the settings for Hugging Face transformers (the dict to merge into "
-    "`config.json`), vLLM, SGLang and llama.cpp (their command lines), and shows what the "
-    "change does to the model's spectrum. The sidebar settings do not apply here."))
+ui.intro(
+    _("Serve it longer"),
+    _("Choose a model, the context you want it to run at and a context-extension method: "
+      "this page writes the settings for Hugging Face transformers (the dict to merge into "
+      "`config.json`), vLLM, SGLang and llama.cpp (their command lines), and shows what the "
+      "change does to the model's spectrum. The sidebar settings do not apply here."))
 st.markdown(_(
     "Every line that changes RoPE gives each of the model's RoPE layers the θᵢ shown below "
     "for it, with the same attention factor and softmax scale; an engine whose code would do "

@@ -31,11 +31,11 @@ REFERENCE_DIGITS = rc.rotary.sinusoidal.REFERENCE_DIGITS
 
 
 s = ui.settings()
-st.title(_("Sinusoidal position encoding"))
-st.markdown(_(
-    "Before RoPE, the Transformer *added* a fixed table PE to the token embeddings. Row p "
-    "of the table is a vector of d_model numbers: pairs of sines and cosines of p·ωᵢ, with "
-    "the same geometric frequencies that RoPE uses to rotate q and k."))
+ui.intro(
+    _("Sinusoidal position encoding"),
+    _("Before RoPE, the Transformer *added* a fixed table PE to the token embeddings. Row p "
+      "of the table is a vector of d_model numbers: pairs of sines and cosines of p·ωᵢ, with "
+      "the same geometric frequencies that RoPE uses to rotate q and k."))
 ui.formulas(
     r"PE_{p,\,2i} = \sin(p\,\omega_i),\qquad PE_{p,\,2i+1} = \cos(p\,\omega_i)",
     # Translators: LaTeX formulas; translate only the words inside \text{…}.

@@ -23,12 +23,12 @@ M_LIMIT = 10**6
 
 
 s = ui.settings()
-st.title(_("Step by step"))
-st.markdown(_(
-    "Type a short vector q and a position m, and follow RoPE by hand: compute the "
-    "frequencies, turn each pair of coordinates, then check that the dense matrix, the "
-    "element-wise formula used in code and the complex-number form all land on the same "
-    "vector."))
+ui.intro(
+    _("Step by step"),
+    _("Type a short vector q and a position m, and follow RoPE by hand: compute the "
+      "frequencies, turn each pair of coordinates, then check that the dense matrix, the "
+      "element-wise formula used in code and the complex-number form all land on the same "
+      "vector."))
 ui.terms("pair", "layout", "theta", "rotation_matrix")
 c1, c2 = st.columns([2, 1])
 text = ui.text(_("Vector q ({low} to {high} numbers, comma separated, even count)").format(

@@ -14,9 +14,9 @@ MODEL, SPEC, SEEDS, L_TRAIN = v.MODEL, v.SPEC, v.SEEDS, v.L_TRAIN
 DH = MODEL["d_model"] // MODEL["n_heads"]
 
 ui.settings()
-st.title(_("Trained tiny models"))
 record = constants.tiny_record()
-ui.paragraphs(
+ui.intro(
+    _("Trained tiny models"),
     _("Seven kinds of small causal transformer, trained in this repository (`tiny/train.py`, "
       "on one CPU core): {layers} layers, d_model = {d}, {heads} heads of {dh} dimensions "
       "({pairs} RoPE pairs, base {base}).").format(

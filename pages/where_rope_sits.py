@@ -21,13 +21,13 @@ MAX_SEQ = lesson.MAX_SEQ
 
 
 s = ui.settings()
-st.title(_("Where RoPE sits in a model"))
-st.markdown(_(
-    "In every attention layer, each token's vector x is projected to a query, a key and a "
-    "value. RoPE acts **after** the projections W_q and W_k, on q and k only; the value v is "
-    "never rotated. No position vector is added to x, and every layer rotates its own q "
-    "and k again; position still reaches the residual stream through the attention "
-    "outputs, whose weights depend on distance."))
+ui.intro(
+    _("Where RoPE sits in a model"),
+    _("In every attention layer, each token's vector x is projected to a query, a key and a "
+      "value. RoPE acts **after** the projections W_q and W_k, on q and k only; the value v is "
+      "never rotated. No position vector is added to x, and every layer rotates its own q "
+      "and k again; position still reaches the residual stream through the attention "
+      "outputs, whose weights depend on distance."))
 ui.terms("qkv", "score", "kv_cache", "pair", "layout")
 
 ui.show(diagram_figure(), key="where_diagram",

@@ -67,6 +67,7 @@ from .formatting import (
                       explain,
                       fmt_base,
                       formulas,
+                      intro,
                       paragraphs,
                       row,
                       slow_pairs_in_low_precision,
@@ -97,7 +98,7 @@ __all__ = [
     "BASE_OPTIONS", "DEFAULTS", "DIM_OPTIONS", "Settings", "remember", "settings",
     "sidebar_settings",
     "MAX_CSV_CELLS", "arrow", "csv_bytes", "download", "prose", "read_csv", "table",
-    "bullets", "display_formula", "explain", "fmt_base", "formulas", "paragraphs", "row",
+    "bullets", "display_formula", "explain", "fmt_base", "formulas", "intro", "paragraphs", "row",
     "slow_pairs_in_low_precision", "slug",
     "terms",
 ]

@@ -48,7 +48,16 @@ def paragraphs(*texts: str) -> None:
     """Short paragraphs one after another as one Markdown element (app-written Markdown
     only): one message to the browser, each paragraph still its own for the eye, where
     :func:`explain` runs sentences into one paragraph. Empty ones are left out."""
-    st.markdown("\n\n".join(text for text in texts if text))
+    text = "\n\n".join(text for text in texts if text)
+    record.note("text", None, text)
+    st.markdown(text)
+
+
+def intro(title: str, *texts: str) -> None:
+    """A page's opening: its title, then its introduction as :func:`paragraphs` (the
+    lesson's first words, also the take-home notebook's)."""
+    st.title(title)
+    paragraphs(*texts)
 
 
 def display_formula(tex: str) -> str:
