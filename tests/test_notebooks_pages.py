@@ -35,6 +35,8 @@ import rope_core as rc
 from takehome import source
 from ui.navigation import PAGES
 
+PAGES_DIR = Path(__file__).resolve().parents[1] / "pages"
+
 # the pages that compute (the tour, a lesson over other pages, offers no notebook)
 COMPUTED = [spec.name for spec in PAGES if spec.charts and spec.name != "tour"]
 CORNER = {"dim": "64", "base": "500000", "layout": "half"}
@@ -153,7 +155,8 @@ def test_notebook_writes_the_csv_files_of_the_page(runs, page, setting):
 def test_notebook_reads_as_the_page_in_its_language(runs, page, setting):
     """nbformat 4; the page's title and how to install rope_core first, then the
     settings as Python; code that imports rope_core and its libraries only (and Plotly);
-    each explanation as the page shows it; in Chinese, Markdown in Chinese."""
+    each explanation as the page shows it, its introduction first; in Chinese, Markdown in
+    Chinese."""
     case = runs[(page, setting)]
     nb = case["nb"]
     nbformat.validate(nb)
@@ -172,6 +175,8 @@ def test_notebook_reads_as_the_page_in_its_language(runs, page, setting):
     assert texts, "no explanation"
     for text in texts:  # as the page shows it (Markdown elements of the page's run)
         assert text in case["markdown"], text[:200]
+    if "ui.intro(" in (PAGES_DIR / f"{page}.py").read_text(encoding="utf-8"):
+        assert texts[0] == case["markdown"][0], "the page's introduction comes first"
     if setting == "zh":
         for cell in nb.cells:
             if cell.cell_type == "markdown" and cell.id != "files":
