@@ -1,11 +1,12 @@
 """What a page showed in a visitor's latest run, in the page's order, for its notebook
 (``takehome/``: the page as a Jupyter notebook that recomputes it with rope_core).
 
-Three of ui's own elements note what they draw as they draw it, so that no page does
+Some of ui's own elements note what they draw as they draw it, so that no page does
 anything for its notebook: :func:`ui.download` a CSV (its cached function, arguments,
 part, file name and label), :func:`ui.show` a figure (the figure and its text
-alternative), :func:`ui.explain` and :func:`ui.bullets` the explanation (the text as
-shown, in the run's language). A note costs a few microseconds; nothing is computed.
+alternative), :func:`ui.paragraphs` (and so :func:`ui.intro`), :func:`ui.explain` and
+:func:`ui.bullets` the text (as shown, in the run's language). A note costs a few
+microseconds; nothing is computed.
 
 app.py starts a :class:`Record` before each full run of a page (:func:`start`). A
 section that is an ``@st.fragment`` reruns alone when its own controls change: its
@@ -112,7 +113,8 @@ def current() -> Record | None:
 
 
 def note(kind: str, key: str | None, data: Any) -> None:
-    """Note what this run draws (ui.download, ui.show, ui.explain, ui.bullets)."""
+    """Note what this run draws (ui.download, ui.show, ui.paragraphs, ui.explain,
+    ui.bullets)."""
     record = current()
     if record is not None:
         record.note(kind, key, data)
