@@ -247,6 +247,42 @@ def test_bypass_check_catches_literals():
 
 
 # ------------------------------------------- the lesson's lists kept as TOML ----
+# fields of ui/*.toml that are not messages: names, addresses and switches, and
+# ``symbol``, a short name shown as it is in both languages
+TOML_SAME_IN_BOTH = {"key", "page", "symbol", "file", "icon", "default", "charts"}
+
+
+def _toml_fields(table: dict):
+    for field, value in table.items():
+        for inner in value if isinstance(value, list) else [value]:
+            if isinstance(inner, dict):
+                yield from _toml_fields(inner)
+            else:
+                yield field, inner
+
+
+def test_every_toml_field_is_a_catalog_message_or_the_same_in_both_languages(extracted):
+    """What a Python string is to test_no_visible_string_bypasses_the_catalog, a field of
+    a TOML file is here: a message field (tools/i18n.py TOML_MESSAGES) is extracted from
+    its file; any other field is one known to be the same in both languages, and a
+    symbol holds no English word. A new kind of field must be declared one or the other."""
+    import tomllib
+
+    files = sorted(p for source in tool.SOURCES for p in (ROOT / source).rglob("*.toml"))
+    assert {str(p.relative_to(ROOT)) for p in files} == {"ui/glossary.toml", "ui/pages.toml"}
+    for path in files:
+        name = str(path.relative_to(ROOT))
+        messages = 0
+        for field, value in _toml_fields(tomllib.loads(path.read_text(encoding="utf-8"))):
+            if field in tool.TOML_MESSAGES:
+                messages += 1
+                assert name in extracted.get(value, ()), (name, field, value)
+            else:
+                assert field in TOML_SAME_IN_BOTH, f"{name}: is the field {field} a message?"
+                assert not (field == "symbol" and english_words(value)), (name, value)
+        assert messages > 40, name
+
+
 def test_toml_extractor_finds_each_message_at_its_field_s_line():
     """tools/i18n.py extract_toml: the line of ``field =`` (a multi-line string's first
     line), never a line inside a multi-line string; a translator's comment right above a
