@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from . import records
+from . import data_files
 from .i18n import _, lang, ngettext
 from .navigation import by_name
 
@@ -35,21 +35,21 @@ class Term:
 
 
 def _read() -> tuple[Term, ...]:
-    """The terms of ui/glossary.toml, checked (:mod:`ui.records`): every key once, every
+    """The terms of ui/glossary.toml, checked (:mod:`ui.data_files`): every key once, every
     page one of the navigation's, a short name or a symbol but not both."""
     terms = []
-    for title, entries in records.sections("glossary.toml", "term"):
+    for title, entries in data_files.sections("glossary.toml", "term"):
         for where, table in entries:
-            term = records.record(Term, table, where, section=title)
+            term = data_files.record(Term, table, where, section=title)
             if term.short and term.symbol:
-                raise records.RecordError(f"{where}: short or symbol, not both")
+                raise data_files.DataFileError(f"{where}: short or symbol, not both")
             try:
                 by_name(term.page)
             except KeyError:
-                raise records.RecordError(
+                raise data_files.DataFileError(
                     f"{where}: page = {term.page!r} is no page of ui/pages.toml") from None
             terms.append(term)
-    records.unique([term.key for term in terms], "key", "glossary.toml")
+    data_files.unique([term.key for term in terms], "key", "glossary.toml")
     return tuple(terms)
 
 

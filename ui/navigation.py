@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import urlencode
 
-from . import records
+from . import data_files
 from .i18n import _, lang
 
 
@@ -52,17 +52,17 @@ class PageSpec:
 
 
 def _read() -> tuple[PageSpec, ...]:
-    """The pages of ui/pages.toml, checked (:mod:`ui.records`): every file exists and is
+    """The pages of ui/pages.toml, checked (:mod:`ui.data_files`): every file exists and is
     named once, exactly one page is the default."""
-    pages = tuple(records.record(PageSpec, table, where, section=title)
-                  for title, entries in records.sections("pages.toml", "page")
+    pages = tuple(data_files.record(PageSpec, table, where, section=title)
+                  for title, entries in data_files.sections("pages.toml", "page")
                   for where, table in entries)
-    records.unique([spec.file for spec in pages], "file", "pages.toml")
-    absent = [spec.file for spec in pages if not (records.ROOT / spec.file).is_file()]
+    data_files.unique([spec.file for spec in pages], "file", "pages.toml")
+    absent = [spec.file for spec in pages if not (data_files.ROOT / spec.file).is_file()]
     if absent:
-        raise records.RecordError(f"ui/pages.toml: no such file: {', '.join(absent)}")
+        raise data_files.DataFileError(f"ui/pages.toml: no such file: {', '.join(absent)}")
     if sum(spec.default for spec in pages) != 1:
-        raise records.RecordError("ui/pages.toml: exactly one page must have default = true")
+        raise data_files.DataFileError("ui/pages.toml: exactly one page must have default = true")
     return pages
 
 

@@ -1,4 +1,4 @@
-"""The lesson's lists kept as data (ui/records.py): ui/pages.toml and ui/glossary.toml
+"""The lesson's lists kept as data (ui/data_files.py): ui/pages.toml and ui/glossary.toml
 read into ui.navigation.PAGES and ui.glossary.TERMS, and every mistake a person editing
 them can make stopped, when the app starts, by an error that names the file, the entry
 and the field.
@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 
-from ui import glossary, navigation, records
+from ui import data_files, glossary, navigation
 from ui.glossary import TERMS, Term
 from ui.navigation import PAGES, PageSpec
 
@@ -48,7 +48,7 @@ def test_the_files_give_the_records_in_their_order():
 @pytest.fixture
 def edited(tmp_path, monkeypatch):
     """edited(name, old, new): ui/<name> with its first ``old`` replaced by ``new``,
-    where the readers look for it (``records.HERE``)."""
+    where the readers look for it (``data_files.HERE``)."""
     def edit(name: str, old: str, new: str) -> None:
         for real in ("pages.toml", "glossary.toml"):
             (tmp_path / real).write_text((ROOT / "ui" / real).read_text(encoding="utf-8"),
@@ -57,7 +57,7 @@ def edited(tmp_path, monkeypatch):
         assert old in text
         (tmp_path / name).write_text(text.replace(old, new, 1), encoding="utf-8")
 
-    monkeypatch.setattr(records, "HERE", tmp_path)
+    monkeypatch.setattr(data_files, "HERE", tmp_path)
     return edit
 
 
@@ -66,7 +66,7 @@ READERS = {"glossary.toml": glossary._read, "pages.toml": navigation._read}
 
 def refused(name: str) -> str:
     """The error the reader of ui/<name> raises (it must raise one that names the file)."""
-    with pytest.raises(records.RecordError) as info:
+    with pytest.raises(data_files.DataFileError) as info:
         READERS[name]()
     assert str(info.value).startswith(f"ui/{name}")
     return str(info.value)
