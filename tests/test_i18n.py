@@ -47,20 +47,31 @@ def catalog():
         return read_po(f)
 
 
+def _mapping() -> tuple[list, dict]:
+    """babel.cfg's method map and options, as ``pybabel extract -F babel.cfg`` reads it."""
+    from babel.messages.frontend import parse_mapping_cfg
+
+    with open(ROOT / "babel.cfg", encoding="utf-8") as f:
+        return parse_mapping_cfg(f, "babel.cfg")
+
+
 @pytest.fixture(scope="module")
 def extracted() -> dict:
-    """msgid -> files, straight from the code with Babel's extractor."""
-    from babel.messages.extract import extract_from_file
+    """msgid -> files, straight from the code and ui/'s TOML files with Babel's
+    extractors, mapped as babel.cfg maps them."""
+    from babel.messages.extract import check_and_call_extract_file
 
+    method_map, options_map = _mapping()
     out: dict = {}
     for source in tool.SOURCES:
         path = ROOT / source
         if path.is_file():
-            found = [(source, *m) for m in extract_from_file("python", str(path),
-                                                             keywords=_keywords())]
+            found = list(check_and_call_extract_file(
+                str(path), method_map, options_map, None, _keywords(), (), False, str(ROOT)))
         else:
             found = [(f"{source}/{m[0]}", *m[1:]) for m in extract_from_dir(
-                str(path), method_map=[("**.py", "python")], keywords=_keywords())]
+                str(path), method_map=method_map, options_map=options_map,
+                keywords=_keywords())]
         for file, _lineno, message, *_rest in found:
             key = message[0] if isinstance(message, tuple) else message
             out.setdefault(key, set()).add(file)
@@ -233,6 +244,73 @@ def test_bypass_check_catches_literals():
            'ui.style(fig, title="Score against distance", x=_("ok"), y="θ")\n'
            'st.write("{n} pairs".format(n=1))\nst.markdown(_("Hello world"))\n')
     assert len(bypasses(src, "x.py")) == 4
+
+
+# ------------------------------------------- the lesson's lists kept as TOML ----
+# fields of ui/*.toml that are not messages: names, addresses and switches, and
+# ``symbol``, a short name shown as it is in both languages
+TOML_SAME_IN_BOTH = {"key", "page", "symbol", "file", "icon", "default", "charts"}
+
+
+def _toml_fields(table: dict):
+    for field, value in table.items():
+        for inner in value if isinstance(value, list) else [value]:
+            if isinstance(inner, dict):
+                yield from _toml_fields(inner)
+            else:
+                yield field, inner
+
+
+def test_every_toml_field_is_a_catalog_message_or_the_same_in_both_languages(extracted):
+    """What a Python string is to test_no_visible_string_bypasses_the_catalog, a field of
+    a TOML file is here: a message field (tools/i18n.py TOML_MESSAGES) is extracted from
+    its file; any other field is one known to be the same in both languages, and a
+    symbol holds no English word. A new kind of field must be declared one or the other."""
+    import tomllib
+
+    files = sorted(p for source in tool.SOURCES for p in (ROOT / source).rglob("*.toml"))
+    assert {str(p.relative_to(ROOT)) for p in files} == {"ui/glossary.toml", "ui/pages.toml"}
+    for path in files:
+        name = str(path.relative_to(ROOT))
+        messages = 0
+        for field, value in _toml_fields(tomllib.loads(path.read_text(encoding="utf-8"))):
+            if field in tool.TOML_MESSAGES:
+                messages += 1
+                assert name in extracted.get(value, ()), (name, field, value)
+            else:
+                assert field in TOML_SAME_IN_BOTH, f"{name}: is the field {field} a message?"
+                assert not (field == "symbol" and english_words(value)), (name, value)
+        assert messages > 40, name
+
+
+def test_toml_extractor_finds_each_message_at_its_field_s_line():
+    """tools/i18n.py extract_toml: the line of ``field =`` (a multi-line string's first
+    line), never a line inside a multi-line string; a translator's comment right above a
+    field goes with its message."""
+    from babel.messages.extract import extract
+
+    source = "\n".join([
+        "# A header that is no translator comment",  # 1
+        "[[section]]",  # 2
+        'title = "Start"',  # 3
+        "[[section.term]]",  # 4
+        'key = "k"',  # 5
+        "# Translators: a symbol, not a word",  # 6
+        'name = "x = y"',  # 7
+        'text = """',  # 8
+        "text = not a field here, \\",  # 9
+        'name = "nor here" """',  # 10
+        "[[section.term]]",  # 11
+        'text = "second"',  # 12
+    ]).encode()
+    found = [(line, message, comments) for line, message, comments, _context in extract(
+        "tools.i18n:extract_toml", io.BytesIO(source), comment_tags=[tool.TRANSLATOR_TAG])]
+    assert found == [
+        (3, "Start", []),
+        (7, "x = y", ["Translators: a symbol, not a word"]),
+        (8, 'text = not a field here, name = "nor here" ', []),
+        (12, "second", []),
+    ]
 
 
 # --------------------------------------------------------- rope_core errors ----

@@ -13,8 +13,9 @@
   as one element each
 * :mod:`ui.i18n`: English and Chinese: ``_``, ``ngettext``, ``N_``, numbers per locale
   (from :mod:`ui.translation`, the lowest module); the language switch is a control
-* :mod:`ui.glossary`: the glossary's terms, and the box of a page's own terms
-  (``ui.terms``)
+* :mod:`ui.glossary`: the glossary's terms (kept as data in ui/glossary.toml, as the
+  list of pages is in ui/pages.toml: :mod:`ui.data_files`), and the box of a page's own
+  terms (``ui.terms``)
 * :mod:`ui.layers`: a model's layers as a strip of cells (Real models, Layers without RoPE)
 * :mod:`ui.legacy`: the guard against Streamlit's legacy ``pages/`` mode
 * :mod:`ui.hardening`: server limits a config file cannot set

@@ -1,5 +1,6 @@
 """The one list of pages, in the order of the lesson, grouped in sections, and the
-navigation drawn from it.
+navigation drawn from it. The list is data, ui/pages.toml, read and checked here once
+per process (:data:`PAGES`).
 
 app.py gives the pages to ``st.navigation`` (hidden: it only routes addresses) and
 draws the app's own navigation in the sidebar (:func:`draw`): one list per section,
@@ -22,7 +23,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from urllib.parse import urlencode
 
-from .i18n import N_, _, lang
+from . import data_files
+from .i18n import _, lang
 
 
 @dataclass(frozen=True)
@@ -49,70 +51,22 @@ class PageSpec:
         return "" if self.default else self.name
 
 
-PAGES: tuple[PageSpec, ...] = (
-    PageSpec("pages/overview.py", N_("Why positions"), ":material/home:",
-             N_("Start"),
-             N_("attention alone cannot tell word orders apart"), default=True),
-    PageSpec("pages/tour.py", N_("Guided tour"), ":material/tour:",
-             N_("Start"),
-             N_("numbered steps: open a page, predict, reveal the live answer")),
-    PageSpec("pages/glossary.py", N_("Glossary"), ":material/menu_book:",
-             N_("Start"),
-             N_("every term of the lesson in a sentence or two"), charts=False),
-    PageSpec("pages/sinusoidal.py", N_("Sinusoidal"), ":material/waves:",
-             N_("From positions to rotations"),
-             N_("the original Transformer's additive encoding")),
-    PageSpec("pages/derivation.py", N_("Derivation"), ":material/function:",
-             N_("From positions to rotations"),
-             N_("why a rotation, step by step (RoFormer §3.4.1)")),
-    PageSpec("pages/rotation.py", N_("Rotation"), ":material/rotate_right:",
-             N_("The rotation"),
-             N_("watch one pair of q and k turn as positions advance")),
-    PageSpec("pages/step_by_step.py", N_("Step by step"), ":material/calculate:",
-             N_("The rotation"),
-             N_("rotate your own vector by hand, three ways")),
-    PageSpec("pages/frequencies.py", N_("Frequencies"), ":material/equalizer:",
-             N_("The rotation"),
-             N_("θᵢ and wavelengths per pair")),
-    PageSpec("pages/where_rope_sits.py", N_("Where RoPE sits"), ":material/account_tree:",
-             N_("RoPE in a model"),
-             N_("after W_q and W_k, keys cached rotated, two layouts")),
-    PageSpec("pages/attention.py", N_("Attention"), ":material/grid_on:",
-             N_("RoPE in a model"),
-             N_("logits and softmax weights with and without RoPE")),
-    PageSpec("pages/decay.py", N_("Long-term decay"), ":material/trending_down:",
-             N_("RoPE in a model"),
-             N_("how scores fade with relative distance")),
-    PageSpec("pages/long_context.py", N_("Long context"), ":material/expand:",
-             N_("Where RoPE breaks"),
-             N_("unseen angles, the critical dimension, the base bound")),
-    PageSpec("pages/precision.py", N_("Precision"), ":material/blur_on:",
-             N_("Where RoPE breaks"),
-             N_("positions and angles in float16 and bfloat16")),
-    PageSpec("pages/real_models.py", N_("Real models"), ":material/model_training:",
-             N_("Real models"),
-             N_("how published models configure RoPE, side by side")),
-    PageSpec("pages/context_extension.py", N_("Context extension"), ":material/open_in_full:",
-             N_("Real models"),
-             N_("every context-extension method on one model")),
-    PageSpec("pages/serving.py", N_("Serve it longer"), ":material/terminal:",
-             N_("Real models"),
-             N_("what to write so that transformers, vLLM, SGLang or llama.cpp runs a model "
-                "longer")),
-    PageSpec("pages/layers_without_rope.py", N_("Layers without RoPE"), ":material/layers:",
-             N_("Real models"),
-             N_("hybrids: which layers rotate, how far each reaches")),
-    PageSpec("pages/images_video.py", N_("Images and video"), ":material/grid_view:",
-             N_("Beyond text"),
-             N_("2D RoPE for patches, M-RoPE's three ids for text, images and video")),
-    PageSpec("pages/beyond_rope.py", N_("Beyond RoPE"), ":material/alt_route:",
-             N_("Beyond RoPE"),
-             N_("ALiBi, NoPE, xPos, p-RoPE and sinusoidal on RoPE's axes")),
-    PageSpec("pages/trained_models.py", N_("Trained tiny models"), ":material/neurology:",
-             N_("Beyond RoPE"),
-             N_("seven position encodings, two tasks, five seeds each, evaluated past "
-                "their length")),
-)
+def _read() -> tuple[PageSpec, ...]:
+    """The pages of ui/pages.toml, checked (:mod:`ui.data_files`): every file exists and is
+    named once, exactly one page is the default."""
+    pages = tuple(data_files.record(PageSpec, table, where, section=title)
+                  for title, entries in data_files.sections("pages.toml", "page")
+                  for where, table in entries)
+    data_files.unique([spec.file for spec in pages], "file", "pages.toml")
+    absent = [spec.file for spec in pages if not (data_files.ROOT / spec.file).is_file()]
+    if absent:
+        raise data_files.DataFileError(f"ui/pages.toml: no such file: {', '.join(absent)}")
+    if sum(spec.default for spec in pages) != 1:
+        raise data_files.DataFileError("ui/pages.toml: exactly one page must have default = true")
+    return pages
+
+
+PAGES: tuple[PageSpec, ...] = _read()  # in lesson order; edit ui/pages.toml
 
 
 def by_name(name: str) -> PageSpec:
