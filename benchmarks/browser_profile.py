@@ -111,14 +111,11 @@ def report(name: str, marks: dict, profile: dict, top: int) -> None:
 
 
 async def main_async(names: list[str], top: int) -> None:
-    from e2e_server import CHROMIUM, CHROMIUM_ARGS, PAGES, StreamlitServer
-    from playwright.async_api import async_playwright
+    from e2e_server import PAGES, StreamlitServer, async_chromium
 
     with StreamlitServer(log_name="browser-profile-app.log") as app, \
             StreamlitServer(log_name="browser-profile-floor.log", app_dir=floor_app()) as low:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                               args=CHROMIUM_ARGS)
+        async with async_chromium() as browser:
             context = await browser.new_context(viewport={"width": 1280, "height": 800})
             await context.add_init_script(MARKS_JS)
             targets = [(name, app.url + PAGES[name]) for name in names]
@@ -127,7 +124,6 @@ async def main_async(names: list[str], top: int) -> None:
                 await profile_tab(context, url)
             for name, url in targets:
                 report(name, *await profile_tab(context, url), top)
-            await browser.close()
 
 
 def main() -> int:

@@ -26,12 +26,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 from e2e_server import (  # noqa: E402
     APP_RUN_DONE,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     RUN_COUNTER_JS,
     RUNS_DONE_JS,
     SETTLED_JS,
     StreamlitServer,
+    chromium,
 )
 
 BIG = "/sinusoidal?sin_positions=1024&sin_dmodel=128"  # 2^17 values
@@ -50,12 +49,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--downloads", type=int, default=30)
     args = ap.parse_args()
-    from playwright.sync_api import sync_playwright
 
-    with StreamlitServer(log_name="bench-csv.log") as srv, \
-            sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                     args=CHROMIUM_ARGS)
+    with StreamlitServer(log_name="bench-csv.log") as srv, chromium() as browser:
         ctx = browser.new_context(accept_downloads=True, viewport={"width": 1400, "height": 900})
         ctx.add_init_script(RUN_COUNTER_JS)
         page = ctx.new_page()
@@ -96,7 +91,6 @@ def main() -> int:
             during += rerun_times(1)  # the other visitor keeps working meanwhile
         cpu = cpu_seconds(srv.proc.pid) - cpu0
         wall = time.perf_counter() - t0
-        browser.close()
     downloads_cpu = cpu - per_rerun * len(during)
     print(f"{args.downloads} downloads of {BIG}: one file {sizes[0] / 2**20:.1f} MiB, "
           f"{wall:.1f} s wall; server CPU {cpu:.2f} s in all, of which the other visitor's "

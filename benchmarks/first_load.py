@@ -41,12 +41,11 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from e2e_server import (  # noqa: E402
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PHASES_JS,
     RUN_COUNTER_JS,
     SETTLED_JS,
     StreamlitServer,
+    async_chromium,
     browser_missing,
 )
 from load_test import QUIET_MS, _cpu_seconds, _descendants  # noqa: E402
@@ -101,7 +100,6 @@ async def measure(browser, server: StreamlitServer, n: int) -> tuple[list[float]
 
 
 async def main_async(sessions: int) -> None:
-    from playwright.async_api import async_playwright
 
     apps = {"bare text": bare_app(BARE_TEXT), "bare + chart": bare_app(BARE_CHART),
             "RoPE Explorer": ROOT}
@@ -112,9 +110,7 @@ async def main_async(sessions: int) -> None:
           f"{'server CPU s':>14}  (CPU per load)")
     medians = {}
     try:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                               args=CHROMIUM_ARGS)
+        async with async_chromium() as browser:
             for name, folder in apps.items():
                 with StreamlitServer(log_name="first-load-server.log", app_dir=folder) as server:
                     await measure(browser, server, 1)  # warm-up: server imports, caches
@@ -123,7 +119,6 @@ async def main_async(sessions: int) -> None:
                         print(f"{name:<15}{n:>6}{statistics.median(times):>10.2f}"
                               f"{max(times):>8.2f}{b_cpu:>15.2f}{s_cpu:>14.2f}", flush=True)
                         medians[name, n] = statistics.median(times)
-            await browser.close()
     finally:
         for folder in apps.values():
             if folder != ROOT:

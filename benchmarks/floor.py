@@ -394,8 +394,7 @@ async def first_chart(context, url: str, timeout_s: float = 90) -> tuple[float, 
 
 
 async def browser_async(floor: Path, reps: int, pages: list[str] | None) -> dict:
-    from e2e_server import CHART_PAGES, CHROMIUM, CHROMIUM_ARGS, PAGES, StreamlitServer
-    from playwright.async_api import async_playwright
+    from e2e_server import CHART_PAGES, PAGES, StreamlitServer, async_chromium
 
     app_pages = [(name, path) for name, path in PAGES.items()
                  if name in CHART_PAGES and (not pages or name in pages)]
@@ -405,9 +404,7 @@ async def browser_async(floor: Path, reps: int, pages: list[str] | None) -> dict
     floor_times: list[float] = []
     with StreamlitServer(log_name="floor-bench-app.log") as app, \
             StreamlitServer(log_name="floor-bench-floor.log", app_dir=floor) as low:
-        async with async_playwright() as pw:
-            browser = await pw.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                               args=CHROMIUM_ARGS)
+        async with async_chromium() as browser:
             contexts = {}
             for name in ("app", "floor"):
                 ctx = await browser.new_context(viewport={"width": 1280, "height": 800})
@@ -430,7 +427,6 @@ async def browser_async(floor: Path, reps: int, pages: list[str] | None) -> dict
                     k += 1
                     floor_times.append((await first_chart(contexts["floor"], low.url + fpath))[0])
                 print(f"   repetition {rep + 1} of {reps} done ({loadavg()})", flush=True)
-            await browser.close()
     return {"app": app_times, "drawn": app_drawn, "floor": floor_times}
 
 

@@ -59,21 +59,20 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from e2e_server import (  # noqa: E402
-    ARTIFACTS,
     CHART_PAGES,
-    CHROMIUM,
-    CHROMIUM_ARGS,
     PHASES_JS,
     RUN_COUNTER_JS,
     RUNS_DONE_JS,
     SETTLED_JS,
     StreamlitServer,
+    async_chromium,
     browser_missing,
 )
 from e2e_server import PAGES as ALL_PAGES  # noqa: E402
 
 # Every page that draws a chart, in lesson order.
 PAGES = {name: path for name, path in ALL_PAGES.items() if name in CHART_PAGES}
+NAV_INDEX = {name: n for n, name in enumerate(ALL_PAGES)}  # its link's place in the sidebar
 QUIET_MS = 150  # the DOM must not change for this long before a step counts as done
 DIM_THUMB = '[data-testid="stSidebar"] input[aria-label="Head dim d"]'
 PAINTED_JS = ("() => new Promise(r => requestAnimationFrame(() => "
@@ -199,8 +198,9 @@ async def one_session(i: int, browser, url: str, args, run: Run, deadline: float
                     await _settled(page, 1, args.timeout)
                 else:
                     before = await page.evaluate(RUNS_DONE_JS)
-                    # the sidebar's navigation (ui.navigation.draw) lists PAGES in order
-                    link = page.locator("nav.rope-nav a[data-rope-link]").nth(n)
+                    # the sidebar's navigation (ui.navigation.draw) lists every page in
+                    # order, the ones without a chart (skipped here) too
+                    link = page.locator("nav.rope-nav a[data-rope-link]").nth(NAV_INDEX[name])
                     t_action = await page.evaluate("performance.now()")
                     await link.click(timeout=args.timeout * 1000)
                     await _settled(page, before + 1, args.timeout)
@@ -354,26 +354,16 @@ def report(run: Run, args, wall: float, warmup: float, baseline_rss: int,
 
 
 async def main_async(args) -> int:
-    from playwright.async_api import async_playwright
-
     server = StreamlitServer(port=args.port, log_name="load-test-server.log",
                              extra_args=tuple(args.server_arg))
     print(f"starting streamlit on port {server.port} (log: {server.log_path})")
     server.start(timeout=60)
     run = Run()
     try:
-        async with async_playwright() as pw:
-            executable = CHROMIUM
-            if args.browser_nice:
-                # The browsers share this machine with the server; in a classroom each
-                # student's browser runs on the student's own laptop. A lower priority
-                # keeps them from starving the server (they still use every idle cycle).
-                executable = str(ARTIFACTS / "chromium-niced.sh")
-                pathlib.Path(executable).write_text(
-                    f'#!/bin/sh\nexec nice -n {args.browser_nice} {CHROMIUM} "$@"\n')
-                os.chmod(executable, 0o755)
-            browser = await pw.chromium.launch(executable_path=executable, headless=True,
-                                               args=CHROMIUM_ARGS)
+        # The browsers share this machine with the server; in a classroom each student's
+        # browser runs on the student's own laptop. A lower priority (--browser-nice)
+        # keeps them from starving the server (they still use every idle cycle).
+        async with async_chromium(nice=args.browser_nice) as browser:
             # Warm-up: the first run imports torch and builds the page caches.
             context = await browser.new_context()
             await context.add_init_script(RUN_COUNTER_JS)
@@ -411,7 +401,6 @@ async def main_async(args) -> int:
             sample_client_cpu(server, run)
             print(f"load average (1 min) at start {load0:.1f}, at end {os.getloadavg()[0]:.1f} "
                   f"on {os.cpu_count()} CPUs")
-            await browser.close()
     finally:
         server.stop()
     return 0 if report(run, args, wall, warmup, baseline_rss, cpu) else 1

@@ -347,6 +347,30 @@ def chromium(**launch):
             browser.close()
 
 
+@contextlib.asynccontextmanager
+async def async_chromium(nice: int = 0):
+    """Debian's Chromium through Playwright's async API (the benchmarks' many tabs at
+    once), closed afterwards. ``nice`` > 0 starts it at that lower priority (through a
+    wrapper script in artifacts/), so that, sharing the machine with the server, the
+    browsers do not starve it."""
+    from playwright.async_api import async_playwright
+
+    executable = CHROMIUM
+    if nice:
+        wrapper = ARTIFACTS / "chromium-niced.sh"
+        ARTIFACTS.mkdir(exist_ok=True)
+        wrapper.write_text(f'#!/bin/sh\nexec nice -n {nice} {CHROMIUM} "$@"\n')
+        wrapper.chmod(0o755)
+        executable = str(wrapper)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=executable, headless=True,
+                                           args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            await browser.close()
+
+
 SCREENSHOTS = os.environ.get("ROPE_SCREENSHOTS", "") not in ("", "0")
 
 

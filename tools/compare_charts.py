@@ -101,13 +101,11 @@ def differ(a: bytes, b: bytes) -> tuple[int, object]:
 def main() -> int:
     from e2e_server import (
         CHART_PAGES,
-        CHROMIUM,
-        CHROMIUM_ARGS,
         PAGES,
         RUN_COUNTER_JS,
         StreamlitServer,
+        chromium,
     )
-    from playwright.sync_api import sync_playwright
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("old", type=Path, help="checkout of the version to compare with")
@@ -125,8 +123,7 @@ def main() -> int:
     bad = same = 0
     with StreamlitServer(log_name="compare-old.log", app_dir=args.old.resolve()) as old, \
             StreamlitServer(log_name="compare-new.log", app_dir=args.new.resolve()) as new, \
-            sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            chromium() as browser:
         for name, path in pages:
             for setting in args.settings:
                 query = urlencode(SETTINGS[setting])
@@ -157,7 +154,6 @@ def main() -> int:
                           + ("a different size" if n < 0 else f"{n} pixels differ")
                           + f" ({stem}-*.png)", flush=True)
                 print(f"{label}: {len(got['new'])} {what} compared", flush=True)
-        browser.close()
     print(f"{same} {what} identical, {bad} different")
     return 1 if bad else 0
 
