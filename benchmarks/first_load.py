@@ -40,14 +40,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from e2e_server import (  # noqa: E402
-    PHASES_JS,
-    RUN_COUNTER_JS,
-    SETTLED_JS,
-    StreamlitServer,
-    async_chromium,
-    browser_missing,
-)
+import e2e_server as e2e  # noqa: E402
 from load_test import QUIET_MS, _cpu_seconds, _descendants  # noqa: E402
 
 BARE_TEXT = 'import streamlit as st\nst.title("Bare")\nst.write("hello")\n'
@@ -64,7 +57,7 @@ def bare_app(source: str) -> pathlib.Path:
     return folder
 
 
-def browser_cpu(server: StreamlitServer) -> dict[int, float]:
+def browser_cpu(server: e2e.StreamlitServer) -> dict[int, float]:
     """CPU seconds of each of this script's descendants other than the server."""
     others = _descendants(os.getpid()) - ({server.proc.pid} | _descendants(server.proc.pid))
     return {pid: c for pid, c in zip(others, map(_cpu_seconds, others)) if c == c}
@@ -81,15 +74,15 @@ async def cold_load(browser, url: str):
     """Seconds from navigation to the settled page, in a new browser context
     (returned open: closing it ends its renderer, and with it the CPU count)."""
     context = await browser.new_context(viewport={"width": 1280, "height": 800})
-    await context.add_init_script(RUN_COUNTER_JS)
+    await context.add_init_script(e2e.RUN_COUNTER_JS)
     page = await context.new_page()
     await page.goto(url, timeout=180_000)
-    await page.wait_for_function(SETTLED_JS, arg=[1, GRACE_MS, QUIET_MS],
+    await page.wait_for_function(e2e.SETTLED_JS, arg=[1, GRACE_MS, QUIET_MS],
                                  timeout=180_000, polling=50)
-    return (await page.evaluate(PHASES_JS, 0.0))[3], context
+    return (await page.evaluate(e2e.PHASES_JS, 0.0))[3], context
 
 
-async def measure(browser, server: StreamlitServer, n: int) -> tuple[list[float], float, float]:
+async def measure(browser, server: e2e.StreamlitServer, n: int) -> tuple[list[float], float, float]:
     """n cold loads at once: their times, and browser and server CPU per load."""
     b0, s0 = browser_cpu(server), _cpu_seconds(server.proc.pid)
     loads = await asyncio.gather(*[cold_load(browser, server.url + "/") for _ in range(n)])
@@ -110,9 +103,9 @@ async def main_async(sessions: int) -> None:
           f"{'server CPU s':>14}  (CPU per load)")
     medians = {}
     try:
-        async with async_chromium() as browser:
+        async with e2e.async_chromium() as browser:
             for name, folder in apps.items():
-                with StreamlitServer(log_name="first-load-server.log", app_dir=folder) as server:
+                with e2e.StreamlitServer(log_name="first-load-server.log", app_dir=folder) as server:
                     await measure(browser, server, 1)  # warm-up: server imports, caches
                     for n in (1, sessions):
                         times, b_cpu, s_cpu = await measure(browser, server, n)
@@ -139,7 +132,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10,
                         help="cold loads started at once (10)")
     args = parser.parse_args()
-    if browser_missing():
+    if e2e.browser_missing():
         return 2  # the check could not run
     asyncio.run(main_async(args.sessions))
     return 0
