@@ -11,6 +11,7 @@ import torch
 import rope_core as rc
 from rope_core.models import presets
 from rope_core.models.presets import HF_CONFIGS, SOURCES, TRAINING
+from rope_core.support.translation import render
 
 # (head_dim, rotary_dim, base, layout, method, L, max) from the config.json fields, by hand:
 # head_dim = hidden_size / num_attention_heads unless given.
@@ -323,16 +324,16 @@ def _edit(folder, stem, changes):
 
 # (the file, the fields changed, what the error says after the file's name)
 BAD_FIELDS = {
-    "missing field": ("m-1b", {"source": None}, r"missing fields \['source'\]"),
-    "unknown field": ("m-1b", {"sources": "x"}, r"unknown fields \['sources'\]"),
+    "missing field": ("m-1b", {"source": None}, r"missing: \['source'\], unknown: \[\]"),
+    "unknown field": ("m-1b", {"sources": "x"}, r"unknown: \['sources'\]"),
     "empty source": ("m-1b", {"source": " "}, "source must be a non-empty string"),
-    "config and base": ("m-1b-yarn", {"config": {}}, "a preset has either config, or base"),
-    "neither": ("m-1b", {"config": None}, "a preset has either config, or base"),
+    "config and base": ("m-1b-yarn", {"config": {}}, "has either config, or base"),
+    "neither": ("m-1b", {"config": None}, "has either config, or base"),
     "duplicate name": ("m-1b-yarn", {"name": "M 1B"}, r"'M 1B' is also that of m-1b\.json"),
     "file name": ("m-1b", {"name": "M 2B"}, r"the preset 'M 2B' is m-2b\.json"),
     "unknown base": ("m-1b-yarn", {"base": "M 2B"}, "base 'M 2B' is not a preset"),
     "training alone": ("m-1b-yarn", {"training_comment": None}, "go together"),
-    "training type": ("m-1b-yarn", {"training_context": True}, "a positive integer"),
+    "training type": ("m-1b-yarn", {"training_context": True}, "an integer from 1 to"),
     "scaling": ("m-1b-yarn", {"card_rope_scaling": {"factor": 2}}, "card_rope_scaling must"),
 }
 
@@ -341,24 +342,27 @@ BAD_FIELDS = {
 def test_a_bad_preset_field_names_its_file(folder, case):
     stem, changes, message = BAD_FIELDS[case]
     _edit(folder, stem, changes)
-    with pytest.raises(ValueError, match=rf"^{stem}\.json: .*{message}"):
+    with pytest.raises(rc.RopeError, match=rf"^{stem}\.json: .*{message}") as info:
         presets.read_preset_files(folder)
+    # a message of the catalog, in Chinese too (the file's name first, as a code span)
+    chinese = render(info.value.message, "zh")
+    assert chinese.startswith(f"`{stem}.json`：") and chinese != str(info.value)
 
 
 def test_a_bad_file_or_order_is_named(folder):
     (folder / "m-1b.json").write_text("{", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"^m-1b\.json: not valid JSON"):
+    with pytest.raises(ValueError, match=r"^m-1b\.json: config is not valid JSON: .* line 1"):
         presets.read_preset_files(folder)
     (folder / "m-1b.json").write_text("[]", encoding="utf-8")
-    with pytest.raises(ValueError, match=r"^m-1b\.json: a preset file holds a JSON object"):
+    with pytest.raises(ValueError, match=r"^m-1b\.json: preset='list' .* a JSON object"):
         presets.read_preset_files(folder)
     _write(folder, "m-3b", {})
-    with pytest.raises(ValueError, match=r"^order\.json: .*and not \['m-3b'\]"):
+    with pytest.raises(ValueError, match=r"^order\.json lists .*and not \['m-3b'\]"):
         presets.read_preset_files(folder)
     (folder / "m-3b.json").unlink()
     (folder / "order.json").write_text('["m-1b", "m-1b", "m-1b-yarn", "m-2b"]')
-    with pytest.raises(ValueError, match=r"^order\.json: lists \['m-1b'\] more than once, "
-                                         r"\['m-2b'\] without a file"):
+    with pytest.raises(ValueError, match=r"^order\.json .* it lists \['m-1b'\] more than "
+                                         r"once, \['m-2b'\] without a file"):
         presets.read_preset_files(folder)
 
 

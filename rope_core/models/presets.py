@@ -43,12 +43,11 @@ app's catalog.
 from __future__ import annotations
 
 import dataclasses
-import json
 import re
 from pathlib import Path
 
-from ..support._checks import N_
-from .config import RopeConfig
+from ..support._checks import N_, RopeError, check_int, fail
+from .config import MAX_CONTEXT, RopeConfig, parse_json
 
 PRESET_DIR = Path(__file__).with_name("preset_configs")
 ORDER_FILE = "order.json"
@@ -76,94 +75,100 @@ def _is_number(value) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-def _check_entry(file: str, entry) -> None:
-    """Raise ValueError naming ``file`` unless ``entry`` is a preset as the module
-    docstring describes it (its fields, their types, ``config`` or ``base`` and
-    ``card_rope_scaling``, ``training_context`` with its ``training_comment``)."""
+def _check_entry(entry) -> None:
+    """Raise RopeError unless ``entry`` is a preset as the module docstring describes it
+    (its fields, their types, ``config`` or ``base`` and ``card_rope_scaling``,
+    ``training_context`` with its ``training_comment``)."""
     if not isinstance(entry, dict):
-        raise ValueError(f"{file}: a preset file holds a JSON object, not "
-                         f"{type(entry).__name__}")
+        fail("preset", type(entry).__name__, "a JSON object")
     missing = [key for key in REQUIRED if key not in entry]
     unknown = sorted(set(entry) - set(REQUIRED) - set(OPTIONAL))
     if missing or unknown:
-        raise ValueError(f"{file}: missing fields {missing}, unknown fields {unknown}; "
-                         f"a preset has {list(REQUIRED)} and some of {list(OPTIONAL)}")
+        raise RopeError("A preset has the fields {required} and some of {optional}; "
+                        "missing: {missing}, unknown: {unknown}.", required=list(REQUIRED),
+                        optional=list(OPTIONAL), missing=missing, unknown=unknown)
     for key in REQUIRED + ("base", "training_comment"):
         if key in entry and not (isinstance(entry[key], str) and entry[key].strip()):
-            raise ValueError(f"{file}: {key} must be a non-empty string, not {entry[key]!r}")
+            fail(key, entry[key], "a non-empty string")
     if ("config" in entry) == ("base" in entry) or ("base" in entry) != (
             "card_rope_scaling" in entry):
-        raise ValueError(f"{file}: a preset has either config, or base and "
-                         f"card_rope_scaling; it has {sorted(set(entry) & set(OPTIONAL[:3]))}")
+        raise RopeError("A preset has either config, or base and card_rope_scaling; this one "
+                        "has {fields}.", fields=sorted(set(entry) & set(OPTIONAL[:3])))
     if "config" in entry and not isinstance(entry["config"], dict):
-        raise ValueError(f"{file}: config must be a JSON object (config.json's fields)")
+        fail("config", type(entry["config"]).__name__, "a JSON object")
     if "card_rope_scaling" in entry:
         scaling = entry["card_rope_scaling"]
         if not (isinstance(scaling, dict) and _is_number(scaling.get("factor"))
                 and _is_number(scaling.get("original_max_position_embeddings"))):
-            raise ValueError(f"{file}: card_rope_scaling must be a JSON object with a positive "
-                             f"factor and original_max_position_embeddings, not {scaling!r}")
+            fail("card_rope_scaling", scaling, "a JSON object with a positive factor and "
+                 "original_max_position_embeddings")
     if ("training_context" in entry) != ("training_comment" in entry):
-        raise ValueError(f"{file}: training_context and training_comment go together")
+        raise RopeError("training_context and training_comment go together.")
     if "training_context" in entry:
-        context = entry["training_context"]
-        if not (isinstance(context, int) and not isinstance(context, bool) and context > 0):
-            raise ValueError(f"{file}: training_context must be a positive integer (tokens), "
-                             f"not {context!r}")
+        check_int(entry["training_context"], "training_context", 1, MAX_CONTEXT)
+
+
+def _in_file(file: str, error: RopeError) -> RopeError:
+    """``error`` with the name of the preset file it is about in front."""
+    return RopeError("{file}: {error}", file=file, error=error.message)
 
 
 def read_preset_files(folder: Path = PRESET_DIR) -> dict[str, dict]:
     """name -> preset entry, in the order of ``folder``'s order.json: each file's fields,
     checked (:func:`_check_entry`), with ``config`` built for a card's recipe
     (:func:`card_recipe` on its base's config) and ``file``, the file's name. Raises
-    ValueError naming the file for a file that is not valid JSON, is not a preset, is named
-    other than its preset's :func:`slug`, repeats another's name, names a base that is not
-    a preset with a config of its own, or is missing from order.json or present there
-    without its file."""
+    RopeError (a ValueError) naming the file for a file that is not valid JSON, is not a
+    preset, is named other than its preset's :func:`slug`, repeats another's name, names a
+    base that is not a preset with a config of its own, or is missing from order.json or
+    present there without its file."""
     order_path = folder / ORDER_FILE
-    order = json.loads(order_path.read_text(encoding="utf-8"))
+    try:
+        order = parse_json(order_path.read_bytes())
+    except RopeError as err:
+        raise _in_file(ORDER_FILE, err) from None
     if not (isinstance(order, list) and all(isinstance(s, str) for s in order)):
-        raise ValueError(f"{ORDER_FILE}: a JSON list of the preset files' names without "
-                         f".json, in the order the pages offer them")
+        fail(ORDER_FILE, order, "a JSON list of the preset files' names without .json")
     repeated = sorted({s for s in order if order.count(s) > 1})
     files = {p.stem for p in folder.glob("*.json")} - {order_path.stem}
     if repeated or set(order) != files:
-        raise ValueError(f"{ORDER_FILE}: lists {repeated} more than once, "
-                         f"{sorted(set(order) - files)} without a file, and not "
-                         f"{sorted(files - set(order))}; it lists each preset file once")
+        raise RopeError("{file} lists each preset file once; it lists {repeated} more than "
+                        "once, {absent} without a file, and not {unlisted}.", file=ORDER_FILE,
+                        repeated=repeated, absent=sorted(set(order) - files),
+                        unlisted=sorted(files - set(order)))
     entries: dict[str, dict] = {}
     for stem in order:
         file = f"{stem}.json"
         try:
-            entry = json.loads((folder / file).read_text(encoding="utf-8"))
-        except json.JSONDecodeError as err:
-            raise ValueError(f"{file}: not valid JSON: {err}") from err
-        _check_entry(file, entry)
+            entry = parse_json((folder / file).read_bytes())
+            _check_entry(entry)
+        except RopeError as err:
+            raise _in_file(file, err) from None
         name = entry["name"]
         if name in entries:
-            raise ValueError(f"{file}: the name {name!r} is also that of "
-                             f"{entries[name]['file']}; each preset has its own")
+            raise RopeError("{file}: the name {name} is also that of {other}; each preset has "
+                            "its own.", file=file, name=repr(name), other=entries[name]["file"])
         if stem != slug(name):
-            raise ValueError(f"{file}: the file of the preset {name!r} is {slug(name)}.json")
+            raise RopeError("{file}: the file of the preset {name} is {expected}.", file=file,
+                            name=repr(name), expected=f"{slug(name)}.json")
         entries[name] = {**entry, "file": file}
     for entry in entries.values():
         if "base" in entry:
             base = entries.get(entry["base"])
             if base is None or "config" not in base:
-                raise ValueError(f"{entry['file']}: base {entry['base']!r} is not a preset "
-                                 f"with a config of its own")
+                raise RopeError("{file}: base {base} is not a preset with a config of its own.",
+                                file=entry["file"], base=repr(entry["base"]))
             entry["config"] = card_recipe(base["config"], entry["card_rope_scaling"])
     return entries
 
 
 def _preset(entry: dict) -> RopeConfig:
     """The RopeConfig of a preset entry: from_hf on its config, then its training
-    context (a file whose config does not parse: ValueError naming the file)."""
+    context (a file whose config does not parse: RopeError naming the file)."""
     name = entry["name"]
     try:
         preset = RopeConfig.from_hf(entry["config"], name=name)
-    except ValueError as err:
-        raise ValueError(f"{entry['file']}: {err}") from err
+    except RopeError as err:
+        raise _in_file(entry["file"], err) from None
     if "training_context" in entry:
         # an original_max_position_embeddings the config names is its scaling's L: kept
         names_L = preset.original_context != preset.max_context
