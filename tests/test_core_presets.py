@@ -1,13 +1,17 @@
-"""PRESETS: each real model's published config.json, read by RopeConfig.from_hf."""
+"""PRESETS: each real model's published config.json, read by RopeConfig.from_hf from its
+file in rope_core/models/preset_configs."""
 
 import dataclasses
+import json
 import math
 
 import pytest
 import torch
 
 import rope_core as rc
+from rope_core.models import presets
 from rope_core.models.presets import HF_CONFIGS, SOURCES, TRAINING
+from rope_core.support.translation import render
 
 # (head_dim, rotary_dim, base, layout, method, L, max) from the config.json fields, by hand:
 # head_dim = hidden_size / num_attention_heads unless given.
@@ -248,3 +252,122 @@ def test_glm45_air_base_is_one_million():
     assert theta.tolist() == pytest.approx([1e6 ** (-2 * i / 64) for i in range(32)],
                                            rel=1e-13)
     assert "15026" in SOURCES["GLM-4.5-Air"]
+
+
+# ------------------------------------------ the preset files (rope_core/models/preset_configs)
+
+def test_the_files_are_the_presets_in_order():
+    """order.json lists one file per preset, in PRESETS' order (the pages' selectboxes),
+    each named for its preset; a card's recipe is its base's config.json with the card's
+    rope_scaling and max_position_embeddings = factor x original (4 x 32,768 = 131,072)."""
+    order = json.loads((presets.PRESET_DIR / presets.ORDER_FILE).read_text(encoding="utf-8"))
+    names = [json.loads((presets.PRESET_DIR / f"{stem}.json").read_text(encoding="utf-8"))
+             ["name"] for stem in order]
+    assert names == list(rc.PRESETS) == list(HF_CONFIGS) == list(SOURCES)
+    assert presets.slug("Qwen2.5 7B (YaRN 128K)") == "qwen2.5-7b-yarn-128k"
+    assert set(presets.NOTES) <= set(rc.PRESETS) and set(TRAINING) <= set(rc.PRESETS)
+    assert presets.CARD_RECIPES == {"Qwen2.5 7B (YaRN 128K)": "Qwen2.5 7B",
+                                    "Qwen3 8B (YaRN 128K)": "Qwen3 8B"}
+    for recipe, base in presets.CARD_RECIPES.items():
+        merged, plain = HF_CONFIGS[recipe], HF_CONFIGS[base]
+        assert merged["max_position_embeddings"] == 131072 != plain["max_position_embeddings"]
+        assert merged["rope_scaling"]["factor"] == 4.0 and plain["rope_scaling"] is None
+        assert {k: v for k, v in merged.items() if k not in ("max_position_embeddings",
+                                                             "rope_scaling")} == \
+            {k: v for k, v in plain.items() if k not in ("max_position_embeddings",
+                                                         "rope_scaling")}
+    # JSON keeps Python's numbers: an int stays an int, a float a float
+    assert HF_CONFIGS["DeepSeek-V3"]["rope_theta"] == 10000
+    assert isinstance(HF_CONFIGS["DeepSeek-V3"]["rope_theta"], int)
+    assert isinstance(HF_CONFIGS["Llama 3.1 8B"]["rope_theta"], float)
+
+
+def _write(folder, stem, entry):
+    (folder / f"{stem}.json").write_text(json.dumps(entry), encoding="utf-8")
+
+
+@pytest.fixture
+def folder(tmp_path):
+    """Two good presets, a config and a card's recipe on it, and their order.json."""
+    _write(tmp_path, "m-1b", {"name": "M 1B", "source": "Hub x/m-1b, config.json",
+                              "comment": "x/m-1b, config.json",
+                              "config": {"model_type": "llama", "head_dim": 8,
+                                         "num_attention_heads": 2,
+                                         "max_position_embeddings": 64}})
+    _write(tmp_path, "m-1b-yarn", {"name": "M 1B (YaRN)", "source": "Hub x/m-1b, README.md",
+                                   "comment": "its card", "base": "M 1B",
+                                   "card_rope_scaling": {"rope_type": "yarn", "factor": 2.0,
+                                                         "original_max_position_embeddings": 64},
+                                   "training_context": 64, "training_comment": "its card"})
+    (tmp_path / "order.json").write_text('["m-1b", "m-1b-yarn"]', encoding="utf-8")
+    return tmp_path
+
+
+def test_read_preset_files(folder):
+    entries = presets.read_preset_files(folder)
+    assert list(entries) == ["M 1B", "M 1B (YaRN)"]
+    recipe = entries["M 1B (YaRN)"]
+    assert recipe["file"] == "m-1b-yarn.json"
+    assert recipe["config"]["max_position_embeddings"] == 128  # 2 x 64
+    assert recipe["config"]["rope_scaling"]["rope_type"] == "yarn"
+    assert presets._preset(recipe).training_context == 64
+
+
+def _edit(folder, stem, changes):
+    """Change fields of a preset file (None: remove the field)."""
+    entry = json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
+    entry.update(changes)
+    for key in [k for k, v in changes.items() if v is None]:
+        del entry[key]
+    _write(folder, stem, entry)
+
+
+# (the file, the fields changed, what the error says after the file's name)
+BAD_FIELDS = {
+    "missing field": ("m-1b", {"source": None}, r"missing: \['source'\], unknown: \[\]"),
+    "unknown field": ("m-1b", {"sources": "x"}, r"unknown: \['sources'\]"),
+    "empty source": ("m-1b", {"source": " "}, "source must be a non-empty string"),
+    "config and base": ("m-1b-yarn", {"config": {}}, "has either config, or base"),
+    "neither": ("m-1b", {"config": None}, "has either config, or base"),
+    "duplicate name": ("m-1b-yarn", {"name": "M 1B"}, r"'M 1B' is also that of m-1b\.json"),
+    "file name": ("m-1b", {"name": "M 2B"}, r"the preset 'M 2B' is m-2b\.json"),
+    "unknown base": ("m-1b-yarn", {"base": "M 2B"}, "base 'M 2B' is not a preset"),
+    "training alone": ("m-1b-yarn", {"training_comment": None}, "go together"),
+    "training type": ("m-1b-yarn", {"training_context": True}, "an integer from 1 to"),
+    "scaling": ("m-1b-yarn", {"card_rope_scaling": {"factor": 2}}, "card_rope_scaling must"),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_FIELDS))
+def test_a_bad_preset_field_names_its_file(folder, case):
+    stem, changes, message = BAD_FIELDS[case]
+    _edit(folder, stem, changes)
+    with pytest.raises(rc.RopeError, match=rf"^{stem}\.json: .*{message}") as info:
+        presets.read_preset_files(folder)
+    # a message of the catalog, in Chinese too (the file's name first, as a code span)
+    chinese = render(info.value.message, "zh")
+    assert chinese.startswith(f"`{stem}.json`：") and chinese != str(info.value)
+
+
+def test_a_bad_file_or_order_is_named(folder):
+    (folder / "m-1b.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^m-1b\.json: config is not valid JSON: .* line 1"):
+        presets.read_preset_files(folder)
+    (folder / "m-1b.json").write_text("[]", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"^m-1b\.json: preset='list' .* a JSON object"):
+        presets.read_preset_files(folder)
+    _write(folder, "m-3b", {})
+    with pytest.raises(ValueError, match=r"^order\.json lists .*and not \['m-3b'\]"):
+        presets.read_preset_files(folder)
+    (folder / "m-3b.json").unlink()
+    (folder / "order.json").write_text('["m-1b", "m-1b", "m-1b-yarn", "m-2b"]')
+    with pytest.raises(ValueError, match=r"^order\.json .* it lists \['m-1b'\] more than "
+                                         r"once, \['m-2b'\] without a file"):
+        presets.read_preset_files(folder)
+
+
+def test_a_config_that_does_not_parse_names_its_file(folder):
+    _edit(folder, "m-1b", {"config": {"model_type": "llama", "head_dim": 8}})
+    entries = presets.read_preset_files(folder)
+    with pytest.raises(ValueError, match=r"m-1b\.json: max_position_embeddings is missing"):
+        presets._preset(entries["M 1B"])

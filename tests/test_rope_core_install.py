@@ -47,6 +47,7 @@ theta = rc.theta(8, 10000.0)  # (4,): theta_i = (10^4)^(-2i/8) = 10^(-i)
 out["theta"] = theta.tolist()
 out["theta_dtype"] = str(theta.dtype)
 out["base_bounds"] = len(breaks.base_bounds_table())
+out["presets"] = list(rc.PRESETS)
 try:
     tm.load_models("local", "rope")
 except ValueError as err:
@@ -130,6 +131,9 @@ def test_the_wheel_holds_rope_core_alone(wheel):
     sources = {str(p.relative_to(ROOT)) for p in (ROOT / "rope_core").rglob("*.py")}
     assert sources <= set(names)
     assert "rope_core/limits/base_bounds_table.json" in names
+    presets = {f"rope_core/{p.relative_to(ROOT / 'rope_core')}"
+               for p in (ROOT / "rope_core" / "models" / "preset_configs").glob("*.json")}
+    assert len(presets) > 30 and presets <= set(names)  # every preset file and order.json
     assert "rope_core/locale/zh/LC_MESSAGES/messages.mo" in names
     assert not [n for n in names if n.endswith((".po", ".pot", ".npz"))]
     requires = re.findall(r"^Requires-Dist: (.+)$", metadata.decode(), re.M)
@@ -159,6 +163,8 @@ def test_installed_rope_core_works_outside_the_checkout(wheel, tmp_path):
     for got, want in zip(out["theta"], (1.0, 0.1, 0.01, 0.001), strict=True):
         assert abs(got - want) <= 2 * 2.0**-52 * want
     assert out["base_bounds"] > 0  # the package's data file, read from site-packages
+    from rope_core import PRESETS  # the preset files, read from site-packages
+    assert out["presets"] == list(PRESETS)
     # the tiny models' weights are not installed: the error says so and where they are
     assert out["tiny_error"].startswith("folder='") and "tiny/weights" in out["tiny_error"]
     assert "local_rope.npz" in out["tiny_error"] and "小模型" in out["tiny_error_zh"]
