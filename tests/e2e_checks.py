@@ -12,7 +12,15 @@ from __future__ import annotations
 import re
 
 from axe_playwright_python.base import AXE_SCRIPT
-from e2e_server import CHART_PAGES, LOAD_MS, PAGES, StreamlitServer, open_path
+from e2e_server import (
+    CHART_PAGES,
+    LOAD_MS,
+    PAGES,
+    RUNS_DONE_JS,
+    StreamlitServer,
+    open_path,
+    wait_settled,
+)
 from playwright.sync_api import Page
 
 MIN_CONTRAST = 4.5
@@ -379,28 +387,46 @@ MAX_NODES = 80  # elements checked per page (the first ones in document order)
 
 
 def glyph_problems(page: Page) -> tuple[int, list[str]]:
-    """(elements with Chinese checked, those whose Chinese was not drawn by a CJK font)."""
+    """(elements with Chinese checked, those whose Chinese was not drawn by a CJK font).
+    Should the page redraw part of itself during the walk (a node it found is gone), the
+    walk starts again once the page is quiet, up to three times."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    for attempt in range(3):
+        try:
+            return _glyph_walk(page)
+        except PlaywrightError as err:
+            if "Could not find node" not in str(err) or attempt == 2:
+                raise
+            wait_settled(page, page.evaluate(RUNS_DONE_JS))
+    raise AssertionError("unreachable")
+
+
+def _glyph_walk(page: Page) -> tuple[int, list[str]]:
     cdp = page.context.new_cdp_session(page)
-    cdp.send("DOM.enable")
-    cdp.send("CSS.enable")
-    root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
-    ids = cdp.send("DOM.querySelectorAll", {"nodeId": root, "selector": TEXT_SELECTOR})["nodeIds"]
-    checked, problems = 0, []
-    for node_id in ids:
-        html = cdp.send("DOM.getOuterHTML", {"nodeId": node_id})["outerHTML"]
-        text = re.sub(r"<[^>]+>", "", html)
-        wanted = len(CJK.findall(text))
-        if not wanted:
-            continue
-        fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node_id})["fonts"]
-        if not fonts:
-            continue  # not drawn (a collapsed section or expander): nothing to see
-        cjk_glyphs = sum(f["glyphCount"] for f in fonts if CJK_FONT.search(f["familyName"]))
-        checked += 1
-        if cjk_glyphs < wanted:
-            problems.append(f"{text[:50]!r}: {wanted} Chinese characters, fonts "
-                            f"{[(f['familyName'], f['glyphCount']) for f in fonts]}")
-        if checked >= MAX_NODES:
-            break
-    cdp.detach()
+    try:
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument", {"depth": -1})["root"]["nodeId"]
+        ids = cdp.send("DOM.querySelectorAll",
+                       {"nodeId": root, "selector": TEXT_SELECTOR})["nodeIds"]
+        checked, problems = 0, []
+        for node_id in ids:
+            html = cdp.send("DOM.getOuterHTML", {"nodeId": node_id})["outerHTML"]
+            text = re.sub(r"<[^>]+>", "", html)
+            wanted = len(CJK.findall(text))
+            if not wanted:
+                continue
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node_id})["fonts"]
+            if not fonts:
+                continue  # not drawn (a collapsed section or expander): nothing to see
+            cjk_glyphs = sum(f["glyphCount"] for f in fonts if CJK_FONT.search(f["familyName"]))
+            checked += 1
+            if cjk_glyphs < wanted:
+                problems.append(f"{text[:50]!r}: {wanted} Chinese characters, fonts "
+                                f"{[(f['familyName'], f['glyphCount']) for f in fonts]}")
+            if checked >= MAX_NODES:
+                break
+    finally:
+        cdp.detach()
     return checked, problems
