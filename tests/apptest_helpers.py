@@ -94,6 +94,21 @@ def run_page(page: str | None = None, query: dict | None = None) -> AppTest:
     return at
 
 
+def open_link(page: str | None, query: dict) -> AppTest:
+    """Open a visitor's link, ``query`` on the address of ``pages/<page>.py`` (None or
+    "overview": the opening page): one run, on that page (run_page runs the opening page
+    first, then switches). Every page's url_path is its file's name, which is how AppTest
+    finds a page before the first run. No run may end in an uncaught exception."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    for key, value in query.items():
+        at.query_params[key] = value
+    if page is not None and page != "overview":
+        at.switch_page(f"pages/{page}.py")
+    at.run()
+    no_exceptions(at)
+    return at
+
+
 _ESCAPED = re.compile(r"\\([" + re.escape(string.punctuation) + "])")
 
 

@@ -1,6 +1,6 @@
 """Accessibility without a browser (docs/accessibility.md): the theme's text
 contrast, every chart's text alternative, and the colours of every figure. The
-browser half (axe-core, the keyboard) is tests/test_e2e_a11y.py.
+browser half is tests/test_e2e_pages.py (axe-core) and tests/test_e2e_a11y.py (the keyboard).
 
 * The theme (.streamlit/config.toml): Streamlit draws captions and help text in the
   text colour at 60 % opacity; that, links and inline code reach 4.5:1 on the page

@@ -1,14 +1,13 @@
 """End-to-end tests in a real browser: the app served by `streamlit run`,
 driven by Playwright through Debian's Chromium (/usr/bin/chromium).
 
-What AppTest cannot see is checked here: that every page draws its Plotly
-charts in the browser, that the sidebar controls rewrite the URL and the
-charts, that the Play button of an animation runs it, that a CSV download
+What AppTest cannot see is checked here (that every page draws its Plotly charts in
+the browser is checked in tests/test_e2e_pages.py): that the sidebar controls rewrite
+the URL and the charts, that the Play button of an animation runs it, that a CSV download
 arrives as a file, that a page's notebook follows a section's own rerun, and that deep
 links work on a freshly started server.
 
-Full-page screenshots land in artifacts/screenshots/<page>.png, downloads in
-artifacts/downloads/, the server logs in artifacts/e2e-*.log (artifacts/ is
+Downloads land in artifacts/downloads/, the server logs in artifacts/e2e-*.log (artifacts/ is
 git-ignored). The module is skipped when Chromium or Playwright is missing, unless
 ROPE_REQUIRE_BROWSER is set (as .ci/run does), which turns that into an error.
 
@@ -24,16 +23,13 @@ import pandas as pd
 import pytest
 from e2e_server import (
     ARTIFACTS,
-    CHART_PAGES,
     FIGURES_JS,
     FIRST_LOAD_MS,
     LOAD_MS,
     PAGES,
     RUNS_DONE_JS,
-    SHOTS,
     VIEWPORT,
     StreamlitServer,
-    full_page_screenshot,
     new_page,
     open_path,
     skip_without_browser,
@@ -123,10 +119,6 @@ def thumb_value(page: Page, selector: str) -> str | None:
     return page.locator(selector).first.get_attribute("aria-valuetext")
 
 
-def full_screenshot(page: Page, name: str) -> None:
-    full_page_screenshot(page, SHOTS / f"{name}.png")
-
-
 def downloaded(page: Page, button, name: str):
     """Click the download ``button``: the file arrives, named ``name``, and is kept in
     artifacts/downloads/ (its path)."""
@@ -148,17 +140,6 @@ def quick_pick(page: Page, value: int):
 
 
 # ---------------------------------------------------------------- tests ----
-@pytest.mark.parametrize("name", list(PAGES))
-def test_page_draws_charts_without_errors(page, server, name):
-    open_path(page, server, PAGES[name])
-    full_screenshot(page, name)
-    assert_no_errors(page, server)
-    if name in CHART_PAGES:
-        assert chart_count(page) >= 1, f"{PAGES[name]} drew no Plotly chart"
-    assert not page.locator('[data-testid="stAlertContentWarning"]').count(), \
-        texts(page, "stAlertContentWarning")
-
-
 def test_notebook_download_follows_a_section_rerun(page, server):
     """Long context's B_m section is an @st.fragment: its slider reruns that section alone
     (the button under the page is not drawn again). The notebook downloaded afterwards

@@ -3,14 +3,15 @@ visitor Markdown rendered as a link, an image, a heading or a formula.
 
 Every URL-bound control of every page is found by running the page once;
 then the page is opened with *all* its controls set to each hostile value at
-once. Each control must show its default (or, for a text box, the text as
-typed), and the page must finish its run.
+once, as a visitor's link opens it (one run, on that page: apptest_helpers.open_link).
+Each control must show its default (or, for a text box, the text as typed), and the
+page must finish its run.
 """
 
 import re
 
 import pytest
-from apptest_helpers import APP_LINK_ADDRESS, run_page, shown
+from apptest_helpers import APP_LINK_ADDRESS, open_link, run_page, shown
 
 from rope_core.limits.breaks import NEOX_1003
 from ui.navigation import PAGES
@@ -60,7 +61,7 @@ def test_every_hostile_value_on_every_control(spec, defaults):
     controls = defaults[spec.name]
     assert controls, f"{spec.name}: no URL-bound controls found"
     for value in HOSTILE_VALUES:
-        at = run_page(spec.name, {key: value for key in controls})  # fails on any exception
+        at = open_link(spec.name, {key: value for key in controls})  # fails on an exception
         TRIED["count"] += len(controls)
         now = bound_controls(at)
         for key, (kind, default) in controls.items():

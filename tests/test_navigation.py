@@ -1,7 +1,7 @@
 """The app's own navigation and links (ui.navigation, ui.links), without a browser: what
 the sidebar's navigation carries, the links' addresses, and the controls' limits. What
 the browser does with them (history entries, Back, the keyboard, axe) is tested in
-tests/test_e2e_links.py and tests/test_e2e_a11y.py."""
+tests/test_e2e_links.py, tests/test_e2e_a11y.py and tests/test_e2e_pages.py."""
 
 from __future__ import annotations
 
